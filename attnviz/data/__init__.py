@@ -1,0 +1,1 @@
+"""Data: tokenizers, vocabularies, built-in tasks with gold alignments and real corpora."""

@@ -1,0 +1,94 @@
+"""The alignment trace of one decode: everything the app and the CLI show about attention."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Alignment:
+    """What the decoder attended to while producing (or being forced through) a target.
+
+    Rows are target steps, columns source positions. The source side ends with ``<eos>``
+    (the encoder sees it, so attention may land there); the target side ends with ``<eos>``
+    when the decoder emitted it.
+    """
+
+    source_tokens: list[str]  # surface forms as typed, plus "<eos>"
+    target_tokens: list[str]  # one per decoder step
+    weights: np.ndarray  # [tgt, src] softmax attention (rows sum to 1)
+    scores: np.ndarray  # [tgt, src] raw energies before softmax (-inf outside a local window)
+    contexts: np.ndarray  # [tgt, ctx_dim] context vectors c_t
+    states: np.ndarray  # [tgt, hidden] the decoder state that queried the attention
+    source_unknown: list[bool]  # True where the source token is outside the vocabulary
+    score: str  # score function name, e.g. "additive"
+    style: str  # decoder style: "bahdanau" or "luong"
+    log_prob: float = 0.0  # sum of the target tokens' log-probabilities
+    token_log_probs: np.ndarray | None = None  # [tgt]
+    positions: np.ndarray | None = None  # [tgt] p_t of local-m / local-p attention
+    window: int | None = None  # half-width D of local attention
+    encoder_attention: np.ndarray | None = None  # [layers, heads, src, src] Transformer encoder
+    hypotheses: list[Alignment] = field(default_factory=list)  # n-best (beam search), best first
+
+    @property
+    def source_text_tokens(self) -> list[str]:
+        """Source tokens without the final ``<eos>``."""
+        return self.source_tokens[:-1] if self.source_tokens[-1:] == ["<eos>"] else self.source_tokens
+
+    @property
+    def output_tokens(self) -> list[str]:
+        """Target tokens without the final ``<eos>``."""
+        return self.target_tokens[:-1] if self.target_tokens[-1:] == ["<eos>"] else self.target_tokens
+
+    def hard_links(self) -> list[tuple[int, int]]:
+        """Each target step linked to its argmax source position: ``(source_index, target_index)``."""
+        return [(int(np.argmax(row)), t) for t, row in enumerate(self.weights)]
+
+    def to_pharaoh(self) -> str:
+        """The argmax alignment in Pharaoh ``i-j`` format (source index - target index)."""
+        return " ".join(f"{i}-{j}" for i, j in self.hard_links())
+
+    def entropy(self) -> np.ndarray:
+        """Per-step attention entropy in nats: ``[tgt]``."""
+        w = np.clip(self.weights, 1e-12, 1.0)
+        return -(self.weights * np.log(w)).sum(axis=1)
+
+    def to_dict(self, nbest: bool = True) -> dict:
+        """A JSON-ready dict (lists, no arrays; -inf scores become None)."""
+
+        def arr(a: np.ndarray | None) -> list | None:
+            if a is None:
+                return None
+            a = np.asarray(a, dtype=np.float64)
+            return np.where(np.isfinite(a), a, np.nan).round(6).tolist() if a.size else a.tolist()
+
+        d = {
+            "source_tokens": self.source_tokens,
+            "target_tokens": self.target_tokens,
+            "source_unknown": self.source_unknown,
+            "score": self.score,
+            "style": self.style,
+            "log_prob": float(self.log_prob),
+            "weights": arr(self.weights),
+            "scores": arr(self.scores),
+            "contexts": arr(self.contexts),
+            "states": arr(self.states),
+            "positions": arr(self.positions),
+            "window": self.window,
+            "encoder_attention": arr(self.encoder_attention),
+            "pharaoh": self.to_pharaoh(),
+        }
+        d = {k: _nan_to_none(v) for k, v in d.items()}
+        if nbest:
+            d["hypotheses"] = [h.to_dict(nbest=False) for h in self.hypotheses]
+        return d
+
+
+def _nan_to_none(value):
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, list):
+        return [_nan_to_none(v) for v in value]
+    return value
