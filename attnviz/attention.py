@@ -1,0 +1,343 @@
+"""Attention score functions and the shared attention step (mask, softmax, context).
+
+A score function only computes energies ``e[t, s]`` between decoder queries and encoder keys;
+:class:`Attention` does the work every score shares: masking padding, the softmax, local
+windows, and the context vector. Score classes live in one registry, ``SCORES`` (name ->
+class); registering a new one is the only change needed to offer it everywhere.
+
+Notation: ``B`` batch, ``T`` decoder steps, ``S`` source positions, ``Q`` query size (the
+decoder state), ``K`` key size (the encoder annotation), ``A`` the attention layer size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import torch
+from torch import Tensor, nn
+
+from attnviz.errors import ConfigError, InputError
+
+SCORES: dict[str, type[Score]] = {}
+
+
+def register(cls: type[Score]) -> type[Score]:
+    """Class decorator: add a score function to ``SCORES`` under ``cls.name``."""
+    SCORES[cls.name] = cls
+    return cls
+
+
+class Score(nn.Module):
+    """Base class. ``energies`` returns raw scores ``[B, T, S]`` for queries ``[B, T, Q]``.
+
+    ``prepare`` runs once per source sentence and may cache a projection of the keys, so a
+    decoder step only pays for the query side.
+    """
+
+    name: ClassVar[str]
+    formula: ClassVar[str]  # LaTeX, shown by the app
+    needs_equal_dims: ClassVar[bool] = False  # keys must have the query's size
+    content_based: ClassVar[bool] = True  # False: ignores the keys (location)
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int):
+        super().__init__()
+        self.query_dim, self.key_dim, self.attn_dim = query_dim, key_dim, attn_dim
+
+    def prepare(self, keys: Tensor) -> Tensor:
+        """Per-source cache computed once: by default the keys themselves. ``[B, S, *]``"""
+        return keys
+
+    def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
+        raise NotImplementedError
+
+
+@register
+class DotScore(Score):
+    r"""Luong dot: :math:`\mathrm{score}(h_t, \bar h_s) = h_t^\top \bar h_s`.
+
+    Shapes: ``h_t`` ``[B, T, Q]``, ``h̄_s`` ``[B, S, Q]`` -> ``[B, T, S]``. No parameters.
+    Dot needs keys of the query's size. With a bidirectional encoder (keys of size 2H) and a
+    decoder of size H, :class:`Attention` first maps every annotation once through a linear
+    bridge ``h̄_s = W_k h_s`` (no bias) used for scoring only; the context still averages the
+    original annotations. With equal sizes no bridge exists and this is the plain dot product.
+    """
+
+    name = "dot"
+    formula = r"\mathrm{score}(h_t, \bar h_s) = h_t^\top \bar h_s"
+    needs_equal_dims = True
+
+    def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
+        return torch.bmm(queries, cache.transpose(1, 2))  # [B, T, Q] x [B, Q, S] -> [B, T, S]
+
+
+@register
+class ScaledDotScore(DotScore):
+    r"""Scaled dot (Vaswani et al. 2017): :math:`h_t^\top \bar h_s / \sqrt{d}`, ``d`` = key size.
+
+    Shapes as :class:`DotScore` (and the same bridge when sizes differ). Scaling keeps the
+    softmax out of its saturated region when ``d`` is large.
+    """
+
+    name = "scaled_dot"
+    formula = r"\mathrm{score}(h_t, \bar h_s) = \frac{h_t^\top \bar h_s}{\sqrt{d}}"
+
+    def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
+        return super().energies(queries, cache) / math.sqrt(cache.size(-1))
+
+
+@register
+class GeneralScore(Score):
+    r"""Luong general: :math:`h_t^\top W_a \bar h_s`, ``W_a`` ``[Q, K]``.
+
+    ``W_a h̄_s`` is computed once per source (``prepare``), leaving one batched product per
+    step. It exists because dot assumes encoder and decoder states live in one space;
+    ``W_a`` learns the map between them.
+    """
+
+    name = "general"
+    formula = r"\mathrm{score}(h_t, \bar h_s) = h_t^\top W_a \bar h_s"
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int):
+        super().__init__(query_dim, key_dim, attn_dim, max_src_len)
+        self.W_a = nn.Linear(key_dim, query_dim, bias=False)
+
+    def prepare(self, keys: Tensor) -> Tensor:
+        return self.W_a(keys)  # [B, S, K] -> [B, S, Q]
+
+    def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
+        return torch.bmm(queries, cache.transpose(1, 2))  # [B, T, S]
+
+
+class _TanhScore(Score):
+    """Shared body of concat and additive: ``v^T tanh(W q + U k)`` with ``U k`` cached."""
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int):
+        super().__init__(query_dim, key_dim, attn_dim, max_src_len)
+        self.W_q = nn.Linear(query_dim, attn_dim, bias=False)
+        self.W_k = nn.Linear(key_dim, attn_dim, bias=False)
+        self.v_a = nn.Linear(attn_dim, 1, bias=False)
+
+    def prepare(self, keys: Tensor) -> Tensor:
+        return self.W_k(keys)  # [B, S, A], once per source
+
+    def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
+        q = self.W_q(queries)  # [B, T, A]
+        hidden = torch.tanh(q.unsqueeze(2) + cache.unsqueeze(1))  # [B, T, S, A]
+        return self.v_a(hidden).squeeze(-1)  # [B, T, S]
+
+
+@register
+class ConcatScore(_TanhScore):
+    r"""Luong concat: :math:`v_a^\top \tanh(W_a [h_t; \bar h_s])`, ``W_a`` ``[A, Q+K]``.
+
+    ``W_a [h_t; h̄_s]`` equals ``W_a^{(q)} h_t + W_a^{(k)} h̄_s`` with ``W_a`` split by columns;
+    the key half is applied once per source. Query: the current state ``h_t``.
+    """
+
+    name = "concat"
+    formula = r"\mathrm{score}(h_t, \bar h_s) = v_a^\top \tanh\left(W_a [h_t ; \bar h_s]\right)"
+
+
+@register
+class AdditiveScore(_TanhScore):
+    r"""Bahdanau additive: :math:`e_{tj} = v_a^\top \tanh(W_a s_{t-1} + U_a h_j)`.
+
+    ``W_a`` ``[A, Q]``, ``U_a`` ``[A, K]``, ``v_a`` ``[A]``. ``U_a h_j`` does not depend on
+    the step, so it is computed once per source sentence (``prepare``). With the Bahdanau
+    decoder the query is the previous state ``s_{t-1}``.
+    """
+
+    name = "additive"
+    formula = r"e_{tj} = v_a^\top \tanh\left(W_a s_{t-1} + U_a h_j\right)"
+
+
+@register
+class LocationScore(Score):
+    r"""Luong location: :math:`a_t = \mathrm{softmax}(W_a h_t)`, ``W_a`` ``[max_src_len, Q]``.
+
+    The score of position ``s`` is row ``s`` of ``W_a h_t``; rows beyond the source length are
+    cut off (masked). It never looks at the keys: where to look is a function of the
+    decoder state alone.
+    """
+
+    name = "location"
+    formula = r"a_t = \mathrm{softmax}\left(W_a h_t\right)"
+    content_based = False
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int):
+        super().__init__(query_dim, key_dim, attn_dim, max_src_len)
+        self.W_a = nn.Linear(query_dim, max_src_len, bias=False)
+
+    def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
+        src_len = cache.size(1)
+        if src_len > self.W_a.out_features:
+            raise InputError(
+                f"location attention was built for at most {self.W_a.out_features} source tokens, "
+                f"got {src_len}; shorten the sentence or train with a larger max_src_len"
+            )
+        return self.W_a(queries)[..., :src_len]  # [B, T, max_src_len] -> [B, T, S]
+
+
+class _LocalScore(Score):
+    """Local attention (Luong 2015 §3.2): a content score restricted to ``[p_t - D, p_t + D]``."""
+
+    predictive: ClassVar[bool]
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int, content: str = "general"):
+        super().__init__(query_dim, key_dim, attn_dim, max_src_len)
+        content_cls = get_score(content)
+        if issubclass(content_cls, _LocalScore) or not content_cls.content_based:
+            raise ConfigError(f"local attention needs a content score, not {content!r}")
+        if content_cls.needs_equal_dims and query_dim != key_dim:
+            raise ConfigError(f"the content score {content!r} needs keys of the query's size")
+        self.content = content_cls(query_dim, key_dim, attn_dim, max_src_len)
+
+    def prepare(self, keys: Tensor) -> Tensor:
+        return self.content.prepare(keys)
+
+    def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
+        return self.content.energies(queries, cache)
+
+
+@register
+class LocalMScore(_LocalScore):
+    r"""Luong local-m: :math:`p_t = t`; :math:`a_t(s) = \mathrm{softmax}(\mathrm{score}(h_t, \bar h_s))`
+    over :math:`s \in [p_t - D, p_t + D]`, zero elsewhere.
+
+    Monotonic alignment: step ``t`` looks around source position ``t`` (clipped to the last
+    source position). The content score is ``general`` unless configured otherwise.
+    """
+
+    name = "local_m"
+    formula = (
+        r"p_t = t,\quad a_t(s) = \frac{\exp \mathrm{score}(h_t, \bar h_s)}"
+        r"{\sum_{|s'-p_t| \le D} \exp \mathrm{score}(h_t, \bar h_{s'})},\ |s - p_t| \le D"
+    )
+    predictive = False
+
+
+@register
+class LocalPScore(_LocalScore):
+    r"""Luong local-p: :math:`p_t = S \cdot \sigma(v_p^\top \tanh(W_p h_t))`,
+    :math:`a_t(s) = \mathrm{align}(h_t, \bar h_s) \exp\left(-\frac{(s - p_t)^2}{2\sigma^2}\right)`,
+    :math:`\sigma = D/2`.
+
+    ``align`` is the softmax of the content score over the window ``|s - p_t| <= D``; the
+    Gaussian then favours positions near ``p_t``. As in the paper the product is not
+    renormalised, so a row sums to at most one. ``S`` is the source length (``<eos>``
+    included) and positions are 0-based.
+    """
+
+    name = "local_p"
+    formula = (
+        r"p_t = S \cdot \sigma\left(v_p^\top \tanh(W_p h_t)\right),\quad "
+        r"a_t(s) = \mathrm{align}(h_t, \bar h_s)\, \exp\left(-\frac{(s-p_t)^2}{2\sigma^2}\right),"
+        r"\ \sigma = \tfrac{D}{2}"
+    )
+    predictive = True
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int, content: str = "general"):
+        super().__init__(query_dim, key_dim, attn_dim, max_src_len, content)
+        self.W_p = nn.Linear(query_dim, attn_dim, bias=False)
+        self.v_p = nn.Linear(attn_dim, 1, bias=False)
+
+    def predict_position(self, queries: Tensor, lengths: Tensor) -> Tensor:
+        """``p_t`` ``[B, T]`` for queries ``[B, T, Q]`` and source lengths ``[B]``."""
+        gate = torch.sigmoid(self.v_p(torch.tanh(self.W_p(queries)))).squeeze(-1)  # [B, T]
+        return lengths.unsqueeze(1).to(gate.dtype) * gate
+
+
+def get_score(name: str) -> type[Score]:
+    try:
+        return SCORES[name]
+    except KeyError:
+        raise ConfigError(f"unknown score function {name!r}; choose one of {sorted(SCORES)}") from None
+
+
+@dataclass
+class Memory:
+    """The encoder side, prepared once per source batch."""
+
+    values: Tensor  # [B, S, K] annotations averaged into the context
+    cache: Tensor  # [B, S, *] the score's per-source projection of the keys
+    mask: Tensor  # [B, S] True at real tokens
+    lengths: Tensor  # [B] source lengths
+
+    def expand(self, index: Tensor) -> Memory:
+        """Select/repeat batch rows (beam search): ``index`` ``[B']``."""
+        return Memory(self.values[index], self.cache[index], self.mask[index], self.lengths[index])
+
+
+@dataclass
+class AttentionOutput:
+    """One or more decoder steps of attention. ``T`` is 1 for a single step."""
+
+    context: Tensor  # [B, T, K]
+    weights: Tensor  # [B, T, S]; exactly 0 at padding and outside a local window
+    scores: Tensor  # [B, T, S] raw energies; -inf at padding and outside a local window
+    positions: Tensor | None  # [B, T] p_t of local attention, else None
+
+
+class Attention(nn.Module):
+    """Score + mask + softmax (+ local window) + context, for any registered score."""
+
+    def __init__(
+        self,
+        score: str,
+        query_dim: int,
+        key_dim: int,
+        attn_dim: int,
+        max_src_len: int = 100,
+        window: int = 5,
+        local_content: str = "general",
+    ):
+        super().__init__()
+        score_cls = get_score(score)
+        if window < 1:
+            raise ConfigError(f"the local window half-width D must be at least 1, got {window}")
+        self.name, self.window = score, window
+        local = issubclass(score_cls, _LocalScore)
+        needs_equal = (get_score(local_content) if local else score_cls).needs_equal_dims
+        # dot-style scores need keys of the query's size: bridge them once per source.
+        self.key_bridge = nn.Linear(key_dim, query_dim, bias=False) if needs_equal and key_dim != query_dim else None
+        score_key_dim = query_dim if self.key_bridge is not None else key_dim
+        extra = {"content": local_content} if local else {}
+        self.score = score_cls(query_dim, score_key_dim, attn_dim, max_src_len, **extra)
+
+    @property
+    def is_local(self) -> bool:
+        return isinstance(self.score, _LocalScore)
+
+    def prepare(self, values: Tensor, mask: Tensor) -> Memory:
+        """values ``[B, S, K]``, mask ``[B, S]`` -> :class:`Memory` (keys projected once)."""
+        keys = self.key_bridge(values) if self.key_bridge is not None else values
+        return Memory(values, self.score.prepare(keys), mask, mask.sum(dim=1))
+
+    def forward(self, queries: Tensor, memory: Memory, steps: Tensor) -> AttentionOutput:
+        """queries ``[B, T, Q]``; ``steps`` ``[T]`` the decoder step index of each query."""
+        scores = self.score.energies(queries, memory.cache)  # [B, T, S]
+        valid = memory.mask.unsqueeze(1).expand_as(scores)  # [B, T, S]
+        positions = None
+        if self.is_local:
+            positions = self._positions(queries, memory, steps)  # [B, T]
+            src_pos = torch.arange(scores.size(-1), device=scores.device, dtype=positions.dtype)
+            distance = src_pos.view(1, 1, -1) - positions.unsqueeze(-1)  # [B, T, S]
+            in_window = distance.abs() <= self.window
+            # a p_t between positions may leave the window empty of real tokens: keep the nearest
+            nearest = distance.abs() == distance.abs().masked_fill(~valid, math.inf).amin(-1, keepdim=True)
+            valid = valid & (in_window | nearest)
+        scores = scores.masked_fill(~valid, -math.inf)
+        weights = torch.softmax(scores, dim=-1)  # [B, T, S]
+        if isinstance(self.score, LocalPScore):
+            sigma = self.window / 2
+            weights = weights * torch.exp(-(distance**2) / (2 * sigma**2))
+        context = torch.bmm(weights, memory.values)  # [B, T, S] x [B, S, K] -> [B, T, K]
+        return AttentionOutput(context, weights, scores, positions)
+
+    def _positions(self, queries: Tensor, memory: Memory, steps: Tensor) -> Tensor:
+        if isinstance(self.score, LocalPScore):
+            return self.score.predict_position(queries, memory.lengths)  # [B, T]
+        last = (memory.lengths - 1).unsqueeze(1).to(queries.dtype)  # [B, 1]
+        return torch.minimum(steps.to(queries.dtype).unsqueeze(0), last)  # [B, T]
