@@ -1,0 +1,156 @@
+"""Checkpoints: one ``.safetensors`` file holding the weights and, in its JSON header, the
+config, vocabularies, tokenizers, recipe and metrics. Loading never unpickles anything.
+
+Writes are atomic (a temporary file in the same folder, fsync, then rename), so a crash
+during a save leaves the previous file intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save_file
+
+from attnviz.config import ModelConfig
+from attnviz.data.tokenize import Tokenizer
+from attnviz.data.vocab import Vocab
+from attnviz.errors import AttnvizError, CheckpointError
+from attnviz.model import Seq2Seq
+from attnviz.translator import Translator
+
+FORMAT = "attnviz-checkpoint"
+FORMAT_VERSION = 1
+SUFFIX = ".safetensors"
+PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
+MAX_CHECKPOINT_BYTES = 512 * 1024 * 1024
+
+
+def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
+    """Write ``translator`` to ``path`` (``.safetensors``) atomically; return the path."""
+    path = Path(path)
+    if path.suffix != SUFFIX:
+        raise CheckpointError(f"checkpoints are saved as {SUFFIX} files; got {path.name!r}")
+    header = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "config": translator.config.to_dict(),
+        "src_vocab": translator.src_vocab.to_list(),
+        "tgt_vocab": translator.tgt_vocab.to_list(),
+        "src_tokenizer": translator.src_tokenizer.to_dict(),
+        "tgt_tokenizer": translator.tgt_tokenizer.to_dict(),
+        "meta": translator.meta,
+    }
+    dtype = torch.float16 if half else torch.float32
+    tensors = {k: v.detach().to("cpu", dtype).contiguous() for k, v in translator.model.state_dict().items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        save_file(tensors, tmp, metadata={"attnviz": json.dumps(header)})
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def _refuse_unsafe(path: Path) -> None:
+    if path.suffix.lower() in PICKLE_SUFFIXES:
+        raise CheckpointError(
+            f"{path.name}: pickle-based checkpoints ({', '.join(PICKLE_SUFFIXES)}) can run code when "
+            f"loaded and are refused; attnviz loads only its own {SUFFIX} checkpoints"
+        )
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if head[:2] == b"PK" or head[:1] == b"\x80":
+        raise CheckpointError(
+            f"{path.name}: this is a pickle/zip (torch.save) file; attnviz loads only {SUFFIX} checkpoints, "
+            "which cannot run code"
+        )
+
+
+def read_header(path: str | Path) -> dict:
+    """The JSON header of a checkpoint, validated; raises :class:`CheckpointError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint file at {path}")
+    _refuse_unsafe(path)
+    size = path.stat().st_size
+    if size == 0:
+        raise CheckpointError(f"{path.name} is empty; it is not a checkpoint (was a save interrupted?)")
+    if size > MAX_CHECKPOINT_BYTES:
+        raise CheckpointError(f"{path.name} is {size / 2**20:.0f} MiB; checkpoints over 512 MiB are refused")
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            metadata = f.metadata() or {}
+    except (SafetensorError, OSError, ValueError) as e:
+        raise CheckpointError(f"{path.name} is not a readable safetensors file (corrupt or truncated): {e}") from e
+    if "attnviz" not in metadata:
+        raise CheckpointError(f"{path.name} is a safetensors file but not an attnviz checkpoint (no attnviz header)")
+    try:
+        header = json.loads(metadata["attnviz"])
+    except json.JSONDecodeError as e:
+        raise CheckpointError(f"{path.name}: the attnviz header is not valid JSON ({e})") from e
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise CheckpointError(f"{path.name}: the header is not an attnviz checkpoint header")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{path.name} was written in checkpoint format {header.get('format_version')!r}; this attnviz "
+            f"reads format {FORMAT_VERSION}. Retrain or convert it with the attnviz that made it."
+        )
+    return header
+
+
+def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Translator:
+    """Rebuild a :class:`Translator` from a checkpoint; every mismatch is a CheckpointError."""
+    path = Path(path)
+    header = read_header(path)
+    try:
+        cfg = ModelConfig.from_dict(header["config"])
+        src_vocab, tgt_vocab = Vocab.from_list(header["src_vocab"]), Vocab.from_list(header["tgt_vocab"])
+        src_tok = Tokenizer.from_dict(header["src_tokenizer"])
+        tgt_tok = Tokenizer.from_dict(header["tgt_tokenizer"])
+    except KeyError as e:
+        raise CheckpointError(f"{path.name}: the header lacks {e}") from e
+    except AttnvizError as e:
+        raise CheckpointError(f"{path.name}: {e}") from e
+    if (len(src_vocab), len(tgt_vocab)) != (cfg.src_vocab_size, cfg.tgt_vocab_size):
+        raise CheckpointError(
+            f"{path.name}: the vocabularies ({len(src_vocab)}, {len(tgt_vocab)} tokens) do not match the "
+            f"model's ({cfg.src_vocab_size}, {cfg.tgt_vocab_size}); the file was edited or mixed up"
+        )
+    model = Seq2Seq(cfg)
+    expected = model.state_dict()
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            names = set(f.keys())
+            if names != set(expected):
+                missing, extra = sorted(set(expected) - names)[:3], sorted(names - set(expected))[:3]
+                raise CheckpointError(
+                    f"{path.name}: the weights do not fit the architecture in its config "
+                    f"(missing {missing}, unexpected {extra})"
+                )
+            state = {}
+            for name in names:
+                tensor = f.get_tensor(name)
+                if tensor.shape != expected[name].shape:
+                    raise CheckpointError(
+                        f"{path.name}: weight {name} has shape {list(tensor.shape)}, "
+                        f"the config needs {list(expected[name].shape)}"
+                    )
+                state[name] = tensor.to(expected[name].dtype)
+    except (SafetensorError, OSError, RuntimeError) as e:
+        raise CheckpointError(f"{path.name}: the weights cannot be read (corrupt or truncated): {e}") from e
+    model.load_state_dict(state)
+    model.to(device)
+    meta = header.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{path.name}: 'meta' must be a JSON object")
+    return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, meta)

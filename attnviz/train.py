@@ -1,0 +1,257 @@
+"""Training: build a fresh model for a corpus, then ``fit`` it with progress callbacks.
+
+The loop knows nothing about the model's internals. It reports through a callback (the CLI
+draws a tqdm bar from it, the app a live chart) and checks ``should_stop`` between steps, so
+another thread can stop it.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import torch
+from torch import Tensor, nn
+
+from attnviz.config import ModelConfig, pick_device
+from attnviz.data.pairs import Corpus, Pair
+from attnviz.data.vocab import PAD_ID, Vocab
+from attnviz.errors import ConfigError, DataError
+from attnviz.model import build_model
+from attnviz.trace import Alignment
+from attnviz.translator import Translator
+
+
+@dataclass
+class TrainConfig:
+    """How to train (stored in the checkpoint as the recipe, with the data spec)."""
+
+    epochs: int = 10
+    batch_size: int = 64
+    lr: float = 1e-3
+    clip: float = 1.0  # gradient norm clipping
+    teacher_forcing: float = 1.0  # probability of feeding the gold token (1.0 allows fast paths)
+    label_smoothing: float = 0.0
+    patience: int | None = 3  # early stopping: epochs without a better validation loss
+    lr_decay: float = 1.0  # multiply the learning rate by this after each epoch without improvement
+    seed: int = 0
+    max_steps: int | None = None  # stop after this many optimiser steps in total
+    probe: str | None = None  # a source sentence whose alignment is reported after each epoch
+    device: str | None = None
+    num_threads: int | None = None  # torch threads for this (training) thread
+
+    def __post_init__(self) -> None:
+        checks = {
+            "epochs": 1 <= self.epochs <= 1000,
+            "batch_size": 1 <= self.batch_size <= 4096,
+            "lr": 0 < self.lr <= 1,
+            "clip": self.clip > 0,
+            "teacher_forcing": 0 <= self.teacher_forcing <= 1,
+            "label_smoothing": 0 <= self.label_smoothing < 1,
+            "lr_decay": 0 < self.lr_decay <= 1,
+        }
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            raise ConfigError(f"training setting out of range: {', '.join(f'{k}={getattr(self, k)}' for k in bad)}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Progress:
+    """One report to the callback: after a step (``kind="step"``) or an epoch (``"epoch"``)."""
+
+    kind: str
+    step: int
+    total_steps: int
+    epoch: int
+    epochs: int
+    loss: float
+    accuracy: float
+    seconds: float
+    eta_seconds: float
+    valid_loss: float | None = None
+    valid_accuracy: float | None = None
+    probe: Alignment | None = None
+
+    def as_row(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "probe"}
+
+
+@dataclass
+class TrainResult:
+    history: list[dict] = field(default_factory=list)  # one row per epoch
+    best_valid_loss: float = math.inf
+    epochs_run: int = 0
+    stopped: bool = False  # by should_stop
+    early_stopped: bool = False
+    seconds: float = 0.0
+
+
+def build_translator(
+    corpus: Corpus,
+    min_freq: int = 1,
+    max_vocab: int | None = None,
+    seed: int = 0,
+    **model_options,
+) -> Translator:
+    """A fresh (untrained) model with vocabularies built from ``corpus.train``."""
+    if not corpus.train:
+        raise DataError(f"{corpus.name}: the training split is empty; nothing to train on")
+    src_vocab = Vocab.build((p.source_tokens for p in corpus.train), min_freq, max_vocab)
+    tgt_vocab = Vocab.build((p.target_tokens for p in corpus.train), min_freq, max_vocab)
+    longest = max(len(p.source_tokens) for p in corpus.train) + 1
+    model_options.setdefault("max_src_len", max(100, longest))
+    cfg = ModelConfig(src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab), **model_options)
+    meta = {"task": corpus.name, "example": corpus.example()}
+    return Translator(
+        build_model(cfg, seed), src_vocab, tgt_vocab, corpus.source_tokenizer, corpus.target_tokenizer, meta
+    )
+
+
+def make_batches(
+    pairs: list[Pair], src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, rng: random.Random | None
+) -> list[tuple[Tensor, Tensor, Tensor]]:
+    """Length-bucketed padded batches ``(src [B, S], lengths [B], tgt [B, T+1])``.
+
+    ``tgt`` is ``<bos> y_1 ... y_n <eos>`` padded; the model reads ``tgt[:, :-1]`` and is
+    scored on ``tgt[:, 1:]``. With ``rng`` the order is shuffled (reproducibly).
+    """
+    encoded = [(src_vocab.encode(p.source_tokens, eos=True), tgt_vocab.encode(p.target_tokens, bos=True, eos=True))
+               for p in pairs]  # fmt: skip
+    order = list(range(len(encoded)))
+    if rng is not None:
+        rng.shuffle(order)
+    pool = 50 * batch_size  # sort inside pools so batches hold similar lengths
+    batches = []
+    for start in range(0, len(order), pool):
+        chunk = sorted(order[start : start + pool], key=lambda i: len(encoded[i][0]))
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    if rng is not None:
+        rng.shuffle(batches)
+    return [_pad([encoded[i] for i in batch]) for batch in batches]
+
+
+def _pad(items: list[tuple[list[int], list[int]]]) -> tuple[Tensor, Tensor, Tensor]:
+    lengths = torch.tensor([len(s) for s, _ in items])
+    src = torch.full((len(items), int(lengths.max())), PAD_ID)  # [B, S]
+    tgt = torch.full((len(items), max(len(t) for _, t in items)), PAD_ID)  # [B, T+1]
+    for row, (s, t) in enumerate(items):
+        src[row, : len(s)] = torch.tensor(s)
+        tgt[row, : len(t)] = torch.tensor(t)
+    return src, lengths, tgt
+
+
+def _loss_and_accuracy(model, batch, device, loss_fn, teacher_forcing: float) -> tuple[Tensor, int, int]:
+    src, lengths, tgt = (x.to(device) for x in batch)
+    logits = model(src, lengths, tgt[:, :-1], teacher_forcing).logits  # [B, T, V]
+    gold = tgt[:, 1:]  # [B, T]
+    loss = loss_fn(logits.reshape(-1, logits.size(-1)), gold.reshape(-1))
+    mask = gold != PAD_ID
+    correct = int(((logits.argmax(-1) == gold) & mask).sum())
+    return loss, correct, int(mask.sum())
+
+
+@torch.no_grad()
+def evaluate_loss(model: nn.Module, batches, device) -> tuple[float, float]:
+    """Mean token loss and accuracy over batches (teacher-forced, no dropout)."""
+    was_training = model.training
+    model.eval()
+    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, reduction="sum")
+    total, correct, count = 0.0, 0, 0
+    for batch in batches:
+        loss, c, n = _loss_and_accuracy(model, batch, device, loss_fn, 1.0)
+        total, correct, count = total + float(loss), correct + c, count + n
+    model.train(was_training)
+    return total / max(count, 1), correct / max(count, 1)
+
+
+def fit(
+    translator: Translator,
+    corpus: Corpus,
+    cfg: TrainConfig,
+    callback: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    on_epoch_end: Callable[[Translator, TrainResult], None] | None = None,
+) -> TrainResult:
+    """Train ``translator.model`` in place on ``corpus.train``; keep the best validation epoch.
+
+    ``on_epoch_end`` can save a checkpoint after each epoch (to resume after a crash).
+    """
+    if cfg.num_threads:
+        torch.set_num_threads(cfg.num_threads)
+    torch.manual_seed(cfg.seed)
+    rng = random.Random(cfg.seed)
+    device = pick_device(cfg.device)
+    model = translator.model.to(device)
+    src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
+    valid_batches = make_batches(corpus.valid, src_vocab, tgt_vocab, cfg.batch_size, None) if corpus.valid else []
+    steps_per_epoch = math.ceil(len(corpus.train) / cfg.batch_size)
+    total_steps = steps_per_epoch * cfg.epochs
+    if cfg.max_steps:
+        total_steps = min(total_steps, cfg.max_steps)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=cfg.label_smoothing)
+    result, best_state, bad_epochs, step = TrainResult(), None, 0, 0
+    start = time.perf_counter()
+    for epoch in range(1, cfg.epochs + 1):
+        model.train()
+        epoch_loss, epoch_correct, epoch_tokens = 0.0, 0, 0
+        for batch in make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng):
+            if (should_stop and should_stop()) or (cfg.max_steps and step >= cfg.max_steps):
+                result.stopped = bool(should_stop and should_stop())
+                break
+            loss, correct, n = _loss_and_accuracy(model, batch, device, loss_fn, cfg.teacher_forcing)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+            optimizer.step()
+            step += 1
+            epoch_loss += loss.item() * n
+            epoch_correct, epoch_tokens = epoch_correct + correct, epoch_tokens + n
+            if callback:
+                elapsed = time.perf_counter() - start
+                callback(Progress("step", step, total_steps, epoch, cfg.epochs, float(loss), correct / max(n, 1),
+                                  elapsed, elapsed / step * (total_steps - step)))  # fmt: skip
+        if epoch_tokens == 0:
+            break
+        valid_loss, valid_acc = evaluate_loss(model, valid_batches, device) if valid_batches else (None, None)
+        score = valid_loss if valid_loss is not None else epoch_loss / epoch_tokens
+        if score < result.best_valid_loss:
+            result.best_valid_loss, bad_epochs = score, 0
+            best_state = copy.deepcopy(model.state_dict())
+        else:
+            bad_epochs += 1
+            for group in optimizer.param_groups:
+                group["lr"] *= cfg.lr_decay
+        elapsed = time.perf_counter() - start
+        report = Progress("epoch", step, total_steps, epoch, cfg.epochs, epoch_loss / epoch_tokens,
+                          epoch_correct / epoch_tokens, elapsed, elapsed / step * max(total_steps - step, 0),
+                          valid_loss, valid_acc)  # fmt: skip
+        if cfg.probe:
+            model.eval()
+            report.probe = translator.translate(cfg.probe)
+        result.history.append(report.as_row())
+        result.epochs_run = epoch
+        if callback:
+            callback(report)
+        if on_epoch_end:
+            on_epoch_end(translator, result)
+        if result.stopped or (cfg.max_steps and step >= cfg.max_steps):
+            break
+        if cfg.patience is not None and bad_epochs >= cfg.patience:
+            result.early_stopped = True
+            break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+    result.seconds = time.perf_counter() - start
+    translator.meta.update(
+        {"train_seconds": round(result.seconds, 1), "epochs_run": result.epochs_run, "recipe": cfg.to_dict()}
+    )
+    return result
