@@ -216,7 +216,7 @@ def fit(
             epoch_correct, epoch_tokens = epoch_correct + correct, epoch_tokens + n
             if callback:
                 elapsed = time.perf_counter() - start
-                callback(Progress("step", step, total_steps, epoch, cfg.epochs, float(loss), correct / max(n, 1),
+                callback(Progress("step", step, total_steps, epoch, cfg.epochs, loss.item(), correct / max(n, 1),
                                   elapsed, elapsed / step * (total_steps - step)))  # fmt: skip
         if epoch_tokens == 0:
             break

@@ -1,0 +1,142 @@
+"""Checkpoints: exact round trip, atomic writes, and refusal of unsafe or broken files."""
+
+import json
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import save_file
+
+from attnviz import catalog
+from attnviz.checkpoint import load_checkpoint, read_header, save
+from attnviz.errors import CheckpointError
+
+from .conftest import tiny_translator
+
+
+@pytest.fixture
+def saved(corpus, tmp_path):
+    tr = tiny_translator(corpus, score="local_p", style="luong", encoder="lstm", cell="lstm")
+    tr.meta["metrics"] = {"bleu": 12.5}
+    return tr, save(tr, tmp_path / "m.safetensors")
+
+
+def test_round_trip_is_exact(saved):
+    tr, path = saved
+    back = load_checkpoint(path)
+    for (k, a), (k2, b) in zip(tr.model.state_dict().items(), back.model.state_dict().items(), strict=True):
+        assert k == k2 and torch.equal(a, b)
+    assert back.config == tr.config and back.src_vocab == tr.src_vocab and back.tgt_vocab == tr.tgt_vocab
+    assert back.src_tokenizer == tr.src_tokenizer and back.meta["metrics"] == {"bleu": 12.5}
+    assert np.array_equal(back.translate("a b c").weights, tr.translate("a b c").weights)
+
+
+def test_half_precision_storage_loads_as_float32(saved, tmp_path):
+    tr, _ = saved
+    path = save(tr, tmp_path / "half.safetensors", half=True)
+    back = load_checkpoint(path)
+    assert next(back.model.parameters()).dtype == torch.float32
+    assert back.translate("a b").target_tokens  # decodes
+
+
+def test_pickles_are_refused_without_running_them(tmp_path):
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    for name in ("evil.pt", "evil.safetensors"):
+        path = tmp_path / name
+        path.write_bytes(pickle.dumps(Evil()))
+        with pytest.raises(CheckpointError, match=r"pickle|refused"):
+            load_checkpoint(path)
+    torch.save({"x": torch.zeros(1)}, tmp_path / "zip.safetensors")
+    with pytest.raises(CheckpointError, match="pickle/zip"):
+        load_checkpoint(tmp_path / "zip.safetensors")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda b: b"", "empty"),
+        (lambda b: b[: len(b) // 2], "corrupt or truncated"),
+        (lambda b: b"\x10\x00\x00\x00\x00\x00\x00\x00{not json at all", "corrupt or truncated"),
+    ],
+)
+def test_corrupt_files_get_a_clear_error(saved, tmp_path, mutate, message):
+    _, path = saved
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(mutate(path.read_bytes()))
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(bad)
+
+
+def test_foreign_and_mismatched_checkpoints(saved, tmp_path):
+    tr, path = saved
+    foreign = tmp_path / "foreign.safetensors"
+    save_file({"w": torch.zeros(2)}, foreign)
+    with pytest.raises(CheckpointError, match="not an attnviz checkpoint"):
+        load_checkpoint(foreign)
+    header = read_header(path)
+    tensors = dict(tr.model.state_dict())
+
+    def write(name, hdr, ts):
+        p = tmp_path / name
+        save_file({k: v.contiguous() for k, v in ts.items()}, p, metadata={"attnviz": json.dumps(hdr)})
+        return p
+
+    newer = write("newer.safetensors", {**header, "format_version": 99}, tensors)
+    with pytest.raises(CheckpointError, match="format 99"):
+        load_checkpoint(newer)
+    wrong_arch = write("arch.safetensors", {**header, "config": {**header["config"], "score": "dot"}}, tensors)
+    with pytest.raises(CheckpointError, match="do not fit the architecture"):
+        load_checkpoint(wrong_arch)
+    wrong_vocab = write("vocab.safetensors", {**header, "src_vocab": header["src_vocab"][:-1]}, tensors)
+    with pytest.raises(CheckpointError, match="vocabularies"):
+        load_checkpoint(wrong_vocab)
+    wrong_shape = write("shape.safetensors", {**header, "config": {**header["config"], "hidden_dim": 32}}, tensors)
+    with pytest.raises(CheckpointError, match="shape"):
+        load_checkpoint(wrong_shape)
+    unknown = write("unknown.safetensors", {**header, "config": {**header["config"], "rotary": True}}, tensors)
+    with pytest.raises(CheckpointError, match="another version"):
+        load_checkpoint(unknown)
+
+
+def test_sigkill_during_save_leaves_the_previous_file_intact(saved, tmp_path):
+    _, path = saved
+    before = path.read_bytes()
+    script = f"""
+import os, signal, sys
+sys.path.insert(0, {str(catalog.PROJECT_DIR)!r})
+import safetensors.torch as st
+from attnviz import checkpoint
+real = st.save_file
+def dying(tensors, filename, metadata=None):
+    real(tensors, filename, metadata=metadata)
+    os.kill(os.getpid(), signal.SIGKILL)  # killed after writing the temp file, before the rename
+checkpoint.save_file = dying
+from attnviz.checkpoint import load_checkpoint, save
+tr = load_checkpoint({str(path)!r})
+tr.meta["metrics"] = {{"bleu": 99.0}}
+save(tr, {str(path)!r})
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert proc.returncode == -9
+    assert path.read_bytes() == before
+    assert load_checkpoint(path).meta["metrics"] == {"bleu": 12.5}
+
+
+def test_catalog_resolves_names_and_confines_paths(saved, tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path))
+    names = [m["name"] for m in catalog.list_models()]
+    assert "m" in names
+    assert catalog.load("m").config.score == "local_p"
+    with pytest.raises(CheckpointError, match="outside the model folders"):
+        catalog.resolve("/etc/passwd", roots=[tmp_path])
+    with pytest.raises(CheckpointError, match="no model named"):
+        catalog.resolve("no-such-model")

@@ -1,0 +1,151 @@
+"""Decoding with traces: greedy, beam, forced; the Translator's input checks; training."""
+
+import numpy as np
+import pytest
+import torch
+
+from attnviz.attention import SCORES
+from attnviz.decode import beam_search, greedy
+from attnviz.errors import InputError
+from attnviz.train import TrainConfig, evaluate_loss, fit, make_batches
+
+from .conftest import TINY_OPTIONS, tiny_translator
+
+
+def test_tiny_model_overfits_a_tiny_batch(trained, corpus):
+    batches = make_batches(corpus.train, trained.src_vocab, trained.tgt_vocab, 64, None)
+    _, accuracy = evaluate_loss(trained.model, batches, "cpu")
+    assert accuracy == 1.0
+    al = trained.translate("a b c d")
+    assert al.output_tokens == ["d", "c", "b", "a"]
+
+
+def test_trained_reverse_model_attends_anti_diagonally(trained):
+    al = trained.translate("a b c d e")
+    assert al.hard_links()[:5] == [(4, 0), (3, 1), (2, 2), (1, 3), (0, 4)]
+
+
+def test_trace_shapes_and_rows(trained):
+    al = trained.translate("b a d")
+    T, S = len(al.target_tokens), len(al.source_tokens)
+    assert al.source_tokens == ["b", "a", "d", "<eos>"]
+    assert al.target_tokens[-1] == "<eos>"
+    assert al.weights.shape == al.scores.shape == (T, S)
+    assert al.contexts.shape == (T, trained.config.memory_dim)
+    assert al.states.shape == (T, trained.config.hidden_dim)
+    assert np.allclose(al.weights.sum(1), 1.0, atol=1e-5)
+    assert al.token_log_probs.shape == (T,) and al.log_prob <= 0
+
+
+def test_beam_one_equals_greedy(trained):
+    for text in ["a b c", "h g f e d", "a a a a"]:
+        src = trained.source(text).ids
+        g = greedy(trained.model, src, 20)
+        (b,) = beam_search(trained.model, src, beam_size=1, max_len=20)
+        assert b.tokens == g.tokens
+        assert np.allclose(b.weights, g.weights) and np.isclose(b.log_prob, g.log_prob)
+
+
+def test_beam_returns_ranked_nbest_each_with_its_alignment(trained):
+    al = trained.translate("a b c d", beam_size=4)
+    assert 1 < len(al.hypotheses) <= 4
+    assert al.hypotheses[0].target_tokens == al.target_tokens
+    for h in al.hypotheses:
+        assert h.weights.shape == (len(h.target_tokens), len(h.source_tokens))
+    assert al.output_tokens == ["d", "c", "b", "a"]
+
+
+def test_align_forces_the_reference_and_matches_free_decoding(trained):
+    free = trained.translate("a b c")
+    forced = trained.align("a b c", "c b a")
+    assert forced.target_tokens == ["c", "b", "a", "<eos>"]
+    assert np.allclose(forced.weights, free.weights, atol=1e-5)
+    other = trained.align("a b c", "a a")
+    assert other.weights.shape == (3, 4)
+
+
+def test_unknown_words_stay_visible_and_flagged(trained):
+    al = trained.translate("a Zebra b")
+    assert al.source_tokens[:3] == ["a", "Zebra", "b"]
+    assert al.source_unknown == [False, True, False, False]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("", "empty"), ("   \n\t ", "empty"), ("\x00\x01", "empty"), ("a " * 1500, "characters"), ("a " * 150, "tokens")],
+)
+def test_bad_input_raises_a_typed_error(trained, text, message):
+    with pytest.raises(InputError, match=message):
+        trained.translate(text)
+
+
+def test_bad_beam_and_target_raise(trained):
+    with pytest.raises(InputError, match="beam size"):
+        trained.translate("a b", beam_size=0)
+    with pytest.raises(InputError, match="empty"):
+        trained.align("a b", " ")
+
+
+def test_html_and_emoji_pass_through_as_tokens(trained):
+    al = trained.translate("<script>alert(1)</script> 😀")
+    assert "😀" in al.source_tokens and "script" in al.source_tokens
+
+
+@pytest.mark.parametrize("style", ["bahdanau", "luong"])
+@pytest.mark.parametrize("score", sorted(SCORES))
+def test_every_score_and_style_decodes_with_a_trace(corpus, score, style):
+    tr = tiny_translator(corpus, score=score, style=style)
+    al = tr.translate("a b c", beam_size=2)
+    assert al.weights.shape[1] == 4
+    if score in ("local_m", "local_p"):
+        assert al.positions is not None and al.positions.shape == (len(al.target_tokens),)
+        assert al.window == TINY_OPTIONS.get("window", 5)
+    else:
+        assert al.positions is None
+
+
+def test_transformer_encoder_attention_is_in_the_trace(corpus):
+    tr = tiny_translator(corpus, encoder="transformer", heads=2, enc_layers=2)
+    al = tr.translate("a b c")
+    assert al.encoder_attention.shape == (2, 2, 4, 4)  # [layers, heads, src, src]
+    assert np.allclose(al.encoder_attention.sum(-1), 1.0, atol=1e-5)
+
+
+def test_training_is_reproducible_and_stoppable(corpus):
+    histories = []
+    for _ in range(2):
+        tr = tiny_translator(corpus)
+        histories.append(fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, seed=3)).history)
+    assert [h["loss"] for h in histories[0]] == [h["loss"] for h in histories[1]]
+    tr = tiny_translator(corpus)
+    calls = []
+    result = fit(tr, corpus, TrainConfig(epochs=5, batch_size=8), should_stop=lambda: len(calls) >= 3,
+                 callback=lambda p: calls.append(p) if p.kind == "step" else None)  # fmt: skip
+    assert result.stopped and len(calls) == 3
+
+
+def test_progress_reports_probe_alignment_each_epoch(corpus):
+    tr = tiny_translator(corpus)
+    epochs = []
+    fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, probe="a b c"),
+        callback=lambda p: epochs.append(p) if p.kind == "epoch" else None)  # fmt: skip
+    assert [p.epoch for p in epochs] == [1, 2]
+    assert all(p.probe is not None and p.probe.source_tokens[:3] == ["a", "b", "c"] for p in epochs)
+    assert epochs[-1].valid_loss is not None and epochs[-1].eta_seconds == 0
+
+
+def test_scheduled_sampling_trains(corpus):
+    tr = tiny_translator(corpus, style="luong", score="general", input_feeding=True)
+    result = fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, teacher_forcing=0.5))
+    assert all(np.isfinite(h["loss"]) for h in result.history)
+
+
+def test_decoding_the_shared_model_from_threads_matches_sequential(trained):
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = ["a b c", "d e f g", "h a", "b b c d e"] * 4
+    sequential = [trained.translate(t).weights for t in texts]
+    with ThreadPoolExecutor(8) as pool:
+        parallel = list(pool.map(lambda t: trained.translate(t).weights, texts))
+    assert all(np.array_equal(a, b) for a, b in zip(sequential, parallel, strict=True))
+    assert torch.is_inference_mode_enabled() is False
