@@ -1,0 +1,307 @@
+"""Real corpora read through Hugging Face ``datasets``: Multi30k, local tables, Hub datasets.
+
+Each loader returns raw ``(source, target)`` text pairs per split plus notes on anything it
+dropped; ``spec.load_corpus`` tokenizes, filters and splits them. Every problem with the
+input is a ``DataError`` naming the file, the line and what to do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+import socket
+import tempfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from attnviz.errors import DataError
+
+RawPairs = list[tuple[str, str]]
+DEFAULT_MULTI30K = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "multi30k"
+MULTI30K_LANGUAGES = ("en", "de", "fr")
+MULTI30K_FILES = {"train": "train", "valid": "val", "test": "test_2016_flickr"}
+DEFAULT_MAX_BYTES = 256 * 2**20
+TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "json", ".json": "json", ".parquet": "parquet"}
+CACHE_DIR = Path(os.environ.get("ATTNVIZ_DATASETS_CACHE", Path(tempfile.gettempdir()) / "attnviz-datasets"))
+
+
+@contextlib.contextmanager
+def _quiet_datasets() -> Iterator[object]:
+    """Import ``datasets`` with its progress bars off (they would garble CLI output)."""
+    import datasets
+
+    was_disabled = datasets.are_progress_bars_disabled()
+    datasets.disable_progress_bars()
+    try:
+        yield datasets
+    finally:
+        if not was_disabled:
+            datasets.enable_progress_bars()
+
+
+def _load(builder: str, files: dict[str, str], **kwargs) -> dict[str, list[dict]]:
+    """``datasets.load_dataset`` on local files, any failure turned into a DataError."""
+    with _quiet_datasets() as datasets:
+        try:
+            loaded = datasets.load_dataset(builder, data_files=files, cache_dir=str(CACHE_DIR), **kwargs)
+        except Exception as e:  # datasets wraps parser errors in its own exception types
+            cause = e.__cause__ or e
+            raise DataError(
+                f"could not read {', '.join(files.values())} as {builder}: {cause}. "
+                "Check that the file is well-formed (one record per line for JSON Lines)."
+            ) from e
+    return {split: loaded[split] for split in files}
+
+
+def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True) -> None:
+    """Refuse a missing or over-large file, or (``text``) one whose bytes are not UTF-8."""
+    if not path.is_file():
+        raise DataError(f"{path} does not exist or is not a file; check the path.")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise DataError(
+            f"{path} is {size / 2**20:.0f} MB, above the limit of {max_bytes / 2**20:.0f} MB; "
+            "load a sample of it (e.g. `head -n 100000`) or raise max_bytes."
+        )
+    if not text:
+        return
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path) as f:
+                data = f.read(max_bytes + 1)
+        else:
+            data = path.read_bytes()
+    except (OSError, EOFError, zlib.error) as e:
+        raise DataError(f"{path} is not a readable gzip file ({e}); decompress it or fetch it again.") from e
+    if len(data) > max_bytes:
+        raise DataError(
+            f"{path} holds more than {max_bytes / 2**20:.0f} MB of text once decompressed; "
+            "load a sample of it or raise max_bytes."
+        )
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise DataError(
+            f"{path}, line {line}, column {column}: byte {data[e.start]:#04x} is not UTF-8; re-save the "
+            "file as UTF-8 (e.g. `iconv -f latin1 -t utf-8 in > out`)."
+        ) from e
+
+
+def _empty_rows(rows: RawPairs, where: str, first_line: int, empty: str, notes: list[str]) -> RawPairs:
+    """Drop (and note) or refuse pairs with an empty side; ``first_line`` numbers the first row."""
+    bad = [i for i, (s, t) in enumerate(rows) if not s.strip() or not t.strip()]
+    if not bad:
+        return rows
+    lines = ", ".join(str(i + first_line) for i in bad[:5]) + (", ..." if len(bad) > 5 else "")
+    if empty == "error" or len(bad) == len(rows):
+        raise DataError(
+            f"{where}: {len(bad)} of {len(rows)} rows have an empty source or target (line {lines}); "
+            "fill or delete them, or load with empty='drop' to skip them."
+        )
+    notes.append(f"{where}: dropped {len(bad)} rows with an empty side (line {lines})")
+    drop = set(bad)
+    return [r for i, r in enumerate(rows) if i not in drop]
+
+
+def _find(folder: Path, stem: str) -> Path | None:
+    for name in (f"{stem}.gz", stem):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def load_multi30k(
+    source: str,
+    target: str,
+    folder: str | Path | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    empty: str = "drop",
+) -> tuple[dict[str, RawPairs], list[str]]:
+    """Multi30k pairs per split from ``folder`` (``train.en.gz``, ``val.de``, ...; gzipped or not)."""
+    for lang in (source, target):
+        if lang not in MULTI30K_LANGUAGES:
+            raise DataError(f"Multi30k has no language {lang!r}; choose from {', '.join(MULTI30K_LANGUAGES)}.")
+    if source == target:
+        raise DataError(f"source and target are both {source!r}; name two different languages.")
+    folder = Path(folder) if folder is not None else DEFAULT_MULTI30K
+    if not folder.is_dir():
+        raise DataError(
+            f"Multi30k folder {folder} does not exist; name the folder that holds train.en.gz, "
+            "val.en.gz, test_2016_flickr.en.gz, ... (e.g. multi30k-de-en@/path/to/multi30k)."
+        )
+    found = {
+        (split, lang): _find(folder, f"{stem}.{lang}")
+        for split, stem in MULTI30K_FILES.items()
+        for lang in MULTI30K_LANGUAGES
+    }
+    if not any(found.values()):
+        listing = ", ".join(sorted(p.name for p in folder.iterdir())[:10]) or "nothing"
+        raise DataError(
+            f"{folder} has no Multi30k files (expected train.en.gz, val.de.gz, test_2016_flickr.fr.gz "
+            f"or the same without .gz; found {listing}); rename the files or name another folder."
+        )
+    notes: list[str] = []
+    splits: dict[str, RawPairs] = {}
+    for split, stem in MULTI30K_FILES.items():
+        paths = [found[split, source], found[split, target]]
+        if paths == [None, None] and split != "train":
+            notes.append(f"{folder}: no {stem}.{source}/{stem}.{target}; the {split} split is cut from train")
+            continue
+        for lang, path in zip((source, target), paths, strict=True):
+            if path is None:
+                have = sorted({lang for (s, lang), p in found.items() if s == split and p})
+                raise DataError(
+                    f"{folder} has no {stem}.{lang}.gz (nor {stem}.{lang}); it has {split} files for "
+                    f"{', '.join(have) or 'no language'}. Add the file or choose another language pair."
+                )
+            check_file(path, max_bytes)
+        src_path, tgt_path = paths
+        columns = _load("text", {"src": str(src_path), "tgt": str(tgt_path)})
+        src_lines, tgt_lines = columns["src"]["text"], columns["tgt"]["text"]
+        if len(src_lines) != len(tgt_lines):
+            short, long_ = sorted([(len(src_lines), src_path), (len(tgt_lines), tgt_path)], key=lambda x: x[0])
+            raise DataError(
+                f"{src_path.name} has {len(src_lines)} lines but {tgt_path.name} has {len(tgt_lines)}: "
+                f"line {short[0] + 1} of {long_[1]} has no partner in {short[1]}. The files must be "
+                "line-aligned translations; check that neither was truncated or edited."
+            )
+        rows = list(zip(src_lines, tgt_lines, strict=True))
+        splits[split] = _empty_rows(rows, f"{src_path.name}/{tgt_path.name}", 1, empty, notes)
+    return splits, notes
+
+
+def _columns(path: Path, fmt: str, available: list[str], wanted: list[str]) -> None:
+    for column in wanted:
+        if column.split(".")[0] not in available:
+            raise DataError(
+                f"{path} has no column {column!r}; its columns are {available}. "
+                f"Name the right ones, e.g. {path.name}?src={available[0]}&tgt={available[-1]}."
+            )
+
+
+def _field(record: dict, column: str) -> str:
+    value = record
+    for part in column.split("."):  # "translation.de" reads nested records
+        value = value.get(part) if isinstance(value, dict) else None
+    return "" if value is None else str(value)
+
+
+def table_format(path: str | Path, fmt: str | None = None) -> str:
+    """The table format of ``path`` (csv, tsv, json, parquet) from ``fmt`` or the file extension."""
+    path = Path(path)
+    suffix = "".join(path.suffixes[-2:-1]) if path.suffix == ".gz" else path.suffix
+    fmt = fmt or TABLE_FORMATS.get(suffix.lower())
+    if fmt == "jsonl":
+        fmt = "json"
+    if fmt not in TABLE_FORMATS.values():
+        raise DataError(
+            f"cannot tell the format of {path}; use a .csv, .tsv, .jsonl, .json or .parquet file or "
+            "add &format=csv (or tsv, jsonl, parquet) to the spec."
+        )
+    return fmt
+
+
+def load_table(
+    path: str | Path,
+    source_column: str,
+    target_column: str,
+    *,
+    fmt: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    empty: str = "drop",
+) -> tuple[RawPairs, list[str]]:
+    """Pairs from a CSV, TSV, JSON Lines or Parquet file, two of its columns, via ``datasets``."""
+    path = Path(path)
+    fmt = table_format(path, fmt)
+    check_file(path, max_bytes, text=fmt != "parquet")
+    kwargs: dict = {}
+    first_line = 1
+    if fmt in ("csv", "tsv"):
+        import csv
+
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+            header = next(csv.reader(f, delimiter="\t" if fmt == "tsv" else ","), [])
+        _columns(path, fmt, header, [source_column, target_column])
+        from datasets import Features, Value
+
+        # every column read as text: "007" stays "007", "NA" stays "NA"
+        kwargs = {"features": Features({c: Value("string") for c in header}), "keep_default_na": False}
+        kwargs |= {"encoding": "utf-8-sig"}
+        if fmt == "tsv":
+            kwargs |= {"delimiter": "\t", "quoting": csv.QUOTE_NONE}
+        first_line = 2
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            names = pq.read_schema(path).names
+        except Exception as e:
+            raise DataError(f"{path} is not a readable Parquet file ({e}); write it again.") from e
+        _columns(path, fmt, names, [source_column, target_column])
+    builder = "csv" if fmt == "tsv" else fmt
+    records = _load(builder, {"train": str(path)}, **kwargs)["train"]
+    if fmt == "json":
+        _columns(path, fmt, list(records.column_names), [source_column, target_column])
+    rows = [(_field(r, source_column), _field(r, target_column)) for r in records]
+    if not rows:
+        raise DataError(f"{path} holds no rows; add some or pick another file.")
+    notes: list[str] = []
+    return _empty_rows(rows, str(path), first_line, empty, notes), notes
+
+
+def network_available(host: str = "huggingface.co", timeout: float = 1.0) -> bool:
+    """Whether a TCP connection to ``host`` opens within ``timeout`` seconds."""
+    try:
+        with socket.create_connection((host, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _go_offline() -> None:
+    """Set the offline flags, also in modules that read them at import time."""
+    os.environ["HF_HUB_OFFLINE"] = os.environ["HF_DATASETS_OFFLINE"] = "1"
+    import datasets.config
+    import huggingface_hub.constants
+
+    datasets.config.HF_HUB_OFFLINE = datasets.config.HF_DATASETS_OFFLINE = True
+    huggingface_hub.constants.HF_HUB_OFFLINE = True
+
+
+def load_hub(
+    name: str,
+    source_column: str,
+    target_column: str,
+    *,
+    config: str | None = None,
+    split: str = "train",
+    empty: str = "drop",
+) -> tuple[RawPairs, list[str]]:
+    """Pairs from a Hugging Face Hub dataset; offline, fails at once with a DataError."""
+    flags = (
+        os.environ.get(v, "").upper() in ("1", "TRUE", "YES", "ON") for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+    )
+    offline = any(flags) or not network_available()
+    if offline:
+        _go_offline()
+    with _quiet_datasets() as datasets:
+        try:
+            records = datasets.load_dataset(name, config, split=split, cache_dir=str(CACHE_DIR))
+        except Exception as e:
+            if offline or isinstance(e, ConnectionError):
+                raise DataError(
+                    f"cannot load {name!r} from the Hugging Face Hub: this machine is offline "
+                    f"({type(e).__name__}). Download the data elsewhere and load the file instead, e.g. "
+                    "pairs.csv?src=en&tgt=de (CSV, TSV, JSON Lines or Parquet)."
+                ) from e
+            raise DataError(f"cannot load {name!r} (config {config!r}, split {split!r}) from the Hub: {e}") from e
+    _columns(Path(f"hf:{name}"), "hub", list(records.column_names), [source_column, target_column])
+    rows = [(_field(r, source_column), _field(r, target_column)) for r in records]
+    notes: list[str] = []
+    return _empty_rows(rows, f"hf:{name}", 1, empty, notes), notes

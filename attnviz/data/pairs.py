@@ -1,0 +1,132 @@
+"""The common interface of every data source: a ``Pair`` of sentences and a ``Corpus`` of splits.
+
+Gold links are ``(source_index, target_index)`` over the token lists, the order of Pharaoh
+``i-j`` files. ``sure`` links are certain; ``possible`` ones (a superset of ``sure``) are
+acceptable, as in the AER definition of Och & Ney (2003).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from attnviz.data.tokenize import Tokenizer
+from attnviz.data.vocab import Vocab
+from attnviz.errors import ConfigError, DataError
+
+Link = tuple[int, int]
+SPLITS = ("train", "valid", "test")
+_SPLIT_ALIASES = {"train": "train", "valid": "valid", "val": "valid", "validation": "valid", "test": "test"}
+_PHARAOH_RE = re.compile(r"^(\d+)[-?](\d+)$")
+
+
+@dataclass
+class Pair:
+    """One source/target sentence pair with its tokens and, when known, its gold alignment."""
+
+    source: str
+    target: str
+    source_tokens: list[str]
+    target_tokens: list[str]
+    sure: list[Link] | None = None
+    possible: list[Link] | None = None
+
+    @property
+    def has_gold(self) -> bool:
+        return self.sure is not None
+
+    def to_dict(self) -> dict:
+        """JSON-ready: links as ``[source_index, target_index]`` lists."""
+        return {
+            "source": self.source,
+            "target": self.target,
+            "source_tokens": self.source_tokens,
+            "target_tokens": self.target_tokens,
+            "sure": None if self.sure is None else [list(link) for link in self.sure],
+            "possible": None if self.possible is None else [list(link) for link in self.possible],
+        }
+
+
+def make_pair(
+    source: str,
+    target: str,
+    source_tokenizer: Tokenizer,
+    target_tokenizer: Tokenizer,
+    sure: Iterable[Link] | None = None,
+    possible: Iterable[Link] | None = None,
+) -> Pair:
+    """Tokenize both sides; ``possible`` becomes the sorted union of ``sure`` and ``possible``."""
+    sure_links = None if sure is None else sorted(set(sure))
+    possible_links = None
+    if sure_links is not None or possible is not None:
+        possible_links = sorted(set(sure_links or []) | set(possible or []))
+        sure_links = sure_links or []
+    return Pair(
+        source,
+        target,
+        source_tokenizer.tokenize(source),
+        target_tokenizer.tokenize(target),
+        sure_links,
+        possible_links,
+    )
+
+
+@dataclass
+class Corpus:
+    """Train/valid/test pairs from one source, the tokenizers that made them, and load notes."""
+
+    name: str
+    train: list[Pair]
+    valid: list[Pair]
+    test: list[Pair]
+    source_tokenizer: Tokenizer
+    target_tokenizer: Tokenizer
+    has_gold: bool
+    notes: list[str] = field(default_factory=list)
+    example_text: str | None = None
+
+    def split(self, name: str) -> list[Pair]:
+        """The pairs of ``"train"``, ``"valid"`` (or ``"val"``, ``"validation"``) or ``"test"``."""
+        key = _SPLIT_ALIASES.get(name.strip().lower())
+        if key is None:
+            raise ConfigError(f"unknown split {name!r}; choose train, valid or test")
+        return getattr(self, key)
+
+    def example(self) -> str:
+        """A representative source sentence to prefill the app's text box."""
+        if self.example_text:
+            return self.example_text
+        for pairs in (self.test, self.valid, self.train):
+            if pairs:
+                # a sentence of typical length reads better than the first one, which may be odd
+                lengths = sorted(len(p.source_tokens) for p in pairs[:200])
+                median = lengths[len(lengths) // 2]
+                return next(p.source for p in pairs if len(p.source_tokens) == median)
+        return ""
+
+    def build_vocabs(self, min_freq: int = 1, max_size: int | None = None) -> tuple[Vocab, Vocab]:
+        """Source and target vocabularies built from the training split."""
+        return (
+            Vocab.build((p.source_tokens for p in self.train), min_freq, max_size),
+            Vocab.build((p.target_tokens for p in self.train), min_freq, max_size),
+        )
+
+    def __len__(self) -> int:
+        return len(self.train) + len(self.valid) + len(self.test)
+
+
+def to_pharaoh(links: Iterable[Link]) -> str:
+    """Links as a Pharaoh line: ``"0-0 1-2 2-1"`` (source index - target index)."""
+    return " ".join(f"{i}-{j}" for i, j in links)
+
+
+def from_pharaoh(text: str) -> list[Link]:
+    """Parse a Pharaoh line (``i-j`` items; ``i?j`` possible links read as links too)."""
+    links = []
+    for item in text.split():
+        match = _PHARAOH_RE.match(item)
+        if match is None:
+            raise DataError(f"{item!r} is not a Pharaoh link; write links as source-target indexes, e.g. '0-0 1-2'")
+        links.append((int(match.group(1)), int(match.group(2))))
+    return links

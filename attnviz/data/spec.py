@@ -1,0 +1,222 @@
+"""One entry point for every data source: ``load_corpus(spec)``.
+
+Spec grammar (one string, as typed in the CLI or the app)::
+
+    dates | toy-fr | copy | reverse | sort       a built-in task (generated, with gold links)
+    multi30k-SRC-TGT[@FOLDER]                     Multi30k, SRC and TGT among en, de, fr;
+                                                  FOLDER defaults to ../shared/data/multi30k
+    PATH?src=COL&tgt=COL[&format=FMT]             a local .csv, .tsv, .jsonl, .json or .parquet
+                                                  file (optionally .gz); FMT overrides the
+                                                  extension; COL may be nested: translation.de
+    hf:NAME?src=COL&tgt=COL[&config=C][&split=S]  a Hugging Face Hub dataset (online only)
+
+Examples: ``multi30k-de-en``, ``multi30k-en-fr@/data/m30k``, ``pairs.tsv?src=en&tgt=de``,
+``hf:wmt16?config=de-en&split=validation&src=translation.de&tgt=translation.en``.
+
+Built-in tasks give ``n_valid`` and ``n_test`` pairs (test drawn first, so changing ``n_train``
+keeps the same test set); a single file or Hub split is shuffled with ``seed`` and cut into
+test, valid and train by ``test_fraction`` and ``valid_fraction`` unless ``n_test``/``n_valid``
+are given. Duplicate pairs are removed before the cut, so no test pair is in train.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Callable
+from urllib.parse import parse_qsl
+
+from attnviz.data import corpora, tasks, toyfr
+from attnviz.data.pairs import Corpus, Pair, make_pair
+from attnviz.data.tokenize import Tokenizer
+from attnviz.errors import ConfigError, DataError
+
+TASKS: dict[str, str] = {
+    "dates": "Dates written many ways (en, fr, de) -> ISO YYYY-MM-DD, character level, gold links",
+    "toy-fr": "English -> a toy French: reordering, ne...pas, du, agreement, questions; gold links",
+    "copy": "Copy a sequence of symbols (diagonal alignment)",
+    "reverse": "Reverse a sequence of symbols (anti-diagonal alignment)",
+    "sort": "Sort a sequence of symbols (permutation alignment)",
+}
+_GENERATORS: dict[str, tuple[Callable[[int, int], list[Pair]], str]] = {
+    "dates": (tasks.dates, "char"),
+    "toy-fr": (toyfr.generate, "word"),
+    "copy": (tasks.copy, "word"),
+    "reverse": (tasks.reverse, "word"),
+    "sort": (tasks.sort, "word"),
+}
+_EXAMPLES = {"dates": "saturday 22nd of november 2026", "toy-fr": toyfr.EXAMPLE, "sort": "h c a f c b"}
+_MULTI30K_RE = re.compile(r"^multi30k-([a-z]{2})-([a-z]{2})(?:@(.+))?$")
+
+
+def _options(spec: str, query: str, allowed: set[str]) -> dict[str, str]:
+    options = dict(parse_qsl(query, keep_blank_values=True))
+    unknown = set(options) - allowed
+    if unknown:
+        raise ConfigError(f"unknown option {sorted(unknown)} in {spec!r}; allowed: {sorted(allowed)}")
+    for required in ("src", "tgt"):
+        if not options.get(required):
+            raise ConfigError(
+                f"{spec!r} does not name its {required} column; add ?src=COLUMN&tgt=COLUMN, "
+                "e.g. pairs.csv?src=en&tgt=de"
+            )
+    return options
+
+
+def _filter(
+    pairs: list[Pair], where: str, min_len: int, max_len: int | None, dedupe: bool, notes: list[str]
+) -> list[Pair]:
+    kept, seen, long_, dups = [], set(), 0, 0
+    for p in pairs:
+        lengths = (len(p.source_tokens), len(p.target_tokens))
+        if min(lengths) < min_len or (max_len is not None and max(lengths) > max_len):
+            long_ += 1
+            continue
+        key = (p.source, p.target) if where != "task" else p.source
+        if dedupe and key in seen:
+            dups += 1
+            continue
+        seen.add(key)
+        kept.append(p)
+    if long_ and where != "task":
+        notes.append(f"{where}: dropped {long_} pairs outside {min_len}..{max_len or 'any'} tokens")
+    if dups and where != "task":
+        notes.append(f"{where}: dropped {dups} duplicate pairs")
+    return kept
+
+
+def _sample(pairs: list[Pair], n: int | None, seed: int) -> list[Pair]:
+    if n is None or n >= len(pairs):
+        return pairs
+    keep = sorted(random.Random(seed).sample(range(len(pairs)), n))
+    return [pairs[i] for i in keep]
+
+
+def _task(name: str, sizes: tuple[int, int, int], seed: int, tokenizer: Tokenizer, filters: dict) -> Corpus:
+    generate, _ = _GENERATORS[name]
+    wanted, notes, pairs = sum(sizes), [], []
+    for round_ in range(6):  # rare short rounds (duplicates, length filter) are topped up
+        extra = generate(int((wanted - len(pairs)) * 1.2) + 50, seed * 7919 + round_)
+        pairs = _filter(pairs + extra, "task", dedupe=True, notes=notes, **filters)
+        if len(pairs) >= wanted:
+            break
+    if len(pairs) < wanted:
+        notes.append(f"{name}: only {len(pairs)} distinct pairs fit the filters, {wanted} asked")
+    if not tokenizer.lowercase:
+        pairs = [
+            Pair(p.source, p.target, tokenizer.tokenize(p.source), tokenizer.tokenize(p.target), p.sure, p.possible)
+            for p in pairs
+        ]
+    _, n_valid, n_test = sizes
+    test, valid = pairs[:n_test], pairs[n_test : n_test + n_valid]
+    train = pairs[n_test + n_valid : wanted]
+    return Corpus(name, train, valid, test, tokenizer, tokenizer, True, notes, _EXAMPLES.get(name))
+
+
+def _cut(pairs: list[Pair], seed: int, n_valid: int | None, n_test: int | None, fractions: tuple[float, float]):
+    order = list(range(len(pairs)))
+    random.Random(seed).shuffle(order)
+    n_test = n_test if n_test is not None else max(1, math.ceil(len(pairs) * fractions[1]))
+    n_valid = n_valid if n_valid is not None else max(1, math.ceil(len(pairs) * fractions[0]))
+    if n_test + n_valid >= len(pairs):
+        raise DataError(
+            f"only {len(pairs)} pairs: too few for {n_test} test and {n_valid} valid pairs plus a train "
+            "split; add data or ask for smaller n_test/n_valid."
+        )
+    test = sorted(order[:n_test])
+    valid = sorted(order[n_test : n_test + n_valid])
+    train = sorted(order[n_test + n_valid :])
+    return [[pairs[i] for i in idx] for idx in (train, valid, test)]
+
+
+def load_corpus(
+    spec: str,
+    *,
+    n_train: int | None = None,
+    n_valid: int | None = None,
+    n_test: int | None = None,
+    seed: int = 0,
+    min_len: int = 1,
+    max_len: int | None = None,
+    lowercase: bool = True,
+    dedupe: bool | None = None,
+    valid_fraction: float = 0.05,
+    test_fraction: float = 0.05,
+    max_bytes: int = corpora.DEFAULT_MAX_BYTES,
+    empty: str = "drop",
+) -> Corpus:
+    """Load the corpus a spec names (see the module docstring for the grammar).
+
+    Built-in tasks default to 5000/500/500 pairs; real corpora keep all pairs unless
+    ``n_train``/``n_valid``/``n_test`` cap them (a seeded sample). ``max_len`` and ``min_len``
+    bound the token count of both sides; ``empty="error"`` refuses rows with an empty side
+    instead of dropping them with a note. ``dedupe`` (default: yes, except inside the official
+    splits of Multi30k, kept whole so that results compare with published ones) drops repeats.
+    """
+    spec = spec.strip()
+    if empty not in ("drop", "error"):
+        raise ConfigError(f"empty must be 'drop' or 'error', got {empty!r}")
+    for name, value in (("n_train", n_train), ("n_valid", n_valid), ("n_test", n_test)):
+        if value is not None and value < 0:
+            raise ConfigError(f"{name} must be 0 or more, got {value}")
+    filters = {"min_len": min_len, "max_len": max_len}
+    if spec in _GENERATORS:
+        tokenizer = Tokenizer(_GENERATORS[spec][1], lowercase=lowercase)
+        sizes = (
+            5000 if n_train is None else n_train,
+            500 if n_valid is None else n_valid,
+            500 if n_test is None else n_test,
+        )
+        return _task(spec, sizes, seed, tokenizer, filters)
+
+    tokenizer = Tokenizer("word", lowercase=lowercase)
+    notes: list[str] = []
+    m = _MULTI30K_RE.match(spec)
+    if m:
+        source, target, folder = m.groups()
+        raw, notes = corpora.load_multi30k(source, target, folder, max_bytes=max_bytes, empty=empty)
+        name = f"multi30k-{source}-{target}"
+    elif spec.startswith("hf:"):
+        path, _, query = spec[3:].partition("?")
+        opts = _options(spec, query, {"src", "tgt", "config", "split"})
+        rows, notes = corpora.load_hub(
+            path, opts["src"], opts["tgt"], config=opts.get("config"), split=opts.get("split", "train"), empty=empty
+        )
+        raw, name = {"all": rows}, spec.split("?")[0]
+    elif "?" in spec or spec.lower().endswith(tuple(corpora.TABLE_FORMATS)):
+        path, _, query = spec.partition("?")
+        opts = _options(spec, query, {"src", "tgt", "format"})
+        rows, notes = corpora.load_table(
+            path, opts["src"], opts["tgt"], fmt=opts.get("format"), max_bytes=max_bytes, empty=empty
+        )
+        raw, name = {"all": rows}, f"file:{path}"
+    else:
+        raise ConfigError(
+            f"unknown data spec {spec!r}; use a task ({', '.join(TASKS)}), multi30k-de-en[@FOLDER], "
+            "path/to/file.csv?src=COL&tgt=COL or hf:NAME?src=COL&tgt=COL"
+        )
+
+    def pairs_of(rows: corpora.RawPairs, where: str) -> list[Pair]:
+        made = [make_pair(s, t, tokenizer, tokenizer) for s, t in rows]
+        return _filter(made, where, dedupe=dedupe, notes=notes, **filters)
+
+    if dedupe is None:
+        dedupe = "all" in raw
+    if "all" in raw:
+        train, valid, test = _cut(pairs_of(raw["all"], name), seed, n_valid, n_test, (valid_fraction, test_fraction))
+    else:
+        train = pairs_of(raw["train"], f"{name} train")
+        if "valid" in raw and "test" in raw:
+            valid, test = pairs_of(raw["valid"], f"{name} valid"), pairs_of(raw["test"], f"{name} test")
+        else:
+            train, valid, test = _cut(train, seed, n_valid, n_test, (valid_fraction, test_fraction))
+            if "valid" in raw:
+                valid = pairs_of(raw["valid"], f"{name} valid")
+            if "test" in raw:
+                test = pairs_of(raw["test"], f"{name} test")
+        valid, test = _sample(valid, n_valid, seed + 1), _sample(test, n_test, seed + 2)
+    train = _sample(train, n_train, seed)
+    if not train:
+        raise DataError(f"{name}: no training pairs left after filtering; relax min_len/max_len.")
+    return Corpus(name, train, valid, test, tokenizer, tokenizer, False, notes)

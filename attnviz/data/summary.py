@@ -1,0 +1,68 @@
+"""Tables and numbers about a corpus for the app's Data page and ``data --summary``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from attnviz.data.pairs import Corpus, Pair
+from attnviz.data.vocab import SPECIALS, Vocab
+
+
+def pairs_frame(pairs: Sequence[Pair]) -> pd.DataFrame:
+    """One row per pair: texts, token counts and the number of gold links (NA when unknown)."""
+    return pd.DataFrame(
+        {
+            "source": [p.source for p in pairs],
+            "target": [p.target for p in pairs],
+            "source_len": pd.array([len(p.source_tokens) for p in pairs], dtype="Int64"),
+            "target_len": pd.array([len(p.target_tokens) for p in pairs], dtype="Int64"),
+            "sure_links": pd.array([None if p.sure is None else len(p.sure) for p in pairs], dtype="Int64"),
+            "possible_links": pd.array([None if p.possible is None else len(p.possible) for p in pairs], dtype="Int64"),
+        }
+    )
+
+
+def _length_stats(lengths: list[int]) -> dict[str, float]:
+    if not lengths:
+        return {"min": 0, "mean": 0.0, "median": 0.0, "p95": 0.0, "max": 0}
+    s = pd.Series(lengths)
+    return {
+        "min": int(s.min()),
+        "mean": round(float(s.mean()), 2),
+        "median": float(s.median()),
+        "p95": float(s.quantile(0.95)),
+        "max": int(s.max()),
+    }
+
+
+def _unknown_rate(sentences: list[list[str]], vocab: Vocab) -> float:
+    tokens = [t for sent in sentences for t in sent]
+    return round(sum(t not in vocab for t in tokens) / len(tokens), 4) if tokens else 0.0
+
+
+def summarize(corpus: Corpus, source_vocab: Vocab | None = None, target_vocab: Vocab | None = None) -> dict:
+    """Counts per split, length statistics, vocabulary sizes and the unknown-token rate on valid.
+
+    Vocabularies default to all tokens of the training split; pass a model's vocabularies to
+    see how much of the validation data that model cannot read.
+    """
+    if source_vocab is None or target_vocab is None:
+        built_source, built_target = corpus.build_vocabs()
+        source_vocab = source_vocab or built_source
+        target_vocab = target_vocab or built_target
+    splits = {name: corpus.split(name) for name in ("train", "valid", "test")}
+    return {
+        "name": corpus.name,
+        "has_gold": corpus.has_gold,
+        "pairs": {name: len(pairs) for name, pairs in splits.items()},
+        "source_length": {n: _length_stats([len(p.source_tokens) for p in ps]) for n, ps in splits.items()},
+        "target_length": {n: _length_stats([len(p.target_tokens) for p in ps]) for n, ps in splits.items()},
+        "source_vocab_size": len(source_vocab) - len(SPECIALS),
+        "target_vocab_size": len(target_vocab) - len(SPECIALS),
+        "valid_source_unknown_rate": _unknown_rate([p.source_tokens for p in corpus.valid], source_vocab),
+        "valid_target_unknown_rate": _unknown_rate([p.target_tokens for p in corpus.valid], target_vocab),
+        "tokenizers": {"source": corpus.source_tokenizer.to_dict(), "target": corpus.target_tokenizer.to_dict()},
+        "notes": list(corpus.notes),
+    }
