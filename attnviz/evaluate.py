@@ -1,0 +1,91 @@
+"""Evaluate a model on pairs: BLEU, exact match, AER against gold links, attention entropy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from attnviz import metrics
+from attnviz.data.pairs import Pair
+from attnviz.errors import InputError
+from attnviz.translator import Translator
+
+
+@dataclass
+class Evaluation:
+    """Corpus-level figures. ``bleu`` is lowercased (case-insensitive) sacreBLEU, 0-100."""
+
+    n: int
+    bleu: float
+    bleu_cased: float
+    exact_match: float  # fraction of outputs whose tokens equal the reference's
+    entropy: float  # mean attention entropy per step (nats), forced decoding on the references
+    aer: float | None = None  # against gold links, argmax of forced decoding; None without gold
+    beam_size: int = 1
+    skipped: int = 0  # pairs the model cannot read (too long), counted as empty outputs
+    examples: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "n": self.n,
+            "bleu": round(self.bleu, 2),
+            "bleu_cased": round(self.bleu_cased, 2),
+            "exact_match": round(self.exact_match, 4),
+            "aer": None if self.aer is None else round(self.aer, 4),
+            "entropy": round(self.entropy, 4),
+            "beam_size": self.beam_size,
+            "skipped": self.skipped,
+        }
+
+
+def translate_all(translator: Translator, pairs: list[Pair], beam_size: int = 1) -> tuple[list[str], int]:
+    """Outputs for every pair (empty for a source the model cannot read) and how many failed."""
+    readable, outputs, skipped = [], [""] * len(pairs), 0
+    for i, pair in enumerate(pairs):
+        try:
+            translator.source(pair.source)
+            readable.append(i)
+        except InputError:
+            skipped += 1
+    if beam_size == 1:
+        texts = translator.translate_batch([pairs[i].source for i in readable])
+    else:
+        texts = [translator.text_of(translator.translate(pairs[i].source, beam_size)) for i in readable]
+    for i, text in zip(readable, texts, strict=True):
+        outputs[i] = text
+    return outputs, skipped
+
+
+def evaluate(translator: Translator, pairs: list[Pair], beam_size: int = 1, n_examples: int = 5) -> Evaluation:
+    """Decode every source, compare with the references, and force-decode them for AER/entropy."""
+    if not pairs:
+        raise InputError("nothing to evaluate: the split is empty")
+    outputs, skipped = translate_all(translator, pairs, beam_size)
+    references = [translator.detokenize(p.target_tokens) for p in pairs]
+    cased_refs = [p.target for p in pairs]
+    exact = [translator.tgt_tokenizer.tokenize(o) == p.target_tokens for o, p in zip(outputs, pairs, strict=True)]
+    hard, sure, possible, weights = [], [], [], []
+    for pair in pairs:
+        try:
+            al = translator.align(pair.source, pair.target)
+        except InputError:
+            continue
+        weights.append(al.weights)
+        if pair.sure is not None:
+            hard.append(metrics.alignment_links(al, len(pair.source_tokens), len(pair.target_tokens)))
+            sure.append(pair.sure)
+            possible.append(pair.possible or pair.sure)
+    examples = [
+        {"source": p.source, "reference": p.target, "output": o}
+        for p, o in zip(pairs[:n_examples], outputs, strict=False)
+    ]
+    return Evaluation(
+        n=len(pairs),
+        bleu=metrics.bleu(outputs, references, lowercase=True),
+        bleu_cased=metrics.bleu(outputs, cased_refs, lowercase=False),
+        exact_match=sum(exact) / len(pairs),
+        entropy=metrics.mean_entropy(weights),
+        aer=metrics.aer(hard, sure, possible) if sure else None,
+        beam_size=beam_size,
+        skipped=skipped,
+        examples=examples[:n_examples],
+    )

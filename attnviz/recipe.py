@@ -1,0 +1,117 @@
+"""Recipes: everything needed to rebuild a model (data spec, vocabulary, model and training
+settings), stored as JSON in ``pretrained/recipes/`` and inside every checkpoint."""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+import torch
+
+from attnviz.checkpoint import save
+from attnviz.config import ModelConfig
+from attnviz.data.spec import load_corpus
+from attnviz.errors import ConfigError
+from attnviz.evaluate import evaluate
+from attnviz.train import Progress, TrainConfig, build_translator, fit
+from attnviz.translator import Translator
+
+_MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}
+_TRAIN_KEYS = {f.name for f in fields(TrainConfig)}
+_DATA_KEYS = {"n_train", "n_valid", "n_test", "seed", "min_len", "max_len", "lowercase", "dedupe"}
+
+
+@dataclass
+class Recipe:
+    """How one model is made. ``model`` and ``train`` hold ModelConfig/TrainConfig fields."""
+
+    name: str
+    data: str  # a data spec, see attnviz.data.spec
+    data_options: dict = field(default_factory=dict)
+    min_freq: int = 1
+    max_vocab: int | None = None
+    model: dict = field(default_factory=dict)
+    train: dict = field(default_factory=dict)
+    eval_beam: int = 1
+    half: bool = False  # store weights in float16
+
+    def __post_init__(self) -> None:
+        for label, given, allowed in (
+            ("model", self.model, _MODEL_KEYS),
+            ("train", self.train, _TRAIN_KEYS),
+            ("data_options", self.data_options, _DATA_KEYS),
+        ):
+            unknown = sorted(set(given) - allowed)
+            if unknown:
+                raise ConfigError(
+                    f"recipe {self.name!r}: unknown {label} settings {unknown}; allowed: {sorted(allowed)}"
+                )
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Recipe:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"no recipe file at {path}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{path}: not a JSON recipe ({e})") from e
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: a recipe must be a JSON object")
+        try:
+            return cls(**data)
+        except TypeError as e:
+            raise ConfigError(f"{path}: {e}") from e
+
+
+def hardware() -> str:
+    if torch.cuda.is_available():
+        return torch.cuda.get_device_name(0)
+    return f"{platform.processor() or platform.machine()} CPU, {torch.get_num_threads()} threads"
+
+
+def run_recipe(
+    recipe: Recipe,
+    out: str | Path | None = None,
+    callback: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    evaluate_split: str | None = "test",
+) -> Translator:
+    """Load the data, build and train the model, measure it, and save it to ``out`` atomically.
+
+    With ``out`` the checkpoint is also written after every epoch, so a crash loses at most
+    one epoch of work.
+    """
+    corpus = load_corpus(recipe.data, **recipe.data_options)
+    translator = build_translator(
+        corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=recipe.train.get("seed", 0), **recipe.model
+    )
+    train_cfg = TrainConfig(**recipe.train)
+    on_epoch_end = (lambda tr, _result: save(tr, out, half=recipe.half)) if out else None
+    start = time.perf_counter()
+    result = fit(translator, corpus, train_cfg, callback, should_stop, on_epoch_end)
+    translator.meta.update(
+        {
+            "name": recipe.name,
+            "recipe_full": recipe.to_dict(),
+            "hardware": hardware(),
+            "train_seconds": round(time.perf_counter() - start, 1),
+            "history": result.history,
+            "stopped": result.stopped,
+            "parameters": translator.model.num_parameters(),
+            "data_notes": corpus.notes,
+        }
+    )
+    if evaluate_split and corpus.split(evaluate_split):
+        report = evaluate(translator, corpus.split(evaluate_split), beam_size=recipe.eval_beam)
+        translator.meta["metrics"] = {**report.to_dict(), "split": evaluate_split}
+    if out:
+        save(translator, out, half=recipe.half)
+    return translator
