@@ -315,8 +315,14 @@ class Attention(nn.Module):
         keys = self.key_bridge(values) if self.key_bridge is not None else values
         return Memory(values, self.score.prepare(keys), mask, mask.sum(dim=1))
 
-    def forward(self, queries: Tensor, memory: Memory, steps: Tensor) -> AttentionOutput:
-        """queries ``[B, T, Q]``; ``steps`` ``[T]`` the decoder step index of each query."""
+    def forward(
+        self, queries: Tensor, memory: Memory, steps: Tensor, override: Tensor | None = None
+    ) -> AttentionOutput:
+        """queries ``[B, T, Q]``; ``steps`` ``[T]`` the decoder step index of each query.
+
+        ``override`` ``[B, T, S]`` replaces the computed weights (what-if analysis): it is
+        masked to real tokens and renormalised; the raw scores are still reported.
+        """
         scores = self.score.energies(queries, memory.cache)  # [B, T, S]
         valid = memory.mask.unsqueeze(1).expand_as(scores)  # [B, T, S]
         positions = None
@@ -333,6 +339,9 @@ class Attention(nn.Module):
         if isinstance(self.score, LocalPScore):
             sigma = self.window / 2
             weights = weights * torch.exp(-(distance**2) / (2 * sigma**2))
+        if override is not None:
+            forced = override.to(weights.dtype).clamp(min=0) * memory.mask.unsqueeze(1)  # [B, T, S]
+            weights = forced / forced.sum(-1, keepdim=True).clamp(min=1e-12)
         context = torch.bmm(weights, memory.values)  # [B, T, S] x [B, S, K] -> [B, T, K]
         return AttentionOutput(context, weights, scores, positions)
 

@@ -65,13 +65,21 @@ def encode_one(model: Seq2Seq, src_ids: list[int]) -> Encoded:
 
 
 @torch.inference_mode()
-def greedy(model: Seq2Seq, src_ids: list[int], max_len: int) -> Hypothesis:
-    """Pick the most likely token at each step until <eos> or ``max_len`` steps."""
+def greedy(
+    model: Seq2Seq, src_ids: list[int], max_len: int, overrides: dict[int, np.ndarray] | None = None
+) -> Hypothesis:
+    """Pick the most likely token at each step until <eos> or ``max_len`` steps.
+
+    ``overrides`` maps a step to attention weights ``[S]`` forced at that step (what-if).
+    """
     enc = encode_one(model, src_ids)
     state, y = enc.state, torch.tensor([BOS_ID], device=enc.memory.values.device)
     tokens, log_probs, steps = [], [], []
     for t in range(max_len):
-        out, state = model.decoder.step(y, state, enc.memory, t)
+        override = None
+        if overrides and t in overrides:
+            override = torch.as_tensor(overrides[t], dtype=torch.float32, device=y.device).view(1, -1)  # [1, S]
+        out, state = model.decoder.step(y, state, enc.memory, t, override)
         logp = torch.log_softmax(out.logits[0, 0].float(), dim=-1)  # [V]
         y = logp.argmax().view(1)
         tokens.append(int(y))

@@ -95,8 +95,13 @@ class Decoder(nn.Module):
         feed = summary.new_zeros(B, H) if self.cfg.input_feeding else None
         return DecoderState(hidden, feed)
 
-    def step(self, y_prev: Tensor, state: DecoderState, memory: Memory, t: int) -> tuple[StepOutput, DecoderState]:
-        """One decoder step. y_prev ``[B]`` -> StepOutput with T = 1."""
+    def step(
+        self, y_prev: Tensor, state: DecoderState, memory: Memory, t: int, override: Tensor | None = None
+    ) -> tuple[StepOutput, DecoderState]:
+        """One decoder step. y_prev ``[B]`` -> StepOutput with T = 1.
+
+        ``override`` ``[B, S]``: attention weights to use instead of the computed ones.
+        """
         raise NotImplementedError
 
     def forward(self, tgt_in: Tensor, state: DecoderState, memory: Memory, teacher_forcing: float = 1.0) -> StepOutput:
@@ -128,16 +133,16 @@ class BahdanauDecoder(Decoder):
         K, E, H = cfg.memory_dim, cfg.emb_dim, cfg.hidden_dim
         super().__init__(cfg, rnn_input=E + K, out_input=H + K + E, summary_dim=summary_dim)
 
-    def _attend_and_step(self, emb: Tensor, state: DecoderState, memory: Memory, t: int):
+    def _attend_and_step(self, emb: Tensor, state: DecoderState, memory: Memory, t: int, override=None):
         query = _top(state.hidden).unsqueeze(1)  # [B, 1, H] = s_{t-1}
         steps = torch.full((1,), t, device=emb.device)
-        att = self.attention(query, memory, steps)  # context [B, 1, K]
+        att = self.attention(query, memory, steps, None if override is None else override.unsqueeze(1))
         out, hidden = self.rnn(torch.cat([emb, att.context], dim=-1), state.hidden)  # out [B, 1, H]
         return out, att, query, DecoderState(hidden)
 
-    def step(self, y_prev, state, memory, t):
+    def step(self, y_prev, state, memory, t, override=None):
         emb = self.dropout(self.embedding(y_prev)).unsqueeze(1)  # [B, 1, E]
-        out, att, query, state = self._attend_and_step(emb, state, memory, t)
+        out, att, query, state = self._attend_and_step(emb, state, memory, t, override)
         logits = self.generate(torch.cat([out, att.context, emb], dim=-1))  # [B, 1, V]
         return StepOutput(logits, att, query), state
 
@@ -165,16 +170,19 @@ class LuongDecoder(Decoder):
         super().__init__(cfg, rnn_input=E + (H if cfg.input_feeding else 0), out_input=H, summary_dim=summary_dim)
         self.W_c = nn.Linear(K + H, H, bias=False)
 
-    def _attentional(self, out: Tensor, memory: Memory, steps: Tensor) -> tuple[Tensor, AttentionOutput]:
-        att = self.attention(out, memory, steps)  # out [B, T, H] = h_t
+    def _attentional(
+        self, out: Tensor, memory: Memory, steps: Tensor, override: Tensor | None = None
+    ) -> tuple[Tensor, AttentionOutput]:
+        att = self.attention(out, memory, steps, override)  # out [B, T, H] = h_t
         return torch.tanh(self.W_c(torch.cat([att.context, out], dim=-1))), att  # h~ [B, T, H]
 
-    def step(self, y_prev, state, memory, t):
+    def step(self, y_prev, state, memory, t, override=None):
         emb = self.dropout(self.embedding(y_prev)).unsqueeze(1)  # [B, 1, E]
         if self.cfg.input_feeding:
             emb = torch.cat([emb, state.feed.unsqueeze(1)], dim=-1)  # [B, 1, E + H]
         out, hidden = self.rnn(emb, state.hidden)  # [B, 1, H]
-        h_tilde, att = self._attentional(out, memory, torch.full((1,), t, device=out.device))
+        steps = torch.full((1,), t, device=out.device)
+        h_tilde, att = self._attentional(out, memory, steps, None if override is None else override.unsqueeze(1))
         feed = h_tilde[:, 0] if self.cfg.input_feeding else None
         return StepOutput(self.generate(h_tilde), att, out), DecoderState(hidden, feed)
 

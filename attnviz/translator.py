@@ -80,17 +80,28 @@ class Translator:
         return min(2 * n_source + 10, 4 * self.config.max_src_len)
 
     def translate(
-        self, text: str, beam_size: int = 1, max_len: int | None = None, n_best: int | None = None
+        self,
+        text: str,
+        beam_size: int = 1,
+        max_len: int | None = None,
+        n_best: int | None = None,
+        overrides: dict[int, list[float]] | None = None,
     ) -> Alignment:
-        """Decode ``text``; the result carries the full trace, and the n-best list for beams."""
+        """Decode ``text``; the result carries the full trace, and the n-best list for beams.
+
+        ``overrides`` (greedy only) maps a decoder step to the attention weights over the
+        source tokens (``<eos>`` included) to force at that step; the rest is re-decoded.
+        """
         if not 1 <= beam_size <= MAX_BEAM:
             raise InputError(f"beam size must be between 1 and {MAX_BEAM}, got {beam_size}")
         src = self.source(text)
         max_len = max_len or self.default_max_len(len(src.ids))
         if not 1 <= max_len <= 1000:
             raise InputError(f"max_len must be between 1 and 1000, got {max_len}")
+        if overrides:
+            self._check_overrides(overrides, len(src.ids), beam_size)
         if beam_size == 1:
-            hyps = [greedy(self.model, src.ids, max_len)]
+            hyps = [greedy(self.model, src.ids, max_len, overrides)]
         else:
             hyps = beam_search(self.model, src.ids, beam_size, max_len, n_best=n_best or beam_size)
         enc_attn = self._encoder_attention(src.ids)
@@ -98,6 +109,17 @@ class Translator:
         best = alignments[0]
         best.hypotheses = alignments if beam_size > 1 else []
         return best
+
+    @staticmethod
+    def _check_overrides(overrides: dict[int, list[float]], n_source: int, beam_size: int) -> None:
+        if beam_size != 1:
+            raise InputError("forcing attention works with greedy decoding; set the beam size to 1")
+        for step, weights in overrides.items():
+            values = np.asarray(weights, dtype=np.float64)
+            if values.shape != (n_source,):
+                raise InputError(f"step {step}: give {n_source} weights (one per source token and <eos>)")
+            if not np.all(np.isfinite(values)) or values.min() < 0 or values.sum() <= 0:
+                raise InputError(f"step {step}: weights must be non-negative numbers with a positive sum")
 
     def align(self, source: str, target: str) -> Alignment:
         """Force the decoder through ``target`` and return what it attends to at each step."""

@@ -149,3 +149,17 @@ def test_decoding_the_shared_model_from_threads_matches_sequential(trained):
         parallel = list(pool.map(lambda t: trained.translate(t).weights, texts))
     assert all(np.array_equal(a, b) for a, b in zip(sequential, parallel, strict=True))
     assert torch.is_inference_mode_enabled() is False
+
+
+def test_forcing_attention_at_one_step_changes_what_follows(trained):
+    base = trained.translate("a b c d")
+    n = len(base.source_tokens)
+    onto_a = [1.0 if i == 0 else 0.0 for i in range(n)]  # step 0 should read "d"; force it onto "a"
+    al = trained.translate("a b c d", overrides={0: onto_a})
+    assert np.allclose(al.weights[0], onto_a)
+    assert al.output_tokens[0] == "a" != base.output_tokens[0]
+    assert np.allclose(al.weights[1:2].sum(1), 1.0)
+    with pytest.raises(InputError, match="give 5 weights"):
+        trained.translate("a b c d", overrides={0: [1.0, 0.0]})
+    with pytest.raises(InputError, match="greedy"):
+        trained.translate("a b c d", beam_size=2, overrides={0: onto_a})
