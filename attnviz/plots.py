@@ -1,0 +1,365 @@
+"""Figures of one decode: pure functions from an :class:`Alignment` to a Plotly figure.
+
+Tokens are plotted on integer positions with the text in ``ticktext`` (Plotly merges repeated
+category labels), and every token shown goes through :func:`display_tokens` first because tick
+and hover text interpret HTML. Comparisons of several decodes live in :mod:`attnviz.plots_compare`.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from attnviz.errors import InputError
+from attnviz.trace import Alignment
+
+WEIGHT_SCALE = "Blues"  # attention weights, 0..1
+DIVERGING_SCALE = "RdBu_r"  # raw scores, differences, context values: red positive, blue negative
+UNKNOWN_MARK = "⚠"
+UNKNOWN_COLOR = "#e6550d"
+GOLD_COLOR = "#d62728"
+TEMPLATE = "plotly_white"
+
+
+def display_tokens(tokens: list[str]) -> list[str]:
+    """Tokens as Plotly should show them: HTML-escaped, a space shown as ``␣``, empty as ``∅``."""
+    return [html.escape(tok.replace(" ", "␣"), quote=False) if tok else "∅" for tok in tokens]
+
+
+def plot_config(filename: str, image_format: str = "png") -> dict:
+    """The ``config=`` dict for ``st.plotly_chart``: a download button (png or svg), scroll zoom."""
+    if image_format not in ("png", "svg"):
+        raise InputError(f"image_format must be 'png' or 'svg', got {image_format!r}")
+    return {
+        "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2},
+        "displaylogo": False,
+        "scrollZoom": True,
+    }
+
+
+# -- sizing ----------------------------------------------------------------------------------
+
+
+def cell_size(n: int, target_px: float = 600, lo: int = 18, hi: int = 44) -> int:
+    """Pixels per token cell: big for short sentences, never below ``lo`` so long ones stay legible."""
+    return int(np.clip(target_px / max(n, 1), lo, hi))
+
+
+def tick_angle(tokens: list[str], cell_px: int) -> int:
+    """0 when every label fits in its cell, else -60 (rotated so long sentences stay readable)."""
+    longest = max((len(t) for t in tokens), default=0)
+    return 0 if longest * 7 <= cell_px else -60
+
+
+def label_px(tokens: list[str], angle: int) -> int:
+    """Room a tick label column or row needs, in pixels."""
+    longest = max((len(t) for t in tokens), default=1)
+    return int(20 + longest * 7 * (0.87 if angle else 0.0)) + (0 if angle else 20)
+
+
+# -- the alignment heatmap -------------------------------------------------------------------
+
+
+def alignment_matrix(al: Alignment, values: str) -> np.ndarray:
+    """``[tgt, src]`` weights or scores as floats, NaN where a score is -inf (outside a local window)."""
+    if values not in ("weights", "scores"):
+        raise InputError(f"values must be 'weights' or 'scores', got {values!r}")
+    z = np.asarray(al.weights if values == "weights" else al.scores, dtype=np.float64)  # [tgt, src]
+    return np.where(np.isfinite(z), z, np.nan)
+
+
+def unknown_flags(al: Alignment) -> list[bool]:
+    """One flag per source token (``source_unknown`` padded with False for ``<eos>``)."""
+    flags = list(al.source_unknown)[: len(al.source_tokens)]
+    return flags + [False] * (len(al.source_tokens) - len(flags))
+
+
+def hover_text(al: Alignment) -> list[list[str]]:
+    """``[tgt][src]`` hover strings: both tokens (escaped), the weight and the raw score."""
+    src = display_tokens(al.source_tokens)
+    tgt = display_tokens(al.target_tokens)
+    unk = unknown_flags(al)
+    src = [f"{s} {UNKNOWN_MARK} unknown word" if u else s for s, u in zip(src, unk, strict=True)]
+    scores = np.asarray(al.scores, dtype=np.float64)
+    text = []
+    for t, row in enumerate(np.asarray(al.weights, dtype=np.float64)):
+        cells = []
+        for s, w in enumerate(row):
+            sc = scores[t, s]
+            score = f"{sc:.3f}" if np.isfinite(sc) else "−∞ (outside the local window)"
+            cells.append(f"source [{s}]: {src[s]}<br>target [{t}]: {tgt[t]}<br>weight: {w:.3f}<br>score: {score}")
+        text.append(cells)
+    return text
+
+
+def axis_refs(fig: go.Figure, row: int | None, col: int | None) -> tuple[str, str]:
+    """The ``xref``/``yref`` names (``"x"``, ``"x2"``, ...) of a subplot, or of a plain figure."""
+    if row is None:
+        return "x", "y"
+    sub = fig.get_subplot(row, col)
+    return sub.xaxis.plotly_name.replace("axis", ""), sub.yaxis.plotly_name.replace("axis", "")
+
+
+def add_alignment(
+    fig: go.Figure,
+    al: Alignment,
+    values: str = "weights",
+    zmin: float | None = None,
+    zmax: float | None = None,
+    hover: bool = True,
+    showscale: bool = True,
+    row: int | None = None,
+    col: int | None = None,
+) -> list[list[str]]:
+    """Draw ``al`` as a heatmap into ``fig`` (or one of its subplots), with ticks and unknown marks.
+
+    Returns the ``[tgt][src]`` hover text; ``hover=False`` leaves it off the heatmap, for a
+    selection layer on top to carry.
+    """
+    z = alignment_matrix(al, values)  # [tgt, src]
+    n_tgt, n_src = z.shape
+    text = hover_text(al)
+    if values == "weights":
+        scale, zmid, title = WEIGHT_SCALE, None, "weight"
+        zmin = 0.0 if zmin is None else zmin
+    else:
+        scale, title = DIVERGING_SCALE, "score"
+        zmid = 0.0 if zmin is None and zmax is None else None
+    heat = go.Heatmap(
+        z=z,
+        x=list(range(n_src)),
+        y=list(range(n_tgt)),
+        colorscale=scale,
+        zmin=zmin,
+        zmax=zmax,
+        zmid=zmid,
+        showscale=showscale,
+        colorbar={"title": {"text": title}},
+        text=text if hover else None,
+        hovertemplate="%{text}<extra></extra>" if hover else None,
+        hoverinfo=None if hover else "skip",
+        name=values,
+    )
+    fig.add_trace(heat, row=row, col=col)
+    if al.positions is not None:  # local-p: the predicted centre p_t of each step
+        p = go.Scatter(x=np.asarray(al.positions, dtype=float), y=list(range(n_tgt)), mode="lines+markers")
+        p.update(name="p_t", line={"color": GOLD_COLOR, "dash": "dot"}, marker={"size": 5}, hoverinfo="skip")
+        fig.add_trace(p, row=row, col=col)
+    src = display_tokens(al.source_tokens)
+    cell = cell_size(max(n_src, n_tgt))
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(n_src)),
+        ticktext=src,
+        tickangle=tick_angle(al.source_tokens, cell),
+        range=[-0.5, n_src - 0.5],  # fixed: autorange would pad for the click layer's big markers
+        showgrid=False,
+        zeroline=False,
+        row=row,
+        col=col,
+    )
+    fig.update_yaxes(
+        tickmode="array",
+        tickvals=list(range(n_tgt)),
+        ticktext=display_tokens(al.target_tokens),
+        range=[n_tgt - 0.5, -0.5],  # reversed: first decoder step at the top
+        showgrid=False,
+        zeroline=False,
+        row=row,
+        col=col,
+    )
+    xref, yref = axis_refs(fig, row, col)
+    for s, unknown in enumerate(unknown_flags(al)):
+        if unknown:
+            fig.add_annotation(
+                x=s, y=-0.5, xref=xref, yref=yref, text=UNKNOWN_MARK, showarrow=False, yanchor="bottom",
+                font={"color": UNKNOWN_COLOR}, hovertext=f"{src[s]}: not in the vocabulary",
+            )  # fmt: skip
+    return text
+
+
+def selection_layer(text: list[list[str]], cell_px: int) -> go.Scatter:
+    """Invisible square markers on every cell centre, so that a click selects ``customdata=[t, s]``."""
+    n_tgt, n_src = len(text), len(text[0]) if text else 0
+    t, s = np.divmod(np.arange(n_tgt * n_src), n_src)  # row-major: [tgt * src]
+    return go.Scatter(
+        x=s,
+        y=t,
+        # object dtype: JSON lists [t, s], where an int array would become a typed array whose rows
+        # reach Streamlit's on_select as objects
+        customdata=np.stack([t, s], axis=1).astype(object),
+        text=[cell for row in text for cell in row],
+        hovertemplate="%{text}<extra></extra>",
+        mode="markers",
+        marker={"symbol": "square", "size": cell_px, "color": "rgba(0,0,0,0)", "line": {"width": 0}},
+        showlegend=False,
+        name="cells",
+    )
+
+
+def alignment_heatmap(
+    al: Alignment,
+    values: str = "weights",
+    zmin: float | None = None,
+    zmax: float | None = None,
+    show_gold: list[tuple[int, int]] | None = None,
+    highlight_step: int | None = None,
+    selectable: bool = True,
+    title: str | None = None,
+) -> go.Figure:
+    """Target tokens as rows (decode order, top down), source tokens as columns.
+
+    ``values`` is ``"weights"`` (softmax, ``Blues``) or ``"scores"`` (raw energies, diverging;
+    -inf cells outside a local window are blank). ``show_gold`` outlines gold links given as
+    ``(source_index, target_index)``. With ``selectable`` an invisible scatter over the cells
+    carries the hover and makes clicks selectable (``customdata=[t, s]``). Unknown source
+    words get a ``⚠`` above their column and a note in the hover.
+    """
+    fig = go.Figure()
+    text = add_alignment(fig, al, values, zmin, zmax, hover=not selectable)
+    n_tgt, n_src = np.shape(al.weights)
+    cell = cell_size(max(n_src, n_tgt))
+    if show_gold:
+        bad = [(i, j) for i, j in show_gold if not (0 <= i < n_src and 0 <= j < n_tgt)]
+        if bad:
+            raise InputError(f"gold links {bad} fall outside the {n_tgt}x{n_src} alignment; links are (source, target)")
+        gold = go.Scatter(x=[i for i, _ in show_gold], y=[j for _, j in show_gold], mode="markers", name="gold")
+        gold.update(marker={"symbol": "square-open", "size": cell * 0.8, "color": GOLD_COLOR, "line": {"width": 2}})
+        fig.add_trace(gold.update(hoverinfo="skip"))
+    if selectable:  # last, so the click layer is on top
+        fig.add_trace(selection_layer(text, cell))
+    if highlight_step is not None:
+        if not 0 <= highlight_step < n_tgt:
+            raise InputError(f"highlight_step must be in 0..{n_tgt - 1}, got {highlight_step}")
+        fig.add_shape(
+            type="rect", x0=-0.5, x1=n_src - 0.5, y0=highlight_step - 0.5, y1=highlight_step + 0.5,
+            line={"color": GOLD_COLOR, "width": 2}, xref="x", yref="y",
+        )  # fmt: skip
+    angle = tick_angle(al.source_tokens, cell)
+    left = label_px(al.target_tokens, 0)
+    bottom = label_px(al.source_tokens, angle)
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": html.escape(title, quote=False)} if title else None,
+        width=left + n_src * cell + 140,
+        height=bottom + n_tgt * cell + 90,
+        margin={"l": left, "b": bottom, "t": 70, "r": 20},
+        showlegend=bool(show_gold) or al.positions is not None,
+        legend={"orientation": "h", "y": 1.08, "x": 0},
+        plot_bgcolor="white",
+        hovermode="closest",
+    )
+    return fig
+
+
+# -- per-step views and context vectors ------------------------------------------------------
+
+
+def step_bar(al: Alignment, t: int) -> go.Figure:
+    """The softmax over source tokens at step ``t`` (bars) and the raw scores (line, right axis).
+
+    For local attention the window ``[p_t - D, p_t + D]`` is shaded and ``p_t`` marked.
+    """
+    n_tgt, n_src = np.shape(al.weights)
+    if not 0 <= t < n_tgt:
+        raise InputError(f"step t must be in 0..{n_tgt - 1}, got {t}")
+    src = display_tokens(al.source_tokens)
+    unk = unknown_flags(al)
+    text = hover_text(al)[t]
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    colors = [UNKNOWN_COLOR if u else "#3182bd" for u in unk]
+    bar = go.Bar(x=list(range(n_src)), y=al.weights[t], marker={"color": colors}, name="weight")
+    fig.add_trace(bar.update(text=text, hovertemplate="%{text}<extra></extra>", textposition="none"))
+    scores = np.asarray(al.scores[t], dtype=np.float64)  # [src]
+    finite = np.flatnonzero(np.isfinite(scores))
+    line = go.Scatter(x=finite, y=scores[finite], mode="lines+markers", name="raw score", hoverinfo="skip")
+    fig.add_trace(line.update(line={"color": "#636363", "dash": "dot"}), secondary_y=True)
+    if al.positions is not None and al.window is not None:
+        p = float(al.positions[t])
+        fig.add_vrect(x0=p - al.window, x1=p + al.window, fillcolor="#fdd0a2", opacity=0.4, line_width=0, layer="below")
+        fig.add_vline(x=p, line={"color": GOLD_COLOR, "dash": "dash"}, annotation_text=f"p_t = {p:.2f}")
+    cell = cell_size(n_src, lo=14)
+    angle = tick_angle(al.source_tokens, cell)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle)
+    fig.update_xaxes(range=[-0.5, n_src - 0.5])
+    fig.update_yaxes(title_text="weight", range=[0, 1.05], secondary_y=False)
+    fig.update_yaxes(title_text="raw score", showgrid=False, secondary_y=True)
+    target = display_tokens(al.target_tokens)[t]
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": f"Step {t}: {target}"},
+        width=max(520, 160 + n_src * cell),
+        height=300 + label_px(al.source_tokens, angle),
+        legend={"orientation": "h", "y": 1.12, "x": 0},
+        bargap=0.15,
+    )
+    return fig
+
+
+def context_heatmap(al: Alignment) -> go.Figure:
+    """The context vectors ``c_t`` over decoder steps: ``[tgt, ctx_dim]`` as a diverging heatmap."""
+    ctx = np.asarray(al.contexts, dtype=np.float64)  # [tgt, ctx_dim]
+    if ctx.ndim != 2 or ctx.size == 0:
+        raise InputError(f"this alignment has no context vectors (shape {ctx.shape})")
+    n_tgt, dim = ctx.shape
+    fig = go.Figure(go.Heatmap(z=ctx, x=list(range(dim)), y=list(range(n_tgt)), colorscale=DIVERGING_SCALE, zmid=0))
+    fig.data[0].update(hovertemplate="step %{y}, dim %{x}: %{z:.3f}<extra></extra>", colorbar={"title": "c_t"})
+    cell = cell_size(n_tgt)
+    fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=display_tokens(al.target_tokens))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(title_text="context dimension")
+    fig.update_layout(
+        template=TEMPLATE,
+        width=max(500, 140 + dim * cell_size(dim, lo=4, hi=24)),
+        height=140 + n_tgt * cell,
+        title={"text": "Context vectors c_t"},
+    )
+    return fig
+
+
+def pca_2d(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Project rows of ``x`` ``[n, d]`` onto their first two principal components: ``([n, 2], [2])``.
+
+    Returns the coordinates and the explained variance ratio of each component (zeros where
+    the data has fewer than two directions of variance).
+    """
+    xc = x - x.mean(axis=0, keepdims=True)  # [n, d]
+    u, s, _ = np.linalg.svd(xc, full_matrices=False)  # u [n, k], s [k]
+    coords = np.zeros((x.shape[0], 2))
+    k = min(2, s.size)
+    coords[:, :k] = u[:, :k] * s[:k]
+    total = float((s**2).sum())
+    ratio = np.zeros(2)
+    if total > 0:
+        ratio[:k] = s[:k] ** 2 / total
+    return coords, ratio
+
+
+def context_projection(al: Alignment) -> go.Figure:
+    """The context vectors in 2-D (PCA by SVD), labelled by target token and joined in step order."""
+    ctx = np.asarray(al.contexts, dtype=np.float64)  # [tgt, ctx_dim]
+    if ctx.ndim != 2 or ctx.size == 0:
+        raise InputError(f"this alignment has no context vectors (shape {ctx.shape})")
+    coords, ratio = pca_2d(ctx)  # [tgt, 2], [2]
+    tokens = display_tokens(al.target_tokens)
+    steps = list(range(len(tokens)))
+    fig = go.Figure(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers+text", text=tokens))
+    fig.data[0].update(
+        textposition="top center",
+        customdata=steps,
+        hovertemplate="step %{customdata}: %{text}<extra></extra>",
+        line={"color": "#bdbdbd"},
+        marker={"size": 10, "color": steps, "colorscale": "Viridis", "showscale": True, "colorbar": {"title": "step"}},
+    )
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": "Context vectors c_t, first two principal components"},
+        xaxis_title=f"PC1 ({ratio[0]:.0%} of variance)",
+        yaxis_title=f"PC2 ({ratio[1]:.0%} of variance)",
+        width=640,
+        height=520,
+    )
+    return fig
