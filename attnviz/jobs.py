@@ -1,0 +1,261 @@
+"""Background training jobs: one thread per job, a global cap, stop and abandonment.
+
+The app's Train page submits a :class:`~attnviz.recipe.Recipe` to the module-level
+:data:`REGISTRY`; the job runs :func:`~attnviz.recipe.run_recipe` in a daemon thread that calls
+no Streamlit API and writes its progress into the job (under a lock). The page reads a
+:meth:`TrainingJob.snapshot`. A job occupies one of ``ATTNVIZ_MAX_TRAININGS`` slots (default 1)
+while it is queued or running; it frees the slot when it finishes, fails or stops. A job whose
+page stopped polling (closed tab) stops itself after ``abandon_after`` seconds, or at once when
+its ``is_alive`` callback says the session is gone.
+
+The model is trained into a hidden staging folder and moved into :func:`catalog.models_dir`
+only when it is complete, so Explore never lists a half-trained model.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+import unicodedata
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from attnviz import catalog
+from attnviz.checkpoint import SUFFIX
+from attnviz.errors import AttnvizError, ConfigError
+from attnviz.recipe import Recipe, run_recipe
+from attnviz.trace import Alignment
+from attnviz.train import Progress
+
+log = logging.getLogger(__name__)
+
+QUEUED, RUNNING, DONE, FAILED, STOPPED = "queued", "running", "done", "failed", "stopped"
+ACTIVE = (QUEUED, RUNNING)
+MAX_STEP_ROWS = 2000  # older step rows are thinned beyond this, so a long run stays cheap to draw
+STAGING = ".training"  # inside models_dir(); list_models only globs the folder itself
+
+
+class BusyError(AttnvizError):
+    """The server already runs as many trainings as it allows, or this session runs one."""
+
+
+def slugify(name: str, max_len: int = 60) -> str:
+    """A safe file stem from a user's model name: ASCII letters, digits, ``-`` and ``_`` only."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_.")[:max_len].strip("-_")
+    if not slug:
+        raise ConfigError(f"the model name {name!r} has no letters or digits; give it a name such as 'dates-dot'")
+    return slug
+
+
+def free_path(folder: Path, stem: str) -> Path:
+    """``folder/stem.safetensors``, or ``stem-2``, ``stem-3`` ... when taken or a shipped name."""
+    shipped = {m.get("name") for m in catalog.read_manifest()}
+    for k in range(1, 1000):
+        candidate = stem if k == 1 else f"{stem}-{k}"
+        path = folder / f"{candidate}{SUFFIX}"
+        if candidate not in shipped and not path.exists():
+            return path
+    raise ConfigError(f"too many models named {stem!r}; pick another name")
+
+
+def max_trainings() -> int:
+    """The global cap: ``$ATTNVIZ_MAX_TRAININGS`` (default 1), at least 1."""
+    raw = os.environ.get("ATTNVIZ_MAX_TRAININGS", "1")
+    try:
+        return max(1, int(raw))
+    except ValueError:
+        raise ConfigError(f"ATTNVIZ_MAX_TRAININGS must be a whole number, got {raw!r}") from None
+
+
+@dataclass
+class JobSnapshot:
+    """A consistent copy of a job's state for drawing (lists are copies)."""
+
+    name: str
+    status: str
+    steps: list[dict]
+    epochs: list[dict]
+    probe: Alignment | None
+    latest: dict | None
+    error: str | None
+    result_path: Path | None
+    seconds: float
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE
+
+    @property
+    def fraction(self) -> float:
+        """Share of the planned optimiser steps done, in [0, 1]."""
+        if self.status == DONE:
+            return 1.0
+        if not self.latest or not self.latest["total_steps"]:
+            return 0.0
+        return min(1.0, self.latest["step"] / self.latest["total_steps"])
+
+
+@dataclass
+class TrainingJob:
+    """One training run in its own daemon thread. Create through :meth:`JobRegistry.submit`."""
+
+    recipe: Recipe
+    out: Path
+    session_id: str
+    abandon_after: float = 1800.0
+    is_alive: Callable[[], bool] | None = None
+    status: str = QUEUED
+    error: str | None = None
+    result_path: Path | None = None
+    steps: list[dict] = field(default_factory=list)
+    epochs: list[dict] = field(default_factory=list)
+    probe: Alignment | None = None
+    latest: dict | None = None
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    last_poll: float = field(default_factory=time.monotonic)
+    _stop: threading.Event = field(default_factory=threading.Event, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _thread: threading.Thread | None = field(default=None, repr=False)
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"attnviz-train-{self.out.stem}", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Ask the job to stop after the current step (the model so far is kept if an epoch ended)."""
+        self._stop.set()
+
+    def touch(self) -> None:
+        """Record that the page is still watching (see ``abandon_after``)."""
+        self.last_poll = time.monotonic()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def abandoned(self) -> bool:
+        if time.monotonic() - self.last_poll > self.abandon_after:
+            return True
+        try:
+            return self.is_alive is not None and not self.is_alive()
+        except Exception:  # a broken liveness probe must not kill training
+            return False
+
+    def should_stop(self) -> bool:
+        if not self._stop.is_set() and self.abandoned():
+            log.info("training %s abandoned by its session; stopping it", self.out.stem)
+            self._stop.set()
+        return self._stop.is_set()
+
+    def snapshot(self) -> JobSnapshot:
+        """The state now; also counts as a poll."""
+        self.touch()
+        with self._lock:
+            end = self.finished if self.finished is not None else time.monotonic()
+            return JobSnapshot(
+                self.recipe.name, self.status, list(self.steps), list(self.epochs), self.probe,
+                dict(self.latest) if self.latest else None, self.error, self.result_path, end - self.started,
+            )  # fmt: skip
+
+    def _report(self, progress: Progress) -> None:
+        row = progress.as_row()
+        with self._lock:
+            self.latest = row
+            if progress.kind == "epoch":
+                self.epochs.append(row)
+                self.probe = progress.probe or self.probe
+            else:
+                self.steps.append(row)
+                if len(self.steps) > MAX_STEP_ROWS:
+                    self.steps = self.steps[::2]
+
+    def _finish(self, status: str, error: str | None = None, path: Path | None = None) -> None:
+        with self._lock:
+            self.status, self.error, self.result_path = status, error, path
+            self.finished = time.monotonic()
+
+    def _run(self) -> None:
+        with self._lock:
+            self.status = RUNNING
+        staging = self.out.parent / STAGING / f"{self.out.stem}-{uuid.uuid4().hex[:8]}{SUFFIX}"
+        try:
+            run_recipe(self.recipe, staging, callback=self._report, should_stop=self.should_stop)
+            if self._stop.is_set() and not self.epochs:
+                self._finish(STOPPED, "stopped before the first epoch ended; nothing was saved")
+                return
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging, self.out)
+            self._finish(STOPPED if self._stop.is_set() else DONE, path=self.out)
+        except AttnvizError as e:
+            self._finish(FAILED, str(e))
+        except Exception as e:  # a bug: keep the server alive, show a short message, log the rest
+            log.exception("training %s failed", self.out.stem)
+            self._finish(FAILED, f"training failed unexpectedly ({type(e).__name__}: {e})")
+        finally:
+            staging.unlink(missing_ok=True)
+
+
+class JobRegistry:
+    """All training jobs of this process: at most one per session, at most ``max_jobs`` at once."""
+
+    def __init__(self, max_jobs: int | None = None, abandon_after: float = 1800.0):
+        self._max_jobs = max_jobs
+        self.abandon_after = abandon_after
+        self._jobs: dict[str, TrainingJob] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def max_jobs(self) -> int:
+        return self._max_jobs if self._max_jobs is not None else max_trainings()
+
+    def active(self) -> list[TrainingJob]:
+        with self._lock:
+            return [job for job in self._jobs.values() if job.status in ACTIVE]
+
+    def get(self, session_id: str) -> TrainingJob | None:
+        with self._lock:
+            return self._jobs.get(session_id)
+
+    def submit(
+        self,
+        session_id: str,
+        recipe: Recipe,
+        folder: Path | None = None,
+        is_alive: Callable[[], bool] | None = None,
+    ) -> TrainingJob:
+        """Start training ``recipe`` for a session, or raise :class:`BusyError` when full."""
+        folder = Path(folder) if folder is not None else catalog.models_dir()
+        stem = slugify(recipe.name)
+        recipe = replace(recipe, name=stem, train={"num_threads": 1, **recipe.train})
+        recipe = Recipe(**recipe.to_dict())  # re-validate
+        with self._lock:
+            own = self._jobs.get(session_id)
+            if own is not None and own.status in ACTIVE:
+                raise BusyError(f"this session already trains {own.recipe.name!r}; stop it or wait for it to finish")
+            running = sum(job.status in ACTIVE for job in self._jobs.values())
+            if running >= self.max_jobs:
+                raise BusyError(
+                    f"the server already runs {running} training(s), its limit (ATTNVIZ_MAX_TRAININGS="
+                    f"{self.max_jobs}); try again when one finishes"
+                )
+            job = TrainingJob(recipe, free_path(folder, stem), session_id, self.abandon_after, is_alive)
+            self._jobs[session_id] = job
+        job.start()
+        return job
+
+    def forget(self, session_id: str) -> None:
+        """Drop a session's finished job (an active one is stopped first)."""
+        with self._lock:
+            job = self._jobs.pop(session_id, None)
+        if job is not None:
+            job.stop()
+
+
+REGISTRY = JobRegistry()
