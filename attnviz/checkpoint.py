@@ -68,7 +68,11 @@ def _refuse_unsafe(path: Path) -> None:
             f"loaded and are refused; attnviz loads only its own {SUFFIX} checkpoints"
         )
     with open(path, "rb") as f:
-        head = f.read(8)
+        head = f.read(9)
+    # safetensors: an 8-byte little-endian header length, then the JSON header ("{")
+    header_len = int.from_bytes(head[:8], "little") if len(head) == 9 else -1
+    if 0 < header_len <= path.stat().st_size - 8 and head[8:9] == b"{":
+        return
     if head[:2] == b"PK" or head[:1] == b"\x80":
         raise CheckpointError(
             f"{path.name}: this is a pickle/zip (torch.save) file; attnviz loads only {SUFFIX} checkpoints, "

@@ -1,0 +1,147 @@
+"""Every CLI command, its JSON output, and its bad-input paths (exit 2, one line, no traceback)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from attnviz.checkpoint import save
+from attnviz.cli import main
+
+
+@pytest.fixture(scope="module")
+def model_path(trained, tmp_path_factory):
+    path = tmp_path_factory.mktemp("models") / "rev.safetensors"
+    trained.meta.update({"task": "reverse", "example": "a b c"})
+    return save(trained, path)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_json(capsys, model_path, monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(model_path.parent))
+    code, out, _ = run(capsys, "list", "--json")
+    data = json.loads(out)
+    assert code == 0 and "additive" in data["scores"] and "dates" in data["tasks"]
+    model = next(m for m in data["models"] if m["name"] == "rev")
+    assert {"name", "task", "score", "style", "example", "metrics"} <= set(model)
+    assert model["task"] == "reverse" and model["score"] == "additive"
+
+
+def test_translate_json_carries_the_trace(capsys, model_path):
+    code, out, _ = run(capsys, "translate", "--model", str(model_path), "--json", "a b c d")
+    data = json.loads(out)
+    assert code == 0 and data["translation"] == "d c b a"
+    assert data["source_tokens"] == ["a", "b", "c", "d", "<eos>"]
+    assert len(data["weights"]) == len(data["target_tokens"]) == len(data["scores"])
+    assert data["pharaoh"].startswith("3-0 2-1 1-2 0-3")
+    code, out, _ = run(capsys, "translate", "--model", str(model_path), "--beam", "3", "--json", "a b c")
+    assert code == 0 and 1 < len(json.loads(out)["hypotheses"]) <= 3
+
+
+def test_translate_plain_and_align(capsys, model_path):
+    code, out, _ = run(capsys, "translate", "--model", str(model_path), "a b c")
+    assert code == 0 and out.splitlines()[0] == "c b a"
+    code, out, _ = run(capsys, "align", "--model", str(model_path), "--json", "a b c", "c b a")
+    assert code == 0 and json.loads(out)["target_tokens"] == ["c", "b", "a", "<eos>"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["translate", "--model", "MODEL", ""], "empty"),
+        (["translate", "--model", "MODEL", "x " * 5000], "characters"),
+        (["translate", "--model", "/no/such/model.safetensors", "a"], "no model named"),
+        (["translate", "--model", "BADFILE", "a"], "pickle"),
+        (["align", "--model", "MODEL", "a", "   "], "empty"),
+        (["data", "--task", "nonsense"], "unknown data spec"),
+        (["data", "missing.csv?src=a&tgt=b"], "missing.csv"),
+        (["evaluate", "--model", "MODEL", "--data", "nonsense"], "unknown data spec"),
+        (["train", "--epochs", "2"], "--data"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, model_path, tmp_path, argv, message):
+    bad = tmp_path / "evil.pt"
+    bad.write_bytes(b"\x80\x04K\x01.")
+    argv = [str(model_path) if a == "MODEL" else str(bad) if a == "BADFILE" else a for a in argv]
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["translate", "--model", "m", "--beam", "0", "x"],
+        ["translate", "--model", "m", "--beam", "many", "x"],
+        ["train", "--data", "dates", "--epochs", "-1"],
+        ["train", "--data", "dates", "--dropout", "2"],
+        ["train", "--data", "dates", "--score", "bilinear"],
+        ["evaluate", "--model", "m", "--n", "0"],
+    ],
+)
+def test_out_of_range_flags_exit_2(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_data_command_prints_pairs_with_links(capsys):
+    code, out, _ = run(capsys, "data", "--task", "reverse", "--split", "test", "--n", "3", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(rows) == 3
+    for row in rows:
+        n = len(row["source_tokens"])
+        assert sorted(row["sure"]) == sorted([i, n - 1 - i] for i in range(n))
+
+
+def test_train_then_evaluate(capsys, tmp_path):
+    out_path = tmp_path / "copy.safetensors"
+    code, out, _ = run(
+        capsys, "train", "--data", "copy", "--n-train", "300", "--emb", "16", "--hidden", "24", "--attn", "16",
+        "--epochs", "2", "--batch", "32", "--out", str(out_path), "--quiet", "--json",
+    )  # fmt: skip
+    assert code == 0 and out_path.is_file()
+    summary = json.loads(out)
+    assert set(summary["metrics"]) >= {"bleu", "exact_match", "aer", "entropy"}
+    code, out, _ = run(capsys, "evaluate", "--model", str(out_path), "--n", "20", "--json")
+    metrics = json.loads(out)
+    assert code == 0 and metrics["n"] == 20
+    assert 0 <= metrics["bleu"] <= 100 and 0 <= metrics["exact_match"] <= 1 and 0 <= metrics["aer"] <= 1
+
+
+def test_train_from_recipe_file(capsys, tmp_path):
+    recipe = {
+        "name": "tiny-sort",
+        "data": "sort",
+        "data_options": {"n_train": 200, "n_valid": 20, "n_test": 20},
+        "model": {"score": "dot", "style": "luong", "emb_dim": 16, "hidden_dim": 24, "attn_dim": 16},
+        "train": {"epochs": 1, "batch_size": 32},
+    }
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(recipe))
+    out_path = tmp_path / "tiny-sort.safetensors"
+    code, _, _ = run(capsys, "train", "--recipe", str(path), "--out", str(out_path), "--quiet")
+    assert code == 0
+    from attnviz.checkpoint import read_header
+
+    header = read_header(out_path)
+    assert header["config"]["score"] == "dot" and header["meta"]["recipe_full"]["data"] == "sort"
+    path.write_text(json.dumps({**recipe, "model": {"colour": "red"}}))
+    code, _, err = run(capsys, "train", "--recipe", str(path), "--quiet")
+    assert code == 2 and "unknown model settings" in err
+
+
+def test_module_entry_point_exits_2_without_traceback(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "attnviz", "translate", "--model", str(tmp_path / "nope.safetensors"), "hi"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("attnviz translate: error:") and "Traceback" not in proc.stderr
