@@ -1,0 +1,55 @@
+"""attnviz: explore attention alignments in sequence-to-sequence models.
+
+The public API::
+
+    import attnviz
+    model = attnviz.load("dates-additive-bahdanau")     # a shipped model, or a .safetensors path
+    al = model.translate("saturday 22nd of november 2026", beam_size=4)
+    al.weights, al.scores, al.contexts, al.source_tokens, al.target_tokens, al.hypotheses
+    model.align(source, reference)                       # forced decoding on a given target
+"""
+
+from attnviz.attention import SCORES, Attention, Score, register
+from attnviz.catalog import list_models, load
+from attnviz.checkpoint import load_checkpoint, save
+from attnviz.config import ModelConfig, pick_device
+from attnviz.data.spec import TASKS, load_corpus
+from attnviz.errors import AttnvizError, CheckpointError, ConfigError, DataError, InputError
+from attnviz.evaluate import Evaluation, evaluate
+from attnviz.model import Seq2Seq, build_model
+from attnviz.recipe import Recipe, run_recipe
+from attnviz.trace import Alignment
+from attnviz.train import Progress, TrainConfig, build_translator, fit
+from attnviz.translator import Translator
+
+__all__ = [
+    "SCORES",
+    "TASKS",
+    "Alignment",
+    "Attention",
+    "AttnvizError",
+    "CheckpointError",
+    "ConfigError",
+    "DataError",
+    "Evaluation",
+    "InputError",
+    "ModelConfig",
+    "Progress",
+    "Recipe",
+    "Score",
+    "Seq2Seq",
+    "TrainConfig",
+    "Translator",
+    "build_model",
+    "build_translator",
+    "evaluate",
+    "fit",
+    "list_models",
+    "load",
+    "load_checkpoint",
+    "load_corpus",
+    "pick_device",
+    "register",
+    "run_recipe",
+    "save",
+]

@@ -32,6 +32,35 @@ def read_manifest() -> list[dict]:
         raise CheckpointError(f"{MANIFEST} is malformed ({e}); restore it from git") from e
 
 
+def write_manifest(folder: Path = PRETRAINED_DIR) -> list[dict]:
+    """Rebuild ``manifest.json`` from the checkpoints' own headers (the single source of truth)."""
+    entries = []
+    for path in sorted(folder.glob(f"*{SUFFIX}")):
+        header = read_header(path)
+        meta, cfg = header.get("meta", {}), header["config"]
+        entries.append(
+            {
+                "name": path.stem,
+                "file": path.name,
+                "task": meta.get("task"),
+                "score": cfg["score"],
+                "style": cfg["style"],
+                "encoder": cfg["encoder"],
+                "example": meta.get("example"),
+                "metrics": meta.get("metrics", {}),
+                "parameters": meta.get("parameters"),
+                "train_seconds": meta.get("train_seconds"),
+                "hardware": meta.get("hardware"),
+                "recipe": f"recipes/{path.stem}.json",
+                "size_bytes": path.stat().st_size,
+            }
+        )
+    tmp = folder / "manifest.json.tmp"
+    tmp.write_text(json.dumps({"models": entries}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / "manifest.json")
+    return entries
+
+
 def _entry(name: str, path: Path, header: dict, source: str) -> dict:
     meta, cfg = header.get("meta", {}), header.get("config", {})
     return {
