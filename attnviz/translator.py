@@ -152,6 +152,11 @@ class Translator:
         return self.tgt_tokenizer.detokenize(tokens)
 
     @torch.inference_mode()
+    def annotations(self, text: str) -> np.ndarray:
+        """The encoder annotations ``h_s`` ``[S, K]`` that the context vectors average (``<eos>`` included)."""
+        return encode_one(self.model, self.source(text).ids).memory.values[0].float().cpu().numpy()
+
+    @torch.inference_mode()
     def _encoder_attention(self, src_ids: list[int]) -> np.ndarray | None:
         if self.config.encoder != "transformer":
             return None

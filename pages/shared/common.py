@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
+import numpy as np
 import streamlit as st
 
 from attnviz import catalog
-from attnviz.errors import AttnvizError
+from attnviz.errors import AttnvizError, CheckpointError
+from attnviz.trace import Alignment
+
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
 
 
 @st.cache_resource(show_spinner="Loading model…")
@@ -20,12 +26,40 @@ def load_model(path: str, mtime: float):
     return catalog.load(path, roots=[catalog.PRETRAINED_DIR, catalog.models_dir()])
 
 
+def model_version(entry: dict) -> tuple[str, float]:
+    """``(path, mtime)`` of a catalog entry: the cache key of its model and its translations."""
+    path = Path(entry["path"])
+    try:
+        return str(path), path.stat().st_mtime
+    except OSError as e:
+        raise CheckpointError(f"the model file {path} is gone ({e.strerror}); pick another model") from e
+
+
 def get_model(entry: dict):
     """The cached model of a catalog entry (reloaded when its file changes)."""
-    from pathlib import Path
+    return load_model(*model_version(entry))
 
-    path = Path(entry["path"])
-    return load_model(str(path), path.stat().st_mtime)
+
+Overrides = tuple[tuple[int, tuple[float, ...]], ...]  # ((step, weights over the source), ...): hashable
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def translate(path: str, mtime: float, text: str, beam: int = 1, overrides: Overrides = ()) -> Alignment:
+    """A decode of ``text``, cached per (model file, version, text, beam, forced attention)."""
+    model = load_model(path, mtime)
+    forced = {step: list(weights) for step, weights in overrides} or None
+    return model.translate(text, beam_size=beam, n_best=beam if beam > 1 else None, overrides=forced)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def annotations(path: str, mtime: float, text: str) -> np.ndarray:
+    """The encoder annotations ``h_s`` ``[S, K]`` of ``text`` (what the context vectors average)."""
+    return load_model(path, mtime).annotations(text)
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` shown literally by ``st.markdown``/``st.warning`` (no emphasis, links, LaTeX, HTML)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text)
 
 
 @st.cache_data(ttl=5, show_spinner=False)

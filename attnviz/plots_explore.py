@@ -1,0 +1,157 @@
+"""Figures for the Explore page that :mod:`attnviz.plots` lacks: the context vector of one step, a
+per-step animation that plays in the browser, and a what-if comparison with the changed steps marked.
+
+Pure functions: an :class:`Alignment` in, a Plotly figure out. Tokens go through
+:func:`attnviz.plots.display_tokens` (HTML-escaped) like everywhere else.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from attnviz.errors import InputError
+from attnviz.plots import (
+    GOLD_COLOR,
+    TEMPLATE,
+    UNKNOWN_COLOR,
+    cell_size,
+    display_tokens,
+    label_px,
+    tick_angle,
+    unknown_flags,
+)
+from attnviz.plots_compare import compare_heatmaps
+from attnviz.trace import Alignment
+
+POSITIVE, NEGATIVE, WEIGHT = "#d6604d", "#4393c3", "#3182bd"
+
+
+def _check_step(al: Alignment, t: int) -> None:
+    n_tgt = np.shape(al.weights)[0]
+    if not 0 <= t < n_tgt:
+        raise InputError(f"step t must be in 0..{n_tgt - 1}, got {t}")
+
+
+def context_bar(al: Alignment, t: int) -> go.Figure:
+    """The context vector ``c_t = Σ_s a_ts h_s`` of step ``t``, one bar per dimension."""
+    _check_step(al, t)
+    c = np.asarray(al.contexts[t], dtype=np.float64)  # [ctx_dim]
+    colors = [POSITIVE if v >= 0 else NEGATIVE for v in c]
+    bar = go.Bar(x=list(range(c.size)), y=c, marker={"color": colors}, name="c_t")
+    fig = go.Figure(bar.update(hovertemplate="dim %{x}: %{y:.4f}<extra></extra>"))
+    target = display_tokens(al.target_tokens)[t]
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": f"Context vector c_{t} ({target}), ‖c_t‖ = {np.linalg.norm(c):.3f}"},
+        xaxis_title="context dimension",
+        yaxis_title="value",
+        width=max(420, 120 + c.size * 6),
+        height=340,
+        bargap=0.1,
+    )
+    return fig
+
+
+def _window_shapes(al: Alignment, t: int) -> list[dict]:
+    """The local window ``[p_t - D, p_t + D]`` (shaded) and ``p_t`` (a dashed line) on the top plot."""
+    if al.positions is None or al.window is None:
+        return []
+    p = float(al.positions[t])
+    return [
+        {"type": "rect", "xref": "x", "yref": "y domain", "x0": p - al.window, "x1": p + al.window,
+         "y0": 0, "y1": 1, "fillcolor": "#fdd0a2", "opacity": 0.4, "line": {"width": 0}, "layer": "below"},
+        {"type": "line", "xref": "x", "yref": "y domain", "x0": p, "x1": p, "y0": 0, "y1": 1,
+         "line": {"color": GOLD_COLOR, "dash": "dash"}},
+    ]  # fmt: skip
+
+
+def _frame_title(al: Alignment, t: int) -> str:
+    target = display_tokens(al.target_tokens)[t]
+    where = f", p_t = {float(al.positions[t]):.2f}" if al.positions is not None else ""
+    return f"Step {t}: {target}{where}"
+
+
+def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
+    """Every decoder step as an animation frame, played in the browser (no server round trip).
+
+    Top: the softmax weights ``a_t`` over the source tokens (and, for local attention, the
+    window around ``p_t``); bottom: the context vector ``c_t``. A play button and a slider.
+    """
+    w = np.asarray(al.weights, dtype=np.float64)  # [tgt, src]
+    ctx = np.asarray(al.contexts, dtype=np.float64)  # [tgt, ctx_dim]
+    n_tgt, n_src = w.shape
+    if n_tgt == 0:
+        raise InputError("this alignment has no decoder steps to animate")
+    src = display_tokens(al.source_tokens)
+    colors = [UNKNOWN_COLOR if u else WEIGHT for u in unknown_flags(al)]
+    lim = float(np.abs(ctx).max()) if ctx.size else 1.0
+
+    def traces(t: int) -> list[go.Bar]:
+        c = ctx[t]  # [ctx_dim]
+        weights = go.Bar(x=list(range(n_src)), y=w[t], marker={"color": colors}, text=src, textposition="none")
+        weights.update(hovertemplate="%{text}: %{y:.3f}<extra></extra>", name="a_t")
+        context = go.Bar(x=list(range(c.size)), y=c, marker={"color": [POSITIVE if v >= 0 else NEGATIVE for v in c]})
+        context.update(hovertemplate="dim %{x}: %{y:.4f}<extra></extra>", name="c_t", xaxis="x2", yaxis="y2")
+        return [weights, context]
+
+    fig = make_subplots(rows=2, cols=1, row_heights=[0.6, 0.4], vertical_spacing=0.28)
+    for k, trace in enumerate(traces(0)):
+        fig.add_trace(trace, row=k + 1, col=1)
+    fig.frames = [
+        go.Frame(data=traces(t), traces=[0, 1], name=str(t), layout={"shapes": _window_shapes(al, t),
+                                                                    "title": {"text": _frame_title(al, t)}})
+        for t in range(n_tgt)
+    ]  # fmt: skip
+    still = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
+    play = {"frame": {"duration": frame_ms, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
+    targets = display_tokens(al.target_tokens)
+    cell = cell_size(n_src, lo=14)
+    angle = tick_angle(al.source_tokens, cell)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, row=1, col=1)
+    fig.update_xaxes(range=[-0.5, n_src - 0.5], row=1, col=1)
+    fig.update_yaxes(title_text="weight a_t(s)", range=[0, 1.05], row=1, col=1)
+    fig.update_xaxes(title_text="context dimension", row=2, col=1)
+    fig.update_yaxes(title_text="c_t", range=[-lim * 1.05, lim * 1.05], row=2, col=1)
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": _frame_title(al, 0)},
+        shapes=_window_shapes(al, 0),
+        showlegend=False,
+        width=max(560, 160 + n_src * cell),
+        height=560 + label_px(al.source_tokens, angle),
+        margin={"t": 110, "b": 110},
+        updatemenus=[{
+            "type": "buttons", "direction": "left", "x": 0, "y": 1.22, "xanchor": "left", "yanchor": "top",
+            "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
+                        {"label": "⏸ Pause", "method": "animate", "args": [[None], still]}],
+        }],
+        sliders=[{
+            "active": 0, "x": 0, "y": -0.08, "len": 1.0, "yanchor": "top",
+            "currentvalue": {"prefix": "step "},
+            "steps": [{"label": f"{t}:{targets[t]}", "method": "animate", "args": [[str(t)], still]}
+                      for t in range(n_tgt)],
+        }],
+    )  # fmt: skip
+    return fig
+
+
+def whatif_figure(
+    original: Alignment, changed: Alignment, changed_steps: list[int], names: tuple[str, str]
+) -> go.Figure:
+    """The two decodes side by side on one colour scale, with the changed target steps outlined."""
+    a, b = (html.escape(n, quote=False) for n in names)
+    if a == b:
+        raise InputError("give the two decodes different names")
+    fig = compare_heatmaps({a: original, b: changed})
+    n_tgt, n_src = np.shape(changed.weights)
+    for t in changed_steps:
+        if 0 <= t < n_tgt:
+            fig.add_shape(
+                type="rect", x0=-0.5, x1=n_src - 0.5, y0=t - 0.5, y1=t + 0.5, xref="x2", yref="y2",
+                line={"color": GOLD_COLOR, "width": 2},
+            )  # fmt: skip
+    return fig
