@@ -1,0 +1,76 @@
+"""Learn: the attention mechanism with the product's own numbers."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from attnviz import explain
+from attnviz.plots_compare import encoder_attention_heatmaps
+from pages.shared.common import get_model, list_models, user_errors
+from pages.shared.learn_ui import worked_example_section
+
+st.set_page_config(page_title="attnviz · Learn", layout="wide")
+st.title("How attention works")
+st.markdown(
+    "At each decoder step t the model **scores** every encoder annotation $\\bar h_s$ against a decoder "
+    "state, turns the scores into weights with a **softmax**, and reads the **context vector** "
+    "$c_t = \\sum_s a_t(s)\\,\\bar h_s$. The score functions below differ only in the first step."
+)
+
+worked_example_section()
+
+st.header("Score functions")
+with user_errors():
+    models = list_models()
+entry = None
+if models:
+    by_name = {m["name"]: m for m in models}
+    name = st.selectbox("Parameters for the sizes of model", list(by_name), key="learn_model")
+    entry = by_name[name]
+translator = None
+if entry is not None:
+    with user_errors():
+        translator = get_model(entry)
+cfg = translator.config if translator else None
+score = st.selectbox("Score function", explain.all_scores(), key="learn_score",
+                     index=explain.all_scores().index(cfg.score) if cfg else 0)  # fmt: skip
+st.latex(explain.formula(score))
+st.markdown(explain.reads(score, cfg.style if cfg else "luong"))
+with st.expander("What the code says"):
+    st.code(explain.score_doc(score), language="text")
+if score in ("dot", "scaled_dot"):
+    st.info(
+        "`dot` compares the decoder state and the encoder annotation directly, so it assumes both live in one "
+        "space (same size, same meaning per coordinate). `general` inserts a learned matrix $W_a$ so the model "
+        "can map one space onto the other; when the sizes differ attnviz adds a learned key bridge."
+    )
+if cfg is not None:
+    shapes = (
+        translator.model.score_parameters()
+        if score == cfg.score
+        else explain.score_parameters(score, cfg.hidden_dim, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len)
+    )
+    rows = explain.parameter_rows(shapes)
+    where = "learned by" if score == cfg.score else "it would have in a model the size of"
+    st.markdown(f"**Learned parameters {where} `{entry['name']}`: {sum(r['count'] for r in rows):,}**")
+    if rows:
+        st.dataframe(pd.DataFrame(rows), key="learn_params", hide_index=True)
+    else:
+        st.caption("None: this score has nothing to learn.")
+
+st.header("Bahdanau or Luong: which state asks?")
+st.markdown(
+    "- **Bahdanau** (2015) scores with the *previous* state $s_{t-1}$, then feeds $c_t$ into the RNN step "
+    "that makes $s_t$.\n- **Luong** (2015) runs the RNN step first and scores with the *current* state "
+    "$h_t$; $c_t$ is combined with $h_t$ into $\\tilde h_t = \\tanh(W_c[c_t; h_t])$ to predict the word."
+)
+
+if translator is not None and cfg.encoder == "transformer":
+    st.header("Encoder self-attention")
+    with user_errors():
+        al = translator.translate(translator.meta.get("example") or "a b c")
+    st.plotly_chart(encoder_attention_heatmaps(al), key="learn_encoder_attn")
+    st.caption("Each map: query token (row) attends over key tokens (column), per layer and head.")
+elif translator is not None:
+    st.caption(f"`{entry['name']}` has an RNN ({cfg.encoder}) encoder: no encoder self-attention to show.")

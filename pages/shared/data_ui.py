@@ -1,0 +1,87 @@
+"""Choosing a data set (built-in task, Multi30k, an uploaded file) for the Train and Data pages."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from attnviz.data import DEFAULT_MULTI30K, TASKS, load_corpus
+from attnviz.data.pairs import Corpus
+
+UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
+MULTI30K_PAIRS = ["de-en", "en-de", "fr-en", "en-fr", "de-fr", "fr-de"]
+UPLOAD_DIR = Path(tempfile.gettempdir()) / "attnviz-uploads"
+
+
+def save_upload(upload) -> Path:
+    """Write an upload to a temp file named by its content hash (never by the user's file name)."""
+    data = upload.getvalue()
+    suffix = Path(upload.name).suffix.lower()
+    suffix = suffix if suffix.lstrip(".") in UPLOAD_TYPES else ".csv"
+    UPLOAD_DIR.mkdir(parents=True, exist_ok=True)
+    path = UPLOAD_DIR / f"{hashlib.sha256(data).hexdigest()[:20]}{suffix}"
+    if not path.exists():
+        path.write_bytes(data)
+    return path
+
+
+def table_columns(path: Path) -> list[str]:
+    """Column names of an uploaded table; raises ValueError-like errors on malformed files."""
+    fmt = path.suffix.lstrip(".")
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    if fmt in ("jsonl", "json"):
+        frame = pd.read_json(path, lines=fmt == "jsonl", nrows=5) if fmt == "jsonl" else pd.read_json(path)
+        return [str(c) for c in frame.columns]
+    return [str(c) for c in pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", nrows=5, dtype=str).columns]
+
+
+def _upload_spec(key: str) -> str | None:
+    upload = st.file_uploader("A table of sentence pairs", type=UPLOAD_TYPES, key=f"{key}_upload")
+    if upload is None:
+        st.info("Upload a CSV, TSV, JSON Lines or Parquet file with one column per language.")
+        return None
+    path = save_upload(upload)
+    try:
+        columns = table_columns(path)
+    except Exception as e:  # pandas/pyarrow raise many types for a malformed file
+        st.error(f"Cannot read the columns of {upload.name}: {e}. Check that it is a {path.suffix[1:]} table.")
+        return None
+    if len(columns) < 2:
+        st.error(f"{upload.name} has {len(columns)} column(s); it needs a source and a target column.")
+        return None
+    src = st.selectbox("Source column", columns, index=0, key=f"{key}_src_col")
+    tgt = st.selectbox("Target column", columns, index=1, key=f"{key}_tgt_col")
+    return f"{path}?{urlencode({'src': src, 'tgt': tgt})}"
+
+
+def pick_data(key: str, default_task: str = "toy-fr") -> tuple[str, str] | None:
+    """Widgets for a data source; returns ``(spec, label)`` or ``None`` while incomplete."""
+    kinds = ["Built-in task"]
+    if DEFAULT_MULTI30K.is_dir():
+        kinds.append("Multi30k")
+    kinds.append("Uploaded file")
+    kind = st.radio("Data", kinds, key=f"{key}_kind", horizontal=True)
+    if kind == "Built-in task":
+        tasks = list(TASKS)
+        task = st.selectbox("Task", tasks, index=tasks.index(default_task), key=f"{key}_task", format_func=lambda t: t)
+        st.caption(TASKS[task])
+        return task, task
+    if kind == "Multi30k":
+        pair = st.selectbox("Language pair", MULTI30K_PAIRS, key=f"{key}_m30k")
+        return f"multi30k-{pair}", f"multi30k-{pair}"
+    spec = _upload_spec(key)
+    return (spec, "uploaded file") if spec else None
+
+
+@st.cache_data(show_spinner="Loading data…", max_entries=8)
+def cached_corpus(spec: str, n_train: int | None, n_valid: int | None, n_test: int | None, seed: int = 0) -> Corpus:
+    """A corpus, loaded once per spec and sizes (uploads are named by content hash)."""
+    return load_corpus(spec, n_train=n_train, n_valid=n_valid, n_test=n_test, seed=seed)

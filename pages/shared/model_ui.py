@@ -1,0 +1,64 @@
+"""Model helpers shared by the Compare, Evaluate and Learn pages: default choices, test pairs."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attnviz.data import TASKS
+from attnviz.data.pairs import Pair
+from pages.shared.data_ui import cached_corpus
+
+PREFERRED = (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))
+
+
+def default_models(models: list[dict]) -> list[dict]:
+    """Additive/Bahdanau vs general/Luong vs dot/Luong of the task that has most of them; else two models."""
+    best: list[dict] = []
+    for task in dict.fromkeys(m["task"] for m in models):
+        found = []
+        for score, style in PREFERRED:
+            match = next((m for m in models if m["task"] == task and (m["score"], m["style"]) == (score, style)), None)
+            if match:
+                found.append(match)
+        if len(found) > len(best):
+            best = found
+    if len(best) >= 2:
+        return best
+    same_task = [m for m in models if m["task"] == models[0]["task"]]
+    return (same_task if len(same_task) >= 2 else models)[:2]
+
+
+def data_options(meta: dict) -> dict:
+    """The data options a model was trained with (so its test split is rebuilt exactly)."""
+    return dict((meta.get("recipe_full") or {}).get("data_options") or {})
+
+
+def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
+    """The test split of a model's built-in task (empty for other data)."""
+    task = meta.get("task")
+    if task not in TASKS:
+        return []
+    opts = data_options(meta)
+    corpus = cached_corpus(task, 0, opts.get("n_valid"), opts.get("n_test"), opts.get("seed", 0))
+    return corpus.test[:limit] if limit else corpus.test
+
+
+def session_id() -> str:
+    """This browser session's id (stable across reruns)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        raise RuntimeError("not running inside Streamlit")
+    return ctx.session_id
+
+
+def pick_models(models: list[dict], key: str, label: str = "Models") -> list[dict]:
+    """A multiselect of models by name; defaults from :func:`default_models`."""
+    by_name = {m["name"]: m for m in models}
+    default = [m["name"] for m in default_models(models)]
+    names = st.multiselect(
+        label, list(by_name), default=default, key=key,
+        format_func=lambda n: f"{n} · {by_name[n]['score']}/{by_name[n]['style']}",
+    )  # fmt: skip
+    return [by_name[n] for n in names]

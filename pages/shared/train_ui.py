@@ -1,0 +1,114 @@
+"""The Train page's form and live progress panel. Training itself runs in attnviz.jobs threads."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attnviz.attention import SCORES
+from attnviz.data.toyfr import EXAMPLE
+from attnviz.jobs import REGISTRY, JobSnapshot, TrainingJob
+from attnviz.plots import alignment_heatmap
+from attnviz.plots_data import training_curves
+from attnviz.recipe import Recipe
+from pages.shared.common import list_models
+
+STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend with h_t)"}
+ENCODERS = ["gru", "lstm", "transformer"]
+PROBES = {"toy-fr": EXAMPLE, "dates": "saturday 22nd of november 2026", "copy": "a b c d e", "reverse": "a b c d e",
+          "sort": "h c a f c b"}  # fmt: skip
+
+
+def session_alive(session_id: str):
+    """A liveness probe for the job thread: False once Streamlit has dropped the session."""
+
+    def alive() -> bool:
+        from streamlit import runtime
+
+        return not runtime.exists() or runtime.get_instance().is_active_session(session_id)
+
+    return alive
+
+
+def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
+    """Model and training widgets; returns a recipe when Start is pressed."""
+    c1, c2, c3 = st.columns(3)
+    score = c1.selectbox("Score function", list(SCORES), index=list(SCORES).index("additive"), key="train_score")
+    style = c2.radio("Decoder", list(STYLES), format_func=STYLES.get, key="train_style")
+    encoder = c3.selectbox("Encoder", ENCODERS, key="train_encoder")
+    c1, c2, c3, c4 = st.columns(4)
+    emb = c1.number_input("Embedding size", 8, 512, 32, step=8, key="train_emb")
+    hidden = c2.number_input("Hidden size", 8, 512, 48, step=8, key="train_hidden")
+    attn = c3.number_input("Attention size", 4, 512, 32, step=4, key="train_attn")
+    heads = c4.number_input("Heads (Transformer)", 1, 8, 2, key="train_heads", disabled=encoder != "transformer")
+    c1, c2, c3, c4 = st.columns(4)
+    epochs = c1.number_input("Epochs", 1, 50, 3, key="train_epochs")
+    batch = c2.number_input("Batch size", 4, 512, 64, step=4, key="train_batch")
+    lr = c3.number_input("Learning rate", 1e-5, 0.1, 3e-3, format="%.4f", key="train_lr")
+    n_train = c4.number_input("Training pairs", 50, 50_000, 2000, step=100, key="train_n")
+    default_probe = PROBES.get(spec, "")
+    probe = st.text_input("Probe sentence (its alignment is redrawn after every epoch)", value=default_probe,
+                          max_chars=80, key="train_probe")  # fmt: skip
+    name = st.text_input("Model name", value=f"{label}-{score}-{style}".replace(" ", "-"), max_chars=60,
+                         key="train_name")  # fmt: skip
+    if not st.button("Start training", type="primary", key="train_start"):
+        return None
+    if encoder == "transformer" and emb % heads:
+        st.error(f"The embedding size ({emb}) must be divisible by the number of heads ({heads}).")
+        return None
+    sizes = {"n_train": int(n_train)}
+    if builtin:
+        sizes |= {"n_valid": 200, "n_test": 200}
+    model = {"score": score, "style": style, "encoder": encoder, "emb_dim": int(emb), "hidden_dim": int(hidden),
+             "attn_dim": int(attn), "heads": int(heads), "dropout": 0.1}  # fmt: skip
+    train = {"epochs": int(epochs), "batch_size": int(batch), "lr": float(lr), "probe": probe.strip() or None}
+    return Recipe(name=name, data=spec, data_options=sizes, model=model, train=train)
+
+
+def draw(snap: JobSnapshot) -> None:
+    """Progress bar, ETA, curves and the probe's heatmap for one snapshot."""
+    latest = snap.latest or {}
+    eta = f" · about {latest['eta_seconds']:.0f} s left" if snap.active and latest else ""
+    text = f"{snap.name}: {snap.status}, epoch {latest.get('epoch', 0)}/{latest.get('epochs', '?')}{eta}"
+    st.progress(snap.fraction, text=text)
+    valid = [{"step": e["step"], "epoch": e["epoch"], "valid_loss": e["valid_loss"],
+              "valid_accuracy": e["valid_accuracy"]} for e in snap.epochs]  # fmt: skip
+    st.plotly_chart(training_curves(snap.steps + valid), key="train_curves")
+    if snap.probe is not None:
+        title = f"Probe after epoch {len(snap.epochs)}"
+        st.plotly_chart(alignment_heatmap(snap.probe, selectable=False, title=title), key="train_probe_map")
+        st.caption("Each row is a target token, each column a source token: watch the diagonal (or the "
+                   "task's pattern) emerge as the model learns where to look.")  # fmt: skip
+
+
+def progress_panel(job: TrainingJob) -> None:
+    """Redraw every second while the job runs (and only then: an idle timer would rerun every tab)."""
+    running = job.snapshot().active
+
+    @st.fragment(run_every=1.0 if running else None)
+    def panel() -> None:
+        snap = job.snapshot()
+        if snap.active and st.button("Stop", key="train_stop"):
+            job.stop()
+        draw(snap)
+        if running and not snap.active:
+            list_models.clear()
+            st.rerun(scope="app")  # turn the timer off and show the result
+
+    panel()
+    snap = job.snapshot()
+    if snap.status == "done":
+        st.success(f"Saved {snap.result_path.name} ({snap.seconds:.0f} s). It is now in Explore, Compare and Evaluate.")
+    elif snap.status == "stopped":
+        kept = f"; the model so far was saved as {snap.result_path.name}" if snap.result_path else ""
+        st.warning(f"Training stopped{kept}. {snap.error or ''}")
+    elif snap.status == "failed":
+        st.error(f"Training failed: {snap.error}")
+    if not snap.active:
+        list_models.clear()
+
+
+def cap_note() -> None:
+    """How busy the server is (the global cap on trainings)."""
+    busy = len(REGISTRY.active())
+    if busy >= REGISTRY.max_jobs:
+        st.warning(f"The server is training {busy} model(s), its limit; Start will be refused until one finishes.")
