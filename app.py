@@ -75,8 +75,8 @@ if choice.other is not None:
         if names[0] == names[1]:
             names = (f"{names[0]} (1)", f"{names[1]} (2)")
         st.caption("Side by side, on one colour scale: the same sentence through two models.")
-        chart(compare_heatmaps(dict(zip(names, (al, other), strict=True))), "explore_side_by_side", choice.image_format,
-              "side-by-side")  # fmt: skip
+        fig = compare_heatmaps(dict(zip(names, (al, other), strict=True)))
+        chart(fig, "explore_side_by_side_chart", choice.image_format, "side-by-side")
 
 title = f"{entry['name']}: {entry['score']} / {entry['style']}"
 file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", entry["name"])

@@ -27,13 +27,14 @@ def beam_view(al: Alignment, beam: int, image_format: str) -> None:
     """The n-best list of beam search with log-probabilities, each hypothesis with its heatmap."""
     st.caption(
         r"Beam search keeps the $k$ best partial translations by $\log p(y_{1..t} \mid x) = \sum_i \log"
-        r" p(y_i \mid y_{<i}, x)$; each hypothesis has its own attention, since its decoder states differ."
+        r" p(y_i \mid y_{<i}, x)$ and ranks the finished ones by $\log p / \text{length}$ (so short outputs do"
+        r" not win by default); each hypothesis has its own attention, since its decoder states differ."
     )
     if beam == 1 or not al.hypotheses:
         st.info("Greedy decoding (beam width 1). Raise the **Beam width** in the sidebar to see the n-best list.")
         return
     rows = [
-        {"rank": k + 1, "translation": " ".join(h.output_tokens), "log p": round(float(h.log_prob), 4),
+        {"rank": k + 1, "translation": " ".join(h.output_tokens) or "(empty)", "log p": round(float(h.log_prob), 4),
          "log p / token": round(float(h.log_prob) / max(len(h.target_tokens), 1), 4)}
         for k, h in enumerate(al.hypotheses)
     ]  # fmt: skip

@@ -1,0 +1,53 @@
+"""Tiny models for the app tests, trained once per session into a temporary models folder.
+
+The app lists this folder through ``ATTNVIZ_MODELS``, so the tests do not depend on
+``pretrained/``. Pretrained models (when shipped) are listed first by the catalog, so the app
+tests also point the catalog's manifest at a missing file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from attnviz.checkpoint import save
+from attnviz.data.spec import load_corpus
+from attnviz.train import TrainConfig, build_translator, fit
+
+TINY = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 16, "dropout": 0.0}
+# (file name, score, style): the first one written last, so the catalog (newest first) lists it first
+APP_MODELS = [
+    ("toyfr-localp-luong", "local_p", "luong"),
+    ("toyfr-general-luong", "general", "luong"),
+    ("toyfr-additive-bahdanau", "additive", "bahdanau"),
+]
+
+
+def train_app_models(folder: Path, steps: int = 40) -> Path:
+    """Train the tiny toy-fr models of ``APP_MODELS`` into ``folder`` (a few seconds each)."""
+    corpus = load_corpus("toy-fr", n_train=400, n_valid=40, n_test=40)
+    for name, score, style in APP_MODELS:
+        translator = build_translator(corpus, seed=0, score=score, style=style, **TINY)
+        fit(translator, corpus, TrainConfig(epochs=2, batch_size=32, lr=5e-3, max_steps=steps, patience=None))
+        save(translator, folder / f"{name}.safetensors")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def app_models_dir(tmp_path_factory) -> Path:
+    """A folder with the tiny app models (shared by every app test of the session)."""
+    return train_app_models(tmp_path_factory.mktemp("app_models"))
+
+
+@pytest.fixture
+def app_env(app_models_dir, monkeypatch, tmp_path) -> Path:
+    """``ATTNVIZ_MODELS`` set to the tiny models, shipped models hidden, Streamlit caches cleared."""
+    import streamlit as st
+
+    from attnviz import catalog
+
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(app_models_dir))
+    monkeypatch.setattr(catalog, "MANIFEST", tmp_path / "no-manifest.json")
+    st.cache_data.clear()
+    return app_models_dir

@@ -1,0 +1,214 @@
+"""The Explore page (app.py) driven by Streamlit's AppTest, on tiny models trained for the session."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from attnviz.checkpoint import load_checkpoint
+from attnviz.plots import display_tokens
+from pages.shared.exports import changed_steps, matrix_csv, replace_token
+from pages.shared.math_panel import cell_math, default_cell
+
+pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+EXAMPLE = "the black cat does not eat the apple of the girl."
+
+
+def start(view: str | None = None, **state) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in state.items():
+        at.session_state[key] = value
+    if view:
+        at.session_state["explore_view"] = view
+    return at.run()
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def heatmap(at: AppTest) -> dict:
+    """The main alignment heatmap's spec (the first chart of the page)."""
+    assert not at.exception, at.exception
+    spec = specs(at)[0]
+    assert any(trace["type"] == "heatmap" for trace in spec["data"])
+    return spec
+
+
+def ticks(spec: dict) -> list[str]:
+    return spec["layout"]["xaxis"]["ticktext"]
+
+
+def tokens_of(text: str) -> list[str]:
+    from attnviz.data.toyfr import TOKENIZER
+
+    return display_tokens([*TOKENIZER.split(text), "<eos>"])
+
+
+def test_first_load_shows_the_example_alignment(app_env):
+    at = start()
+    spec = heatmap(at)
+    assert at.text_input(key="explore_text").value == EXAMPLE
+    assert ticks(spec) == tokens_of(EXAMPLE)
+    assert spec["layout"]["xaxis"]["tickvals"] == list(range(len(tokens_of(EXAMPLE))))  # "the" x3 kept apart
+    cells = next(t for t in spec["data"] if t["type"] == "scatter" and t.get("name") == "cells")
+    assert "weight" in cells["text"][0] and "score" in cells["text"][0]
+    latex = [e.value for e in at.get("latex")]
+    assert latex and any(r"\mathrm{softmax}" in line for line in latex)  # the default cell's math panel
+    assert not at.error
+
+
+def test_typing_a_sentence_redraws(app_env):
+    at = start()
+    at.text_input(key="explore_text").set_value("the dog eats the apple .").run()
+    assert ticks(heatmap(at)) == tokens_of("the dog eats the apple .")
+
+
+def test_switching_score_and_style_keeps_the_sentence(app_env):
+    at = start()
+    text = "the girl sees the cat ."
+    at.text_input(key="explore_text").set_value(text).run()
+    first = heatmap(at)
+    assert "additive / bahdanau" in first["layout"]["title"]["text"]
+    at.selectbox(key="explore_score").set_value("general").run()
+    second = heatmap(at)
+    assert at.selectbox(key="explore_style").value == "luong"
+    assert "general / luong" in second["layout"]["title"]["text"]
+    assert ticks(second) == tokens_of(text)
+    assert first["data"][0]["z"] != second["data"][0]["z"]
+    at.selectbox(key="explore_score").set_value("local_p").run()
+    third = heatmap(at)
+    assert any(t.get("name") == "p_t" for t in third["data"])  # local-p draws its centres
+    assert ticks(third) == tokens_of(text)
+
+
+def test_step_slider_moves_the_per_step_view(app_env):
+    at = start("Per step")
+    assert not at.exception
+    titles = [s["layout"]["title"]["text"] for s in specs(at)]
+    assert titles[0].startswith("Step 0")
+    assert specs(at)[2].get("frames"), "the play-button animation has frames"
+    at.slider(key="explore_step").set_value(1).run()
+    titles = [s["layout"]["title"]["text"] for s in specs(at)]
+    assert titles[0].startswith("Step 1") and titles[1].startswith("Context vector c_1")
+
+
+def test_beam_width_shows_the_nbest_list(app_env):
+    at = start("Beam search")
+    assert any("Greedy" in i.value for i in at.info)
+    at.slider(key="explore_beam").set_value(3).run()
+    assert not at.exception
+    table = at.dataframe[-1].value  # after the lexicon
+    assert 1 < len(table) <= 3 and list(table["log p / token"]) == sorted(table["log p / token"], reverse=True)
+    assert len([e for e in at.expander if "log p" in e.label]) == len(table)
+    assert all(any(t["type"] == "heatmap" for t in s["data"]) for s in specs(at))
+
+
+@pytest.mark.parametrize("text", ["", "   ", "x" * 3000])
+def test_bad_text_gives_a_message_not_a_traceback(app_env, text):
+    at = start()
+    at.text_input(key="explore_text").set_value(text).run()
+    assert not at.exception
+    assert at.warning or at.error
+    assert not at.get("plotly_chart")
+
+
+def test_html_in_tokens_is_escaped(app_env):
+    at = start()
+    at.text_input(key="explore_text").set_value("the <script>alert(1)</script> cat").run()
+    labels = ticks(heatmap(at))
+    assert "&lt;" in labels and "script&gt;" in "".join(labels)
+    assert not any("<script" in label or label == "<" for label in labels)
+    assert at.warning, "unknown words are listed"
+
+
+def test_side_by_side_on_one_scale(app_env):
+    at = start()
+    at.toggle(key="explore_side_by_side").set_value(True).run()
+    assert not at.exception
+    side = specs(at)[0]
+    heatmaps = [t for t in side["data"] if t["type"] == "heatmap"]
+    assert len(heatmaps) == 2 and heatmaps[0]["zmax"] == heatmaps[1]["zmax"]
+
+
+def test_what_if_forces_attention_and_replaces_a_word(app_env):
+    at = start("What-if", explore_force_step=0, explore_force_source=2)
+    assert not at.exception
+    assert at.warning or at.success
+    at.text_input(key="explore_replace_word").set_value("dog").run()
+    assert not at.exception
+    assert any("dog" in m.value for m in at.markdown)
+    assert len(at.dataframe) == 3  # the lexicon, then one table per what-if
+
+
+@pytest.fixture
+def media(monkeypatch) -> dict[str, tuple[bytes, str | None]]:
+    """Every file a download button registers: file id -> (data, file name)."""
+    saved: dict[str, tuple[bytes, str | None]] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def spy(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        data = path_or_data if isinstance(path_or_data, bytes) else path_or_data.encode()
+        saved[file_id] = (data, filename)
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    return saved
+
+
+def test_downloads_carry_the_matrices(app_env, media):
+    at = start("Export")
+    assert not at.exception
+    files = {}
+    for button in at.get("download_button"):
+        data, name = media[Path(button.proto.url).stem]
+        files[name.rsplit("-", 1)[-1] if "-" in name else name] = data.decode()
+    tr = load_checkpoint(app_env / "toyfr-additive-bahdanau.safetensors")
+    al = tr.translate(EXAMPLE)
+    weights = pd.read_csv(io.StringIO(files["weights.csv"]))
+    assert len(weights) == len(al.target_tokens)  # one row per target step
+    assert list(weights["target"]) == al.target_tokens
+    np.testing.assert_allclose(weights.iloc[:, 2:].to_numpy(), al.weights, atol=1e-5)
+    assert len(pd.read_csv(io.StringIO(files["scores.csv"]))) == len(al.target_tokens)
+    doc = json.loads(files["alignment.json"])
+    assert doc["target_tokens"] == al.target_tokens and doc["pharaoh"] == al.to_pharaoh()
+    pharaoh = next(v for k, v in files.items() if k.endswith(".pharaoh"))
+    assert pharaoh.strip() == al.to_pharaoh()
+
+
+def test_math_panel_numbers_match_the_decode(app_models_dir):
+    for name in ("toyfr-additive-bahdanau", "toyfr-localp-luong"):
+        tr = load_checkpoint(app_models_dir / f"{name}.safetensors")
+        al = tr.translate(EXAMPLE)
+        t, s = default_cell(al)
+        assert s == int(np.argmax(al.weights[0]))
+        lines = cell_math(al, t, s, tr.annotations(EXAMPLE))
+        assert lines[0] == type(tr.model.decoder.attention.score).formula
+        assert any(f"= {al.weights[t, s]:.4g}" in line for line in lines)
+        if al.score == "local_p":
+            assert any(r"\exp\left(-\frac{(s - p_t)^2" in line for line in lines)
+        np.testing.assert_allclose(al.weights @ tr.annotations(EXAMPLE), al.contexts, atol=1e-5)
+
+
+def test_export_helpers():
+    assert changed_steps(["a", "b", "<eos>"], ["a", "c", "<eos>", "x"]) == [1, 3]
+    assert replace_token(["the", "cat", "."], 1, "dog", char_level=False) == "the dog ."
+    assert replace_token(list("12 may"), 0, "3", char_level=True) == "32 may"
+
+
+def test_csv_rows_are_target_steps(app_models_dir):
+    tr = load_checkpoint(app_models_dir / "toyfr-localp-luong.safetensors")
+    al = tr.translate("=cmd the cat .")
+    frame = pd.read_csv(io.StringIO(matrix_csv(al, "scores")))
+    assert len(frame) == len(al.target_tokens)
+    assert frame.columns[2].startswith("'=")  # no spreadsheet formula
