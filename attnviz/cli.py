@@ -20,30 +20,28 @@ from attnviz.data.spec import TASKS, load_corpus
 from attnviz.errors import AttnvizError
 
 
-def int_in(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
+def _ranged(kind: type, lo: float, hi: float) -> Callable[[str], float]:
+    """An argparse type: ``kind(text)`` within ``[lo, hi]``, else a clear usage error."""
+
+    def parse(text: str):
         try:
-            value = int(text)
+            value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+            noun = "whole number" if kind is int else "number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {noun}") from None
         if not lo <= value <= hi:
             raise argparse.ArgumentTypeError(f"{value} is out of range [{lo}, {hi}]")
         return value
 
     return parse
+
+
+def int_in(lo: int, hi: int) -> Callable[[str], int]:
+    return _ranged(int, lo, hi)
 
 
 def float_in(lo: float, hi: float) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{value} is out of range [{lo}, {hi}]")
-        return value
-
-    return parse
+    return _ranged(float, lo, hi)
 
 
 def _print_json(obj) -> None:
