@@ -18,6 +18,7 @@ from attnviz.plots import (
     GOLD_COLOR,
     TEMPLATE,
     UNKNOWN_COLOR,
+    alignment_heatmap,
     cell_size,
     display_tokens,
     label_px,
@@ -28,6 +29,17 @@ from attnviz.plots_compare import compare_heatmaps
 from attnviz.trace import Alignment
 
 POSITIVE, NEGATIVE, WEIGHT = "#d6604d", "#4393c3", "#3182bd"
+MIN_PLOT_PX = 170  # a heatmap of one or two target rows still gets a readable colour bar
+
+
+def explore_heatmap(al: Alignment, values: str = "weights", title: str | None = None) -> go.Figure:
+    """:func:`attnviz.plots.alignment_heatmap` (selectable) with a plot area tall enough for its colour bar."""
+    fig = alignment_heatmap(al, values, title=title)
+    margin = fig.layout.margin
+    plot_px = fig.layout.height - margin.t - margin.b
+    if plot_px < MIN_PLOT_PX:
+        fig.update_layout(height=fig.layout.height + MIN_PLOT_PX - plot_px)
+    return fig
 
 
 def _check_step(al: Alignment, t: int) -> None:

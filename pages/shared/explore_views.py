@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attnviz.plots import alignment_heatmap, context_heatmap, context_projection, plot_config, step_bar
-from attnviz.plots_explore import context_bar, step_animation
+from attnviz.plots import context_heatmap, context_projection, plot_config, step_bar
+from attnviz.plots_explore import context_bar, explore_heatmap, step_animation
 from attnviz.trace import Alignment
 from pages.shared.math_panel import selected_cell, show_math
 
@@ -35,7 +35,7 @@ def weights_view(al: Alignment, annotations: np.ndarray | None, image_format: st
         + LOCAL_NOTE.get(al.score, "")
         + " Hover for both tokens, the weight and the raw score; ⚠ marks words the model does not know."
     )
-    event = chart(alignment_heatmap(al, "weights", title=title), "explore_heat_weights", image_format, "weights", True)
+    event = chart(explore_heatmap(al, "weights", title), "explore_heat_weights", image_format, "weights", True)
     st.subheader("The numbers of one cell")
     t, s = selected_cell(event, al)
     show_math(al, t, s, annotations)
@@ -48,7 +48,7 @@ def scores_view(al: Alignment, annotations: np.ndarray | None, image_format: str
         r" differences within a row matter: the softmax is unchanged by adding a constant to a row."
         " Blank cells lie outside a local window ($-\\infty$)."
     )
-    fig = alignment_heatmap(al, "scores", title=f"{title} (raw scores)")
+    fig = explore_heatmap(al, "scores", f"{title} (raw scores)")
     event = chart(fig, "explore_heat_scores", image_format, "scores", True)
     t, s = selected_cell(event, al)
     show_math(al, t, s, annotations)

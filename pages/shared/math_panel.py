@@ -84,14 +84,15 @@ def cell_math(al: Alignment, t: int, s: int, annotations: np.ndarray | None = No
         c = np.asarray(al.contexts[t], dtype=np.float64)  # [K]
         part = a * h  # [K]
         share = float(part @ c / (c @ c)) if c @ c > 0 else 0.0
+        lines.append(rf"a_{{{sub}}} \bar h_{{{s}}} = {_num(a)} \cdot {_vec(h)} = {_vec(part)}")
         lines.append(
-            rf"a_{{{sub}}} \bar h_{{{s}}} = {_num(a)} \cdot {_vec(h)} = {_vec(part)},"
-            rf"\quad \lVert a_{{{sub}}} \bar h_{{{s}}} \rVert = {_num(a)} \cdot {_num(float(np.linalg.norm(h)))}"
+            rf"\lVert a_{{{sub}}} \bar h_{{{s}}} \rVert = {_num(a)} \cdot {_num(float(np.linalg.norm(h)))}"
             rf" = {_num(float(np.linalg.norm(part)))}"
         )
+        lines.append(rf"c_{{{t}}} = \sum_{{s'}} a_{{{t},s'}} \bar h_{{s'}} = {_vec(c)}")
         lines.append(
-            rf"c_{{{t}}} = \sum_{{s'}} a_{{{t},s'}} \bar h_{{s'}} = {_vec(c)},\quad \lVert c_{{{t}}} \rVert"
-            rf" = {_num(float(np.linalg.norm(c)))},\quad \text{{share along }} c_{{{t}}}: {share * 100:.1f}\%"
+            rf"\lVert c_{{{t}}} \rVert = {_num(float(np.linalg.norm(c)))},\quad"
+            rf" \text{{share of }} a_{{{sub}}} \bar h_{{{s}}} \text{{ along }} c_{{{t}}}: {share * 100:.1f}\%"
         )
     return lines
 

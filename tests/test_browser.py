@@ -1,0 +1,171 @@
+"""The Explore page in a real browser: ``streamlit run app.py`` driven by Playwright on Chromium.
+
+Measures (a) the time from starting ``streamlit run`` to the first heatmap drawn in Chromium and
+(b) the time from pressing Enter on a new sentence to the heatmap redrawn with its tokens, and
+writes them to ``benchmarks/browser_timings.json``. Set ``ATTNVIZ_SCREENSHOT=path`` to also copy
+the screenshot there (``docs/screenshot.png`` for the README).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["tests.app_fixtures"]  # app_models_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+TIMINGS = ROOT / "benchmarks" / "browser_timings.json"
+WAIT_MS = 60_000
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
+SENTENCES = ["the dog eats the apple .", "the girl does not see the black cat .", "my friend likes the red car ."]
+LONG = " ".join(["the black cat eats the apple of the girl ."] * 7)  # 70 tokens
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# the x tick labels of the first Plotly figure: the alignment heatmap of the Weights tab
+TICKS_JS = """() => {
+  const plot = document.querySelector('.js-plotly-plot');
+  if (!plot) return null;
+  return Array.from(plot.querySelectorAll('.xtick text')).map(t => t.textContent);
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(port: int, proc: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"streamlit did not answer on port {port} within {timeout} s")
+
+
+def shown(tokens: list[str]) -> list[str]:
+    """Tick labels as the browser shows them: the escaped HTML decoded again, spaces as ␣."""
+    return [t.replace(" ", "␣") if t else "∅" for t in tokens]
+
+
+def expected_ticks(text: str) -> list[str]:
+    """What the first model of the catalog (the app's default) makes of ``text``."""
+    from attnviz import catalog
+
+    first = catalog.list_models()[0]
+    return shown(catalog.load(first["path"]).source(text).surface)
+
+
+def wait_for_ticks(page, ticks: list[str]) -> None:
+    page.wait_for_function(f"expected => JSON.stringify(({TICKS_JS})()) === JSON.stringify(expected)", arg=ticks,
+                           timeout=WAIT_MS)  # fmt: skip
+
+
+def type_sentence(page, text: str) -> float:
+    """Type ``text``, press Enter, wait for the redrawn heatmap; seconds from Enter to redrawn."""
+    box = page.locator(".st-key-explore_text input")
+    box.fill(text)
+    ticks = expected_ticks(text)
+    start = time.perf_counter()
+    box.press("Enter")
+    wait_for_ticks(page, ticks)
+    return time.perf_counter() - start
+
+
+def click_cell(page, col: int, n_src: int) -> None:
+    """Click the last row's cell in column ``col``; the math panel must switch to that cell."""
+    box = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    n_tgt = len(page.locator(".js-plotly-plot").first.locator(".ytick text").all_text_contents())
+    row = n_tgt - 1  # the default cell is on row 0
+    page.mouse.click(box["x"] + (col + 0.5) * box["width"] / n_src, box["y"] + (row + 0.5) * box["height"] / n_tgt)
+    page.get_by_text(f"target step t={row} ", exact=False).filter(has_text=f"source position s={col} ").first.wait_for(
+        timeout=WAIT_MS
+    )
+
+
+@pytest.fixture
+def server_env(app_models_dir, tmp_path, monkeypatch) -> dict[str, str]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium` (CI does)")
+    pytest.importorskip("playwright.sync_api", reason="pip install playwright (never `playwright install`)")
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(app_models_dir))  # for expected_ticks in this process
+    home = tmp_path / "home"
+    home.mkdir()
+    return {**os.environ, "ATTNVIZ_MODELS": str(app_models_dir), "HOME": str(home), "OMP_NUM_THREADS": "1"}
+
+
+def test_explore_in_chromium(server_env, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--server.port", str(port),
+               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
+    log = (tmp_path / "streamlit.log").open("w")
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=ROOT, env=server_env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(port, proc)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
+            page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+            first_heatmap = time.perf_counter() - start
+            default_text = page.locator(".st-key-explore_text input").input_value()
+            wait_for_ticks(page, expected_ticks(default_text))
+
+            redraws = [type_sentence(page, text) for text in SENTENCES]
+            click_cell(page, col=1, n_src=len(expected_ticks(SENTENCES[-1])))
+            page.wait_for_timeout(500)  # let Plotly finish its last paint before the screenshot
+            shot = tmp_path / "explore.png"
+            page.screenshot(path=str(shot), full_page=True)
+
+            long_redraw = type_sentence(page, LONG)
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(tmp_path / "explore-long.png"), full_page=True)
+            assert page.locator("text=Traceback").count() == 0
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+    result = {
+        "start_to_first_heatmap_s": round(first_heatmap, 3),
+        "enter_to_redrawn_heatmap_s": [round(r, 3) for r in redraws],
+        "enter_to_redrawn_heatmap_median_s": round(statistics.median(redraws), 3),
+        "enter_to_redrawn_long_sentence_s": round(long_redraw, 3),
+        "long_sentence_tokens": len(expected_ticks(LONG)),
+        "goals_s": {"start_to_first_heatmap": 5.0, "enter_to_redrawn_heatmap": 0.4},
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Chromium headless",
+        "load_average_1min": round(os.getloadavg()[0], 2),  # other work on the machine slows every figure
+        "measured": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    print(json.dumps(result, indent=1))
+    TIMINGS.parent.mkdir(exist_ok=True)
+    TIMINGS.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if target := os.environ.get("ATTNVIZ_SCREENSHOT"):
+        shutil.copyfile(shot, target)
+    assert first_heatmap < 60 and max(redraws) < 60
