@@ -49,8 +49,8 @@ if not text.strip():
     st.warning("Type a sentence to translate (the box is empty).")
     st.stop()
 
-path, mtime = model_version(entry)
 with user_errors():
+    path, mtime = model_version(entry)
     al = translate(path, mtime, text, choice.beam)
 try:
     states = annotations(path, mtime, text)
@@ -65,9 +65,8 @@ translation = get_model(entry).text_of(al) or "(empty)"
 st.markdown(f"**Translation** ({escape_markdown(model_label(entry))}): {escape_markdown(translation)}")
 
 if choice.other is not None:
-    other_path, other_mtime = model_version(choice.other)
     try:
-        other = translate(other_path, other_mtime, text, choice.beam)
+        other = translate(*model_version(choice.other), text, choice.beam)
     except AttnvizError as e:
         st.warning(f"{escape_markdown(choice.other['name'])} cannot translate this sentence: {escape_markdown(str(e))}")
     else:

@@ -137,9 +137,9 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
         height=560 + label_px(al.source_tokens, angle),
         margin={"t": 110, "b": 110},
         updatemenus=[{
-            "type": "buttons", "direction": "left", "x": 0, "y": 1.22, "xanchor": "left", "yanchor": "top",
+            "type": "buttons", "direction": "left", "x": 1, "y": 1.22, "xanchor": "right", "yanchor": "top",
             "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
-                        {"label": "⏸ Pause", "method": "animate", "args": [[None], still]}],
+                        {"label": "Pause", "method": "animate", "args": [[None], still]}],
         }],
         sliders=[{
             "active": 0, "x": 0, "y": -0.08, "len": 1.0, "yanchor": "top",

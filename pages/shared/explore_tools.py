@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -45,8 +47,14 @@ def beam_view(al: Alignment, beam: int, image_format: str) -> None:
             chart(alignment_heatmap(h, selectable=False), f"explore_nbest_{k}", image_format, f"beam-{k + 1}")
 
 
-def _compare(original: Alignment, changed: Alignment, name: str, image_format: str, key: str) -> None:
+def _compare(
+    original: Alignment, changed: Alignment, name: str, image_format: str, key: str, text_of: Callable[[Alignment], str]
+) -> None:
     """The two decodes step by step (changed steps marked) and side by side."""
+    st.markdown(
+        f"**Original:** {escape_markdown(text_of(original) or '(empty)')}  \n"
+        f"**{name.capitalize()}:** {escape_markdown(text_of(changed) or '(empty)')}"
+    )
     steps = changed_steps(original.target_tokens, changed.target_tokens)
     if steps:
         st.warning(f"{len(steps)} target step(s) changed: {', '.join(map(str, steps))}")
@@ -84,7 +92,8 @@ def whatif_view(entry: dict, text: str, image_format: str) -> None:
     onehot = tuple(1.0 if s == source else 0.0 for s in range(n_src))
     with user_errors():
         forced = translate(path, mtime, text, 1, ((int(step), onehot),))
-    _compare(base, forced, "forced", image_format, "explore_whatif_force")
+    text_of = get_model(entry).text_of
+    _compare(base, forced, "forced", image_format, "explore_whatif_force", text_of)
 
     st.divider()
     st.caption("**Replace a source word** and see which target steps change.")
@@ -97,12 +106,12 @@ def whatif_view(entry: dict, text: str, image_format: str) -> None:
     if not word.strip():
         st.info("Type a replacement word to compare.")
         return
-    char_level = get_model(entry).src_tokenizer.kind == "char"
+    char_level = get_model(entry).src_tokenizer.kind == "char"  # replace one character, keep the rest
     new_text = replace_token(words, int(index), word.strip(), char_level)
     st.markdown(f"New sentence: {escape_markdown(new_text)}")
     with user_errors():
         replaced = translate(path, mtime, new_text)
-    _compare(base, replaced, "replaced", image_format, "explore_whatif_replace")
+    _compare(base, replaced, "replaced", image_format, "explore_whatif_replace", text_of)
 
 
 def export_view(al: Alignment, name: str) -> None:
