@@ -16,18 +16,20 @@ from attnviz.data.spec import load_corpus
 from attnviz.train import TrainConfig, build_translator, fit
 
 TINY = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 16, "dropout": 0.0}
-# (file name, score, style): the first one written last, so the catalog (newest first) lists it first
+# (file name, task, score, style): the catalog lists the newest first, so the last one is the app's default
 APP_MODELS = [
-    ("toyfr-localp-luong", "local_p", "luong"),
-    ("toyfr-general-luong", "general", "luong"),
-    ("toyfr-additive-bahdanau", "additive", "bahdanau"),
+    ("dates-dot-luong", "dates", "dot", "luong"),
+    ("toyfr-localp-luong", "toy-fr", "local_p", "luong"),
+    ("toyfr-general-luong", "toy-fr", "general", "luong"),
+    ("toyfr-additive-bahdanau", "toy-fr", "additive", "bahdanau"),
 ]
 
 
 def train_app_models(folder: Path, steps: int = 40) -> Path:
-    """Train the tiny toy-fr models of ``APP_MODELS`` into ``folder`` (a few seconds each)."""
-    corpus = load_corpus("toy-fr", n_train=400, n_valid=40, n_test=40)
-    for name, score, style in APP_MODELS:
+    """Train the tiny models of ``APP_MODELS`` into ``folder`` (a few seconds each)."""
+    corpora = {task: load_corpus(task, n_train=400, n_valid=40, n_test=40) for task in ("dates", "toy-fr")}
+    for name, task, score, style in APP_MODELS:
+        corpus = corpora[task]
         translator = build_translator(corpus, seed=0, score=score, style=style, **TINY)
         fit(translator, corpus, TrainConfig(epochs=2, batch_size=32, lr=5e-3, max_steps=steps, patience=None))
         save(translator, folder / f"{name}.safetensors")

@@ -91,6 +91,35 @@ def test_switching_score_and_style_keeps_the_sentence(app_env):
     assert ticks(third) == tokens_of(text)
 
 
+def test_switching_task_loads_its_example(app_env):
+    at = start()
+    at.selectbox(key="explore_task").set_value("dates").run()
+    spec = heatmap(at)
+    text = at.text_input(key="explore_text").value
+    assert text != EXAMPLE and "dot / luong" in spec["layout"]["title"]["text"]
+    assert not at.warning, "the dates example has no unknown characters"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the cat\x00 eats\x07 .", "the 🐱 eats the apple", "the cat مرحبا eats", "e\u0301 the cat", "?!?!", "***"],
+)
+def test_odd_text_is_shown_not_a_crash(app_env, text):
+    at = start()
+    at.text_input(key="explore_text").set_value(text).run()
+    assert not at.exception
+    assert at.get("plotly_chart") or at.error or at.warning
+
+
+def test_long_sentence_stays_readable(app_env):
+    text = " ".join(["the black cat eats the apple of the girl ."] * 7)  # 70 tokens
+    at = start()
+    at.text_input(key="explore_text").set_value(text).run()
+    spec = heatmap(at)
+    assert len(ticks(spec)) == 71 and spec["layout"]["xaxis"]["tickangle"] == -60
+    assert spec["layout"]["width"] > 1200  # the figure grows; the page zooms and pans it
+
+
 def test_step_slider_moves_the_per_step_view(app_env):
     at = start("Per step")
     assert not at.exception
