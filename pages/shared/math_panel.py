@@ -92,7 +92,8 @@ def cell_math(al: Alignment, t: int, s: int, annotations: np.ndarray | None = No
         lines.append(rf"c_{{{t}}} = \sum_{{s'}} a_{{{t},s'}} \bar h_{{s'}} = {_vec(c)}")
         lines.append(
             rf"\lVert c_{{{t}}} \rVert = {_num(float(np.linalg.norm(c)))},\quad"
-            rf" \text{{share of }} a_{{{sub}}} \bar h_{{{s}}} \text{{ along }} c_{{{t}}}: {share * 100:.1f}\%"
+            rf" \frac{{a_{{{sub}}} \bar h_{{{s}}} \cdot c_{{{t}}}}}{{\lVert c_{{{t}}} \rVert^2}} = {share * 100:.1f}\%"
+            r" \text{ of } c_t \text{ (other terms may cancel)}"
         )
     return lines
 
