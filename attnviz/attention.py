@@ -58,10 +58,11 @@ class DotScore(Score):
     r"""Luong dot: :math:`\mathrm{score}(h_t, \bar h_s) = h_t^\top \bar h_s`.
 
     Shapes: ``h_t`` ``[B, T, Q]``, ``h̄_s`` ``[B, S, Q]`` -> ``[B, T, S]``. No parameters.
-    Dot needs keys of the query's size. With a bidirectional encoder (keys of size 2H) and a
-    decoder of size H, :class:`Attention` first maps every annotation once through a linear
-    bridge ``h̄_s = W_k h_s`` (no bias) used for scoring only; the context still averages the
-    original annotations. With equal sizes no bridge exists and this is the plain dot product.
+    Dot needs keys of the query's size. A bidirectional encoder gives annotations
+    ``h_s = [h→_s; h←_s]`` of size 2H for a decoder of size H; then :class:`Attention`
+    scores against ``h̄_s = h→_s + h←_s`` (the two directions summed: no parameters, so dot
+    stays a pure dot product and does not turn into ``general``); the context still averages
+    the full annotations ``h_s``. Any other size mismatch is a ConfigError.
     """
 
     name = "dot"
@@ -300,9 +301,16 @@ class Attention(nn.Module):
         self.name, self.window = score, window
         local = issubclass(score_cls, _LocalScore)
         needs_equal = (get_score(local_content) if local else score_cls).needs_equal_dims
-        # dot-style scores need keys of the query's size: bridge them once per source.
-        self.key_bridge = nn.Linear(key_dim, query_dim, bias=False) if needs_equal and key_dim != query_dim else None
-        score_key_dim = query_dim if self.key_bridge is not None else key_dim
+        # dot-style scores need keys of the query's size: sum the two directions of a
+        # bidirectional encoder (parameter-free, so dot never becomes general)
+        self.sum_directions = needs_equal and key_dim == 2 * query_dim
+        if needs_equal and key_dim not in (query_dim, 2 * query_dim):
+            raise ConfigError(
+                f"{score if not local else local_content} attention compares decoder states (size {query_dim}) with "
+                f"encoder annotations (size {key_dim}) by a dot product; make them equal (or the annotations twice "
+                "the size, from a bidirectional encoder), e.g. emb_dim = hidden_dim for a Transformer encoder"
+            )
+        score_key_dim = query_dim if self.sum_directions else key_dim
         extra = {"content": local_content} if local else {}
         self.score = score_cls(query_dim, score_key_dim, attn_dim, max_src_len, **extra)
 
@@ -312,7 +320,10 @@ class Attention(nn.Module):
 
     def prepare(self, values: Tensor, mask: Tensor) -> Memory:
         """values ``[B, S, K]``, mask ``[B, S]`` -> :class:`Memory` (keys projected once)."""
-        keys = self.key_bridge(values) if self.key_bridge is not None else values
+        keys = values
+        if self.sum_directions:
+            forward, backward = values.chunk(2, dim=-1)  # [B, S, K/2] each
+            keys = forward + backward  # [B, S, Q]
         return Memory(values, self.score.prepare(keys), mask, mask.sum(dim=1))
 
     def forward(

@@ -97,9 +97,9 @@ def test_location_ignores_keys_and_is_cut_to_source_length():
 
 @pytest.mark.parametrize("name", sorted(SCORES))
 def test_padding_gets_exactly_zero_and_rows_sum_to_one(name):
-    att = _attention(name, q_dim=4, k_dim=6)
+    att = _attention(name, q_dim=4, k_dim=8)
     torch.manual_seed(1)
-    keys = torch.randn(2, 5, 6)
+    keys = torch.randn(2, 5, 8)
     mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], dtype=torch.bool)
     out = att(torch.randn(2, 3, 4), att.prepare(keys, mask), torch.arange(3))
     assert torch.all(out.weights[1, :, 3:] == 0)
@@ -113,12 +113,14 @@ def test_padding_gets_exactly_zero_and_rows_sum_to_one(name):
         assert torch.allclose(out.weights, torch.softmax(out.scores, -1))
 
 
-def test_dot_with_unequal_sizes_uses_a_key_bridge():
-    att = _attention("dot", q_dim=4, k_dim=6)
-    assert att.key_bridge is not None
-    out = _run(att, [[[1.0, 0, 0, 0]]], [[[1.0] * 6, [0.5] * 6]])
-    assert out.context.shape == (1, 1, 6)  # the context averages the original annotations
-    assert _attention("dot", q_dim=4, k_dim=4).key_bridge is None
+def test_dot_with_a_bidirectional_encoder_sums_the_directions():
+    att = _attention("dot", q_dim=2, k_dim=4)
+    assert list(att.parameters()) == []  # still a pure dot product, not general in disguise
+    out = _run(att, [[[3.0, 1.0]]], [[[1.0, 2.0, 1.0, 4.0], [0.5, 0.0, 0.5, 0.0]]])
+    assert out.scores[0, 0].tolist() == [3 * 2 + 1 * 6, 3 * 1 + 1 * 0]  # keys [2, 6] and [1, 0]
+    assert out.context.shape == (1, 1, 4)  # the context averages the full annotations
+    with pytest.raises(ConfigError, match="dot product"):
+        _attention("dot", q_dim=4, k_dim=6)
 
 
 def test_local_m_window_around_t():
@@ -157,8 +159,8 @@ def test_local_attention_rejects_a_non_content_score():
 
 @pytest.mark.parametrize("name", sorted(SCORES))
 def test_gradients_reach_every_attention_parameter(name):
-    att = _attention(name, q_dim=4, k_dim=6)
-    keys = torch.randn(2, 5, 6, requires_grad=True)
+    att = _attention(name, q_dim=4, k_dim=8)
+    keys = torch.randn(2, 5, 8, requires_grad=True)
     out = att(torch.randn(2, 3, 4), att.prepare(keys, torch.ones(2, 5, dtype=torch.bool)), torch.arange(3))
     (out.context.sum() + out.weights.pow(2).sum()).backward()
     for pname, p in att.named_parameters():
