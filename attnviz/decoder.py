@@ -46,20 +46,6 @@ def _top(hidden: RNNState) -> Tensor:
     return h[-1]  # [B, H] top layer
 
 
-def _gru_cell(input_gates: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor) -> Tensor:
-    """One GRU step from precomputed input gates ``W_ih x + b_ih`` ``[B, 3H]``; h ``[B, H]``.
-
-    The same equations, in the same order, as PyTorch's own GRU cell.
-    """
-    hidden_gates = F.linear(h, w_hh, b_hh)  # [B, 3H]
-    i_r, i_z, i_n = input_gates.chunk(3, dim=-1)  # each [B, H]
-    h_r, h_z, h_n = hidden_gates.chunk(3, dim=-1)
-    reset = torch.sigmoid(h_r + i_r)
-    update = torch.sigmoid(h_z + i_z)
-    new = torch.tanh(i_n + h_n * reset)
-    return (h - new) * update + new  # [B, H]
-
-
 def _concat_attention(parts: list[AttentionOutput]) -> AttentionOutput:
     positions = None if parts[0].positions is None else torch.cat([p.positions for p in parts], dim=1)
     return AttentionOutput(
@@ -147,58 +133,27 @@ class BahdanauDecoder(Decoder):
         K, E, H = cfg.memory_dim, cfg.emb_dim, cfg.hidden_dim
         super().__init__(cfg, rnn_input=E + K, out_input=H + K + E, summary_dim=summary_dim)
 
-    @property
-    def _single_gru(self) -> bool:
-        return self.cfg.cell == "gru" and self.cfg.dec_layers == 1
-
-    def _split_input_weights(self) -> tuple[Tensor, Tensor]:
-        """Columns of ``W_ih`` that read ``E y`` and ``c``: ``W_ih [E y; c] = W_e E y + W_c c``."""
-        return self.rnn.weight_ih_l0.split([self.cfg.emb_dim, self.cfg.memory_dim], dim=1)  # [3H, E], [3H, K]
-
-    def _attend_and_step(
-        self, emb: Tensor, state: DecoderState, memory: Memory, t: int, override=None, emb_gates=None, w_ctx=None
-    ):
-        """Attend with s_{t-1}, then one RNN step. emb ``[B, 1, E]``.
-
-        A single-layer GRU takes ``emb_gates`` = ``W_e E y + b_ih`` ``[B, 1, 3H]`` and ``w_ctx``
-        (from :meth:`_split_input_weights`), so the embedding half of the input projection
-        can be computed for all steps at once; other RNNs run the module on ``[E y; c]``.
-        """
+    def _attend_and_step(self, emb: Tensor, state: DecoderState, memory: Memory, t: int, override=None):
         query = _top(state.hidden).unsqueeze(1)  # [B, 1, H] = s_{t-1}
         steps = torch.full((1,), t, device=emb.device)
         att = self.attention(query, memory, steps, None if override is None else override.unsqueeze(1))
-        if emb_gates is None:
-            out, hidden = self.rnn(torch.cat([emb, att.context], dim=-1), state.hidden)  # out [B, 1, H]
-            return out, att, query, DecoderState(hidden)
-        input_gates = emb_gates[:, 0] + F.linear(att.context[:, 0], w_ctx)  # [B, 3H]
-        h = _gru_cell(input_gates, state.hidden[0], self.rnn.weight_hh_l0, self.rnn.bias_hh_l0)  # [B, H]
-        return h.unsqueeze(1), att, query, DecoderState(h.unsqueeze(0))
-
-    def _embedding_gates(self, emb: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        """``(W_e E y + b_ih`` ``[B, T, 3H]``, ``W_c)`` for a single-layer GRU, else ``(None, None)``."""
-        if not self._single_gru:
-            return None, None
-        w_emb, w_ctx = self._split_input_weights()
-        return F.linear(emb, w_emb, self.rnn.bias_ih_l0), w_ctx
+        out, hidden = self.rnn(torch.cat([emb, att.context], dim=-1), state.hidden)  # out [B, 1, H]
+        return out, att, query, DecoderState(hidden)
 
     def step(self, y_prev, state, memory, t, override=None):
         emb = self.dropout(self.embedding(y_prev)).unsqueeze(1)  # [B, 1, E]
-        emb_gates, w_ctx = self._embedding_gates(emb)
-        out, att, query, state = self._attend_and_step(emb, state, memory, t, override, emb_gates, w_ctx)
+        out, att, query, state = self._attend_and_step(emb, state, memory, t, override)
         logits = self.generate(torch.cat([out, att.context, emb], dim=-1))  # [B, 1, V]
         return StepOutput(logits, att, query), state
 
     def forward(self, tgt_in, state, memory, teacher_forcing=1.0):
         if teacher_forcing < 1.0:
             return super().forward(tgt_in, state, memory, teacher_forcing)
-        # Teacher forcing: only the recurrence is sequential; the embedding half of the RNN
-        # input projection and the output layer run once over all steps.
+        # Teacher forcing: only the recurrence is sequential; the output layer runs once.
         emb = self.dropout(self.embedding(tgt_in))  # [B, T, E]
-        emb_gates, w_ctx = self._embedding_gates(emb)  # [B, T, 3H]
         outs, atts, queries = [], [], []
         for t in range(tgt_in.size(1)):
-            gates = None if emb_gates is None else emb_gates[:, t : t + 1]
-            out, att, query, state = self._attend_and_step(emb[:, t : t + 1], state, memory, t, None, gates, w_ctx)
+            out, att, query, state = self._attend_and_step(emb[:, t : t + 1], state, memory, t)
             outs.append(out)
             atts.append(att)
             queries.append(query)

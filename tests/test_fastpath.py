@@ -1,19 +1,17 @@
 """The fast teacher-forced paths compute exactly what stepping the decoder computes.
 
-Training uses ``model(src, lengths, tgt_in)`` (batched output layer, the Bahdanau GRU with a
-precomputed embedding projection, the Luong one-call RNN); decoding uses
+Training uses ``model(src, lengths, tgt_in)`` (Bahdanau: batched output layer; Luong without
+input feeding: one RNN call and one batched attention product); decoding uses
 ``model.decoder.step``. Both must give the same logits, for every score and both styles.
 """
 
 import pytest
 import torch
-from torch import nn
 
 from attnviz.attention import SCORES
 from attnviz.config import ModelConfig
 from attnviz.data.vocab import BOS_ID, EOS_ID, PAD_ID
 from attnviz.decode import greedy
-from attnviz.decoder import DecoderState, _gru_cell
 from attnviz.model import build_model
 
 VOCAB = 15
@@ -80,33 +78,6 @@ def test_other_decoders_still_match_stepping(options):
     src, lengths, tgt_in = _batch()
     fast = model(src, lengths, tgt_in).logits
     torch.testing.assert_close(fast, _stepped_logits(model, src, lengths, tgt_in), atol=1e-5, rtol=0)
-
-
-@torch.no_grad()
-def test_bahdanau_gru_step_equals_the_gru_module():
-    model = _model("additive", "bahdanau")
-    decoder, (src, lengths, tgt_in) = model.decoder, _batch()
-    enc = model.encode(src, lengths)
-    emb = decoder.embedding(tgt_in[:, :1])  # [B, 1, E]
-    module = decoder._attend_and_step(emb, enc.state, enc.memory, 0)
-    gates, w_ctx = decoder._embedding_gates(emb)
-    fused = decoder._attend_and_step(emb, enc.state, enc.memory, 0, None, gates, w_ctx)
-    torch.testing.assert_close(fused[0], module[0], atol=1e-6, rtol=0)
-    torch.testing.assert_close(fused[3].hidden, module[3].hidden, atol=1e-6, rtol=0)
-    assert isinstance(fused[3], DecoderState) and fused[3].hidden.shape == (1, 3, 8)
-
-
-def test_gru_cell_matches_torch_gru_cell_with_gradients():
-    torch.manual_seed(0)
-    cell = nn.GRUCell(4, 3)
-    x, h = torch.randn(2, 4), torch.randn(2, 3)
-    expected = cell(x, h)
-    ours = _gru_cell(nn.functional.linear(x, cell.weight_ih, cell.bias_ih), h, cell.weight_hh, cell.bias_hh)
-    torch.testing.assert_close(ours, expected, atol=1e-6, rtol=0)
-    grads = torch.autograd.grad(ours.sum(), [cell.weight_hh, cell.weight_ih])
-    expected_grads = torch.autograd.grad(expected.sum(), [cell.weight_hh, cell.weight_ih])
-    for ours_grad, expected_grad in zip(grads, expected_grads, strict=True):
-        torch.testing.assert_close(ours_grad, expected_grad, atol=1e-6, rtol=0)
 
 
 def test_state_dict_keys_are_unchanged():
