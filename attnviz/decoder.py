@@ -80,6 +80,19 @@ class Decoder(nn.Module):
         else:
             self.out = nn.Linear(out_input, cfg.tgt_vocab_size)
 
+    def rnn_step(self, inp: Tensor, hidden: RNNState) -> tuple[Tensor, RNNState]:
+        """One RNN step: inp ``[B, 1, I]`` -> (out ``[B, 1, H]``, hidden).
+
+        Without autograd a single-layer GRU runs as ``gru_cell`` on the same weights: the
+        same maths, about twice as fast at batch 1 (decoding). Training keeps ``nn.GRU``,
+        whose backward is faster.
+        """
+        if self.cfg.cell == "gru" and self.cfg.dec_layers == 1 and not torch.is_grad_enabled():
+            rnn = self.rnn
+            h = torch.gru_cell(inp[:, 0], hidden[0], rnn.weight_ih_l0, rnn.weight_hh_l0, rnn.bias_ih_l0, rnn.bias_hh_l0)
+            return h.unsqueeze(1), h.unsqueeze(0)  # [B, 1, H], [1, B, H]
+        return self.rnn(inp, hidden)
+
     def generate(self, features: Tensor) -> Tensor:
         """Output layer: features ``[..., F]`` -> logits ``[..., V]``."""
         x = self.dropout(features)
@@ -137,7 +150,7 @@ class BahdanauDecoder(Decoder):
         query = _top(state.hidden).unsqueeze(1)  # [B, 1, H] = s_{t-1}
         steps = torch.full((1,), t, device=emb.device)
         att = self.attention(query, memory, steps, None if override is None else override.unsqueeze(1))
-        out, hidden = self.rnn(torch.cat([emb, att.context], dim=-1), state.hidden)  # out [B, 1, H]
+        out, hidden = self.rnn_step(torch.cat([emb, att.context], dim=-1), state.hidden)  # out [B, 1, H]
         return out, att, query, DecoderState(hidden)
 
     def step(self, y_prev, state, memory, t, override=None):
@@ -180,7 +193,7 @@ class LuongDecoder(Decoder):
         emb = self.dropout(self.embedding(y_prev)).unsqueeze(1)  # [B, 1, E]
         if self.cfg.input_feeding:
             emb = torch.cat([emb, state.feed.unsqueeze(1)], dim=-1)  # [B, 1, E + H]
-        out, hidden = self.rnn(emb, state.hidden)  # [B, 1, H]
+        out, hidden = self.rnn_step(emb, state.hidden)  # [B, 1, H]
         steps = torch.full((1,), t, device=out.device)
         h_tilde, att = self._attentional(out, memory, steps, None if override is None else override.unsqueeze(1))
         feed = h_tilde[:, 0] if self.cfg.input_feeding else None
