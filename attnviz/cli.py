@@ -167,6 +167,19 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def cmd_leaderboard(args) -> int:
+    from attnviz import leaderboard
+
+    if args.write_readme:
+        changed = leaderboard.write_readme()
+        print("README.md updated" if changed else "README.md already up to date")
+    elif args.json:
+        _print_json(catalog.read_manifest())
+    else:
+        print(leaderboard.markdown())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m attnviz", description="Explore attention in seq2seq models.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -224,6 +237,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--beam", type=int_in(1, 20), default=1)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("leaderboard", help="the shipped models' metrics as a table (from the manifest)")
+    p.add_argument("--write-readme", action="store_true", help="put the table into README.md")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("data", help="print pairs of a data set (with gold links) or its summary")
     data_cli.add_arguments(p)
