@@ -176,7 +176,7 @@ def test_what_if_forces_attention_and_replaces_a_word(app_env):
     at.text_input(key="explore_replace_word").set_value("dog").run()
     assert not at.exception
     assert any("dog" in m.value for m in at.markdown)
-    assert len(at.dataframe) == 3  # the lexicon, then one table per what-if
+    assert len(at.dataframe) == 2  # one table per what-if
 
 
 @pytest.fixture
@@ -241,3 +241,11 @@ def test_csv_rows_are_target_steps(app_models_dir):
     frame = pd.read_csv(io.StringIO(matrix_csv(al, "scores")))
     assert len(frame) == len(al.target_tokens)
     assert frame.columns[2].startswith("'=")  # no spreadsheet formula
+
+
+def test_lexicon_is_sent_only_when_opened(app_env):
+    at = start()
+    assert not at.dataframe
+    at = start(explore_lexicon_open=True)
+    assert not at.exception
+    assert len(at.dataframe[0].value) > 100 and {"english", "french"} <= set(at.dataframe[0].value.columns)

@@ -140,7 +140,7 @@ def test_explore_in_chromium(server_env, tmp_path):
             browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1100})
             page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
-            page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+            page.locator(".js-plotly-plot .heatmaplayer image").first.wait_for(timeout=WAIT_MS)
             first_heatmap = time.perf_counter() - start
             default_text = page.locator(".st-key-explore_text input").input_value()
             wait_for_ticks(page, expected_ticks(default_text))
