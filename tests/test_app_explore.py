@@ -249,3 +249,19 @@ def test_lexicon_is_sent_only_when_opened(app_env):
     at = start(explore_lexicon_open=True)
     assert not at.exception
     assert len(at.dataframe[0].value) > 100 and {"english", "french"} <= set(at.dataframe[0].value.columns)
+
+
+def test_local_p_per_step_shows_window_and_centre(app_env):
+    at = start("Per step", explore_score="local_p")
+    assert not at.exception
+    step = specs(at)[0]
+    assert step["layout"].get("shapes"), "the window [p_t - D, p_t + D] is shaded"
+    assert any("p_{0}" in m.value for m in at.markdown)
+    assert all(f.get("layout", {}).get("shapes") for f in specs(at)[2]["frames"])
+
+
+def test_figure_download_format(app_env):
+    for fmt in ("png", "svg"):
+        at = start(explore_image_format=fmt)
+        config = json.loads(at.get("plotly_chart")[0].proto.config)
+        assert config["toImageButtonOptions"]["format"] == fmt and config["scrollZoom"] is True
