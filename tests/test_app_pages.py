@@ -11,6 +11,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from attnviz import catalog
 from attnviz.recipe import Recipe, run_recipe
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
@@ -18,9 +19,10 @@ TINY = {"emb_dim": 16, "hidden_dim": 16, "attn_dim": 8, "dropout": 0.0}
 DATA = {"n_train": 200, "n_valid": 20, "n_test": 20}
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def models_dir(tmp_path_factory):
-    """Three toy-fr models (the Compare defaults) and a Transformer-encoder one, in a tmp folder."""
+    """Three toy-fr models (the Compare defaults) and a Transformer-encoder one, in a tmp folder;
+    the shipped models are hidden so the pages see only these."""
     folder = tmp_path_factory.mktemp("models")
     for score, style, extra in (("additive", "bahdanau", {}), ("general", "luong", {}), ("dot", "luong", {}),
                                 ("general", "luong", {"encoder": "transformer", "heads": 2})):  # fmt: skip
@@ -29,9 +31,12 @@ def models_dir(tmp_path_factory):
                         train={"epochs": 1, "batch_size": 32})  # fmt: skip
         run_recipe(recipe, folder / f"{name}.safetensors")
     old = os.environ.get("ATTNVIZ_MODELS")
+    old_manifest = catalog.MANIFEST
     os.environ["ATTNVIZ_MODELS"] = str(folder)
+    catalog.MANIFEST = folder / "no-manifest.json"
     st.cache_data.clear()
     yield folder
+    catalog.MANIFEST = old_manifest
     if old is None:
         os.environ.pop("ATTNVIZ_MODELS", None)
     else:
