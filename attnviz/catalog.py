@@ -32,8 +32,11 @@ def read_manifest() -> list[dict]:
         raise CheckpointError(f"{MANIFEST} is malformed ({e}); restore it from git") from e
 
 
-def write_manifest(folder: Path = PRETRAINED_DIR) -> list[dict]:
-    """Rebuild ``manifest.json`` from the checkpoints' own headers (the single source of truth)."""
+def write_manifest(folder: Path = PRETRAINED_DIR, check=None) -> list[dict]:
+    """Rebuild ``manifest.json`` from the checkpoints' own headers (the single source of truth).
+
+    ``check(file) -> dict``, when given, adds each model's small-sample metrics under "check".
+    """
     entries = []
     for path in sorted(folder.glob(f"*{SUFFIX}")):
         header = read_header(path)
@@ -55,6 +58,8 @@ def write_manifest(folder: Path = PRETRAINED_DIR) -> list[dict]:
                 "size_bytes": path.stat().st_size,
             }
         )
+        if check is not None:
+            entries[-1]["check"] = check(path.name)
     tmp = folder / "manifest.json.tmp"
     tmp.write_text(json.dumps({"models": entries}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, folder / "manifest.json")

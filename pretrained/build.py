@@ -3,6 +3,7 @@
     python pretrained/build.py                 # every recipe whose checkpoint is missing
     python pretrained/build.py dates-dot-luong # just these (retrained even if present)
     python pretrained/build.py --manifest      # only rewrite manifest.json from the checkpoints
+    python -m attnviz leaderboard --write-readme   # then the README's table from the manifest
 
 Each model is trained with its recipe's seed, evaluated on its test split, and saved
 atomically (also after every epoch); a checkpoint without metrics counts as unfinished and is rebuilt.
@@ -22,6 +23,7 @@ from attnviz.catalog import write_manifest  # noqa: E402
 from attnviz.checkpoint import read_header  # noqa: E402
 from attnviz.errors import CheckpointError  # noqa: E402
 from attnviz.recipe import Recipe, run_recipe  # noqa: E402
+from attnviz.shipped import check_metrics  # noqa: E402
 
 
 def _finished(path: Path) -> bool:
@@ -51,7 +53,7 @@ def main() -> int:
             start = time.perf_counter()
             model = run_recipe(recipe, HERE / f"{recipe.name}.safetensors")
             print(f"{recipe.name}: {model.meta.get('metrics')} in {time.perf_counter() - start:.0f} s", flush=True)
-    for entry in write_manifest(HERE):
+    for entry in write_manifest(HERE, check=check_metrics):
         print(f"{entry['name']:<32} {entry['metrics']}")
     return 0
 

@@ -1,0 +1,60 @@
+"""The shipped models: each loads, translates its example, and still measures what its
+manifest entry says; the manifest, the checkpoints and the README's leaderboard agree."""
+
+import json
+
+import pytest
+
+from attnviz import catalog, leaderboard
+from attnviz.checkpoint import read_header
+from attnviz.recipe import Recipe, run_recipe
+from attnviz.shipped import check_metrics
+
+ENTRIES = catalog.read_manifest()
+pytestmark = pytest.mark.skipif(not ENTRIES, reason="no shipped models (pretrained/manifest.json)")
+
+
+def test_every_recipe_has_a_model_and_the_folder_fits_60_mb():
+    recipes = {p.stem for p in (catalog.PRETRAINED_DIR / "recipes").glob("*.json")}
+    assert {e["name"] for e in ENTRIES} == recipes
+    assert sum(p.stat().st_size for p in catalog.PRETRAINED_DIR.rglob("*") if p.is_file()) < 60 * 2**20
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["name"])
+def test_shipped_model_loads_translates_and_matches_its_manifest(entry):
+    header = read_header(catalog.PRETRAINED_DIR / entry["file"])
+    assert header["config"]["score"] == entry["score"] and header["config"]["style"] == entry["style"]
+    assert header["meta"]["metrics"] == entry["metrics"]
+    assert entry["hardware"] and entry["train_seconds"] > 0
+    model = catalog.load(entry["name"])
+    al = model.translate(entry["example"])
+    assert al.output_tokens and al.weights.shape == (len(al.target_tokens), len(al.source_tokens))
+    measured = check_metrics(entry["file"])
+    for key, stored in entry["check"].items():
+        assert measured[key] == pytest.approx(stored, abs=1e-3), key
+
+
+def test_quality_targets_of_the_built_in_tasks():
+    by_name = {e["name"]: e["metrics"] for e in ENTRIES}
+    # dates: every content-based score reaches 99.5% exact match (location and local-m cannot
+    # look at content, or assume a monotonic alignment that dates do not have)
+    for name, m in by_name.items():
+        if name.startswith("dates-") and "location" not in name and "local-m" not in name:
+            assert m["exact_match"] >= 0.995, name
+    toy_fr = [m["aer"] for n, m in by_name.items() if n.startswith("toy-fr-")]
+    assert toy_fr and min(toy_fr) <= 0.05
+
+
+def test_readme_leaderboard_matches_the_manifest():
+    assert leaderboard.readme_table() == leaderboard.markdown(ENTRIES)
+
+
+@pytest.mark.slow
+def test_a_recipe_rebuilds_end_to_end_in_small(tmp_path):
+    recipe = Recipe.from_file(catalog.PRETRAINED_DIR / "recipes" / "dates-additive-bahdanau.json")
+    small = Recipe(**{**recipe.to_dict(), "data_options": {"n_train": 300, "n_valid": 30, "n_test": 30, "seed": 0},
+                      "train": {**recipe.train, "epochs": 1}})  # fmt: skip
+    model = run_recipe(small, tmp_path / "small.safetensors")
+    assert (tmp_path / "small.safetensors").is_file()
+    assert set(model.meta["metrics"]) >= {"bleu", "exact_match", "aer", "entropy"}
+    assert json.loads(json.dumps(model.meta["recipe_full"]))["data"] == "dates"
