@@ -55,16 +55,21 @@ def translate_all(translator: Translator, pairs: list[Pair], beam_size: int = 1)
     return outputs, skipped
 
 
-def evaluate(translator: Translator, pairs: list[Pair], beam_size: int = 1, n_examples: int = 5) -> Evaluation:
-    """Decode every source, compare with the references, and force-decode them for AER/entropy."""
+def evaluate(
+    translator: Translator, pairs: list[Pair], beam_size: int = 1, n_examples: int = 5, align: bool = True
+) -> Evaluation:
+    """Decode every source, compare with the references, and force-decode them for AER/entropy.
+
+    BLEU is sacrebleu's on detokenized output against the raw reference text: ``bleu``
+    case-insensitive, ``bleu_cased`` case-sensitive. ``align=False`` skips forced decoding.
+    """
     if not pairs:
         raise InputError("nothing to evaluate: the split is empty")
     outputs, skipped = translate_all(translator, pairs, beam_size)
-    references = [translator.detokenize(p.target_tokens) for p in pairs]
-    cased_refs = [p.target for p in pairs]
+    references = [p.target for p in pairs]
     exact = [translator.tgt_tokenizer.tokenize(o) == p.target_tokens for o, p in zip(outputs, pairs, strict=True)]
     hard, sure, possible, weights = [], [], [], []
-    for pair in pairs:
+    for pair in pairs if align else []:
         try:
             al = translator.align(pair.source, pair.target)
         except InputError:
@@ -81,7 +86,7 @@ def evaluate(translator: Translator, pairs: list[Pair], beam_size: int = 1, n_ex
     return Evaluation(
         n=len(pairs),
         bleu=metrics.bleu(outputs, references, lowercase=True),
-        bleu_cased=metrics.bleu(outputs, cased_refs, lowercase=False),
+        bleu_cased=metrics.bleu(outputs, references, lowercase=False),
         exact_match=sum(exact) / len(pairs),
         entropy=metrics.mean_entropy(weights),
         aer=metrics.aer(hard, sure, possible) if sure else None,

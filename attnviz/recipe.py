@@ -22,7 +22,7 @@ from attnviz.translator import Translator
 
 _MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}
 _TRAIN_KEYS = {f.name for f in fields(TrainConfig)}
-_DATA_KEYS = {"n_train", "n_valid", "n_test", "seed", "min_len", "max_len", "lowercase", "dedupe"}
+_DATA_KEYS = {"n_train", "n_valid", "n_test", "seed", "min_len", "max_len", "lowercase", "target_lowercase", "dedupe"}
 
 
 @dataclass
@@ -37,6 +37,7 @@ class Recipe:
     model: dict = field(default_factory=dict)
     train: dict = field(default_factory=dict)
     eval_beam: int = 1
+    eval_valid: bool = False  # also measure BLEU on the validation split (stored as metrics["valid"])
     half: bool = False  # store weights in float16
 
     def __post_init__(self) -> None:
@@ -112,6 +113,9 @@ def run_recipe(
     if evaluate_split and corpus.split(evaluate_split):
         report = evaluate(translator, corpus.split(evaluate_split), beam_size=recipe.eval_beam)
         translator.meta["metrics"] = {**report.to_dict(), "split": evaluate_split}
+        if recipe.eval_valid and corpus.valid:
+            valid = evaluate(translator, corpus.valid, beam_size=recipe.eval_beam, align=False)
+            translator.meta["metrics"]["valid"] = {k: valid.to_dict()[k] for k in ("n", "bleu", "bleu_cased")}
     if out:
         save(translator, out, half=recipe.half)
     return translator

@@ -25,6 +25,8 @@ from attnviz.model import build_model
 from attnviz.trace import Alignment
 from attnviz.translator import Translator
 
+SCHEDULES = ("constant", "linear")
+
 
 @dataclass
 class TrainConfig:
@@ -38,6 +40,9 @@ class TrainConfig:
     label_smoothing: float = 0.0
     patience: int | None = 3  # early stopping: epochs without a better validation loss
     lr_decay: float = 1.0  # multiply the learning rate by this after each epoch without improvement
+    schedule: str = "constant"  # or "linear": falls linearly to lr * lr_floor over all steps (lr_decay unused)
+    lr_floor: float = 0.05
+    max_seconds: float | None = None  # time budget: stop mid-epoch when spent (that epoch is still validated)
     seed: int = 0
     max_steps: int | None = None  # stop after this many optimiser steps in total
     probe: str | None = None  # a source sentence whose alignment is reported after each epoch
@@ -53,6 +58,9 @@ class TrainConfig:
             "teacher_forcing": 0 <= self.teacher_forcing <= 1,
             "label_smoothing": 0 <= self.label_smoothing < 1,
             "lr_decay": 0 < self.lr_decay <= 1,
+            "schedule": self.schedule in SCHEDULES,
+            "lr_floor": 0 <= self.lr_floor <= 1,
+            "max_seconds": self.max_seconds is None or self.max_seconds > 0,
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
@@ -90,6 +98,7 @@ class TrainResult:
     epochs_run: int = 0
     stopped: bool = False  # by should_stop
     early_stopped: bool = False
+    out_of_time: bool = False  # stopped by cfg.max_seconds
     seconds: float = 0.0
 
 
@@ -196,6 +205,10 @@ def fit(
     if cfg.max_steps:
         total_steps = min(total_steps, cfg.max_steps)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    scheduler = None
+    if cfg.schedule == "linear":
+        floor, span = cfg.lr_floor, max(total_steps, 1)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(floor, 1.0 - (1.0 - floor) * s / span))
     loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=cfg.label_smoothing)
     result, best_state, bad_epochs, step = TrainResult(), None, 0, 0
     start = time.perf_counter()
@@ -206,11 +219,16 @@ def fit(
             if (should_stop and should_stop()) or (cfg.max_steps and step >= cfg.max_steps):
                 result.stopped = bool(should_stop and should_stop())
                 break
+            if cfg.max_seconds and time.perf_counter() - start >= cfg.max_seconds:
+                result.out_of_time = True
+                break
             loss, correct, n = _loss_and_accuracy(model, batch, device, loss_fn, cfg.teacher_forcing)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
             optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
             step += 1
             epoch_loss += loss.item() * n
             epoch_correct, epoch_tokens = epoch_correct + correct, epoch_tokens + n
@@ -246,6 +264,8 @@ def fit(
             break
         if cfg.patience is not None and bad_epochs >= cfg.patience:
             result.early_stopped = True
+            break
+        if result.out_of_time:
             break
     if best_state is not None:
         model.load_state_dict(best_state)

@@ -140,6 +140,7 @@ def load_corpus(
     min_len: int = 1,
     max_len: int | None = None,
     lowercase: bool = True,
+    target_lowercase: bool | None = None,
     dedupe: bool | None = None,
     valid_fraction: float = 0.05,
     test_fraction: float = 0.05,
@@ -151,7 +152,9 @@ def load_corpus(
     Built-in tasks default to 5000/500/500 pairs; real corpora keep all pairs unless
     ``n_train``/``n_valid``/``n_test`` cap them (a seeded sample). ``max_len`` and ``min_len``
     bound the token count of both sides; ``empty="error"`` refuses rows with an empty side
-    instead of dropping them with a note. ``dedupe`` (default: yes, except inside the official
+    instead of dropping them with a note. ``target_lowercase`` (default: as ``lowercase``)
+    lets a real corpus keep the target's case (so output can be scored case-sensitively) while
+    the source is lowercased. ``dedupe`` (default: yes, except inside the official
     splits of Multi30k, kept whole so that results compare with published ones) drops repeats.
     """
     spec = spec.strip()
@@ -171,6 +174,7 @@ def load_corpus(
         return _task(spec, sizes, seed, tokenizer, filters)
 
     tokenizer = Tokenizer("word", lowercase=lowercase)
+    target_tokenizer = tokenizer if target_lowercase is None else Tokenizer("word", lowercase=target_lowercase)
     notes: list[str] = []
     m = _MULTI30K_RE.match(spec)
     if m:
@@ -198,7 +202,7 @@ def load_corpus(
         )
 
     def pairs_of(rows: corpora.RawPairs, where: str) -> list[Pair]:
-        made = [make_pair(s, t, tokenizer, tokenizer) for s, t in rows]
+        made = [make_pair(s, t, tokenizer, target_tokenizer) for s, t in rows]
         return _filter(made, where, dedupe=dedupe, notes=notes, **filters)
 
     if dedupe is None:
@@ -219,4 +223,4 @@ def load_corpus(
     train = _sample(train, n_train, seed)
     if not train:
         raise DataError(f"{name}: no training pairs left after filtering; relax min_len/max_len.")
-    return Corpus(name, train, valid, test, tokenizer, tokenizer, False, notes)
+    return Corpus(name, train, valid, test, tokenizer, target_tokenizer, False, notes)
