@@ -135,7 +135,7 @@ def cmd_train(args) -> int:
             valid = f", valid loss {p.valid_loss:.3f}, acc {p.valid_accuracy:.3f}" if p.valid_loss is not None else ""
             bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}, acc {p.accuracy:.3f}{valid}")
 
-    translator = run_recipe(recipe, out, callback=report)
+    translator = run_recipe(recipe, out, callback=report, resume=args.resume)
     if bar is not None:
         bar.close()
     summary = {"path": str(out), "metrics": translator.meta.get("metrics"), "seconds": translator.meta["train_seconds"]}
@@ -225,6 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int_in(1, 10_000_000))
     p.add_argument("--device", help="cpu, cuda or mps (default: the best available)")
     p.add_argument("--out", help="checkpoint path (default: models/NAME.safetensors)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted training of the same recipe at --out from its last epoch")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_train)

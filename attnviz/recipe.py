@@ -12,10 +12,10 @@ from pathlib import Path
 
 import torch
 
-from attnviz.checkpoint import save
+from attnviz.checkpoint import load_checkpoint, read_header, save
 from attnviz.config import ModelConfig
 from attnviz.data.spec import load_corpus
-from attnviz.errors import ConfigError
+from attnviz.errors import CheckpointError, ConfigError
 from attnviz.evaluate import evaluate
 from attnviz.train import Progress, TrainConfig, build_translator, fit
 from attnviz.translator import Translator
@@ -72,6 +72,17 @@ class Recipe:
             raise ConfigError(f"{path}: {e}") from e
 
 
+def unfinished(recipe: Recipe, out: str | Path) -> dict | None:
+    """The saved progress of an interrupted training of ``recipe`` at ``out``, or None."""
+    try:
+        meta = read_header(out).get("meta") or {}
+    except CheckpointError:
+        return None  # missing or unreadable: start afresh (the save is atomic, so this is rare)
+    if not meta.get("progress") or meta.get("recipe_full") != recipe.to_dict():
+        return None
+    return meta["progress"]
+
+
 def hardware() -> str:
     if torch.cuda.is_available():
         return torch.cuda.get_device_name(0)
@@ -84,20 +95,28 @@ def run_recipe(
     callback: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     evaluate_split: str | None = "test",
+    resume: bool = False,
 ) -> Translator:
     """Load the data, build and train the model, measure it, and save it to ``out`` atomically.
 
     With ``out`` the checkpoint is also written after every epoch, so a crash loses at most
-    one epoch of work.
+    one epoch of work; ``resume=True`` continues such an unfinished checkpoint of the same
+    recipe from its last saved epoch (see :func:`attnviz.train.fit`).
     """
     corpus = load_corpus(recipe.data, **recipe.data_options)
-    translator = build_translator(
-        corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=recipe.train.get("seed", 0), **recipe.model
-    )
+    progress = unfinished(recipe, out) if resume and out else None
+    if progress:
+        translator = load_checkpoint(out)
+    else:
+        translator = build_translator(
+            corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=recipe.train.get("seed", 0),
+            **recipe.model,
+        )  # fmt: skip
+    translator.meta["recipe_full"] = recipe.to_dict()
     train_cfg = TrainConfig(**recipe.train)
     on_epoch_end = (lambda tr, _result: save(tr, out, half=recipe.half)) if out else None
-    start = time.perf_counter()
-    result = fit(translator, corpus, train_cfg, callback, should_stop, on_epoch_end)
+    start = time.perf_counter() - (progress or {}).get("seconds", 0.0)
+    result = fit(translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress)
     translator.meta.update(
         {
             "name": recipe.name,

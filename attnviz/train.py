@@ -180,6 +180,19 @@ def evaluate_loss(model: nn.Module, batches, device) -> tuple[float, float]:
     return total / max(count, 1), correct / max(count, 1)
 
 
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _linear(cfg: TrainConfig, step: int, total_steps: int, start: float) -> float:
+    """The linear schedule's factor: progress is steps done or, with a time budget, time spent,
+    whichever is further along, so a budget cut short by a slow machine still ends decayed."""
+    done = step / max(total_steps, 1)
+    if cfg.max_seconds:
+        done = max(done, (time.perf_counter() - start) / cfg.max_seconds)
+    return max(cfg.lr_floor, 1.0 - (1.0 - cfg.lr_floor) * done)
+
+
 def fit(
     translator: Translator,
     corpus: Corpus,
@@ -187,15 +200,22 @@ def fit(
     callback: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_epoch_end: Callable[[Translator, TrainResult], None] | None = None,
+    resume: dict | None = None,
 ) -> TrainResult:
     """Train ``translator.model`` in place on ``corpus.train``; keep the best validation epoch.
 
-    ``on_epoch_end`` can save a checkpoint after each epoch (to resume after a crash).
+    After each epoch ``translator.meta["progress"]`` records where training stands and
+    ``on_epoch_end`` can save a checkpoint. ``resume`` (that record, read back from such a
+    checkpoint) continues from the next epoch with the saved weights: same epoch count,
+    schedule position and time budget; Adam's moments start afresh, and the best weights are
+    those of the saved epoch or a later, better one.
     """
     if cfg.num_threads:
         torch.set_num_threads(cfg.num_threads)
     torch.manual_seed(cfg.seed)
-    rng = random.Random(cfg.seed)
+    resume = resume or {}
+    first_epoch, step = int(resume.get("epoch", 0)) + 1, int(resume.get("step", 0))
+    rng = random.Random(cfg.seed * 1000 + first_epoch)
     device = pick_device(cfg.device)
     model = translator.model.to(device)
     src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
@@ -205,14 +225,15 @@ def fit(
     if cfg.max_steps:
         total_steps = min(total_steps, cfg.max_steps)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    start = time.perf_counter() - float(resume.get("seconds", 0.0))
     scheduler = None
     if cfg.schedule == "linear":
-        floor, span = cfg.lr_floor, max(total_steps, 1)
-        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(floor, 1.0 - (1.0 - floor) * s / span))
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _linear(cfg, s + step, total_steps, start))
     loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=cfg.label_smoothing)
-    result, best_state, bad_epochs, step = TrainResult(), None, 0, 0
-    start = time.perf_counter()
-    for epoch in range(1, cfg.epochs + 1):
+    result, best_state, bad_epochs = TrainResult(), None, int(resume.get("bad_epochs", 0))
+    result.history = list(resume.get("history", []))
+    result.best_valid_loss = float(resume.get("best_valid_loss") or math.inf)
+    for epoch in range(first_epoch, cfg.epochs + 1):
         model.train()
         epoch_loss, epoch_correct, epoch_tokens = 0.0, 0, 0
         for batch in make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng):
@@ -258,6 +279,9 @@ def fit(
         result.epochs_run = epoch
         if callback:
             callback(report)
+        translator.meta["progress"] = {"epoch": epoch, "step": step, "seconds": round(elapsed, 1),
+                                       "best_valid_loss": _finite(result.best_valid_loss), "bad_epochs": bad_epochs,
+                                       "history": result.history}  # fmt: skip
         if on_epoch_end:
             on_epoch_end(translator, result)
         if result.stopped or (cfg.max_steps and step >= cfg.max_steps):
@@ -271,6 +295,8 @@ def fit(
         model.load_state_dict(best_state)
     model.eval()
     result.seconds = time.perf_counter() - start
+    if not result.stopped:  # a stopped training keeps its record, so it can be resumed later
+        translator.meta.pop("progress", None)
     translator.meta.update(
         {"train_seconds": round(result.seconds, 1), "epochs_run": result.epochs_run, "recipe": cfg.to_dict()}
     )

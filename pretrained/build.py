@@ -6,7 +6,8 @@
     python -m attnviz leaderboard --write-readme   # then the README's table from the manifest
 
 Each model is trained with its recipe's seed, evaluated on its test split, and saved
-atomically (also after every epoch); a checkpoint without metrics counts as unfinished and is rebuilt.
+atomically (also after every epoch); a checkpoint without metrics counts as unfinished, and an
+interrupted build resumes from its last saved epoch.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ def _finished(path: Path) -> bool:
         return False
 
 
+def _log_epoch(p) -> None:
+    if p.kind == "epoch":
+        print(f"  epoch {p.epoch}/{p.epochs} step {p.step} loss {p.loss:.3f} valid {p.valid_loss or 0:.3f} "
+              f"acc {p.valid_accuracy or 0:.3f} {p.seconds:.0f} s", flush=True)  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="recipe names (default: every missing one)")
@@ -51,7 +58,7 @@ def main() -> int:
         for path in recipes:
             recipe = Recipe.from_file(path)
             start = time.perf_counter()
-            model = run_recipe(recipe, HERE / f"{recipe.name}.safetensors")
+            model = run_recipe(recipe, HERE / f"{recipe.name}.safetensors", callback=_log_epoch, resume=True)
             print(f"{recipe.name}: {model.meta.get('metrics')} in {time.perf_counter() - start:.0f} s", flush=True)
     for entry in write_manifest(HERE, check=check_metrics):
         print(f"{entry['name']:<32} {entry['metrics']}")

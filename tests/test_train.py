@@ -1,0 +1,73 @@
+"""Training controls: time budget, linear schedule, and resuming an interrupted recipe."""
+
+import pytest
+import torch
+
+from attnviz.checkpoint import read_header
+from attnviz.errors import ConfigError
+from attnviz.recipe import Recipe, run_recipe
+from attnviz.train import TrainConfig, _linear, fit
+from tests.conftest import tiny_translator
+
+RECIPE = {
+    "name": "tiny-copy",
+    "data": "copy",
+    "data_options": {"n_train": 64, "n_valid": 16, "n_test": 8, "seed": 0},
+    "model": {"emb_dim": 8, "hidden_dim": 16, "attn_dim": 8, "score": "general", "style": "luong"},
+    "train": {"epochs": 4, "batch_size": 16, "lr": 0.01, "seed": 0, "patience": None},
+}
+
+
+def test_linear_schedule_falls_to_the_floor_by_steps_or_by_time():
+    cfg = TrainConfig(schedule="linear", lr_floor=0.1)
+    assert _linear(cfg, 0, 100, start=0.0) == 1.0
+    assert _linear(cfg, 50, 100, start=0.0) == pytest.approx(0.55)
+    assert _linear(cfg, 100, 100, start=0.0) == pytest.approx(0.1)
+    # With a time budget that is already spent, the rate is at its floor whatever the step.
+    timed = TrainConfig(schedule="linear", lr_floor=0.1, max_seconds=1.0)
+    assert _linear(timed, 0, 100, start=-10.0) == pytest.approx(0.1)
+    with pytest.raises(ConfigError, match="schedule"):
+        TrainConfig(schedule="cosine")
+
+
+def test_time_budget_stops_training_and_still_validates(corpus):
+    translator = tiny_translator(corpus)
+    result = fit(translator, corpus, TrainConfig(epochs=50, batch_size=8, max_seconds=1e-9))
+    assert result.out_of_time and result.epochs_run <= 1
+    assert "progress" not in translator.meta  # a finished training leaves no resume record
+
+
+def test_an_interrupted_recipe_resumes_from_its_last_epoch(tmp_path):
+    recipe = Recipe(**RECIPE)
+    out = tmp_path / "tiny.safetensors"
+    calls = {"epochs": 0}
+
+    def stop_after_two() -> bool:
+        return calls["epochs"] >= 2
+
+    def count(p) -> None:
+        calls["epochs"] += p.kind == "epoch"
+
+    run_recipe(recipe, out, callback=count, should_stop=stop_after_two, evaluate_split=None)
+    progress = read_header(out)["meta"]["progress"]
+    assert progress["epoch"] == 2 and len(progress["history"]) == 2
+
+    seen = []
+    model = run_recipe(recipe, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None,
+                       resume=True)  # fmt: skip
+    assert sorted(set(seen)) == [3, 4]  # only the epochs that were missing
+    assert [row["epoch"] for row in model.meta["history"]] == [1, 2, 3, 4]
+    header = read_header(out)["meta"]
+    assert "progress" not in header and header["metrics"]["n"] == 8
+    assert header["train_seconds"] >= progress["seconds"]
+
+
+def test_resume_ignores_a_checkpoint_of_another_recipe(tmp_path):
+    out = tmp_path / "tiny.safetensors"
+    run_recipe(Recipe(**RECIPE), out, should_stop=lambda: False, evaluate_split=None,
+               callback=None)  # fmt: skip
+    other = Recipe(**{**RECIPE, "train": {**RECIPE["train"], "epochs": 2}})
+    torch.manual_seed(0)
+    seen = []
+    run_recipe(other, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None, resume=True)
+    assert seen == [1, 2]  # started afresh: the file was finished, and by another recipe
