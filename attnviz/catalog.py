@@ -21,6 +21,13 @@ def models_dir() -> Path:
     return Path(os.environ.get("ATTNVIZ_MODELS", PROJECT_DIR / "models")).resolve()
 
 
+def model_roots(include_cwd: bool = False) -> list[Path]:
+    """The folders checkpoints may be read from: ``pretrained/``, the models folder and, for
+    the CLI (a user's own shell), the working directory. The app passes these as ``roots``."""
+    roots = [PRETRAINED_DIR, models_dir()]
+    return [*roots, Path.cwd().resolve()] if include_cwd else roots
+
+
 def read_manifest() -> list[dict]:
     """The shipped models' manifest entries (empty when nothing is shipped)."""
     if not MANIFEST.is_file():

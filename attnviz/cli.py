@@ -63,7 +63,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_translate(args) -> int:
-    model = catalog.load(args.model)
+    model = catalog.load(args.model, roots=catalog.model_roots(include_cwd=True))
     al = model.translate(args.text, beam_size=args.beam, max_len=args.max_len)
     if args.json:
         _print_json({"translation": model.text_of(al), **al.to_dict()})
@@ -80,7 +80,7 @@ def cmd_translate(args) -> int:
 
 
 def cmd_align(args) -> int:
-    model = catalog.load(args.model)
+    model = catalog.load(args.model, roots=catalog.model_roots(include_cwd=True))
     al = model.align(args.source, args.target)
     if args.json:
         _print_json(al.to_dict())
@@ -149,7 +149,7 @@ def cmd_train(args) -> int:
 def cmd_evaluate(args) -> int:
     from attnviz.evaluate import evaluate
 
-    model = catalog.load(args.model)
+    model = catalog.load(args.model, roots=catalog.model_roots(include_cwd=True))
     spec = args.data or model.meta.get("task")
     if not spec:
         raise AttnvizError("this model does not name its task; give --data SPEC")

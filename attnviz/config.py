@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, fields
 
 import torch
@@ -103,3 +104,22 @@ def pick_device(override: str | None = None) -> torch.device:
     if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
         return torch.device("mps")
     return torch.device("cpu")
+
+
+def server_threads() -> int:
+    """Torch threads per decoding thread in the app: ``$ATTNVIZ_THREADS``, default 1.
+
+    Each Streamlit session decodes in its own thread; models are small and decoding runs at
+    batch 1, where extra intra-op threads gain little and, with several sessions at once,
+    oversubscribe the cores (8 sessions x 2 threads on 2 cores).
+    """
+    try:
+        return max(1, int(os.environ.get("ATTNVIZ_THREADS", "1")))
+    except ValueError:
+        return 1
+
+
+def use_server_threads() -> None:
+    """Apply :func:`server_threads` to the calling thread (``torch.set_num_threads`` is per thread)."""
+    if torch.get_num_threads() != server_threads():
+        torch.set_num_threads(server_threads())

@@ -215,7 +215,7 @@ def fit(
     torch.manual_seed(cfg.seed)
     resume = resume or {}
     first_epoch, step = int(resume.get("epoch", 0)) + 1, int(resume.get("step", 0))
-    rng = random.Random(cfg.seed * 1000 + first_epoch)
+    rng = random.Random(cfg.seed if first_epoch == 1 else cfg.seed * 1000 + first_epoch)
     device = pick_device(cfg.device)
     model = translator.model.to(device)
     src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab

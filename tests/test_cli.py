@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,13 @@ def model_path(trained, tmp_path_factory):
     path = tmp_path_factory.mktemp("models") / "rev.safetensors"
     trained.meta.update({"task": "reverse", "example": "a b c"})
     return save(trained, path)
+
+
+@pytest.fixture(autouse=True)
+def inside_model_folders(model_path, tmp_path, monkeypatch):
+    """The CLI reads checkpoints only from the model folders and the working directory."""
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(model_path.parent))
+    monkeypatch.chdir(tmp_path)
 
 
 def run(capsys, *argv):
@@ -56,8 +64,10 @@ def test_translate_plain_and_align(capsys, model_path):
     [
         (["translate", "--model", "MODEL", ""], "empty"),
         (["translate", "--model", "MODEL", "x " * 5000], "characters"),
-        (["translate", "--model", "/no/such/model.safetensors", "a"], "no model named"),
+        (["translate", "--model", "no-such-model.safetensors", "a"], "no model named"),
         (["translate", "--model", "BADFILE", "a"], "pickle"),
+        (["translate", "--model", "../../../../../etc/passwd", "a"], "outside the model folders"),
+        (["translate", "--model", "/etc/hostname", "a"], "outside the model folders"),
         (["align", "--model", "MODEL", "a", "   "], "empty"),
         (["data", "--task", "nonsense"], "unknown data spec"),
         (["data", "missing.csv?src=a&tgt=b"], "missing.csv"),
@@ -141,7 +151,7 @@ def test_train_from_recipe_file(capsys, tmp_path):
 def test_module_entry_point_exits_2_without_traceback(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "attnviz", "translate", "--model", str(tmp_path / "nope.safetensors"), "hi"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1],
     )  # fmt: skip
     assert proc.returncode == 2
     assert proc.stderr.startswith("attnviz translate: error:") and "Traceback" not in proc.stderr

@@ -59,3 +59,23 @@ def test_device_choice():
         with pytest.raises(ConfigError, match="no CUDA GPU"):
             pick_device("cuda")
         assert pick_device().type in ("cpu", "mps")
+
+
+def test_server_threads_come_from_the_environment_and_apply_per_thread(monkeypatch):
+    import threading
+
+    from attnviz.config import server_threads, use_server_threads
+
+    monkeypatch.setenv("ATTNVIZ_THREADS", "nonsense")
+    assert server_threads() == 1
+    monkeypatch.setenv("ATTNVIZ_THREADS", "2")
+    seen = []
+
+    def worker() -> None:
+        use_server_threads()
+        seen.append(torch.get_num_threads())
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert seen == [2]

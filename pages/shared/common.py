@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import catalog
+from attnviz.config import use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.trace import Alignment
 
@@ -23,7 +24,8 @@ def load_model(path: str, mtime: float):
 
     Decoding is thread-safe (no state is stored on modules); never train this object.
     """
-    return catalog.load(path, roots=[catalog.PRETRAINED_DIR, catalog.models_dir()])
+    use_server_threads()
+    return catalog.load(path, roots=catalog.model_roots())
 
 
 def model_version(entry: dict) -> tuple[str, float]:
@@ -36,7 +38,9 @@ def model_version(entry: dict) -> tuple[str, float]:
 
 
 def get_model(entry: dict):
-    """The cached model of a catalog entry (reloaded when its file changes)."""
+    """The cached model of a catalog entry (reloaded when its file changes); sets this session
+    thread's torch threads (``$ATTNVIZ_THREADS``, default 1) before it decodes."""
+    use_server_threads()
     return load_model(*model_version(entry))
 
 
@@ -46,6 +50,7 @@ Overrides = tuple[tuple[int, tuple[float, ...]], ...]  # ((step, weights over th
 @st.cache_data(max_entries=512, show_spinner=False)
 def translate(path: str, mtime: float, text: str, beam: int = 1, overrides: Overrides = ()) -> Alignment:
     """A decode of ``text``, cached per (model file, version, text, beam, forced attention)."""
+    use_server_threads()
     model = load_model(path, mtime)
     forced = {step: list(weights) for step, weights in overrides} or None
     return model.translate(text, beam_size=beam, n_best=beam if beam > 1 else None, overrides=forced)
