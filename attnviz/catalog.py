@@ -84,6 +84,8 @@ def _entry(name: str, path: Path, header: dict, source: str) -> dict:
         "style": cfg.get("style"),
         "example": meta.get("example"),
         "metrics": meta.get("metrics", {}),
+        "parameters": meta.get("parameters"),
+        "train_seconds": meta.get("train_seconds"),
     }
 
 
@@ -92,7 +94,8 @@ def list_models() -> list[dict]:
     files in the models folder are skipped, not fatal."""
     models = []
     for item in read_manifest():
-        entry = {k: item.get(k) for k in ("name", "task", "score", "style", "example", "metrics")}
+        keys = ("name", "task", "score", "style", "example", "metrics", "parameters", "train_seconds")
+        entry = {k: item.get(k) for k in keys}
         models.append({**entry, "path": str(PRETRAINED_DIR / item["file"]), "source": "pretrained"})
     folder = models_dir()
     if folder.is_dir():

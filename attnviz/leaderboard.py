@@ -9,37 +9,49 @@ from attnviz.catalog import PROJECT_DIR, read_manifest
 from attnviz.errors import ConfigError
 
 BEGIN, END = "<!-- leaderboard:begin -->", "<!-- leaderboard:end -->"
-COLUMNS = (
-    "model", "task", "score", "style", "BLEU", "BLEU cased", "exact match", "AER", "entropy", "params", "train s",
+# (column title, record key, decimals or None for text)
+FIELDS = (
+    ("model", "model", None), ("task", "task", None), ("score", "score", None), ("style", "style", None),
+    ("beam", "beam", 0), ("BLEU", "bleu", 2), ("BLEU cased", "bleu_cased", 2), ("valid BLEU", "valid_bleu", 2),
+    ("exact match", "exact_match", 3), ("AER", "aer", 3), ("entropy", "entropy", 3), ("params", "params", None),
+    ("train s", "train_seconds", 0),
 )  # fmt: skip
+COLUMNS = tuple(title for title, _, _ in FIELDS)
+KEYS = tuple(key for _, key, _ in FIELDS)
 
 
-def _fmt(value, digits: int) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
+def records(entries: list[dict] | None = None) -> list[dict]:
+    """One record of raw values per model, by task then name: the manifest's shipped models by
+    default, or any ``catalog.list_models()`` entries (the app's table)."""
+    entries = read_manifest() if entries is None else entries
+    out = []
+    for e in sorted(entries, key=lambda e: (e.get("task") or "", e["name"])):
+        m = e.get("metrics") or {}
+        out.append(
+            {
+                "model": e["name"], "task": e.get("task") or "?", "score": e["score"], "style": e["style"],
+                "beam": m.get("beam_size"), "bleu": m.get("bleu"), "bleu_cased": m.get("bleu_cased"),
+                "valid_bleu": (m.get("valid") or {}).get("bleu"), "exact_match": m.get("exact_match"),
+                "aer": m.get("aer"), "entropy": m.get("entropy"), "params": e.get("parameters"),
+                "train_seconds": e.get("train_seconds"),
+            }
+        )  # fmt: skip
+    return out
+
+
+def _cell(value, key: str, digits: int | None) -> str:
+    if value is None:
+        return "–"
+    if key == "model":
+        return f"`{value}`"
+    if key == "params":
+        return f"{value:,}"
+    return str(value) if digits is None else f"{value:.{digits}f}"
 
 
 def rows(entries: list[dict] | None = None) -> list[list[str]]:
-    """One row per shipped model, grouped by task, in manifest order within a task."""
-    entries = read_manifest() if entries is None else entries
-    table = []
-    for e in sorted(entries, key=lambda e: (e.get("task") or "", e["name"])):
-        m = e.get("metrics") or {}
-        table.append(
-            [
-                f"`{e['name']}`",
-                e.get("task") or "?",
-                e["score"],
-                e["style"],
-                _fmt(m.get("bleu"), 2),
-                _fmt(m.get("bleu_cased"), 2),
-                _fmt(m.get("exact_match"), 3),
-                _fmt(m.get("aer"), 3),
-                _fmt(m.get("entropy"), 3),
-                f"{e['parameters']:,}" if e.get("parameters") else "?",
-                _fmt(e.get("train_seconds"), 0),
-            ]
-        )
-    return table
+    """The records as formatted table cells."""
+    return [[_cell(r[key], key, digits) for _, key, digits in FIELDS] for r in records(entries)]
 
 
 def markdown(entries: list[dict] | None = None) -> str:

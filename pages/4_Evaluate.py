@@ -9,6 +9,8 @@ import streamlit as st
 
 from attnviz.errors import AttnvizError
 from attnviz.evaluate import evaluate
+from attnviz.leaderboard import KEYS as LEADERBOARD_KEYS
+from attnviz.leaderboard import records as leaderboard_records
 from pages.shared.common import get_model, require_models
 from pages.shared.data_ui import cached_corpus
 from pages.shared.model_ui import data_options
@@ -18,7 +20,8 @@ COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer",
 st.set_page_config(page_title="attnviz · Evaluate", layout="wide")
 st.title("Evaluate")
 st.caption(
-    "BLEU: sacreBLEU on lowercased greedy outputs (0-100). Exact match: share of outputs equal to the reference. "
+    "BLEU: sacreBLEU on detokenized outputs against the raw references, case-insensitive (0-100). "
+    "Exact match: share of outputs equal to the reference. "
     "AER: alignment error rate of the argmax attention against gold links, with forced decoding on the "
     "reference (lower is better; tasks with gold only). Entropy: mean attention entropy per step (nats)."
 )
@@ -39,8 +42,14 @@ def leaderboard(rows: list[dict], key: str) -> None:
 
 
 st.subheader("Stored results")
-st.caption("Measured on each model's full test split when it was trained (instant). Click a header to sort.")
-leaderboard([stored_row(m) for m in models], "leaderboard_stored")
+st.caption(
+    "Measured when each model was trained, on its task's full test split with the beam width shown ('valid BLEU': "
+    "the validation split). For the shipped models this is the README's table. Click a header to sort."
+)
+stored = pd.DataFrame(leaderboard_records(models), columns=list(LEADERBOARD_KEYS))
+st.dataframe(stored, key="leaderboard_stored", hide_index=True, width="stretch")
+st.download_button("Download CSV", stored.to_csv(index=False).encode(), file_name="leaderboard.csv",
+                   mime="text/csv", key="leaderboard_stored_csv")  # fmt: skip
 
 
 @st.cache_data(show_spinner="Evaluating…", max_entries=64)
@@ -50,7 +59,8 @@ def evaluate_entry(path: str, mtime: float, split: str, n: int, beam: int) -> di
     translator = get_model(entry)
     spec = (translator.meta.get("recipe_full") or {}).get("data") or translator.meta.get("task")
     opts = data_options(translator.meta)
-    corpus = cached_corpus(spec, opts.get("n_train"), opts.get("n_valid"), opts.get("n_test"), opts.get("seed", 0))
+    corpus = cached_corpus(spec, opts.get("n_train"), opts.get("n_valid"), opts.get("n_test"), opts.get("seed", 0),
+                           opts.get("target_lowercase"))  # fmt: skip
     return evaluate(translator, corpus.split(split)[:n], beam_size=beam).to_dict()
 
 

@@ -48,8 +48,9 @@ def _load(builder: str, files: dict[str, str], **kwargs) -> dict[str, list[dict]
             loaded = datasets.load_dataset(builder, data_files=files, cache_dir=str(CACHE_DIR), **kwargs)
         except Exception as e:  # datasets wraps parser errors in its own exception types
             cause = e.__cause__ or e
+            detail = " ".join(str(cause).split()) or type(cause).__name__  # parser messages may end in "\n"
             raise DataError(
-                f"could not read {', '.join(files.values())} as {builder}: {cause}. "
+                f"could not read {', '.join(files.values())} as {builder}: {detail}. "
                 "Check that the file is well-formed (one record per line for JSON Lines)."
             ) from e
     return {split: loaded[split] for split in files}
@@ -176,6 +177,11 @@ def load_multi30k(
 
 
 def _columns(path: Path, fmt: str, available: list[str], wanted: list[str]) -> None:
+    if not available:
+        raise DataError(
+            f"{path} names no columns (is it empty, or its first line blank?); start it with a header "
+            'row such as en,de, or write one JSON record per line such as {"en": "...", "de": "..."}.'
+        )
     for column in wanted:
         if column.split(".")[0] not in available:
             raise DataError(
@@ -225,8 +231,13 @@ def load_table(
         import csv
 
         opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
-            header = next(csv.reader(f, delimiter="\t" if fmt == "tsv" else ","), [])
+        try:
+            with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+                header = next(csv.reader(f, delimiter="\t" if fmt == "tsv" else ","), [])
+        except csv.Error as e:
+            raise DataError(
+                f"{path}: the header row is not valid {fmt.upper()} ({e}); check it for an unclosed quote."
+            ) from e
         _columns(path, fmt, header, [source_column, target_column])
         from datasets import Features, Value
 

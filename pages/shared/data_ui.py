@@ -82,6 +82,15 @@ def pick_data(key: str, default_task: str = "toy-fr") -> tuple[str, str] | None:
 
 
 @st.cache_data(show_spinner="Loading data…", max_entries=8)
-def cached_corpus(spec: str, n_train: int | None, n_valid: int | None, n_test: int | None, seed: int = 0) -> Corpus:
-    """A corpus, loaded once per spec and sizes (uploads are named by content hash)."""
-    return load_corpus(spec, n_train=n_train, n_valid=n_valid, n_test=n_test, seed=seed)
+def cached_corpus(
+    spec: str,
+    n_train: int | None,
+    n_valid: int | None,
+    n_test: int | None,
+    seed: int = 0,
+    target_lowercase: bool | None = None,
+) -> Corpus:
+    """A corpus, loaded once per spec and options (uploads are named by content hash)."""
+    return load_corpus(
+        spec, n_train=n_train, n_valid=n_valid, n_test=n_test, seed=seed, target_lowercase=target_lowercase
+    )
