@@ -117,7 +117,7 @@ def build_translator(
     longest = max(len(p.source_tokens) for p in corpus.train) + 1
     model_options.setdefault("max_src_len", max(100, longest))
     cfg = ModelConfig(src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab), **model_options)
-    meta = {"task": corpus.name, "example": corpus.example()}
+    meta = {"task": corpus.name, "example": corpus.example(known=src_vocab.__contains__)}
     return Translator(
         build_model(cfg, seed), src_vocab, tgt_vocab, corpus.source_tokenizer, corpus.target_tokenizer, meta
     )

@@ -8,7 +8,7 @@ acceptable, as in the AER definition of Och & Ney (2003).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from attnviz.data.tokenize import Tokenizer
@@ -93,8 +93,11 @@ class Corpus:
             raise ConfigError(f"unknown split {name!r}; choose train, valid or test")
         return getattr(self, key)
 
-    def example(self) -> str:
-        """A representative source sentence to prefill the app's text box."""
+    def example(self, known: Callable[[str], bool] | None = None) -> str:
+        """A representative source sentence to prefill the app's text box.
+
+        ``known(token)``, when given, prefers a sentence whose words are all in the vocabulary.
+        """
         if self.example_text:
             return self.example_text
         for pairs in (self.test, self.valid, self.train):
@@ -102,7 +105,10 @@ class Corpus:
                 # a sentence of typical length reads better than the first one, which may be odd
                 lengths = sorted(len(p.source_tokens) for p in pairs[:200])
                 median = lengths[len(lengths) // 2]
-                return next(p.source for p in pairs if len(p.source_tokens) == median)
+                typical = [p for p in pairs if len(p.source_tokens) == median]
+                if known is not None:
+                    typical = [p for p in typical if all(known(t) for t in p.source_tokens)] or typical
+                return typical[0].source
         return ""
 
     def build_vocabs(self, min_freq: int = 1, max_size: int | None = None) -> tuple[Vocab, Vocab]:
