@@ -20,6 +20,7 @@ def main() -> None:
             "layout": {"height": 80, "xaxis": {"visible": False}, "yaxis": {"visible": False}},
         }
         warming.plotly_chart(placeholder, key="explore_warmup", config={"staticPlot": True})
+    import pages.shared.boot  # noqa: F401  (loads attnviz once; see boot.py)
     from pages.shared.explore_page import render
 
     warming.empty()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz import metrics
 from attnviz.errors import InputError
 from attnviz.plots import plot_config

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz.data import TASKS
 from attnviz.errors import AttnvizError
 from attnviz.jobs import REGISTRY

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz.data import LEXICON, TASKS, pairs_frame, summarize
 from attnviz.plots import plot_config
 from attnviz.plots_data import gold_heatmap, length_histogram

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz.errors import AttnvizError
 from attnviz.evaluate import evaluate
 from attnviz.leaderboard import KEYS as LEADERBOARD_KEYS

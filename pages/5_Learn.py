@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz import explain
 from attnviz.plots_compare import encoder_attention_heatmaps
 from pages.shared.common import get_model, list_models, user_errors

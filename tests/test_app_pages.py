@@ -109,6 +109,17 @@ def test_evaluate_leaderboard(models_dir):
     assert at.download_button(key="leaderboard_sample_csv") is not None
 
 
+def test_train_form_name_and_probe_follow_the_task_until_edited(models_dir):
+    at = page("2_Train.py")
+    at.selectbox(key="train_task").set_value("dates").run()
+    assert at.text_input(key="train_probe").value == "saturday 22nd of november 2026"
+    assert at.text_input(key="train_name").value.startswith("dates-additive-")
+    at.text_input(key="train_name").set_value("my model").run()
+    at.selectbox(key="train_task").set_value("reverse").run()
+    assert at.text_input(key="train_probe").value == "a b c d e"  # followed the task
+    assert at.text_input(key="train_name").value == "my model"  # the user's edit is kept
+
+
 def test_train_a_tiny_model_to_completion(models_dir):
     at = page("2_Train.py")
     at.selectbox(key="train_task").set_value("reverse")

@@ -59,6 +59,7 @@ def translate(path: str, mtime: float, text: str, beam: int = 1, overrides: Over
 @st.cache_data(max_entries=128, show_spinner=False)
 def annotations(path: str, mtime: float, text: str) -> np.ndarray:
     """The encoder annotations ``h_s`` ``[S, K]`` of ``text`` (what the context vectors average)."""
+    use_server_threads()
     return load_model(path, mtime).annotations(text)
 
 

@@ -29,6 +29,15 @@ def session_alive(session_id: str):
     return alive
 
 
+def _follow_default(key: str, default: str) -> None:
+    """A text box that follows its default (which changes with the data, score and decoder)
+    until the user edits it; an edited value is kept."""
+    last = st.session_state.get(f"{key}__default")
+    if key not in st.session_state or st.session_state[key] == last:
+        st.session_state[key] = default
+    st.session_state[f"{key}__default"] = default
+
+
 def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     """Model and training widgets; returns a recipe when Start is pressed."""
     c1, c2, c3 = st.columns(3)
@@ -45,11 +54,11 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     batch = c2.number_input("Batch size", 4, 512, 64, step=4, key="train_batch")
     lr = c3.number_input("Learning rate", 1e-5, 0.1, 3e-3, format="%.4f", key="train_lr")
     n_train = c4.number_input("Training pairs", 50, 50_000, 2000, step=100, key="train_n")
-    default_probe = PROBES.get(spec, "")
-    probe = st.text_input("Probe sentence (its alignment is redrawn after every epoch)", value=default_probe,
-                          max_chars=80, key="train_probe")  # fmt: skip
-    name = st.text_input("Model name", value=f"{label}-{score}-{style}".replace(" ", "-"), max_chars=60,
-                         key="train_name")  # fmt: skip
+    _follow_default("train_probe", PROBES.get(spec, ""))
+    probe = st.text_input("Probe sentence (its alignment is redrawn after every epoch)", max_chars=80,
+                          key="train_probe")  # fmt: skip
+    _follow_default("train_name", f"{label}-{score}-{style}".replace(" ", "-")[:60])
+    name = st.text_input("Model name", max_chars=60, key="train_name")
     if not st.button("Start training", type="primary", key="train_start"):
         return None
     if encoder == "transformer" and emb % heads:

@@ -1,0 +1,12 @@
+"""Imported first by app.py and every page, before any other attnviz import.
+
+Streamlit runs each session's script in its own thread. On a fresh server, two sessions that
+first import different parts of attnviz at the same moment can deadlock in Python's import
+machinery (each thread holds one submodule's lock and waits for the other's): seen once with
+the Train and Explore pages opened together. Loading the whole library here, as one module,
+serializes that: a second thread waits for this module as a whole, holding no other lock.
+"""
+
+import attnviz
+import attnviz.jobs
+import attnviz.plots  # noqa: F401
