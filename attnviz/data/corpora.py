@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import re
 import socket
 import tempfile
 import zlib
@@ -56,8 +57,8 @@ def _load(builder: str, files: dict[str, str], **kwargs) -> dict[str, list[dict]
     return {split: loaded[split] for split in files}
 
 
-def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True) -> None:
-    """Refuse a missing or over-large file, or (``text``) one whose bytes are not UTF-8."""
+def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True) -> bytes | None:
+    """Refuse a missing or over-large file, or (``text``) one whose bytes are not UTF-8; return those bytes."""
     if not path.is_file():
         raise DataError(f"{path} does not exist or is not a file; check the path.")
     size = path.stat().st_size
@@ -67,7 +68,7 @@ def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True
             "load a sample of it (e.g. `head -n 100000`) or raise max_bytes."
         )
     if not text:
-        return
+        return None
     try:
         if path.suffix == ".gz":
             with gzip.open(path) as f:
@@ -90,6 +91,18 @@ def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True
             f"{path}, line {line}, column {column}: byte {data[e.start]:#04x} is not UTF-8; re-save the "
             "file as UTF-8 (e.g. `iconv -f latin1 -t utf-8 in > out`)."
         ) from e
+    return data
+
+
+def _refuse_null_records(path: Path, data: bytes) -> None:
+    """Refuse a line starting with ``null``: pyarrow's JSON reader segfaults on one (apache/arrow#47409)."""
+    m = re.search(rb"(?:\A|[\r\n])(?:\xef\xbb\xbf)?[ \t]*null", data)  # at a line start, after a BOM or spaces
+    if m:
+        line = data.count(b"\n", 0, m.end()) + 1
+        raise DataError(
+            f"{path}, line {line}: a record is null; each line must be a JSON object such as "
+            '{"en": "...", "de": "..."}. Delete the line or fill it in.'
+        )
 
 
 def _empty_rows(rows: RawPairs, where: str, first_line: int, empty: str, notes: list[str]) -> RawPairs:
@@ -224,7 +237,9 @@ def load_table(
     """Pairs from a CSV, TSV, JSON Lines or Parquet file, two of its columns, via ``datasets``."""
     path = Path(path)
     fmt = table_format(path, fmt)
-    check_file(path, max_bytes, text=fmt != "parquet")
+    data = check_file(path, max_bytes, text=fmt != "parquet")
+    if fmt == "json":
+        _refuse_null_records(path, data)
     kwargs: dict = {}
     first_line = 1
     if fmt in ("csv", "tsv"):
