@@ -52,6 +52,20 @@ def test_quality_targets_of_the_built_in_tasks():
     assert toy_fr and min(toy_fr) <= 0.05
 
 
+def test_multi30k_models_report_test_and_valid_bleu_for_every_pair_and_style():
+    multi30k = {e["name"]: e for e in ENTRIES if e["task"].startswith("multi30k")}
+    assert {(e["task"], e["score"], e["style"]) for e in multi30k.values()} == {
+        ("multi30k-de-en", "additive", "bahdanau"),
+        *((f"multi30k-en-{t}", s, y) for t in ("de", "fr")
+          for s, y in (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))),
+    }  # fmt: skip
+    for name, e in multi30k.items():
+        m = e["metrics"]
+        assert m["split"] == "test" and m["n"] == 1000 and m["beam_size"] == 5, name
+        assert 0 < m["bleu_cased"] <= m["bleu"] + 0.5 and m["valid"]["n"] == 1014, name
+        assert e["train_seconds"] <= 30 * 60, name  # the 2-core CPU budget
+
+
 def test_readme_leaderboard_matches_the_manifest():
     assert leaderboard.readme_table() == leaderboard.markdown(ENTRIES)
 
