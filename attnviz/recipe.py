@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import platform
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -115,14 +114,13 @@ def run_recipe(
     translator.meta["recipe_full"] = recipe.to_dict()
     train_cfg = TrainConfig(**recipe.train)
     on_epoch_end = (lambda tr, _result: save(tr, out, half=recipe.half)) if out else None
-    start = time.perf_counter() - (progress or {}).get("seconds", 0.0)
     result = fit(translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress)
     translator.meta.update(
         {
             "name": recipe.name,
             "recipe_full": recipe.to_dict(),
             "hardware": hardware(),
-            "train_seconds": round(time.perf_counter() - start, 1),
+            "train_seconds": round(result.seconds, 1),  # includes the epochs before a resume
             "history": result.history,
             "stopped": result.stopped,
             "parameters": translator.model.num_parameters(),

@@ -24,7 +24,6 @@ def load_model(path: str, mtime: float):
 
     Decoding is thread-safe (no state is stored on modules); never train this object.
     """
-    use_server_threads()
     return catalog.load(path, roots=catalog.model_roots())
 
 
