@@ -4,7 +4,7 @@
 random token batches and reports
 
 - ``train_tokens_per_s``: target tokens (``batch * length``) divided by the median time of
-  one training step (forward, cross-entropy, backward, Adam step), measured after
+  one training step (forward, attnviz's cross-entropy, backward, Adam step), measured after
   ``warmup`` untimed steps;
 - ``train_step_ms_p50``: that median step time;
 - ``translate_ms_p50`` / ``translate_ms_p95``: :func:`attnviz.decode.greedy` (full trace, in
@@ -34,6 +34,7 @@ from attnviz.config import STYLES, ModelConfig
 from attnviz.data.vocab import BOS_ID, EOS_ID, PAD_ID
 from attnviz.decode import greedy
 from attnviz.errors import ConfigError
+from attnviz.loss import smoothed_cross_entropy
 from attnviz.model import Seq2Seq, build_model
 
 TRANSLATE_TOKENS = 20  # source tokens of the translated sentence, and decoder steps
@@ -41,6 +42,7 @@ FIRST_WORD_ID = EOS_ID + 1  # random tokens avoid <pad> <unk> <bos> <eos>
 
 Batch = tuple[Tensor, Tensor, Tensor]  # src [B, S], lengths [B], tgt [B, T + 1]
 Forward = Callable[[Tensor, Tensor, Tensor], Tensor]  # (src, lengths, tgt_in) -> logits [B, T, V]
+Loss = Callable[[Tensor, Tensor], Tensor]  # (logits [N, V], gold [N]) -> mean loss
 
 
 def check_settings(
@@ -88,7 +90,12 @@ def random_batch(batch: int, length: int, vocab: int, generator: torch.Generator
     return src, torch.full((batch,), length), tgt
 
 
-def train_step(forward: Forward, optimizer: torch.optim.Optimizer, loss_fn: nn.Module, batch: Batch) -> float:
+def training_loss(logits: Tensor, gold: Tensor) -> Tensor:
+    """The loss attnviz trains with (``attnviz.loss``; no label smoothing here): logits ``[N, V]``."""
+    return smoothed_cross_entropy(logits, gold, 0.0, PAD_ID)[0]
+
+
+def train_step(forward: Forward, optimizer: torch.optim.Optimizer, loss_fn: Loss, batch: Batch) -> float:
     """One step as in training: forward, cross-entropy, backward, Adam step. Returns seconds."""
     src, lengths, tgt = batch
     start = time.perf_counter()
@@ -105,10 +112,11 @@ def seq2seq_forward(model: Seq2Seq) -> Forward:
     return lambda src, lengths, tgt_in: model(src, lengths, tgt_in).logits
 
 
-def time_training(forward: Forward, params: list[nn.Parameter], batch: Batch, steps: int, warmup: int) -> list[float]:
+def time_training(
+    forward: Forward, params: list[nn.Parameter], batch: Batch, steps: int, warmup: int, loss_fn: Loss = training_loss
+) -> list[float]:
     """Seconds of each of ``steps`` timed training steps, after ``warmup`` untimed ones."""
     optimizer = torch.optim.Adam(params, lr=1e-3)
-    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID)
     for _ in range(warmup):
         train_step(forward, optimizer, loss_fn, batch)
     return [train_step(forward, optimizer, loss_fn, batch) for _ in range(steps)]

@@ -65,13 +65,14 @@ def cmd_list(args) -> int:
 def cmd_translate(args) -> int:
     model = catalog.load(args.model, roots=catalog.model_roots(include_cwd=True))
     al = model.translate(args.text, beam_size=args.beam, max_len=args.max_len)
+    replace_unk = not args.keep_unk
     if args.json:
-        _print_json({"translation": model.text_of(al), **al.to_dict()})
+        _print_json({"translation": model.text_of(al, replace_unk), **al.to_dict()})
         return 0
     hyps = al.hypotheses or [al]
     for h in hyps:
         prefix = f"{h.log_prob:8.3f}  " if len(hyps) > 1 else ""
-        print(prefix + model.text_of(h))
+        print(prefix + model.text_of(h, replace_unk))
     print("alignment (source-target):", al.to_pharaoh())
     unknown = [t for t, u in zip(al.source_tokens, al.source_unknown, strict=True) if u]
     if unknown:
@@ -157,7 +158,7 @@ def cmd_evaluate(args) -> int:
     options = {} if args.data else (model.meta.get("recipe_full") or {}).get("data_options", {})
     corpus = load_corpus(spec, **options)
     pairs = corpus.split(args.split)[: args.n] if args.n else corpus.split(args.split)
-    report = evaluate(model, pairs, beam_size=args.beam)
+    report = evaluate(model, pairs, beam_size=args.beam, replace_unk=not args.keep_unk)
     result = {"model": args.model, "data": spec, "split": args.split, **report.to_dict()}
     if args.json:
         _print_json(result)
@@ -193,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--beam", type=int_in(1, 20), default=1)
     p.add_argument("--max-len", type=int_in(1, 1000), default=None)
     p.add_argument("--json", action="store_true", help="print the full trace as JSON")
+    p.add_argument("--keep-unk", action="store_true",
+                   help="print <unk> as is (default: replace it by the source word attended to most)")  # fmt: skip
     p.add_argument("text")
     p.set_defaults(func=cmd_translate)
 
@@ -238,6 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=int_in(1, 1_000_000), default=None, help="evaluate the first N pairs only")
     p.add_argument("--beam", type=int_in(1, 20), default=1)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--keep-unk", action="store_true",
+                   help="print <unk> as is (default: replace it by the source word attended to most)")  # fmt: skip
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("leaderboard", help="the shipped models' metrics as a table (from the manifest)")

@@ -169,21 +169,26 @@ def forced(model: Seq2Seq, src_ids: list[int], tgt_ids: list[int]) -> Hypothesis
 
 
 @torch.inference_mode()
-def greedy_batch(model: Seq2Seq, src: Tensor, lengths: Tensor, max_len: int) -> list[list[int]]:
-    """Greedy decoding of a padded batch (no trace): token ids per row, without <eos>."""
+def greedy_batch(model: Seq2Seq, src: Tensor, lengths: Tensor, max_len: int) -> list[tuple[list[int], list[int]]]:
+    """Greedy decoding of a padded batch (no trace). Per row: the token ids without <eos>, and
+    for each the most attended real source position (``<eos>`` excluded), for <unk> copying."""
     enc = model.encode(src, lengths)
     B = src.size(0)
     state, y = enc.state, torch.full((B,), BOS_ID, device=src.device)
     done = torch.zeros(B, dtype=torch.bool, device=src.device)
-    rows: list[Tensor] = []
+    # the last real position of each row is <eos>: never a word to copy
+    real = torch.arange(src.size(1), device=src.device) < (lengths.to(src.device) - 1).unsqueeze(1)  # [B, S]
+    rows, attended = [], []
     for t in range(max_len):
         out, state = model.decoder.step(y, state, enc.memory, t)
         y = out.logits[:, 0].argmax(-1)  # [B]
         rows.append(y)
+        attended.append(out.attention.weights[:, 0].masked_fill(~real, -1.0).argmax(-1))  # [B]
         done |= y == EOS_ID
         if bool(done.all()):
             break
     result = []
-    for ids in torch.stack(rows, dim=1).tolist():  # [B, T]
-        result.append(ids[: ids.index(EOS_ID)] if EOS_ID in ids else ids)
+    for ids, where in zip(torch.stack(rows, dim=1).tolist(), torch.stack(attended, dim=1).tolist(), strict=True):
+        n = ids.index(EOS_ID) if EOS_ID in ids else len(ids)  # ids, where: [T] each
+        result.append((ids[:n], where[:n]))
     return result

@@ -10,8 +10,7 @@ import math
 from dataclasses import dataclass
 
 import torch
-from torch import Tensor, nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from torch import _VF, Tensor, nn
 
 from attnviz.config import ModelConfig
 from attnviz.data.vocab import PAD_ID
@@ -24,8 +23,23 @@ class EncoderOutput:
     self_attention: Tensor | None = None  # [B, layers, heads, S, S] (Transformer only)
 
 
+def reverse_index(lengths: Tensor, steps: int) -> Tensor:
+    """``[B, S]`` positions that reverse each row's first ``lengths[b]`` steps and keep the padding
+    in place; applying it twice is the identity."""
+    t = torch.arange(steps, device=lengths.device).unsqueeze(0)  # [1, S]
+    last = lengths.unsqueeze(1) - 1  # [B, 1]
+    return torch.where(t <= last, last - t, t)  # [B, S]
+
+
 class RNNEncoder(nn.Module):
-    """Embedding + GRU/LSTM, bidirectional by default; padding handled by packing."""
+    """Embedding + GRU/LSTM, bidirectional by default.
+
+    Padding is handled without packing: each direction runs over the padded batch, the
+    backward one on each row reversed within its length, so a row never reads its padding
+    before its words. The annotations are those of ``pack_padded_sequence`` (zero at padding)
+    and the parameters those of ``nn.GRU``/``nn.LSTM`` (``self.rnn``), but training avoids
+    the packed path's backward, which on the CPU builds a full-size gradient per time step.
+    """
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -43,16 +57,38 @@ class RNNEncoder(nn.Module):
         self.directions = 2 if cfg.bidirectional else 1
         self.summary_dim = cfg.hidden_dim * self.directions
 
+    def _run(self, x: Tensor, layer: int, suffix: str) -> Tensor:
+        """One direction of one layer over ``x`` ``[B, S, I]`` from a zero state -> ``[B, S, H]``."""
+        rnn = self.rnn
+        weights = [
+            getattr(rnn, f"{name}_l{layer}{suffix}") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+        ]
+        h0 = x.new_zeros(1, x.size(0), rnn.hidden_size)  # [1, B, H]
+        if isinstance(rnn, nn.LSTM):
+            return _VF.lstm(x, (h0, h0), weights, True, 1, 0.0, self.training, False, True)[0]
+        return _VF.gru(x, h0, weights, True, 1, 0.0, self.training, False, True)[0]
+
     def forward(self, src: Tensor, lengths: Tensor) -> EncoderOutput:
         """src ``[B, S]`` token ids, lengths ``[B]``."""
-        emb = self.dropout(self.embedding(src))  # [B, S, E]
-        packed = pack_padded_sequence(emb, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        out, final = self.rnn(packed)
-        memory, _ = pad_packed_sequence(out, batch_first=True, total_length=src.size(1))  # [B, S, K]
-        h_n = final[0] if isinstance(final, tuple) else final  # [layers * dirs, B, H]
-        last = h_n.view(-1, self.directions, src.size(0), h_n.size(-1))[-1]  # [dirs, B, H]
-        summary = torch.cat(list(last), dim=-1)  # [B, dirs * H]: forward final ; backward final
-        return EncoderOutput(memory, summary)
+        lengths = lengths.to(src.device)
+        x = self.dropout(self.embedding(src))  # [B, S, E]
+        keep = (src != PAD_ID).unsqueeze(-1).to(x.dtype)  # [B, S, 1]
+        last = (lengths - 1).view(-1, 1, 1)  # [B, 1, 1] position of each row's last token
+        rev = None
+        for layer in range(self.rnn.num_layers):
+            if layer:
+                x = nn.functional.dropout(x, self.rnn.dropout, self.training)
+            outs = [self._run(x, layer, "")]  # [B, S, H]
+            if self.directions == 2:
+                if rev is None:
+                    rev = reverse_index(lengths, src.size(1)).unsqueeze(-1)  # [B, S, 1]
+                backward = self._run(x.gather(1, rev.expand(-1, -1, x.size(-1))), layer, "_reverse")
+                outs.append(backward.gather(1, rev.expand(-1, -1, backward.size(-1))))  # back in source order
+            x = torch.cat(outs, dim=-1) * keep  # [B, S, dirs * H], zero at padding
+        H = self.rnn.hidden_size
+        forward_final = x[..., :H].gather(1, last.expand(-1, 1, H)).squeeze(1)  # [B, H] after the last token
+        finals = [forward_final] + ([x[:, 0, H:]] if self.directions == 2 else [])  # backward: after the first
+        return EncoderOutput(x, torch.cat(finals, dim=-1))  # summary [B, dirs * H]
 
 
 class _SelfAttentionBlock(nn.Module):

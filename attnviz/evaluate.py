@@ -21,6 +21,7 @@ class Evaluation:
     entropy: float  # mean attention entropy per step (nats), forced decoding on the references
     aer: float | None = None  # against gold links, argmax of forced decoding; None without gold
     beam_size: int = 1
+    replace_unk: bool = True  # outputs had each <unk> replaced by the most attended source word
     skipped: int = 0  # pairs the model cannot read (too long), counted as empty outputs
     examples: list[dict] = field(default_factory=list)
 
@@ -33,11 +34,14 @@ class Evaluation:
             "aer": None if self.aer is None else round(self.aer, 4),
             "entropy": round(self.entropy, 4),
             "beam_size": self.beam_size,
+            "replace_unk": self.replace_unk,
             "skipped": self.skipped,
         }
 
 
-def translate_all(translator: Translator, pairs: list[Pair], beam_size: int = 1) -> tuple[list[str], int]:
+def translate_all(
+    translator: Translator, pairs: list[Pair], beam_size: int = 1, replace_unk: bool = True
+) -> tuple[list[str], int]:
     """Outputs for every pair (empty for a source the model cannot read) and how many failed."""
     readable, outputs, skipped = [], [""] * len(pairs), 0
     for i, pair in enumerate(pairs):
@@ -47,25 +51,31 @@ def translate_all(translator: Translator, pairs: list[Pair], beam_size: int = 1)
         except InputError:
             skipped += 1
     if beam_size == 1:
-        texts = translator.translate_batch([pairs[i].source for i in readable])
+        texts = translator.translate_batch([pairs[i].source for i in readable], replace_unk=replace_unk)
     else:
-        texts = [translator.text_of(translator.translate(pairs[i].source, beam_size)) for i in readable]
+        texts = [translator.text_of(translator.translate(pairs[i].source, beam_size), replace_unk) for i in readable]
     for i, text in zip(readable, texts, strict=True):
         outputs[i] = text
     return outputs, skipped
 
 
 def evaluate(
-    translator: Translator, pairs: list[Pair], beam_size: int = 1, n_examples: int = 5, align: bool = True
+    translator: Translator,
+    pairs: list[Pair],
+    beam_size: int = 1,
+    n_examples: int = 5,
+    align: bool = True,
+    replace_unk: bool = True,
 ) -> Evaluation:
     """Decode every source, compare with the references, and force-decode them for AER/entropy.
 
     BLEU is sacrebleu's on detokenized output against the raw reference text: ``bleu``
     case-insensitive, ``bleu_cased`` case-sensitive. ``align=False`` skips forced decoding.
+    ``replace_unk`` replaces each output ``<unk>`` by the source word attended to most.
     """
     if not pairs:
         raise InputError("nothing to evaluate: the split is empty")
-    outputs, skipped = translate_all(translator, pairs, beam_size)
+    outputs, skipped = translate_all(translator, pairs, beam_size, replace_unk)
     references = [p.target for p in pairs]
     exact = [translator.tgt_tokenizer.tokenize(o) == p.target_tokens for o, p in zip(outputs, pairs, strict=True)]
     hard, sure, possible, weights = [], [], [], []
@@ -91,6 +101,7 @@ def evaluate(
         entropy=metrics.mean_entropy(weights),
         aer=metrics.aer(hard, sure, possible) if sure else None,
         beam_size=beam_size,
+        replace_unk=replace_unk,
         skipped=skipped,
         examples=examples[:n_examples],
     )

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.data.vocab import UNK
+
 
 @dataclass
 class Alignment:
@@ -41,6 +43,24 @@ class Alignment:
     def output_tokens(self) -> list[str]:
         """Target tokens without the final ``<eos>``."""
         return self.target_tokens[:-1] if self.target_tokens[-1:] == ["<eos>"] else self.target_tokens
+
+    def unk_copies(self) -> dict[int, int]:
+        """For each output ``<unk>``, the source position it copies: the real source token (not
+        ``<eos>``) with the largest attention weight at that step (Luong et al., 2015b; Jean et al.,
+        2015). Maps target index -> source index."""
+        n_src = len(self.source_text_tokens)
+        if not n_src:
+            return {}
+        return {t: int(np.argmax(self.weights[t, :n_src])) for t, tok in enumerate(self.output_tokens) if tok == UNK}
+
+    def display_tokens(self, replace_unk: bool = True) -> list[str]:
+        """Output tokens, each ``<unk>`` replaced by the source word it attends to most (see
+        :meth:`unk_copies`): the word as the user typed it, which is right for names and numbers."""
+        tokens = list(self.output_tokens)
+        if replace_unk:
+            for t, s in self.unk_copies().items():
+                tokens[t] = self.source_tokens[s]
+        return tokens
 
     def hard_links(self) -> list[tuple[int, int]]:
         """Each target step linked to its argmax source position: ``(source_index, target_index)``."""
@@ -79,6 +99,7 @@ class Alignment:
             "window": self.window,
             "encoder_attention": arr(self.encoder_attention),
             "pharaoh": self.to_pharaoh(),
+            "unk_copies": {str(t): s for t, s in self.unk_copies().items()},
         }
         d = {k: _nan_to_none(v) for k, v in d.items()}
         if nbest:

@@ -21,6 +21,7 @@ from attnviz.config import ModelConfig, pick_device
 from attnviz.data.pairs import Corpus, Pair
 from attnviz.data.vocab import PAD_ID, Vocab
 from attnviz.errors import ConfigError, DataError
+from attnviz.loss import smoothed_cross_entropy
 from attnviz.model import build_model
 from attnviz.trace import Alignment
 from attnviz.translator import Translator
@@ -156,26 +157,25 @@ def _pad(items: list[tuple[list[int], list[int]]]) -> tuple[Tensor, Tensor, Tens
     return src, lengths, tgt
 
 
-def _loss_and_accuracy(model, batch, device, loss_fn, teacher_forcing: float) -> tuple[Tensor, int, int]:
+def _loss_and_accuracy(model, batch, device, smoothing: float, teacher_forcing: float) -> tuple[Tensor, int, int]:
+    """Mean token loss (label-smoothed), correct argmax predictions and real target tokens."""
     src, lengths, tgt = (x.to(device) for x in batch)
     logits = model(src, lengths, tgt[:, :-1], teacher_forcing).logits  # [B, T, V]
-    gold = tgt[:, 1:]  # [B, T]
-    loss = loss_fn(logits.reshape(-1, logits.size(-1)), gold.reshape(-1))
+    gold = tgt[:, 1:].reshape(-1)  # [B * T]
+    loss, predicted = smoothed_cross_entropy(logits.reshape(-1, logits.size(-1)), gold, smoothing, PAD_ID)
     mask = gold != PAD_ID
-    correct = int(((logits.argmax(-1) == gold) & mask).sum())
-    return loss, correct, int(mask.sum())
+    return loss, int(((predicted == gold) & mask).sum()), int(mask.sum())
 
 
 @torch.no_grad()
 def evaluate_loss(model: nn.Module, batches, device) -> tuple[float, float]:
-    """Mean token loss and accuracy over batches (teacher-forced, no dropout)."""
+    """Mean token loss and accuracy over batches (teacher-forced, no dropout, no smoothing)."""
     was_training = model.training
     model.eval()
-    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, reduction="sum")
     total, correct, count = 0.0, 0, 0
     for batch in batches:
-        loss, c, n = _loss_and_accuracy(model, batch, device, loss_fn, 1.0)
-        total, correct, count = total + float(loss), correct + c, count + n
+        loss, c, n = _loss_and_accuracy(model, batch, device, 0.0, 1.0)
+        total, correct, count = total + float(loss) * n, correct + c, count + n
     model.train(was_training)
     return total / max(count, 1), correct / max(count, 1)
 
@@ -229,7 +229,6 @@ def fit(
     scheduler = None
     if cfg.schedule == "linear":
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _linear(cfg, s + step, total_steps, start))
-    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_ID, label_smoothing=cfg.label_smoothing)
     result, best_state, bad_epochs = TrainResult(), None, int(resume.get("bad_epochs", 0))
     result.history = list(resume.get("history", []))
     result.best_valid_loss = float(resume.get("best_valid_loss") or math.inf)
@@ -243,7 +242,7 @@ def fit(
             if cfg.max_seconds and time.perf_counter() - start >= cfg.max_seconds:
                 result.out_of_time = True
                 break
-            loss, correct, n = _loss_and_accuracy(model, batch, device, loss_fn, cfg.teacher_forcing)
+            loss, correct, n = _loss_and_accuracy(model, batch, device, cfg.label_smoothing, cfg.teacher_forcing)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)

@@ -9,7 +9,7 @@ import torch
 
 from attnviz.config import ModelConfig
 from attnviz.data.tokenize import Tokenizer
-from attnviz.data.vocab import EOS, Vocab
+from attnviz.data.vocab import EOS, UNK, Vocab
 from attnviz.decode import Hypothesis, beam_search, encode_one, forced, greedy, greedy_batch
 from attnviz.errors import InputError
 from attnviz.model import Seq2Seq
@@ -134,8 +134,9 @@ class Translator:
         al.target_tokens = [*self.tgt_tokenizer.split(target), EOS]  # show what the user typed
         return al
 
-    def translate_batch(self, texts: list[str], batch_size: int = 64) -> list[str]:
-        """Greedy translations of many sentences (no trace): for evaluation."""
+    def translate_batch(self, texts: list[str], batch_size: int = 64, replace_unk: bool = True) -> list[str]:
+        """Greedy translations of many sentences (no trace): for evaluation. With ``replace_unk``
+        each ``<unk>`` becomes the source word attended to most, as in :meth:`text_of`."""
         results = []
         for i in range(0, len(texts), batch_size):
             sources = [self.source(t) for t in texts[i : i + batch_size]]
@@ -144,8 +145,12 @@ class Translator:
             for row, s in enumerate(sources):
                 src[row, : len(s.ids)] = torch.tensor(s.ids)
             max_len = self.default_max_len(int(lengths.max()))
-            for ids in greedy_batch(self.model, src.to(self.device), lengths.to(self.device), max_len):
-                results.append(self.detokenize(self.tgt_vocab.decode(ids)))
+            decoded = greedy_batch(self.model, src.to(self.device), lengths.to(self.device), max_len)
+            for source, (ids, attended) in zip(sources, decoded, strict=True):
+                tokens = self.tgt_vocab.decode(ids)
+                if replace_unk:
+                    tokens = [source.surface[s] if tok == UNK else tok for tok, s in zip(tokens, attended, strict=True)]
+                results.append(self.detokenize(tokens))
         return results
 
     def detokenize(self, tokens: list[str]) -> str:
@@ -181,6 +186,7 @@ class Translator:
             encoder_attention=enc_attn,
         )
 
-    def text_of(self, al: Alignment) -> str:
-        """The translation as text (detokenized, without <eos>)."""
-        return self.detokenize(al.output_tokens)
+    def text_of(self, al: Alignment, replace_unk: bool = True) -> str:
+        """The translation as text (detokenized, without <eos>); with ``replace_unk`` each
+        ``<unk>`` is replaced by the source word it attends to most (``Alignment.unk_copies``)."""
+        return self.detokenize(al.display_tokens(replace_unk))

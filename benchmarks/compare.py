@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import torch
+from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -34,7 +35,9 @@ from attnviz.bench import (
     seq2seq_forward,
     time_training,
     time_translation,
+    training_loss,
 )
+from attnviz.data.vocab import PAD_ID
 from attnviz.model import build_model
 
 SIZES = {"batch": 64, "emb": 128, "hidden": 256, "length": 16, "vocab": 2000}
@@ -42,16 +45,20 @@ TARGETS = {"additive_vs_textbook": 3.0, "luong_fast_vs_textbook": 6.0, "translat
 
 
 def build_contenders(seed: int = 0) -> dict:
-    """name -> (forward, parameters, attnviz model or None), all of the sizes in ``SIZES``."""
+    """name -> (forward, parameters, attnviz model or None, loss), all of the sizes in ``SIZES``.
+
+    attnviz models train with attnviz's loss (``attnviz.loss``), the textbook model with
+    ``nn.CrossEntropyLoss``, as the tutorials write it; both compute the same numbers."""
     emb, hidden, length, vocab = SIZES["emb"], SIZES["hidden"], SIZES["length"], SIZES["vocab"]
     additive = build_model(bench_config("additive", "bahdanau", emb, hidden, length, vocab), seed).train()
     luong = build_model(bench_config("general", "luong", emb, hidden, length, vocab), seed).train()
     torch.manual_seed(seed)
     textbook = TextbookSeq2Seq(vocab, vocab, emb, hidden, attn_dim=hidden).train()
+    textbook_loss = nn.CrossEntropyLoss(ignore_index=PAD_ID)
     return {
-        "attnviz additive/bahdanau": (seq2seq_forward(additive), list(additive.parameters()), additive),
-        "attnviz general/luong (fast path)": (seq2seq_forward(luong), list(luong.parameters()), luong),
-        "textbook additive/bahdanau": (textbook, list(textbook.parameters()), None),
+        "attnviz additive/bahdanau": (seq2seq_forward(additive), list(additive.parameters()), additive, training_loss),
+        "attnviz general/luong (fast path)": (seq2seq_forward(luong), list(luong.parameters()), luong, training_loss),
+        "textbook additive/bahdanau": (textbook, list(textbook.parameters()), None, textbook_loss),
     }
 
 
@@ -60,15 +67,15 @@ def compare(rounds: int = 5, steps: int = 5, translate_runs: int = 30, seed: int
     contenders = build_contenders(seed)
     batch = random_batch(SIZES["batch"], SIZES["length"], SIZES["vocab"], torch.Generator().manual_seed(seed))
     tokens = SIZES["batch"] * SIZES["length"]
-    for forward, params, _ in contenders.values():
-        time_training(forward, params, batch, steps=0, warmup=2)
+    for forward, params, _, loss in contenders.values():
+        time_training(forward, params, batch, steps=0, warmup=2, loss_fn=loss)
     per_round: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(rounds):
-        for name, (forward, params, _) in contenders.items():
-            seconds = time_training(forward, params, batch, steps, warmup=0)
+        for name, (forward, params, _, loss) in contenders.items():
+            seconds = time_training(forward, params, batch, steps, warmup=0, loss_fn=loss)
             per_round[name].append(tokens / statistics.mean(seconds))
     models = {}
-    for name, (_, params, model) in contenders.items():
+    for name, (_, params, model, _) in contenders.items():
         row = {
             "train_tokens_per_s_median": round(statistics.median(per_round[name]), 1),
             "train_tokens_per_s_best": round(max(per_round[name]), 1),

@@ -1,12 +1,16 @@
 """Decoding with traces: greedy, beam, forced; the Translator's input checks; training."""
 
+import copy
+
 import numpy as np
 import pytest
 import torch
 
 from attnviz.attention import SCORES
+from attnviz.data.vocab import UNK_ID
 from attnviz.decode import beam_search, greedy
 from attnviz.errors import InputError
+from attnviz.trace import Alignment
 from attnviz.train import TrainConfig, evaluate_loss, fit, make_batches
 
 from .conftest import TINY_OPTIONS, tiny_translator
@@ -68,6 +72,34 @@ def test_unknown_words_stay_visible_and_flagged(trained):
     al = trained.translate("a Zebra b")
     assert al.source_tokens[:3] == ["a", "Zebra", "b"]
     assert al.source_unknown == [False, True, False, False]
+
+
+def test_unk_copies_the_most_attended_real_source_word():
+    weights = np.array([[0.1, 0.1, 0.8], [0.3, 0.1, 0.6], [0.2, 0.7, 0.1]])  # [tgt, src]; <eos> wins step 1
+    al = Alignment(["Zoe", "runs", "<eos>"], ["la", "<unk>", "<eos>"], weights, np.log(weights),
+                   np.zeros((3, 2)), np.zeros((3, 2)), [True, False, False], "dot", "luong")  # fmt: skip
+    assert al.unk_copies() == {1: 0}  # <eos> is never copied: the best real word is "Zoe"
+    assert al.display_tokens() == ["la", "Zoe"]
+    assert al.display_tokens(replace_unk=False) == ["la", "<unk>"]
+    assert al.to_dict()["unk_copies"] == {"1": 0}
+
+
+def test_translations_replace_unk_by_the_attended_source_word(trained):
+    tr = copy.deepcopy(trained)
+    with torch.no_grad():
+        tr.model.decoder.out.bias[UNK_ID] = 1e4  # the model now says <unk> at every step
+    text = "a Zebra b"
+    al = tr.translate(text, max_len=4)
+    assert al.target_tokens == ["<unk>"] * 4
+    copied = tr.text_of(al)
+    assert "<unk>" not in copied
+    assert set(copied.split()) <= {"a", "Zebra", "b"}
+    assert copied.split() == [al.source_tokens[s] for s in al.unk_copies().values()]
+    assert tr.text_of(al, replace_unk=False) == "<unk> <unk> <unk> <unk>"
+    batch = tr.translate_batch([text, "c d"], replace_unk=True)
+    assert "<unk>" not in " ".join(batch)
+    assert set(batch[1].split()) <= {"c", "d"}
+    assert tr.translate_batch([text], replace_unk=False)[0].split()[0] == "<unk>"
 
 
 @pytest.mark.parametrize(
