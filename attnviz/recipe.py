@@ -13,6 +13,7 @@ import torch
 
 from attnviz.checkpoint import load_checkpoint, read_header, save
 from attnviz.config import ModelConfig
+from attnviz.data.pairs import Corpus
 from attnviz.data.spec import load_corpus
 from attnviz.errors import CheckpointError, ConfigError
 from attnviz.evaluate import evaluate
@@ -128,11 +129,27 @@ def run_recipe(
         }
     )
     if evaluate_split and corpus.split(evaluate_split):
-        report = evaluate(translator, corpus.split(evaluate_split), beam_size=recipe.eval_beam)
-        translator.meta["metrics"] = {**report.to_dict(), "split": evaluate_split}
-        if recipe.eval_valid and corpus.valid:
-            valid = evaluate(translator, corpus.valid, beam_size=recipe.eval_beam, align=False)
-            translator.meta["metrics"]["valid"] = {k: valid.to_dict()[k] for k in ("n", "bleu", "bleu_cased")}
+        measure(translator, recipe, corpus, evaluate_split)
     if out:
         save(translator, out, half=recipe.half)
     return translator
+
+
+def measure(translator: Translator, recipe: Recipe, corpus: Corpus, split: str = "test") -> dict:
+    """Evaluate as the recipe asks (beam, validation BLEU) and store it as ``meta["metrics"]``."""
+    report = evaluate(translator, corpus.split(split), beam_size=recipe.eval_beam)
+    metrics = {**report.to_dict(), "split": split}
+    if recipe.eval_valid and corpus.valid:
+        valid = evaluate(translator, corpus.valid, beam_size=recipe.eval_beam, align=False)
+        metrics["valid"] = {k: valid.to_dict()[k] for k in ("n", "bleu", "bleu_cased")}
+    translator.meta["metrics"] = metrics
+    return metrics
+
+
+def remeasure(recipe: Recipe, path: str | Path) -> dict:
+    """Measure a trained checkpoint again with the current evaluation code and rewrite its
+    metrics in place (the weights are saved unchanged, atomically)."""
+    translator = load_checkpoint(path)
+    measure(translator, recipe, load_corpus(recipe.data, **recipe.data_options))
+    save(translator, path, half=recipe.half)
+    return translator.meta["metrics"]

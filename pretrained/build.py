@@ -3,6 +3,7 @@
     python pretrained/build.py                 # every recipe whose checkpoint is missing
     python pretrained/build.py dates-dot-luong # just these (retrained even if present)
     python pretrained/build.py --manifest      # only rewrite manifest.json from the checkpoints
+    python pretrained/build.py --remeasure multi30k-de-en-additive-bahdanau  # new metrics, same weights
     python -m attnviz leaderboard --write-readme   # then the README's table from the manifest
 
 Each model is trained with its recipe's seed, evaluated on its test split, and saved
@@ -23,7 +24,7 @@ sys.path.insert(0, str(HERE.parent))
 from attnviz.catalog import write_manifest  # noqa: E402
 from attnviz.checkpoint import read_header  # noqa: E402
 from attnviz.errors import CheckpointError  # noqa: E402
-from attnviz.recipe import Recipe, run_recipe  # noqa: E402
+from attnviz.recipe import Recipe, remeasure, run_recipe  # noqa: E402
 from attnviz.shipped import check_metrics  # noqa: E402
 
 
@@ -45,9 +46,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="recipe names (default: every missing one)")
     parser.add_argument("--manifest", action="store_true", help="only rewrite manifest.json")
+    parser.add_argument(
+        "--remeasure", action="store_true", help="re-evaluate the named models (no training), then the manifest"
+    )
     parser.add_argument("--shard", default="0/1", help="K/N: build every N-th missing recipe starting at K")
     args = parser.parse_args()
-    if not args.manifest:
+    if args.remeasure:
+        for name in args.names:
+            start = time.perf_counter()
+            metrics = remeasure(Recipe.from_file(HERE / "recipes" / f"{name}.json"), HERE / f"{name}.safetensors")
+            print(f"{name}: {metrics} in {time.perf_counter() - start:.0f} s", flush=True)
+    elif not args.manifest:
         recipes = sorted((HERE / "recipes").glob("*.json"))
         if args.names:
             recipes = [HERE / "recipes" / f"{n}.json" for n in args.names]

@@ -265,3 +265,14 @@ def test_figure_download_format(app_env):
         at = start(explore_image_format=fmt)
         config = json.loads(at.get("plotly_chart")[0].proto.config)
         assert config["toImageButtonOptions"]["format"] == fmt and config["scrollZoom"] is True
+
+
+def test_a_copied_unk_is_explained(app_env, monkeypatch):
+    from attnviz.trace import Alignment
+
+    monkeypatch.setattr(Alignment, "unk_copies", lambda self: {0: 1})  # as if step 1 said <unk>
+    at = start()
+    heatmap(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "copies the source word" in captions and "step 1 → “black”" in captions
+    assert any("black" in m.value for m in at.markdown if m.value.startswith("**Translation**"))
