@@ -9,7 +9,7 @@ import torch
 
 from attnviz.config import ModelConfig
 from attnviz.data.tokenize import Tokenizer
-from attnviz.data.vocab import EOS, UNK, Vocab
+from attnviz.data.vocab import BOS_ID, EOS, PAD_ID, UNK_ID, Vocab
 from attnviz.decode import Hypothesis, beam_search, encode_one, forced, greedy, greedy_batch
 from attnviz.errors import InputError
 from attnviz.model import Seq2Seq
@@ -147,9 +147,12 @@ class Translator:
             max_len = self.default_max_len(int(lengths.max()))
             decoded = greedy_batch(self.model, src.to(self.device), lengths.to(self.device), max_len)
             for source, (ids, attended) in zip(sources, decoded, strict=True):
-                tokens = self.tgt_vocab.decode(ids)
+                kept = [(i, s) for i, s in zip(ids, attended, strict=True) if i not in (PAD_ID, BOS_ID)]
+                tokens = self.tgt_vocab.decode([i for i, _ in kept])  # one token per kept id
                 if replace_unk:
-                    tokens = [source.surface[s] if tok == UNK else tok for tok, s in zip(tokens, attended, strict=True)]
+                    tokens = [
+                        source.surface[s] if i == UNK_ID else tok for tok, (i, s) in zip(tokens, kept, strict=True)
+                    ]
                 results.append(self.detokenize(tokens))
         return results
 

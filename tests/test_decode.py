@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from attnviz.attention import SCORES
-from attnviz.data.vocab import UNK_ID
+from attnviz.data.vocab import BOS_ID, UNK_ID
 from attnviz.decode import beam_search, greedy
 from attnviz.errors import InputError
 from attnviz.trace import Alignment
@@ -100,6 +100,9 @@ def test_translations_replace_unk_by_the_attended_source_word(trained):
     assert "<unk>" not in " ".join(batch)
     assert set(batch[1].split()) <= {"c", "d"}
     assert tr.translate_batch([text], replace_unk=False)[0].split()[0] == "<unk>"
+    with torch.no_grad():
+        tr.model.decoder.out.bias[BOS_ID] = 2e4  # <bos> (dropped from the text) at every step
+    assert tr.translate_batch([text]) == [""]
 
 
 @pytest.mark.parametrize(
