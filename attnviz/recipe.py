@@ -86,7 +86,8 @@ def unfinished(recipe: Recipe, out: str | Path) -> dict | None:
 def hardware() -> str:
     if torch.cuda.is_available():
         return torch.cuda.get_device_name(0)
-    return f"{platform.processor() or platform.machine()} CPU, {torch.get_num_threads()} threads"
+    threads = torch.get_num_threads()
+    return f"{platform.processor() or platform.machine()} CPU, {threads} thread{'s' if threads > 1 else ''}"
 
 
 def run_recipe(
