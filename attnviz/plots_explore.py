@@ -68,6 +68,40 @@ def context_bar(al: Alignment, t: int) -> go.Figure:
     return fig
 
 
+LOW_COVERAGE, HIGH_COVERAGE = 0.3, 1.7  # below: perhaps dropped; above: perhaps repeated
+LOW_COLOR = "#fd8d3c"
+
+
+def coverage_bar(al: Alignment) -> go.Figure:
+    """Total attention per source token (:meth:`Alignment.coverage`), with the line at 1.
+
+    Bars under ``LOW_COVERAGE`` (orange) mark words the decoder hardly read, perhaps left
+    untranslated; bars over ``HIGH_COVERAGE`` (red) words it read again and again.
+    """
+    cov = al.coverage()  # [src]
+    n_src = cov.size
+    src = display_tokens(al.source_tokens)
+    colors = [LOW_COLOR if c < LOW_COVERAGE else POSITIVE if c > HIGH_COVERAGE else WEIGHT for c in cov]
+    steps = np.shape(al.weights)[0]
+    text = [f"{tok}: {c:.3f} in total over {steps} steps" for tok, c in zip(src, cov, strict=True)]
+    bar = go.Bar(x=list(range(n_src)), y=cov.tolist(), marker={"color": colors}, text=text, textposition="none")
+    fig = go.Figure(bar.update(hovertemplate="%{text}<extra></extra>", name="coverage"))
+    fig.add_hline(y=1.0, line={"color": "#636363", "dash": "dot"})
+    cell = cell_size(n_src, lo=14)
+    angle = tick_angle(al.source_tokens, cell)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle)
+    fig.update_xaxes(range=[-0.5, n_src - 0.5])
+    fig.update_yaxes(title_text="Σ_t a_ts", rangemode="tozero")
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": "Coverage: total attention per source token"},
+        width=max(520, 160 + n_src * cell),
+        height=280 + label_px(al.source_tokens, angle),
+        bargap=0.15,
+    )
+    return fig
+
+
 def _window_shapes(al: Alignment, t: int) -> list[dict]:
     """The local window ``[p_t - D, p_t + D]`` (shaded) and ``p_t`` (a dashed line) on the top plot."""
     if al.positions is None or al.window is None:

@@ -70,6 +70,12 @@ class Alignment:
         """The argmax alignment in Pharaoh ``i-j`` format (source index - target index)."""
         return " ".join(f"{i}-{j}" for i, j in self.hard_links())
 
+    def coverage(self) -> np.ndarray:
+        """Total attention each source position received over all steps: ``[src]``. About 1 for a
+        word translated once; near 0 for one never attended (possibly dropped, under-translation);
+        well above 1 for one attended again and again (possibly repeated). Tu et al. (2016)."""
+        return np.asarray(self.weights, dtype=np.float64).sum(axis=0)
+
     def entropy(self) -> np.ndarray:
         """Per-step attention entropy in nats: ``[tgt]``."""
         w = np.clip(self.weights, 1e-12, 1.0)
@@ -98,6 +104,7 @@ class Alignment:
             "positions": arr(self.positions),
             "window": self.window,
             "encoder_attention": arr(self.encoder_attention),
+            "coverage": arr(self.coverage()),
             "pharaoh": self.to_pharaoh(),
             "unk_copies": {str(t): s for t, s in self.unk_copies().items()},
         }

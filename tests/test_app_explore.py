@@ -276,3 +276,14 @@ def test_a_copied_unk_is_explained(app_env, monkeypatch):
     captions = " ".join(c.value for c in at.caption)
     assert "copies the source word" in captions and "step 1 → “black”" in captions
     assert any("black" in m.value for m in at.markdown if m.value.startswith("**Translation**"))
+
+
+def test_weights_view_shows_coverage_per_source_token(app_env):
+    at = start()
+    charts = specs(at)
+    coverage = next(s for s in charts if "Coverage" in s["layout"]["title"]["text"])
+    assert coverage["layout"]["xaxis"]["ticktext"] == ticks(heatmap(at))
+    totals = coverage["data"][0]["y"]
+    assert len(totals) == len(tokens_of(EXAMPLE))
+    n_steps = len(heatmap(at)["layout"]["yaxis"]["ticktext"])
+    assert sum(totals) == pytest.approx(n_steps, rel=1e-4)  # every step's row sums to 1

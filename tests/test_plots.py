@@ -23,6 +23,7 @@ from attnviz.plots_compare import (
     js_plot,
 )
 from attnviz.plots_data import gold_heatmap, length_histogram, training_curves
+from attnviz.plots_explore import coverage_bar
 from attnviz.trace import Alignment
 
 
@@ -276,3 +277,18 @@ def test_plot_config():
     assert plot_config("a", "svg")["toImageButtonOptions"]["format"] == "svg"
     with pytest.raises(InputError):
         plot_config("a", "gif")
+
+
+def test_coverage_is_the_column_sum_and_flags_dropped_and_repeated_words():
+    weights = np.array([[0.9, 0.05, 0.05], [0.9, 0.05, 0.05], [0.1, 0.1, 0.8]])  # "a" read twice, "b" never
+    al = Alignment(["a", "b", "<eos>"], ["x", "y", "<eos>"], weights, np.log(weights), np.zeros((3, 2)),
+                   np.zeros((3, 2)), [False] * 3, "dot", "luong")  # fmt: skip
+    assert np.allclose(al.coverage(), [1.9, 0.2, 0.9])
+    assert al.to_dict()["coverage"] == pytest.approx([1.9, 0.2, 0.9])
+    fig = coverage_bar(al)
+    bar = fig.data[0]
+    assert list(bar.y) == pytest.approx([1.9, 0.2, 0.9])
+    assert bar.marker.color[0] != bar.marker.color[2] != bar.marker.color[1]  # repeated, normal, dropped
+    assert list(fig.layout.xaxis.ticktext) == ["a", "b", "&lt;eos&gt;"]
+    assert "1.900 in total over 3 steps" in bar.text[0]
+    assert len(coverage_bar(make_alignment(["<b>x</b>"] * 30, ["y"] * 5)).data[0].y) == 31

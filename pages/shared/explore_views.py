@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz.plots import context_heatmap, context_projection, plot_config, step_bar
-from attnviz.plots_explore import context_bar, explore_heatmap, step_animation
+from attnviz.plots_explore import context_bar, coverage_bar, explore_heatmap, step_animation
 from attnviz.trace import Alignment
 from pages.shared.math_panel import selected_cell, show_math
 
@@ -36,6 +36,13 @@ def weights_view(al: Alignment, annotations: np.ndarray | None, image_format: st
         + " Hover for both tokens, the weight and the raw score; ⚠ marks words the model does not know."
     )
     event = chart(explore_heatmap(al, "weights", title), "explore_heat_weights", image_format, "weights", True)
+    with st.expander("Coverage: how much attention each source word received", expanded=False):
+        st.caption(
+            r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a word the"
+            " decoder hardly read, perhaps left untranslated; red (over 1.7) for one it read again and again,"
+            " perhaps translated twice."
+        )
+        chart(coverage_bar(al), "explore_coverage_chart", image_format, "coverage")
     st.subheader("The numbers of one cell")
     t, s = selected_cell(event, al)
     show_math(al, t, s, annotations)
