@@ -6,9 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
-from attnviz.checkpoint import save
+from attnviz.checkpoint import load_checkpoint, save
 from attnviz.cli import main
+from attnviz.data.vocab import UNK_ID
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +50,27 @@ def test_translate_json_carries_the_trace(capsys, model_path):
     assert data["source_tokens"] == ["a", "b", "c", "d", "<eos>"]
     assert len(data["weights"]) == len(data["target_tokens"]) == len(data["scores"])
     assert data["pharaoh"].startswith("3-0 2-1 1-2 0-3")
+    assert data["unk_copies"] == {} and len(data["coverage"]) == 5
     code, out, _ = run(capsys, "translate", "--model", str(model_path), "--beam", "3", "--json", "a b c")
     assert code == 0 and 1 < len(json.loads(out)["hypotheses"]) <= 3
+
+
+def test_unk_is_replaced_unless_kept(capsys, model_path, tmp_path):
+    unk_model = load_checkpoint(model_path)
+    with torch.no_grad():
+        unk_model.model.decoder.out.bias[UNK_ID] = 1e4  # says <unk> at every step
+    path = save(unk_model, model_path.parent / "unk.safetensors")
+    code, out, _ = run(capsys, "translate", "--model", str(path), "--max-len", "3", "--json", "a Zebra b")
+    data = json.loads(out)
+    assert code == 0 and data["target_tokens"] == ["<unk>"] * 3
+    assert "<unk>" not in data["translation"] and set(data["translation"].split()) <= {"a", "Zebra", "b"}
+    assert set(data["unk_copies"]) == {"0", "1", "2"}
+    code, out, _ = run(capsys, "translate", "--model", str(path), "--max-len", "3", "--keep-unk", "a Zebra b")
+    assert code == 0 and out.splitlines()[0] == "<unk> <unk> <unk>"
+    code, out, _ = run(
+        capsys, "evaluate", "--model", str(path), "--data", "reverse", "--n", "3", "--keep-unk", "--json"
+    )
+    assert code == 0 and json.loads(out)["replace_unk"] is False
 
 
 def test_translate_plain_and_align(capsys, model_path):
