@@ -63,7 +63,9 @@ def test_multi30k_models_report_test_and_valid_bleu_for_every_pair_and_style():
         m = e["metrics"]
         assert m["split"] == "test" and m["n"] == 1000 and m["beam_size"] == 5, name
         assert 0 < m["bleu_cased"] <= m["bleu"] + 0.5 and m["valid"]["n"] == 1014, name
-        assert e["train_seconds"] <= 30 * 60, name  # the 2-core CPU budget
+        # de-en: the 30-minute budget on a 2-core CPU; en-xx: rebuildable within one sitting
+        assert e["train_seconds"] <= (30 * 60 if e["task"] == "multi30k-de-en" else 2 * 3600), name
+        assert e["hardware"], name
 
 
 def test_readme_leaderboard_matches_the_manifest():
