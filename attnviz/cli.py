@@ -181,6 +181,11 @@ def cmd_leaderboard(args) -> int:
     return 0
 
 
+def _add_keep_unk(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--keep-unk", action="store_true",
+                   help="print <unk> as is (default: replace it by the source word attended to most)")  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m attnviz", description="Explore attention in seq2seq models.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -194,8 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--beam", type=int_in(1, 20), default=1)
     p.add_argument("--max-len", type=int_in(1, 1000), default=None)
     p.add_argument("--json", action="store_true", help="print the full trace as JSON")
-    p.add_argument("--keep-unk", action="store_true",
-                   help="print <unk> as is (default: replace it by the source word attended to most)")  # fmt: skip
+    _add_keep_unk(p)
     p.add_argument("text")
     p.set_defaults(func=cmd_translate)
 
@@ -241,8 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=int_in(1, 1_000_000), default=None, help="evaluate the first N pairs only")
     p.add_argument("--beam", type=int_in(1, 20), default=1)
     p.add_argument("--json", action="store_true")
-    p.add_argument("--keep-unk", action="store_true",
-                   help="print <unk> as is (default: replace it by the source word attended to most)")  # fmt: skip
+    _add_keep_unk(p)
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("leaderboard", help="the shipped models' metrics as a table (from the manifest)")

@@ -74,14 +74,12 @@ class RNNEncoder(nn.Module):
         x = self.dropout(self.embedding(src))  # [B, S, E]
         keep = (src != PAD_ID).unsqueeze(-1).to(x.dtype)  # [B, S, 1]
         last = (lengths - 1).view(-1, 1, 1)  # [B, 1, 1] position of each row's last token
-        rev = None
+        rev = reverse_index(lengths, src.size(1)).unsqueeze(-1) if self.directions == 2 else None  # [B, S, 1]
         for layer in range(self.rnn.num_layers):
             if layer:
                 x = nn.functional.dropout(x, self.rnn.dropout, self.training)
             outs = [self._run(x, layer, "")]  # [B, S, H]
-            if self.directions == 2:
-                if rev is None:
-                    rev = reverse_index(lengths, src.size(1)).unsqueeze(-1)  # [B, S, 1]
+            if rev is not None:
                 backward = self._run(x.gather(1, rev.expand(-1, -1, x.size(-1))), layer, "_reverse")
                 outs.append(backward.gather(1, rev.expand(-1, -1, backward.size(-1))))  # back in source order
             x = torch.cat(outs, dim=-1) * keep  # [B, S, dirs * H], zero at padding

@@ -20,11 +20,12 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
     def forward(ctx, logits: Tensor, gold: Tensor, smoothing: float, ignore_index: int) -> tuple[Tensor, Tensor]:
         V = logits.size(1)  # logits [N, V], gold [N]
         keep = gold != ignore_index  # [N]
+        index = gold.clamp_min(0).unsqueeze(1)  # [N, 1] a valid column even on ignored rows
         count = keep.sum().clamp_min(1)
         top, argmax = logits.max(dim=-1)  # [N] each
         probs = logits - top.unsqueeze(1)  # [N, V] z - max(z)
         mean_shifted = probs.mean(dim=-1)  # [N] for the uniform part of q
-        gold_shifted = probs.gather(1, gold.clamp_min(0).unsqueeze(1)).squeeze(1)  # [N]
+        gold_shifted = probs.gather(1, index).squeeze(1)  # [N]
         probs.exp_()
         total = probs.sum(dim=-1)  # [N]
         log_z = total.log()  # [N] log-sum-exp of the shifted logits
@@ -33,7 +34,7 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
         # gradient of the mean loss: (softmax - q) / count on kept rows, 0 on ignored rows
         row_scale = keep.to(probs.dtype) / count  # [N]
         probs.mul_((row_scale / total).unsqueeze(1)).sub_((row_scale * (smoothing / V)).unsqueeze(1))
-        probs.scatter_add_(1, gold.clamp_min(0).unsqueeze(1), (-(1.0 - smoothing) * row_scale).unsqueeze(1))
+        probs.scatter_add_(1, index, (-(1.0 - smoothing) * row_scale).unsqueeze(1))
         ctx.save_for_backward(probs)
         ctx.mark_non_differentiable(argmax)
         return loss, argmax
