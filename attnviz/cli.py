@@ -16,7 +16,7 @@ from attnviz import bench, catalog
 from attnviz.attention import SCORES
 from attnviz.config import ENCODERS, STYLES
 from attnviz.data import cli as data_cli
-from attnviz.data.spec import TASKS, load_corpus
+from attnviz.data.spec import TASKS, load_corpus, pair_options
 from attnviz.errors import AttnvizError
 
 
@@ -156,7 +156,7 @@ def cmd_evaluate(args) -> int:
         raise AttnvizError("this model does not name its task; give --data SPEC")
     # the model's own task is rebuilt with the options it was trained with (same test split)
     options = {} if args.data else (model.meta.get("recipe_full") or {}).get("data_options", {})
-    corpus = load_corpus(spec, **options)
+    corpus = load_corpus(spec, **pair_options(options))
     pairs = corpus.split(args.split)[: args.n] if args.n else corpus.split(args.split)
     report = evaluate(model, pairs, beam_size=args.beam, replace_unk=not args.keep_unk)
     result = {"model": args.model, "data": spec, "split": args.split, **report.to_dict()}

@@ -19,6 +19,7 @@ from torch.nn import functional as F
 from attnviz.attention import Attention, AttentionOutput, Memory
 from attnviz.config import ModelConfig
 from attnviz.data.vocab import PAD_ID
+from attnviz.dropout import Dropout
 
 RNNState = Tensor | tuple[Tensor, Tensor]  # GRU h, or LSTM (h, c); each [layers, B, H]
 
@@ -73,7 +74,7 @@ class Decoder(nn.Module):
             cfg.score, H, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len, cfg.window, cfg.local_content
         )
         self.bridge = nn.Linear(summary_dim, cfg.dec_layers * H)
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
         if cfg.tie_embeddings:
             self.pre_output = nn.Linear(out_input, cfg.emb_dim, bias=False)
             self.out_bias = nn.Parameter(torch.zeros(cfg.tgt_vocab_size))

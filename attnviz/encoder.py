@@ -14,6 +14,7 @@ from torch import _VF, Tensor, nn
 
 from attnviz.config import ModelConfig
 from attnviz.data.vocab import PAD_ID
+from attnviz.dropout import Dropout
 
 
 @dataclass
@@ -53,7 +54,7 @@ class RNNEncoder(nn.Module):
             batch_first=True,
             dropout=cfg.dropout if cfg.enc_layers > 1 else 0.0,
         )
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
         self.directions = 2 if cfg.bidirectional else 1
         self.summary_dim = cfg.hidden_dim * self.directions
 
@@ -115,7 +116,7 @@ class TransformerEncoder(nn.Module):
         dim = cfg.emb_dim
         self.embedding = nn.Embedding(cfg.src_vocab_size, dim, padding_idx=PAD_ID)
         self.layers = nn.ModuleList(_SelfAttentionBlock(dim, cfg.heads, cfg.dropout) for _ in range(cfg.enc_layers))
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
         self.scale = math.sqrt(dim)
         self.summary_dim = dim
         position = torch.arange(cfg.max_src_len).unsqueeze(1)  # [P, 1]

@@ -77,7 +77,8 @@ def evaluate(
         raise InputError("nothing to evaluate: the split is empty")
     outputs, skipped = translate_all(translator, pairs, beam_size, replace_unk)
     references = [p.target for p in pairs]
-    exact = [translator.tgt_tokenizer.tokenize(o) == p.target_tokens for o, p in zip(outputs, pairs, strict=True)]
+    tokens = translator.tgt_tokenizer.tokenize  # the model's own cut, whatever tokens the pairs carry
+    exact = [tokens(o) == tokens(p.target) for o, p in zip(outputs, pairs, strict=True)]
     hard, sure, possible, weights = [], [], [], []
     for pair in pairs if align else []:
         try:

@@ -22,7 +22,9 @@ from attnviz.translator import Translator
 
 _MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}
 _TRAIN_KEYS = {f.name for f in fields(TrainConfig)}
-_DATA_KEYS = {"n_train", "n_valid", "n_test", "seed", "min_len", "max_len", "lowercase", "target_lowercase", "dedupe"}
+_DATA_KEYS = {
+    "n_train", "n_valid", "n_test", "seed", "min_len", "max_len", "lowercase", "target_lowercase", "dedupe", "subwords",
+}  # fmt: skip
 
 
 @dataclass

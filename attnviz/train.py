@@ -7,6 +7,7 @@ another thread can stop it.
 
 from __future__ import annotations
 
+import collections
 import copy
 import math
 import random
@@ -49,6 +50,7 @@ class TrainConfig:
     probe: str | None = None  # a source sentence whose alignment is reported after each epoch
     device: str | None = None
     num_threads: int | None = None  # torch threads for this (training) thread
+    average_last: int = 0  # also try the mean of the weights at the last N epoch ends (checkpoint averaging)
 
     def __post_init__(self) -> None:
         checks = {
@@ -62,6 +64,7 @@ class TrainConfig:
             "schedule": self.schedule in SCHEDULES,
             "lr_floor": 0 <= self.lr_floor <= 1,
             "max_seconds": self.max_seconds is None or self.max_seconds > 0,
+            "average_last": 0 <= self.average_last <= 100,
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
@@ -101,6 +104,7 @@ class TrainResult:
     early_stopped: bool = False
     out_of_time: bool = False  # stopped by cfg.max_seconds
     seconds: float = 0.0
+    averaged: int = 0  # epochs whose mean weights were kept (0: the best single epoch was kept)
 
 
 def build_translator(
@@ -130,7 +134,9 @@ def make_batches(
     """Length-bucketed padded batches ``(src [B, S], lengths [B], tgt [B, T+1])``.
 
     ``tgt`` is ``<bos> y_1 ... y_n <eos>`` padded; the model reads ``tgt[:, :-1]`` and is
-    scored on ``tgt[:, 1:]``. With ``rng`` the order is shuffled (reproducibly).
+    scored on ``tgt[:, 1:]``. With ``rng`` the order is shuffled (reproducibly). Batches group
+    pairs of equal target length first (then source length): the decoder's steps and output
+    layer, most of a step's work, then run on about 3% padding on Multi30k instead of 31%.
     """
     encoded = [(src_vocab.encode(p.source_tokens, eos=True), tgt_vocab.encode(p.target_tokens, bos=True, eos=True))
                for p in pairs]  # fmt: skip
@@ -140,7 +146,7 @@ def make_batches(
     pool = 50 * batch_size  # sort inside pools so batches hold similar lengths
     batches = []
     for start in range(0, len(order), pool):
-        chunk = sorted(order[start : start + pool], key=lambda i: len(encoded[i][0]))
+        chunk = sorted(order[start : start + pool], key=lambda i: (len(encoded[i][1]), len(encoded[i][0])))
         batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
     if rng is not None:
         rng.shuffle(batches)
@@ -193,6 +199,19 @@ def _linear(cfg: TrainConfig, step: int, total_steps: int, start: float) -> floa
     return max(cfg.lr_floor, 1.0 - (1.0 - cfg.lr_floor) * done)
 
 
+def _keep_average_if_better(model: nn.Module, snapshots, valid_batches, device, result: TrainResult) -> None:
+    """Checkpoint averaging: load the mean of the epoch-end weights in ``snapshots`` if its
+    validation loss beats the best single epoch's (recorded in ``result``)."""
+    kept = {k: v.clone() for k, v in model.state_dict().items()}
+    mean = {k: torch.stack([s[k] for s in snapshots]).mean(0).to(kept[k].dtype) for k in kept}
+    model.load_state_dict(mean)
+    loss, _ = evaluate_loss(model, valid_batches, device)
+    if loss < result.best_valid_loss:
+        result.best_valid_loss, result.averaged = loss, len(snapshots)
+    else:
+        model.load_state_dict(kept)
+
+
 def fit(
     translator: Translator,
     corpus: Corpus,
@@ -230,6 +249,7 @@ def fit(
     if cfg.schedule == "linear":
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _linear(cfg, s + step, total_steps, start))
     result, best_state, bad_epochs = TrainResult(), None, int(resume.get("bad_epochs", 0))
+    snapshots: collections.deque[dict[str, Tensor]] = collections.deque(maxlen=max(cfg.average_last, 1))
     result.history = list(resume.get("history", []))
     result.best_valid_loss = float(resume.get("best_valid_loss") or math.inf)
     for epoch in range(first_epoch, cfg.epochs + 1):
@@ -258,6 +278,8 @@ def fit(
                                   elapsed, elapsed / step * (total_steps - step)))  # fmt: skip
         if epoch_tokens == 0:
             break
+        if cfg.average_last > 1:
+            snapshots.append({k: v.detach().float().clone() for k, v in model.state_dict().items()})
         valid_loss, valid_acc = evaluate_loss(model, valid_batches, device) if valid_batches else (None, None)
         score = valid_loss if valid_loss is not None else epoch_loss / epoch_tokens
         if score < result.best_valid_loss:
@@ -292,11 +314,18 @@ def fit(
             break
     if best_state is not None:
         model.load_state_dict(best_state)
+    if len(snapshots) > 1 and valid_batches and not result.stopped:
+        _keep_average_if_better(model, snapshots, valid_batches, device, result)
     model.eval()
     result.seconds = time.perf_counter() - start
     if not result.stopped:  # a stopped training keeps its record, so it can be resumed later
         translator.meta.pop("progress", None)
     translator.meta.update(
-        {"train_seconds": round(result.seconds, 1), "epochs_run": result.epochs_run, "recipe": cfg.to_dict()}
+        {
+            "train_seconds": round(result.seconds, 1),
+            "epochs_run": result.epochs_run,
+            "recipe": cfg.to_dict(),
+            "averaged_epochs": result.averaged,
+        }
     )
     return result

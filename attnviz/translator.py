@@ -71,7 +71,7 @@ class Translator:
                 f"the sentence has {len(surface)} tokens; this model reads at most {self.max_source_tokens}. "
                 "Shorten it or split it."
             )
-        normal = [self.src_tokenizer.normalize(t) for t in surface]
+        normal = self.src_tokenizer.tokenize(text)  # one per surface token (a subword piece with bpe)
         ids = self.src_vocab.encode(normal, eos=True)
         unknown = [t not in self.src_vocab for t in normal] + [False]
         return Source([*surface, EOS], ids, unknown)

@@ -233,6 +233,9 @@ def test_export_helpers():
     assert changed_steps(["a", "b", "<eos>"], ["a", "c", "<eos>", "x"]) == [1, 3]
     assert replace_token(["the", "cat", "."], 1, "dog", char_level=False) == "the dog ."
     assert replace_token(list("12 may"), 0, "3", char_level=True) == "32 may"
+    pieces = ["ein", "orange@@", "farbenen", "hut"]
+    assert replace_token(pieces, 1, "rot", char_level=False) == "ein rotfarbenen hut"
+    assert replace_token(pieces, 3, "ball", char_level=False) == "ein orangefarbenen ball"
 
 
 def test_csv_rows_are_target_steps(app_models_dir):

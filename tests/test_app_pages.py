@@ -114,6 +114,7 @@ def test_train_form_name_and_probe_follow_the_task_until_edited(models_dir):
     at.selectbox(key="train_task").set_value("dates").run()
     assert at.text_input(key="train_probe").value == "saturday 22nd of november 2026"
     assert at.text_input(key="train_name").value.startswith("dates-additive-")
+    assert at.number_input(key="train_subwords").disabled  # built-in tasks keep their tokens and gold links
     at.text_input(key="train_name").set_value("my model").run()
     at.selectbox(key="train_task").set_value("reverse").run()
     assert at.text_input(key="train_probe").value == "a b c d e"  # followed the task

@@ -71,3 +71,30 @@ def test_resume_ignores_a_checkpoint_of_another_recipe(tmp_path):
     seen = []
     run_recipe(other, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None, resume=True)
     assert seen == [1, 2]  # started afresh: the file was finished, and by another recipe
+
+
+@pytest.mark.parametrize("lr", [3e-2, 1.0])
+def test_checkpoint_averaging_keeps_the_mean_only_when_it_validates_better(corpus, lr):
+    tr = tiny_translator(corpus)
+    seen: list[dict] = []
+
+    def record(translator, result):
+        seen.append({k: v.clone() for k, v in translator.model.state_dict().items()})
+
+    cfg = TrainConfig(epochs=4, batch_size=8, lr=lr, patience=None, average_last=3)
+    result = fit(tr, corpus, cfg, on_epoch_end=record)
+    final = tr.model.state_dict()
+    if result.averaged:
+        assert result.averaged == 3 and tr.meta["averaged_epochs"] == 3
+        for k, v in final.items():
+            assert torch.allclose(v, torch.stack([s[k] for s in seen[-3:]]).mean(0), atol=1e-6)
+    else:
+        losses = [row["valid_loss"] for row in result.history]
+        best = seen[losses.index(min(losses))]
+        assert all(torch.equal(v, best[k]) for k, v in final.items())
+    assert result.best_valid_loss <= min(row["valid_loss"] for row in result.history)
+
+
+def test_checkpoint_averaging_setting_is_checked():
+    with pytest.raises(ConfigError, match="average_last"):
+        TrainConfig(average_last=-1)

@@ -17,6 +17,10 @@ Built-in tasks give ``n_valid`` and ``n_test`` pairs (test drawn first, so chang
 keeps the same test set); a single file or Hub split is shuffled with ``seed`` and cut into
 test, valid and train by ``test_fraction`` and ``valid_fraction`` unless ``n_test``/``n_valid``
 are given. Duplicate pairs are removed before the cut, so no test pair is in train.
+
+``subwords`` (real corpora only) learns byte-pair merges on the training split, one number
+for both sides or ``[source, target]`` (0: keep whole words on that side), and cuts every
+split into those subword pieces; the tokenizers carry the merges into the checkpoint.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from collections.abc import Callable
 from urllib.parse import parse_qsl
 
 from attnviz.data import corpora, tasks, toyfr
+from attnviz.data.bpe import BPE
 from attnviz.data.pairs import Corpus, Pair, make_pair
 from attnviz.data.tokenize import Tokenizer
 from attnviz.errors import ConfigError, DataError
@@ -146,6 +151,7 @@ def load_corpus(
     test_fraction: float = 0.05,
     max_bytes: int = corpora.DEFAULT_MAX_BYTES,
     empty: str = "drop",
+    subwords: int | list[int] | None = None,
 ) -> Corpus:
     """Load the corpus a spec names (see the module docstring for the grammar).
 
@@ -164,7 +170,10 @@ def load_corpus(
         if value is not None and value < 0:
             raise ConfigError(f"{name} must be 0 or more, got {value}")
     filters = {"min_len": min_len, "max_len": max_len}
+    merges = _subword_sizes(subwords)
     if spec in _GENERATORS:
+        if any(merges):
+            raise ConfigError(f"subwords: built-in tasks keep their own tokens (and gold links); drop it for {spec!r}")
         tokenizer = Tokenizer(_GENERATORS[spec][1], lowercase=lowercase)
         sizes = (
             5000 if n_train is None else n_train,
@@ -223,4 +232,47 @@ def load_corpus(
     train = _sample(train, n_train, seed)
     if not train:
         raise DataError(f"{name}: no training pairs left after filtering; relax min_len/max_len.")
-    return Corpus(name, train, valid, test, tokenizer, target_tokenizer, False, notes)
+    corpus = Corpus(name, train, valid, test, tokenizer, target_tokenizer, False, notes)
+    return _with_subwords(corpus, *merges) if any(merges) else corpus
+
+
+def pair_options(options: dict) -> dict:
+    """Data options without those that only cut training tokens (``subwords``): enough to
+    rebuild a model's splits for evaluation, which reads raw text through the model's own
+    tokenizer (and skips learning the merges again)."""
+    return {k: v for k, v in options.items() if k != "subwords"}
+
+
+def _subword_sizes(subwords: int | list[int] | tuple[int, ...] | None) -> tuple[int, int]:
+    """(source, target) merge counts from ``subwords``: None, one int, or a pair."""
+    sizes = [0, 0] if subwords is None else [subwords] * 2 if isinstance(subwords, int) else list(subwords)
+    if len(sizes) != 2 or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 100_000 for n in sizes):
+        raise ConfigError(f"subwords must be a merge count (0 to 100000) or [source, target] counts, got {subwords!r}")
+    return sizes[0], sizes[1]
+
+
+def _with_subwords(corpus: Corpus, source_merges: int, target_merges: int) -> Corpus:
+    """The corpus cut into BPE pieces learned on its training split (per side; 0 keeps words)."""
+
+    def side(tokenizer: Tokenizer, merges: int, tokens_of: Callable[[Pair], list[str]]) -> Tokenizer:
+        if not merges:
+            return tokenizer
+        return tokenizer.with_bpe(BPE.learn((w for p in corpus.train for w in tokens_of(p)), merges))
+
+    src_tok = side(corpus.source_tokenizer, source_merges, lambda p: p.source_tokens)
+    tgt_tok = side(corpus.target_tokenizer, target_merges, lambda p: p.target_tokens)
+
+    def cut(pairs: list[Pair]) -> list[Pair]:
+        return [
+            Pair(
+                p.source,
+                p.target,
+                src_tok.bpe.segment_all(p.source_tokens) if src_tok.bpe else p.source_tokens,
+                tgt_tok.bpe.segment_all(p.target_tokens) if tgt_tok.bpe else p.target_tokens,
+            )
+            for p in pairs
+        ]
+
+    learned = [len(t.bpe.merges) if t.bpe else 0 for t in (src_tok, tgt_tok)]
+    notes = [*corpus.notes, f"subword units: {learned[0]} source and {learned[1]} target BPE merges, learned on train"]
+    return Corpus(corpus.name, cut(corpus.train), cut(corpus.valid), cut(corpus.test), src_tok, tgt_tok, False, notes)

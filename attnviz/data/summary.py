@@ -63,6 +63,6 @@ def summarize(corpus: Corpus, source_vocab: Vocab | None = None, target_vocab: V
         "target_vocab_size": len(target_vocab) - len(SPECIALS),
         "valid_source_unknown_rate": _unknown_rate([p.source_tokens for p in corpus.valid], source_vocab),
         "valid_target_unknown_rate": _unknown_rate([p.target_tokens for p in corpus.valid], target_vocab),
-        "tokenizers": {"source": corpus.source_tokenizer.to_dict(), "target": corpus.target_tokenizer.to_dict()},
+        "tokenizers": {"source": corpus.source_tokenizer.describe(), "target": corpus.target_tokenizer.describe()},
         "notes": list(corpus.notes),
     }

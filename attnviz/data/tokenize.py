@@ -1,15 +1,17 @@
 """Tokenizers: characters (dates, symbol tasks) or words with punctuation split off.
 
 ``split`` keeps what the user typed (the surface form shown in traces); ``normalize`` maps a
-surface token to its vocabulary form (lowercased when asked). ``tokenize`` does both.
+surface token to its vocabulary form (lowercased when asked). ``tokenize`` does both. A word
+tokenizer with ``bpe`` splits each word further into subword pieces (``attnviz.data.bpe``).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
+from attnviz.data.bpe import BPE, join_pieces
 from attnviz.errors import CheckpointError, ConfigError
 
 KINDS = ("word", "char")
@@ -27,32 +29,64 @@ def clean_text(text: str) -> str:
 
 @dataclass(frozen=True)
 class Tokenizer:
-    """``kind="word"``: words and punctuation; ``kind="char"``: every character, spaces kept."""
+    """``kind="word"``: words and punctuation; ``kind="char"``: every character, spaces kept.
+
+    With ``bpe`` (word tokenizers only) every word is cut into the subword pieces those merges
+    give its normalized form; the surface pieces are the same cuts of the word as typed.
+    """
 
     kind: str = "word"
     lowercase: bool = True
+    bpe: BPE | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ConfigError(f"unknown tokenizer kind {self.kind!r}; choose one of {KINDS}")
+        if self.bpe is not None and self.kind != "word":
+            raise ConfigError("subword units (bpe) need a word tokenizer")
 
-    def split(self, text: str) -> list[str]:
-        """Surface tokens, exactly as typed (after cleaning control characters)."""
+    def _words(self, text: str) -> list[str]:
         text = clean_text(text)
         if self.kind == "char":
             return list(" ".join(text.split()))
         return _WORD_RE.findall(text)
 
+    def split(self, text: str) -> list[str]:
+        """Surface tokens, exactly as typed (after cleaning control characters)."""
+        words = self._words(text)
+        if self.bpe is None:
+            return words
+        out = []
+        for word in words:
+            pieces = self.bpe.segment(self.normalize(word))
+            if len(pieces) == 1 or len(self.normalize(word)) != len(word):
+                out.extend(pieces if len(pieces) > 1 else [word])  # lowercasing changed the length: show pieces
+                continue
+            start = 0
+            for piece in pieces:
+                end = start + len(piece.removesuffix("@@"))
+                out.append(word[start:end] + piece[end - start :])
+                start = end
+        return out
+
     def normalize(self, token: str) -> str:
         return token.lower() if self.lowercase else token
 
     def tokenize(self, text: str) -> list[str]:
-        return [self.normalize(t) for t in self.split(text)]
+        """Vocabulary forms; always one per token of :meth:`split`."""
+        if self.bpe is None:
+            return [self.normalize(t) for t in self._words(text)]
+        return self.bpe.segment_all(self.normalize(w) for w in self._words(text))
+
+    def with_bpe(self, bpe: BPE | None) -> Tokenizer:
+        return Tokenizer(self.kind, self.lowercase, bpe)
 
     def detokenize(self, tokens: list[str]) -> str:
         """Join tokens back into text (reattaching punctuation for words)."""
         if self.kind == "char":
             return "".join(tokens)
+        if self.bpe is not None:
+            tokens = join_pieces(tokens)
         out = ""
         for tok in tokens:
             if out and not (tok in _NO_SPACE_BEFORE or out[-1] in _NO_SPACE_AFTER):
@@ -61,11 +95,26 @@ class Tokenizer:
         return out
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """JSON-ready; ``merges`` (the BPE merges, in order) only for a subword tokenizer."""
+        out = {"kind": self.kind, "lowercase": self.lowercase}
+        if self.bpe is not None:
+            out["merges"] = [list(m) for m in self.bpe.merges]
+        return out
+
+    def describe(self) -> dict:
+        """Like :meth:`to_dict`, with the number of merges instead of the merges."""
+        merges = len(self.bpe.merges) if self.bpe else 0
+        return {"kind": self.kind, "lowercase": self.lowercase, "subword_merges": merges}
 
     @classmethod
     def from_dict(cls, d: dict) -> Tokenizer:
         try:
-            return cls(kind=d["kind"], lowercase=bool(d["lowercase"]))
-        except (KeyError, TypeError) as e:
-            raise CheckpointError(f"a saved tokenizer needs 'kind' and 'lowercase', got {d!r}") from e
+            merges = d.get("merges")
+            bpe = None
+            if merges is not None:
+                if not all(isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m) for m in merges):
+                    raise TypeError("merges must be a list of [left, right] string pairs")
+                bpe = BPE(tuple(m) for m in merges)
+            return cls(kind=d["kind"], lowercase=bool(d["lowercase"]), bpe=bpe)
+        except (KeyError, TypeError, AttributeError, ConfigError) as e:
+            raise CheckpointError(f"a saved tokenizer needs 'kind', 'lowercase' and valid 'merges': {e}") from e

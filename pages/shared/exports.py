@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 
+from attnviz.data.bpe import MARK, join_pieces
 from attnviz.plots import alignment_matrix
 from attnviz.trace import Alignment
 
@@ -62,6 +63,10 @@ def step_table(a: list[str], b: list[str], names: tuple[str, str]) -> pd.DataFra
 
 
 def replace_token(tokens: list[str], index: int, word: str, char_level: bool) -> str:
-    """The source text with token ``index`` replaced by ``word`` (tokens without ``<eos>``)."""
+    """The source text with token ``index`` replaced by ``word`` (tokens without ``<eos>``).
+    A subword piece that continues its word (``orange@@``) is replaced in place, and the
+    pieces are joined back into words."""
+    if tokens[index].endswith(MARK) and not word.endswith(MARK):
+        word += MARK
     out = [*tokens[:index], word, *tokens[index + 1 :]]
-    return "".join(out) if char_level else " ".join(out)
+    return "".join(out) if char_level else " ".join(join_pieces(out))

@@ -54,6 +54,11 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     batch = c2.number_input("Batch size", 4, 512, 64, step=4, key="train_batch")
     lr = c3.number_input("Learning rate", 1e-5, 0.1, 3e-3, format="%.4f", key="train_lr")
     n_train = c4.number_input("Training pairs", 50, 50_000, 2000, step=100, key="train_n")
+    subwords = st.number_input(
+        "Subword units: BPE merges per side (0 keeps whole words)", 0, 32_000, 0, step=500, key="train_subwords",
+        disabled=builtin, help="Real corpora only: rare words split into known pieces (orange@@ farbenen), "
+        "so fewer <unk>. The attention maps then show the pieces.",
+    )  # fmt: skip
     _follow_default("train_probe", PROBES.get(spec, ""))
     probe = st.text_input("Probe sentence (its alignment is redrawn after every epoch)", max_chars=80,
                           key="train_probe")  # fmt: skip
@@ -67,6 +72,8 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     sizes = {"n_train": int(n_train)}
     if builtin:
         sizes |= {"n_valid": 200, "n_test": 200}
+    elif subwords:
+        sizes |= {"subwords": int(subwords)}
     model = {"score": score, "style": style, "encoder": encoder, "emb_dim": int(emb), "hidden_dim": int(hidden),
              "attn_dim": int(attn), "heads": int(heads), "dropout": 0.1}  # fmt: skip
     train = {"epochs": int(epochs), "batch_size": int(batch), "lr": float(lr), "probe": probe.strip() or None}
