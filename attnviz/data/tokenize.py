@@ -11,7 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from attnviz.data.bpe import BPE, join_pieces
+from attnviz.data.bpe import BPE, MARK, join_pieces
 from attnviz.errors import CheckpointError, ConfigError
 
 KINDS = ("word", "char")
@@ -58,13 +58,14 @@ class Tokenizer:
             return words
         out = []
         for word in words:
-            pieces = self.bpe.segment(self.normalize(word))
-            if len(pieces) == 1 or len(self.normalize(word)) != len(word):
+            normal = self.normalize(word)
+            pieces = self.bpe.segment(normal)
+            if len(pieces) == 1 or len(normal) != len(word):
                 out.extend(pieces if len(pieces) > 1 else [word])  # lowercasing changed the length: show pieces
                 continue
             start = 0
             for piece in pieces:
-                end = start + len(piece.removesuffix("@@"))
+                end = start + len(piece.removesuffix(MARK))
                 out.append(word[start:end] + piece[end - start :])
                 start = end
         return out
