@@ -37,7 +37,7 @@ class DecoderState:
 
 @dataclass
 class StepOutput:
-    logits: Tensor  # [B, T, V]
+    logits: Tensor  # [B, T, V], or [N, V] for the N positions a ``scored`` mask selects
     attention: AttentionOutput  # weights/scores [B, T, S], context [B, T, K]
     queries: Tensor  # [B, T, Q] the states that queried attention
 
@@ -118,11 +118,19 @@ class Decoder(nn.Module):
         """
         raise NotImplementedError
 
-    def forward(self, tgt_in: Tensor, state: DecoderState, memory: Memory, teacher_forcing: float = 1.0) -> StepOutput:
+    def forward(
+        self,
+        tgt_in: Tensor,
+        state: DecoderState,
+        memory: Memory,
+        teacher_forcing: float = 1.0,
+        scored: Tensor | None = None,
+    ) -> StepOutput:
         """Decode a whole target. tgt_in ``[B, T]`` starts with <bos>.
 
         Each step feeds the gold token with probability ``teacher_forcing``, else the
-        model's own argmax (scheduled sampling).
+        model's own argmax (scheduled sampling). ``scored`` ``[B, T]`` (training): logits only
+        at its True positions, ``[N, V]`` in row-major order, so padding costs no output layer.
         """
         outputs, y = [], tgt_in[:, 0]
         for t in range(tgt_in.size(1)):
@@ -133,8 +141,9 @@ class Decoder(nn.Module):
                 if teacher_forcing < 1.0:
                     use_model = torch.rand(y.shape, device=y.device) >= teacher_forcing
                     y = torch.where(use_model, out.logits[:, 0].argmax(-1), y)
+        logits = torch.cat([o.logits for o in outputs], dim=1)  # [B, T, V]
         return StepOutput(
-            torch.cat([o.logits for o in outputs], dim=1),
+            logits if scored is None else logits[scored],
             _concat_attention([o.attention for o in outputs]),
             torch.cat([o.queries for o in outputs], dim=1),
         )
@@ -160,9 +169,9 @@ class BahdanauDecoder(Decoder):
         logits = self.generate(torch.cat([out, att.context, emb], dim=-1))  # [B, 1, V]
         return StepOutput(logits, att, query), state
 
-    def forward(self, tgt_in, state, memory, teacher_forcing=1.0):
+    def forward(self, tgt_in, state, memory, teacher_forcing=1.0, scored=None):
         if teacher_forcing < 1.0:
-            return super().forward(tgt_in, state, memory, teacher_forcing)
+            return super().forward(tgt_in, state, memory, teacher_forcing, scored)
         # Teacher forcing: only the recurrence is sequential; the output layer runs once.
         emb = self.dropout(self.embedding(tgt_in))  # [B, T, E]
         outs, atts, queries = [], [], []
@@ -172,7 +181,8 @@ class BahdanauDecoder(Decoder):
             atts.append(att)
             queries.append(query)
         att = _concat_attention(atts)
-        logits = self.generate(torch.cat([torch.cat(outs, dim=1), att.context, emb], dim=-1))  # [B, T, V]
+        features = torch.cat([torch.cat(outs, dim=1), att.context, emb], dim=-1)  # [B, T, H + K + E]
+        logits = self.generate(features if scored is None else features[scored])  # [B, T, V] or [N, V]
         return StepOutput(logits, att, torch.cat(queries, dim=1))
 
 
@@ -200,14 +210,14 @@ class LuongDecoder(Decoder):
         feed = h_tilde[:, 0] if self.cfg.input_feeding else None
         return StepOutput(self.generate(h_tilde), att, out), DecoderState(hidden, feed)
 
-    def forward(self, tgt_in, state, memory, teacher_forcing=1.0):
+    def forward(self, tgt_in, state, memory, teacher_forcing=1.0, scored=None):
         if self.cfg.input_feeding or teacher_forcing < 1.0:
-            return super().forward(tgt_in, state, memory, teacher_forcing)
+            return super().forward(tgt_in, state, memory, teacher_forcing, scored)
         # Fast path: one RNN call over all steps, one batched attention product.
         emb = self.dropout(self.embedding(tgt_in))  # [B, T, E]
         out, _ = self.rnn(emb, state.hidden)  # [B, T, H]
         h_tilde, att = self._attentional(out, memory, torch.arange(tgt_in.size(1), device=out.device))
-        return StepOutput(self.generate(h_tilde), att, out)
+        return StepOutput(self.generate(h_tilde if scored is None else h_tilde[scored]), att, out)
 
 
 def build_decoder(cfg: ModelConfig, summary_dim: int) -> Decoder:

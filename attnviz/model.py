@@ -39,10 +39,13 @@ class Seq2Seq(nn.Module):
         memory = self.decoder.attention.prepare(enc.memory, src != PAD_ID)
         return Encoded(enc, memory, self.decoder.init_state(enc.summary))
 
-    def forward(self, src: Tensor, lengths: Tensor, tgt_in: Tensor, teacher_forcing: float = 1.0) -> StepOutput:
-        """Teacher-forced decode. tgt_in ``[B, T]`` (<bos> y_1 ... y_{T-1}) -> logits ``[B, T, V]``."""
+    def forward(
+        self, src: Tensor, lengths: Tensor, tgt_in: Tensor, teacher_forcing: float = 1.0, scored: Tensor | None = None
+    ) -> StepOutput:
+        """Teacher-forced decode. tgt_in ``[B, T]`` (<bos> y_1 ... y_{T-1}) -> logits ``[B, T, V]``
+        (``[N, V]`` at the True positions of ``scored`` ``[B, T]``, see ``Decoder.forward``)."""
         enc = self.encode(src, lengths)
-        return self.decoder(tgt_in, enc.state, enc.memory, teacher_forcing)
+        return self.decoder(tgt_in, enc.state, enc.memory, teacher_forcing, scored)
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())

@@ -43,6 +43,23 @@ def test_gradients_reach_every_parameter(options):
     assert model.encoder.embedding.weight.grad[src[0]].abs().sum() > 0
 
 
+@pytest.mark.parametrize("options", CONFIGS[:2] + CONFIGS[-4:], ids=lambda o: "-".join(str(v) for v in o.values()))
+@pytest.mark.parametrize("teacher_forcing", [1.0, 0.5])
+def test_scored_positions_get_the_same_logits(options, teacher_forcing):
+    """Training asks for logits at real target tokens only: the same numbers as the full [B, T, V]."""
+    cfg = ModelConfig(30, 40, emb_dim=16, hidden_dim=12, attn_dim=8, dropout=0.0, **options)
+    model = build_model(cfg, seed=0).eval()
+    src, lengths, tgt = _batch()
+    tgt[1, 4:], tgt[2, 2:] = 0, 0  # padded targets
+    scored = tgt != 0
+    torch.manual_seed(1)
+    full = model(src, lengths, tgt, teacher_forcing).logits  # [B, T, V]
+    torch.manual_seed(1)
+    some = model(src, lengths, tgt, teacher_forcing, scored=scored).logits  # [N, V]
+    assert some.shape == (int(scored.sum()), 40)
+    assert torch.allclose(some, full[scored], atol=1e-6)
+
+
 def test_config_rejects_bad_values_with_a_message():
     with pytest.raises(ConfigError, match="unknown style"):
         ModelConfig(10, 10, style="transformer")
