@@ -1,0 +1,69 @@
+"""Training throughput of a recipe's model on its real data (Multi30k: needs ../shared/data).
+
+Builds the model and batches exactly as ``attnviz.train.fit`` does (same bucketing, padding,
+loss, clipping, Adam), runs ``--warmup`` steps untimed and then ``--steps`` timed ones, and
+reports real (non-padding) target tokens per second and the implied time of one epoch.
+
+    python benchmarks/train_real.py --recipe pretrained/recipes/multi30k-de-en-additive-bahdanau.json --steps 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from attnviz.data.spec import load_corpus
+from attnviz.recipe import Recipe
+from attnviz.train import _loss_and_accuracy, build_translator, make_batches
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--recipe", required=True)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    recipe = Recipe.from_file(args.recipe)
+    corpus = load_corpus(recipe.data, **recipe.data_options)
+    tr = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=0, **recipe.model)
+    model, batch_size = tr.model.train(), recipe.train.get("batch_size", 64)
+    smoothing = recipe.train.get("label_smoothing", 0.0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    batches = make_batches(corpus.train, tr.src_vocab, tr.tgt_vocab, batch_size, random.Random(0))
+    tokens, start = 0, 0.0
+    for i, batch in enumerate(batches[: args.warmup + args.steps]):
+        if i == args.warmup:
+            tokens, start = 0, time.perf_counter()
+        loss, _, n = _loss_and_accuracy(model, batch, "cpu", smoothing, 1.0)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        tokens += n
+    seconds = time.perf_counter() - start
+    per_epoch = sum(len(p.target_tokens) + 1 for p in corpus.train) / (tokens / seconds)
+    result = {
+        "recipe": recipe.name,
+        "threads": args.threads,
+        "steps": args.steps,
+        "target_tokens_per_s": round(tokens / seconds),
+        "epoch_seconds": round(per_epoch),
+        "steps_per_epoch": math.ceil(len(corpus.train) / batch_size),
+    }
+    print(json.dumps(result) if args.json else "\n".join(f"{k:>20}: {v}" for k, v in result.items()))
+
+
+if __name__ == "__main__":
+    main()
