@@ -137,8 +137,8 @@ def make_batches(
     scored on ``tgt[:, 1:]``. With ``rng`` the order is shuffled (reproducibly). Batches group
     pairs of similar source length (about 4% source padding on Multi30k, 31% target padding,
     where the output layer does not run: see ``_loss_and_accuracy``). Grouping by target length
-    instead (3% target padding) trained faster per second but stalled after 7 epochs on Multi30k
-    de-en, twice; benchmarks/README.md has the figures.
+    instead (3% target padding, 21% source padding) ran de-en epochs no faster than this (165
+    vs 168 s) and learned slightly less per step; benchmarks/README.md has the figures.
     """
     encoded = [(src_vocab.encode(p.source_tokens, eos=True), tgt_vocab.encode(p.target_tokens, bos=True, eos=True))
                for p in pairs]  # fmt: skip
