@@ -63,7 +63,7 @@ class Translator:
                 f"the text is {len(text):,} characters long; the limit is {MAX_INPUT_CHARS:,}. "
                 "Type one sentence at a time."
             )
-        surface = self.src_tokenizer.split(text)
+        surface, normal = self.src_tokenizer.cut(text)  # vocabulary forms: subword pieces with bpe
         if not surface:
             raise InputError("the text is empty; type a sentence to translate")
         if len(surface) > self.max_source_tokens:
@@ -71,7 +71,6 @@ class Translator:
                 f"the sentence has {len(surface)} tokens; this model reads at most {self.max_source_tokens}. "
                 "Shorten it or split it."
             )
-        normal = self.src_tokenizer.tokenize(text)  # one per surface token (a subword piece with bpe)
         ids = self.src_vocab.encode(normal, eos=True)
         unknown = [t not in self.src_vocab for t in normal] + [False]
         return Source([*surface, EOS], ids, unknown)

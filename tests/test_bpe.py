@@ -69,6 +69,8 @@ def test_tokenizer_pieces_keep_the_typed_case(subword_tokenizer):
     surface, vocab_forms = subword_tokenizer.split(text), subword_tokenizer.tokenize(text)
     assert len(surface) == len(vocab_forms) > 4
     assert [subword_tokenizer.normalize(t) for t in surface] == vocab_forms
+    assert subword_tokenizer.cut(text) == (surface, vocab_forms)
+    assert Tokenizer().cut("Der Hut.") == (["Der", "Hut", "."], ["der", "hut", "."])
     assert "".join(t.removesuffix("@@") for t in surface) == "OrangefarbenenHats,bitte!"
     assert subword_tokenizer.detokenize(vocab_forms) == "orangefarbenen hats, bitte!"
 

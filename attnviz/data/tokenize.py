@@ -53,22 +53,27 @@ class Tokenizer:
 
     def split(self, text: str) -> list[str]:
         """Surface tokens, exactly as typed (after cleaning control characters)."""
+        return self.cut(text)[0]
+
+    def cut(self, text: str) -> tuple[list[str], list[str]]:
+        """Surface tokens and their vocabulary forms, one for one, from a single pass over ``text``."""
         words = self._words(text)
         if self.bpe is None:
-            return words
-        out = []
+            return words, [self.normalize(w) for w in words]
+        surface, normal = [], []
         for word in words:
-            normal = self.normalize(word)
-            pieces = self.bpe.segment(normal)
-            if len(pieces) == 1 or len(normal) != len(word):
-                out.extend(pieces if len(pieces) > 1 else [word])  # lowercasing changed the length: show pieces
+            form = self.normalize(word)
+            pieces = self.bpe.segment(form)
+            normal.extend(pieces)
+            if len(pieces) == 1 or len(form) != len(word):
+                surface.extend(pieces if len(pieces) > 1 else [word])  # lowercasing changed the length: show pieces
                 continue
             start = 0
             for piece in pieces:
                 end = start + len(piece.removesuffix(MARK))
-                out.append(word[start:end] + piece[end - start :])
+                surface.append(word[start:end] + piece[end - start :])
                 start = end
-        return out
+        return surface, normal
 
     def normalize(self, token: str) -> str:
         return token.lower() if self.lowercase else token
