@@ -89,6 +89,7 @@ class Progress:
     eta_seconds: float
     valid_loss: float | None = None
     valid_accuracy: float | None = None
+    lr: float | None = None  # the learning rate of the last optimiser step
     probe: Alignment | None = None
 
     def as_row(self) -> dict:
@@ -249,7 +250,11 @@ def fit(
     start = time.perf_counter() - float(resume.get("seconds", 0.0))
     scheduler = None
     if cfg.schedule == "linear":
-        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _linear(cfg, s + step, total_steps, start))
+        done_before = step  # steps of an earlier run; the scheduler counts this run's own steps
+        scheduler = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda s: _linear(cfg, done_before + s, total_steps, start)
+        )
+    lr = optimizer.param_groups[0]["lr"]
     result, best_state, bad_epochs = TrainResult(), None, int(resume.get("bad_epochs", 0))
     snapshots: collections.deque[dict[str, Tensor]] = collections.deque(maxlen=max(cfg.average_last, 1))
     result.history = list(resume.get("history", []))
@@ -264,6 +269,7 @@ def fit(
             if cfg.max_seconds and time.perf_counter() - start >= cfg.max_seconds:
                 result.out_of_time = True
                 break
+            lr = optimizer.param_groups[0]["lr"]  # the rate this step uses
             loss, correct, n = _loss_and_accuracy(model, batch, device, cfg.label_smoothing, cfg.teacher_forcing)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -277,7 +283,7 @@ def fit(
             if callback:
                 elapsed = time.perf_counter() - start
                 callback(Progress("step", step, total_steps, epoch, cfg.epochs, loss.item(), correct / max(n, 1),
-                                  elapsed, elapsed / step * (total_steps - step)))  # fmt: skip
+                                  elapsed, elapsed / step * (total_steps - step), lr=lr))  # fmt: skip
         if epoch_tokens == 0:
             break
         if cfg.average_last > 1:
@@ -294,7 +300,7 @@ def fit(
         elapsed = time.perf_counter() - start
         report = Progress("epoch", step, total_steps, epoch, cfg.epochs, epoch_loss / epoch_tokens,
                           epoch_correct / epoch_tokens, elapsed, elapsed / step * max(total_steps - step, 0),
-                          valid_loss, valid_acc)  # fmt: skip
+                          valid_loss, valid_acc, lr=lr)  # fmt: skip
         if cfg.probe:
             model.eval()
             report.probe = translator.translate(cfg.probe)

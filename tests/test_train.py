@@ -98,3 +98,27 @@ def test_checkpoint_averaging_keeps_the_mean_only_when_it_validates_better(corpu
 def test_checkpoint_averaging_setting_is_checked():
     with pytest.raises(ConfigError, match="average_last"):
         TrainConfig(average_last=-1)
+
+
+def test_the_linear_schedule_decays_once_per_step_and_resumes_where_it_stopped(corpus):
+    """Each step's rate is ``lr * (1 - (1 - floor) * k / total)`` after k steps, also across a resume.
+
+    (A closure once read the loop's own step counter as well as the scheduler's, so the rate
+    fell twice as fast and reached its floor halfway through training.)"""
+    cfg = TrainConfig(epochs=4, batch_size=8, lr=0.01, schedule="linear", lr_floor=0.1, patience=None)
+    translator = tiny_translator(corpus)
+    rates = []
+    fit(translator, corpus, cfg, callback=lambda p: rates.append(p.lr) if p.kind == "step" else None)
+    total = len(rates)
+    assert total == 4 * -(-len(corpus.train) // 8)
+    expected = [0.01 * (1 - 0.9 * k / total) for k in range(total)]
+    assert rates == pytest.approx(expected)
+
+    translator = tiny_translator(corpus)
+    resumed = []
+    fit(translator, corpus, cfg, should_stop=lambda: len(resumed) >= total // 2,
+        callback=lambda p: resumed.append(p.lr) if p.kind == "step" else None)  # fmt: skip
+    progress = translator.meta["progress"]
+    fit(translator, corpus, cfg, resume=progress,
+        callback=lambda p: resumed.append(p.lr) if p.kind == "step" else None)  # fmt: skip
+    assert progress["step"] == total // 2 and resumed == pytest.approx(expected)
