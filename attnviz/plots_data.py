@@ -16,12 +16,15 @@ Link = tuple[int, int]  # (source_index, target_index)
 
 
 def training_curves(history: list[dict]) -> go.Figure:
-    """Loss and accuracy against the training step; validation lines where entries carry them.
+    """Loss and accuracy against the training step; validation lines where entries carry them;
+    a third panel with the learning rate where entries carry ``lr``.
 
     Each entry has ``step``, ``epoch``, ``loss`` and ``accuracy``, and optionally
-    ``valid_loss`` and ``valid_accuracy`` (missing or None where not measured).
+    ``valid_loss``, ``valid_accuracy`` and ``lr`` (missing or None where not measured).
     """
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("loss", "accuracy"))
+    rates = [h for h in history if h.get("lr") is not None]
+    titles = ("loss", "accuracy", "learning rate")[: 3 if rates else 2]
+    fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles)
     for col, key in ((1, "loss"), (2, "accuracy")):
         for prefix, dash in (("", "solid"), ("valid_", "dash")):
             rows = [h for h in history if h.get(prefix + key) is not None]
@@ -37,12 +40,20 @@ def training_curves(history: list[dict]) -> go.Figure:
                 hovertemplate="step %{x} (epoch %{customdata})<br>%{y:.4f}",
             )
             fig.add_trace(line, row=1, col=col)
+    if rates:  # a schedule that decays too fast or too slowly shows here
+        fig.add_trace(
+            go.Scatter(x=[h["step"] for h in rates], y=[h["lr"] for h in rates], mode="lines", name="learning rate",
+                       line={"color": "#756bb1"}, hovertemplate="step %{x}<br>%{y:.3g}"),
+            row=1, col=3,
+        )  # fmt: skip
+        fig.update_yaxes(rangemode="tozero", exponentformat="e", row=1, col=3)
     fig.update_xaxes(title_text="step")
     fig.update_yaxes(rangemode="tozero", row=1, col=1)
     fig.update_yaxes(range=[0, 1.02], row=1, col=2)
     if not history:
         fig.add_annotation(text="No training steps yet", x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
-    fig.update_layout(template=TEMPLATE, width=820, height=340, legend={"orientation": "h", "y": -0.25})
+    fig.update_layout(template=TEMPLATE, width=820 if not rates else 1080, height=340,
+                      legend={"orientation": "h", "y": -0.25})  # fmt: skip
     return fig
 
 

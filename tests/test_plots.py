@@ -256,6 +256,10 @@ def test_training_curves():
     assert set(names) == {"train loss", "valid loss", "train accuracy", "valid accuracy"}
     assert list(names["train loss"].x) == [10, 20] and list(names["valid loss"].x) == [20]
     assert len(training_curves([]).data) == 0
+    with_rates = training_curves([{**h, "lr": 0.002 / (i + 1)} for i, h in enumerate(history)])
+    rate = next(t for t in with_rates.data if t.name == "learning rate")
+    assert list(rate.y) == [0.002, 0.001] and rate.xaxis == "x3"
+    assert [a.text for a in with_rates.layout.annotations] == ["loss", "accuracy", "learning rate"]
 
 
 def test_length_histogram_and_gold_heatmap():
