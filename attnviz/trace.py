@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.data.bpe import copy_source_words
 from attnviz.data.vocab import UNK
 
 
@@ -55,12 +56,12 @@ class Alignment:
 
     def display_tokens(self, replace_unk: bool = True) -> list[str]:
         """Output tokens, each ``<unk>`` replaced by the source word it attends to most (see
-        :meth:`unk_copies`): the word as the user typed it, which is right for names and numbers."""
-        tokens = list(self.output_tokens)
-        if replace_unk:
-            for t, s in self.unk_copies().items():
-                tokens[t] = self.source_tokens[s]
-        return tokens
+        :meth:`unk_copies`): the word as the user typed it, which is right for names and numbers.
+        A subword source gives whole words (consecutive ``<unk>`` steps on one word give it once),
+        so the list can be shorter than ``output_tokens``."""
+        if not replace_unk:
+            return list(self.output_tokens)
+        return copy_source_words(list(self.output_tokens), self.unk_copies(), list(self.source_tokens))
 
     def hard_links(self) -> list[tuple[int, int]]:
         """Each target step linked to its argmax source position: ``(source_index, target_index)``."""

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from attnviz.config import ModelConfig
+from attnviz.data.bpe import copy_source_words
 from attnviz.data.tokenize import Tokenizer
 from attnviz.data.vocab import BOS_ID, EOS, PAD_ID, UNK_ID, Vocab
 from attnviz.decode import Hypothesis, beam_search, encode_one, forced, greedy, greedy_batch
@@ -149,9 +150,8 @@ class Translator:
                 kept = [(i, s) for i, s in zip(ids, attended, strict=True) if i not in (PAD_ID, BOS_ID)]
                 tokens = self.tgt_vocab.decode([i for i, _ in kept])  # one token per kept id
                 if replace_unk:
-                    tokens = [
-                        source.surface[s] if i == UNK_ID else tok for tok, (i, s) in zip(tokens, kept, strict=True)
-                    ]
+                    copies = {t: s for t, (i, s) in enumerate(kept) if i == UNK_ID}
+                    tokens = copy_source_words(tokens, copies, source.surface)
                 results.append(self.detokenize(tokens))
         return results
 

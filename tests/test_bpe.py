@@ -9,7 +9,7 @@ import pytest
 
 from attnviz.checkpoint import load_checkpoint, save
 from attnviz.data import load_corpus
-from attnviz.data.bpe import BPE, MAX_WORD_CHARS, join_pieces, learn_bpe
+from attnviz.data.bpe import BPE, MAX_WORD_CHARS, copy_source_words, join_pieces, learn_bpe, word_spans
 from attnviz.data.tokenize import Tokenizer
 from attnviz.errors import CheckpointError, ConfigError, InputError
 from attnviz.train import TrainConfig, build_translator, fit
@@ -46,6 +46,16 @@ def test_pieces_join_back_into_the_words():
     words = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(500)]
     assert join_pieces(bpe.segment_all(words)) == words
     assert join_pieces(["a@@", "b@@"]) == ["ab"]  # a dangling piece still yields its word
+
+
+def test_word_spans_and_copies_of_whole_source_words():
+    source = ["ein", "orange@@", "farb@@", "enen", "Hut", "<eos>"]
+    assert word_spans(source) == [(0, 1), (1, 4), (1, 4), (1, 4), (4, 5), (5, 6)]
+    # a copy of any piece gives the whole word; consecutive copies of one word give it once
+    out = copy_source_words(["a", "<unk>", "<unk>", "hat", "<unk>"], {1: 2, 2: 3, 4: 1}, source)
+    assert out == ["a", "orangefarbenen", "hat", "orangefarbenen"]
+    assert copy_source_words(["a", "<unk>", "<unk>"], {1: 0, 2: 4}, source) == ["a", "ein", "Hut"]
+    assert word_spans(["x@@"]) == [(0, 1)] and word_spans([]) == []
 
 
 def test_overlong_words_stay_whole():

@@ -84,6 +84,17 @@ def test_unk_copies_the_most_attended_real_source_word():
     assert al.to_dict()["unk_copies"] == {"1": 0}
 
 
+def test_unk_copies_whole_words_from_a_subword_source():
+    """Pieces are never copied into the output: the attended piece's word is, once per run."""
+    source = ["Zwei", "Xylo@@", "phon@@", "spieler", "Tor", "<eos>"]
+    weights = np.full((4, 6), 0.01)
+    weights[0, 0] = weights[1, 1] = weights[2, 3] = weights[3, 4] = 0.95  # two <unk> steps on one word
+    unknown = [False, True, True, True, False, False]
+    al = Alignment(source, ["Two", "<unk>", "<unk>", "<unk>"], weights, np.log(weights),
+                   np.zeros((4, 2)), np.zeros((4, 2)), unknown, "dot", "luong")  # fmt: skip
+    assert al.display_tokens() == ["Two", "Xylophonspieler", "Tor"]
+
+
 def test_translations_replace_unk_by_the_attended_source_word(trained):
     tr = copy.deepcopy(trained)
     with torch.no_grad():
@@ -94,7 +105,8 @@ def test_translations_replace_unk_by_the_attended_source_word(trained):
     copied = tr.text_of(al)
     assert "<unk>" not in copied
     assert set(copied.split()) <= {"a", "Zebra", "b"}
-    assert copied.split() == [al.source_tokens[s] for s in al.unk_copies().values()]
+    copies = list(al.unk_copies().values())  # consecutive copies of one word give it once
+    assert copied.split() == [al.source_tokens[s] for i, s in enumerate(copies) if i == 0 or copies[i - 1] != s]
     assert tr.text_of(al, replace_unk=False) == "<unk> <unk> <unk> <unk>"
     batch = tr.translate_batch([text, "c d"], replace_unk=True)
     assert "<unk>" not in " ".join(batch)

@@ -143,3 +143,33 @@ def join_pieces(tokens: Iterable[str]) -> list[str]:
     if pending:
         words.append(pending)
     return words
+
+
+def word_spans(tokens: list[str]) -> list[tuple[int, int]]:
+    """For each token, the ``[start, end)`` token span of the word it belongs to (pieces marked
+    ``@@`` run on into the next token; a plain word is its own span)."""
+    spans, start = [], 0
+    for i, tok in enumerate(tokens):
+        if not (tok.endswith(MARK) and len(tok) > len(MARK)) or i == len(tokens) - 1:
+            spans.extend([(start, i + 1)] * (i + 1 - start))
+            start = i + 1
+    return spans
+
+
+def copy_source_words(output: list[str], copies: dict[int, int], source: list[str]) -> list[str]:
+    """Output tokens with each copied position (target index -> source index, e.g. an ``<unk>``)
+    replaced by the whole source *word* there: with subword sources the pieces are joined, and a
+    run of consecutive copies from the same word gives the word once (``Xylo@@ phon`` attended by
+    two ``<unk>`` steps -> one ``Xylophon``)."""
+    spans = word_spans(source)
+    tokens, last_span = [], None
+    for t, tok in enumerate(output):
+        if t not in copies:
+            tokens.append(tok)
+            last_span = None
+            continue
+        span = spans[copies[t]]
+        if span != last_span:
+            tokens.append("".join(join_pieces(source[span[0] : span[1]])))
+        last_span = span
+    return tokens
