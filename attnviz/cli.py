@@ -134,7 +134,8 @@ def cmd_train(args) -> int:
         bar.refresh()
         if p.kind == "epoch" and not args.quiet:
             valid = f", valid loss {p.valid_loss:.3f}, acc {p.valid_accuracy:.3f}" if p.valid_loss is not None else ""
-            bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}, acc {p.accuracy:.3f}{valid}")
+            rate = f", lr {p.lr:.2e}" if p.lr is not None else ""
+            bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}, acc {p.accuracy:.3f}{valid}{rate}", file=sys.stderr)
 
     translator = run_recipe(recipe, out, callback=report, resume=args.resume)
     if bar is not None:

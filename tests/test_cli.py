@@ -1,6 +1,7 @@
 """Every CLI command, its JSON output, and its bad-input paths (exit 2, one line, no traceback)."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -134,11 +135,12 @@ def test_data_command_prints_pairs_with_links(capsys):
 
 def test_train_then_evaluate(capsys, tmp_path):
     out_path = tmp_path / "copy.safetensors"
-    code, out, _ = run(
+    code, out, err = run(
         capsys, "train", "--data", "copy", "--n-train", "300", "--emb", "16", "--hidden", "24", "--attn", "16",
-        "--epochs", "2", "--batch", "32", "--out", str(out_path), "--quiet", "--json",
+        "--epochs", "2", "--batch", "32", "--out", str(out_path), "--json",
     )  # fmt: skip
     assert code == 0 and out_path.is_file()
+    assert re.search(r"epoch 2: loss [\d.]+, acc [\d.]+, valid loss [\d.]+, acc [\d.]+, lr [\d.]+e-0\d", err)
     summary = json.loads(out)
     assert set(summary["metrics"]) >= {"bleu", "exact_match", "aer", "entropy"}
     code, out, _ = run(capsys, "evaluate", "--model", str(out_path), "--n", "20", "--json")
