@@ -32,13 +32,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=None, help="instead of the recipe's")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     recipe = Recipe.from_file(args.recipe)
     corpus = load_corpus(recipe.data, **recipe.data_options)
     tr = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=0, **recipe.model)
-    model, batch_size = tr.model.train(), recipe.train.get("batch_size", 64)
+    model, batch_size = tr.model.train(), args.batch_size or recipe.train.get("batch_size", 64)
     smoothing = recipe.train.get("label_smoothing", 0.0)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     batches = make_batches(corpus.train, tr.src_vocab, tr.tgt_vocab, batch_size, random.Random(0))
@@ -57,6 +58,7 @@ def main() -> None:
     result = {
         "recipe": recipe.name,
         "threads": args.threads,
+        "batch_size": batch_size,
         "steps": args.steps,
         "target_tokens_per_s": round(tokens / seconds),
         "epoch_seconds": round(per_epoch),
