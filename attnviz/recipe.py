@@ -154,5 +154,7 @@ def remeasure(recipe: Recipe, path: str | Path) -> dict:
     metrics in place (the weights are saved unchanged, atomically)."""
     translator = load_checkpoint(path)
     measure(translator, recipe, load_corpus(recipe.data, **recipe.data_options))
+    stored = translator.meta.get("recipe_full") or recipe.to_dict()  # the evaluation settings used now
+    translator.meta["recipe_full"] = {**stored, "eval_beam": recipe.eval_beam, "eval_valid": recipe.eval_valid}
     save(translator, path, half=recipe.half)
     return translator.meta["metrics"]
