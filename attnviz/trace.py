@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.data.bpe import copy_source_words
+from attnviz.data.bpe import copy_source_words, join_pieces, word_spans
 from attnviz.data.vocab import UNK
 
 
@@ -62,6 +62,11 @@ class Alignment:
         if not replace_unk:
             return list(self.output_tokens)
         return copy_source_words(list(self.output_tokens), self.unk_copies(), list(self.source_tokens))
+
+    def source_word(self, s: int) -> str:
+        """The whole source word that position ``s`` belongs to (its pieces joined)."""
+        start, end = word_spans(list(self.source_tokens))[s]
+        return "".join(join_pieces(self.source_tokens[start:end]))
 
     def hard_links(self) -> list[tuple[int, int]]:
         """Each target step linked to its argmax source position: ``(source_index, target_index)``."""

@@ -93,6 +93,7 @@ def test_unk_copies_whole_words_from_a_subword_source():
     al = Alignment(source, ["Two", "<unk>", "<unk>", "<unk>"], weights, np.log(weights),
                    np.zeros((4, 2)), np.zeros((4, 2)), unknown, "dot", "luong")  # fmt: skip
     assert al.display_tokens() == ["Two", "Xylophonspieler", "Tor"]
+    assert al.source_word(2) == "Xylophonspieler" and al.source_word(4) == "Tor"
 
 
 def test_translations_replace_unk_by_the_attended_source_word(trained):

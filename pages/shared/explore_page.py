@@ -67,7 +67,7 @@ def render() -> None:
     st.markdown(f"**Translation** ({escape_markdown(model_label(entry))}): {escape_markdown(translation)}")
     copies = al.unk_copies()
     if copies:
-        copied = ", ".join(f"step {t + 1} → “{escape_markdown(al.source_tokens[s])}”" for t, s in copies.items())
+        copied = ", ".join(f"step {t + 1} → “{escape_markdown(al.source_word(s))}”" for t, s in copies.items())
         st.caption(
             f"The model said `<unk>` (a word outside its vocabulary) and the translation copies the source word "
             f"it attended to most at that step: {copied}. The heatmap keeps `<unk>`."
