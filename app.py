@@ -1,4 +1,7 @@
-"""attnviz · Explore: pick a model, type a sentence, see and touch its attention alignment."""
+"""attnviz: the frame of the app. Page config, the library loaded once, the navigation.
+
+Each page lives in ``pages/`` and is routed here with ``st.navigation``; Explore is the default.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +9,41 @@ import sys
 
 import streamlit as st
 
-st.set_page_config(page_title="attnviz · Explore", page_icon="🔎", layout="wide")
-st.title("Explore attention")
+st.set_page_config(page_title="attnviz", page_icon="🔎", layout="wide")
 
 
-def main() -> None:
+def _load_library() -> None:
+    """Import attnviz (and torch) once per server. On a fresh server this takes seconds: a
+    placeholder chart with a spinner shows that something loads, and makes the browser fetch
+    and compile Plotly meanwhile, so the first heatmap draws as soon as it arrives."""
+    if "torch" in sys.modules:
+        import pages.shared.boot
+
+        return
     warming = st.empty()
-    if "torch" not in sys.modules:
-        # First run of a fresh server: importing torch takes seconds. Meanwhile a placeholder chart
-        # makes the browser fetch and compile Plotly, so the heatmap draws as soon as it arrives.
-        placeholder = {
-            "data": [{"type": "scatter", "x": [], "y": []}],
-            "layout": {"height": 80, "xaxis": {"visible": False}, "yaxis": {"visible": False}},
-        }
-        warming.plotly_chart(placeholder, key="explore_warmup", config={"staticPlot": True})
-    import pages.shared.boot  # noqa: F401  (loads attnviz once; see boot.py)
-    from pages.shared.explore_page import render
-
+    with warming.container():
+        st.plotly_chart(
+            {"data": [{"type": "scatter", "x": [], "y": []}],
+             "layout": {"height": 40, "xaxis": {"visible": False}, "yaxis": {"visible": False}}},
+            key="app_warmup", config={"staticPlot": True},
+        )  # fmt: skip
+        with st.spinner("Loading the attention library (torch) for the first time…"):
+            import pages.shared.boot  # noqa: F401  (loads attnviz once; see boot.py)
     warming.empty()
-    render()
 
 
-main()
+PAGES = [
+    st.Page("pages/explore/page.py", title="Explore", icon="🔎", url_path="explore", default=True),
+    st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
+    st.Page("pages/train/page.py", title="Train", icon="🏋️", url_path="train"),
+    st.Page("pages/data.py", title="Data", icon="📚", url_path="data"),
+    st.Page("pages/evaluate.py", title="Evaluate", icon="📊", url_path="evaluate"),
+    st.Page("pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
+]
+
+page = st.navigation(PAGES)
+_load_library()
+from pages.shared.state import keep_across_pages  # noqa: E402  (after the library: no torch before the spinner)
+
+keep_across_pages()
+page.run()

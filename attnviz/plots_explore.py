@@ -29,16 +29,33 @@ from attnviz.plots_compare import compare_heatmaps
 from attnviz.trace import Alignment
 
 POSITIVE, NEGATIVE, WEIGHT = "#d6604d", "#4393c3", "#3182bd"
+CELL_COLOR = "#e6550d"  # the clicked cell's outline
 MIN_PLOT_PX = 170  # a heatmap of one or two target rows still gets a readable colour bar
 
 
-def explore_heatmap(al: Alignment, values: str = "weights", title: str | None = None) -> go.Figure:
-    """:func:`attnviz.plots.alignment_heatmap` (selectable) with a plot area tall enough for its colour bar."""
-    fig = alignment_heatmap(al, values, title=title)
+def explore_heatmap(
+    al: Alignment,
+    values: str = "weights",
+    title: str | None = None,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    cell: tuple[int, int] | None = None,
+) -> go.Figure:
+    """:func:`attnviz.plots.alignment_heatmap` (selectable) with a plot area tall enough for its
+    colour bar; ``zmin``/``zmax`` put several maps on one scale; ``cell = (t, s)`` is outlined."""
+    fig = alignment_heatmap(al, values, zmin=zmin, zmax=zmax, title=title)
     margin = fig.layout.margin
     plot_px = fig.layout.height - margin.t - margin.b
     if plot_px < MIN_PLOT_PX:
         fig.update_layout(height=fig.layout.height + MIN_PLOT_PX - plot_px)
+    if cell is not None:
+        t, s = cell
+        n_tgt, n_src = np.shape(al.weights)
+        if 0 <= t < n_tgt and 0 <= s < n_src:
+            fig.add_shape(
+                type="rect", x0=s - 0.5, x1=s + 0.5, y0=t - 0.5, y1=t + 0.5, xref="x", yref="y",
+                line={"color": CELL_COLOR, "width": 3}, name="selected cell",
+            )  # fmt: skip
     return fig
 
 

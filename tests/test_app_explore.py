@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.checkpoint import load_checkpoint
 from attnviz.plots import display_tokens
-from pages.shared.exports import changed_steps, matrix_csv, replace_token
-from pages.shared.math_panel import cell_math, default_cell
+from attnviz.exports import changed_steps, matrix_csv, replace_token
+from pages.explore.math_panel import cell_math, default_cell
 
 pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
 

@@ -14,7 +14,6 @@ from streamlit.testing.v1 import AppTest
 from attnviz import catalog
 from attnviz.recipe import Recipe, run_recipe
 
-PAGES = Path(__file__).resolve().parents[1] / "pages"
 TINY = {"emb_dim": 16, "hidden_dim": 16, "attn_dim": 8, "dropout": 0.0}
 DATA = {"n_train": 200, "n_valid": 20, "n_test": 20}
 
@@ -44,8 +43,13 @@ def models_dir(tmp_path_factory):
     st.cache_data.clear()
 
 
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
 def page(name: str) -> AppTest:
-    at = AppTest.from_file(str(PAGES / name), default_timeout=60).run()
+    """The app opened on page ``name`` (a file under pages/), through app.py's navigation."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page(f"pages/{name}").run()
     assert not at.exception, at.exception
     return at
 
@@ -55,7 +59,7 @@ def figures(at: AppTest) -> list[dict]:
 
 
 def test_compare_shows_heatmaps_on_one_scale_and_gold_aer():
-    at = page("1_Compare.py")
+    at = page("compare.py")
     assert len(at.multiselect(key="cmp_models").value) == 3
     heat = [d for d in figures(at)[0]["data"] if d["type"] == "heatmap"]
     assert len(heat) == 3
@@ -70,13 +74,13 @@ def test_compare_shows_heatmaps_on_one_scale_and_gold_aer():
 
 
 def test_compare_needs_two_models():
-    at = page("1_Compare.py")
+    at = page("compare.py")
     at.multiselect(key="cmp_models").set_value(["toyfr-dot-luong"]).run()
     assert not at.exception and "at least two" in at.info[0].value
 
 
 def test_data_table_gold_and_lexicon():
-    at = page("3_Data.py")
+    at = page("data.py")
     at.number_input(key="data_n").set_value(30).run()
     assert at.dataframe[0].value.shape[0] == 30
     assert any("Gold alignment" in f["layout"]["title"]["text"] for f in figures(at) if "title" in f["layout"])
@@ -86,7 +90,7 @@ def test_data_table_gold_and_lexicon():
 
 
 def test_learn_worked_example_and_parameters():
-    at = page("5_Learn.py")
+    at = page("learn.py")
     assert "= 12" in at.latex[0].value  # dot([3, 1], [2, 6])
     assert at.dataframe[0].value["score"].tolist() == [12, 3, 2]
     at.selectbox(key="learn_model").set_value("toyfr-general-luong-tf").run()
@@ -98,7 +102,7 @@ def test_learn_worked_example_and_parameters():
 
 
 def test_evaluate_leaderboard(models_dir):
-    at = page("4_Evaluate.py")
+    at = page("evaluate.py")
     stored = at.dataframe[0].value
     assert len(stored) == 4 and stored["bleu"].between(0, 100).all() and stored["params"].gt(0).all()
     at.number_input(key="eval_n").set_value(10)
@@ -110,7 +114,7 @@ def test_evaluate_leaderboard(models_dir):
 
 
 def test_train_form_name_and_probe_follow_the_task_until_edited(models_dir):
-    at = page("2_Train.py")
+    at = page("train/page.py")
     at.selectbox(key="train_task").set_value("dates").run()
     assert at.text_input(key="train_probe").value == "saturday 22nd of november 2026"
     assert at.text_input(key="train_name").value.startswith("dates-additive-")
@@ -122,7 +126,7 @@ def test_train_form_name_and_probe_follow_the_task_until_edited(models_dir):
 
 
 def test_train_a_tiny_model_to_completion(models_dir):
-    at = page("2_Train.py")
+    at = page("train/page.py")
     at.selectbox(key="train_task").set_value("reverse")
     for key, value in (("train_n", 100), ("train_epochs", 2), ("train_emb", 16), ("train_hidden", 16)):
         at.number_input(key=key).set_value(value)

@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz import catalog
+from attnviz.checkpoint import read_header
 from attnviz.config import use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.trace import Alignment
@@ -60,6 +61,20 @@ def annotations(path: str, mtime: float, text: str) -> np.ndarray:
     """The encoder annotations ``h_s`` ``[S, K]`` of ``text`` (what the context vectors average)."""
     use_server_threads()
     return load_model(path, mtime).annotations(text)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def header_config(path: str) -> dict:
+    """A checkpoint's model config (sizes, score, style) from its header, without loading weights."""
+    try:
+        return dict(read_header(Path(path)).get("config") or {})
+    except (AttnvizError, OSError):
+        return {}
+
+
+def compact_top() -> None:
+    """Less empty space above the page's first widget, so a heatmap fits above the fold at 1280×720."""
+    st.html("<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
 
 
 def escape_markdown(text: str) -> str:

@@ -7,12 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from attnviz.plots import alignment_heatmap
-from attnviz.plots_explore import whatif_figure
-from attnviz.trace import Alignment
-from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
-from pages.shared.explore_views import chart
-from pages.shared.exports import (
+from attnviz.exports import (
     alignment_json,
     changed_steps,
     matrix_csv,
@@ -20,31 +15,40 @@ from pages.shared.exports import (
     replace_token,
     step_table,
 )
+from attnviz.plots import alignment_heatmap
+from attnviz.plots_explore import whatif_figure
+from attnviz.trace import Alignment
+from pages.explore.views import Panels, chart, columns
+from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
 
 FORCE_STEP_KEY, FORCE_SOURCE_KEY = "explore_force_step", "explore_force_source"
 REPLACE_INDEX_KEY, REPLACE_WORD_KEY = "explore_replace_index", "explore_replace_word"
 
 
-def beam_view(al: Alignment, beam: int, image_format: str) -> None:
+def beam_view(panels: Panels, beam: int, image_format: str) -> None:
     """The n-best list of beam search with log-probabilities, each hypothesis with its heatmap."""
-    st.caption(
-        r"Beam search keeps the $k$ best partial translations by $\log p(y_{1..t} \mid x) = \sum_i \log"
-        r" p(y_i \mid y_{<i}, x)$ and ranks the finished ones by $\log p / \text{length}$ (so short outputs do"
-        r" not win by default); each hypothesis has its own attention, since its decoder states differ."
-    )
-    if beam == 1 or not al.hypotheses:
+    if beam == 1:
         st.info("Greedy decoding (beam width 1). Raise the **Beam width** in the sidebar to see the n-best list.")
         return
-    rows = [
-        {"rank": k + 1, "translation": " ".join(h.output_tokens) or "(empty)", "log p": round(float(h.log_prob), 4),
-         "log p / token": round(float(h.log_prob) / max(len(h.target_tokens), 1), 4)}
-        for k, h in enumerate(al.hypotheses)
-    ]  # fmt: skip
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="explore_nbest_table")
-    for k, h in enumerate(al.hypotheses):
-        label = f"#{k + 1} · log p = {h.log_prob:.3f} · {' '.join(h.output_tokens)}"
-        with st.expander(escape_markdown(label), expanded=k == 0):
-            chart(alignment_heatmap(h, selectable=False), f"explore_nbest_{k}", image_format, f"beam-{k + 1}")
+    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+        with col:
+            if len(panels) > 1:
+                st.markdown(f"**{escape_markdown(name)}**")
+            rows = [
+                {"rank": k + 1, "translation": " ".join(h.output_tokens) or "(empty)",
+                 "log p": round(float(h.log_prob), 4),
+                 "log p / token": round(float(h.log_prob) / max(len(h.target_tokens), 1), 4)}
+                for k, h in enumerate(al.hypotheses)
+            ]  # fmt: skip
+            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"explore_nbest_table_{name}")
+            for k, h in enumerate(al.hypotheses[:3]):
+                with st.expander(f"#{k + 1} · log p = {h.log_prob:.3f}", expanded=k == 0):
+                    fig = alignment_heatmap(h, selectable=False)
+                    chart(fig, f"explore_nbest_{name}_{k}", image_format, f"beam-{k + 1}-{name}")
+    st.caption(
+        r"Beam search keeps the $k$ best partial translations by $\log p(y_{1..t} \mid x)$ and ranks the finished"
+        r" ones by $\log p / \text{length}$; each hypothesis has its own attention, since its decoder states differ."
+    )
 
 
 def _compare(

@@ -5,14 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz.data import LEXICON, TASKS, pairs_frame, summarize
 from attnviz.plots import plot_config
 from attnviz.plots_data import gold_heatmap, length_histogram
 from pages.shared.common import user_errors
 from pages.shared.data_ui import cached_corpus, pick_data
 
-st.set_page_config(page_title="attnviz · Data", layout="wide")
 st.title("Data")
 st.caption("The sentence pairs a model learns from. Built-in tasks come with gold alignments.")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz import metrics
 from attnviz.errors import InputError
 from attnviz.plots import plot_config
@@ -14,7 +13,6 @@ from attnviz.plots_data import gold_heatmap
 from pages.shared.common import get_model, require_models, user_errors
 from pages.shared.model_ui import pick_models, test_pairs
 
-st.set_page_config(page_title="attnviz · Compare", layout="wide")
 st.title("Compare attention")
 models = require_models()
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz.data import TASKS
 from attnviz.errors import AttnvizError
 from attnviz.jobs import REGISTRY
 from pages.shared.data_ui import pick_data
 from pages.shared.model_ui import session_id
-from pages.shared.train_ui import cap_note, progress_panel, recipe_form, session_alive
+from pages.train.form import cap_note, progress_panel, recipe_form, session_alive
 
-st.set_page_config(page_title="attnviz · Train", layout="wide")
 st.title("Train a model")
 st.caption(
     "Training runs in the background, one run per browser session and a few per server; other users stay "

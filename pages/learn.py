@@ -5,13 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz import explain
 from attnviz.plots_compare import encoder_attention_heatmaps
 from pages.shared.common import get_model, list_models, user_errors
 from pages.shared.learn_ui import worked_example_section
 
-st.set_page_config(page_title="attnviz · Learn", layout="wide")
 st.title("How attention works")
 st.markdown(
     "At each decoder step t the model **scores** every encoder annotation $\\bar h_s$ against a decoder "

@@ -7,7 +7,6 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-import pages.shared.boot  # noqa: F401  (first: loads attnviz once, see boot.py)
 from attnviz.errors import AttnvizError
 from attnviz.evaluate import evaluate
 from attnviz.leaderboard import KEYS as LEADERBOARD_KEYS
@@ -18,7 +17,6 @@ from pages.shared.model_ui import data_options
 
 COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer", "entropy"]
 
-st.set_page_config(page_title="attnviz · Evaluate", layout="wide")
 st.title("Evaluate")
 st.caption(
     "BLEU: sacreBLEU on detokenized outputs against the raw references, case-insensitive (0-100). "

@@ -1,0 +1,135 @@
+"""Explore: pick a model, type a sentence, see and touch its attention; flip Bahdanau ↔ Luong."""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from attnviz.display import HIDDEN_EOS_NOTE, without_eos
+from attnviz.errors import AttnvizError
+from pages.explore import sidebar
+from pages.explore.tools import beam_view, export_view, whatif_view
+from pages.explore.views import CELL_KEY, context_view, difference_view, heatmap_view, step_view
+from pages.shared.common import (
+    annotations,
+    compact_top,
+    escape_markdown,
+    get_model,
+    model_version,
+    require_models,
+    translate,
+    user_errors,
+)
+from pages.shared.state import seed_from_url, write_url
+
+VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Beam search", "What-if", "Export"]
+BOTH_VIEWS = [*VIEWS[:5], "Difference", *VIEWS[5:]]
+VIEW_KEY = "explore_view"
+NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
+
+
+def _cell(text: str) -> tuple[int, int]:
+    t, s = (int(x) for x in text.split(","))
+    return t, s
+
+
+URL = {  # query parameter -> (session key, parse)
+    "task": (sidebar.TASK_KEY, str),
+    "score": (sidebar.SCORE_KEY, str),
+    "style": (sidebar.STYLE_KEY, str),
+    "text": (sidebar.TEXT_KEY, lambda v: v[:1000]),
+    "beam": (sidebar.BEAM_KEY, lambda v: min(max(int(v), 1), sidebar.MAX_BEAM_WIDTH)),
+    "view": (VIEW_KEY, lambda v: v if v in BOTH_VIEWS else VIEWS[0]),
+    "cell": (CELL_KEY, _cell),
+}
+
+
+def _translation_line(name: str, entry: dict, al) -> None:
+    translation = get_model(entry).text_of(al) or "(empty)"
+    st.markdown(f"**{escape_markdown(name)}** · `{escape_markdown(entry['name'])}`: {escape_markdown(translation)}")
+    copies = al.unk_copies()
+    if copies:
+        copied = ", ".join(f"step {t + 1} → “{escape_markdown(al.source_word(s))}”" for t, s in copies.items())
+        st.caption(f"`<unk>` (outside the vocabulary) replaced by the source word attended most: {copied}.")
+
+
+def render() -> None:
+    compact_top()
+    models = require_models()
+    seed_from_url(URL)
+    choice = sidebar.choose(models)
+    if sidebar.TEXT_KEY not in st.session_state:
+        entry = choice.entry or next(m for m in models if m.get("task") == choice.task)
+        st.session_state[sidebar.TEXT_KEY] = entry.get("example") or ""
+    text = st.text_input(
+        "Source sentence (press Enter to translate)", key=sidebar.TEXT_KEY, max_chars=1000,
+        help="One sentence in the model's source language; the heatmaps are redrawn on Enter.",
+    )  # fmt: skip
+    for style, reason in choice.missing.items():
+        st.info(f"**{NAMES[style]}**: {escape_markdown(reason)}")
+        if "Train page" in reason:
+            st.page_link("pages/train/page.py", label=f"Train {choice.score}/{style} on {choice.task}", icon="🏋️")
+    if not choice.entries:
+        st.stop()
+    if not text.strip():
+        st.warning("Type a sentence to translate (the box is empty).")
+        st.stop()
+
+    panels, states = {}, {}
+    spinner = "Beam search…" if choice.beam > 3 else "Translating…"
+    with st.spinner(spinner, show_time=choice.beam > 3):
+        for style, entry in choice.entries.items():
+            with user_errors():
+                path, mtime = model_version(entry)
+                al = translate(path, mtime, text, choice.beam)
+            panels[NAMES[style]] = al
+            try:
+                states[NAMES[style]] = annotations(path, mtime, text)
+            except AttnvizError:
+                states[NAMES[style]] = None
+    first = next(iter(panels.values()))
+    unknown = [tok for tok, unk in zip(first.source_tokens, first.source_unknown, strict=False) if unk]
+    if unknown:
+        listed = ", ".join(f"“{escape_markdown(t)}”" for t in dict.fromkeys(unknown))
+        st.warning(f"Unknown to this model (read as `<unk>`, marked ⚠ in the heatmap): {listed}")
+    for col, (name, al) in zip(st.columns(len(panels)), panels.items(), strict=True):
+        with col:
+            _translation_line(name, choice.entries[name.lower()], al)
+
+    shown = {name: without_eos(al) for name, al in panels.items()} if choice.hide_eos else panels
+    note = f" ({HIDDEN_EOS_NOTE})" if choice.hide_eos else ""
+    titles = {name: f"{choice.entries[name.lower()]['name']}{note}" for name in panels}
+    views = BOTH_VIEWS if len(panels) == 2 else VIEWS
+    if st.session_state.get(VIEW_KEY) not in views:
+        st.session_state[VIEW_KEY] = views[0]
+    entry = choice.entry
+    fmt = choice.image_format
+    file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", entry["name"])
+    draw = {
+        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, states),
+        "Raw scores": lambda: heatmap_view(shown, "scores", {n: f"{t} · raw scores" for n, t in titles.items()},
+                                           fmt, states),
+        "Per step": lambda: step_view(shown, fmt),
+        "Context vectors": lambda: context_view(panels, fmt),
+        "Beam search": lambda: beam_view(panels, choice.beam, fmt),
+        "Difference": lambda: difference_view(shown, fmt),
+        "What-if": lambda: whatif_view(entry, text, fmt),
+        "Export": lambda: export_view(first, file_stem),
+    }  # fmt: skip
+    tabs = st.tabs(views, key=VIEW_KEY, on_change="rerun")
+    for name, tab in zip(views, tabs, strict=True):
+        if tab.open is not False:  # lazy: only the open tab runs
+            with tab:
+                if name in ("What-if", "Export") and len(panels) > 1:
+                    st.caption(f"On the Bahdanau model `{escape_markdown(entry['name'])}`.")
+                draw[name]()
+    cell = st.session_state.get(CELL_KEY)
+    write_url({
+        "task": choice.task, "score": choice.score, "style": choice.mode, "text": text,
+        "beam": choice.beam if choice.beam > 1 else None, "view": st.session_state.get(VIEW_KEY),
+        "cell": f"{cell[0]},{cell[1]}" if cell else None,
+    })  # fmt: skip
+
+
+render()

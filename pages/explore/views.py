@@ -1,0 +1,151 @@
+"""The views of Explore. Each takes ``panels``: one decode per decoder style shown ({"Bahdanau":
+al} or, in Both, Bahdanau's and Luong's), drawn side by side on one colour scale."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from attnviz.display import common_steps
+from attnviz.plots import context_heatmap, context_projection, plot_config, step_bar
+from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
+from attnviz.plots_explore import context_bar, coverage_bar, explore_heatmap, step_animation
+from attnviz.trace import Alignment
+from pages.explore.math_panel import show_math
+from pages.shared.common import escape_markdown
+
+Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
+CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
+LOCAL_NOTE = (
+    r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = t$; local-p predicts"
+    r" $p_t = S\,\sigma(v_p^\top \tanh(W_p h_t))$ and multiplies by a Gaussian, $\sigma = D/2$); other cells are 0."
+)
+
+
+def chart(fig, key: str, image_format: str, name: str, selectable: bool = False):
+    """``st.plotly_chart`` at the figure's own size, zoom and pan on, a PNG/SVG download button."""
+    config = plot_config(f"attnviz-{name}", image_format)
+    if selectable:
+        return st.plotly_chart(fig, key=key, on_select="rerun", selection_mode="points", width="content", config=config)
+    st.plotly_chart(fig, key=key, width="content", config=config)
+    return None
+
+
+def columns(panels: Panels) -> list:
+    """One column per panel (a single panel uses the page's width)."""
+    return [st.container()] if len(panels) == 1 else list(st.columns(len(panels), gap="medium"))
+
+
+def current_cell(panels: Panels) -> tuple[int, int]:
+    """The clicked cell, kept across reruns and style flips, clamped to the shortest decode."""
+    n_tgt = min(np.shape(al.weights)[0] for al in panels.values())
+    n_src = min(np.shape(al.weights)[1] for al in panels.values())
+    t, s = st.session_state.get(CELL_KEY) or (0, int(np.argmax(next(iter(panels.values())).weights[0])))
+    return min(max(int(t), 0), n_tgt - 1), min(max(int(s), 0), n_src - 1)
+
+
+def _take_click(event, key: str) -> None:
+    """A click that is new for this chart becomes the current cell (old selections are ignored,
+    so a click on the other style's map is not overwritten by this one's last click)."""
+    points = (event or {}).get("selection", {}).get("points", []) if hasattr(event, "get") else []
+    data = next((p.get("customdata") for p in points if isinstance(p.get("customdata"), list | tuple)), None)
+    seen = f"{key}__seen"
+    if data is not None and len(data) == 2 and st.session_state.get(seen) != list(data):
+        st.session_state[seen] = list(data)
+        st.session_state[CELL_KEY] = (int(data[0]), int(data[1]))
+        st.rerun()
+
+
+def heatmap_view(panels: Panels, values: str, titles: dict[str, str], image_format: str, annotations: dict) -> None:
+    """Weights or raw scores, one map per panel on one scale, the clicked cell outlined, its numbers below."""
+    zmin, zmax = shared_range(list(panels.values()), values) if len(panels) > 1 else (None, None)
+    cell = current_cell(panels)
+    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+        with col:
+            fig = explore_heatmap(al, values, titles[name], zmin, zmax, cell)
+            key = f"explore_heat_{values}_{name}"
+            _take_click(chart(fig, key, image_format, f"{values}-{name}", selectable=True), key)
+    if values == "weights":
+        st.caption(
+            r"Row $t$ is what the decoder read while writing target token $t$: $a_{t,s}$, each row sums to 1, and"
+            r" the context is $c_t = \sum_s a_{t,s} \bar h_s$. Click a cell for its numbers; ⚠ marks unknown words."
+            + (LOCAL_NOTE if any(al.window is not None for al in panels.values()) else "")
+        )
+        with st.expander("Coverage: how much attention each source word received"):
+            st.caption(r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a"
+                       " word hardly read; red (over 1.7) for one read again and again.")  # fmt: skip
+            for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+                with col:
+                    chart(coverage_bar(al), f"explore_coverage_{name}", image_format, f"coverage-{name}")
+    else:
+        st.caption(r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
+                   r" lie outside a local window ($-\infty$).")  # fmt: skip
+    t, s = cell
+    st.markdown(f"**The numbers of cell** t={t}, s={s} (click another cell to change it)")
+    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+        with col:
+            if len(panels) > 1:
+                st.markdown(f"**{escape_markdown(name)}**")
+            show_math(al, t, s, annotations.get(name))
+
+
+def _step_slider(n_steps: int) -> int:
+    """One slider over decoder steps (shared by both panels), clamped to the shortest decode."""
+    if n_steps <= 1:
+        st.caption("This decode has one step (t = 0).")
+        return 0
+    if not 0 <= st.session_state.get(STEP_KEY, 0) < n_steps:
+        st.session_state[STEP_KEY] = 0
+    return int(st.slider("Decoder step t", 0, n_steps - 1, key=STEP_KEY))
+
+
+def step_view(panels: Panels, image_format: str) -> None:
+    """One step at a time for every panel with one slider, then the browser-side animation."""
+    t = _step_slider(min(len(al.target_tokens) for al in panels.values()))
+    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+        with col:
+            if len(panels) > 1:
+                st.markdown(f"**{escape_markdown(name)}**: step {t} writes “{escape_markdown(al.target_tokens[t])}”")
+            chart(step_bar(al, t), f"explore_step_bar_{name}", image_format, f"step-{t}-{name}")
+            chart(context_bar(al, t), f"explore_step_context_{name}", image_format, f"context-{t}-{name}")
+            if al.positions is not None:
+                st.markdown(rf"Predicted centre $p_{{{t}}} = {float(al.positions[t]):.3f}$, $D = {al.window}$.")
+    st.caption(r"Bars: the softmax $a_t$ over the source, with the raw scores $e_t$ (dotted, right axis); below, the"
+               r" context vector $c_t = \sum_s a_{t,s} \bar h_s$.")  # fmt: skip
+    with st.expander("Play every step in the browser (▶ Play, or drag the slider under the plot)"):
+        for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+            with col:
+                chart(step_animation(al), f"explore_step_animation_{name}", image_format, f"steps-{name}")
+
+
+def context_view(panels: Panels, image_format: str) -> None:
+    """The context vectors of every step: as a heatmap and projected to 2-D."""
+    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+        with col:
+            chart(context_heatmap(al), f"explore_context_heatmap_{name}", image_format, f"contexts-{name}")
+            if len(al.target_tokens) >= 2:
+                chart(context_projection(al), f"explore_context_projection_{name}", image_format, f"ctx2d-{name}")
+    st.caption(r"Each row is $c_t = \sum_s a_{t,s} \bar h_s$. The projection keeps the two directions of largest"
+               " variance (PCA): steps that read the same source words land close together.")  # fmt: skip
+
+
+def difference_view(panels: Panels, image_format: str) -> None:
+    """Both only: Luong − Bahdanau per cell, entropy and Jensen-Shannon divergence per step,
+    over the steps both decodes have."""
+    (na, a), (nb, b) = list(panels.items())
+    a2, b2 = common_steps(a, b)
+    if len(a2.target_tokens) < len(a.target_tokens) or len(b2.target_tokens) < len(b.target_tokens):
+        st.info(f"The translations have {len(a.target_tokens)} and {len(b.target_tokens)} steps; rows line up by"
+                f" step, and the difference is shown for the {len(a2.target_tokens)} steps both have.")  # fmt: skip
+    if not a2.target_tokens:
+        return
+    chart(difference_heatmap(b2, a2, (nb, na)), "explore_difference", image_format, "difference")
+    st.caption(f"Red: {nb} attends more than {na} at that step; blue: less. A row label `x / y` means the two"
+               " models wrote different tokens at that step.")  # fmt: skip
+    left, right = st.columns(2)
+    with left:
+        chart(entropy_plot({na: a, nb: b}), "explore_entropy", image_format, "entropy")
+        st.caption("Entropy H(a_t) = −Σ_s a_t(s) ln a_t(s): 0 when one source token takes all, ln n when uniform.")
+    with right:
+        chart(js_plot(b2, a2, (nb, na)), "explore_js", image_format, "js")
+        st.caption("Jensen-Shannon divergence of the two rows: 0 when equal, ln 2 when they share no source token.")
