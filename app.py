@@ -9,7 +9,7 @@ import sys
 
 import streamlit as st
 
-st.set_page_config(page_title="attnviz", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="attnviz", page_icon=":material/travel_explore:", layout="wide")
 
 
 def _load_library() -> None:
@@ -33,12 +33,12 @@ def _load_library() -> None:
 
 
 PAGES = [
-    st.Page("pages/explore/page.py", title="Explore", icon="🔎", url_path="explore", default=True),
-    st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
-    st.Page("pages/train/page.py", title="Train", icon="🏋️", url_path="train"),
-    st.Page("pages/data.py", title="Data", icon="📚", url_path="data"),
-    st.Page("pages/evaluate.py", title="Evaluate", icon="📊", url_path="evaluate"),
-    st.Page("pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
+    st.Page("pages/explore/page.py", title="Explore", icon=":material/travel_explore:", url_path="explore", default=True),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare:", url_path="compare"),
+    st.Page("pages/train/page.py", title="Train", icon=":material/model_training:", url_path="train"),
+    st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data"),
+    st.Page("pages/evaluate.py", title="Evaluate", icon=":material/leaderboard:", url_path="evaluate"),
+    st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
 ]
 
 page = st.navigation(PAGES)

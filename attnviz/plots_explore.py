@@ -40,14 +40,18 @@ def explore_heatmap(
     zmin: float | None = None,
     zmax: float | None = None,
     cell: tuple[int, int] | None = None,
+    max_width: int | None = None,
 ) -> go.Figure:
     """:func:`attnviz.plots.alignment_heatmap` (selectable) with a plot area tall enough for its
-    colour bar; ``zmin``/``zmax`` put several maps on one scale; ``cell = (t, s)`` is outlined."""
+    colour bar; ``zmin``/``zmax`` put several maps on one scale; ``cell = (t, s)`` is outlined;
+    ``max_width`` shrinks the (square) cells so that the figure fits a column that wide."""
     fig = alignment_heatmap(al, values, zmin=zmin, zmax=zmax, title=title)
     margin = fig.layout.margin
     plot_px = fig.layout.height - margin.t - margin.b
     if plot_px < MIN_PLOT_PX:
         fig.update_layout(height=fig.layout.height + MIN_PLOT_PX - plot_px)
+    if max_width is not None:
+        _fit_width(fig, *np.shape(al.weights), max_width)
     if cell is not None:
         t, s = cell
         n_tgt, n_src = np.shape(al.weights)
@@ -57,6 +61,25 @@ def explore_heatmap(
                 line={"color": CELL_COLOR, "width": 3}, name="selected cell",
             )  # fmt: skip
     return fig
+
+
+def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell: int = 12) -> None:
+    """Shrink a heatmap's square cells so that the figure is at most ``max_width`` pixels wide."""
+    margin = fig.layout.margin
+    fixed_w = fig.layout.width - n_src * _cell_px(fig, n_src)
+    cell = max(min_cell, min(_cell_px(fig, n_src), (max_width - fixed_w) // max(n_src, 1)))
+    fixed_h = fig.layout.height - n_tgt * _cell_px(fig, n_src)
+    fig.update_layout(
+        width=fixed_w + n_src * cell, height=max(fixed_h + n_tgt * cell, margin.t + margin.b + MIN_PLOT_PX)
+    )
+    for trace in fig.data:
+        if trace.type == "scatter" and trace.name in ("cells", "gold"):
+            trace.marker.size = cell * (0.8 if trace.name == "gold" else 1)
+
+
+def _cell_px(fig: go.Figure, n_src: int) -> int:
+    """The cell size a heatmap figure was laid out with (its width minus margins and colour bar)."""
+    return round((fig.layout.width - fig.layout.margin.l - 140) / max(n_src, 1))
 
 
 def _check_step(al: Alignment, t: int) -> None:

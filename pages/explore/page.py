@@ -6,6 +6,7 @@ import re
 
 import streamlit as st
 
+from attnviz import siblings
 from attnviz.display import HIDDEN_EOS_NOTE, without_eos
 from attnviz.errors import AttnvizError
 from pages.explore import sidebar
@@ -47,11 +48,28 @@ URL = {  # query parameter -> (session key, parse)
 
 def _translation_line(name: str, entry: dict, al) -> None:
     translation = get_model(entry).text_of(al) or "(empty)"
-    st.markdown(f"**{escape_markdown(name)}** · `{escape_markdown(entry['name'])}`: {escape_markdown(translation)}")
+    st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(entry['name'])}: {escape_markdown(translation)}")
     copies = al.unk_copies()
     if copies:
         copied = ", ".join(f"step {t + 1} → “{escape_markdown(al.source_word(s))}”" for t, s in copies.items())
         st.caption(f"`<unk>` (outside the vocabulary) replaced by the source word attended most: {copied}.")
+
+
+def _train_sibling(path: str, style: str) -> None:
+    st.session_state["train_sibling"] = (path, style)
+
+
+def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason: str) -> None:
+    """Why a combination has no model, and a one-click way to train it where a sibling exists."""
+    other = "luong" if style == "bahdanau" else "bahdanau"
+    have = siblings.slots(models, choice.task)[choice.score, other].entry
+    left, right = st.columns([4, 1], vertical_alignment="center")
+    left.info(f"**{NAMES[style]}** {choice.score}: {escape_markdown(reason)}", icon=":material/block:")
+    trainable = have is not None and not reason.startswith("impossible")
+    label = f"Train {NAMES[style]} sibling"
+    if trainable and right.button(label, key=f"explore_train_{style}", on_click=_train_sibling,
+                                  args=(have["path"], style)):  # fmt: skip
+        st.switch_page("pages/train/page.py")
 
 
 def render() -> None:
@@ -67,9 +85,7 @@ def render() -> None:
         help="One sentence in the model's source language; the heatmaps are redrawn on Enter.",
     )  # fmt: skip
     for style, reason in choice.missing.items():
-        st.info(f"**{NAMES[style]}**: {escape_markdown(reason)}")
-        if "Train page" in reason:
-            st.page_link("pages/train/page.py", label=f"Train {choice.score}/{style} on {choice.task}", icon="🏋️")
+        _missing_note(models, choice, style, reason)
     if not choice.entries:
         st.stop()
     if not text.strip():

@@ -16,6 +16,7 @@ from pages.shared.common import escape_markdown
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
+BOTH_WIDTH = 430  # px: two maps side by side fit the page at 1280 px wide
 LOCAL_NOTE = (
     r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = t$; local-p predicts"
     r" $p_t = S\,\sigma(v_p^\top \tanh(W_p h_t))$ and multiplies by a Gaussian, $\sigma = D/2$); other cells are 0."
@@ -62,7 +63,7 @@ def heatmap_view(panels: Panels, values: str, titles: dict[str, str], image_form
     cell = current_cell(panels)
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
         with col:
-            fig = explore_heatmap(al, values, titles[name], zmin, zmax, cell)
+            fig = explore_heatmap(al, values, titles[name], zmin, zmax, cell, BOTH_WIDTH if len(panels) > 1 else None)
             key = f"explore_heat_{values}_{name}"
             _take_click(chart(fig, key, image_format, f"{values}-{name}", selectable=True), key)
     if values == "weights":

@@ -31,11 +31,26 @@ def session_alive(session_id: str):
 
 def _follow_default(key: str, default: str) -> None:
     """A text box that follows its default (which changes with the data, score and decoder)
-    until the user edits it; an edited value is kept."""
+    until the user edits it; an edited value is kept, and a box emptied by the user gets the
+    default back (a model name is never blank)."""
     last = st.session_state.get(f"{key}__default")
-    if key not in st.session_state or st.session_state[key] == last:
+    current = st.session_state.get(key)
+    if current is None or current == last or not str(current).strip():
         st.session_state[key] = default
     st.session_state[f"{key}__default"] = default
+
+
+def sibling_recipe(meta: dict, style: str, name: str) -> Recipe | None:
+    """The recipe a model was trained with, in the other decoder style (None when unknown)."""
+    full = meta.get("recipe_full")
+    if not full:
+        return None
+    data = dict(full)
+    data["name"] = name
+    data["model"] = {**dict(full.get("model") or {}), "style": style}
+    if style != "luong":
+        data["model"].pop("input_feeding", None)  # Luong only
+    return Recipe(**{k: v for k, v in data.items() if k in Recipe.__dataclass_fields__})
 
 
 def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:

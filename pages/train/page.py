@@ -4,19 +4,67 @@ from __future__ import annotations
 
 import streamlit as st
 
+from attnviz import siblings
 from attnviz.data import TASKS
 from attnviz.errors import AttnvizError
 from attnviz.jobs import REGISTRY
+from attnviz.recipe import Recipe
+from pages.shared.common import escape_markdown, get_model, list_models, user_errors
 from pages.shared.data_ui import pick_data
 from pages.shared.model_ui import session_id
-from pages.train.form import cap_note, progress_panel, recipe_form, session_alive
+from pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
+
+SIBLING_KEY = "train_sibling"  # (model path, style) asked for by Explore's "train the missing sibling"
+
+
+def submit(sid: str, recipe: Recipe) -> None:
+    try:
+        REGISTRY.submit(sid, recipe, is_alive=session_alive(sid))
+    except AttnvizError as e:
+        st.error(str(e))
+    else:
+        st.rerun()
+
+
+def sibling_panel(sid: str) -> None:
+    """Train a shown model's missing other-style sibling from the model's own recipe."""
+    models = list_models()
+    wanted = st.session_state.get(SIBLING_KEY)
+    options = []
+    for m in models:
+        other = "luong" if m.get("style") == "bahdanau" else "bahdanau"
+        if siblings.sibling(models, m, other) is None:
+            options.append((m["path"], other))
+    if not options:
+        return
+    labels = {o: f"{next(m['name'] for m in models if m['path'] == o[0])} → its {o[1]} sibling" for o in options}
+    index = options.index(tuple(wanted)) if wanted and tuple(wanted) in options else 0
+    with st.expander("Train a missing sibling (same data, sizes and settings, the other decoder style)",
+                     expanded=wanted is not None):  # fmt: skip
+        pick = st.selectbox("Model", options, index=index, format_func=labels.get, key="train_sibling_pick")
+        entry = next(m for m in models if m["path"] == pick[0])
+        with user_errors():
+            meta = get_model(entry).meta
+        name = f"{siblings.task_of(entry)}-{entry['score']}-{pick[1]}".replace("_", "-")
+        recipe = sibling_recipe(meta, pick[1], name)
+        if recipe is None:
+            st.info("This model does not store its recipe; use the form below with the same settings.")
+            return
+        train = recipe.train
+        budget = f"{train.get('epochs', '?')} epochs" + (
+            f" or {train['max_seconds'] / 60:.0f} minutes" if train.get("max_seconds") else ""
+        )
+        st.caption(f"Data {escape_markdown(recipe.data)}, score {entry['score']}, style {pick[1]}, {budget}.")
+        if st.button("Start the sibling's training", key="train_sibling_start", type="primary"):
+            st.session_state.pop(SIBLING_KEY, None)
+            submit(sid, recipe)
+
 
 st.title("Train a model")
 st.caption(
     "Training runs in the background, one run per browser session and a few per server; other users stay "
     "responsive. The finished model is saved to the models folder and appears on every page."
 )
-
 sid = session_id()
 job = REGISTRY.get(sid)
 if job is not None:
@@ -25,6 +73,7 @@ if job is not None:
         st.stop()
     st.divider()
 
+sibling_panel(sid)
 with st.sidebar:
     picked = pick_data("train")
 if picked is None:
@@ -34,9 +83,4 @@ spec, label = picked
 cap_note()
 recipe = recipe_form(spec, label if spec in TASKS else "custom", builtin=spec in TASKS)
 if recipe is not None:
-    try:
-        REGISTRY.submit(sid, recipe, is_alive=session_alive(sid))
-    except AttnvizError as e:
-        st.error(str(e))
-    else:
-        st.rerun()
+    submit(sid, recipe)
