@@ -241,14 +241,17 @@ def alignment_heatmap(
     angle = tick_angle(al.source_tokens, cell)
     left = label_px(al.target_tokens, 0)
     bottom = label_px(al.source_tokens, angle)
+    legend = bool(show_gold) or al.positions is not None
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": html.escape(title, quote=False)} if title else None,
+        title={"text": html.escape(title, quote=False), "y": 0.99, "yanchor": "top", "yref": "container"}
+        if title
+        else None,
         width=left + n_src * cell + 140,
-        height=bottom + n_tgt * cell + 90,
-        margin={"l": left, "b": bottom, "t": 70, "r": 20},
-        showlegend=bool(show_gold) or al.positions is not None,
-        legend={"orientation": "h", "y": 1.08, "x": 0},
+        height=bottom + n_tgt * cell + (110 if legend else 90),
+        margin={"l": left, "b": bottom, "t": 90 if legend else 70, "r": 20},
+        showlegend=legend,
+        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "yref": "paper", "x": 0},
         plot_bgcolor="white",
         hovermode="closest",
     )
@@ -280,7 +283,13 @@ def step_bar(al: Alignment, t: int) -> go.Figure:
     if al.positions is not None and al.window is not None:
         p = float(al.positions[t])
         fig.add_vrect(x0=p - al.window, x1=p + al.window, fillcolor="#fdd0a2", opacity=0.4, line_width=0, layer="below")
-        fig.add_vline(x=p, line={"color": GOLD_COLOR, "dash": "dash"}, annotation_text=f"p_t = {p:.2f}")
+        fig.add_vline(
+            x=p,
+            line={"color": GOLD_COLOR, "dash": "dash"},
+            annotation_text=f"p_t = {p:.2f}",
+            annotation_position="top left",
+            annotation_yshift=-18,
+        )
     cell = cell_size(n_src, lo=14)
     angle = tick_angle(al.source_tokens, cell)
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle)
@@ -290,10 +299,11 @@ def step_bar(al: Alignment, t: int) -> go.Figure:
     target = display_tokens(al.target_tokens)[t]
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": f"Step {t}: {target}"},
+        title={"text": f"Step {t}: {target}", "y": 0.98, "yanchor": "top", "yref": "container"},
         width=max(520, 160 + n_src * cell),
-        height=300 + label_px(al.source_tokens, angle),
-        legend={"orientation": "h", "y": 1.12, "x": 0},
+        height=330 + label_px(al.source_tokens, angle),
+        margin={"t": 95},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},
         bargap=0.15,
     )
     return fig
@@ -338,6 +348,22 @@ def pca_2d(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return coords, ratio
 
 
+def uncrowded(points: np.ndarray, min_gap: float = 0.08) -> list[bool]:
+    """Which points of ``points`` ``[n, 2]`` get a text label: in step order, a point is labelled
+    unless it lies within ``min_gap`` (a fraction of the plot's range) of one already labelled.
+    The others keep their hover, so crowded labels never print over each other."""
+    span = np.ptp(points, axis=0)  # [2]
+    scaled = points / np.where(span > 0, span, 1.0)  # [n, 2]
+    kept: list[np.ndarray] = []
+    out = []
+    for p in scaled:
+        ok = all(np.abs(p - q).max() >= min_gap for q in kept)
+        out.append(ok)
+        if ok:
+            kept.append(p)
+    return out
+
+
 def context_projection(al: Alignment) -> go.Figure:
     """The context vectors in 2-D (PCA by SVD), labelled by target token and joined in step order."""
     ctx = np.asarray(al.contexts, dtype=np.float64)  # [tgt, ctx_dim]
@@ -348,6 +374,7 @@ def context_projection(al: Alignment) -> go.Figure:
     steps = list(range(len(tokens)))
     fig = go.Figure(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers+text", text=tokens))
     fig.data[0].update(
+        texttemplate=[tok if keep else "" for tok, keep in zip(tokens, uncrowded(coords), strict=True)],
         textposition="top center",
         customdata=steps,
         hovertemplate="step %{customdata}: %{text}<extra></extra>",

@@ -168,7 +168,8 @@ def js_plot(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> 
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(js))), ticktext=rows, title_text="decoder step")
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": f"Jensen-Shannon divergence between {na} and {nb}"},
+        title={"text": "Jensen-Shannon divergence per step", "subtitle": {"text": f"{na} vs {nb}"}},
+        margin={"t": 90},
         yaxis={"title": "JS divergence (nats)", "range": [0, math.log(2) * 1.1]},
         width=max(500, 120 + len(js) * 30),
         height=380,

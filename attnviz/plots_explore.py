@@ -204,19 +204,20 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
     fig.update_yaxes(title_text="c_t", range=[-lim * 1.05, lim * 1.05], row=2, col=1)
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": _frame_title(al, 0)},
+        title={"text": _frame_title(al, 0), "x": 0.02, "xanchor": "left", "y": 0.98, "yref": "container"},
         shapes=_window_shapes(al, 0),
         showlegend=False,
         width=max(560, 160 + n_src * cell),
         height=560 + label_px(al.source_tokens, angle),
-        margin={"t": 110, "b": 110},
+        margin={"t": 120, "b": 120, "r": 70},
         updatemenus=[{
-            "type": "buttons", "direction": "left", "x": 1, "y": 1.22, "xanchor": "right", "yanchor": "top",
+            "type": "buttons", "direction": "left", "x": 1, "y": 1.04, "xanchor": "right", "yanchor": "bottom",
+            "pad": {"r": 4, "t": 4},
             "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
                         {"label": "Pause", "method": "animate", "args": [[None], still]}],
         }],
         sliders=[{
-            "active": 0, "x": 0, "y": -0.08, "len": 1.0, "yanchor": "top",
+            "active": 0, "x": 0.02, "y": -0.08, "len": 0.9, "yanchor": "top", "pad": {"r": 30},
             "currentvalue": {"prefix": "step "},
             "steps": [{"label": f"{t}:{targets[t]}", "method": "animate", "args": [[str(t)], still]}
                       for t in range(n_tgt)],

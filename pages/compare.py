@@ -6,20 +6,24 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import metrics
+from attnviz.display import HIDDEN_EOS_NOTE, common_steps, without_eos
 from attnviz.errors import InputError
 from attnviz.plots import plot_config
-from attnviz.plots_compare import compare_heatmaps, difference_heatmap, entropy_plot, js_plot
+from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
 from attnviz.plots_data import gold_heatmap
-from pages.shared.common import get_model, require_models, user_errors
+from attnviz.plots_explore import explore_heatmap
+from pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from pages.shared.model_ui import pick_models, test_pairs
+
+PER_ROW, PANEL_PX = 3, 400  # a wrapping grid: at most 3 maps a row, each at least 400 px wide
 
 st.title("Compare attention")
 models = require_models()
-
 with st.sidebar:
     chosen = pick_models(models, key="cmp_models")
     values = st.radio("Show", ["weights", "scores"], key="cmp_values", horizontal=True,
                       format_func=lambda v: {"weights": "weights a_t(s)", "scores": "raw scores"}[v])  # fmt: skip
+    hide_eos = st.toggle("Hide <eos> and renormalise", key="cmp_eos")
 if len(chosen) < 2:
     st.info("Pick at least two models in the sidebar to compare them.")
     st.stop()
@@ -28,23 +32,28 @@ with user_errors():
 first = translators[chosen[0]["name"]]
 tasks = {m["task"] for m in chosen}
 if len(tasks) > 1:
-    st.warning(f"These models come from different tasks ({', '.join(map(str, tasks))}); they may read the "
-               "sentence differently. Pick models of one task for step-by-step comparisons.")  # fmt: skip
+    st.warning(f"These models come from different tasks ({escape_markdown(', '.join(map(str, tasks)))}); they may "
+               "read the sentence differently. Pick models of one task for step-by-step comparisons.")  # fmt: skip
 
 pairs = test_pairs(first.meta, limit=200)
 pair = None
-if pairs:
-    use_pair = st.toggle("Pick a test pair (shows the gold alignment and AER)", key="cmp_use_pair")
-    if use_pair:
-        index = st.number_input("Test pair", 0, len(pairs) - 1, 0, key="cmp_pair")
-        pair = pairs[int(index)]
-sentence = pair.source if pair else st.text_input(
-    "Source sentence", value=first.meta.get("example") or "", key="cmp_sentence", max_chars=500
-)  # fmt: skip
+if pairs and st.toggle("Pick a test pair (shows the gold alignment and AER)", key="cmp_use_pair"):
+    index = st.number_input("Test pair", 0, len(pairs) - 1, 0, key="cmp_pair")
+    pair = pairs[int(index)]
+explored = st.session_state.get("explore_text")
+if "cmp_sentence" not in st.session_state or st.session_state.get("cmp_sentence__from") != explored:
+    st.session_state["cmp_sentence"] = explored or first.meta.get("example") or ""
+    st.session_state["cmp_sentence__from"] = explored
 if pair:
-    st.markdown(f"Source: **{pair.source}**")
+    sentence = pair.source
+    st.markdown(f"Source: **{escape_markdown(pair.source)}**")
+else:
+    sentence = st.text_input("Source sentence", key="cmp_sentence", max_chars=1000)
+if not sentence.strip():
+    st.info("Type a sentence to compare the models on.")
+    st.stop()
 
-with user_errors():
+with st.spinner("Translating with every model…"), user_errors():
     outputs = {name: tr.translate(sentence) for name, tr in translators.items()}
 st.dataframe(
     pd.DataFrame({"model": list(outputs), "free translation": [translators[n].text_of(a) for n, a in outputs.items()]}),
@@ -58,42 +67,47 @@ target_of = st.radio(
 )  # fmt: skip
 if target_of == "reference":
     target = st.text_input("Reference translation", value=pair.target if pair else "", key="cmp_reference",
-                           max_chars=500)  # fmt: skip
+                           max_chars=1000)  # fmt: skip
     if not target.strip():
         st.info("Type the reference translation to align every model on it.")
         st.stop()
 else:
     target = translators[target_of].text_of(outputs[target_of])
     if not target.strip():
-        st.info(f"{target_of} translated the sentence to nothing; align on another model's output or a reference.")
+        st.info(f"{escape_markdown(target_of)} translated the sentence to nothing; align on another model's output.")
         st.stop()
-st.caption(
-    "Models decoding freely write different targets, so their attention rows would not line up. Here every "
-    f"model is forced through the same target (**{target}**) with teacher forcing: row t shows where each model "
-    "looks while producing the same token y_t, and the rows can be compared step by step."
-)
+st.caption("Every model is forced through the same target with teacher forcing, so row t of each map is the same"
+           " token y_t and the rows can be compared step by step:")  # fmt: skip
+st.text(target)
 
-with user_errors():
+with st.spinner("Aligning…"), user_errors():
     aligned = {name: tr.align(sentence, target) for name, tr in translators.items()}
-fig = compare_heatmaps(aligned, values=values)
-st.plotly_chart(fig, key="cmp_heatmaps", config=plot_config("compare"))
+if hide_eos:
+    aligned = {name: without_eos(al) for name, al in aligned.items()}
+zmin, zmax = shared_range(list(aligned.values()), values)
+names = list(aligned)
+for start in range(0, len(names), PER_ROW):
+    row = names[start : start + PER_ROW]
+    for col, name in zip(st.columns(PER_ROW, gap="medium"), row, strict=False):
+        title = f"{name}{f' ({HIDDEN_EOS_NOTE})' if hide_eos else ''}"
+        fig = explore_heatmap(aligned[name], values, title, zmin, zmax, max_width=PANEL_PX)
+        col.plotly_chart(fig, key=f"cmp_heat_{start}_{name}", width="content", config=plot_config(f"compare-{name}"))
 st.caption("One colour scale for all models (weights: 0 to the largest weight; scores: symmetric around 0).")
 
-names = list(aligned)
 col_a, col_b = st.columns(2)
 a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a")
 b_name = col_b.selectbox("minus model B", names, index=1, key="cmp_b")
 try:
-    a, b = aligned[a_name], aligned[b_name]
-    st.plotly_chart(difference_heatmap(a, b, (a_name, b_name)), key="cmp_diff")
+    a, b = common_steps(aligned[a_name], aligned[b_name])
+    st.plotly_chart(difference_heatmap(a, b, (a_name, b_name)), key="cmp_diff", config=plot_config("difference"))
     st.caption("Red: A attends more than B; blue: less. Each row of both maps sums to 1, so each row sums to 0.")
     left, right = st.columns(2)
-    left.plotly_chart(entropy_plot(aligned), key="cmp_entropy")
+    left.plotly_chart(entropy_plot(aligned), key="cmp_entropy", config=plot_config("entropy"))
     left.caption("Entropy H(a_t) = −Σ_s a_t(s) ln a_t(s): 0 when one source token takes all, ln n when uniform.")
-    right.plotly_chart(js_plot(a, b, (a_name, b_name)), key="cmp_js")
+    right.plotly_chart(js_plot(a, b, (a_name, b_name)), key="cmp_js", config=plot_config("js"))
     right.caption("Jensen-Shannon divergence of the two rows: 0 when equal, ln 2 when they share no source token.")
 except InputError as e:
-    st.info(f"Step-by-step views need one grid: {e}")
+    st.info(f"Step-by-step views need one grid: {escape_markdown(str(e))}")
 
 if pair is not None and pair.sure is not None:
     st.subheader("Gold alignment")

@@ -92,6 +92,7 @@ def render() -> None:
         st.warning("Type a sentence to translate (the box is empty).")
         st.stop()
 
+    st.session_state["explore_models"] = [e["name"] for e in choice.entries.values()]  # Compare opens on them
     panels, states = {}, {}
     spinner = "Beam search…" if choice.beam > 3 else "Translating…"
     with st.spinner(spinner, show_time=choice.beam > 3):

@@ -53,12 +53,31 @@ def session_id() -> str:
     return ctx.session_id
 
 
+def opened_in_explore(models: list[dict]) -> list[dict]:
+    """The models open in Explore (both styles in Both), plus, when that is one model, the other
+    models of its task with the same score, else of its task: at least two to compare."""
+    names = st.session_state.get("explore_models") or []
+    chosen = [m for m in models if m["name"] in names]
+    if not chosen:
+        return []
+    if len(chosen) == 1:
+        first = chosen[0]
+        same_task = [m for m in models if m["task"] == first["task"] and m is not first]
+        same_task.sort(key=lambda m: m["score"] != first["score"])
+        chosen += same_task[:1]
+    return chosen
+
+
 def pick_models(models: list[dict], key: str, label: str = "Models") -> list[dict]:
-    """A multiselect of models by name; defaults from :func:`default_models`."""
+    """A multiselect of models by name; defaults to Explore's models, else :func:`default_models`."""
     by_name = {m["name"]: m for m in models}
-    default = [m["name"] for m in default_models(models)]
+    explored = tuple(st.session_state.get("explore_models") or ())
+    if key not in st.session_state or st.session_state.get(f"{key}__from") != explored:
+        st.session_state[key] = [m["name"] for m in (opened_in_explore(models) or default_models(models))]
+        st.session_state[f"{key}__from"] = explored
+    st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
     names = st.multiselect(
-        label, list(by_name), default=default, key=key,
+        label, list(by_name), key=key,
         format_func=lambda n: f"{n} · {by_name[n]['score']}/{by_name[n]['style']}",
     )  # fmt: skip
     return [by_name[n] for n in names]
