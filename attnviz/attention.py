@@ -7,13 +7,16 @@ class); registering a new one is the only change needed to offer it everywhere.
 
 Notation: ``B`` batch, ``T`` decoder steps, ``S`` source positions, ``Q`` query size (the
 decoder state), ``K`` key size (the encoder annotation), ``A`` the attention layer size.
+
+Each score also writes out its own arithmetic for one cell (``Score.terms``: the named
+intermediates of its formula), which :mod:`attnviz.cellmath` turns into the app's math panel.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import torch
 from torch import Tensor, nn
@@ -21,6 +24,14 @@ from torch import Tensor, nn
 from attnviz.errors import ConfigError, InputError
 
 SCORES: dict[str, type[Score]] = {}
+
+
+class Term(NamedTuple):
+    """One intermediate of a score's formula at one cell: a stable name, its LaTeX, its value."""
+
+    label: str  # e.g. "U_a key"
+    latex: str  # the expression, e.g. r"U_a \bar h_{2}"
+    value: Tensor  # [] or [n]
 
 
 def register(cls: type[Score]) -> type[Score]:
@@ -40,6 +51,7 @@ class Score(nn.Module):
     formula: ClassVar[str]  # LaTeX, shown by the app
     needs_equal_dims: ClassVar[bool] = False  # keys must have the query's size
     content_based: ClassVar[bool] = True  # False: ignores the keys (location)
+    symbols: ClassVar[dict[str, str]] = {}  # formula name (W_a, v_a...) -> the nn.Linear holding it
 
     def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int):
         super().__init__()
@@ -51,6 +63,36 @@ class Score(nn.Module):
 
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         raise NotImplementedError
+
+    def terms(self, query: Tensor, keys: Tensor, t: int, s: int, q: str, k: str) -> list[Term]:
+        """The arithmetic of ``e[t, s]``, step by step: query ``[Q]``, one sentence's keys ``[S, K]``
+        (no padding), ``q``/``k`` the LaTeX of the query and of key ``s``. The last term is the
+        score itself, equal to ``energies`` at that cell."""
+        raise NotImplementedError
+
+    def formula_parameters(self) -> dict[str, Tensor]:
+        """The learned parameters under their names in the formula: matrices ``[out, in]``, the
+        ``v_*`` as vectors ``[A]``. Views: writing into them changes the score."""
+        return _by_symbol(self)
+
+    @torch.no_grad()
+    def set_formula_parameters(self, values: dict[str, Tensor]) -> None:
+        """Overwrite parameters by their formula names (the Learn page's hand-made examples)."""
+        current = self.formula_parameters()
+        for sym, value in values.items():
+            if sym not in current:
+                known = ", ".join(current) or "none"
+                raise InputError(f"{self.name} has no parameter {sym!r}; its parameters: {known}")
+            if tuple(value.shape) != tuple(current[sym].shape):
+                shape = " × ".join(map(str, current[sym].shape))
+                raise InputError(f"{sym} must be {shape} for {self.name} (rows separated by ';')")
+            current[sym].copy_(value)
+
+
+def _by_symbol(score: Score) -> dict[str, Tensor]:
+    """``score.symbols`` resolved to weight views; a ``v_*`` (a one-row layer) as a vector."""
+    weights = {sym: getattr(score, attr).weight for sym, attr in score.symbols.items()}
+    return {sym: w[0] if sym.startswith("v") else w for sym, w in weights.items()}
 
 
 @register
@@ -72,6 +114,9 @@ class DotScore(Score):
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         return torch.bmm(queries, cache.transpose(1, 2))  # [B, T, Q] x [B, Q, S] -> [B, T, S]
 
+    def terms(self, query, keys, t, s, q, k):
+        return [Term("dot product", rf"{q}^\top {k}", query @ keys[s])]
+
 
 @register
 class ScaledDotScore(DotScore):
@@ -87,6 +132,11 @@ class ScaledDotScore(DotScore):
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         return super().energies(queries, cache) / math.sqrt(cache.size(-1))
 
+    def terms(self, query, keys, t, s, q, k):
+        (dot,) = super().terms(query, keys, t, s, q, k)
+        d = keys.size(-1)
+        return [dot, Term("scaled", rf"\frac{{{dot.latex}}}{{\sqrt{{{d}}}}}", dot.value / math.sqrt(d))]
+
 
 @register
 class GeneralScore(Score):
@@ -99,6 +149,7 @@ class GeneralScore(Score):
 
     name = "general"
     formula = r"\mathrm{score}(h_t, \bar h_s) = h_t^\top W_a \bar h_s"
+    symbols: ClassVar[dict[str, str]] = {"W_a": "W_a"}
 
     def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int):
         super().__init__(query_dim, key_dim, attn_dim, max_src_len)
@@ -109,6 +160,13 @@ class GeneralScore(Score):
 
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         return torch.bmm(queries, cache.transpose(1, 2))  # [B, T, S]
+
+    def terms(self, query, keys, t, s, q, k):
+        projected = self.W_a(keys[s])  # [Q]
+        return [
+            Term("W_a key", rf"W_a {k}", projected),
+            Term("query . W_a key", rf"{q}^\top (W_a {k})", query @ projected),
+        ]
 
 
 class _TanhScore(Score):
@@ -128,6 +186,12 @@ class _TanhScore(Score):
         hidden = torch.tanh(q.unsqueeze(2) + cache.unsqueeze(1))  # [B, T, S, A]
         return self.v_a(hidden).squeeze(-1)  # [B, T, S]
 
+    def _parts(self, query: Tensor, key: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        """``W_q q`` ``[A]``, ``W_k k`` ``[A]``, ``tanh`` of their sum ``[A]``, the score ``[]``."""
+        wq, wk = self.W_q(query), self.W_k(key)
+        hidden = torch.tanh(wq + wk)
+        return wq, wk, hidden, self.v_a(hidden)[0]
+
 
 @register
 class ConcatScore(_TanhScore):
@@ -139,6 +203,32 @@ class ConcatScore(_TanhScore):
 
     name = "concat"
     formula = r"\mathrm{score}(h_t, \bar h_s) = v_a^\top \tanh\left(W_a [h_t ; \bar h_s]\right)"
+
+    def terms(self, query, keys, t, s, q, k):
+        wq, wk, hidden, e = self._parts(query, keys[s])
+        stacked = rf"W_a [{q}; {k}]"
+        return [
+            Term("W_a [query; key]", stacked, wq + wk),  # W_a [q; k] = W_a^(q) q + W_a^(k) k
+            Term("tanh", rf"\tanh({stacked})", hidden),
+            Term("v_a . tanh", rf"v_a^\top \tanh({stacked})", e),
+        ]
+
+    def formula_parameters(self) -> dict[str, Tensor]:
+        # W_a [A, Q+K] is the two halves side by side: a copy, so set_formula_parameters splits it
+        return {"W_a": torch.cat([self.W_q.weight, self.W_k.weight], dim=1), "v_a": self.v_a.weight[0]}
+
+    @torch.no_grad()
+    def set_formula_parameters(self, values: dict[str, Tensor]) -> None:
+        values = dict(values)
+        if "W_a" in values:
+            W_a = values.pop("W_a")
+            if tuple(W_a.shape) != (self.attn_dim, self.query_dim + self.key_dim):
+                raise InputError(
+                    f"W_a must be {self.attn_dim} × {self.query_dim + self.key_dim} for concat (rows separated by ';')"
+                )
+            self.W_q.weight.copy_(W_a[:, : self.query_dim])
+            self.W_k.weight.copy_(W_a[:, self.query_dim :])
+        super().set_formula_parameters(values)
 
 
 @register
@@ -152,6 +242,18 @@ class AdditiveScore(_TanhScore):
 
     name = "additive"
     formula = r"e_{tj} = v_a^\top \tanh\left(W_a s_{t-1} + U_a h_j\right)"
+    symbols: ClassVar[dict[str, str]] = {"W_a": "W_q", "U_a": "W_k", "v_a": "v_a"}
+
+    def terms(self, query, keys, t, s, q, k):
+        wq, wk, hidden, e = self._parts(query, keys[s])
+        total = rf"W_a {q} + U_a {k}"
+        return [
+            Term("W_a query", rf"W_a {q}", wq),
+            Term("U_a key", rf"U_a {k}", wk),
+            Term("sum", total, wq + wk),
+            Term("tanh", rf"\tanh({total})", hidden),
+            Term("v_a . tanh", rf"v_a^\top \tanh({total})", e),
+        ]
 
 
 @register
@@ -166,6 +268,7 @@ class LocationScore(Score):
     name = "location"
     formula = r"a_t = \mathrm{softmax}\left(W_a h_t\right)"
     content_based = False
+    symbols: ClassVar[dict[str, str]] = {"W_a": "W_a"}
 
     def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int):
         super().__init__(query_dim, key_dim, attn_dim, max_src_len)
@@ -179,6 +282,15 @@ class LocationScore(Score):
                 f"got {src_len}; shorten the sentence or train with a larger max_src_len"
             )
         return self.W_a(queries)[..., :src_len]  # [B, T, max_src_len] -> [B, T, S]
+
+    def terms(self, query, keys, t, s, q, k):
+        every = self.W_a(query)  # [max_src_len]: one score per position the layer can address
+        cut = every[: keys.size(0)]  # [S]
+        return [
+            Term("W_a query", rf"W_a {q}", every),
+            Term("cut to the source", rf"(W_a {q})_{{0:{keys.size(0)}}}", cut),
+            Term("row s", rf"(W_a {q})_{{{s}}}", cut[s]),
+        ]
 
 
 class _LocalScore(Score):
@@ -201,6 +313,17 @@ class _LocalScore(Score):
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         return self.content.energies(queries, cache)
 
+    def terms(self, query, keys, t, s, q, k):
+        """``p_t`` first (how the window is placed), then the content score."""
+        return [*self.position_terms(query, keys.size(0), t, q), *self.content.terms(query, keys, t, s, q, k)]
+
+    def position_terms(self, query: Tensor, src_len: int, t: int, q: str) -> list[Term]:
+        """How ``p_t`` is found for query ``[Q]``; the last term is ``p_t``."""
+        raise NotImplementedError
+
+    def formula_parameters(self) -> dict[str, Tensor]:
+        return {**self.content.formula_parameters(), **_by_symbol(self)}
+
 
 @register
 class LocalMScore(_LocalScore):
@@ -217,6 +340,10 @@ class LocalMScore(_LocalScore):
         r"{\sum_{|s'-p_t| \le D} \exp \mathrm{score}(h_t, \bar h_{s'})},\ |s - p_t| \le D"
     )
     predictive = False
+
+    def position_terms(self, query, src_len, t, q):
+        # as Attention._positions: the step, clipped to the last source position
+        return [Term("p_t", rf"p_t = \min(t, S - 1) = \min({t}, {src_len - 1})", query.new_tensor(min(t, src_len - 1)))]
 
 
 @register
@@ -238,6 +365,7 @@ class LocalPScore(_LocalScore):
         r"\ \sigma = \tfrac{D}{2}"
     )
     predictive = True
+    symbols: ClassVar[dict[str, str]] = {"W_p": "W_p", "v_p": "v_p"}
 
     def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int, content: str = "general"):
         super().__init__(query_dim, key_dim, attn_dim, max_src_len, content)
@@ -248,6 +376,20 @@ class LocalPScore(_LocalScore):
         """``p_t`` ``[B, T]`` for queries ``[B, T, Q]`` and source lengths ``[B]``."""
         gate = torch.sigmoid(self.v_p(torch.tanh(self.W_p(queries)))).squeeze(-1)  # [B, T]
         return lengths.unsqueeze(1).to(gate.dtype) * gate
+
+    def position_terms(self, query, src_len, t, q):
+        projected = self.W_p(query)  # [A]
+        hidden = torch.tanh(projected)
+        logit = self.v_p(hidden)[0]
+        gate = torch.sigmoid(logit)
+        inner = rf"v_p^\top \tanh(W_p {q})"
+        return [
+            Term("W_p query", rf"W_p {q}", projected),
+            Term("tanh(W_p query)", rf"\tanh(W_p {q})", hidden),
+            Term("v_p . tanh", inner, logit),
+            Term("sigmoid", rf"\sigma({inner})", gate),
+            Term("p_t", rf"p_t = S \cdot \sigma(\cdot) = {src_len} \cdot \sigma(\cdot)", src_len * gate),
+        ]
 
 
 def get_score(name: str) -> type[Score]:
@@ -317,6 +459,28 @@ class Attention(nn.Module):
     @property
     def is_local(self) -> bool:
         return isinstance(self.score, _LocalScore)
+
+    @property
+    def is_predictive(self) -> bool:
+        """Local-p: the window's centre is predicted and a Gaussian scales the weights."""
+        return isinstance(self.score, LocalPScore)
+
+    def cell_terms(self, query: Tensor, values: Tensor, t: int, s: int, q: str) -> list[Term]:
+        """Every intermediate of the raw score of cell ``(t, s)``: query ``[Q]``, one sentence's
+        annotations ``values`` ``[S, K]`` (no padding). Starts with the key as the score reads it
+        (none for a score that reads no key); ends with the score (local: the content score,
+        before the window masks it)."""
+        keys, key = values, rf"\bar h_{{{s}}}"
+        terms = []
+        if self.sum_directions:
+            forward, backward = values.chunk(2, dim=-1)  # [S, K/2] each
+            keys = forward + backward  # [S, Q], as in prepare
+            arrows = rf"\overrightarrow{{h}}_{{{s}}}", rf"\overleftarrow{{h}}_{{{s}}}"
+            terms.append(Term("annotation", rf"h_{{{s}}} = [{arrows[0]}; {arrows[1]}]", values[s]))
+            terms.append(Term("key (directions summed)", rf"{key} = {arrows[0]} + {arrows[1]}", keys[s]))
+        elif self.score.content_based:
+            terms.append(Term("annotation", key, values[s]))
+        return terms + self.score.terms(query, keys, t, s, q, key)
 
     def prepare(self, values: Tensor, mask: Tensor) -> Memory:
         """values ``[B, S, K]``, mask ``[B, S]`` -> :class:`Memory` (keys projected once)."""

@@ -165,3 +165,35 @@ def test_gradients_reach_every_attention_parameter(name):
     (out.context.sum() + out.weights.pow(2).sum()).backward()
     for pname, p in att.named_parameters():
         assert p.grad is not None and p.grad.abs().sum() > 0, pname
+
+
+@pytest.mark.parametrize("name", sorted(SCORES))
+@pytest.mark.parametrize("k_dim", [4, 8])  # 8: a bidirectional encoder's annotations
+def test_every_score_writes_out_its_own_energies(name, k_dim):
+    """``cell_terms`` (the math panel's arithmetic) ends in the energy ``forward`` computes, and its
+    local positions are those of ``forward``: a new score cannot show other numbers than it uses."""
+    att = _attention(name, q_dim=4, k_dim=k_dim).double()
+    values, queries = torch.randn(1, 6, k_dim, dtype=torch.float64), torch.randn(1, 3, 4, dtype=torch.float64)
+    memory = att.prepare(values, torch.ones(1, 6, dtype=torch.bool))
+    out = att(queries, memory, torch.arange(3))
+    content = att.score.energies(queries, memory.cache)  # [1, 3, 6] before any window
+    for t in range(3):
+        for s in range(6):
+            terms = att.cell_terms(queries[0, t], values[0], t, s, "h_t")
+            assert terms[-1].value.item() == pytest.approx(content[0, t, s].item(), rel=1e-12)
+            if att.is_local:
+                p_t = next(x for x in terms if x.label == "p_t")
+                assert p_t.value.item() == pytest.approx(out.positions[0, t].item(), rel=1e-12)
+            assert any(x.label == "annotation" for x in terms) == att.score.content_based
+
+
+@pytest.mark.parametrize("name", sorted(SCORES))
+def test_formula_parameters_round_trip(name):
+    att = _attention(name, q_dim=2, k_dim=2)
+    params = att.score.formula_parameters()
+    assert set(params) <= {"W_a", "U_a", "v_a", "W_p", "v_p"}
+    assert sum(p.numel() for p in params.values()) == sum(p.numel() for p in att.parameters())
+    new = {n: torch.arange(float(p.numel())).view(p.shape) for n, p in params.items()}
+    att.score.set_formula_parameters(new)
+    for n, p in att.score.formula_parameters().items():
+        assert torch.equal(p, new[n])
