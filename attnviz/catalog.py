@@ -1,10 +1,16 @@
 """Where models live: shipped ones in ``pretrained/`` (with a manifest), trained ones in a
-models folder. ``load`` takes a model name or a path."""
+models folder. ``load`` takes a model name or a path.
+
+A broken entry of the models folder (a dangling symlink, an unreadable file) is skipped with
+a :class:`ModelWarning`, never fatal. A model trained on a user's upload carries its owner's
+session id (``meta["owner"]``); other viewers do not see its example sentence nor its data path.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 from attnviz.checkpoint import SUFFIX, load_checkpoint, read_header
@@ -73,9 +79,13 @@ def write_manifest(folder: Path = PRETRAINED_DIR, check=None) -> list[dict]:
     return entries
 
 
-def _entry(name: str, path: Path, header: dict, source: str) -> dict:
-    meta, cfg = header.get("meta", {}), header.get("config", {})
-    return {
+class ModelWarning(UserWarning):
+    """A file in the models folder that is skipped (broken link, outside the folder, unreadable)."""
+
+
+def _entry(name: str, path: Path, header: dict, source: str, viewer: str | None) -> dict:
+    meta, cfg = header.get("meta") or {}, header.get("config") or {}
+    entry = {
         "name": name,
         "path": str(path),
         "source": source,
@@ -86,50 +96,84 @@ def _entry(name: str, path: Path, header: dict, source: str) -> dict:
         "metrics": meta.get("metrics", {}),
         "parameters": meta.get("parameters"),
         "train_seconds": meta.get("train_seconds"),
+        "owner": meta.get("owner"),
     }
+    if not visible_to(meta, viewer):
+        entry["example"] = None
+        entry["task"] = "uploaded data" if entry["task"] else None
+    return entry
 
 
-def list_models() -> list[dict]:
+def visible_to(meta: dict, viewer: str | None) -> bool:
+    """Whether ``viewer`` (a session id, None for the CLI's own user) may see the private parts
+    of a model (its example sentence, its data path): yes unless another session owns it."""
+    owner = meta.get("owner")
+    return owner is None or owner == viewer
+
+
+def _trained_files(folder: Path) -> list[tuple[Path, float]]:
+    """The models folder's checkpoints with their mtimes, newest first; broken entries and
+    links leading out of the folder are skipped with a :class:`ModelWarning`."""
+    found = []
+    for path in folder.glob(f"*{SUFFIX}"):
+        if not path.resolve().is_relative_to(folder.resolve()):
+            warnings.warn(f"skipped {path.name}: it links outside {folder}", ModelWarning, stacklevel=3)
+            continue
+        try:
+            found.append((path, path.stat().st_mtime))
+        except OSError as e:
+            warnings.warn(f"skipped {path.name}: {e.strerror or e} (a broken link?)", ModelWarning, stacklevel=3)
+    return sorted(found, key=lambda item: item[1], reverse=True)
+
+
+def list_models(viewer: str | None = None) -> list[dict]:
     """Shipped models (from the manifest) then user-trained ones (newest first); unreadable
-    files in the models folder are skipped, not fatal."""
+    files in the models folder are skipped with a :class:`ModelWarning`, not fatal.
+
+    ``viewer`` is the session asking (the app passes its session id): a model another session
+    trained on an upload is listed without its example sentence and data path."""
     models = []
     for item in read_manifest():
         keys = ("name", "task", "score", "style", "example", "metrics", "parameters", "train_seconds")
         entry = {k: item.get(k) for k in keys}
-        models.append({**entry, "path": str(PRETRAINED_DIR / item["file"]), "source": "pretrained"})
+        models.append({**entry, "path": str(PRETRAINED_DIR / item["file"]), "source": "pretrained", "owner": None})
     folder = models_dir()
     if folder.is_dir():
-        files = sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for path in files:
+        for path, _ in _trained_files(folder):
             try:
-                models.append(_entry(path.stem, path, read_header(path), "trained"))
-            except CheckpointError:
-                continue
+                models.append(_entry(path.stem, path, read_header(path), "trained", viewer))
+            except (CheckpointError, OSError) as e:
+                warnings.warn(f"skipped {path.name}: {e}", ModelWarning, stacklevel=2)
     return models
 
 
 def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
     """A model name (shipped or trained) or a checkpoint path -> the file.
 
-    With ``roots``, a path must lie inside one of those folders (symlinks resolved), so a
-    user cannot make the app read arbitrary files.
+    With ``roots``, the file (symlinks resolved) must lie inside one of those folders, named
+    or given by path, so a user cannot make the app read arbitrary files.
     """
-    for entry in list_models():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)  # listing for a lookup: no noise
+        models = list_models()
+    for entry in models:
         if entry["name"] == name_or_path:
-            return Path(entry["path"])
-    path = Path(name_or_path).expanduser()
-    if roots is not None:
-        real = path.resolve()
-        if not any(real.is_relative_to(Path(r).resolve()) for r in roots):
-            raise CheckpointError(
-                f"{name_or_path!r} is outside the model folders ({', '.join(str(r) for r in roots)}); "
-                "copy the checkpoint into one of them"
-            )
+            return _confined(Path(entry["path"]), name_or_path, roots)
+    path = _confined(Path(name_or_path).expanduser(), name_or_path, roots)
     if path.is_file():
         return path
-    names = [m["name"] for m in list_models()]
+    names = [m["name"] for m in models]
     hint = f"known models: {', '.join(names[:12])}" + (" ..." if len(names) > 12 else "")
     raise CheckpointError(f"no model named {name_or_path!r} and no file at that path; {hint}")
+
+
+def _confined(path: Path, asked: str, roots: list[Path] | None) -> Path:
+    if roots is not None and not any(path.resolve().is_relative_to(Path(r).resolve()) for r in roots):
+        raise CheckpointError(
+            f"{asked!r} is outside the model folders ({', '.join(str(r) for r in roots)}); "
+            "copy the checkpoint into one of them"
+        )
+    return path
 
 
 def load(name_or_path: str, device: str | None = None, roots: list[Path] | None = None) -> Translator:

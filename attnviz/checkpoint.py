@@ -2,11 +2,17 @@
 config, vocabularies, tokenizers, recipe and metrics. Loading never unpickles anything.
 
 Writes are atomic (a temporary file in the same folder, fsync, then rename), so a crash
-during a save leaves the previous file intact.
+during a save leaves the previous file intact; the temporary file is locked while it is
+written, and the next save removes those that a killed save left behind.
+
+Loading checks the config's types and ranges and the weights' shapes (read from the
+safetensors header, without reading a tensor) before it allocates the model, and refuses
+weights that are not finite.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -20,6 +26,7 @@ from attnviz.config import ModelConfig
 from attnviz.data.tokenize import Tokenizer
 from attnviz.data.vocab import Vocab
 from attnviz.errors import AttnvizError, CheckpointError
+from attnviz.files import clean_stale_temp, fcntl
 from attnviz.model import Seq2Seq
 from attnviz.translator import Translator
 
@@ -48,16 +55,19 @@ def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
     dtype = torch.float16 if half else torch.float32
     tensors = {k: v.detach().to("cpu", dtype).contiguous() for k, v in translator.model.state_dict().items()}
     path.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_temp(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # marks the file as being written (see files.clean_stale_temp)
     try:
         save_file(tensors, tmp, metadata={"attnviz": json.dumps(header)})
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     finally:
-        if os.path.exists(tmp):
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        os.close(fd)
     return path
 
 
@@ -125,13 +135,14 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
         raise CheckpointError(f"{path.name}: the header lacks {e}") from e
     except AttnvizError as e:
         raise CheckpointError(f"{path.name}: {e}") from e
+    except (TypeError, AttributeError, ValueError) as e:  # a header field of the wrong JSON type
+        raise CheckpointError(f"{path.name}: the header is malformed ({type(e).__name__}: {e})") from e
     if (len(src_vocab), len(tgt_vocab)) != (cfg.src_vocab_size, cfg.tgt_vocab_size):
         raise CheckpointError(
             f"{path.name}: the vocabularies ({len(src_vocab)}, {len(tgt_vocab)} tokens) do not match the "
             f"model's ({cfg.src_vocab_size}, {cfg.tgt_vocab_size}); the file was edited or mixed up"
         )
-    model = Seq2Seq(cfg)
-    expected = model.state_dict()
+    expected = _expected_shapes(cfg)
     try:
         with safe_open(str(path), framework="pt") as f:
             names = set(f.keys())
@@ -141,20 +152,32 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
                     f"{path.name}: the weights do not fit the architecture in its config "
                     f"(missing {missing}, unexpected {extra})"
                 )
-            state = {}
-            for name in names:
-                tensor = f.get_tensor(name)
-                if tensor.shape != expected[name].shape:
+            for name in sorted(names):  # shapes from the file's header: nothing is read or allocated yet
+                shape = list(f.get_slice(name).get_shape())
+                if shape != expected[name]:
                     raise CheckpointError(
-                        f"{path.name}: weight {name} has shape {list(tensor.shape)}, "
-                        f"the config needs {list(expected[name].shape)}"
+                        f"{path.name}: weight {name} has shape {shape}, the config needs {expected[name]}; "
+                        "the config or the weights were edited"
                     )
-                state[name] = tensor.to(expected[name].dtype)
+            state = {name: f.get_tensor(name).float() for name in names}
     except (SafetensorError, OSError, RuntimeError) as e:
         raise CheckpointError(f"{path.name}: the weights cannot be read (corrupt or truncated): {e}") from e
+    bad = sorted(name for name, tensor in state.items() if not torch.isfinite(tensor).all())
+    if bad:
+        raise CheckpointError(
+            f"{path.name}: weights {bad[:3]} hold NaN or infinite values (training diverged or the file "
+            "was damaged); retrain with a lower learning rate or load an earlier checkpoint"
+        )
+    model = Seq2Seq(cfg)
     model.load_state_dict(state)
     model.to(device)
     meta = header.get("meta") or {}
     if not isinstance(meta, dict):
         raise CheckpointError(f"{path.name}: 'meta' must be a JSON object")
     return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, meta)
+
+
+def _expected_shapes(cfg: ModelConfig) -> dict[str, list[int]]:
+    """The weight shapes ``cfg`` needs, from a model on the meta device (no memory allocated)."""
+    with torch.device("meta"):
+        return {name: list(t.shape) for name, t in Seq2Seq(cfg).state_dict().items()}

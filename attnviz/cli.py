@@ -1,7 +1,9 @@
 """``python -m attnviz``: list, translate, align, train, evaluate, data, bench.
 
-Exit codes: 0 on success, 2 with a one-line message on stderr for bad input, a bad data file
-or a bad checkpoint (argparse uses 2 for bad flags too). Never a traceback for a user mistake.
+Exit codes: 0 on success, 2 with a one-line message on stderr for bad input, a bad data file,
+a bad checkpoint or running out of memory (argparse uses 2 for bad flags too). Never a
+traceback for a user mistake. ``train`` never writes into ``pretrained/`` and never overwrites
+a file without ``--force``; it checks the output path before training starts.
 """
 
 from __future__ import annotations
@@ -9,15 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from attnviz import bench, catalog
+from attnviz import bench, catalog, files
 from attnviz.attention import SCORES
 from attnviz.config import ENCODERS, STYLES
 from attnviz.data import cli as data_cli
-from attnviz.data.spec import TASKS, load_corpus, pair_options
-from attnviz.errors import AttnvizError
+from attnviz.data.spec import TASKS
+from attnviz.errors import AttnvizError, ConfigError
 
 
 def _ranged(kind: type, lo: float, hi: float) -> Callable[[str], float]:
@@ -111,7 +114,24 @@ def _recipe_from_args(args):
         recipe.max_vocab = args.max_vocab
     if args.name:
         recipe.name = args.name
+    recipe.name = files.slugify(recipe.name)  # a name is a file stem, never a path
     return Recipe(**recipe.to_dict())  # re-validate
+
+
+def _output_path(args, recipe) -> Path:
+    """The checkpoint path, checked before any training (suffix, folder, pretrained/, existing file)."""
+    from attnviz.recipe import unfinished
+
+    out = Path(args.out) if args.out else catalog.models_dir() / f"{recipe.name}{files.SUFFIX}"
+    resuming = bool(args.resume) and unfinished(recipe, out) is not None
+    if args.resume and out.exists() and not resuming and not args.force:
+        raise ConfigError(
+            f"{out} holds no unfinished training of this recipe to resume; drop --resume and choose another "
+            "--name or --out, or add --force to overwrite it"
+        )
+    files.check_output(out, force=args.force, resuming=resuming)
+    files.clean_stale_temp(out.parent)
+    return out
 
 
 def cmd_train(args) -> int:
@@ -122,7 +142,7 @@ def cmd_train(args) -> int:
     if not args.recipe and not args.data:
         raise AttnvizError("name what to train on: --data SPEC (e.g. --data dates) or --recipe FILE")
     recipe = _recipe_from_args(args)
-    out = Path(args.out) if args.out else catalog.models_dir() / f"{recipe.name}.safetensors"
+    out = _output_path(args, recipe)
     bar = None
 
     def report(p) -> None:
@@ -149,24 +169,22 @@ def cmd_train(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from attnviz.evaluate import evaluate
+    from attnviz.evaluate import evaluate_checkpoints
 
-    model = catalog.load(args.model, roots=catalog.model_roots(include_cwd=True))
-    spec = args.data or model.meta.get("task")
-    if not spec:
-        raise AttnvizError("this model does not name its task; give --data SPEC")
-    # the model's own task is rebuilt with the options it was trained with (same test split)
-    options = {} if args.data else (model.meta.get("recipe_full") or {}).get("data_options", {})
-    corpus = load_corpus(spec, **pair_options(options))
-    pairs = corpus.split(args.split)[: args.n] if args.n else corpus.split(args.split)
-    report = evaluate(model, pairs, beam_size=args.beam, replace_unk=not args.keep_unk)
-    result = {"model": args.model, "data": spec, "split": args.split, **report.to_dict()}
+    done = evaluate_checkpoints(
+        args.model, data=args.data, split=args.split, n=args.n, beam_size=args.beam,
+        replace_unk=not args.keep_unk, roots=catalog.model_roots(include_cwd=True),
+    )  # fmt: skip
+    if len(args.model) == 1 and done.errors:
+        raise AttnvizError(done.errors[0]["error"])
     if args.json:
-        _print_json(result)
+        _print_json(done.rows[0] if len(args.model) == 1 else {"results": done.rows, "errors": done.errors})
     else:
-        for key, value in result.items():
-            print(f"{key:>12}: {value}")
-    return 0
+        for k, row in enumerate(done.rows):
+            print("\n" * (k > 0) + "\n".join(f"{key:>12}: {value}" for key, value in row.items()))
+    for error in done.errors:  # the rows above are kept; each broken model is one line here
+        print(f"attnviz evaluate: error: {error['model']}: {error['error']}", file=sys.stderr)
+    return 2 if done.errors else 0
 
 
 def cmd_leaderboard(args) -> int:
@@ -232,7 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-vocab", type=int_in(5, 1_000_000))
     p.add_argument("--max-steps", type=int_in(1, 10_000_000))
     p.add_argument("--device", help="cpu, cuda or mps (default: the best available)")
-    p.add_argument("--out", help="checkpoint path (default: models/NAME.safetensors)")
+    p.add_argument("--out", help="checkpoint path (default: models/NAME.safetensors); never inside pretrained/")
+    p.add_argument("--force", action="store_true", help="overwrite --out (or models/NAME.safetensors) if it exists")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted training of the same recipe at --out from its last epoch")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -240,7 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("evaluate", help="BLEU, exact match, AER and entropy of a model")
-    p.add_argument("--model", required=True)
+    p.add_argument("--model", required=True, action="append",
+                   help="a model name or checkpoint path; repeat it to evaluate several (a broken one is reported, "
+                   "the others still measured)")  # fmt: skip
     p.add_argument("--data", help="a data spec (default: the model's own task)")
     p.add_argument("--split", default="test", choices=["train", "valid", "test"])
     p.add_argument("--n", type=int_in(1, 1_000_000), default=None, help="evaluate the first N pairs only")
@@ -268,13 +289,41 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", catalog.ModelWarning)
+            warnings.showwarning = _warn_one_line(args.command)
+            return args.func(args)
     except AttnvizError as e:
         print(f"attnviz {args.command}: error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
         print(f"attnviz {args.command}: error: {e.strerror or e}: {e.filename or ''}", file=sys.stderr)
         return 2
+    except (MemoryError, RuntimeError) as e:
+        if not _out_of_memory(e):
+            raise  # a bug: keep the traceback
+        detail = " ".join(str(e).split())[:200]
+        print(f"attnviz {args.command}: error: out of memory ({detail}); use smaller sizes (--hidden, --emb, "
+              "--batch, --len, --vocab) or a machine with more memory", file=sys.stderr)  # fmt: skip
+        return 2
     except KeyboardInterrupt:
         print(f"attnviz {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _out_of_memory(e: BaseException) -> bool:
+    """MemoryError, torch's OutOfMemoryError, or the CPU allocator's RuntimeError."""
+    torch = sys.modules.get("torch")
+    if isinstance(e, MemoryError) or (torch is not None and isinstance(e, torch.OutOfMemoryError)):
+        return True
+    text = str(e).lower()
+    return "out of memory" in text or "can't allocate memory" in text or "cannot allocate memory" in text
+
+
+def _warn_one_line(command: str):
+    """``warnings.showwarning`` for the CLI: a skipped model is one line on stderr."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        print(f"attnviz {command}: warning: {message}", file=sys.stderr)
+
+    return show

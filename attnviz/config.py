@@ -12,6 +12,9 @@ from attnviz.errors import CheckpointError, ConfigError
 STYLES = ("bahdanau", "luong")
 ENCODERS = ("gru", "lstm", "transformer")
 CELLS = ("gru", "lstm")
+DEVICES = ("cpu", "cuda", "mps")
+_KINDS = {"int": (int, "a whole number"), "float": ((int, float), "a number"), "bool": (bool, "true or false"),
+          "str": (str, "a string")}  # fmt: skip
 
 
 @dataclass
@@ -41,6 +44,7 @@ class ModelConfig:
     def __post_init__(self) -> None:
         from attnviz.attention import get_score
 
+        self._check_types()
         get_score(self.score)
         get_score(self.local_content)
         for name, allowed in (("style", STYLES), ("encoder", ENCODERS), ("cell", CELLS)):
@@ -62,6 +66,15 @@ class ModelConfig:
             raise ConfigError("input_feeding belongs to the Luong decoder; set style='luong' or drop it")
         if self.encoder == "transformer" and self.emb_dim % self.heads:
             raise ConfigError(f"emb_dim ({self.emb_dim}) must be divisible by heads ({self.heads})")
+
+    def _check_types(self) -> None:
+        """JSON types first, so a checkpoint's ``"hidden_dim": true`` is an error, not a TypeError."""
+        for f in fields(self):
+            value, kind = getattr(self, f.name), _KINDS[f.type]
+            # bool is an int in Python, and JSON writes 0.1 but also 1 for a float
+            ok = isinstance(value, kind[0]) and (f.type == "bool" or not isinstance(value, bool))
+            if not ok:
+                raise ConfigError(f"{f.name} must be {kind[1]}, got {value!r} ({type(value).__name__})")
 
     @property
     def memory_dim(self) -> int:
@@ -96,6 +109,8 @@ def pick_device(override: str | None = None) -> torch.device:
             device = torch.device(override)
         except RuntimeError as e:
             raise ConfigError(f"unknown device {override!r}; use cpu, cuda or mps") from e
+        if device.type not in DEVICES:
+            raise ConfigError(f"attnviz cannot train or decode on device {override!r}; use cpu, cuda or mps")
         if device.type == "cuda" and not torch.cuda.is_available():
             raise ConfigError("device 'cuda' was asked for but no CUDA GPU is available; use cpu")
         return device

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from attnviz import metrics
 from attnviz.data.pairs import Pair
-from attnviz.errors import InputError
+from attnviz.errors import AttnvizError, InputError
 from attnviz.translator import Translator
 
 
@@ -106,3 +107,60 @@ def evaluate(
         skipped=skipped,
         examples=examples[:n_examples],
     )
+
+
+def own_pairs(translator: Translator, data: str | None = None, split: str = "test", n: int | None = None) -> list[Pair]:
+    """The first ``n`` pairs of a split of ``data``, or of the model's own task rebuilt with the
+    data options it was trained with (the same test split)."""
+    from attnviz.data.spec import load_corpus, pair_options
+    from attnviz.errors import ConfigError
+
+    recipe = translator.meta.get("recipe_full") or {}
+    spec = data or recipe.get("data") or translator.meta.get("task")
+    if not spec:
+        raise ConfigError("this model does not name its data; give a data spec (--data SPEC)")
+    options = {} if data else recipe.get("data_options", {})
+    pairs = load_corpus(spec, **pair_options(options)).split(split)
+    return pairs[:n] if n else pairs
+
+
+@dataclass
+class BatchEvaluation:
+    """What :func:`evaluate_checkpoints` measured: one row per model that worked, one error per
+    model that did not (``{"model": name, "error": message}``)."""
+
+    rows: list[dict] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+
+
+def evaluate_checkpoints(
+    models: list[str],
+    data: str | None = None,
+    split: str = "test",
+    n: int | None = None,
+    beam_size: int = 1,
+    replace_unk: bool = True,
+    roots: list | None = None,
+    on_done: Callable[[int, str], None] | None = None,
+) -> BatchEvaluation:
+    """Evaluate each model (a name or a checkpoint path) on ``data`` or its own task; a broken
+    checkpoint, a missing data file or running out of memory is recorded in ``errors`` and the
+    next model is evaluated: rows already measured are never lost. ``on_done(k, model)`` is
+    called after each model (for a progress bar)."""
+    from attnviz import catalog
+
+    result = BatchEvaluation()
+    for k, name in enumerate(models):
+        try:
+            translator = catalog.load(name, roots=roots)
+            pairs = own_pairs(translator, data, split, n)
+            report = evaluate(translator, pairs, beam_size=beam_size, replace_unk=replace_unk)
+            spec = data or (translator.meta.get("recipe_full") or {}).get("data") or translator.meta.get("task")
+            result.rows.append({"model": name, "data": spec, "split": split, **report.to_dict()})
+        except (AttnvizError, OSError) as e:
+            result.errors.append({"model": name, "error": str(e)})
+        except (RuntimeError, MemoryError) as e:  # torch: out of memory, or a device that fails
+            result.errors.append({"model": name, "error": f"could not evaluate it ({type(e).__name__}: {e})"})
+        if on_done is not None:
+            on_done(k, name)
+    return result

@@ -9,25 +9,28 @@ page stopped polling (closed tab) stops itself after ``abandon_after`` seconds, 
 its ``is_alive`` callback says the session is gone.
 
 The model is trained into a hidden staging folder and moved into :func:`catalog.models_dir`
-only when it is complete, so Explore never lists a half-trained model.
+only when it is complete, so Explore never lists a half-trained model. Its name is reserved
+when the job is submitted (:func:`attnviz.files.reserve`), so two trainings named ``same`` end
+as ``same`` and ``same-2``. A run that a killed server left in the staging folder is listed,
+kept, resumed or discarded through :mod:`attnviz.stranded`.
+
+A model trained on a file (an upload) records its session as ``meta["owner"]``; other sessions
+then see it without its example sentence and data path (``catalog.list_models(viewer=...)``).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import time
-import unicodedata
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from attnviz import catalog
-from attnviz.checkpoint import SUFFIX
+from attnviz import catalog, files
 from attnviz.errors import AttnvizError, ConfigError
+from attnviz.files import STAGING, free_path, slugify
 from attnviz.recipe import Recipe, run_recipe
 from attnviz.trace import Alignment
 from attnviz.train import Progress
@@ -37,31 +40,21 @@ log = logging.getLogger(__name__)
 QUEUED, RUNNING, DONE, FAILED, STOPPED = "queued", "running", "done", "failed", "stopped"
 ACTIVE = (QUEUED, RUNNING)
 MAX_STEP_ROWS = 2000  # older step rows are thinned beyond this, so a long run stays cheap to draw
-STAGING = ".training"  # inside models_dir(); list_models only globs the folder itself
 
 
 class BusyError(AttnvizError):
     """The server already runs as many trainings as it allows, or this session runs one."""
 
 
-def slugify(name: str, max_len: int = 60) -> str:
-    """A safe file stem from a user's model name: ASCII letters, digits, ``-`` and ``_`` only."""
-    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_.")[:max_len].strip("-_")
-    if not slug:
-        raise ConfigError(f"the model name {name!r} has no letters or digits; give it a name such as 'dates-dot'")
-    return slug
+__all__ = ["STAGING", "BusyError", "JobRegistry", "JobSnapshot", "TrainingJob", "free_path", "slugify"]
 
 
-def free_path(folder: Path, stem: str) -> Path:
-    """``folder/stem.safetensors``, or ``stem-2``, ``stem-3`` ... when taken or a shipped name."""
-    shipped = {m.get("name") for m in catalog.read_manifest()}
-    for k in range(1, 1000):
-        candidate = stem if k == 1 else f"{stem}-{k}"
-        path = folder / f"{candidate}{SUFFIX}"
-        if candidate not in shipped and not path.exists():
-            return path
-    raise ConfigError(f"too many models named {stem!r}; pick another name")
+def is_file_spec(spec: str) -> bool:
+    """Whether a data spec reads a local file (in the app: an upload), not a task, Multi30k or the Hub."""
+    from attnviz.data.spec import TASKS
+
+    spec = spec.strip()
+    return not (spec in TASKS or spec.startswith(("multi30k-", "hf:")))
 
 
 def max_trainings() -> int:
@@ -106,10 +99,13 @@ class TrainingJob:
     """One training run in its own daemon thread. Create through :meth:`JobRegistry.submit`."""
 
     recipe: Recipe
-    out: Path
+    out: Path  # the reserved final path; the lock on its name is ``lock_fd``
     session_id: str
     abandon_after: float = 1800.0
     is_alive: Callable[[], bool] | None = None
+    lock_fd: int | None = None
+    resume: bool = False  # continue the stranded run in the staging folder
+    owner: str | None = None  # recorded as meta["owner"]
     status: str = QUEUED
     error: str | None = None
     result_path: Path | None = None
@@ -181,25 +177,35 @@ class TrainingJob:
             self.status, self.error, self.result_path = status, error, path
             self.finished = time.monotonic()
 
+    @property
+    def staging(self) -> Path:
+        return self.out.parent / STAGING / self.out.name
+
+    @property
+    def lock_path(self) -> Path:
+        return self.out.parent / STAGING / f"{self.out.stem}.lock"
+
     def _run(self) -> None:
         with self._lock:
             self.status = RUNNING
-        staging = self.out.parent / STAGING / f"{self.out.stem}-{uuid.uuid4().hex[:8]}{SUFFIX}"
+        staging, keep_staging = self.staging, self.resume
+        meta = {"owner": self.owner} if self.owner else None
         try:
-            run_recipe(self.recipe, staging, callback=self._report, should_stop=self.should_stop)
-            if self._stop.is_set() and not self.epochs:
+            run_recipe(self.recipe, staging, self._report, self.should_stop, resume=self.resume, meta=meta)
+            if self._stop.is_set() and not self.epochs and not self.resume:
                 self._finish(STOPPED, "stopped before the first epoch ended; nothing was saved")
                 return
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staging, self.out)
-            self._finish(STOPPED if self._stop.is_set() else DONE, path=self.out)
+            path = files.move_no_clobber(staging, self.out.parent, self.out.stem)
+            self._finish(STOPPED if self._stop.is_set() else DONE, path=path)
         except AttnvizError as e:
             self._finish(FAILED, str(e))
         except Exception as e:  # a bug: keep the server alive, show a short message, log the rest
             log.exception("training %s failed", self.out.stem)
             self._finish(FAILED, f"training failed unexpectedly ({type(e).__name__}: {e})")
         finally:
-            staging.unlink(missing_ok=True)
+            if not keep_staging:  # a resumed run that fails stays stranded, to be tried again or kept
+                staging.unlink(missing_ok=True)
+            files.release(self.lock_path, self.lock_fd)
 
 
 class JobRegistry:
@@ -229,12 +235,23 @@ class JobRegistry:
         recipe: Recipe,
         folder: Path | None = None,
         is_alive: Callable[[], bool] | None = None,
+        resume: str | None = None,
+        private: bool | None = None,
     ) -> TrainingJob:
-        """Start training ``recipe`` for a session, or raise :class:`BusyError` when full."""
+        """Start training ``recipe`` for a session, or raise :class:`BusyError` when full.
+
+        The model's name is reserved now (``name``, else ``name-2``, ...). ``resume`` names a
+        stranded run (see :func:`attnviz.stranded.stranded_runs`) to continue from its last
+        epoch; pass the recipe :func:`attnviz.stranded.resume_stranded` returned. ``private``
+        (default: when the data is a file, i.e. an upload) records ``session_id`` as the
+        model's owner, so other sessions do not see its example sentence and data path.
+        """
         folder = Path(folder) if folder is not None else catalog.models_dir()
         stem = slugify(recipe.name)
-        recipe = replace(recipe, name=stem, train={"num_threads": 1, **recipe.train})
-        recipe = Recipe(**recipe.to_dict())  # re-validate
+        if resume is None:
+            recipe = replace(recipe, name=stem, train={"num_threads": 1, **recipe.train})
+            recipe = Recipe(**recipe.to_dict())  # re-validate
+        private = is_file_spec(recipe.data) if private is None else private
         with self._lock:
             own = self._jobs.get(session_id)
             if own is not None and own.status in ACTIVE:
@@ -245,7 +262,16 @@ class JobRegistry:
                     f"the server already runs {running} training(s), its limit (ATTNVIZ_MAX_TRAININGS="
                     f"{self.max_jobs}); try again when one finishes"
                 )
-            job = TrainingJob(recipe, free_path(folder, stem), session_id, self.abandon_after, is_alive)
+            if resume is None:
+                out, fd = files.reserve(folder, stem)
+            else:
+                out = folder / f"{resume}{files.SUFFIX}"
+                fd = files.hold(folder / STAGING / f"{resume}.lock")
+                if fd is None or not (folder / STAGING / out.name).is_file():
+                    files.release(folder / STAGING / f"{resume}.lock", fd, remove=False)
+                    raise BusyError(f"the unfinished run {resume!r} is being resumed, kept or discarded elsewhere")
+            job = TrainingJob(recipe, out, session_id, self.abandon_after, is_alive, fd, resume is not None,
+                              session_id if private else None)  # fmt: skip
             self._jobs[session_id] = job
         job.start()
         return job

@@ -99,12 +99,14 @@ def run_recipe(
     should_stop: Callable[[], bool] | None = None,
     evaluate_split: str | None = "test",
     resume: bool = False,
+    meta: dict | None = None,
 ) -> Translator:
     """Load the data, build and train the model, measure it, and save it to ``out`` atomically.
 
     With ``out`` the checkpoint is also written after every epoch, so a crash loses at most
     one epoch of work; ``resume=True`` continues such an unfinished checkpoint of the same
-    recipe from its last saved epoch (see :func:`attnviz.train.fit`).
+    recipe from its last saved epoch (see :func:`attnviz.train.fit`). ``meta`` is stored in
+    the checkpoint's meta from the first save on (e.g. ``{"owner": session_id}``).
     """
     corpus = load_corpus(recipe.data, **recipe.data_options)
     progress = unfinished(recipe, out) if resume and out else None
@@ -116,6 +118,7 @@ def run_recipe(
             **recipe.model,
         )  # fmt: skip
     translator.meta["recipe_full"] = recipe.to_dict()
+    translator.meta.update(meta or {})
     train_cfg = TrainConfig(**recipe.train)
     on_epoch_end = (lambda tr, _result: save(tr, out, half=recipe.half)) if out else None
     result = fit(translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress)
