@@ -1,4 +1,4 @@
-"""Translation and alignment metrics: BLEU, exact match, AER and attention statistics.
+"""Translation and alignment metrics: BLEU, exact match, AER/precision/recall and attention statistics.
 
 Links are ``(source_index, target_index)`` pairs over the tokens *without* ``<eos>``, the same
 convention as Pharaoh ``i-j`` files and :meth:`attnviz.trace.Alignment.hard_links`.
@@ -7,6 +7,7 @@ convention as Pharaoh ``i-j`` files and :meth:`attnviz.trace.Alignment.hard_link
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import sacrebleu
@@ -42,18 +43,72 @@ def exact_match(hypotheses: list[str], references: list[str]) -> float:
     return sum(h.strip() == r.strip() for h, r in zip(hypotheses, references, strict=True)) / len(hypotheses)
 
 
-def aer(
+@dataclass(frozen=True)
+class AlignmentCounts:
+    """Link counts behind precision, recall and AER (Och & Ney 2003); they add up over sentences.
+
+    ``P`` is ``possible ∪ sure``, so ``S ⊆ P`` holds even when a data set lists only the extra
+    possible links. Empty denominators score as perfect: precision 1.0 with no predicted links,
+    recall 1.0 with no sure links, AER 0.0 with neither.
+    """
+
+    predicted: int = 0  # |A|
+    sure: int = 0  # |S|
+    predicted_sure: int = 0  # |A ∩ S|
+    predicted_possible: int = 0  # |A ∩ P|
+
+    def __add__(self, other: AlignmentCounts) -> AlignmentCounts:
+        return AlignmentCounts(
+            self.predicted + other.predicted,
+            self.sure + other.sure,
+            self.predicted_sure + other.predicted_sure,
+            self.predicted_possible + other.predicted_possible,
+        )
+
+    @property
+    def precision(self) -> float:
+        """``|A ∩ P| / |A|``."""
+        return self.predicted_possible / self.predicted if self.predicted else 1.0
+
+    @property
+    def recall(self) -> float:
+        """``|A ∩ S| / |S|``."""
+        return self.predicted_sure / self.sure if self.sure else 1.0
+
+    @property
+    def f1(self) -> float:
+        """Harmonic mean of precision and recall (with ``S = P`` it is ``1 - AER``)."""
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    @property
+    def aer(self) -> float:
+        """``1 - (|A ∩ S| + |A ∩ P|) / (|A| + |S|)``."""
+        total = self.predicted + self.sure
+        return 1.0 - (self.predicted_sure + self.predicted_possible) / total if total else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+            "aer": round(self.aer, 4),
+            "predicted": self.predicted,
+            "sure": self.sure,
+            "predicted_sure": self.predicted_sure,
+            "predicted_possible": self.predicted_possible,
+        }
+
+
+def alignment_counts(
     hard_links: Iterable[Iterable[Link]],
     sure: Iterable[Iterable[Link]],
     possible: Iterable[Iterable[Link]] | None = None,
-) -> float:
-    """Alignment error rate (Och & Ney 2003), summed over the corpus.
+) -> list[AlignmentCounts]:
+    """Per-sentence :class:`AlignmentCounts`; ``sum(counts, AlignmentCounts())`` is the corpus.
 
-    ``AER = 1 - (|A∩S| + |A∩P|) / (|A| + |S|)`` with ``A`` the predicted links, ``S`` the sure
-    and ``P`` the possible gold links. ``P`` is taken as ``possible ∪ sure`` so that ``P ⊇ S``
-    holds even when a data set lists only the extra possible links. ``possible=None`` means
-    ``P = S``. Each argument holds one link collection (set or list) per sentence. A corpus
-    with no predicted and no sure links scores 0.0.
+    Each argument holds one link collection (set or list) per sentence; ``possible=None``
+    means ``P = S``.
     """
     hyp = [set(a) for a in hard_links]
     sure_sets = [set(s) for s in sure]
@@ -63,15 +118,24 @@ def aer(
             f"AER needs one link set per sentence: got {len(hyp)} predicted, {len(sure_sets)} sure "
             f"and {len(poss_sets)} possible"
         )
-    a_s = a_p = n_a = n_s = 0
-    for a, s, p in zip(hyp, sure_sets, poss_sets, strict=True):
-        a_s += len(a & s)
-        a_p += len(a & (p | s))
-        n_a += len(a)
-        n_s += len(s)
-    if n_a + n_s == 0:
-        return 0.0
-    return 1.0 - (a_s + a_p) / (n_a + n_s)
+    return [
+        AlignmentCounts(len(a), len(s), len(a & s), len(a & (p | s)))
+        for a, s, p in zip(hyp, sure_sets, poss_sets, strict=True)
+    ]
+
+
+def aer(
+    hard_links: Iterable[Iterable[Link]],
+    sure: Iterable[Iterable[Link]],
+    possible: Iterable[Iterable[Link]] | None = None,
+) -> float:
+    """Alignment error rate (Och & Ney 2003), summed over the corpus.
+
+    ``AER = 1 - (|A∩S| + |A∩P|) / (|A| + |S|)`` with ``A`` the predicted links, ``S`` the sure
+    and ``P`` the possible gold links (see :class:`AlignmentCounts`). A corpus with no predicted
+    and no sure links scores 0.0.
+    """
+    return sum(alignment_counts(hard_links, sure, possible), AlignmentCounts()).aer
 
 
 def alignment_links(alignment: Alignment, n_source: int | None = None, n_target: int | None = None) -> set[Link]:
