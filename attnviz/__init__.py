@@ -7,10 +7,12 @@ The public API::
     al = model.translate("saturday 22nd of november 2026", beam_size=4)
     al.weights, al.scores, al.contexts, al.source_tokens, al.target_tokens, al.hypotheses
     model.align(source, reference)                       # forced decoding on a given target
+    cell = attnviz.cell_numbers(model, al, t=0, s=2)     # every number of one cell, from the parameters
 """
 
 from attnviz.attention import SCORES, Attention, Score, register
 from attnviz.catalog import list_models, load
+from attnviz.cellmath import CellMath, cell_numbers, latex_lines
 from attnviz.checkpoint import load_checkpoint, save
 from attnviz.config import ModelConfig, pick_device
 from attnviz.data.spec import TASKS, load_corpus
@@ -28,6 +30,7 @@ __all__ = [
     "Alignment",
     "Attention",
     "AttnvizError",
+    "CellMath",
     "CheckpointError",
     "ConfigError",
     "DataError",
@@ -42,8 +45,10 @@ __all__ = [
     "Translator",
     "build_model",
     "build_translator",
+    "cell_numbers",
     "evaluate",
     "fit",
+    "latex_lines",
     "list_models",
     "load",
     "load_checkpoint",

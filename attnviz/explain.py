@@ -1,20 +1,25 @@
 """Numbers for the Learn page: attention worked out by hand, and what each score function learns.
 
-Pure NumPy (plus building a throw-away :class:`~attnviz.attention.Attention` to count its
-parameters), so the page shows the same arithmetic a reader would do on paper.
+The worked example runs a throw-away :class:`~attnviz.attention.Attention` (float64) whose
+parameters are the small matrices the user typed, and writes each score's intermediates with
+the same code and formatting as the math panel of a real cell (:mod:`attnviz.cellmath`).
 """
 
 from __future__ import annotations
 
 import inspect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+import torch
 
 from attnviz.attention import SCORES, Attention, get_score
+from attnviz.cellmath import Step, matrix, num, score_steps, vector, weight_steps
 from attnviz.errors import InputError
 
+# The scores the Learn page's current hand-written rendering supports; worked_example and
+# worked_lines take every registered score (all_scores()).
 WORKED_SCORES = ("dot", "scaled_dot", "general")
 
 
@@ -77,37 +82,115 @@ class WorkedExample:
 
     query: np.ndarray  # [d]
     keys: np.ndarray  # [S, d]
-    transformed: np.ndarray  # [S, d] W_a h̄_s for general, the keys otherwise
-    scores: np.ndarray  # [S]
-    exps: np.ndarray  # [S] exp(score - max)
-    weights: np.ndarray  # [S] softmax
+    transformed: np.ndarray  # [S, *] the score's projection of the keys (W_a h̄_s, U_a h̄_s), else the keys
+    scores: np.ndarray  # [S] raw scores; -inf outside a local window
+    exps: np.ndarray  # [S] exp(score - max), 0 outside a local window
+    weights: np.ndarray  # [S] softmax (local-p: times the Gaussian)
     context: np.ndarray  # [d] sum_s a_s h̄_s
+    score: str = "dot"
+    parameters: dict[str, np.ndarray] = field(default_factory=dict)  # by their names in the formula
+    steps: list[list[Step]] = field(default_factory=list)  # per key: from the key to e_s, then to a_s
+    position: float | None = None  # p_t of local attention
+    window: int | None = None  # D of local attention
+    step: int = 0  # the decoder step t (local-m puts its window at p_t = t)
+
+
+def default_parameters(score: str, dim: int, n_keys: int, attn_dim: int | None = None) -> dict[str, np.ndarray]:
+    """Easy numbers to start from, for the parameters of ``score`` on ``dim``-sized vectors and
+    ``n_keys`` keys: ones on the (wrapped) diagonal of each matrix, ones in each vector."""
+    layer = Attention(score, dim, dim, attn_dim or dim, max_src_len=n_keys)
+    out = {}
+    for name, p in layer.score.formula_parameters().items():
+        if p.dim() == 1:
+            out[name] = np.ones(p.shape)
+        else:
+            rows, cols = p.shape  # [out, in]: concat's [A, 2d] starts as [I | I]
+            out[name] = np.equal.outer(np.arange(rows) % cols, np.arange(cols) % rows).astype(np.float64)
+    return out
 
 
 def worked_example(
-    query: list[float], keys: list[list[float]], score: str = "dot", W: list[list[float]] | None = None
+    query: list[float],
+    keys: list[list[float]],
+    score: str = "dot",
+    W: list[list[float]] | None = None,
+    parameters: dict[str, list] | None = None,
+    window: int = 2,
+    step: int = 0,
 ) -> WorkedExample:
-    """Score, softmax and context vector for one query against a few keys (values = keys)."""
-    if score not in WORKED_SCORES:
-        raise InputError(f"the worked example covers {', '.join(WORKED_SCORES)}, not {score!r}")
+    """Score, softmax and context vector for one query against a few keys (values = keys).
+
+    ``parameters`` maps the formula's names (``W_a``, ``U_a``, ``v_a``, ``W_p``, ``v_p``) to
+    matrices (lists of rows) or vectors; missing ones take :func:`default_parameters`. A ``v_*``
+    vector of length ``A`` sets the inner size ``A`` (default: the query's size). ``W`` is
+    ``W_a`` (the page's general example). ``window`` is local attention's ``D``, ``step`` its ``t``.
+    """
+    get_score(score)
     q = np.asarray(query, dtype=np.float64)  # [d]
     if not keys:
         raise InputError("give at least one key vector")
     if any(len(k) != len(q) for k in keys):
         raise InputError(f"every key needs {len(q)} numbers, like the query")
     k = np.asarray(keys, dtype=np.float64)  # [S, d]
-    transformed = k
-    if score == "general":
-        w = np.eye(len(q)) if W is None else np.asarray(W, dtype=np.float64)
-        if w.shape != (len(q), len(q)):
-            raise InputError(f"W_a must be {len(q)} × {len(q)} (rows separated by ';')")
-        transformed = k @ w.T  # [S, d]: W_a h̄_s
-    scores = transformed @ q  # [S]
-    if score == "scaled_dot":
-        scores = scores / math.sqrt(len(q))
-    exps = np.exp(scores - scores.max())  # [S], shifted for stability; the softmax is unchanged
-    weights = exps / exps.sum()
-    return WorkedExample(q, k, transformed, scores, exps, weights, weights @ k)
+    given = {**({"W_a": W} if W is not None else {}), **(parameters or {})}
+    given = {name: _array(value, name) for name, value in given.items()}
+    attn_dim = next((len(v) for name, v in given.items() if name.startswith("v") and v.ndim == 1), len(q))
+    layer = Attention(score, len(q), len(q), attn_dim, max_src_len=len(k), window=window).double()
+    values = {**default_parameters(score, len(q), len(k), attn_dim), **given}
+    layer.score.set_formula_parameters({name: torch.from_numpy(v) for name, v in values.items()})
+
+    query_t, keys_t = torch.from_numpy(q), torch.from_numpy(k)
+    with torch.no_grad():
+        memory = layer.prepare(keys_t.unsqueeze(0), torch.ones(1, len(k), dtype=torch.bool))
+        out = layer(query_t.view(1, 1, -1), memory, torch.tensor([step]))  # T = 1
+        scores = out.scores[0, 0]  # [S]
+        position = None if out.positions is None else float(out.positions[0, 0])
+        steps = [
+            score_steps(layer, query_t, keys_t, step, s, "h_t", scores, position)
+            + weight_steps(layer, scores, step, s, position)
+            for s in range(len(k))
+        ]
+    finite = scores[torch.isfinite(scores)]
+    return WorkedExample(
+        query=q,
+        keys=k,
+        transformed=memory.cache[0].numpy(),
+        scores=scores.numpy(),
+        exps=torch.exp(scores - finite.max()).numpy(),  # shifted for stability; the softmax is unchanged
+        weights=out.weights[0, 0].numpy(),
+        context=out.context[0, 0].numpy(),
+        score=score,
+        parameters={name: p.detach().numpy().copy() for name, p in layer.score.formula_parameters().items()},
+        steps=steps,
+        position=position,
+        window=layer.window if layer.is_local else None,
+        step=step,
+    )
+
+
+def _array(value, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except ValueError:
+        raise InputError(f"the rows of {name} must all have the same length") from None
+    if array.ndim not in (1, 2) or not np.all(np.isfinite(array)):
+        raise InputError(f"{name} must be a vector or a matrix of finite numbers (rows separated by ';')")
+    return array
+
+
+def worked_lines(ex: WorkedExample) -> dict[str, list[str]]:
+    """The worked example in LaTeX, by section: the parameters, each key's score, each weight,
+    the context vector. The same steps and formatting as the math panel of a real cell."""
+    params = [rf"{name} = {matrix(p) if p.ndim == 2 else vector(p)}"
+              for name, p in ex.parameters.items()]  # fmt: skip
+    score_lines, weight_lines = [rf"h_t = {vector(ex.query)}"], []
+    for steps in ex.steps:
+        cut = next(i for i, s in enumerate(steps) if s.label == "e") + 1  # score steps end at e
+        score_lines += [s.latex for s in steps[:cut] if s.latex not in score_lines]  # query-side terms once
+        weight_lines += [s.latex for s in steps[cut:]]
+    terms = " + ".join(rf"{num(a)} \cdot {vector(k)}" for a, k in zip(ex.weights, ex.keys, strict=True))
+    context = [rf"c_{{{ex.step}}} = \sum_s a_{{{ex.step},s}} \bar h_s = {terms} = {vector(ex.context)}"]
+    return {"parameters": params, "score": score_lines, "weights": weight_lines, "context": context}
 
 
 def all_scores() -> list[str]:
