@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from attnviz import bench, catalog, files
+from attnviz import align_cli, bench, catalog, files
 from attnviz.attention import SCORES
 from attnviz.config import ENCODERS, STYLES
 from attnviz.data import cli as data_cli
@@ -84,6 +84,8 @@ def cmd_translate(args) -> int:
 
 
 def cmd_align(args) -> int:
+    if args.method or args.reverse_model:
+        return align_cli.run_align(args)
     model = catalog.load(args.model, roots=catalog.model_roots(include_cwd=True))
     al = model.align(args.source, args.target)
     if args.json:
@@ -225,9 +227,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("align", help="force the decoder through a translation and show its attention")
     p.add_argument("--model", required=True)
     p.add_argument("--json", action="store_true")
+    align_cli.add_method_arguments(p, default=None)
     p.add_argument("source")
     p.add_argument("target")
     p.set_defaults(func=cmd_align)
+
+    p = sub.add_parser("align-eval", help="precision, recall and AER of attention links against a gold file")
+    align_cli.add_eval_arguments(p)
+    p.set_defaults(func=align_cli.run_eval)
 
     p = sub.add_parser("train", help="train a model from a recipe or from flags")
     p.add_argument("--recipe", help="a recipe JSON file (flags below override it)")
