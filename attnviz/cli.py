@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from attnviz import align_cli, bench, catalog, files
+from attnviz import align_cli, attribution_cli, bench, catalog, files
 from attnviz.attention import SCORES
 from attnviz.config import ENCODERS, STYLES
 from attnviz.data import cli as data_cli
@@ -289,6 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="training and decoding speed on random data")
     bench.add_arguments(p)
     p.set_defaults(func=bench.run)
+
+    p = sub.add_parser("attribute", help="gradient attributions of each output token to the source, beside attention")
+    attribution_cli.add_arguments(p)
+    p.set_defaults(func=attribution_cli.run)
     return parser
 
 

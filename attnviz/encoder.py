@@ -69,10 +69,11 @@ class RNNEncoder(nn.Module):
             return _VF.lstm(x, (h0, h0), weights, True, 1, 0.0, self.training, False, True)[0]
         return _VF.gru(x, h0, weights, True, 1, 0.0, self.training, False, True)[0]
 
-    def forward(self, src: Tensor, lengths: Tensor) -> EncoderOutput:
-        """src ``[B, S]`` token ids, lengths ``[B]``."""
+    def forward(self, src: Tensor, lengths: Tensor, embedded: Tensor | None = None) -> EncoderOutput:
+        """src ``[B, S]`` token ids, lengths ``[B]``; ``embedded`` ``[B, S, E]`` replaces
+        ``embedding(src)`` (gradient attributions on the source embeddings)."""
         lengths = lengths.to(src.device)
-        x = self.dropout(self.embedding(src))  # [B, S, E]
+        x = self.dropout(self.embedding(src) if embedded is None else embedded)  # [B, S, E]
         keep = (src != PAD_ID).unsqueeze(-1).to(x.dtype)  # [B, S, 1]
         last = (lengths - 1).view(-1, 1, 1)  # [B, 1, 1] position of each row's last token
         rev = reverse_index(lengths, src.size(1)).unsqueeze(-1) if self.directions == 2 else None  # [B, S, 1]
@@ -126,9 +127,10 @@ class TransformerEncoder(nn.Module):
         table[:, 1::2] = torch.cos(position * freq[: dim // 2])
         self.register_buffer("positions", table, persistent=False)  # [P, D]
 
-    def forward(self, src: Tensor, lengths: Tensor) -> EncoderOutput:
+    def forward(self, src: Tensor, lengths: Tensor, embedded: Tensor | None = None) -> EncoderOutput:
         pad_mask = src == PAD_ID  # [B, S]
-        x = self.dropout(self.embedding(src) * self.scale + self.positions[: src.size(1)])  # [B, S, D]
+        emb = self.embedding(src) if embedded is None else embedded  # [B, S, D]
+        x = self.dropout(emb * self.scale + self.positions[: src.size(1)])  # [B, S, D]
         maps = []
         for layer in self.layers:
             x, m = layer(x, pad_mask)

@@ -33,9 +33,10 @@ class Seq2Seq(nn.Module):
         self.encoder = build_encoder(cfg)
         self.decoder = build_decoder(cfg, self.encoder.summary_dim)
 
-    def encode(self, src: Tensor, lengths: Tensor) -> Encoded:
-        """src ``[B, S]`` ids (padded with PAD_ID), lengths ``[B]``."""
-        enc = self.encoder(src, lengths)
+    def encode(self, src: Tensor, lengths: Tensor, embedded: Tensor | None = None) -> Encoded:
+        """src ``[B, S]`` ids (padded with PAD_ID), lengths ``[B]``; ``embedded`` ``[B, S, E]``
+        stands in for the source embeddings (they stay the input of attribution methods)."""
+        enc = self.encoder(src, lengths, embedded)
         memory = self.decoder.attention.prepare(enc.memory, src != PAD_ID)
         return Encoded(enc, memory, self.decoder.init_state(enc.summary))
 
