@@ -162,6 +162,8 @@ def cmd_train(args) -> int:
     translator = run_recipe(recipe, out, callback=report, resume=args.resume)
     if bar is not None:
         bar.close()
+    for note in translator.meta.get("data_notes") or []:  # pairs dropped when the corpus was built
+        print(f"note: {note}", file=sys.stderr)
     summary = {"path": str(out), "metrics": translator.meta.get("metrics"), "seconds": translator.meta["train_seconds"]}
     if args.json:
         _print_json(summary)

@@ -196,18 +196,57 @@ def _columns(path: Path, fmt: str, available: list[str], wanted: list[str]) -> N
             'row such as en,de, or write one JSON record per line such as {"en": "...", "de": "..."}.'
         )
     for column in wanted:
-        if column.split(".")[0] not in available:
+        if column not in available and column.split(".")[0] not in available:  # an exact name wins
             raise DataError(
                 f"{path} has no column {column!r}; its columns are {available}. "
                 f"Name the right ones, e.g. {path.name}?src={available[0]}&tgt={available[-1]}."
             )
 
 
-def _field(record: dict, column: str) -> str:
-    value = record
-    for part in column.split("."):  # "translation.de" reads nested records
-        value = value.get(part) if isinstance(value, dict) else None
-    return "" if value is None else str(value)
+def _field(record: dict, column: str, where: str) -> str:
+    """The text of ``column`` in a record: an exact column name first (``en.txt``), else a
+    nested field (``translation.de``). Anything but text is refused with what to name instead."""
+    if column in record:
+        value = record[column]
+    else:
+        value = record
+        for part in column.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+    if value is None or isinstance(value, str):
+        return value or ""
+    if isinstance(value, dict):
+        fields = ", ".join(f"{column}.{key}" for key in value)
+        raise DataError(f"{where}: column {column!r} holds nested fields, not text; name one of them: {fields}")
+    raise DataError(
+        f"{where}: column {column!r} holds {type(value).__name__} values such as {str(value)[:40]!r}, not text; "
+        "name a text column, or convert this one to text first"
+    )
+
+
+def _rows(records, source_column: str, target_column: str, where: str, first: int, unit: str = "line") -> RawPairs:
+    rows = []
+    for i, record in enumerate(records):
+        at = f"{where}, {unit} {i + first}"
+        rows.append((_field(record, source_column, at), _field(record, target_column, at)))
+    return rows
+
+
+def _text_columns(path: Path, schema, wanted: list[str]) -> None:
+    """Refuse Parquet columns that are not text (numbers, lists, bytes would silently become text)."""
+    import pyarrow as pa
+
+    for column in wanted:
+        if column not in schema.names:
+            continue  # a nested field: checked row by row
+        kind = schema.field(column).type
+        if pa.types.is_struct(kind):
+            fields = ", ".join(f"{column}.{kind.field(i).name}" for i in range(kind.num_fields))
+            raise DataError(f"{path}: column {column!r} holds nested fields, not text; name one of them: {fields}")
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            raise DataError(
+                f"{path}: column {column!r} holds {kind} values, not text; name a text column, or write this "
+                "one as strings (e.g. df[col] = df[col].astype(str))"
+            )
 
 
 def table_format(path: str | Path, fmt: str | None = None) -> str:
@@ -266,15 +305,16 @@ def load_table(
         import pyarrow.parquet as pq
 
         try:
-            names = pq.read_schema(path).names
+            schema = pq.read_schema(path)
         except Exception as e:
             raise DataError(f"{path} is not a readable Parquet file ({e}); write it again.") from e
-        _columns(path, fmt, names, [source_column, target_column])
+        _columns(path, fmt, schema.names, [source_column, target_column])
+        _text_columns(path, schema, [source_column, target_column])
     builder = "csv" if fmt == "tsv" else fmt
     records = _load(builder, {"train": str(path)}, **kwargs)["train"]
     if fmt == "json":
         _columns(path, fmt, list(records.column_names), [source_column, target_column])
-    rows = [(_field(r, source_column), _field(r, target_column)) for r in records]
+    rows = _rows(records, source_column, target_column, str(path), first_line, "row" if fmt == "parquet" else "line")
     if not rows:
         raise DataError(f"{path} holds no rows; add some or pick another file.")
     notes: list[str] = []
@@ -328,6 +368,6 @@ def load_hub(
                 ) from e
             raise DataError(f"cannot load {name!r} (config {config!r}, split {split!r}) from the Hub: {e}") from e
     _columns(Path(f"hf:{name}"), "hub", list(records.column_names), [source_column, target_column])
-    rows = [(_field(r, source_column), _field(r, target_column)) for r in records]
+    rows = _rows(records, source_column, target_column, f"hf:{name}", 1, "row")
     notes: list[str] = []
     return _empty_rows(rows, f"hf:{name}", 1, empty, notes), notes

@@ -13,6 +13,10 @@ Spec grammar (one string, as typed in the CLI or the app)::
 Examples: ``multi30k-de-en``, ``multi30k-en-fr@/data/m30k``, ``pairs.tsv?src=en&tgt=de``,
 ``hf:wmt16?config=de-en&split=validation&src=translation.de&tgt=translation.en``.
 
+Real corpora drop pairs longer than ``MAX_TOKENS`` tokens on either side unless ``max_len``
+says otherwise (at most ``LONGEST_SOURCE``, the longest source a model can read), with a note,
+so one over-long row cannot fail a training after it started.
+
 Built-in tasks give ``n_valid`` and ``n_test`` pairs (test drawn first, so changing ``n_train``
 keeps the same test set); a single file or Hub split is shuffled with ``seed`` and cut into
 test, valid and train by ``test_fraction`` and ``valid_fraction`` unless ``n_test``/``n_valid``
@@ -52,6 +56,8 @@ _GENERATORS: dict[str, tuple[Callable[[int, int], list[Pair]], str]] = {
     "sort": (tasks.sort, "word"),
 }
 _EXAMPLES = {"dates": "saturday 22nd of november 2026", "toy-fr": toyfr.EXAMPLE, "sort": "h c a f c b"}
+MAX_TOKENS = 1000  # default length cap of real corpora (both sides)
+LONGEST_SOURCE = 1999  # ModelConfig.max_src_len (2000) minus <eos>
 _MULTI30K_RE = re.compile(r"^multi30k-([a-z]{2})-([a-z]{2})(?:@(.+))?$")
 
 
@@ -169,6 +175,8 @@ def load_corpus(
     for name, value in (("n_train", n_train), ("n_valid", n_valid), ("n_test", n_test)):
         if value is not None and value < 0:
             raise ConfigError(f"{name} must be 0 or more, got {value}")
+    if max_len is not None and not 1 <= max_len <= LONGEST_SOURCE:
+        raise ConfigError(f"max_len must be between 1 and {LONGEST_SOURCE} tokens (the longest source a model reads)")
     filters = {"min_len": min_len, "max_len": max_len}
     merges = _subword_sizes(subwords)
     if spec in _GENERATORS:
@@ -182,6 +190,7 @@ def load_corpus(
         )
         return _task(spec, sizes, seed, tokenizer, filters)
 
+    filters["max_len"] = MAX_TOKENS if max_len is None else max_len
     tokenizer = Tokenizer("word", lowercase=lowercase)
     target_tokenizer = tokenizer if target_lowercase is None else Tokenizer("word", lowercase=target_lowercase)
     notes: list[str] = []
@@ -275,4 +284,8 @@ def _with_subwords(corpus: Corpus, source_merges: int, target_merges: int) -> Co
 
     learned = [len(t.bpe.merges) if t.bpe else 0 for t in (src_tok, tgt_tok)]
     notes = [*corpus.notes, f"subword units: {learned[0]} source and {learned[1]} target BPE merges, learned on train"]
-    return Corpus(corpus.name, cut(corpus.train), cut(corpus.valid), cut(corpus.test), src_tok, tgt_tok, False, notes)
+    train = cut(corpus.train)
+    readable = [p for p in train if len(p.source_tokens) <= LONGEST_SOURCE]
+    if len(readable) < len(train):
+        notes.append(f"train: dropped {len(train) - len(readable)} pairs over {LONGEST_SOURCE} subword pieces")
+    return Corpus(corpus.name, readable, cut(corpus.valid), cut(corpus.test), src_tok, tgt_tok, False, notes)

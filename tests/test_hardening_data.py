@@ -1,0 +1,86 @@
+"""Security review fixes in data loading: dotted column names, nested fields, non-text
+columns, null JSON lines, and over-long pairs dropped (with a note) before training."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from attnviz.data.spec import LONGEST_SOURCE, MAX_TOKENS, load_corpus
+from attnviz.errors import ConfigError, DataError
+
+ROWS = [(f"ein satz {i}", f"a sentence {i}") for i in range(30)]
+
+
+def write_jsonl(path, records) -> str:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_an_exact_column_name_with_a_dot_wins(tmp_path):
+    path = tmp_path / "pairs.csv"
+    pd.DataFrame({"de.txt": [d for d, _ in ROWS], "en.txt": [e for _, e in ROWS]}).to_csv(path, index=False)
+    corpus = load_corpus(f"{path}?src=de.txt&tgt=en.txt")
+    assert corpus.train[0].source.startswith("ein satz") and corpus.train[0].target.startswith("a sentence")
+
+
+def test_nested_fields_are_offered_not_turned_into_text(tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{"translation": {"de": d, "en": e}} for d, e in ROWS])
+    with pytest.raises(DataError, match=r"line 1: column 'translation' holds nested fields.*translation\.de"):
+        load_corpus(f"{path}?src=translation&tgt=translation.en")
+    assert load_corpus(f"{path}?src=translation.de&tgt=translation.en").train[0].source.startswith("ein")
+
+
+def test_null_json_lines_name_the_line(tmp_path):
+    records = [{"de": d, "en": e} for d, e in ROWS[:3]]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join([json.dumps(records[0]), json.dumps(records[1]), "null", json.dumps(records[2])]))
+    with pytest.raises(DataError, match=r"pairs.jsonl, line 3: a record is null"):
+        load_corpus(f"{path}?src=de&tgt=en")
+
+
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [([7] * 30, "int64"), ([["a", "b"]] * 30, "list"), ([b"\x00\x01"] * 30, "binary")],
+)
+def test_parquet_columns_that_are_not_text_are_refused(tmp_path, values, kind):
+    path = tmp_path / "pairs.parquet"
+    pd.DataFrame({"de": [d for d, _ in ROWS], "en": values}).to_parquet(path)
+    with pytest.raises(DataError, match=rf"column 'en' holds {kind}.*not text"):
+        load_corpus(f"{path}?src=de&tgt=en")
+
+
+def test_json_numbers_are_refused_naming_the_line(tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{"de": d, "en": i} for i, (d, _) in enumerate(ROWS)])
+    with pytest.raises(DataError, match=r"line 1: column 'en' holds int values"):
+        load_corpus(f"{path}?src=de&tgt=en")
+
+
+def test_an_over_long_pair_is_dropped_with_a_note_before_training(tmp_path):
+    long_row = (" ".join(["wort"] * 2500), "a long one")
+    path = tmp_path / "pairs.tsv"
+    path.write_text("de\ten\n" + "".join(f"{d}\t{e}\n" for d, e in [*ROWS, long_row]), encoding="utf-8")
+    corpus = load_corpus(f"{path}?src=de&tgt=en")
+    assert len(corpus) == len(ROWS)
+    assert any(f"dropped 1 pairs outside 1..{MAX_TOKENS} tokens" in note for note in corpus.notes)
+    with pytest.raises(ConfigError, match=f"max_len must be between 1 and {LONGEST_SOURCE}"):
+        load_corpus(f"{path}?src=de&tgt=en", max_len=2500)
+
+
+def test_the_cli_reports_dropped_pairs(tmp_path, capsys, monkeypatch):
+    from attnviz.cli import main
+
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "models"))
+    path = tmp_path / "pairs.tsv"
+    long_row = (" ".join(["wort"] * 2500), "a long one")
+    path.write_text("de\ten\n" + "".join(f"{d}\t{e}\n" for d, e in [*ROWS, long_row]), encoding="utf-8")
+    code = main(["data", f"{path}?src=de&tgt=en", "--summary"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "dropped 1 pairs" in err and "dropped 1 pairs" in out
+    code = main(["train", "--data", f"{path}?src=de&tgt=en", "--quiet", "--epochs", "1", "--emb", "8", "--hidden", "8",
+                 "--attn", "8", "--batch", "32"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "note:" in err and "dropped 1 pairs" in err
