@@ -16,6 +16,7 @@ from attnviz.cellmath import CellMath, cell_numbers, latex_lines
 from attnviz.checkpoint import load_checkpoint, save
 from attnviz.config import ModelConfig, pick_device
 from attnviz.data.spec import TASKS, load_corpus
+from attnviz.devices import available_devices, bf16_supported
 from attnviz.errors import AttnvizError, CheckpointError, ConfigError, DataError, InputError
 from attnviz.evaluate import Evaluation, evaluate
 from attnviz.model import Seq2Seq, build_model
@@ -43,6 +44,8 @@ __all__ = [
     "Seq2Seq",
     "TrainConfig",
     "Translator",
+    "available_devices",
+    "bf16_supported",
     "build_model",
     "build_translator",
     "cell_numbers",

@@ -137,31 +137,18 @@ def _output_path(args, recipe) -> Path:
 
 
 def cmd_train(args) -> int:
-    from tqdm import tqdm
-
-    from attnviz.recipe import run_recipe
+    from attnviz import distributed
 
     if not args.recipe and not args.data:
         raise AttnvizError("name what to train on: --data SPEC (e.g. --data dates) or --recipe FILE")
     recipe = _recipe_from_args(args)
+    if args.precision:
+        recipe.train["precision"] = args.precision
     out = _output_path(args, recipe)
-    bar = None
-
-    def report(p) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(total=p.total_steps, disable=args.quiet, unit="step", file=sys.stderr)
-        bar.n = p.step
-        bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", acc=f"{p.accuracy:.3f}", refresh=False)
-        bar.refresh()
-        if p.kind == "epoch" and not args.quiet:
-            valid = f", valid loss {p.valid_loss:.3f}, acc {p.valid_accuracy:.3f}" if p.valid_loss is not None else ""
-            rate = f", lr {p.lr:.2e}" if p.lr is not None else ""
-            bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}, acc {p.accuracy:.3f}{valid}{rate}", file=sys.stderr)
-
-    translator = run_recipe(recipe, out, callback=report, resume=args.resume)
-    if bar is not None:
-        bar.close()
+    with distributed.start(recipe.train.get("device", "cpu")) if args.distributed else distributed.Group() as group:
+        translator = _train(args, recipe, out, group)
+    if not group.is_main:
+        return 0
     for note in translator.meta.get("data_notes") or []:  # pairs dropped when the corpus was built
         print(f"note: {note}", file=sys.stderr)
     summary = {"path": str(out), "metrics": translator.meta.get("metrics"), "seconds": translator.meta["train_seconds"]}
@@ -170,6 +157,34 @@ def cmd_train(args) -> int:
     else:
         print(f"saved {out}: {summary['metrics']}")
     return 0
+
+
+def _train(args, recipe, out: Path, group):
+    """run_recipe with a progress bar and epoch lines on stderr (rank 0 alone draws them)."""
+    from tqdm import tqdm
+
+    from attnviz.recipe import run_recipe
+
+    quiet, bar = args.quiet or not group.is_main, None
+
+    def report(p) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=p.total_steps, disable=quiet, unit="step", file=sys.stderr)
+            if not quiet:
+                bar.write(f"training on {p.hardware}", file=sys.stderr)
+        bar.n = p.step
+        bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", acc=f"{p.accuracy:.3f}", refresh=False)
+        bar.refresh()
+        if p.kind == "epoch" and not quiet:
+            valid = f", valid loss {p.valid_loss:.3f}, acc {p.valid_accuracy:.3f}" if p.valid_loss is not None else ""
+            rate = f", lr {p.lr:.2e}" if p.lr is not None else ""
+            bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}, acc {p.accuracy:.3f}{valid}{rate}", file=sys.stderr)
+
+    translator = run_recipe(recipe, out, callback=report, resume=args.resume, group=group)
+    if bar is not None:
+        bar.close()
+    return translator
 
 
 def cmd_evaluate(args) -> int:
@@ -258,7 +273,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-train", type=int_in(1, 10_000_000))
     p.add_argument("--max-vocab", type=int_in(5, 1_000_000))
     p.add_argument("--max-steps", type=int_in(1, 10_000_000))
-    p.add_argument("--device", help="cpu, cuda or mps (default: the best available)")
+    p.add_argument("--device", help="cpu (default), cuda, cuda:N, mps or auto (the first GPU, else the CPU)")
+    p.add_argument(
+        "--precision",
+        choices=["fp32", "bf16", "auto"],
+        help="fp32 (default), bf16 (mixed precision: GPUs, CPUs with AVX512-BF16 or AMX) or auto",
+    )
+    p.add_argument(
+        "--distributed",
+        action="store_true",
+        help="data-parallel over the processes of a torchrun job: "
+        "torchrun --nproc_per_node N -m attnviz train ... --distributed",
+    )
     p.add_argument("--out", help="checkpoint path (default: models/NAME.safetensors); never inside pretrained/")
     p.add_argument("--force", action="store_true", help="overwrite --out (or models/NAME.safetensors) if it exists")
     p.add_argument("--resume", action="store_true",

@@ -4,17 +4,15 @@ settings), stored as JSON in ``pretrained/recipes/`` and inside every checkpoint
 from __future__ import annotations
 
 import json
-import platform
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-
-import torch
 
 from attnviz.checkpoint import load_checkpoint, read_header, save
 from attnviz.config import ModelConfig
 from attnviz.data.pairs import Corpus
 from attnviz.data.spec import load_corpus
+from attnviz.distributed import Group
 from attnviz.errors import CheckpointError, ConfigError
 from attnviz.evaluate import evaluate
 from attnviz.train import Progress, TrainConfig, build_translator, fit
@@ -85,13 +83,6 @@ def unfinished(recipe: Recipe, out: str | Path) -> dict | None:
     return meta["progress"]
 
 
-def hardware() -> str:
-    if torch.cuda.is_available():
-        return torch.cuda.get_device_name(0)
-    threads = torch.get_num_threads()
-    return f"{platform.processor() or platform.machine()} CPU, {threads} thread{'s' if threads > 1 else ''}"
-
-
 def run_recipe(
     recipe: Recipe,
     out: str | Path | None = None,
@@ -100,14 +91,19 @@ def run_recipe(
     evaluate_split: str | None = "test",
     resume: bool = False,
     meta: dict | None = None,
+    group: Group | None = None,
 ) -> Translator:
     """Load the data, build and train the model, measure it, and save it to ``out`` atomically.
 
     With ``out`` the checkpoint is also written after every epoch, so a crash loses at most
     one epoch of work; ``resume=True`` continues such an unfinished checkpoint of the same
     recipe from its last saved epoch (see :func:`attnviz.train.fit`). ``meta`` is stored in
-    the checkpoint's meta from the first save on (e.g. ``{"owner": session_id}``).
+    the checkpoint's meta from the first save on (e.g. ``{"owner": session_id}``). With a
+    distributed ``group`` every rank trains, and rank 0 alone measures and saves.
     """
+    train_cfg = TrainConfig(**recipe.train)
+    train_cfg.hardware()  # no GPU or no bf16 here: say so before loading the data
+    main = group is None or group.is_main
     corpus = load_corpus(recipe.data, **recipe.data_options)
     progress = unfinished(recipe, out) if resume and out else None
     if progress:
@@ -119,14 +115,12 @@ def run_recipe(
         )  # fmt: skip
     translator.meta["recipe_full"] = recipe.to_dict()
     translator.meta.update(meta or {})
-    train_cfg = TrainConfig(**recipe.train)
     on_epoch_end = (lambda tr, _result: save(tr, out, half=recipe.half)) if out else None
-    result = fit(translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress)
+    result = fit(translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress, group=group)
     translator.meta.update(
         {
             "name": recipe.name,
             "recipe_full": recipe.to_dict(),
-            "hardware": hardware(),
             "train_seconds": round(result.seconds, 1),  # includes the epochs before a resume
             "history": result.history,
             "stopped": result.stopped,
@@ -134,9 +128,9 @@ def run_recipe(
             "data_notes": corpus.notes,
         }
     )
-    if evaluate_split and corpus.split(evaluate_split):
+    if evaluate_split and corpus.split(evaluate_split) and main:
         measure(translator, recipe, corpus, evaluate_split)
-    if out:
+    if out and main:
         save(translator, out, half=recipe.half)
     return translator
 

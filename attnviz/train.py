@@ -18,9 +18,11 @@ from dataclasses import asdict, dataclass, field
 import torch
 from torch import Tensor, nn
 
-from attnviz.config import ModelConfig, pick_device
+from attnviz.config import ModelConfig
 from attnviz.data.pairs import Corpus, Pair
 from attnviz.data.vocab import PAD_ID, Vocab
+from attnviz.devices import PRECISIONS, autocast, check_device_name, describe, training_device, training_precision
+from attnviz.distributed import Group
 from attnviz.errors import ConfigError, DataError
 from attnviz.loss import smoothed_cross_entropy
 from attnviz.model import build_model
@@ -48,7 +50,8 @@ class TrainConfig:
     seed: int = 0
     max_steps: int | None = None  # stop after this many optimiser steps in total
     probe: str | None = None  # a source sentence whose alignment is reported after each epoch
-    device: str | None = None
+    device: str = "cpu"  # cpu, cuda, cuda:N, mps or auto (attnviz.devices.available_devices())
+    precision: str = "fp32"  # "bf16": autocast mixed precision; "auto": bf16 on GPUs only (see attnviz.devices)
     num_threads: int | None = None  # torch threads for this (training) thread
     average_last: int = 0  # also try the mean of the weights at the last N epoch ends (checkpoint averaging)
 
@@ -65,10 +68,18 @@ class TrainConfig:
             "lr_floor": 0 <= self.lr_floor <= 1,
             "max_seconds": self.max_seconds is None or self.max_seconds > 0,
             "average_last": 0 <= self.average_last <= 100,
+            "precision": self.precision in PRECISIONS,
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
             raise ConfigError(f"training setting out of range: {', '.join(f'{k}={getattr(self, k)}' for k in bad)}")
+        check_device_name(self.device)
+
+    def hardware(self) -> tuple[torch.device, str]:
+        """The device and precision (``"fp32"`` or ``"bf16"``) this machine trains with; raises
+        ConfigError when it lacks what was asked for (a GPU, bf16 support)."""
+        device = training_device(self.device)
+        return device, training_precision(self.precision, device)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -90,6 +101,7 @@ class Progress:
     valid_loss: float | None = None
     valid_accuracy: float | None = None
     lr: float | None = None  # the learning rate of the last optimiser step
+    hardware: str | None = None  # what the training runs on, e.g. "AMD EPYC CPU, 1 thread"
     probe: Alignment | None = None
 
     def as_row(self) -> dict:
@@ -172,19 +184,22 @@ def _loss_and_accuracy(model, batch, device, smoothing: float, teacher_forcing: 
     scored = tgt[:, 1:] != PAD_ID  # [B, T] real target tokens: the output layer runs only there
     gold = tgt[:, 1:][scored]  # [N]
     logits = model(src, lengths, tgt[:, :-1], teacher_forcing, scored=scored).logits  # [N, V]
-    loss, predicted = smoothed_cross_entropy(logits, gold, smoothing, PAD_ID)
+    loss, predicted = smoothed_cross_entropy(logits.float(), gold, smoothing, PAD_ID)  # bf16 logits: loss in fp32
     return loss, int((predicted == gold).sum()), gold.numel()
 
 
 @torch.no_grad()
-def evaluate_loss(model: nn.Module, batches, device) -> tuple[float, float]:
-    """Mean token loss and accuracy over batches (teacher-forced, no dropout, no smoothing)."""
+def evaluate_loss(model: nn.Module, batches, device, group: Group | None = None) -> tuple[float, float]:
+    """Mean token loss and accuracy over batches (teacher-forced, no dropout, no smoothing, fp32);
+    with a distributed ``group`` each rank evaluates its part and the totals are summed."""
+    group = group or Group()
     was_training = model.training
     model.eval()
     total, correct, count = 0.0, 0, 0
-    for batch in batches:
+    for batch in group.part(batches):
         loss, c, n = _loss_and_accuracy(model, batch, device, 0.0, 1.0)
         total, correct, count = total + float(loss) * n, correct + c, count + n
+    total, correct, count = group.sum(total, correct, count)
     model.train(was_training)
     return total / max(count, 1), correct / max(count, 1)
 
@@ -202,13 +217,13 @@ def _linear(cfg: TrainConfig, step: int, total_steps: int, start: float) -> floa
     return max(cfg.lr_floor, 1.0 - (1.0 - cfg.lr_floor) * done)
 
 
-def _keep_average_if_better(model: nn.Module, snapshots, valid_batches, device, result: TrainResult) -> None:
+def _keep_average_if_better(model: nn.Module, snapshots, valid_batches, device, result: TrainResult, group) -> None:
     """Checkpoint averaging: load the mean of the epoch-end weights in ``snapshots`` if its
     validation loss beats the best single epoch's (recorded in ``result``)."""
     kept = {k: v.clone() for k, v in model.state_dict().items()}
     mean = {k: torch.stack([s[k] for s in snapshots]).mean(0).to(kept[k].dtype) for k in kept}
     model.load_state_dict(mean)
-    loss, _ = evaluate_loss(model, valid_batches, device)
+    loss, _ = evaluate_loss(model, valid_batches, device, group)
     if loss < result.best_valid_loss:
         result.best_valid_loss, result.averaged = loss, len(snapshots)
     else:
@@ -223,6 +238,7 @@ def fit(
     should_stop: Callable[[], bool] | None = None,
     on_epoch_end: Callable[[Translator, TrainResult], None] | None = None,
     resume: dict | None = None,
+    group: Group | None = None,
 ) -> TrainResult:
     """Train ``translator.model`` in place on ``corpus.train``; keep the best validation epoch.
 
@@ -231,15 +247,22 @@ def fit(
     checkpoint) continues from the next epoch with the saved weights: same epoch count,
     schedule position and time budget; Adam's moments start afresh, and the best weights are
     those of the saved epoch or a later, better one.
+
+    ``group`` (from :func:`attnviz.distributed.start`) trains this process's shard of every
+    batch with DistributedDataParallel; only its rank 0 calls ``callback`` and ``on_epoch_end``.
     """
+    group = group or Group()
     if cfg.num_threads:
         torch.set_num_threads(cfg.num_threads)
-    torch.manual_seed(cfg.seed)
+    torch.manual_seed(cfg.seed + group.rank)  # ranks draw different dropout masks
     resume = resume or {}
     first_epoch, step = int(resume.get("epoch", 0)) + 1, int(resume.get("step", 0))
     rng = random.Random(cfg.seed if first_epoch == 1 else cfg.seed * 1000 + first_epoch)
-    device = pick_device(cfg.device)
+    device, precision = cfg.hardware()
+    device = group.place(device)
+    hardware = group.describe(describe(device))
     model = translator.model.to(device)
+    trained = group.wrap(model)  # the DDP wrapper when distributed
     src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
     valid_batches = make_batches(corpus.valid, src_vocab, tgt_vocab, cfg.batch_size, None) if corpus.valid else []
     steps_per_epoch = math.ceil(len(corpus.train) / cfg.batch_size)
@@ -263,55 +286,61 @@ def fit(
         model.train()
         epoch_loss, epoch_correct, epoch_tokens = 0.0, 0, 0
         for batch in make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng):
-            if (should_stop and should_stop()) or (cfg.max_steps and step >= cfg.max_steps):
-                result.stopped = bool(should_stop and should_stop())
+            asked = bool(should_stop and should_stop())
+            late = bool(cfg.max_seconds and time.perf_counter() - start >= cfg.max_seconds)
+            asked, late = group.any(asked, late)  # every rank stops at the same step
+            if asked or (cfg.max_steps and step >= cfg.max_steps):
+                result.stopped = asked
                 break
-            if cfg.max_seconds and time.perf_counter() - start >= cfg.max_seconds:
+            if late:
                 result.out_of_time = True
                 break
             lr = optimizer.param_groups[0]["lr"]  # the rate this step uses
-            loss, correct, n = _loss_and_accuracy(model, batch, device, cfg.label_smoothing, cfg.teacher_forcing)
+            shard, weight = group.shard(batch)
+            with autocast(device, precision):
+                loss, correct, n = _loss_and_accuracy(trained, shard, device, cfg.label_smoothing, cfg.teacher_forcing)
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            (loss * weight).backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
             optimizer.step()
             if scheduler is not None:
                 scheduler.step()
             step += 1
-            epoch_loss += loss.item() * n
-            epoch_correct, epoch_tokens = epoch_correct + correct, epoch_tokens + n
-            if callback:
+            loss_sum, correct, n = group.sum(loss.item() * n, correct, n)  # of the whole batch
+            epoch_loss, epoch_correct, epoch_tokens = epoch_loss + loss_sum, epoch_correct + correct, epoch_tokens + n
+            if callback and group.is_main:
                 elapsed = time.perf_counter() - start
-                callback(Progress("step", step, total_steps, epoch, cfg.epochs, loss.item(), correct / max(n, 1),
-                                  elapsed, elapsed / step * (total_steps - step), lr=lr))  # fmt: skip
+                callback(Progress("step", step, total_steps, epoch, cfg.epochs, loss_sum / max(n, 1),
+                                  correct / max(n, 1), elapsed, elapsed / step * (total_steps - step), lr=lr,
+                                  hardware=hardware))  # fmt: skip
         if epoch_tokens == 0:
             break
         if cfg.average_last > 1:
             snapshots.append({k: v.detach().float().clone() for k, v in model.state_dict().items()})
-        valid_loss, valid_acc = evaluate_loss(model, valid_batches, device) if valid_batches else (None, None)
+        valid_loss, valid_acc = evaluate_loss(model, valid_batches, device, group) if valid_batches else (None, None)
         score = valid_loss if valid_loss is not None else epoch_loss / epoch_tokens
         if score < result.best_valid_loss:
             result.best_valid_loss, bad_epochs = score, 0
             best_state = copy.deepcopy(model.state_dict())
         else:
             bad_epochs += 1
-            for group in optimizer.param_groups:
-                group["lr"] *= cfg.lr_decay
+            for param_group in optimizer.param_groups:
+                param_group["lr"] *= cfg.lr_decay
         elapsed = time.perf_counter() - start
         report = Progress("epoch", step, total_steps, epoch, cfg.epochs, epoch_loss / epoch_tokens,
                           epoch_correct / epoch_tokens, elapsed, elapsed / step * max(total_steps - step, 0),
-                          valid_loss, valid_acc, lr=lr)  # fmt: skip
-        if cfg.probe:
+                          valid_loss, valid_acc, lr=lr, hardware=hardware)  # fmt: skip
+        if cfg.probe and group.is_main:
             model.eval()
             report.probe = translator.translate(cfg.probe)
         result.history.append(report.as_row())
         result.epochs_run = epoch
-        if callback:
+        if callback and group.is_main:
             callback(report)
         translator.meta["progress"] = {"epoch": epoch, "step": step, "seconds": round(elapsed, 1),
                                        "best_valid_loss": _finite(result.best_valid_loss), "bad_epochs": bad_epochs,
                                        "history": result.history}  # fmt: skip
-        if on_epoch_end:
+        if on_epoch_end and group.is_main:
             on_epoch_end(translator, result)
         if result.stopped or (cfg.max_steps and step >= cfg.max_steps):
             break
@@ -323,7 +352,7 @@ def fit(
     if best_state is not None:
         model.load_state_dict(best_state)
     if len(snapshots) > 1 and valid_batches and not result.stopped:
-        _keep_average_if_better(model, snapshots, valid_batches, device, result)
+        _keep_average_if_better(model, snapshots, valid_batches, device, result, group)
     model.eval()
     result.seconds = time.perf_counter() - start
     if not result.stopped:  # a stopped training keeps its record, so it can be resumed later
@@ -334,6 +363,9 @@ def fit(
             "epochs_run": result.epochs_run,
             "recipe": cfg.to_dict(),
             "averaged_epochs": result.averaged,
+            "device": str(device),
+            "hardware": hardware,
+            "precision": precision,
         }
     )
     return result

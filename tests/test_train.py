@@ -1,9 +1,14 @@
 """Training controls: time budget, linear schedule, and resuming an interrupted recipe."""
 
+import math
+
 import pytest
 import torch
 
+from attnviz import devices
 from attnviz.checkpoint import read_header
+from attnviz.cli import main as cli_main
+from attnviz.devices import available_devices
 from attnviz.errors import ConfigError
 from attnviz.recipe import Recipe, run_recipe
 from attnviz.train import TrainConfig, _linear, fit
@@ -122,3 +127,56 @@ def test_the_linear_schedule_decays_once_per_step_and_resumes_where_it_stopped(c
     fit(translator, corpus, cfg, resume=progress,
         callback=lambda p: resumed.append(p.lr) if p.kind == "step" else None)  # fmt: skip
     assert progress["step"] == total // 2 and resumed == pytest.approx(expected)
+
+
+def test_device_and_precision_settings_are_checked():
+    with pytest.raises(ConfigError, match="'meta'"):
+        TrainConfig(device="meta")
+    with pytest.raises(ConfigError, match="precision"):
+        TrainConfig(precision="fp16")
+    assert TrainConfig().device == "cpu" and TrainConfig().precision == "fp32"
+    assert available_devices()[0] == "cpu"
+    for name in available_devices():
+        TrainConfig(device=name).hardware()
+    assert TrainConfig(device="auto", precision="auto").hardware()[1] in ("fp32", "bf16")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_cuda_without_a_gpu_is_a_one_line_error(capsys):
+    with pytest.raises(ConfigError, match="no CUDA GPU"):
+        TrainConfig(device="cuda").hardware()
+    for device in ("cuda", "meta"):
+        assert cli_main(["train", "--data", "copy", "--device", device, "--max-steps", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and device in err and "Traceback" not in err
+
+
+def test_bf16_where_unsupported_is_refused(monkeypatch):
+    monkeypatch.setattr(devices, "_cpu_flags", lambda: {"avx2", "fma"})
+    assert not devices.bf16_supported("cpu")
+    with pytest.raises(ConfigError, match="--precision fp32"):
+        TrainConfig(precision="bf16").hardware()
+    assert TrainConfig(precision="auto").hardware() == (torch.device("cpu"), "fp32")
+    monkeypatch.setattr(devices, "_cpu_flags", lambda: {"avx512f", "avx512_bf16"})
+    assert devices.bf16_supported("cpu")
+
+
+@pytest.mark.skipif(not devices.bf16_supported("cpu"), reason="this CPU has neither AVX512-BF16 nor AMX")
+def test_bf16_training_keeps_float32_weights_and_learns(corpus):
+    translator = tiny_translator(corpus)
+    reports = []
+    cfg = TrainConfig(epochs=3, batch_size=8, lr=1e-2, patience=None, precision="bf16")
+    result = fit(translator, corpus, cfg, callback=reports.append)
+    assert all(p.dtype == torch.float32 for p in translator.model.parameters())
+    losses = [row["valid_loss"] for row in result.history]
+    assert all(math.isfinite(x) for x in losses) and losses[-1] < losses[0]
+    assert translator.meta["precision"] == "bf16" and translator.meta["device"] == "cpu"
+
+
+def test_progress_reports_and_the_checkpoint_name_the_hardware(tmp_path):
+    seen = set()
+    run_recipe(Recipe(**RECIPE), tmp_path / "tiny.safetensors", callback=lambda p: seen.add(p.hardware),
+               evaluate_split=None)  # fmt: skip
+    meta = read_header(tmp_path / "tiny.safetensors")["meta"]
+    assert seen == {meta["hardware"]} and "CPU, " in meta["hardware"]
+    assert meta["device"] == "cpu" and meta["precision"] == "fp32"

@@ -1,0 +1,120 @@
+"""Where and in what precision training runs: devices, bf16 support, autocast.
+
+Training defaults to the CPU in float32 (``TrainConfig(device="cpu", precision="fp32")``).
+``"auto"`` picks the first GPU when there is one; the ``"auto"`` precision picks bf16 on GPUs
+that support it and float32 on CPUs (why: benchmarks/README.md, "bf16 mixed precision").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+from pathlib import Path
+
+import torch
+
+from attnviz.errors import ConfigError
+
+DEVICES = ("cpu", "cuda", "cuda:N", "mps", "auto")
+PRECISIONS = ("fp32", "bf16", "auto")
+_CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # x86 flags in /proc/cpuinfo
+
+
+def available_devices() -> list[str]:
+    """The devices this machine can train on, CPU first; each is a valid ``TrainConfig.device``."""
+    devices = ["cpu"]
+    if torch.cuda.is_available():
+        devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+        devices.append("mps")
+    return devices
+
+
+def check_device_name(name: str) -> None:
+    """Raise ConfigError unless ``name`` is one of cpu, cuda, cuda:N, mps, auto (availability is
+    checked later, by :func:`training_device`, on the machine that trains)."""
+    if name == "auto":
+        return
+    try:
+        kind = torch.device(name).type
+    except (RuntimeError, TypeError):
+        kind = None
+    if kind not in ("cpu", "cuda", "mps"):
+        raise ConfigError(f"cannot train on device {name!r}; use one of {', '.join(DEVICES)}")
+
+
+def training_device(name: str = "cpu") -> torch.device:
+    """The torch device for ``name``: ``"auto"`` is the first GPU (CUDA, then Apple MPS), else the CPU."""
+    check_device_name(name)
+    available = available_devices()
+    if name == "auto":
+        return torch.device(available[1] if len(available) > 1 else "cpu")
+    device = torch.device(name)
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ConfigError(f"device {name!r} was asked for but this machine has no CUDA GPU; use --device cpu")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ConfigError(f"there is no GPU {name!r} here; choose one of {', '.join(available)}")
+    if device.type == "mps" and "mps" not in available:
+        raise ConfigError("device 'mps' was asked for but Apple's MPS is not available here; use --device cpu")
+    return device
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:  # not Linux
+        return set()
+    return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.split(":", 1)[1].split()}
+
+
+def _cpu_name() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def bf16_supported(device: torch.device | str = "cpu") -> bool:
+    """Whether ``device`` runs bfloat16 arithmetic natively: CPUs with AVX512-BF16 or AMX, and
+    GPUs for which ``torch.cuda.is_bf16_supported()`` holds. Elsewhere bf16 is emulated (slow)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    if device.type == "cpu":
+        return bool(_cpu_flags() & set(_CPU_BF16_FLAGS))
+    return False
+
+
+def training_precision(precision: str, device: torch.device) -> str:
+    """``"fp32"`` or ``"bf16"`` for a ``TrainConfig.precision`` on ``device`` (see the module doc)."""
+    if precision not in PRECISIONS:
+        raise ConfigError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
+    if precision == "auto":
+        return "bf16" if device.type == "cuda" and bf16_supported(device) else "fp32"
+    if precision == "bf16" and not bf16_supported(device):
+        where = "this CPU has neither AVX512-BF16 nor AMX" if device.type == "cpu" else f"{device} does not support it"
+        raise ConfigError(f"bf16 training needs hardware support and {where}; use --precision fp32 (or auto)")
+    return precision
+
+
+def autocast(device: torch.device, precision: str) -> contextlib.AbstractContextManager:
+    """Mixed precision for the forward pass and the loss: matrix products in bf16, weights,
+    gradients and optimiser state in float32. A no-op for ``"fp32"``."""
+    if precision != "bf16":
+        return contextlib.nullcontext()
+    return torch.autocast(device.type, dtype=torch.bfloat16)
+
+
+def describe(device: torch.device) -> str:
+    """The hardware a training ran on, for progress reports and checkpoints."""
+    if device.type == "cuda":
+        return f"{torch.cuda.get_device_name(device)} ({device})"
+    if device.type == "mps":
+        return f"Apple MPS GPU ({platform.machine()})"
+    threads = torch.get_num_threads()
+    return f"{_cpu_name()} CPU, {threads} thread{'s' if threads > 1 else ''}"
