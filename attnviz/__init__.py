@@ -11,6 +11,7 @@ The public API::
 """
 
 from attnviz.attention import SCORES, Attention, Score, register
+from attnviz.attribution import Attribution, attribute
 from attnviz.catalog import list_models, load
 from attnviz.cellmath import CellMath, cell_numbers, latex_lines
 from attnviz.checkpoint import load_checkpoint, save
@@ -31,6 +32,7 @@ __all__ = [
     "Alignment",
     "Attention",
     "AttnvizError",
+    "Attribution",
     "CellMath",
     "CheckpointError",
     "ConfigError",
@@ -44,6 +46,7 @@ __all__ = [
     "Seq2Seq",
     "TrainConfig",
     "Translator",
+    "attribute",
     "available_devices",
     "bf16_supported",
     "build_model",
