@@ -18,14 +18,10 @@ from attnviz.attention import SCORES, Attention, get_score
 from attnviz.cellmath import Step, matrix, num, score_steps, vector, weight_steps
 from attnviz.errors import InputError
 
-# The scores the Learn page's current hand-written rendering supports; worked_example and
-# worked_lines take every registered score (all_scores()).
-WORKED_SCORES = ("dot", "scaled_dot", "general")
-
 
 def reads(score: str, style: str) -> str:
     """Which decoder state queries the attention, in words (LaTeX inline)."""
-    if not get_score(score).content_based and score == "location":
+    if not get_score(score).content_based:
         where = "the decoder state alone (it never looks at the encoder annotations)"
     else:
         where = "the encoder annotations $\\bar h_s$ through the score"
@@ -48,9 +44,10 @@ def score_doc(score: str) -> str:
 
 
 def score_parameters(score: str, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int) -> dict:
-    """Learned parameters ``name -> shape`` of an attention layer with these sizes."""
+    """Learned parameters ``name -> shape`` of an attention layer with these sizes, by their names
+    in the formula (W_a, U_a, v_a, W_p, v_p; a local score's content parameters included)."""
     layer = Attention(score, query_dim, key_dim, attn_dim, max_src_len)
-    return {name: list(p.shape) for name, p in layer.named_parameters()}
+    return {name: list(p.shape) for name, p in layer.score.formula_parameters().items()}
 
 
 def parameter_rows(shapes: dict[str, list[int]]) -> list[dict]:

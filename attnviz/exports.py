@@ -13,24 +13,32 @@ from attnviz.trace import Alignment
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # spreadsheet formula injection
 
 
-def _cell_text(token: str) -> str:
-    """A token safe to open in a spreadsheet: one that would start a formula gets a leading quote."""
-    return "'" + token if token.startswith(_FORMULA_START) else token
+def safe_cell(text: str) -> str:
+    """Text safe to open in a spreadsheet: one that would start a formula gets a leading quote.
+    Every CSV the project writes passes its text cells through here (:func:`csv_text`)."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def csv_text(frame: pd.DataFrame, float_format: str | None = None) -> str:
+    """``frame`` as CSV with every text cell and column name passed through :func:`safe_cell`."""
+    safe = frame.rename(columns=lambda c: safe_cell(c) if isinstance(c, str) else c)
+    safe = safe.apply(lambda col: col.map(lambda v: safe_cell(v) if isinstance(v, str) else v))
+    return safe.to_csv(index=False, float_format=float_format)
 
 
 def matrix_frame(al: Alignment, values: str = "weights") -> pd.DataFrame:
     """``[tgt, src]`` weights or raw scores: one row per target step, one column per source token."""
     z = alignment_matrix(al, values)  # [tgt, src], NaN outside a local window
-    columns = [_cell_text(t) for t in al.source_tokens]
+    columns = list(al.source_tokens)
     frame = pd.DataFrame(z, columns=columns)
-    frame.insert(0, "target", [_cell_text(t) for t in al.target_tokens])
+    frame.insert(0, "target", list(al.target_tokens))
     frame.insert(0, "step", range(len(al.target_tokens)))
     return frame
 
 
 def matrix_csv(al: Alignment, values: str = "weights") -> str:
     """:func:`matrix_frame` as CSV (blank cells where a score is -inf)."""
-    return matrix_frame(al, values).to_csv(index=False, float_format="%.6g")
+    return csv_text(matrix_frame(al, values), float_format="%.6g")
 
 
 def alignment_json(al: Alignment) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 
 import numpy as np
@@ -57,20 +58,25 @@ def training_curves(history: list[dict]) -> go.Figure:
     return fig
 
 
-def length_histogram(df: pd.DataFrame, column: str, bins: int | None = None) -> go.Figure:
-    """Histogram of ``df[column]``: numbers as they are, text as its whitespace token count."""
+def length_histogram(df: pd.DataFrame, column: str, title: str | None = None) -> go.Figure:
+    """Histogram of ``df[column]`` with one bar per whole length (numbers as they are, text as
+    its whitespace token count), so bins never fall between two integers."""
     if column not in df.columns:
         raise InputError(f"no column {column!r}; the table has {', '.join(map(str, df.columns))}")
     values = df[column]
     if not pd.api.types.is_numeric_dtype(values):
         values = values.astype(str).str.split().str.len()
-    hist = go.Histogram(x=values, nbinsx=bins, marker={"color": "#3182bd"})
+    values = values.dropna().astype(int)
+    lo, hi = (int(values.min()), int(values.max())) if len(values) else (0, 1)
+    step = max(1, -(-(hi - lo + 1) // 60))  # at most about 60 bars, each a whole number of tokens wide
+    hist = go.Histogram(x=values, xbins={"start": lo - 0.5, "end": hi + 0.5, "size": step}, marker={"color": "#3182bd"})
     fig = go.Figure(hist.update(hovertemplate="%{x} tokens: %{y} rows<extra></extra>"))
+    fig.update_xaxes(dtick=max(step, 1 if hi - lo <= 20 else 5), tick0=0)
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": f"Length of {column} (tokens)"},
-        xaxis_title="tokens",
-        yaxis_title="rows",
+        title={"text": title or f"{column} (tokens)"},
+        xaxis_title="tokens per sentence",
+        yaxis_title="sentence pairs",
         bargap=0.05,
         width=520,
         height=340,
@@ -115,5 +121,37 @@ def gold_heatmap(
         height=bottom + n_tgt * cell + 90,
         margin={"l": left, "b": bottom, "t": 70, "r": 20},
         plot_bgcolor="#f0f0f0",
+    )
+    return fig
+
+
+METRIC_TITLES = {"bleu": "BLEU (0-100)", "aer": "AER (lower is better)", "entropy": "attention entropy (nats)",
+                 "exact_match": "exact match"}  # fmt: skip
+
+
+def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
+    """One point per model (``rows``: dicts with "model", "score", "style" and the metrics):
+    ``y`` against ``x``, colour by score function, marker by decoder style. Rows without
+    either value are left out (the title says how many)."""
+    kept = [r for r in rows if r.get(x) is not None and r.get(y) is not None]
+    fig = go.Figure()
+    symbols = {"bahdanau": "circle", "luong": "diamond"}
+    for score in dict.fromkeys(r.get("score") for r in kept):
+        mine = [r for r in kept if r.get("score") == score]
+        names = [html.escape(str(r["model"]), quote=False) for r in mine]
+        dots = go.Scatter(x=[r[x] for r in mine], y=[r[y] for r in mine], mode="markers", text=names,
+                          name=html.escape(str(score), quote=False))  # fmt: skip
+        dots.update(marker={"size": 11, "symbol": [symbols.get(r.get("style"), "square") for r in mine]})
+        fig.add_trace(dots.update(hovertemplate=f"%{{text}}<br>{x}: %{{x:.3f}}<br>{y}: %{{y:.2f}}<extra></extra>"))
+    left_out = len(rows) - len(kept)
+    note = f" ({left_out} model{'s' if left_out != 1 else ''} without both)" if left_out else ""
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": f"{METRIC_TITLES.get(y, y)} against {METRIC_TITLES.get(x, x)}{note}"},
+        xaxis_title=METRIC_TITLES.get(x, x),
+        yaxis_title=METRIC_TITLES.get(y, y),
+        legend={"title": {"text": "score (● Bahdanau, ◆ Luong)"}},
+        width=560,
+        height=400,
     )
     return fig

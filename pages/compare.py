@@ -15,7 +15,7 @@ from attnviz.plots_explore import explore_heatmap
 from pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from pages.shared.model_ui import pick_models, test_pairs
 
-PER_ROW, PANEL_PX = 3, 400  # a wrapping grid: at most 3 maps a row, each at least 400 px wide
+PER_ROW, PANEL_PX = 2, 400  # a wrapping grid: 2 maps a row, each at least 400 px wide at 1280 px
 
 st.title("Compare attention")
 models = require_models()
@@ -63,7 +63,7 @@ st.dataframe(
 options = ["reference", *outputs] if pair else [*outputs, "reference"]
 target_of = st.radio(
     "Align every model on", options, key=f"cmp_target_of_{'pair' if pair else 'free'}", horizontal=True,
-    format_func=lambda o: "a reference" if o == "reference" else f"{o}'s output",
+    format_func=lambda o: "a reference" if o == "reference" else f"{escape_markdown(o)}'s output",
 )  # fmt: skip
 if target_of == "reference":
     target = st.text_input("Reference translation", value=pair.target if pair else "", key="cmp_reference",

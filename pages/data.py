@@ -8,7 +8,7 @@ import streamlit as st
 from attnviz.data import LEXICON, TASKS, pairs_frame, summarize
 from attnviz.plots import plot_config
 from attnviz.plots_data import gold_heatmap, length_histogram
-from pages.shared.common import user_errors
+from pages.shared.common import escape_markdown, user_errors
 from pages.shared.data_ui import cached_corpus, pick_data
 
 st.title("Data")
@@ -33,7 +33,7 @@ cols[2].metric("test pairs", summary["pairs"]["test"])
 cols[3].metric("source vocabulary", summary["source_vocab_size"])
 cols[4].metric("target vocabulary", summary["target_vocab_size"])
 for note in summary["notes"]:
-    st.caption(f"ℹ️ {note}")
+    st.caption(f"ℹ️ {escape_markdown(note)}")
 
 split = st.radio("Split", ["train", "valid", "test"], key="data_split", horizontal=True)
 pairs = corpus.split(split)
@@ -45,8 +45,8 @@ st.dataframe(frame, key="data_table", width="stretch", height=320)
 st.caption(f"{len(frame)} pairs in {split}. Lengths count tokens ({corpus.source_tokenizer.to_dict()['kind']}).")
 
 left, right = st.columns(2)
-left.plotly_chart(length_histogram(frame, "source_len"), key="data_hist_src")
-right.plotly_chart(length_histogram(frame, "target_len"), key="data_hist_tgt")
+left.plotly_chart(length_histogram(frame, "source_len", "Source sentence length"), key="data_hist_src")
+right.plotly_chart(length_histogram(frame, "target_len", "Target sentence length"), key="data_hist_tgt")
 with st.expander("Length statistics per split"):
     stats = {f"source {k}": v for k, v in summary["source_length"].items()}
     stats |= {f"target {k}": v for k, v in summary["target_length"].items()}
@@ -57,7 +57,7 @@ if corpus.has_gold:
     st.caption("Which source token each target token translates: the answer attention should find (links i-j).")
     index = st.number_input("Pair number", 0, len(pairs) - 1, 0, key="data_pair")
     pair = pairs[int(index)]
-    st.markdown(f"**{pair.source}** → **{pair.target}**")
+    st.text(f"{pair.source}  →  {pair.target}")
     with user_errors():
         fig = gold_heatmap(pair.source_tokens, pair.target_tokens, pair.sure or [], pair.possible)
     st.plotly_chart(fig, key="data_gold", config=plot_config("gold-alignment"))

@@ -1,43 +1,41 @@
-"""Evaluate: a leaderboard of models on their test split (BLEU, exact match, AER, entropy)."""
+"""Evaluate: a leaderboard of models (BLEU, exact match, AER, entropy) as a table and charts."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from attnviz.errors import AttnvizError
-from attnviz.evaluate import evaluate
+from attnviz import catalog
+from attnviz.evaluate import evaluate_checkpoints
+from attnviz.exports import csv_text
 from attnviz.leaderboard import KEYS as LEADERBOARD_KEYS
 from attnviz.leaderboard import records as leaderboard_records
-from pages.shared.common import get_model, require_models
-from pages.shared.data_ui import cached_corpus
-from pages.shared.model_ui import data_options
+from attnviz.plots import plot_config
+from attnviz.plots_data import metric_scatter
+from pages.shared.common import escape_markdown, require_models
 
 COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer", "entropy"]
+NOT_APPLICABLE = "–"
 
 st.title("Evaluate")
 st.caption(
     "BLEU: sacreBLEU on detokenized outputs against the raw references, case-insensitive (0-100). "
-    "Exact match: share of outputs equal to the reference. "
-    "AER: alignment error rate of the argmax attention against gold links, with forced decoding on the "
-    "reference (lower is better; tasks with gold only). Entropy: mean attention entropy per step (nats)."
+    "Exact match: share of outputs equal to the reference. AER: alignment error rate of the argmax attention "
+    "against gold links, forced on the reference (lower is better; tasks with gold links only). Entropy: mean "
+    "attention entropy per step (nats). – : does not apply (no gold links, or not measured)."
 )
 models = require_models()
 
 
-def stored_row(entry: dict) -> dict:
-    m = entry.get("metrics") or {}
-    return {"model": entry["name"], "task": entry["task"], "score": entry["score"], "style": entry["style"],
-            **{k: m.get(k) for k in ("n", "bleu", "exact_match", "aer", "entropy")}}  # fmt: skip
-
-
-def leaderboard(rows: list[dict], key: str, columns: list[str] = COLUMNS) -> None:
+def leaderboard(rows: list[dict], key: str, columns: list[str]) -> None:
+    """The table (– where a metric does not apply), its CSV, and BLEU against AER and entropy."""
     frame = pd.DataFrame(rows, columns=columns).sort_values("bleu", ascending=False, na_position="last")
-    st.dataframe(frame, key=key, hide_index=True, width="stretch")
-    st.download_button("Download CSV", frame.to_csv(index=False).encode(), file_name=f"{key}.csv",
-                       mime="text/csv", key=f"{key}_csv")  # fmt: skip
+    shown = frame.style.format(na_rep=NOT_APPLICABLE, precision=3)  # numbers stay numbers: headers sort
+    st.dataframe(shown, key=key, hide_index=True, width="stretch")
+    st.download_button("Download CSV", csv_text(frame), file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv")
+    left, right = st.columns(2)
+    left.plotly_chart(metric_scatter(rows, "aer"), key=f"{key}_aer", config=plot_config(f"{key}-aer"))
+    right.plotly_chart(metric_scatter(rows, "entropy"), key=f"{key}_entropy", config=plot_config(f"{key}-entropy"))
 
 
 st.subheader("Stored results")
@@ -47,37 +45,43 @@ st.caption(
 )
 leaderboard(leaderboard_records(models), "leaderboard_stored", list(LEADERBOARD_KEYS))
 
-
-@st.cache_data(show_spinner="Evaluating…", max_entries=64)
-def evaluate_entry(path: str, mtime: float, split: str, n: int, beam: int) -> dict:
-    """Metrics of one model on the first ``n`` pairs of a split of its own task (cached)."""
-    entry = {"path": path}
-    translator = get_model(entry)
-    spec = (translator.meta.get("recipe_full") or {}).get("data") or translator.meta.get("task")
-    opts = data_options(translator.meta)
-    corpus = cached_corpus(spec, opts.get("n_train"), opts.get("n_valid"), opts.get("n_test"), opts.get("seed", 0),
-                           opts.get("target_lowercase"))  # fmt: skip
-    return evaluate(translator, corpus.split(split)[:n], beam_size=beam).to_dict()
-
-
 st.subheader("Measure now")
+by_name = {m["name"]: m for m in models}
+if "eval_models" not in st.session_state:
+    explored = [n for n in st.session_state.get("explore_models") or [] if n in by_name]
+    task = by_name[explored[0]]["task"] if explored else models[0]["task"]
+    st.session_state["eval_models"] = [m["name"] for m in models if m["task"] == task][:6]
 with st.form("eval_form"):
+    chosen = st.multiselect(
+        "Models", list(by_name), key="eval_models",
+        help="Each model is measured on its own task's split, rebuilt as it was trained.",
+    )  # fmt: skip
     c1, c2, c3 = st.columns(3)
     split = c1.selectbox("Split", ["test", "valid"], key="eval_split")
-    n = c2.number_input("Pairs per model", 10, 2000, 100, step=10, key="eval_n")
+    n = c2.number_input("Pairs per model", 10, 2000, 50, step=10, key="eval_n")
     beam = c3.number_input("Beam width", 1, 10, 1, key="eval_beam")
-    submitted = st.form_submit_button("Evaluate all models", key="eval_go")
+    submitted = st.form_submit_button("Evaluate the chosen models", key="eval_go")
 if submitted:
-    rows = []
-    progress = st.progress(0.0, text="Evaluating…")
-    for k, entry in enumerate(models):
-        try:
-            result = evaluate_entry(entry["path"], Path(entry["path"]).stat().st_mtime, split, int(n), int(beam))
-        except (AttnvizError, OSError) as e:
-            st.warning(f"{entry['name']}: {e}")
-            continue
-        rows.append({**stored_row(entry), **{c: result.get(c) for c in COLUMNS[4:]}})
-        progress.progress((k + 1) / len(models), text=f"Evaluated {entry['name']}")
-    st.session_state["eval_rows"] = rows
-if "eval_rows" in st.session_state:
-    leaderboard(st.session_state["eval_rows"], "leaderboard_sample")
+    if not chosen:
+        st.warning("Choose at least one model.")
+    else:
+        with st.status(f"Evaluating {len(chosen)} model(s) on {int(n)} pairs each…", expanded=True) as status:
+            bar = st.progress(0.0)
+
+            def done(k: int, name: str) -> None:
+                bar.progress((k + 1) / len(chosen), text=f"{k + 1}/{len(chosen)}: {name}")
+
+            paths = [by_name[name]["path"] for name in chosen]
+            result = evaluate_checkpoints(paths, split=split, n=int(n), beam_size=int(beam),
+                                          roots=catalog.model_roots(), on_done=done)  # fmt: skip
+            status.update(label=f"Evaluated {len(result.rows)} of {len(chosen)} model(s)", state="complete")
+        for err in result.errors:
+            st.warning(f"{escape_markdown(str(err['model']))}: {escape_markdown(err['error'])}")
+        by_path = {m["path"]: m for m in models}
+        st.session_state["eval_rows"] = [
+            {**{k: by_path.get(r["model"], {}).get(k) for k in ("task", "score", "style")},
+             **{c: r.get(c) for c in COLUMNS[4:]}, "model": by_path.get(r["model"], {}).get("name", r["model"])}
+            for r in result.rows
+        ]  # fmt: skip
+if st.session_state.get("eval_rows"):
+    leaderboard(st.session_state["eval_rows"], "leaderboard_sample", COLUMNS)

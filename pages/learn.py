@@ -6,8 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import explain
+from attnviz.attention import SCORES
 from attnviz.plots_compare import encoder_attention_heatmaps
-from pages.shared.common import get_model, list_models, user_errors
+from pages.shared.common import escape_markdown, get_model, list_models, user_errors
 from pages.shared.learn_ui import worked_example_section
 
 st.title("How attention works")
@@ -25,7 +26,7 @@ with user_errors():
 entry = None
 if models:
     by_name = {m["name"]: m for m in models}
-    name = st.selectbox("Parameters for the sizes of model", list(by_name), key="learn_model")
+    name = st.selectbox("Sizes of model", list(by_name), key="learn_model")
     entry = by_name[name]
 translator = None
 if entry is not None:
@@ -38,21 +39,21 @@ st.latex(explain.formula(score))
 st.markdown(explain.reads(score, cfg.style if cfg else "luong"))
 with st.expander("What the code says"):
     st.code(explain.score_doc(score), language="text")
-if score in ("dot", "scaled_dot"):
+if SCORES[score].needs_equal_dims:
     st.info(
-        "`dot` compares the decoder state and the encoder annotation directly, so it assumes both live in one "
-        "space (same size, same meaning per coordinate). `general` inserts a learned matrix $W_a$ so the model "
-        "can map one space onto the other; when the sizes differ attnviz adds a learned key bridge."
+        "This score compares the decoder state and the encoder annotation directly, so it needs both in one space "
+        "(same size, same meaning per coordinate); `general` inserts a learned matrix $W_a$ to map one onto the "
+        "other. With a bidirectional encoder, whose annotations $[\\overrightarrow{h}_s; \\overleftarrow{h}_s]$ are "
+        "twice the decoder's size, attnviz scores against their sum $\\overrightarrow{h}_s + \\overleftarrow{h}_s$: "
+        "no parameters, so it stays a pure dot product (the context still averages the full annotations)."
     )
 if cfg is not None:
-    shapes = (
-        translator.model.score_parameters()
-        if score == cfg.score
-        else explain.score_parameters(score, cfg.hidden_dim, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len)
-    )
+    shapes = explain.score_parameters(score, cfg.hidden_dim, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len)
     rows = explain.parameter_rows(shapes)
-    where = "learned by" if score == cfg.score else "it would have in a model the size of"
-    st.markdown(f"**Learned parameters {where} `{entry['name']}`: {sum(r['count'] for r in rows):,}**")
+    own = score == cfg.score
+    name = escape_markdown(entry["name"])
+    where = f"Parameters of {score} in {name}" if own else f"Parameters {score} would have at the sizes of {name}"
+    st.markdown(f"**{where}: {sum(r['count'] for r in rows):,}** (named as in the formula above)")
     if rows:
         st.dataframe(pd.DataFrame(rows), key="learn_params", hide_index=True)
     else:
@@ -72,4 +73,6 @@ if translator is not None and cfg.encoder == "transformer":
     st.plotly_chart(encoder_attention_heatmaps(al), key="learn_encoder_attn")
     st.caption("Each map: query token (row) attends over key tokens (column), per layer and head.")
 elif translator is not None:
-    st.caption(f"`{entry['name']}` has an RNN ({cfg.encoder}) encoder: no encoder self-attention to show.")
+    st.caption(
+        f"{escape_markdown(entry['name'])} has an RNN ({cfg.encoder}) encoder: no encoder self-attention to show."
+    )

@@ -8,12 +8,10 @@ import streamlit as st
 
 from attnviz import siblings
 from attnviz.display import HIDDEN_EOS_NOTE, without_eos
-from attnviz.errors import AttnvizError
 from pages.explore import sidebar
 from pages.explore.tools import beam_view, export_view, whatif_view
 from pages.explore.views import CELL_KEY, context_view, difference_view, heatmap_view, step_view
 from pages.shared.common import (
-    annotations,
     compact_top,
     escape_markdown,
     get_model,
@@ -66,7 +64,7 @@ def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason
     left, right = st.columns([4, 1], vertical_alignment="center")
     left.info(f"**{NAMES[style]}** {choice.score}: {escape_markdown(reason)}", icon=":material/block:")
     trainable = have is not None and not reason.startswith("impossible")
-    label = f"Train {NAMES[style]} sibling"
+    label = "Train it"
     if trainable and right.button(label, key=f"explore_train_{style}", on_click=_train_sibling,
                                   args=(have["path"], style)):  # fmt: skip
         st.switch_page("pages/train/page.py")
@@ -93,7 +91,7 @@ def render() -> None:
         st.stop()
 
     st.session_state["explore_models"] = [e["name"] for e in choice.entries.values()]  # Compare opens on them
-    panels, states = {}, {}
+    panels = {}
     spinner = "Beam search…" if choice.beam > 3 else "Translating…"
     with st.spinner(spinner, show_time=choice.beam > 3):
         for style, entry in choice.entries.items():
@@ -101,10 +99,6 @@ def render() -> None:
                 path, mtime = model_version(entry)
                 al = translate(path, mtime, text, choice.beam)
             panels[NAMES[style]] = al
-            try:
-                states[NAMES[style]] = annotations(path, mtime, text)
-            except AttnvizError:
-                states[NAMES[style]] = None
     first = next(iter(panels.values()))
     unknown = [tok for tok, unk in zip(first.source_tokens, first.source_unknown, strict=False) if unk]
     if unknown:
@@ -117,6 +111,7 @@ def render() -> None:
     shown = {name: without_eos(al) for name, al in panels.items()} if choice.hide_eos else panels
     note = f" ({HIDDEN_EOS_NOTE})" if choice.hide_eos else ""
     titles = {name: f"{choice.entries[name.lower()]['name']}{note}" for name in panels}
+    translators = {name: get_model(choice.entries[name.lower()]) for name in panels}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS
     if st.session_state.get(VIEW_KEY) not in views:
         st.session_state[VIEW_KEY] = views[0]
@@ -124,9 +119,9 @@ def render() -> None:
     fmt = choice.image_format
     file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", entry["name"])
     draw = {
-        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, states),
+        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, panels, translators),
         "Raw scores": lambda: heatmap_view(shown, "scores", {n: f"{t} · raw scores" for n, t in titles.items()},
-                                           fmt, states),
+                                           fmt, panels, translators),
         "Per step": lambda: step_view(shown, fmt),
         "Context vectors": lambda: context_view(panels, fmt),
         "Beam search": lambda: beam_view(panels, choice.beam, fmt),

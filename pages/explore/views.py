@@ -57,8 +57,11 @@ def _take_click(event, key: str) -> None:
         st.rerun()
 
 
-def heatmap_view(panels: Panels, values: str, titles: dict[str, str], image_format: str, annotations: dict) -> None:
-    """Weights or raw scores, one map per panel on one scale, the clicked cell outlined, its numbers below."""
+def heatmap_view(
+    panels: Panels, values: str, titles: dict[str, str], image_format: str, decoded: Panels, translators: dict
+) -> None:
+    """Weights or raw scores, one map per panel on one scale, the clicked cell outlined, its numbers
+    below (computed on the ``decoded`` alignments, whatever ``panels`` hides)."""
     zmin, zmax = shared_range(list(panels.values()), values) if len(panels) > 1 else (None, None)
     cell = current_cell(panels)
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
@@ -81,13 +84,32 @@ def heatmap_view(panels: Panels, values: str, titles: dict[str, str], image_form
     else:
         st.caption(r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
                    r" lie outside a local window ($-\infty$).")  # fmt: skip
-    t, s = cell
-    st.markdown(f"**The numbers of cell** t={t}, s={s} (click another cell to change it)")
-    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+    t, s = _cell_boxes(panels, cell, values)
+    for col, name in zip(columns(panels), panels, strict=True):
         with col:
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**")
-            show_math(al, t, s, annotations.get(name))
+            show_math(translators[name], decoded[name], t, s, f"explore_cell_{values}_{name}")
+
+
+def _set_cell(key_t: str, key_s: str) -> None:
+    st.session_state[CELL_KEY] = (int(st.session_state[key_t]), int(st.session_state[key_s]))
+
+
+def _cell_boxes(panels: Panels, cell: tuple[int, int], values: str) -> tuple[int, int]:
+    """The outlined cell as two number boxes (arrow keys step through rows and columns)."""
+    al = next(iter(panels.values()))
+    n_tgt = min(np.shape(a.weights)[0] for a in panels.values())
+    n_src = min(np.shape(a.weights)[1] for a in panels.values())
+    key_t, key_s = f"explore_cell_t_{values}", f"explore_cell_s_{values}"
+    st.session_state[key_t], st.session_state[key_s] = cell
+    head, box_t, box_s = st.columns([3, 1, 1], vertical_alignment="bottom")
+    head.markdown("**The numbers of the outlined cell** (click a cell, or step with the arrow keys in the boxes)")
+    box_t.number_input(f"target step t (0-{n_tgt - 1})", 0, n_tgt - 1, key=key_t, on_change=_set_cell,
+                       args=(key_t, key_s), help=f"{al.target_tokens[cell[0]]}")  # fmt: skip
+    box_s.number_input(f"source position s (0-{n_src - 1})", 0, n_src - 1, key=key_s, on_change=_set_cell,
+                       args=(key_t, key_s), help=f"{al.source_tokens[cell[1]]}")  # fmt: skip
+    return cell
 
 
 def _step_slider(n_steps: int) -> int:

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 from attnviz import catalog
@@ -56,13 +55,6 @@ def translate(path: str, mtime: float, text: str, beam: int = 1, overrides: Over
     return model.translate(text, beam_size=beam, n_best=beam if beam > 1 else None, overrides=forced)
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
-def annotations(path: str, mtime: float, text: str) -> np.ndarray:
-    """The encoder annotations ``h_s`` ``[S, K]`` of ``text`` (what the context vectors average)."""
-    use_server_threads()
-    return load_model(path, mtime).annotations(text)
-
-
 @st.cache_data(max_entries=256, show_spinner=False)
 def header_config(path: str) -> dict:
     """A checkpoint's model config (sizes, score, style) from its header, without loading weights."""
@@ -93,7 +85,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except AttnvizError as e:
-        st.error(str(e))
+        st.error(escape_markdown(str(e)))  # messages quote user text: never render it as Markdown
         st.stop()
 
 

@@ -12,6 +12,7 @@ import streamlit as st
 
 from attnviz.data import DEFAULT_MULTI30K, TASKS, load_corpus
 from attnviz.data.pairs import Corpus
+from pages.shared.common import escape_markdown
 
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 MULTI30K_PAIRS = ["de-en", "en-de", "fr-en", "en-fr", "de-fr", "fr-de"]
@@ -52,10 +53,11 @@ def _upload_spec(key: str) -> str | None:
     try:
         columns = table_columns(path)
     except Exception as e:  # pandas/pyarrow raise many types for a malformed file
-        st.error(f"Cannot read the columns of {upload.name}: {e}. Check that it is a {path.suffix[1:]} table.")
+        st.error(f"Cannot read the columns of {escape_markdown(upload.name)}: {escape_markdown(str(e))}. "
+                 f"Check that it is a {path.suffix[1:]} table.")  # fmt: skip
         return None
     if len(columns) < 2:
-        st.error(f"{upload.name} has {len(columns)} column(s); it needs a source and a target column.")
+        st.error(f"{escape_markdown(upload.name)} has {len(columns)} column(s); it needs a source and a target column.")
         return None
     src = st.selectbox("Source column", columns, index=0, key=f"{key}_src_col")
     tgt = st.selectbox("Target column", columns, index=1, key=f"{key}_tgt_col")

@@ -10,7 +10,7 @@ from attnviz.jobs import REGISTRY, JobSnapshot, TrainingJob
 from attnviz.plots import alignment_heatmap
 from attnviz.plots_data import training_curves
 from attnviz.recipe import Recipe
-from pages.shared.common import list_models
+from pages.shared.common import escape_markdown, list_models
 
 STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend with h_t)"}
 ENCODERS = ["gru", "lstm", "transformer"]
@@ -128,12 +128,14 @@ def progress_panel(job: TrainingJob) -> None:
     panel()
     snap = job.snapshot()
     if snap.status == "done":
-        st.success(f"Saved {snap.result_path.name} ({snap.seconds:.0f} s). It is now in Explore, Compare and Evaluate.")
+        st.success(
+            f"Saved {escape_markdown(snap.result_path.name)} ({snap.seconds:.0f} s). It is now in Explore, Compare and Evaluate."
+        )
     elif snap.status == "stopped":
         kept = f"; the model so far was saved as {snap.result_path.name}" if snap.result_path else ""
-        st.warning(f"Training stopped{kept}. {snap.error or ''}")
+        st.warning(f"Training stopped{escape_markdown(kept)}. {escape_markdown(snap.error or '')}")
     elif snap.status == "failed":
-        st.error(f"Training failed: {snap.error}")
+        st.error(f"Training failed: {escape_markdown(str(snap.error))}")
     if not snap.active:
         list_models.clear()
 
