@@ -128,9 +128,8 @@ def progress_panel(job: TrainingJob) -> None:
     panel()
     snap = job.snapshot()
     if snap.status == "done":
-        st.success(
-            f"Saved {escape_markdown(snap.result_path.name)} ({snap.seconds:.0f} s). It is now in Explore, Compare and Evaluate."
-        )
+        saved = escape_markdown(snap.result_path.name)
+        st.success(f"Saved {saved} ({snap.seconds:.0f} s). It is now in Explore, Compare and Evaluate.")
     elif snap.status == "stopped":
         kept = f"; the model so far was saved as {snap.result_path.name}" if snap.result_path else ""
         st.warning(f"Training stopped{escape_markdown(kept)}. {escape_markdown(snap.error or '')}")
