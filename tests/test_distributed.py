@@ -90,15 +90,18 @@ def test_distributed_outside_torchrun_is_a_one_line_error(capsys):
 
 @pytest.mark.slow
 def test_torchrun_trains_a_recipe_and_rank_0_saves_it(tmp_path):
+    recipe = {"name": "copy", "data": "copy", "data_options": {"n_train": 64, "n_valid": 16, "n_test": 8},
+              "model": {"emb_dim": 8, "hidden_dim": 16, "attn_dim": 8},
+              "train": {"epochs": 2, "batch_size": 16}}  # fmt: skip
+    (tmp_path / "copy.json").write_text(json.dumps(recipe))
     out = tmp_path / "copy.safetensors"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port",
-           str(_free_port()), "-m", "attnviz", "train", "--data", "copy", "--n-train", "64", "--emb", "8",
-           "--hidden", "16", "--attn", "8", "--epochs", "2", "--batch", "16", "--distributed", "--quiet",
-           "--json", "--out", str(out)]  # fmt: skip
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port()),
+           "-m", "attnviz", "train", "--recipe", str(tmp_path / "copy.json"), "--distributed", "--quiet", "--json",
+           "--out", str(out)]  # fmt: skip
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["path"] == str(out)  # one summary: rank 0's
     meta = read_header(out)["meta"]
     assert meta["hardware"].endswith("x 2 processes (gloo)") and meta["device"] == "cpu"
-    assert len(meta["history"]) == 2
+    assert len(meta["history"]) == 2 and meta["metrics"]["n"] == 8
