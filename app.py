@@ -33,9 +33,11 @@ def _load_library() -> None:
 
 
 PAGES = [
-    st.Page("pages/explore/page.py", title="Explore", icon=":material/travel_explore:", url_path="explore", default=True),
+    st.Page(
+        "pages/explore/explore.py", title="Explore", icon=":material/travel_explore:", url_path="explore", default=True
+    ),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare:", url_path="compare"),
-    st.Page("pages/train/page.py", title="Train", icon=":material/model_training:", url_path="train"),
+    st.Page("pages/train/train.py", title="Train", icon=":material/model_training:", url_path="train"),
     st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data"),
     st.Page("pages/evaluate.py", title="Evaluate", icon=":material/leaderboard:", url_path="evaluate"),
     st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
@@ -43,7 +45,4 @@ PAGES = [
 
 page = st.navigation(PAGES)
 _load_library()
-from pages.shared.state import keep_across_pages  # noqa: E402  (after the library: no torch before the spinner)
-
-keep_across_pages()
 page.run()

@@ -21,9 +21,9 @@ st.title("Compare attention")
 models = require_models()
 with st.sidebar:
     chosen = pick_models(models, key="cmp_models")
-    values = st.radio("Show", ["weights", "scores"], key="cmp_values", horizontal=True,
+    values = st.radio("Show", ["weights", "scores"], key="cmp_values", persist_state="session", horizontal=True,
                       format_func=lambda v: {"weights": "weights a_t(s)", "scores": "raw scores"}[v])  # fmt: skip
-    hide_eos = st.toggle("Hide <eos> and renormalise", key="cmp_eos")
+    hide_eos = st.toggle("Hide <eos> and renormalise", key="cmp_eos", persist_state="session")
 if len(chosen) < 2:
     st.info("Pick at least two models in the sidebar to compare them.")
     st.stop()
@@ -48,7 +48,7 @@ if pair:
     sentence = pair.source
     st.markdown(f"Source: **{escape_markdown(pair.source)}**")
 else:
-    sentence = st.text_input("Source sentence", key="cmp_sentence", max_chars=1000)
+    sentence = st.text_input("Source sentence", key="cmp_sentence", persist_state="session", max_chars=1000)
 if not sentence.strip():
     st.info("Type a sentence to compare the models on.")
     st.stop()

@@ -16,7 +16,9 @@ st.caption("The sentence pairs a model learns from. Built-in tasks come with gol
 
 with st.sidebar:
     picked = pick_data("data")
-    n_rows = st.number_input("Pairs per split (built-in tasks)", 10, 5000, 500, step=50, key="data_n")
+    n_rows = st.number_input(
+        "Pairs per split (built-in tasks)", 10, 5000, 500, step=50, key="data_n", persist_state="session"
+    )
 if picked is None:
     st.stop()
 spec, label = picked
@@ -35,7 +37,7 @@ cols[4].metric("target vocabulary", summary["target_vocab_size"])
 for note in summary["notes"]:
     st.caption(f"ℹ️ {escape_markdown(note)}")
 
-split = st.radio("Split", ["train", "valid", "test"], key="data_split", horizontal=True)
+split = st.radio("Split", ["train", "valid", "test"], key="data_split", persist_state="session", horizontal=True)
 pairs = corpus.split(split)
 if not pairs:
     st.info(f"The {split} split is empty.")

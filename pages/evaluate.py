@@ -53,13 +53,13 @@ if "eval_models" not in st.session_state:
     st.session_state["eval_models"] = [m["name"] for m in models if m["task"] == task][:6]
 with st.form("eval_form"):
     chosen = st.multiselect(
-        "Models", list(by_name), key="eval_models",
+        "Models", list(by_name), key="eval_models", persist_state="session",
         help="Each model is measured on its own task's split, rebuilt as it was trained.",
     )  # fmt: skip
     c1, c2, c3 = st.columns(3)
-    split = c1.selectbox("Split", ["test", "valid"], key="eval_split")
-    n = c2.number_input("Pairs per model", 10, 2000, 50, step=10, key="eval_n")
-    beam = c3.number_input("Beam width", 1, 10, 1, key="eval_beam")
+    split = c1.selectbox("Split", ["test", "valid"], key="eval_split", persist_state="session")
+    n = c2.number_input("Pairs per model", 10, 2000, 50, step=10, key="eval_n", persist_state="session")
+    beam = c3.number_input("Beam width", 1, 10, 1, key="eval_beam", persist_state="session")
     submitted = st.form_submit_button("Evaluate the chosen models", key="eval_go")
 if submitted:
     if not chosen:

@@ -26,14 +26,14 @@ with user_errors():
 entry = None
 if models:
     by_name = {m["name"]: m for m in models}
-    name = st.selectbox("Sizes of model", list(by_name), key="learn_model")
+    name = st.selectbox("Sizes of model", list(by_name), key="learn_model", persist_state="session")
     entry = by_name[name]
 translator = None
 if entry is not None:
     with user_errors():
         translator = get_model(entry)
 cfg = translator.config if translator else None
-score = st.selectbox("Score function", explain.all_scores(), key="learn_score",
+score = st.selectbox("Score function", explain.all_scores(), key="learn_score", persist_state="session",
                      index=explain.all_scores().index(cfg.score) if cfg else 0)  # fmt: skip
 st.latex(explain.formula(score))
 st.markdown(explain.reads(score, cfg.style if cfg else "luong"))

@@ -71,7 +71,9 @@ def choose(models: list[dict]) -> Choice:
     tasks = siblings.tasks(models)
     _ensure(TASK_KEY, tasks, tasks[0])
     st.sidebar.header("Model")
-    task = st.sidebar.selectbox("Task", tasks, key=TASK_KEY, on_change=_on_task_change, args=(models,))
+    task = st.sidebar.selectbox(
+        "Task", tasks, key=TASK_KEY, persist_state="session", on_change=_on_task_change, args=(models,)
+    )
     first = next(m for m in models if siblings.task_of(m) == task)
     grid = siblings.slots(models, task, header_config(first["path"]))
     scores = list(SCORES)
@@ -85,10 +87,12 @@ def choose(models: list[dict]) -> Choice:
             return f"{score}  ·  {MODES[have[0]]} only"
         return f"{score}  ·  not trained"
 
-    score = st.sidebar.selectbox("Score function", scores, key=SCORE_KEY, format_func=score_label)
+    score = st.sidebar.selectbox(
+        "Score function", scores, key=SCORE_KEY, persist_state="session", format_func=score_label
+    )
     _ensure(STYLE_KEY, list(MODES), siblings.default_style(models, task, score))
     mode = st.sidebar.segmented_control(
-        "Decoder style", list(MODES), key=STYLE_KEY, format_func=MODES.get, help=STYLE_HELP
+        "Decoder style", list(MODES), key=STYLE_KEY, persist_state="session", format_func=MODES.get, help=STYLE_HELP
     ) or "luong"  # fmt: skip
     choice = Choice(task, score, mode)
     for style in choice.styles:
@@ -111,13 +115,14 @@ def choose(models: list[dict]) -> Choice:
             choice.entries[style] = by_path[path]
 
     st.sidebar.header("Decoding and display")
-    choice.beam = int(st.sidebar.slider("Beam width", 1, MAX_BEAM_WIDTH, 1, key=BEAM_KEY,
+    choice.beam = int(st.sidebar.slider("Beam width", 1, MAX_BEAM_WIDTH, key=BEAM_KEY, persist_state="session",
                                         help="1 = greedy. Above 1, the n-best list shows every beam."))  # fmt: skip
     choice.hide_eos = st.sidebar.toggle(
-        "Hide <eos> and renormalise", key=EOS_KEY,
+        "Hide <eos> and renormalise", key=EOS_KEY, persist_state="session",
         help="Much attention often parks on the source's end marker; hiding its column and rescaling each row "
         "to sum to 1 makes the word-to-word links easier to see. The figure title says when this is on.",
     )  # fmt: skip
-    choice.image_format = st.sidebar.radio("Figure download format", ["png", "svg"], key=FORMAT_KEY, horizontal=True,
+    choice.image_format = st.sidebar.radio("Figure download format", ["png", "svg"], key=FORMAT_KEY,
+        persist_state="session", horizontal=True,
                                            help="What the camera button in each figure's toolbar saves.")  # fmt: skip
     return choice

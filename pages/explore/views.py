@@ -119,7 +119,7 @@ def _step_slider(n_steps: int) -> int:
         return 0
     if not 0 <= st.session_state.get(STEP_KEY, 0) < n_steps:
         st.session_state[STEP_KEY] = 0
-    return int(st.slider("Decoder step t", 0, n_steps - 1, key=STEP_KEY))
+    return int(st.slider("Decoder step t", 0, n_steps - 1, key=STEP_KEY, persist_state="session"))
 
 
 def step_view(panels: Panels, image_format: str) -> None:

@@ -10,3 +10,6 @@ serializes that: a second thread waits for this module as a whole, holding no ot
 import attnviz
 import attnviz.jobs
 import attnviz.plots  # noqa: F401
+from attnviz import catalog, files
+
+files.clean_stale_temp(catalog.models_dir())  # temp files a killed save left behind (once per server)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,9 +75,32 @@ def escape_markdown(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text)
 
 
+def session_id() -> str:
+    """This browser session's id (stable across reruns); "" outside a Streamlit run."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else ""
+
+
 @st.cache_data(ttl=5, show_spinner=False)
+def _models_of(viewer: str) -> tuple[list[dict], list[str]]:
+    """The catalog as ``viewer`` may see it, and the warnings about entries it skipped."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", catalog.ModelWarning)
+        models = catalog.list_models(viewer=viewer or None)
+    return models, [str(w.message) for w in caught if issubclass(w.category, catalog.ModelWarning)]
+
+
 def list_models() -> list[dict]:
-    return catalog.list_models()
+    """Every model this session may see (another session's upload-trained models without their
+    example sentence and data path)."""
+    return _models_of(session_id())[0]
+
+
+def refresh_models() -> None:
+    """Forget the cached model list (a training just saved a model)."""
+    _models_of.clear()
 
 
 @contextmanager
@@ -96,7 +120,9 @@ def model_label(entry: dict) -> str:
 def require_models() -> list[dict]:
     """All models, or an explanation and a stop when there are none."""
     with user_errors():
-        models = list_models()
+        models, skipped = _models_of(session_id())
+    for message in skipped:
+        st.caption(f"⚠️ Skipped: {escape_markdown(message)}")
     if not models:
         st.info("No models yet. Train one on the **Train** page, or rebuild the shipped ones (see README).")
         st.stop()

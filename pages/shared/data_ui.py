@@ -44,23 +44,44 @@ def table_columns(path: Path) -> list[str]:
     return [str(c) for c in pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", nrows=5, dtype=str).columns]
 
 
-def _upload_spec(key: str) -> str | None:
+SHARED_UPLOAD = "upload_shared"  # (saved path, file name as uploaded): one upload for Data and Train
+
+
+def _shared_upload(key: str) -> tuple[Path, str] | None:
+    """This session's upload, from this page's uploader or from another page's. A new upload
+    replaces the old one, whose file is deleted (uploads never pile up per session)."""
     upload = st.file_uploader("A table of sentence pairs", type=UPLOAD_TYPES, key=f"{key}_upload")
-    if upload is None:
-        st.info("Upload a CSV, TSV, JSON Lines or Parquet file with one column per language.")
+    old = st.session_state.get(SHARED_UPLOAD)
+    if upload is not None:
+        path = save_upload(upload)
+        if old and Path(old[0]) != path:
+            Path(old[0]).unlink(missing_ok=True)
+            cached_corpus.clear()
+        st.session_state[SHARED_UPLOAD] = (str(path), upload.name)
+        return path, upload.name
+    if old and Path(old[0]).is_file():
+        st.caption(f"Using {escape_markdown(old[1])}, uploaded earlier in this session; upload another to replace it.")
+        return Path(old[0]), old[1]
+    st.info("Upload a CSV, TSV, JSON Lines or Parquet file with one column per language.")
+    return None
+
+
+def _upload_spec(key: str) -> str | None:
+    shared = _shared_upload(key)
+    if shared is None:
         return None
-    path = save_upload(upload)
+    path, name = shared
     try:
         columns = table_columns(path)
     except Exception as e:  # pandas/pyarrow raise many types for a malformed file
-        st.error(f"Cannot read the columns of {escape_markdown(upload.name)}: {escape_markdown(str(e))}. "
+        st.error(f"Cannot read the columns of {escape_markdown(name)}: {escape_markdown(str(e))}. "
                  f"Check that it is a {path.suffix[1:]} table.")  # fmt: skip
         return None
     if len(columns) < 2:
-        st.error(f"{escape_markdown(upload.name)} has {len(columns)} column(s); it needs a source and a target column.")
+        st.error(f"{escape_markdown(name)} has {len(columns)} column(s); it needs a source and a target column.")
         return None
-    src = st.selectbox("Source column", columns, index=0, key=f"{key}_src_col")
-    tgt = st.selectbox("Target column", columns, index=1, key=f"{key}_tgt_col")
+    src = st.selectbox("Source column", columns, index=0, key=f"{key}_src_col", persist_state="session")
+    tgt = st.selectbox("Target column", columns, index=1, key=f"{key}_tgt_col", persist_state="session")
     return f"{path}?{urlencode({'src': src, 'tgt': tgt})}"
 
 
@@ -70,14 +91,21 @@ def pick_data(key: str, default_task: str = "toy-fr") -> tuple[str, str] | None:
     if DEFAULT_MULTI30K.is_dir():
         kinds.append("Multi30k")
     kinds.append("Uploaded file")
-    kind = st.radio("Data", kinds, key=f"{key}_kind", horizontal=True)
+    kind = st.radio("Data", kinds, key=f"{key}_kind", persist_state="session", horizontal=True)
     if kind == "Built-in task":
         tasks = list(TASKS)
-        task = st.selectbox("Task", tasks, index=tasks.index(default_task), key=f"{key}_task", format_func=lambda t: t)
+        task = st.selectbox(
+            "Task",
+            tasks,
+            index=tasks.index(default_task),
+            key=f"{key}_task",
+            persist_state="session",
+            format_func=lambda t: t,
+        )
         st.caption(TASKS[task])
         return task, task
     if kind == "Multi30k":
-        pair = st.selectbox("Language pair", MULTI30K_PAIRS, key=f"{key}_m30k")
+        pair = st.selectbox("Language pair", MULTI30K_PAIRS, key=f"{key}_m30k", persist_state="session")
         return f"multi30k-{pair}", f"multi30k-{pair}"
     spec = _upload_spec(key)
     return (spec, "uploaded file") if spec else None

@@ -25,7 +25,7 @@ def worked_example_section() -> None:
     c1, c2, c3 = st.columns(3)
     query_text = c1.text_input("Query h_t", "3, 1", key="learn_query", max_chars=100)
     keys_text = c2.text_input("Keys h̄_s (one per ';')", "2, 6; 1, 0; 0, 2", key="learn_keys", max_chars=200)
-    score = c3.selectbox("Score", explain.all_scores(), key="learn_worked_score")
+    score = c3.selectbox("Score", explain.all_scores(), key="learn_worked_score", persist_state="session")
     with user_errors():
         query = explain.parse_vector(query_text, "query")
         keys = [explain.parse_vector(k, f"key {i + 1}") for i, k in enumerate(keys_text.split(";")) if k.strip()]

@@ -43,16 +43,6 @@ def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
     return corpus.test[:limit] if limit else corpus.test
 
 
-def session_id() -> str:
-    """This browser session's id (stable across reruns)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    if ctx is None:
-        raise RuntimeError("not running inside Streamlit")
-    return ctx.session_id
-
-
 def opened_in_explore(models: list[dict]) -> list[dict]:
     """The models open in Explore (both styles in Both), plus, when that is one model, the other
     models of its task with the same score, else of its task: at least two to compare."""
@@ -77,7 +67,7 @@ def pick_models(models: list[dict], key: str, label: str = "Models") -> list[dic
         st.session_state[f"{key}__from"] = explored
     st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
     names = st.multiselect(
-        label, list(by_name), key=key,
+        label, list(by_name), key=key, persist_state="session",
         format_func=lambda n: f"{n} · {by_name[n]['score']}/{by_name[n]['style']}",
     )  # fmt: skip
     return [by_name[n] for n in names]

@@ -10,7 +10,7 @@ from attnviz.jobs import REGISTRY, JobSnapshot, TrainingJob
 from attnviz.plots import alignment_heatmap
 from attnviz.plots_data import training_curves
 from attnviz.recipe import Recipe
-from pages.shared.common import escape_markdown, list_models
+from pages.shared.common import escape_markdown, refresh_models
 
 STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend with h_t)"}
 ENCODERS = ["gru", "lstm", "transformer"]
@@ -56,29 +56,34 @@ def sibling_recipe(meta: dict, style: str, name: str) -> Recipe | None:
 def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     """Model and training widgets; returns a recipe when Start is pressed."""
     c1, c2, c3 = st.columns(3)
-    score = c1.selectbox("Score function", list(SCORES), index=list(SCORES).index("additive"), key="train_score")
-    style = c2.radio("Decoder", list(STYLES), format_func=STYLES.get, key="train_style")
-    encoder = c3.selectbox("Encoder", ENCODERS, key="train_encoder")
+    score = c1.selectbox(
+        "Score function", list(SCORES), index=list(SCORES).index("additive"), key="train_score", persist_state="session"
+    )
+    style = c2.radio("Decoder", list(STYLES), format_func=STYLES.get, key="train_style", persist_state="session")
+    encoder = c3.selectbox("Encoder", ENCODERS, key="train_encoder", persist_state="session")
     c1, c2, c3, c4 = st.columns(4)
-    emb = c1.number_input("Embedding size", 8, 512, 32, step=8, key="train_emb")
-    hidden = c2.number_input("Hidden size", 8, 512, 48, step=8, key="train_hidden")
-    attn = c3.number_input("Attention size", 4, 512, 32, step=4, key="train_attn")
-    heads = c4.number_input("Heads (Transformer)", 1, 8, 2, key="train_heads", disabled=encoder != "transformer")
+    emb = c1.number_input("Embedding size", 8, 512, 32, step=8, key="train_emb", persist_state="session")
+    hidden = c2.number_input("Hidden size", 8, 512, 48, step=8, key="train_hidden", persist_state="session")
+    attn = c3.number_input("Attention size", 4, 512, 32, step=4, key="train_attn", persist_state="session")
+    heads = c4.number_input(
+        "Heads (Transformer)", 1, 8, 2, key="train_heads", persist_state="session", disabled=encoder != "transformer"
+    )
     c1, c2, c3, c4 = st.columns(4)
-    epochs = c1.number_input("Epochs", 1, 50, 3, key="train_epochs")
-    batch = c2.number_input("Batch size", 4, 512, 64, step=4, key="train_batch")
-    lr = c3.number_input("Learning rate", 1e-5, 0.1, 3e-3, format="%.4f", key="train_lr")
-    n_train = c4.number_input("Training pairs", 50, 50_000, 2000, step=100, key="train_n")
+    epochs = c1.number_input("Epochs", 1, 50, 3, key="train_epochs", persist_state="session")
+    batch = c2.number_input("Batch size", 4, 512, 64, step=4, key="train_batch", persist_state="session")
+    lr = c3.number_input("Learning rate", 1e-5, 0.1, 3e-3, format="%.4f", key="train_lr", persist_state="session")
+    n_train = c4.number_input("Training pairs", 50, 50_000, 2000, step=100, key="train_n", persist_state="session")
     subwords = st.number_input(
         "Subword units: BPE merges per side (0 keeps whole words)", 0, 32_000, 0, step=500, key="train_subwords",
+            persist_state="session",
         disabled=builtin, help="Real corpora only: rare words split into known pieces (orange@@ farbenen), "
         "so fewer <unk>. The attention maps then show the pieces.",
     )  # fmt: skip
     _follow_default("train_probe", PROBES.get(spec, ""))
     probe = st.text_input("Probe sentence (its alignment is redrawn after every epoch)", max_chars=80,
-                          key="train_probe")  # fmt: skip
+                          key="train_probe", persist_state="session")  # fmt: skip
     _follow_default("train_name", f"{label}-{score}-{style}".replace(" ", "-")[:60])
-    name = st.text_input("Model name", max_chars=60, key="train_name")
+    name = st.text_input("Model name", max_chars=60, key="train_name", persist_state="session")
     if not st.button("Start training", type="primary", key="train_start"):
         return None
     if encoder == "transformer" and emb % heads:
@@ -122,7 +127,7 @@ def progress_panel(job: TrainingJob) -> None:
             job.stop()
         draw(snap)
         if running and not snap.active:
-            list_models.clear()
+            refresh_models()
             st.rerun(scope="app")  # turn the timer off and show the result
 
     panel()
@@ -136,7 +141,7 @@ def progress_panel(job: TrainingJob) -> None:
     elif snap.status == "failed":
         st.error(f"Training failed: {escape_markdown(str(snap.error))}")
     if not snap.active:
-        list_models.clear()
+        refresh_models()
 
 
 def cap_note() -> None:

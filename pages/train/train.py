@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attnviz import siblings
+from attnviz import catalog, siblings, stranded
 from attnviz.data import TASKS
 from attnviz.errors import AttnvizError
 from attnviz.jobs import REGISTRY
 from attnviz.recipe import Recipe
-from pages.shared.common import escape_markdown, get_model, list_models, user_errors
+from pages.shared.common import escape_markdown, get_model, list_models, refresh_models, session_id, user_errors
 from pages.shared.data_ui import pick_data
-from pages.shared.model_ui import session_id
 from pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
 
 SIBLING_KEY = "train_sibling"  # (model path, style) asked for by Explore's "train the missing sibling"
@@ -33,7 +32,7 @@ def sibling_panel(sid: str) -> None:
     options = []
     for m in models:
         other = "luong" if m.get("style") == "bahdanau" else "bahdanau"
-        if siblings.sibling(models, m, other) is None:
+        if m.get("owner") in (None, sid) and siblings.sibling(models, m, other) is None:
             options.append((m["path"], other))
     if not options:
         return
@@ -45,6 +44,9 @@ def sibling_panel(sid: str) -> None:
         entry = next(m for m in models if m["path"] == pick[0])
         with user_errors():
             meta = get_model(entry).meta
+        if not catalog.visible_to(meta, sid):
+            st.info("This model was trained on another session's upload; its settings are private.")
+            return
         name = f"{siblings.task_of(entry)}-{entry['score']}-{pick[1]}".replace("_", "-")
         recipe = sibling_recipe(meta, pick[1], name)
         if recipe is None:
@@ -60,6 +62,31 @@ def sibling_panel(sid: str) -> None:
             submit(sid, recipe)
 
 
+def stranded_panel(sid: str) -> None:
+    """Trainings a stopped or killed server left unfinished: keep, resume or discard each."""
+    runs = stranded.stranded_runs(viewer=sid)
+    if not runs:
+        return
+    with st.expander(f"{len(runs)} unfinished training(s) from an earlier server run", expanded=True):
+        for run in runs:
+            left, b1, b2, b3 = st.columns([4, 1, 1, 1], vertical_alignment="center")
+            left.markdown(f"**{escape_markdown(run.name)}**: {run.epochs_done} of {run.epochs or '?'} epochs done")
+            if b1.button("Keep as is", key=f"train_keep_{run.name}", help="Move it into the models folder"):
+                with user_errors():
+                    stranded.keep_stranded(run.name)
+                refresh_models()
+                st.rerun()
+            if b2.button("Resume", key=f"train_resume_{run.name}", disabled=run.recipe is None):
+                with user_errors():
+                    recipe = stranded.resume_stranded(run.name)
+                    REGISTRY.submit(sid, recipe, is_alive=session_alive(sid), resume=run.name)
+                st.rerun()
+            if b3.button("Discard", key=f"train_discard_{run.name}"):
+                with user_errors():
+                    stranded.discard_stranded(run.name)
+                st.rerun()
+
+
 st.title("Train a model")
 st.caption(
     "Training runs in the background, one run per browser session and a few per server; other users stay "
@@ -73,6 +100,7 @@ if job is not None:
         st.stop()
     st.divider()
 
+stranded_panel(sid)
 sibling_panel(sid)
 with st.sidebar:
     picked = pick_data("train")

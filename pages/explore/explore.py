@@ -20,7 +20,7 @@ from pages.shared.common import (
     translate,
     user_errors,
 )
-from pages.shared.state import seed_from_url, write_url
+from pages.shared.state import keep_tab, seed_from_url, write_url
 
 VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Beam search", "What-if", "Export"]
 BOTH_VIEWS = [*VIEWS[:5], "Difference", *VIEWS[5:]]
@@ -67,7 +67,7 @@ def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason
     label = "Train it"
     if trainable and right.button(label, key=f"explore_train_{style}", on_click=_train_sibling,
                                   args=(have["path"], style)):  # fmt: skip
-        st.switch_page("pages/train/page.py")
+        st.switch_page("pages/train/train.py")
 
 
 def render() -> None:
@@ -79,7 +79,7 @@ def render() -> None:
         entry = choice.entry or next(m for m in models if m.get("task") == choice.task)
         st.session_state[sidebar.TEXT_KEY] = entry.get("example") or ""
     text = st.text_input(
-        "Source sentence (press Enter to translate)", key=sidebar.TEXT_KEY, max_chars=1000,
+        "Source sentence (press Enter to translate)", key=sidebar.TEXT_KEY, persist_state="session", max_chars=1000,
         help="One sentence in the model's source language; the heatmaps are redrawn on Enter.",
     )  # fmt: skip
     for style, reason in choice.missing.items():
@@ -113,8 +113,7 @@ def render() -> None:
     titles = {name: f"{choice.entries[name.lower()]['name']}{note}" for name in panels}
     translators = {name: get_model(choice.entries[name.lower()]) for name in panels}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS
-    if st.session_state.get(VIEW_KEY) not in views:
-        st.session_state[VIEW_KEY] = views[0]
+    keep_tab(VIEW_KEY, views)
     entry = choice.entry
     fmt = choice.image_format
     file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", entry["name"])
