@@ -6,8 +6,9 @@ Every process (rank) builds the same shuffled global batches (same seed) and tra
 shard of each one: rows ``rank, rank + N, ...``. The loss of a shard is weighted by its share
 of the global batch's target tokens, so DDP's gradient average equals the gradient of the
 global batch's mean token loss: one step of N processes is one step of one process on the
-whole batch (up to float rounding; dropout masks differ). Stop decisions, training statistics
-and validation losses are summed over ranks, so every rank takes the same decisions; rank 0
+whole batch (up to float rounding; dropout masks differ). Stop requests, the time spent (for
+the time budget and the linear schedule), training statistics and validation losses are
+reduced over ranks, so every rank takes the same decisions and learning rates; rank 0
 alone reports progress and saves checkpoints. Backends: gloo on CPUs, nccl on GPUs (one GPU
 per rank, ``cuda:LOCAL_RANK``).
 
@@ -58,8 +59,9 @@ class Group:
     def sum(self, *values: float) -> tuple[float, ...]:
         return values
 
-    def any(self, *flags: bool) -> tuple[bool, ...]:
-        return flags
+    def agree(self, flag: bool, seconds: float) -> tuple[bool, float]:
+        """Whether any rank raised ``flag`` (a stop request), and the ranks' mean ``seconds``."""
+        return flag, seconds
 
     def describe(self, hardware: str) -> str:
         return hardware
@@ -112,8 +114,9 @@ class DDPGroup(Group):
         dist.all_reduce(summed)
         return tuple(summed.tolist())
 
-    def any(self, *flags: bool) -> tuple[bool, ...]:
-        return tuple(total > 0 for total in self.sum(*(float(f) for f in flags)))
+    def agree(self, flag: bool, seconds: float) -> tuple[bool, float]:
+        flags, total = self.sum(float(flag), seconds)
+        return flags > 0, total / self.world
 
     def describe(self, hardware: str) -> str:
         return f"{hardware} x {self.world} processes ({self.backend})"

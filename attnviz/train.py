@@ -208,12 +208,13 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _linear(cfg: TrainConfig, step: int, total_steps: int, start: float) -> float:
-    """The linear schedule's factor: progress is steps done or, with a time budget, time spent,
-    whichever is further along, so a budget cut short by a slow machine still ends decayed."""
+def _linear(cfg: TrainConfig, step: int, total_steps: int, seconds: float) -> float:
+    """The linear schedule's factor after ``step`` steps and ``seconds`` of training: progress is
+    steps done or, with a time budget, time spent, whichever is further along, so a budget cut
+    short by a slow machine still ends decayed."""
     done = step / max(total_steps, 1)
     if cfg.max_seconds:
-        done = max(done, (time.perf_counter() - start) / cfg.max_seconds)
+        done = max(done, seconds / cfg.max_seconds)
     return max(cfg.lr_floor, 1.0 - (1.0 - cfg.lr_floor) * done)
 
 
@@ -271,12 +272,6 @@ def fit(
         total_steps = min(total_steps, cfg.max_steps)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     start = time.perf_counter() - float(resume.get("seconds", 0.0))
-    scheduler = None
-    if cfg.schedule == "linear":
-        done_before = step  # steps of an earlier run; the scheduler counts this run's own steps
-        scheduler = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda s: _linear(cfg, done_before + s, total_steps, start)
-        )
     lr = optimizer.param_groups[0]["lr"]
     result, best_state, bad_epochs = TrainResult(), None, int(resume.get("bad_epochs", 0))
     snapshots: collections.deque[dict[str, Tensor]] = collections.deque(maxlen=max(cfg.average_last, 1))
@@ -286,15 +281,17 @@ def fit(
         model.train()
         epoch_loss, epoch_correct, epoch_tokens = 0.0, 0, 0
         for batch in make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng):
-            asked = bool(should_stop and should_stop())
-            late = bool(cfg.max_seconds and time.perf_counter() - start >= cfg.max_seconds)
-            asked, late = group.any(asked, late)  # every rank stops at the same step
+            # the same on every rank: ranks stop at the same step and use the same rate
+            asked, spent = group.agree(bool(should_stop and should_stop()), time.perf_counter() - start)
             if asked or (cfg.max_steps and step >= cfg.max_steps):
                 result.stopped = asked
                 break
-            if late:
+            if cfg.max_seconds and spent >= cfg.max_seconds:
                 result.out_of_time = True
                 break
+            if cfg.schedule == "linear":
+                for param_group in optimizer.param_groups:
+                    param_group["lr"] = cfg.lr * _linear(cfg, step, total_steps, spent)
             lr = optimizer.param_groups[0]["lr"]  # the rate this step uses
             shard, weight = group.shard(batch)
             with autocast(device, precision):
@@ -303,8 +300,6 @@ def fit(
             (loss * weight).backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
             optimizer.step()
-            if scheduler is not None:
-                scheduler.step()
             step += 1
             loss_sum, correct, n = group.sum(loss.item() * n, correct, n)  # of the whole batch
             epoch_loss, epoch_correct, epoch_tokens = epoch_loss + loss_sum, epoch_correct + correct, epoch_tokens + n

@@ -25,12 +25,13 @@ RECIPE = {
 
 def test_linear_schedule_falls_to_the_floor_by_steps_or_by_time():
     cfg = TrainConfig(schedule="linear", lr_floor=0.1)
-    assert _linear(cfg, 0, 100, start=0.0) == 1.0
-    assert _linear(cfg, 50, 100, start=0.0) == pytest.approx(0.55)
-    assert _linear(cfg, 100, 100, start=0.0) == pytest.approx(0.1)
+    assert _linear(cfg, 0, 100, seconds=1e6) == 1.0  # no time budget: time does not count
+    assert _linear(cfg, 50, 100, seconds=0.0) == pytest.approx(0.55)
+    assert _linear(cfg, 100, 100, seconds=0.0) == pytest.approx(0.1)
     # With a time budget that is already spent, the rate is at its floor whatever the step.
     timed = TrainConfig(schedule="linear", lr_floor=0.1, max_seconds=1.0)
-    assert _linear(timed, 0, 100, start=-10.0) == pytest.approx(0.1)
+    assert _linear(timed, 0, 100, seconds=10.0) == pytest.approx(0.1)
+    assert _linear(timed, 10, 100, seconds=0.5) == pytest.approx(1 - 0.9 * 0.5)
     with pytest.raises(ConfigError, match="schedule"):
         TrainConfig(schedule="cosine")
 
