@@ -5,6 +5,7 @@ loss, clipping, Adam), runs ``--warmup`` steps untimed and then ``--steps`` time
 reports real (non-padding) target tokens per second and the implied time of one epoch.
 
     python benchmarks/train_real.py --recipe pretrained/recipes/multi30k-de-en-additive-bahdanau.json --steps 20
+    python benchmarks/train_real.py --recipe ... --threads 1 --precision bf16   # autocast mixed precision
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz.data.spec import load_corpus
+from attnviz.devices import PRECISIONS, autocast, training_precision
 from attnviz.recipe import Recipe
 from attnviz.train import _loss_and_accuracy, build_translator, make_batches
 
@@ -33,9 +35,11 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=None, help="instead of the recipe's")
+    parser.add_argument("--precision", choices=PRECISIONS, default="fp32", help="bf16: autocast mixed precision")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    precision = training_precision(args.precision, torch.device("cpu"))
     recipe = Recipe.from_file(args.recipe)
     corpus = load_corpus(recipe.data, **recipe.data_options)
     tr = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=0, **recipe.model)
@@ -47,7 +51,8 @@ def main() -> None:
     for i, batch in enumerate(batches[: args.warmup + args.steps]):
         if i == args.warmup:
             tokens, start = 0, time.perf_counter()
-        loss, _, n = _loss_and_accuracy(model, batch, "cpu", smoothing, 1.0)
+        with autocast(torch.device("cpu"), precision):
+            loss, _, n = _loss_and_accuracy(model, batch, "cpu", smoothing, 1.0)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -58,6 +63,7 @@ def main() -> None:
     result = {
         "recipe": recipe.name,
         "threads": args.threads,
+        "precision": precision,
         "batch_size": batch_size,
         "steps": args.steps,
         "target_tokens_per_s": round(tokens / seconds),
