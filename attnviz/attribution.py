@@ -43,9 +43,9 @@ from attnviz.translator import Translator
 METHODS = {"ig": "integrated gradients", "gxi": "gradient × input", "occlusion": "occlusion"}
 BASELINES = {"zeros": "the zero embedding", "pad": "the <pad> embedding", "unk": "the <unk> embedding"}
 MAX_SOURCE_TOKENS = 60  # cost grows as source × target × steps: about 1 s at 20 tokens
-MAX_TARGET_TOKENS = 2 * MAX_SOURCE_TOKENS + 10  # the greedy decoder's own limit for that source
+MAX_TARGET_TOKENS = 2 * MAX_SOURCE_TOKENS + 10  # a reference's tokens with <eos> (greedy stops there too)
 MAX_STEPS = 512
-MAX_ROWS = 1024  # sentences in one forward/backward pass (interpolation points × target steps)
+MAX_ROWS = 1024  # rows of one pass: occluded sentences, or IG points × target steps in one backward
 
 
 @dataclass
