@@ -46,19 +46,26 @@ def run(args: argparse.Namespace) -> int:
 
 def format_text(a: Attribution) -> str:
     """The matrix (target rows, source columns), the per-step agreement and the summary."""
-    width = max(6, *(len(t) for t in a.source_tokens))
-    label = max(6, *(len(t) for t in a.target_tokens))
-    header = " " * label + " " + " ".join(f"{t:>{width}}" for t in a.source_tokens)
+    source, target = _shown(a.source_tokens), _shown(a.target_tokens)
+    width = max(9, *(len(t) for t in source))  # room for -1.23e-05: confident models give tiny values
+    label = max(6, *(len(t) for t in target))
+    header = " " * label + " " + " ".join(f"{t:>{width}}" for t in source)
     lines = [f"{a.method_name}; baseline: {a.baseline}", header]
-    for tok, row in zip(a.target_tokens, a.values, strict=True):
-        lines.append(f"{tok:>{label}} " + " ".join(f"{v:>{width}.3f}" for v in row))
+    for tok, row in zip(target, a.values, strict=True):
+        lines.append(f"{tok:>{label}} " + " ".join(f"{v:>{width}.3g}" for v in row))
     lines.append("")
     head = f"{'step':>4} {'target':>{label}} {'attention':>{width}} {'attribution':>{width}} {'spearman':>8}"
-    lines.append(head + (f" {'delta':>8}" if a.delta is not None else ""))
-    for t, tok in enumerate(a.target_tokens):
+    lines.append(head + (f" {'delta':>9}" if a.delta is not None else ""))
+    first_att, first_attr = _shown(a.attention_top), _shown(a.attribution_top)
+    for t, tok in enumerate(target):
         rho = "n/a" if np.isnan(a.spearman[t]) else f"{a.spearman[t]:+.2f}"
-        line = f"{t:>4} {tok:>{label}} {a.attention_top[t]:>{width}} {a.attribution_top[t]:>{width}} {rho:>8}"
-        lines.append(line + (f" {a.delta[t]:>+8.3f}" if a.delta is not None else ""))
+        line = f"{t:>4} {tok:>{label}} {first_att[t]:>{width}} {first_attr[t]:>{width}} {rho:>8}"
+        lines.append(line + (f" {a.delta[t]:>+9.3g}" if a.delta is not None else ""))
     lines.append("")
     lines.append(a.summary())
     return "\n".join(lines)
+
+
+def _shown(tokens: list[str]) -> list[str]:
+    """Tokens for a fixed-width table: a space (character-level models) as ␣."""
+    return ["␣" if t.isspace() else t for t in tokens]
