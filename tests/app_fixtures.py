@@ -16,11 +16,13 @@ from attnviz.data.spec import load_corpus
 from attnviz.train import TrainConfig, build_translator, fit
 
 TINY = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 16, "dropout": 0.0}
-# (file name, task, score, style): the catalog lists the newest first, so the last one is the app's default
+# (file name, task, score, style): toy-fr opens first (a real-language task would), on general, the
+# score it has in both decoder styles, in the Luong style
 APP_MODELS = [
     ("dates-dot-luong", "dates", "dot", "luong"),
     ("toyfr-localp-luong", "toy-fr", "local_p", "luong"),
     ("toyfr-general-luong", "toy-fr", "general", "luong"),
+    ("toyfr-general-bahdanau", "toy-fr", "general", "bahdanau"),
     ("toyfr-additive-bahdanau", "toy-fr", "additive", "bahdanau"),
 ]
 

@@ -12,10 +12,10 @@ import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
+from attnviz.cellmath import cell_numbers, latex_lines
 from attnviz.checkpoint import load_checkpoint
-from attnviz.plots import display_tokens
 from attnviz.exports import changed_steps, matrix_csv, replace_token
-from pages.explore.math_panel import cell_math, default_cell
+from attnviz.plots import display_tokens
 
 pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
 
@@ -73,17 +73,17 @@ def test_typing_a_sentence_redraws(app_env):
     assert ticks(heatmap(at)) == tokens_of("the dog eats the apple .")
 
 
-def test_switching_score_and_style_keeps_the_sentence(app_env):
+def test_switching_score_keeps_the_sentence_and_moves_to_a_style_that_has_it(app_env):
     at = start()
     text = "the girl sees the cat ."
     at.text_input(key="explore_text").set_value(text).run()
     first = heatmap(at)
-    assert "additive / bahdanau" in first["layout"]["title"]["text"]
-    at.selectbox(key="explore_score").set_value("general").run()
+    assert "general / luong" in first["layout"]["title"]["text"]
+    at.selectbox(key="explore_score").set_value("additive").run()
     second = heatmap(at)
-    assert at.selectbox(key="explore_style").value == "luong"
-    assert "general / luong" in second["layout"]["title"]["text"]
-    assert ticks(second) == tokens_of(text)
+    assert at.segmented_control(key="explore_style").value == "bahdanau"  # additive exists in Bahdanau only
+    assert "additive / bahdanau" in second["layout"]["title"]["text"]
+    assert ticks(second) == tokens_of(text) and at.text_input(key="explore_text").value == text
     assert first["data"][0]["z"] != second["data"][0]["z"]
     at.selectbox(key="explore_score").set_value("local_p").run()
     third = heatmap(at)
@@ -120,8 +120,11 @@ def test_long_sentence_stays_readable(app_env):
     assert spec["layout"]["width"] > 1200  # the figure grows; the page zooms and pans it
 
 
+ADDITIVE = {"explore_score": "additive", "explore_style": "bahdanau"}  # the tiny model that writes several steps
+
+
 def test_step_slider_moves_the_per_step_view(app_env):
-    at = start("Per step")
+    at = start("Per step", **ADDITIVE)
     assert not at.exception
     titles = [s["layout"]["title"]["text"] for s in specs(at)]
     assert titles[0].startswith("Step 0")
@@ -160,15 +163,6 @@ def test_html_in_tokens_is_escaped(app_env):
     assert at.warning, "unknown words are listed"
 
 
-def test_side_by_side_on_one_scale(app_env):
-    at = start()
-    at.toggle(key="explore_side_by_side").set_value(True).run()
-    assert not at.exception
-    side = specs(at)[0]
-    heatmaps = [t for t in side["data"] if t["type"] == "heatmap"]
-    assert len(heatmaps) == 2 and heatmaps[0]["zmax"] == heatmaps[1]["zmax"]
-
-
 def test_what_if_forces_attention_and_replaces_a_word(app_env):
     at = start("What-if", explore_force_step=0, explore_force_source=2)
     assert not at.exception
@@ -202,7 +196,7 @@ def test_downloads_carry_the_matrices(app_env, media):
     for button in at.get("download_button"):
         data, name = media[Path(button.proto.url).stem]
         files[name.rsplit("-", 1)[-1] if "-" in name else name] = data.decode()
-    tr = load_checkpoint(app_env / "toyfr-additive-bahdanau.safetensors")
+    tr = load_checkpoint(app_env / "toyfr-general-luong.safetensors")
     al = tr.translate(EXAMPLE)
     weights = pd.read_csv(io.StringIO(files["weights.csv"]))
     assert len(weights) == len(al.target_tokens)  # one row per target step
@@ -219,14 +213,22 @@ def test_math_panel_numbers_match_the_decode(app_models_dir):
     for name in ("toyfr-additive-bahdanau", "toyfr-localp-luong"):
         tr = load_checkpoint(app_models_dir / f"{name}.safetensors")
         al = tr.translate(EXAMPLE)
-        t, s = default_cell(al)
-        assert s == int(np.argmax(al.weights[0]))
-        lines = cell_math(al, t, s, tr.annotations(EXAMPLE))
+        t, s = 0, int(np.argmax(al.weights[0]))
+        lines = latex_lines(cell_numbers(tr, al, t, s))
         assert lines[0] == type(tr.model.decoder.attention.score).formula
         assert any(f"= {al.weights[t, s]:.4g}" in line for line in lines)
         if al.score == "local_p":
             assert any(r"\exp\left(-\frac{(s - p_t)^2" in line for line in lines)
-        np.testing.assert_allclose(al.weights @ tr.annotations(EXAMPLE), al.contexts, atol=1e-5)
+
+
+def test_the_math_panel_shows_the_outlined_cell(app_env):
+    at = start(explore_cell=(1, 2), **ADDITIVE)
+    spec = heatmap(at)
+    outline = [s for s in spec["layout"]["shapes"] if s.get("name") == "selected cell"]
+    assert outline and (outline[0]["x0"], outline[0]["y0"]) == (1.5, 0.5)
+    assert any("t=1" in m.value and "s=2" in m.value for m in at.markdown)
+    at.number_input(key="explore_cell_t_weights").set_value(0).run()  # the arrow keys step the box
+    assert at.session_state["explore_cell"] == (0, 2)
 
 
 def test_export_helpers():
@@ -274,17 +276,17 @@ def test_a_copied_unk_is_explained(app_env, monkeypatch):
     from attnviz.trace import Alignment
 
     monkeypatch.setattr(Alignment, "unk_copies", lambda self: {0: 1})  # as if step 1 said <unk>
-    at = start()
+    at = start(**ADDITIVE)
     heatmap(at)
     captions = " ".join(c.value for c in at.caption)
-    assert "copies the source word" in captions and "step 1 → “black”" in captions
-    assert any("black" in m.value for m in at.markdown if m.value.startswith("**Translation**"))
+    assert "replaced by the source word" in captions and "step 1 → “black”" in captions
+    assert any("black" in m.value for m in at.markdown if m.value.startswith("**Bahdanau** ·"))
 
 
 def test_weights_view_shows_coverage_per_source_token(app_env):
     at = start()
     charts = specs(at)
-    coverage = next(s for s in charts if "Coverage" in s["layout"]["title"]["text"])
+    coverage = next(s for s in charts if "Coverage" in (s["layout"].get("title") or {}).get("text", ""))
     assert coverage["layout"]["xaxis"]["ticktext"] == ticks(heatmap(at))
     totals = coverage["data"][0]["y"]
     assert len(totals) == len(tokens_of(EXAMPLE))

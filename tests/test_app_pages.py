@@ -114,7 +114,7 @@ def test_evaluate_leaderboard(models_dir):
 
 
 def test_train_form_name_and_probe_follow_the_task_until_edited(models_dir):
-    at = page("train/page.py")
+    at = page("train/train.py")
     at.selectbox(key="train_task").set_value("dates").run()
     assert at.text_input(key="train_probe").value == "saturday 22nd of november 2026"
     assert at.text_input(key="train_name").value.startswith("dates-additive-")
@@ -126,7 +126,7 @@ def test_train_form_name_and_probe_follow_the_task_until_edited(models_dir):
 
 
 def test_train_a_tiny_model_to_completion(models_dir):
-    at = page("train/page.py")
+    at = page("train/train.py")
     at.selectbox(key="train_task").set_value("reverse")
     for key, value in (("train_n", 100), ("train_epochs", 2), ("train_emb", 16), ("train_hidden", 16)):
         at.number_input(key=key).set_value(value)

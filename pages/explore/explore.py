@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import streamlit as st
 
 from attnviz import siblings
+from attnviz.data.toyfr import LEXICON
 from attnviz.display import HIDDEN_EOS_NOTE, without_eos
 from pages.explore import sidebar
 from pages.explore.tools import beam_view, export_view, whatif_view
@@ -53,6 +55,20 @@ def _translation_line(name: str, entry: dict, al) -> None:
         st.caption(f"`<unk>` (outside the vocabulary) replaced by the source word attended most: {copied}.")
 
 
+def _lexicon() -> None:
+    """toy-fr's vocabulary, sent to the browser only when the expander is opened."""
+    lexicon = st.expander("What can I type? The toy-fr lexicon", key="explore_lexicon_open", on_change="rerun")
+    if lexicon.open:
+        with lexicon:
+            st.caption("toy-fr is a small English → French-like language; these are its words (plurals included).")
+            st.dataframe(pd.DataFrame(LEXICON), hide_index=True, key="explore_lexicon")
+
+
+def _by_panel(choice: sidebar.Choice) -> dict[str, dict]:
+    """Each shown panel's catalog entry, by panel name."""
+    return {NAMES[style]: entry for style, entry in choice.entries.items()}
+
+
 def _train_sibling(path: str, style: str) -> None:
     st.session_state["train_sibling"] = (path, style)
 
@@ -79,9 +95,11 @@ def render() -> None:
         entry = choice.entry or next(m for m in models if m.get("task") == choice.task)
         st.session_state[sidebar.TEXT_KEY] = entry.get("example") or ""
     text = st.text_input(
-        "Source sentence (press Enter to translate)", key=sidebar.TEXT_KEY, persist_state="session", max_chars=1000,
+        "Source sentence (press Enter to translate)", key=sidebar.TEXT_KEY, persist_state="session",
         help="One sentence in the model's source language; the heatmaps are redrawn on Enter.",
     )  # fmt: skip
+    if choice.task == "toy-fr":
+        _lexicon()
     for style, reason in choice.missing.items():
         _missing_note(models, choice, style, reason)
     if not choice.entries:
@@ -110,7 +128,7 @@ def render() -> None:
 
     shown = {name: without_eos(al) for name, al in panels.items()} if choice.hide_eos else panels
     note = f" ({HIDDEN_EOS_NOTE})" if choice.hide_eos else ""
-    titles = {name: f"{choice.entries[name.lower()]['name']}{note}" for name in panels}
+    titles = {name: f"{e['name']} · {e['score']} / {e['style']}{note}" for name, e in _by_panel(choice).items()}
     translators = {name: get_model(choice.entries[name.lower()]) for name in panels}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS
     keep_tab(VIEW_KEY, views)

@@ -61,6 +61,16 @@ def _on_task_change(models: list[dict]) -> None:
         st.session_state[SCORE_KEY] = score
 
 
+def _on_score_change(models: list[dict]) -> None:
+    """A new score keeps the decoder style when that style has the score; otherwise it moves to
+    the style that has it (a deliberate flip to a missing style still shows why it is missing)."""
+    task, score, mode = (st.session_state.get(k) for k in (TASK_KEY, SCORE_KEY, STYLE_KEY))
+    grid = siblings.slots(models, task)
+    shown = ["bahdanau", "luong"] if mode == "both" else [mode]
+    if not all(grid[score, s].available for s in shown if (score, s) in grid):
+        st.session_state[STYLE_KEY] = siblings.default_style(models, task, score)
+
+
 def _ensure(key: str, options: list, default) -> None:
     if st.session_state.get(key) not in options:
         st.session_state[key] = default
@@ -88,7 +98,13 @@ def choose(models: list[dict]) -> Choice:
         return f"{score}  ·  not trained"
 
     score = st.sidebar.selectbox(
-        "Score function", scores, key=SCORE_KEY, persist_state="session", format_func=score_label
+        "Score function",
+        scores,
+        key=SCORE_KEY,
+        persist_state="session",
+        format_func=score_label,
+        on_change=_on_score_change,
+        args=(models,),
     )
     _ensure(STYLE_KEY, list(MODES), siblings.default_style(models, task, score))
     mode = st.sidebar.segmented_control(
