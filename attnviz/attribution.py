@@ -36,7 +36,7 @@ from torch import Tensor
 from attnviz.data.vocab import BOS_ID, PAD_ID, UNK_ID
 from attnviz.errors import InputError
 from attnviz.metrics import alignment_links
-from attnviz.model import Seq2Seq
+from attnviz.model import Encoded, Seq2Seq
 from attnviz.trace import Alignment
 from attnviz.translator import Translator
 
@@ -171,7 +171,7 @@ class Forced:
         row = self.model.encoder.embedding.weight[PAD_ID if name == "pad" else UNK_ID]  # [E]
         return row.detach().expand_as(x).clone()
 
-    def _encode(self, embedded: Tensor):
+    def _encode(self, embedded: Tensor) -> Encoded:
         N, S = embedded.shape[:2]
         return self.model.encode(self.src.expand(N, -1), torch.full((N,), S), embedded)
 

@@ -9,8 +9,8 @@ and the mean per-step agreement of each method with attention (Spearman, top-1).
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/attribution_aer.py --pairs 100
 
 writes ``benchmarks/attribution_aer.json`` and ``benchmarks/attribution_aer.md``, rewritten after
-each model; a rerun with the same settings measures only the models not in the JSON yet (delete
-it to measure all again).
+each model; a rerun with the same settings measures only the models that are new or changed since
+(delete the JSON to measure all again). A checkpoint still in training (no metrics) is skipped.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from attnviz import catalog, load_corpus, metrics
 from attnviz.attribution import METHODS, attribute
+from attnviz.checkpoint import read_header
 from attnviz.errors import InputError
 
 HERE = Path(__file__).resolve().parent
@@ -42,6 +43,12 @@ def models(tasks: list[str]) -> list[tuple[str, str, Path]]:
         task = next((t for t in tasks if path.stem.startswith(f"{t}-")), None)
         found.setdefault(path.stem, (task, path))
     return [(name, task, path) for name, (task, path) in sorted(found.items()) if task in tasks]
+
+
+def fingerprint(path: Path) -> str:
+    """Size and modification time: a rerun measures a checkpoint again once it changed."""
+    stat = path.stat()
+    return f"{stat.st_size}-{stat.st_mtime_ns}"
 
 
 def measure(path: Path, pairs, methods: list[str], steps: int) -> dict:
@@ -126,9 +133,13 @@ def main() -> None:
     if previous.is_file() and json.loads(previous.read_text())["setup"] == setup:
         rows = json.loads(previous.read_text())["models"]  # a rerun measures only the models added since
     for name, task, path in models(args.tasks):
-        if (args.models and name not in args.models) or name in rows:
+        if (args.models and name not in args.models) or rows.get(name, {}).get("checkpoint") == fingerprint(path):
             continue
-        rows[name] = {"task": task, **measure(path, corpora[task], args.methods, args.steps)}
+        if not read_header(path).get("meta", {}).get("metrics"):
+            print(name, "skipped: still training (a checkpoint saved after an epoch has no metrics yet)", flush=True)
+            continue
+        rows[name] = {"task": task, "checkpoint": fingerprint(path)}
+        rows[name].update(measure(path, corpora[task], args.methods, args.steps))
         print(name, json.dumps(rows[name]), flush=True)
         rows = dict(sorted(rows.items()))
         Path(args.out + ".json").write_text(json.dumps({"setup": setup, "models": rows}, indent=2) + "\n")
