@@ -1,8 +1,11 @@
 """Where and in what precision training runs: devices, bf16 support, autocast.
 
 Training defaults to the CPU in float32 (``TrainConfig(device="cpu", precision="fp32")``).
-``"auto"`` picks the first GPU when there is one; the ``"auto"`` precision picks bf16 on GPUs
-that support it and float32 on CPUs (why: benchmarks/README.md, "bf16 mixed precision").
+``"auto"`` picks the first GPU when there is one; the ``"auto"`` precision picks bf16 wherever
+the hardware runs it natively (GPUs that support it, CPUs with AVX512-BF16 or AMX) and float32
+elsewhere. On such a CPU (AMD EPYC, 1 thread) bf16 trained the de-en model 1.1 to 1.7 times
+faster with the same validation loss after 300 steps (benchmarks/README.md, "bf16 mixed
+precision"); the default stays fp32, in which the shipped models were trained and measured.
 """
 
 from __future__ import annotations
@@ -95,7 +98,7 @@ def training_precision(precision: str, device: torch.device) -> str:
     if precision not in PRECISIONS:
         raise ConfigError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
     if precision == "auto":
-        return "bf16" if device.type == "cuda" and bf16_supported(device) else "fp32"
+        return "bf16" if bf16_supported(device) else "fp32"
     if precision == "bf16" and not bf16_supported(device):
         where = "this CPU has neither AVX512-BF16 nor AMX" if device.type == "cpu" else f"{device} does not support it"
         raise ConfigError(f"bf16 training needs hardware support and {where}; use --precision fp32 (or auto)")

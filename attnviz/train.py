@@ -51,7 +51,7 @@ class TrainConfig:
     max_steps: int | None = None  # stop after this many optimiser steps in total
     probe: str | None = None  # a source sentence whose alignment is reported after each epoch
     device: str = "cpu"  # cpu, cuda, cuda:N, mps or auto (attnviz.devices.available_devices())
-    precision: str = "fp32"  # "bf16": autocast mixed precision; "auto": bf16 on GPUs only (see attnviz.devices)
+    precision: str = "fp32"  # "bf16": autocast mixed precision; "auto": bf16 where native (see attnviz.devices)
     num_threads: int | None = None  # torch threads for this (training) thread
     average_last: int = 0  # also try the mean of the weights at the last N epoch ends (checkpoint averaging)
 

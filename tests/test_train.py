@@ -160,6 +160,7 @@ def test_bf16_where_unsupported_is_refused(monkeypatch):
     assert TrainConfig(precision="auto").hardware() == (torch.device("cpu"), "fp32")
     monkeypatch.setattr(devices, "_cpu_flags", lambda: {"avx512f", "avx512_bf16"})
     assert devices.bf16_supported("cpu")
+    assert TrainConfig(precision="auto").hardware() == (torch.device("cpu"), "bf16")
 
 
 @pytest.mark.skipif(not devices.bf16_supported("cpu"), reason="this CPU has neither AVX512-BF16 nor AMX")
