@@ -49,15 +49,19 @@ def cell_size(n: int, target_px: float = 600, lo: int = 18, hi: int = 44) -> int
 
 
 def tick_angle(tokens: list[str], cell_px: int) -> int:
-    """0 when every label fits in its cell, else -60 (rotated so long sentences stay readable)."""
+    """0 when every label fits in its cell, else -60 (rotated so long sentences stay readable), or
+    -90 when cells are narrower than a slanted label's footprint (about 18 px)."""
     longest = max((len(t) for t in tokens), default=0)
-    return 0 if longest * 7 <= cell_px else -60
+    if longest * 7 <= cell_px:
+        return 0
+    return -60 if cell_px >= 18 else -90
 
 
 def label_px(tokens: list[str], angle: int) -> int:
     """Room a tick label column or row needs, in pixels."""
     longest = max((len(t) for t in tokens), default=1)
-    return int(20 + longest * 7 * (0.87 if angle else 0.0)) + (0 if angle else 20)
+    slant = {0: 0.0, -60: 0.87, -90: 1.0}.get(angle, 1.0)
+    return int(20 + longest * 7 * slant) + (0 if angle else 20)
 
 
 # -- the alignment heatmap -------------------------------------------------------------------

@@ -146,7 +146,7 @@ def entropy_plot(alignments: dict[str, Alignment]) -> go.Figure:
         fig.add_hline(y=math.log(n), line={"dash": "dash", "color": "#969696"}, annotation_text=f"uniform: ln {n}")
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": "Attention entropy per step (0 = one source token, ln n = uniform)"},
+        title={"text": "Attention entropy per step"},
         xaxis_title="decoder step",
         yaxis_title="entropy (nats)",
         yaxis_rangemode="tozero",

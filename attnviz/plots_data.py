@@ -147,11 +147,15 @@ def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
     note = f" ({left_out} model{'s' if left_out != 1 else ''} without both)" if left_out else ""
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": f"{METRIC_TITLES.get(y, y)} against {METRIC_TITLES.get(x, x)}{note}"},
+        title={
+            "text": f"{y.upper() if y == 'bleu' else y} against {x.upper() if x == 'aer' else x}",
+            "subtitle": {"text": note.strip(" ()")},
+        },
         xaxis_title=METRIC_TITLES.get(x, x),
         yaxis_title=METRIC_TITLES.get(y, y),
         legend={"title": {"text": "score (● Bahdanau, ◆ Luong)"}},
         width=560,
         height=400,
+        margin={"t": 90},
     )
     return fig

@@ -63,14 +63,21 @@ def explore_heatmap(
     return fig
 
 
-def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell: int = 12) -> None:
+def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell: int = 14) -> None:
     """Shrink a heatmap's square cells so that the figure is at most ``max_width`` pixels wide."""
     margin = fig.layout.margin
     fixed_w = fig.layout.width - n_src * _cell_px(fig, n_src)
     cell = max(min_cell, min(_cell_px(fig, n_src), (max_width - fixed_w) // max(n_src, 1)))
     fixed_h = fig.layout.height - n_tgt * _cell_px(fig, n_src)
+    tokens = list(fig.layout.xaxis.ticktext or [])
+    angle = tick_angle(tokens, cell)
+    bottom = label_px(tokens, angle)
+    fixed_h += bottom - margin.b
+    fig.update_xaxes(tickangle=angle)
     fig.update_layout(
-        width=fixed_w + n_src * cell, height=max(fixed_h + n_tgt * cell, margin.t + margin.b + MIN_PLOT_PX)
+        width=fixed_w + n_src * cell,
+        height=max(fixed_h + n_tgt * cell, margin.t + bottom + MIN_PLOT_PX),
+        margin={"b": bottom},
     )
     for trace in fig.data:
         if trace.type == "scatter" and trace.name in ("cells", "gold"):
@@ -194,7 +201,6 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
     ]  # fmt: skip
     still = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
     play = {"frame": {"duration": frame_ms, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
-    targets = display_tokens(al.target_tokens)
     cell = cell_size(n_src, lo=14)
     angle = tick_angle(al.source_tokens, cell)
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, row=1, col=1)
@@ -209,7 +215,7 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
         showlegend=False,
         width=max(560, 160 + n_src * cell),
         height=560 + label_px(al.source_tokens, angle),
-        margin={"t": 120, "b": 120, "r": 70},
+        margin={"t": 120, "b": 170, "r": 70},
         updatemenus=[{
             "type": "buttons", "direction": "left", "x": 1, "y": 1.04, "xanchor": "right", "yanchor": "bottom",
             "pad": {"r": 4, "t": 4},
@@ -217,9 +223,9 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
                         {"label": "Pause", "method": "animate", "args": [[None], still]}],
         }],
         sliders=[{
-            "active": 0, "x": 0.02, "y": -0.08, "len": 0.9, "yanchor": "top", "pad": {"r": 30},
+            "active": 0, "x": 0.02, "y": -0.12, "len": 0.9, "yanchor": "top", "pad": {"r": 30, "t": 10},
             "currentvalue": {"prefix": "step "},
-            "steps": [{"label": f"{t}:{targets[t]}", "method": "animate", "args": [[str(t)], still]}
+            "steps": [{"label": str(t), "method": "animate", "args": [[str(t)], still]}
                       for t in range(n_tgt)],
         }],
     )  # fmt: skip

@@ -73,11 +73,14 @@ def shown(tokens: list[str]) -> list[str]:
 
 @functools.cache
 def default_model():
-    """The first model of the catalog (the one the app shows first) and its task."""
-    from attnviz import catalog
+    """The model the app opens on (attnviz.siblings' defaults) and its task."""
+    from attnviz import catalog, siblings
 
-    first = catalog.list_models()[0]
-    return catalog.load(first["path"]), first.get("task") or ""
+    models = catalog.list_models()
+    task = siblings.tasks(models)[0]
+    score = siblings.default_score(models, task)
+    entry = siblings.slots(models, task)[score, siblings.default_style(models, task, score)].entry
+    return catalog.load(entry["path"]), task
 
 
 def expected_ticks(text: str) -> list[str]:
@@ -107,9 +110,7 @@ def click_cell(page, col: int, n_src: int) -> None:
     n_tgt = len(page.locator(".js-plotly-plot").first.locator(".ytick text").all_text_contents())
     row = n_tgt - 1  # the default cell is on row 0
     page.mouse.click(box["x"] + (col + 0.5) * box["width"] / n_src, box["y"] + (row + 0.5) * box["height"] / n_tgt)
-    page.get_by_text(f"target step t={row} ", exact=False).filter(has_text=f"source position s={col} ").first.wait_for(
-        timeout=WAIT_MS
-    )
+    page.get_by_text(f"t={row} “", exact=False).filter(has_text=f"s={col} “").first.wait_for(timeout=WAIT_MS)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pages.shared.common import escape_markdown
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
-BOTH_WIDTH = 430  # px: two maps side by side fit the page at 1280 px wide
+BOTH_WIDTH, ONE_WIDTH = 430, 860  # px: two maps side by side, or one, fit the page at 1280 px wide
 LOCAL_NOTE = (
     r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = t$; local-p predicts"
     r" $p_t = S\,\sigma(v_p^\top \tanh(W_p h_t))$ and multiplies by a Gaussian, $\sigma = D/2$); other cells are 0."
@@ -66,7 +66,9 @@ def heatmap_view(
     cell = current_cell(panels)
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
         with col:
-            fig = explore_heatmap(al, values, titles[name], zmin, zmax, cell, BOTH_WIDTH if len(panels) > 1 else None)
+            fig = explore_heatmap(
+                al, values, titles[name], zmin, zmax, cell, BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
+            )
             key = f"explore_heat_{values}_{name}"
             _take_click(chart(fig, key, image_format, f"{values}-{name}", selectable=True), key)
     if values == "weights":
@@ -136,9 +138,10 @@ def step_view(panels: Panels, image_format: str) -> None:
     st.caption(r"Bars: the softmax $a_t$ over the source, with the raw scores $e_t$ (dotted, right axis); below, the"
                r" context vector $c_t = \sum_s a_{t,s} \bar h_s$.")  # fmt: skip
     with st.expander("Play every step in the browser (▶ Play, or drag the slider under the plot)"):
-        for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
-            with col:
-                chart(step_animation(al), f"explore_step_animation_{name}", image_format, f"steps-{name}")
+        for name, al in panels.items():  # one under the other: the animation needs the page's width
+            if len(panels) > 1:
+                st.markdown(f"**{escape_markdown(name)}**")
+            chart(step_animation(al), f"explore_step_animation_{name}", image_format, f"steps-{name}")
 
 
 def context_view(panels: Panels, image_format: str) -> None:

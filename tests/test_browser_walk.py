@@ -1,0 +1,152 @@
+"""Every page in Chromium at two window sizes: the Bahdanau | Luong | Both journey, and no text of
+a figure printed over another or cut off (checked in the DOM, on the SVG text boxes)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, WAIT_MS, free_port, wait_healthy
+
+pytest_plugins = ["tests.app_fixtures"]  # app_models_dir
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SHORT = "the cat eats ."  # 5 tokens with <eos>
+LONG = " ".join(["the black cat eats the apple ."] * 6)[:-2] + " ."  # about 40 tokens
+SIZES = [(1280, 720), (1920, 1080)]
+TITLES = {"Compare": "Compare attention", "Data": "Data", "Evaluate": "Evaluate", "Learn": "How attention works"}
+
+# Text boxes of every Plotly figure: a problem is two boxes of different parts (title, legend,
+# buttons, slider, annotations, axis titles, tick labels) that overlap, two tick labels of one
+# axis that overlap, or a box outside its figure.
+OVERLAPS_JS = """() => {
+  const problems = [];
+  const parts = {title: '.gtitle', legend: '.legend text', button: '.updatemenu-button text',
+                 slider: '.slider-group text', note: '.annotation-text', xtitle: '.g-xtitle text',
+                 ytitle: '.g-ytitle text', x: '.xtick text', y: '.ytick text', x2: '.x2tick text',
+                 subtitle: '.gtitle-subtitle'};
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  document.querySelectorAll('.js-plotly-plot').forEach((plot, k) => {
+    const frame = plot.querySelector('.main-svg').getBoundingClientRect();
+    const boxes = [];
+    for (const [part, sel] of Object.entries(parts)) {
+      plot.querySelectorAll(sel).forEach(el => {
+        const r = el.getBoundingClientRect();
+        if (r.width > 0 && r.height > 0 && (el.textContent || '').trim()) boxes.push({part, r, text: el.textContent});
+      });
+    }
+    for (const b of boxes) {
+      const out = b.r.left < frame.left - 2 || b.r.right > frame.right + 2;
+      if (out || b.r.top < frame.top - 2 || b.r.bottom > frame.bottom + 2)
+        problems.push(`figure ${k}: ${b.part} "${b.text}" is cut off`);
+    }
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i], b = boxes[j];
+      const sameAxis = a.part === b.part && ['x', 'y', 'x2'].includes(a.part);
+      if ((a.part !== b.part || sameAxis) && hit(a.r, b.r))
+        problems.push(`figure ${k}: ${a.part} "${a.text}" overlaps ${b.part} "${b.text}"`);
+    }
+  });
+  return problems;
+}"""
+
+
+def settle(page, ms: int = 2500) -> None:
+    """Wait until Streamlit has finished the rerun, then for Plotly's last paint."""
+    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=WAIT_MS)
+    page.wait_for_timeout(ms)
+
+
+def problems(page, where: str) -> list[str]:
+    return [f"{where}: {p}" for p in page.evaluate(OVERLAPS_JS)]
+
+
+@pytest.fixture
+def server(app_models_dir, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium` (CI does)")
+    pytest.importorskip("playwright.sync_api", reason="pip install playwright (never `playwright install`)")
+    import os
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "ATTNVIZ_MODELS": str(app_models_dir), "HOME": str(home), "OMP_NUM_THREADS": "1"}
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--server.port", str(port),
+               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
+    log = (tmp_path / "streamlit.log").open("w")
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(port, proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def test_toggle_journey_and_no_overlaps_on_any_page(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    found: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            size = f"{width}x{height}"
+            page.goto(
+                f"{server}/?task=toy-fr&score=general&style=luong&text={SHORT.replace(' ', '+')}",
+                wait_until="domcontentloaded",
+            )
+            page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+            settle(page)
+            heat = page.locator(".js-plotly-plot").first.bounding_box()
+            if width == 1280:
+                assert heat["y"] < height, "the heatmap starts above the fold at 1280x720"
+            found += problems(page, f"{size} Explore Luong")
+            # flip the style: one click, same sentence, the sibling's map
+            page.locator(".st-key-explore_style").get_by_text("Bahdanau", exact=True).click()
+            page.locator(".js-plotly-plot .gtitle", has_text="general / bahdanau").first.wait_for(timeout=WAIT_MS)
+            assert page.locator(".st-key-explore_text input").input_value() == SHORT
+            page.locator(".st-key-explore_style").get_by_text("Both", exact=True).click()
+            page.locator(".js-plotly-plot .gtitle", has_text="general / luong").first.wait_for(timeout=WAIT_MS)
+            settle(page)
+            assert page.locator(".js-plotly-plot .heatmaplayer").count() >= 2
+            found += problems(page, f"{size} Explore Both weights")
+            for view in ("Per step", "Context vectors", "Difference"):
+                page.get_by_role("tab", name=view).click()
+                settle(page)
+                found += problems(page, f"{size} Explore Both {view}")
+                if view == "Per step" and page.locator(".st-key-explore_step [role=slider]").count():
+                    page.locator(".st-key-explore_step [role=slider]").press("ArrowRight")
+                    settle(page)
+                    assert (
+                        page.locator(".js-plotly-plot .gtitle", has_text="Step 1").count() >= 2
+                    )  # one slider, both panels
+            page.screenshot(path=str(tmp_path / f"explore-{size}.png"))
+            for name, title in TITLES.items():
+                page.get_by_role("link", name=name).click()
+                page.get_by_role("heading", name=title).wait_for(timeout=WAIT_MS)
+                settle(page, 3500)
+                found += problems(page, f"{size} {name}")
+            page.get_by_role("link", name="Explore").click()
+            page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+            assert page.locator(".st-key-explore_text input").input_value() == SHORT  # state survived
+            page.close()
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(
+            f"{server}/?task=toy-fr&score=general&style=luong&text={LONG.replace(' ', '+')}",
+            wait_until="domcontentloaded",
+        )
+        page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        settle(page)
+        found += problems(page, "1280x720 Explore 40 tokens")
+        assert page.locator("text=Traceback").count() == 0
+        browser.close()
+    assert not found, "\n".join(found[:30])
