@@ -9,6 +9,7 @@ import numpy as np
 
 from attnviz.data.vocab import EOS
 from attnviz.errors import InputError
+from attnviz.reading import hide_eos
 from attnviz.trace import Alignment
 
 HIDDEN_EOS_NOTE = "<eos> hidden, rows renormalised"
@@ -23,9 +24,7 @@ def without_eos(al: Alignment) -> Alignment:
     """
     if al.source_tokens[-1:] != [EOS] or len(al.source_tokens) < 2:
         return al
-    w = np.asarray(al.weights, dtype=np.float64)[:, :-1]  # [tgt, src - 1]
-    total = w.sum(axis=1, keepdims=True)  # [tgt, 1]
-    w = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+    w, _ = hide_eos(al.weights, al.source_tokens)  # [tgt, src - 1]
     hyps = [without_eos(h) for h in al.hypotheses]
     return replace(
         al,

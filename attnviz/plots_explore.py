@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 
 from attnviz.errors import InputError
 from attnviz.plots import (
+    DIVERGING_SCALE,
     GOLD_COLOR,
     TEMPLATE,
     UNKNOWN_COLOR,
@@ -247,4 +248,26 @@ def whatif_figure(
                 type="rect", x0=-0.5, x1=n_src - 0.5, y0=t - 0.5, y1=t + 0.5, xref="x2", yref="y2",
                 line={"color": GOLD_COLOR, "width": 2},
             )  # fmt: skip
+    return fig
+
+
+def attribution_heatmap(values: np.ndarray, al: Alignment, title: str, max_width: int | None = None) -> go.Figure:
+    """Attributions ``[tgt, src]`` on the axes of ``al``'s weights heatmap (same rows, columns
+    and cell size), on their own diverging scale symmetric around 0 (red: raises the chosen
+    token's log-probability, blue: lowers it)."""
+    z = np.asarray(values, dtype=np.float64)  # [tgt, src]
+    if z.shape != np.shape(al.weights):
+        raise InputError(f"attributions of shape {z.shape} do not match the alignment's {np.shape(al.weights)}")
+    fig = explore_heatmap(al, "weights", title, max_width=max_width)
+    m = float(np.abs(z).max()) or 1.0
+    heat = next(t for t in fig.data if t.type == "heatmap")
+    heat.update(
+        z=z, zmin=-m, zmax=m, zmid=None, colorscale=DIVERGING_SCALE, colorbar={"title": {"text": "attribution"}}
+    )
+    src, tgt = display_tokens(al.source_tokens), display_tokens(al.target_tokens)
+    cells = next((t for t in fig.data if t.name == "cells"), None)
+    text = [f"{tgt[t]} ← {src[s]}<br>attribution {z[t, s]:+.4f}<br>attention {al.weights[t, s]:.3f}"
+            for t in range(z.shape[0]) for s in range(z.shape[1])]  # fmt: skip
+    if cells is not None:
+        cells.update(text=text, hovertemplate="%{text}<extra></extra>")
     return fig

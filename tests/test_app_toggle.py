@@ -53,7 +53,7 @@ def test_both_renders_every_mirrored_view(app_env):
     zmax = {next(d["zmax"] for d in h["data"] if d["type"] == "heatmap") for h in heat}
     assert len(zmax) == 1, "one colour scale"
     assert sum(m.value.startswith(("**Bahdanau** ·", "**Luong** ·")) for m in at.markdown) == 2  # both translations
-    for view in ("Raw scores", "Per step", "Context vectors", "Beam search", "Difference"):
+    for view in ("Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "Difference"):
         at.session_state["explore_view"] = view
         at.run()
         assert not at.exception, view
@@ -132,3 +132,17 @@ def test_a_broken_link_falls_back_to_defaults(app_env):
     at.run()
     assert not at.exception
     assert at.slider(key="explore_beam").value == 1 and at.session_state["explore_view"] == "Weights"
+
+
+def test_attribution_view_mirrors_the_weights_heatmap(app_env):
+    at = start(explore_style="both", explore_text=TEXT, explore_view="Attribution")
+    assert not at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(specs) == 2 and all("integrated gradients" in s["layout"]["title"]["text"] for s in specs)
+    heat = [next(d for d in s["data"] if d["type"] == "heatmap") for s in specs]
+    assert all(h["zmin"] == -h["zmax"] for h in heat)  # its own scale, symmetric around 0
+    assert any("Spearman" in m.value for m in at.markdown)
+    table = at.dataframe[0].value
+    assert {"attention's first", "attribution's first", "Spearman", "IG delta"} <= set(table.columns)
+    at.segmented_control(key="explore_attr_method").set_value("occlusion").run()
+    assert not at.exception and "occlusion" in titles(at)[0].lower()

@@ -11,6 +11,7 @@ from attnviz import siblings
 from attnviz.data.toyfr import LEXICON
 from attnviz.display import HIDDEN_EOS_NOTE, without_eos
 from pages.explore import sidebar
+from pages.explore.attribution import attribution_view
 from pages.explore.tools import beam_view, export_view, whatif_view
 from pages.explore.views import CELL_KEY, context_view, difference_view, heatmap_view, step_view
 from pages.shared.common import (
@@ -24,8 +25,8 @@ from pages.shared.common import (
 )
 from pages.shared.state import keep_tab, seed_from_url, write_url
 
-VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Beam search", "What-if", "Export"]
-BOTH_VIEWS = [*VIEWS[:5], "Difference", *VIEWS[5:]]
+VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Export"]
+BOTH_VIEWS = [*VIEWS[:6], "Difference", *VIEWS[6:]]
 VIEW_KEY = "explore_view"
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
 
@@ -130,6 +131,7 @@ def render() -> None:
     note = f" ({HIDDEN_EOS_NOTE})" if choice.hide_eos else ""
     titles = {name: f"{e['name']} · {e['score']} / {e['style']}{note}" for name, e in _by_panel(choice).items()}
     translators = {name: get_model(choice.entries[name.lower()]) for name in panels}
+    versions = {name: model_version(entry) for name, entry in _by_panel(choice).items()}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS
     keep_tab(VIEW_KEY, views)
     entry = choice.entry
@@ -141,6 +143,7 @@ def render() -> None:
                                            fmt, panels, translators),
         "Per step": lambda: step_view(shown, fmt),
         "Context vectors": lambda: context_view(panels, fmt),
+        "Attribution": lambda: attribution_view(panels, versions, text, fmt),
         "Beam search": lambda: beam_view(panels, choice.beam, fmt),
         "Difference": lambda: difference_view(shown, fmt),
         "What-if": lambda: whatif_view(entry, text, fmt),

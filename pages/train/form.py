@@ -6,6 +6,7 @@ import streamlit as st
 
 from attnviz.attention import SCORES
 from attnviz.data.toyfr import EXAMPLE
+from attnviz.devices import available_devices, bf16_supported
 from attnviz.jobs import REGISTRY, JobSnapshot, TrainingJob
 from attnviz.plots import alignment_heatmap
 from attnviz.plots_data import training_curves
@@ -83,6 +84,16 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     probe = st.text_input("Probe sentence (its alignment is redrawn after every epoch)", max_chars=80,
                           key="train_probe", persist_state="session")  # fmt: skip
     _follow_default("train_name", f"{label}-{score}-{style}".replace(" ", "-")[:60])
+    c1, c2 = st.columns(2)
+    devices = available_devices()
+    device = c1.selectbox("Device", devices, key="train_device", persist_state="session",
+                          help="Where the training runs: the CPU, or a GPU when this server has one.")  # fmt: skip
+    precision = c2.radio(
+        "Precision", ["fp32", "bf16", "auto"], key="train_precision", persist_state="session", horizontal=True,
+        help="bf16 mixed precision (autocast) where the hardware runs it natively; auto picks it there, else fp32.",
+    )  # fmt: skip
+    if precision == "bf16" and not bf16_supported(device):
+        st.caption(f"This {device} has no native bf16: training would be refused; pick fp32 or auto.")
     name = st.text_input("Model name", max_chars=60, key="train_name", persist_state="session")
     if not st.button("Start training", type="primary", key="train_start"):
         return None
@@ -96,7 +107,8 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
         sizes |= {"subwords": int(subwords)}
     model = {"score": score, "style": style, "encoder": encoder, "emb_dim": int(emb), "hidden_dim": int(hidden),
              "attn_dim": int(attn), "heads": int(heads), "dropout": 0.1}  # fmt: skip
-    train = {"epochs": int(epochs), "batch_size": int(batch), "lr": float(lr), "probe": probe.strip() or None}
+    train = {"epochs": int(epochs), "batch_size": int(batch), "lr": float(lr), "probe": probe.strip() or None,
+             "device": device, "precision": precision}  # fmt: skip
     return Recipe(name=name, data=spec, data_options=sizes, model=model, train=train)
 
 
@@ -104,7 +116,8 @@ def draw(snap: JobSnapshot) -> None:
     """Progress bar, ETA, curves and the probe's heatmap for one snapshot."""
     latest = snap.latest or {}
     eta = f" · about {latest['eta_seconds']:.0f} s left" if snap.active and latest else ""
-    text = f"{snap.name}: {snap.status}, epoch {latest.get('epoch', 0)}/{latest.get('epochs', '?')}{eta}"
+    on = f" on {latest['hardware']}" if latest.get("hardware") else ""
+    text = f"{snap.name}: {snap.status}{on}, epoch {latest.get('epoch', 0)}/{latest.get('epochs', '?')}{eta}"
     st.progress(snap.fraction, text=text)
     valid = [{"step": e["step"], "epoch": e["epoch"], "valid_loss": e["valid_loss"],
               "valid_accuracy": e["valid_accuracy"]} for e in snap.epochs]  # fmt: skip
