@@ -284,7 +284,8 @@ def test_a_copied_unk_is_explained(app_env, monkeypatch):
 
 
 def test_weights_view_shows_coverage_per_source_token(app_env):
-    at = start()
+    assert "Coverage" not in " ".join(json.dumps(s["layout"].get("title")) for s in specs(start()))  # lazy
+    at = start(explore_coverage_open=True)
     charts = specs(at)
     coverage = next(s for s in charts if "Coverage" in (s["layout"].get("title") or {}).get("text", ""))
     assert coverage["layout"]["xaxis"]["ticktext"] == ticks(heatmap(at))

@@ -150,3 +150,34 @@ def test_toggle_journey_and_no_overlaps_on_any_page(server, tmp_path):
         assert page.locator("text=Traceback").count() == 0
         browser.close()
     assert not found, "\n".join(found[:30])
+
+
+def test_markdown_typed_by_a_user_fetches_nothing(server):
+    """Text typed into the app is never rendered as Markdown: an image link in a sentence, a
+    Learn vector or a Compare reference makes the browser request nothing (no tracking beacon)."""
+    from playwright.sync_api import sync_playwright
+
+    beacon = "/beacon-c.png"
+    payload = f"![t]({server}{beacon}) **md** $x^2$"
+    requested: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("request", lambda r: requested.append(r.url))
+        page.goto(f"{server}/?task=toy-fr&score=general&style=luong", wait_until="domcontentloaded")
+        page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        box = page.locator(".st-key-explore_text input")
+        box.fill(payload)
+        box.press("Enter")
+        page.get_by_text("Unknown to this model", exact=False).first.wait_for(timeout=WAIT_MS)
+        settle(page)
+        assert page.locator("main strong", has_text="md").count() == 0  # no bold from the user's text
+        page.get_by_role("link", name="Learn").click()
+        page.get_by_role("heading", name="How attention works").wait_for(timeout=WAIT_MS)
+        query = page.locator(".st-key-learn_query input")
+        query.fill(payload)
+        query.press("Enter")
+        page.locator("[data-testid=stAlert]").first.wait_for(timeout=WAIT_MS)  # the parse error
+        settle(page)
+        browser.close()
+    assert not [u for u in requested if beacon in u], "an image typed by the user was fetched"

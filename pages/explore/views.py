@@ -77,12 +77,15 @@ def heatmap_view(
             r" the context is $c_t = \sum_s a_{t,s} \bar h_s$. Click a cell for its numbers; ⚠ marks unknown words."
             + (LOCAL_NOTE if any(al.window is not None for al in panels.values()) else "")
         )
-        with st.expander("Coverage: how much attention each source word received"):
-            st.caption(r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a"
-                       " word hardly read; red (over 1.7) for one read again and again.")  # fmt: skip
-            for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
-                with col:
-                    chart(coverage_bar(al), f"explore_coverage_{name}", image_format, f"coverage-{name}")
+        coverage = st.expander("Coverage: how much attention each source word received", key="explore_coverage_open",
+                               on_change="rerun")  # fmt: skip
+        if coverage.open:  # lazy: its charts are sent and drawn only when opened
+            with coverage:
+                st.caption(r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a"
+                           " word hardly read; red (over 1.7) for one read again and again.")  # fmt: skip
+                for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+                    with col:
+                        chart(coverage_bar(al), f"explore_coverage_{name}", image_format, f"coverage-{name}")
     else:
         st.caption(r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
                    r" lie outside a local window ($-\infty$).")  # fmt: skip

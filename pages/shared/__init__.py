@@ -1,4 +1,5 @@
-"""Streamlit helpers shared by app.py and the pages (Streamlit lives here, not in attnviz/).
+"""Streamlit widgets and caching shared by the pages (Streamlit lives here, not in attnviz/).
 
-Streamlit ignores Python files in subfolders of pages/, so this package is not a page.
+app.py routes the pages with st.navigation, so nothing under pages/ is discovered on its own;
+this package holds no page.
 """
