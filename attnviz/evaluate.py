@@ -109,18 +109,28 @@ def evaluate(
     )
 
 
-def own_pairs(translator: Translator, data: str | None = None, split: str = "test", n: int | None = None) -> list[Pair]:
-    """The first ``n`` pairs of a split of ``data``, or of the model's own task rebuilt with the
-    data options it was trained with (the same test split)."""
-    from attnviz.data.spec import load_corpus, pair_options
+def measured_on(meta: dict, data: str | None = None) -> tuple[str, dict]:
+    """The data a model is measured on, as ``(spec, load_corpus options)``: ``data`` when given,
+    else the model's own data spec as its recipe named it (a folder ``@FOLDER`` and a table's
+    ``?src=``/``?tgt=`` kept), rebuilt with the options it was trained with, so the splits are
+    the ones it was trained and measured on. The one rule for the CLI, the app and the checks
+    of the shipped models."""
+    from attnviz.data.spec import pair_options
     from attnviz.errors import ConfigError
 
-    recipe = translator.meta.get("recipe_full") or {}
-    spec = data or recipe.get("data") or translator.meta.get("task")
+    recipe = meta.get("recipe_full") or {}
+    spec = data or recipe.get("data") or meta.get("task")
     if not spec:
         raise ConfigError("this model does not name its data; give a data spec (--data SPEC)")
-    options = {} if data else recipe.get("data_options", {})
-    pairs = load_corpus(spec, **pair_options(options)).split(split)
+    return spec, pair_options({} if data else recipe.get("data_options", {}))
+
+
+def own_pairs(translator: Translator, data: str | None = None, split: str = "test", n: int | None = None) -> list[Pair]:
+    """The first ``n`` pairs of a split of ``data``, or of the model's own data (:func:`measured_on`)."""
+    from attnviz.data.spec import load_corpus
+
+    spec, options = measured_on(translator.meta, data)
+    pairs = load_corpus(spec, **options).split(split)
     return pairs[:n] if n else pairs
 
 
@@ -155,7 +165,7 @@ def evaluate_checkpoints(
             translator = catalog.load(name, roots=roots)
             pairs = own_pairs(translator, data, split, n)
             report = evaluate(translator, pairs, beam_size=beam_size, replace_unk=replace_unk)
-            spec = data or (translator.meta.get("recipe_full") or {}).get("data") or translator.meta.get("task")
+            spec, _ = measured_on(translator.meta, data)
             result.rows.append({"model": name, "data": spec, "split": split, **report.to_dict()})
         except (AttnvizError, OSError) as e:
             result.errors.append({"model": name, "error": str(e)})

@@ -184,7 +184,7 @@ class Translator:
             log_prob=hyp.log_prob,
             token_log_probs=hyp.token_log_probs,
             positions=hyp.positions,
-            window=self.config.window if self.config.score in ("local_m", "local_p") else None,
+            window=self.config.window if self.model.decoder.attention.is_local else None,
             encoder_attention=enc_attn,
         )
 

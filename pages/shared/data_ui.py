@@ -119,8 +119,9 @@ def cached_corpus(
     n_test: int | None,
     seed: int = 0,
     target_lowercase: bool | None = None,
+    **options,
 ) -> Corpus:
     """A corpus, loaded once per spec and options (uploads are named by content hash)."""
     return load_corpus(
-        spec, n_train=n_train, n_valid=n_valid, n_test=n_test, seed=seed, target_lowercase=target_lowercase
+        spec, n_train=n_train, n_valid=n_valid, n_test=n_test, seed=seed, target_lowercase=target_lowercase, **options
     )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attnviz.data import TASKS
 from attnviz.data.pairs import Pair
+from attnviz.evaluate import measured_on
+from pages.shared.common import user_errors
 from pages.shared.data_ui import cached_corpus
 
 PREFERRED = (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))
@@ -28,18 +29,11 @@ def default_models(models: list[dict]) -> list[dict]:
     return (same_task if len(same_task) >= 2 else models)[:2]
 
 
-def data_options(meta: dict) -> dict:
-    """The data options a model was trained with (so its test split is rebuilt exactly)."""
-    return dict((meta.get("recipe_full") or {}).get("data_options") or {})
-
-
 def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
-    """The test split of a model's built-in task (empty for other data)."""
-    task = meta.get("task")
-    if task not in TASKS:
-        return []
-    opts = data_options(meta)
-    corpus = cached_corpus(task, 0, opts.get("n_valid"), opts.get("n_test"), opts.get("seed", 0))
+    """The test split a model is measured on (attnviz.evaluate.measured_on), loaded once."""
+    with user_errors():
+        spec, options = measured_on(meta)
+        corpus = cached_corpus(spec, **options)
     return corpus.test[:limit] if limit else corpus.test
 
 
