@@ -77,3 +77,30 @@ def readme_table(path: Path = PROJECT_DIR / "README.md") -> str:
     """The table currently in README.md (for the test that it matches the manifest)."""
     text = path.read_text(encoding="utf-8")
     return text.split(BEGIN, 1)[1].split(END, 1)[0].strip() if BEGIN in text else ""
+
+
+ATTRIBUTION_RESULTS = PROJECT_DIR / "benchmarks" / "attribution_aer.json"
+
+
+def attribution_records(path: Path | None = None) -> list[dict]:
+    """One row per model of ``benchmarks/attribution_aer.py``'s results: AER of attention and of
+    each attribution method against gold links, and each method's mean per-step agreement with
+    attention (Spearman, top-1). Empty when the benchmark has not been run."""
+    import json
+
+    path = path or ATTRIBUTION_RESULTS
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        models = data["models"]
+    except (json.JSONDecodeError, KeyError, TypeError) as e:
+        raise ConfigError(f"{path} is malformed ({e}); run benchmarks/attribution_aer.py again") from e
+    rows = []
+    for name, m in sorted(models.items()):
+        row = {"model": name, "task": m.get("task"), "pairs": m.get("pairs")}
+        row |= {f"AER {k}": v for k, v in (m.get("aer") or {}).items()}
+        row |= {f"Spearman {k}": v for k, v in (m.get("spearman") or {}).items()}
+        row |= {f"top-1 {k}": v for k, v in (m.get("top1") or {}).items()}
+        rows.append(row)
+    return rows

@@ -9,6 +9,7 @@ from attnviz import catalog
 from attnviz.evaluate import evaluate_checkpoints
 from attnviz.exports import csv_text
 from attnviz.leaderboard import KEYS as LEADERBOARD_KEYS
+from attnviz.leaderboard import attribution_records
 from attnviz.leaderboard import records as leaderboard_records
 from attnviz.plots import plot_config
 from attnviz.plots_data import metric_scatter
@@ -85,3 +86,18 @@ if submitted:
         ]  # fmt: skip
 if st.session_state.get("eval_rows"):
     leaderboard(st.session_state["eval_rows"], "leaderboard_sample", COLUMNS)
+
+st.subheader("Does attention explain? Attention against gradient attributions")
+rows = attribution_records()
+if not rows:
+    st.info("Not measured yet: run `python benchmarks/attribution_aer.py` (a few minutes per model).")
+else:
+    frame = pd.DataFrame(rows)
+    st.dataframe(frame.style.format(na_rep=NOT_APPLICABLE, precision=3), key="eval_attribution", hide_index=True)
+    st.caption(
+        f"AER against the gold links of the first {rows[0]['pairs']} test pairs of each built-in task, forced on the "
+        "reference, the argmax source token of each target token: for attention, integrated gradients (ig, 32 "
+        "steps, zero-embedding baseline), gradient × input (gxi) and occlusion. Spearman and top-1: each method's "
+        "mean per-step agreement with attention. Measured by benchmarks/attribution_aer.py; what it shows is in "
+        "README.md. Explore's Attribution view shows them for one sentence."
+    )

@@ -191,3 +191,17 @@ def test_evaluate_a_subset_with_charts_and_dashes_for_what_does_not_apply(models
     assert len(at.dataframe[-1].value) == 1
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert any("AER" in t for t in titles) and any("entropy" in t for t in titles)
+
+
+def test_evaluate_shows_attention_against_attributions(tmp_path, monkeypatch):
+    from attnviz import leaderboard
+
+    results = {"models": {"toy-fr-dot-luong": {"task": "toy-fr", "pairs": 100, "aer": {"attention": 0.05, "ig": 0.3},
+                                               "spearman": {"ig": 0.2}, "top1": {"ig": 0.6}}}}  # fmt: skip
+    path = tmp_path / "attribution_aer.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    assert leaderboard.attribution_records(path) == [{"model": "toy-fr-dot-luong", "task": "toy-fr", "pairs": 100,
+        "AER attention": 0.05, "AER ig": 0.3, "Spearman ig": 0.2, "top-1 ig": 0.6}]  # fmt: skip
+    monkeypatch.setattr(leaderboard, "ATTRIBUTION_RESULTS", path)
+    at = page("evaluate.py")
+    assert any("Does attention explain" in s.value for s in at.subheader)

@@ -114,9 +114,9 @@ def pick_data(key: str, default_task: str = "toy-fr") -> tuple[str, str] | None:
 @st.cache_data(show_spinner="Loading data…", max_entries=8)
 def cached_corpus(
     spec: str,
-    n_train: int | None,
-    n_valid: int | None,
-    n_test: int | None,
+    n_train: int | None = None,
+    n_valid: int | None = None,
+    n_test: int | None = None,
     seed: int = 0,
     target_lowercase: bool | None = None,
     **options,
