@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -17,6 +18,7 @@ from pages.shared.common import escape_markdown
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 MULTI30K_PAIRS = ["de-en", "en-de", "fr-en", "en-fr", "de-fr", "fr-de"]
 UPLOAD_DIR = Path(tempfile.gettempdir()) / "attnviz-uploads"
+UPLOAD_TTL = 6 * 3600.0  # seconds an upload may go unused before it is deleted
 
 
 def save_upload(upload) -> Path:
@@ -28,7 +30,20 @@ def save_upload(upload) -> Path:
     path = UPLOAD_DIR / f"{hashlib.sha256(data).hexdigest()[:20]}{suffix}"
     if not path.exists():
         path.write_bytes(data)
+    path.touch()  # in use: not stale
+    forget_stale_uploads()
     return path
+
+
+def forget_stale_uploads(max_age: float = UPLOAD_TTL) -> None:
+    """Delete uploads no session has used for ``max_age`` seconds, and their cached corpora, so
+    that uploads cannot fill the disk over the server's life."""
+    now = time.time()
+    stale = [p for p in UPLOAD_DIR.glob("*") if p.is_file() and now - p.stat().st_mtime > max_age]
+    for p in stale:
+        p.unlink(missing_ok=True)
+    if stale:
+        cached_corpus.clear()
 
 
 def table_columns(path: Path) -> list[str]:
@@ -60,6 +75,7 @@ def _shared_upload(key: str) -> tuple[Path, str] | None:
         st.session_state[SHARED_UPLOAD] = (str(path), upload.name)
         return path, upload.name
     if old and Path(old[0]).is_file():
+        Path(old[0]).touch()  # in use: not stale
         st.caption(f"Using {escape_markdown(old[1])}, uploaded earlier in this session; upload another to replace it.")
         return Path(old[0]), old[1]
     st.info("Upload a CSV, TSV, JSON Lines or Parquet file with one column per language.")
