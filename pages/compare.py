@@ -13,6 +13,7 @@ from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, sha
 from attnviz.plots_data import gold_heatmap
 from attnviz.plots_explore import explore_heatmap
 from pages.shared.common import escape_markdown, get_model, require_models, user_errors
+from pages.shared.data_ui import uploaded_pairs
 from pages.shared.model_ui import pick_models, test_pairs
 
 PER_ROW, PANEL_PX = 2, 400  # a wrapping grid: 2 maps a row, each at least 400 px wide at 1280 px
@@ -40,6 +41,13 @@ pair = None
 if pairs and st.toggle("Pick a test pair (shows the gold alignment and AER)", key="cmp_use_pair"):
     index = st.number_input("Test pair", 0, len(pairs) - 1, 0, key="cmp_pair")
     pair = pairs[int(index)]
+with user_errors():
+    upload = uploaded_pairs()
+if pair is None and upload and upload[0]:
+    own, file_name = upload
+    if st.toggle(f"Pick a pair from your upload ({escape_markdown(file_name)})", key="cmp_use_upload"):
+        index = st.number_input("Uploaded pair", 0, len(own) - 1, 0, key="cmp_upload_pair")
+        pair = own[int(index)]
 explored = st.session_state.get("explore_text")
 if "cmp_sentence" not in st.session_state or st.session_state.get("cmp_sentence__from") != explored:
     st.session_state["cmp_sentence"] = explored or first.meta.get("example") or ""

@@ -217,3 +217,17 @@ def test_uploads_no_session_used_for_hours_are_deleted(tmp_path, monkeypatch):
     os.utime(old, (time.time() - data_ui.UPLOAD_TTL - 60,) * 2)
     data_ui.forget_stale_uploads()
     assert not old.exists() and fresh.exists()
+
+
+def test_compare_offers_the_pairs_of_this_sessions_upload(tmp_path):
+    table = tmp_path / "mine.csv"
+    table.write_text("en,fr\n" + "".join(f"the cat eats the apple {k} .,le chat mange la pomme {k} .\n"
+                                         for k in range(30)), encoding="utf-8")  # fmt: skip
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["upload_spec"] = (f"{table}?src=en&tgt=fr", "mine.csv")
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    at.toggle(key="cmp_use_upload").set_value(True).run()
+    assert not at.exception
+    assert any("the cat eats the apple" in m.value for m in at.markdown)  # the pair's source is shown

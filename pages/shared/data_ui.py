@@ -60,6 +60,7 @@ def table_columns(path: Path) -> list[str]:
 
 
 SHARED_UPLOAD = "upload_shared"  # (saved path, file name as uploaded): one upload for Data and Train
+UPLOAD_SPEC = "upload_spec"  # (data spec with its columns, file name): the upload's pairs for Compare
 
 
 def _shared_upload(key: str) -> tuple[Path, str] | None:
@@ -98,7 +99,19 @@ def _upload_spec(key: str) -> str | None:
         return None
     src = st.selectbox("Source column", columns, index=0, key=f"{key}_src_col", persist_state="session")
     tgt = st.selectbox("Target column", columns, index=1, key=f"{key}_tgt_col", persist_state="session")
-    return f"{path}?{urlencode({'src': src, 'tgt': tgt})}"
+    spec = f"{path}?{urlencode({'src': src, 'tgt': tgt})}"
+    st.session_state[UPLOAD_SPEC] = (spec, name)  # Compare offers its pairs
+    return spec
+
+
+def uploaded_pairs(limit: int = 200) -> tuple[list, str] | None:
+    """This session's upload as sentence pairs (its test split, else train), with its file name."""
+    shared = st.session_state.get(UPLOAD_SPEC)
+    if not shared or not Path(shared[0].split("?")[0]).is_file():
+        return None
+    corpus = cached_corpus(shared[0])
+    pairs = corpus.test or corpus.train
+    return pairs[:limit], shared[1]
 
 
 def pick_data(key: str, default_task: str = "toy-fr") -> tuple[str, str] | None:
