@@ -28,11 +28,24 @@ st.caption(
 models = require_models()
 
 
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """Numbers to 3 decimals (integers as they are) and – where a metric does not apply: the
+    browser's table shows a missing value as "None" whatever pandas' styling says."""
+
+    def cell(v):
+        if v is None or (isinstance(v, float) and pd.isna(v)):
+            return NOT_APPLICABLE
+        if isinstance(v, float):
+            return f"{v:,.3f}"
+        return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else v
+
+    return frame.astype(object).map(cell)
+
+
 def leaderboard(rows: list[dict], key: str, columns: list[str]) -> None:
     """The table (– where a metric does not apply), its CSV, and BLEU against AER and entropy."""
     frame = pd.DataFrame(rows, columns=columns).sort_values("bleu", ascending=False, na_position="last")
-    shown = frame.style.format(na_rep=NOT_APPLICABLE, precision=3)  # numbers stay numbers: headers sort
-    st.dataframe(shown, key=key, hide_index=True, width="stretch")
+    st.dataframe(readable(frame), key=key, hide_index=True, width="stretch")
     st.download_button("Download CSV", csv_text(frame), file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv")
     left, right = st.columns(2)
     left.plotly_chart(metric_scatter(rows, "aer"), key=f"{key}_aer", config=plot_config(f"{key}-aer"))
@@ -45,6 +58,21 @@ st.caption(
     "the validation split). For the shipped models this is the README's table. Click a header to sort."
 )
 leaderboard(leaderboard_records(models), "leaderboard_stored", list(LEADERBOARD_KEYS))
+
+st.subheader("Does attention explain? Attention against gradient attributions")
+rows = attribution_records()
+if not rows:
+    st.info("Not measured yet: run `python benchmarks/attribution_aer.py` (a few minutes per model).")
+else:
+    frame = pd.DataFrame(rows)
+    st.dataframe(readable(frame), key="eval_attribution", hide_index=True)
+    st.caption(
+        f"AER against the gold links of the first {rows[0]['pairs']} test pairs of each built-in task, forced on the "
+        "reference, the argmax source token of each target token: for attention, integrated gradients (ig, 32 "
+        "steps, zero-embedding baseline), gradient × input (gxi) and occlusion. Spearman and top-1: each method's "
+        "mean per-step agreement with attention. Measured by benchmarks/attribution_aer.py; what it shows is in "
+        "README.md. Explore's Attribution view shows them for one sentence."
+    )
 
 st.subheader("Measure now")
 by_name = {m["name"]: m for m in models}
@@ -86,18 +114,3 @@ if submitted:
         ]  # fmt: skip
 if st.session_state.get("eval_rows"):
     leaderboard(st.session_state["eval_rows"], "leaderboard_sample", COLUMNS)
-
-st.subheader("Does attention explain? Attention against gradient attributions")
-rows = attribution_records()
-if not rows:
-    st.info("Not measured yet: run `python benchmarks/attribution_aer.py` (a few minutes per model).")
-else:
-    frame = pd.DataFrame(rows)
-    st.dataframe(frame.style.format(na_rep=NOT_APPLICABLE, precision=3), key="eval_attribution", hide_index=True)
-    st.caption(
-        f"AER against the gold links of the first {rows[0]['pairs']} test pairs of each built-in task, forced on the "
-        "reference, the argmax source token of each target token: for attention, integrated gradients (ig, 32 "
-        "steps, zero-embedding baseline), gradient × input (gxi) and occlusion. Spearman and top-1: each method's "
-        "mean per-step agreement with attention. Measured by benchmarks/attribution_aer.py; what it shows is in "
-        "README.md. Explore's Attribution view shows them for one sentence."
-    )
