@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, free_port, wait_healthy  # noqa: E402
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app  # noqa: E402
 
 TITLE_JS = """() => { const t = document.querySelector('.js-plotly-plot .gtitle'); return t ? t.textContent : ''; }"""
 
@@ -57,21 +56,11 @@ def main() -> int:
     parser.add_argument("--flips", type=int, default=10)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    proc = None
-    url = args.url
-    if url is None:
-        port = free_port()
-        command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                   "--server.address", "127.0.0.1", "--server.port", str(port),
-                   "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
-        proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_healthy(port, proc)
-        url = f"http://127.0.0.1:{port}"
-    try:
-        times = measure(url, args.task, args.score, args.flips, args.sentence)
-    finally:
-        if proc is not None:
-            proc.terminate()
+    if args.url:
+        times = measure(args.url, args.task, args.score, args.flips, args.sentence)
+    else:
+        with streamlit_app() as (url, _):
+            times = measure(url, args.task, args.score, args.flips, args.sentence)
     result = {"flips": len(times), "median_s": round(statistics.median(times), 3),
               "min_s": round(min(times), 3), "max_s": round(max(times), 3),
               "model": f"{args.task} {args.score}", "load_average_1min": round(os.getloadavg()[0], 2)}  # fmt: skip

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,30 @@ def wait_healthy(port: int, proc: subprocess.Popen, timeout: float = 60) -> None
         except OSError:
             time.sleep(0.1)
     raise TimeoutError(f"streamlit did not answer on port {port} within {timeout} s")
+
+
+@contextmanager
+def streamlit_app(env: dict[str, str] | None = None, log_path: Path | None = None) -> Iterator[tuple[str, float]]:
+    """``streamlit run app.py`` on a free loopback port until the block ends: yields its URL and
+    the ``perf_counter`` at which it was started (for start-to-first-heatmap timings)."""
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--server.port", str(port),
+               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
+    log = log_path.open("w") if log_path else subprocess.DEVNULL
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(port, proc)
+        yield f"http://127.0.0.1:{port}", started
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        if log_path:
+            log.close()
 
 
 def shown(tokens: list[str]) -> list[str]:
@@ -128,51 +154,35 @@ def test_explore_in_chromium(server_env, tmp_path):
     default_model.cache_clear()  # ATTNVIZ_MODELS was just set
     from playwright.sync_api import sync_playwright
 
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.address", "127.0.0.1", "--server.port", str(port),
-               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
-    log = (tmp_path / "streamlit.log").open("w")
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=ROOT, env=server_env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_healthy(port, proc)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1100})
-            page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
-            # A fresh server first shows a placeholder chart while torch imports; the real page
-            # has the sentence box filled with the model's example.
-            page.wait_for_function(
-                "() => { const el = document.querySelector('.st-key-explore_text input'); return el && el.value; }",
-                timeout=WAIT_MS,
-            )
-            default_text = page.locator(".st-key-explore_text input").input_value()
-            wait_for_ticks(page, expected_ticks(default_text))
-            first_heatmap = time.perf_counter() - start
+    with streamlit_app(server_env, tmp_path / "streamlit.log") as (url, start), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.goto(f"{url}/", wait_until="domcontentloaded")
+        # A fresh server first shows a placeholder chart while torch imports; the real page
+        # has the sentence box filled with the model's example.
+        page.wait_for_function(
+            "() => { const el = document.querySelector('.st-key-explore_text input'); return el && el.value; }",
+            timeout=WAIT_MS,
+        )
+        default_text = page.locator(".st-key-explore_text input").input_value()
+        wait_for_ticks(page, expected_ticks(default_text))
+        first_heatmap = time.perf_counter() - start
 
-            task = default_model()[1]
-            sentences = SENTENCES.get(task, [default_text.upper(), default_text])
-            redraws = [type_sentence(page, text) for text in sentences]
-            click_cell(page, col=1, n_src=len(expected_ticks(sentences[-1])))
-            page.wait_for_timeout(500)  # let Plotly finish its last paint before the screenshot
-            shot = tmp_path / "explore.png"
-            page.screenshot(path=str(shot), full_page=True)
+        task = default_model()[1]
+        sentences = SENTENCES.get(task, [default_text.upper(), default_text])
+        redraws = [type_sentence(page, text) for text in sentences]
+        click_cell(page, col=1, n_src=len(expected_ticks(sentences[-1])))
+        page.wait_for_timeout(500)  # let Plotly finish its last paint before the screenshot
+        shot = tmp_path / "explore.png"
+        page.screenshot(path=str(shot), full_page=True)
 
-            long_redraw = None
-            if task in LONG:
-                long_redraw = type_sentence(page, LONG[task])
-                page.wait_for_timeout(500)
-                page.screenshot(path=str(tmp_path / "explore-long.png"), full_page=True)
-            assert page.locator("text=Traceback").count() == 0
-            browser.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        long_redraw = None
+        if task in LONG:
+            long_redraw = type_sentence(page, LONG[task])
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(tmp_path / "explore-long.png"), full_page=True)
+        assert page.locator("text=Traceback").count() == 0
+        browser.close()
     result = {
         "start_to_first_heatmap_s": round(first_heatmap, 3),
         "enter_to_redrawn_heatmap_s": [round(r, 3) for r in redraws],

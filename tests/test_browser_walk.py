@@ -3,12 +3,9 @@ a figure printed over another or cut off (checked in the DOM, on the SVG text bo
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, WAIT_MS, free_port, wait_healthy
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, streamlit_app
 
 pytest_plugins = ["tests.app_fixtures"]  # app_models_dir
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -86,22 +83,8 @@ def server(app_models_dir, tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     env = {**os.environ, "ATTNVIZ_MODELS": str(app_models_dir), "HOME": str(home), "OMP_NUM_THREADS": "1"}
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.address", "127.0.0.1", "--server.port", str(port),
-               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
-    log = (tmp_path / "streamlit.log").open("w")
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_healthy(port, proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with streamlit_app(env, tmp_path / "streamlit.log") as (url, _):
+        yield url
 
 
 def test_toggle_journey_and_no_overlaps_on_any_page(server, tmp_path):
