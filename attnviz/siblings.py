@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
+
 from attnviz.attention import SCORES, Attention
 from attnviz.config import STYLES
 from attnviz.errors import ConfigError
@@ -46,7 +48,10 @@ def sizes_problem(config: dict, score: str, style: str) -> str | None:
     if memory is None:
         memory = config.get("hidden_dim", 1) * (2 if config.get("bidirectional", True) else 1)
     try:
-        Attention(score, int(config.get("hidden_dim", 1)), int(memory), 1, 2, 1, config.get("local_content", "general"))
+        with torch.device("meta"):  # the size check only: no weights are allocated
+            Attention(
+                score, int(config.get("hidden_dim", 1)), int(memory), 1, 2, 1, config.get("local_content", "general")
+            )
     except ConfigError as e:
         return f"impossible with these sizes: {e}"
     return None
@@ -63,6 +68,11 @@ def _pick(matches: list[dict], like: dict | None) -> dict | None:
     return matches[0]
 
 
+def matches(models: list[dict], task: str, score: str, style: str) -> list[dict]:
+    """Every checkpoint of ``task`` with this score and decoder style."""
+    return [m for m in models if task_of(m) == task and (m.get("score"), m.get("style")) == (score, style)]
+
+
 def slots(models: list[dict], task: str, config: dict | None = None, like: dict | None = None) -> dict:
     """Every registered score × decoder style of ``task``: ``{(score, style): Slot}``.
 
@@ -74,8 +84,7 @@ def slots(models: list[dict], task: str, config: dict | None = None, like: dict 
     out = {}
     for score in SCORES:
         for style in STYLES:
-            matches = [m for m in of_task if (m.get("score"), m.get("style")) == (score, style)]
-            entry = _pick(matches, like)
+            entry = _pick(matches(of_task, task, score, style), like)
             reason = None
             if entry is None:
                 reason = (config and sizes_problem(config, score, style)) or (

@@ -123,15 +123,16 @@ def render() -> None:
     if unknown:
         listed = ", ".join(f"“{escape_markdown(t)}”" for t in dict.fromkeys(unknown))
         st.warning(f"Unknown to this model (read as `<unk>`, marked ⚠ in the heatmap): {listed}")
+    entries = _by_panel(choice)
     for col, (name, al) in zip(st.columns(len(panels)), panels.items(), strict=True):
         with col:
-            _translation_line(name, choice.entries[name.lower()], al)
+            _translation_line(name, entries[name], al)
 
     shown = {name: without_eos(al) for name, al in panels.items()} if choice.hide_eos else panels
     note = f" ({HIDDEN_EOS_NOTE})" if choice.hide_eos else ""
-    titles = {name: f"{e['name']} · {e['score']} / {e['style']}{note}" for name, e in _by_panel(choice).items()}
-    translators = {name: get_model(choice.entries[name.lower()]) for name in panels}
-    versions = {name: model_version(entry) for name, entry in _by_panel(choice).items()}
+    titles = {name: f"{e['name']} · {e['score']} / {e['style']}{note}" for name, e in entries.items()}
+    translators = {name: get_model(e) for name, e in entries.items()}
+    versions = {name: model_version(e) for name, e in entries.items()}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS
     keep_tab(VIEW_KEY, views)
     entry = choice.entry

@@ -12,7 +12,7 @@ import streamlit as st
 
 from attnviz import siblings
 from attnviz.attention import SCORES
-from pages.shared.common import header_config, model_label
+from pages.shared.common import escape_markdown, header_config, model_label
 
 TEXT_KEY = "explore_text"
 TASK_KEY, SCORE_KEY, STYLE_KEY, CKPT_KEY = "explore_task", "explore_score", "explore_style", "explore_checkpoint"
@@ -119,11 +119,11 @@ def choose(models: list[dict]) -> Choice:
             choice.missing[style] = slot.reason or "not available"
     if len(choice.entries) == 1 and not choice.missing:
         entry = next(iter(choice.entries.values()))
-        st.sidebar.caption(f"Model: `{entry['name']}` ({entry['source']})")
+        st.sidebar.caption(f"Model: {escape_markdown(entry['name'])} ({entry['source']})")
     for style, entry in list(choice.entries.items()):
-        matches = [m for m in models if siblings.task_of(m) == task and (m["score"], m["style"]) == (score, style)]
-        if len(matches) > 1:
-            by_path = {m["path"]: m for m in matches}
+        found = siblings.matches(models, task, score, style)
+        if len(found) > 1:
+            by_path = {m["path"]: m for m in found}
             key = f"{CKPT_KEY}_{style}"
             _ensure(key, list(by_path), entry["path"])
             path = st.sidebar.selectbox(f"{MODES[style]} checkpoint", list(by_path), key=key,
@@ -138,7 +138,8 @@ def choose(models: list[dict]) -> Choice:
         help="Much attention often parks on the source's end marker; hiding its column and rescaling each row "
         "to sum to 1 makes the word-to-word links easier to see. The figure title says when this is on.",
     )  # fmt: skip
-    choice.image_format = st.sidebar.radio("Figure download format", ["png", "svg"], key=FORMAT_KEY,
-        persist_state="session", horizontal=True,
-                                           help="What the camera button in each figure's toolbar saves.")  # fmt: skip
+    choice.image_format = st.sidebar.radio(
+        "Figure download format", ["png", "svg"], key=FORMAT_KEY, persist_state="session", horizontal=True,
+        help="What the camera button in each figure's toolbar saves.",
+    )  # fmt: skip
     return choice

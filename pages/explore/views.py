@@ -37,10 +37,14 @@ def columns(panels: Panels) -> list:
     return [st.container()] if len(panels) == 1 else list(st.columns(len(panels), gap="medium"))
 
 
+def _grid(panels: Panels) -> tuple[int, int]:
+    """``(target steps, source tokens)`` that every panel has."""
+    return tuple(min(np.shape(al.weights)[k] for al in panels.values()) for k in (0, 1))
+
+
 def current_cell(panels: Panels) -> tuple[int, int]:
     """The clicked cell, kept across reruns and style flips, clamped to the shortest decode."""
-    n_tgt = min(np.shape(al.weights)[0] for al in panels.values())
-    n_src = min(np.shape(al.weights)[1] for al in panels.values())
+    n_tgt, n_src = _grid(panels)
     t, s = st.session_state.get(CELL_KEY) or (0, int(np.argmax(next(iter(panels.values())).weights[0])))
     return min(max(int(t), 0), n_tgt - 1), min(max(int(s), 0), n_src - 1)
 
@@ -104,16 +108,15 @@ def _set_cell(key_t: str, key_s: str) -> None:
 def _cell_boxes(panels: Panels, cell: tuple[int, int], values: str) -> tuple[int, int]:
     """The outlined cell as two number boxes (arrow keys step through rows and columns)."""
     al = next(iter(panels.values()))
-    n_tgt = min(np.shape(a.weights)[0] for a in panels.values())
-    n_src = min(np.shape(a.weights)[1] for a in panels.values())
+    n_tgt, n_src = _grid(panels)
     key_t, key_s = f"explore_cell_t_{values}", f"explore_cell_s_{values}"
     st.session_state[key_t], st.session_state[key_s] = cell
     head, box_t, box_s = st.columns([3, 1, 1], vertical_alignment="bottom")
     head.markdown("**The numbers of the outlined cell** (click a cell, or step with the arrow keys in the boxes)")
     box_t.number_input(f"target step t (0-{n_tgt - 1})", 0, n_tgt - 1, key=key_t, on_change=_set_cell,
-                       args=(key_t, key_s), help=f"{al.target_tokens[cell[0]]}")  # fmt: skip
+                       args=(key_t, key_s), help=escape_markdown(al.target_tokens[cell[0]]))  # fmt: skip
     box_s.number_input(f"source position s (0-{n_src - 1})", 0, n_src - 1, key=key_s, on_change=_set_cell,
-                       args=(key_t, key_s), help=f"{al.source_tokens[cell[1]]}")  # fmt: skip
+                       args=(key_t, key_s), help=escape_markdown(al.source_tokens[cell[1]]))  # fmt: skip
     return cell
 
 
