@@ -5,7 +5,10 @@ Each page lives in ``pages/`` and is routed here with ``st.navigation``; Explore
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+import time
 
 import streamlit as st
 
@@ -43,6 +46,32 @@ PAGES = [
     st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
 ]
 
+
+def _run_timed(page) -> None:
+    """Run the page; with ``ATTNVIZ_RERUN_LOG=FILE`` append its server-side time as a JSON line
+    (benchmarks/interaction.py and load_test.py read it: the server's share of every rerun), and
+    with ``ATTNVIZ_PROFILE=DIR`` write each rerun's cProfile statistics there."""
+    log, profile_dir = os.environ.get("ATTNVIZ_RERUN_LOG"), os.environ.get("ATTNVIZ_PROFILE")
+    profiler = None
+    if profile_dir:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    start = time.perf_counter()
+    try:
+        page.run()
+    finally:
+        if profiler:
+            profiler.disable()
+            profiler.dump_stats(os.path.join(profile_dir, f"rerun-{time.time_ns()}.prof"))
+        if log:
+            record = {"page": page.url_path or "explore", "seconds": round(time.perf_counter() - start, 4),
+                      "at": round(time.time(), 3)}  # fmt: skip
+            with open(log, "a", encoding="utf-8") as out:
+                out.write(json.dumps(record) + "\n")
+
+
 page = st.navigation(PAGES)
 _load_library()
-page.run()
+_run_timed(page)

@@ -9,6 +9,7 @@ import pytest
 from attnviz.errors import InputError
 from attnviz.plots import (
     alignment_heatmap,
+    clicked_cell,
     context_heatmap,
     context_projection,
     display_tokens,
@@ -59,7 +60,7 @@ def heatmaps(fig: go.Figure) -> list:
 
 def hover_strings(fig: go.Figure) -> str:
     """Every hover string the figure carries, as one blob."""
-    return json.dumps([t.text for t in fig.data if t.text is not None], ensure_ascii=False)
+    return json.dumps([np.asarray(t.text).tolist() for t in fig.data if t.text is not None], ensure_ascii=False)
 
 
 def test_ticktext_equals_escaped_tokens():
@@ -111,9 +112,12 @@ def test_selection_layer_one_marker_per_cell_on_top():
     assert layer.type == "scatter" and layer.mode == "markers"
     assert layer.marker.symbol == "square"
     assert len(layer.x) == 5 * 4
-    cells = {tuple(c) for c in json.loads(fig.to_json())["data"][-1]["customdata"]}  # [t, s] as JSON lists
+    cells = {(int(y), int(x)) for x, y in zip(layer.x, layer.y, strict=True)}
     assert cells == {(t, s) for t in range(5) for s in range(4)}
-    assert all(float(layer.x[k]) == c[1] and float(layer.y[k]) == c[0] for k, c in enumerate(layer.customdata))
+    k = 2 * 4 + 3  # row-major: t=2, s=3
+    assert layer.customdata[k][0] == pytest.approx(al.weights[2, 3]) and "target [2]" in layer.text[k]
+    assert clicked_cell([{"x": 3, "y": 2, "point_index": k}]) == (2, 3)
+    assert clicked_cell([{"x": 0.7, "y": 2}]) is None and clicked_cell([]) is None
     assert heatmaps(fig)[0].hoverinfo == "skip"  # hover lives on the layer that is clicked
     gold = next(t for t in fig.data if t.name == "gold")
     assert list(gold.x) == [0, 1] and list(gold.y) == [0, 2]

@@ -7,12 +7,13 @@ import numpy as np
 import streamlit as st
 
 from attnviz.display import common_steps
-from attnviz.plots import context_heatmap, context_projection, plot_config, step_bar
+from attnviz.plots import clicked_cell, context_heatmap, context_projection, plot_config, step_bar
 from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
 from attnviz.plots_explore import context_bar, coverage_bar, explore_heatmap, step_animation
 from attnviz.trace import Alignment
 from pages.explore.math_panel import show_math
 from pages.shared.common import escape_markdown
+from pages.shared.state import write_url
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
@@ -23,13 +24,15 @@ LOCAL_NOTE = (
 )
 
 
-def chart(fig, key: str, image_format: str, name: str, selectable: bool = False):
-    """``st.plotly_chart`` at the figure's own size, zoom and pan on, a PNG/SVG download button."""
+def chart(fig, key: str, image_format: str, name: str, on_click=None) -> None:
+    """``st.plotly_chart`` at the figure's own size, zoom and pan on, a PNG/SVG download button;
+    ``on_click(key)`` runs before the rerun that a click on a cell starts."""
     config = plot_config(f"attnviz-{name}", image_format)
-    if selectable:
-        return st.plotly_chart(fig, key=key, on_select="rerun", selection_mode="points", width="content", config=config)
-    st.plotly_chart(fig, key=key, width="content", config=config)
-    return None
+    if on_click is not None:
+        st.plotly_chart(fig, key=key, on_select=lambda: on_click(key), selection_mode="points", width="content",
+                        config=config)  # fmt: skip
+    else:
+        st.plotly_chart(fig, key=key, width="content", config=config)
 
 
 def columns(panels: Panels) -> list:
@@ -49,18 +52,16 @@ def current_cell(panels: Panels) -> tuple[int, int]:
     return min(max(int(t), 0), n_tgt - 1), min(max(int(s), 0), n_src - 1)
 
 
-def _take_click(event, key: str) -> None:
-    """A click that is new for this chart becomes the current cell (old selections are ignored,
-    so a click on the other style's map is not overwritten by this one's last click)."""
+def _take_click(key: str) -> None:
+    """A click on a chart's cell becomes the current cell, before the rerun (one rerun per click)."""
+    event = st.session_state.get(key)
     points = (event or {}).get("selection", {}).get("points", []) if hasattr(event, "get") else []
-    data = next((p.get("customdata") for p in points if isinstance(p.get("customdata"), list | tuple)), None)
-    seen = f"{key}__seen"
-    if data is not None and len(data) == 2 and st.session_state.get(seen) != list(data):
-        st.session_state[seen] = list(data)
-        st.session_state[CELL_KEY] = (int(data[0]), int(data[1]))
-        st.rerun()
+    cell = clicked_cell(points)
+    if cell is not None:
+        st.session_state[CELL_KEY] = cell
 
 
+@st.fragment
 def heatmap_view(
     panels: Panels, values: str, titles: dict[str, str], image_format: str, decoded: Panels, translators: dict
 ) -> None:
@@ -73,8 +74,7 @@ def heatmap_view(
             fig = explore_heatmap(
                 al, values, titles[name], zmin, zmax, cell, BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
             )
-            key = f"explore_heat_{values}_{name}"
-            _take_click(chart(fig, key, image_format, f"{values}-{name}", selectable=True), key)
+            chart(fig, f"explore_heat_{values}_{name}", image_format, f"{values}-{name}", on_click=_take_click)
     if values == "weights":
         st.caption(
             r"Row $t$ is what the decoder read while writing target token $t$: $a_{t,s}$, each row sums to 1, and"
@@ -94,6 +94,7 @@ def heatmap_view(
         st.caption(r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
                    r" lie outside a local window ($-\infty$).")  # fmt: skip
     t, s = _cell_boxes(panels, cell, values)
+    write_url({"cell": f"{t},{s}"})  # a click reruns only this fragment, not the page's own write_url
     for col, name in zip(columns(panels), panels, strict=True):
         with col:
             if len(panels) > 1:

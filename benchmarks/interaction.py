@@ -1,0 +1,212 @@
+"""Explore's interaction budget in Chromium (issue 15), server and browser on this machine.
+
+For each interaction the median of N: seconds from the user's action to the redrawn heatmap (or
+the clicked cell's numbers), the server's own time for those reruns (``ATTNVIZ_RERUN_LOG``, see
+app.py), and the bytes the server sent over the websocket. With ``--trace DIR`` also a Chromium
+performance trace per interaction kind, summarised by event (scripting, layout, paint).
+
+    python benchmarks/interaction.py --json                 # starts its own server (cold start)
+    python benchmarks/interaction.py --runs 10 --trace /tmp/traces
+
+Not a test: figures depend on the machine's load (print it with every run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, TICKS_JS, streamlit_app  # noqa: E402
+
+TASK, SCORE, STYLE = "multi30k-de-en", "additive", "bahdanau"
+SUBJECTS = ["Ein Mann", "Eine Frau", "Ein Junge", "Ein Mädchen", "Ein Arbeiter", "Ein Koch", "Ein Musiker",
+            "Ein Radfahrer", "Ein Tourist", "Ein Polizist", "Eine Sängerin", "Ein Hund"]  # fmt: skip
+HEAD = "{} mit einem roten Hut sitzt auf einer Bank im Park und liest eine Zeitung über kleine Hunde"  # 19 words
+TWENTY = HEAD + " ."
+FORTY = HEAD + (
+    " , während drei Kinder mit bunten Ballons über die grüne Wiese neben dem großen Brunnen laufen"
+    " und dabei laut lachen ."
+)
+
+
+def sentences(template: str, n: int) -> list[str]:
+    """``n`` different sentences of one length (each decode is new to the server's cache)."""
+    out = [template.format(s) for s in SUBJECTS]
+    return (out * (n // len(out) + 1))[:n]
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+class Wire:
+    """Bytes received over Streamlit's websocket since the last ``take()``."""
+
+    def __init__(self, page) -> None:
+        self.bytes = 0
+        page.on("websocket", lambda ws: ws.on("framereceived", self._add))
+
+    def _add(self, payload) -> None:
+        self.bytes += len(payload)
+
+    def take(self) -> int:
+        n, self.bytes = self.bytes, 0
+        return n
+
+
+def server_times(log: Path, since: float, until: float) -> list[float]:
+    if not log.exists():
+        return []
+    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    return [r["seconds"] for r in rows if since <= r["at"] <= until + 0.5]
+
+
+def ticks(page) -> list[str] | None:
+    return page.evaluate(TICKS_JS)
+
+
+def wait_new_ticks(page, old: list[str] | None) -> None:
+    page.wait_for_function(
+        f"old => {{ const t = ({TICKS_JS})(); return t && t.length && JSON.stringify(t) !== JSON.stringify(old); }}",
+        arg=old, timeout=120_000,
+    )  # fmt: skip
+
+
+def settle(page, ms: int = 400) -> None:
+    page.wait_for_timeout(ms)
+
+
+def enter(page, text: str) -> float:
+    box = page.locator(".st-key-explore_text input")
+    box.fill(text)
+    old = ticks(page)
+    start = time.perf_counter()
+    box.press("Enter")
+    wait_new_ticks(page, old)
+    return time.perf_counter() - start
+
+
+CELL_JS = """() => { const el = document.querySelector('.st-key-explore_cell_s_weights input');
+  return el ? el.value : null; }"""
+
+
+def click(page, col: int) -> float:
+    """Click row 0's cell in column ``col``; seconds until the cell boxes show it."""
+    plot = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    n_src = len(ticks(page) or [])
+    n_tgt = len(page.locator(".js-plotly-plot").first.locator(".ytick text").all_text_contents())
+    start = time.perf_counter()
+    page.mouse.click(plot["x"] + (col + 0.5) * plot["width"] / n_src, plot["y"] + 0.5 * plot["height"] / n_tgt)
+    page.wait_for_function(f"col => ({CELL_JS})() === String(col)", arg=col, timeout=60_000)
+    return time.perf_counter() - start
+
+
+def summarise_trace(raw: bytes) -> dict[str, float]:
+    """Milliseconds of the renderer main thread's top-level events by name (nested events are
+    counted in their parent), and ``busy``: their sum, the browser's share of the interactions."""
+    events = json.loads(raw)
+    events = events.get("traceEvents", []) if isinstance(events, dict) else events
+    main = {e.get("tid") for e in events
+            if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"}  # fmt: skip
+    spans = sorted((e["ts"], e.get("dur", 0), e["name"]) for e in events
+                   if e.get("tid") in main and e.get("ph") == "X" and e.get("dur"))  # fmt: skip
+    totals: Counter = Counter()
+    end = float("-inf")
+    for ts, dur, name in spans:
+        if ts >= end:  # not inside the previous top-level event
+            totals[name] += dur / 1000
+            end = ts + dur
+    top = {k: round(v, 1) for k, v in totals.most_common(6)}
+    return {"busy": round(sum(totals.values()), 1), **top}
+
+
+def measure(url: str, log: Path, runs: int, trace_dir: Path | None, browser_type) -> dict:
+    browser = browser_type.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    wire = Wire(page)
+    twenty, forty = sentences(TWENTY, runs + 1), sentences(FORTY, runs + 1)
+    page.goto(f"{url}/?task={TASK}&score={SCORE}&style={STYLE}&text={twenty[0]}", wait_until="domcontentloaded")
+    page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=120_000)
+    settle(page, 1500)
+    results = {}
+
+    def run(kind: str, action, items) -> None:
+        times, sent, served = [], [], []
+        if trace_dir:
+            browser.start_tracing(page=page, categories=["devtools.timeline", "v8.execute"])
+        for item in items:
+            wire.take()
+            since = time.time()
+            times.append(action(item))
+            settle(page)
+            sent.append(wire.take())
+            served.append(sum(server_times(log, since, time.time())))
+        entry = {"median_s": round(statistics.median(times), 3), "min_s": round(min(times), 3),
+                 "max_s": round(max(times), 3), "n": len(times),
+                 "server_median_s": round(statistics.median(served), 3) if any(served) else None,
+                 "kb_sent_median": round(statistics.median(sent) / 1024, 1)}  # fmt: skip
+        if trace_dir:
+            raw = browser.stop_tracing()
+            (trace_dir / f"{kind}.json").write_bytes(raw)
+            entry["browser_ms_total"] = summarise_trace(raw)
+        results[kind] = entry
+
+    run(f"enter_{words(twenty[1])}_words", lambda t: enter(page, t), twenty[1:])
+    run(f"enter_{words(forty[1])}_words", lambda t: enter(page, t), forty[1:])
+    run("click_cell", lambda c: click(page, c), [(k % 5) + 1 if k % 2 else 6 for k in range(runs)])
+    page.goto(f"{url}/?task={TASK}&score={SCORE}&style={STYLE}&beam=10&text={forty[0]}",
+              wait_until="domcontentloaded")  # fmt: skip
+    page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=120_000)
+    settle(page, 1500)
+    run(f"beam10_enter_{words(forty[1])}_words", lambda t: enter(page, t), sentences(FORTY.replace("roten", "blauen"),
+                                                                                     runs))  # fmt: skip
+    browser.close()
+    return results
+
+
+def cold_start(url: str, started: float, browser_type) -> float:
+    """``streamlit run`` to the first real heatmap on the app's front page."""
+    browser = browser_type.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{url}/", wait_until="domcontentloaded")
+    page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=120_000)
+    seconds = time.perf_counter() - started
+    browser.close()
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--trace", type=Path, help="write Chromium performance traces here")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    if args.trace:
+        args.trace.mkdir(parents=True, exist_ok=True)
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "reruns.jsonl"
+        env = {**os.environ, "ATTNVIZ_RERUN_LOG": str(log), "HOME": tmp}
+        with streamlit_app(env) as (url, started), sync_playwright() as p:
+            result = {"cold_start_to_first_heatmap_s": round(cold_start(url, started, p.chromium), 3)}
+            result.update(measure(url, log, args.runs, args.trace, p.chromium))
+    result["load_average_1min"] = {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}
+    result["measured"] = time.strftime("%Y-%m-%d %H:%M")
+    print(json.dumps(result, indent=1) if args.json else result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
