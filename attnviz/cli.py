@@ -109,9 +109,12 @@ def _recipe_from_args(args):
         "train": {"epochs": args.epochs, "batch_size": args.batch, "lr": args.lr, "seed": args.seed,
                   "device": args.device, "max_steps": args.max_steps},
         "data_options": {"n_train": args.n_train},
+        "guided": {"weight": args.guided_weight or None, "links": args.guided_links},
     }  # fmt: skip
     for section, values in overrides.items():
         getattr(recipe, section).update({k: v for k, v in values.items() if v is not None})
+    if args.guided_weight == 0:
+        recipe.guided = {}  # --guided-weight 0: train the recipe without guidance
     if args.max_vocab is not None:
         recipe.max_vocab = args.max_vocab
     if args.name:
@@ -174,12 +177,14 @@ def _train(args, recipe, out: Path, group):
             if not quiet:
                 bar.write(f"training on {p.hardware}", file=sys.stderr)
         bar.n = p.step
-        bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", acc=f"{p.accuracy:.3f}", refresh=False)
+        align = {} if p.align_loss is None else {"align": f"{p.align_loss:.3f}"}
+        bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", acc=f"{p.accuracy:.3f}", **align, refresh=False)
         bar.refresh()
         if p.kind == "epoch" and not quiet:
             valid = f", valid loss {p.valid_loss:.3f}, acc {p.valid_accuracy:.3f}" if p.valid_loss is not None else ""
             rate = f", lr {p.lr:.2e}" if p.lr is not None else ""
-            bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}, acc {p.accuracy:.3f}{valid}{rate}", file=sys.stderr)
+            align = f", align loss {p.align_loss:.3f}" if p.align_loss is not None else ""
+            bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}{align}, acc {p.accuracy:.3f}{valid}{rate}", file=sys.stderr)
 
     translator = run_recipe(recipe, out, callback=report, resume=args.resume, group=group)
     if bar is not None:
@@ -273,6 +278,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-train", type=int_in(1, 10_000_000))
     p.add_argument("--max-vocab", type=int_in(5, 1_000_000))
     p.add_argument("--max-steps", type=int_in(1, 10_000_000))
+    p.add_argument("--guided-weight", type=float_in(0.0, 10.0),
+                   help="guided alignment: weight of the loss pulling attention towards reference links "
+                   "(0.3 is a good start; 0 trains a guided recipe without guidance)")  # fmt: skip
+    p.add_argument("--guided-links",
+                   help="guided alignment links: eflomal (align the training pairs), gold (built-in tasks) or a "
+                   "Pharaoh file with one line of word links per training pair (default eflomal)")  # fmt: skip
     p.add_argument("--device", help="cpu (default), cuda, cuda:N, mps or auto (the first GPU, else the CPU)")
     p.add_argument(
         "--precision",

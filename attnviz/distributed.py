@@ -28,7 +28,7 @@ from attnviz.data.vocab import PAD_ID
 from attnviz.devices import training_device
 from attnviz.errors import ConfigError
 
-Batch = tuple[Tensor, Tensor, Tensor]  # src [B, S], lengths [B], tgt [B, T+1]
+Batch = tuple[Tensor, ...]  # src [B, S], lengths [B], tgt [B, T+1] and, guided, links [B, T, S]
 TORCHRUN = "torchrun --nproc_per_node N -m attnviz train ... --distributed"
 
 
@@ -92,18 +92,19 @@ class DDPGroup(Group):
         return nn.parallel.DistributedDataParallel(model, device_ids=ids)
 
     def shard(self, batch: Batch) -> tuple[Batch, float]:
-        src, lengths, tgt = batch
+        src, lengths, tgt, *links = batch  # links [B, T, S]: guided training only
         total = int((tgt[:, 1:] != PAD_ID).sum())  # target tokens of the global batch
         rows = torch.arange(self.rank, src.size(0), self.world)
         if rows.numel() == 0:  # fewer rows than ranks: a row without targets keeps DDP in step
             tgt = tgt[:1].clone()
             tgt[:, 1:] = PAD_ID
-            return (src[:1], lengths[:1], tgt), 0.0
+            return (src[:1], lengths[:1], tgt, *(grid[:1] & False for grid in links)), 0.0
         src, lengths, tgt = src[rows], lengths[rows], tgt[rows]
         targets = tgt != PAD_ID  # [b, T+1]
         src = src[:, : int(lengths.max())]  # drop the columns only other ranks' rows need
         tgt = tgt[:, : int(targets.sum(1).max())]
-        return (src, lengths, tgt), float(targets[:, 1:].sum()) * self.world / total
+        links = [grid[rows][:, : tgt.size(1) - 1, : src.size(1)] for grid in links]  # [b, T', S']
+        return (src, lengths, tgt, *links), float(targets[:, 1:].sum()) * self.world / total
 
     def part(self, items: list) -> list:
         return items[self.rank :: self.world]

@@ -15,11 +15,14 @@ from attnviz.data.spec import load_corpus
 from attnviz.distributed import Group
 from attnviz.errors import CheckpointError, ConfigError
 from attnviz.evaluate import evaluate
+from attnviz.guided import Link
+from attnviz.guided_links import CACHE_DIR, LINKS_DIR, GuidedConfig, training_links
 from attnviz.train import Progress, TrainConfig, build_translator, fit
 from attnviz.translator import Translator
 
 _MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}
-_TRAIN_KEYS = {f.name for f in fields(TrainConfig)}
+_TRAIN_KEYS = {f.name for f in fields(TrainConfig)} - {"guided_weight"}  # set by the recipe's guided field
+_GUIDED_KEYS = {f.name for f in fields(GuidedConfig)}
 _DATA_KEYS = {
     "n_train", "n_valid", "n_test", "seed", "min_len", "max_len", "lowercase", "target_lowercase", "dedupe", "subwords",
 }  # fmt: skip
@@ -27,7 +30,8 @@ _DATA_KEYS = {
 
 @dataclass
 class Recipe:
-    """How one model is made. ``model`` and ``train`` hold ModelConfig/TrainConfig fields."""
+    """How one model is made. ``model`` and ``train`` hold ModelConfig/TrainConfig fields;
+    ``guided`` (empty: off) GuidedConfig fields, e.g. ``{"weight": 0.3, "links": "eflomal"}``."""
 
     name: str
     data: str  # a data spec, see attnviz.data.spec
@@ -39,21 +43,38 @@ class Recipe:
     eval_beam: int = 1
     eval_valid: bool = False  # also measure BLEU on the validation split (stored as metrics["valid"])
     half: bool = False  # store weights in float16
+    guided: dict = field(default_factory=dict)  # guided alignment training (attnviz.guided_links)
 
     def __post_init__(self) -> None:
+        if "guided_weight" in self.train:
+            raise ConfigError(
+                f'recipe {self.name!r}: set the guided weight in the guided field, e.g. "guided": '
+                '{"weight": 0.3, "links": "eflomal"}, not as train.guided_weight'
+            )
         for label, given, allowed in (
             ("model", self.model, _MODEL_KEYS),
             ("train", self.train, _TRAIN_KEYS),
             ("data_options", self.data_options, _DATA_KEYS),
+            ("guided", self.guided, _GUIDED_KEYS),
         ):
             unknown = sorted(set(given) - allowed)
             if unknown:
                 raise ConfigError(
                     f"recipe {self.name!r}: unknown {label} settings {unknown}; allowed: {sorted(allowed)}"
                 )
+        self.guided_config()
+
+    def guided_config(self) -> GuidedConfig | None:
+        """The guided training settings, or None when the recipe trains without guidance."""
+        return GuidedConfig(**self.guided) if self.guided else None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The recipe as JSON; one without guidance has no ``guided`` key, so it reads as before
+        guidance existed (and unfinished trainings of older recipes still resume)."""
+        data = asdict(self)
+        if not self.guided:
+            del data["guided"]
+        return data
 
     @classmethod
     def from_file(cls, path: str | Path) -> Recipe:
@@ -101,10 +122,12 @@ def run_recipe(
     the checkpoint's meta from the first save on (e.g. ``{"owner": session_id}``). With a
     distributed ``group`` every rank trains, and rank 0 alone measures and saves.
     """
-    train_cfg = TrainConfig(**recipe.train)
+    guided = recipe.guided_config()
+    train_cfg = TrainConfig(**recipe.train, guided_weight=guided.weight if guided else 0.0)
     train_cfg.hardware()  # no GPU or no bf16 here: say so before loading the data
     main = group is None or group.is_main
     corpus = load_corpus(recipe.data, **recipe.data_options)
+    links, links_file = _guided_links(corpus, guided, out, group) if guided else (None, None)
     progress = unfinished(recipe, out) if resume and out else None
     if progress:
         translator = load_checkpoint(out)
@@ -114,9 +137,13 @@ def run_recipe(
             **recipe.model,
         )  # fmt: skip
     translator.meta["recipe_full"] = recipe.to_dict()
+    if guided:
+        translator.meta["guided"] = {**guided.to_dict(), "links_file": links_file}
     translator.meta.update(meta or {})
     on_epoch_end = (lambda tr, _result: save(tr, out, half=recipe.half)) if out else None
-    result = fit(translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress, group=group)
+    result = fit(
+        translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress, group=group, links=links
+    )
     translator.meta.update(
         {
             "name": recipe.name,
@@ -133,6 +160,18 @@ def run_recipe(
     if out and main:
         save(translator, out, half=recipe.half)
     return translator
+
+
+def _guided_links(
+    corpus: Corpus, guided: GuidedConfig, out: str | Path | None, group: Group | None
+) -> tuple[list[list[Link]], str]:
+    """The guided links of ``corpus.train``, eflomal's cached next to ``out``. Distributed, rank 0
+    makes them first and the other ranks read its cache, so every rank trains on the same links."""
+    cache = Path(out).parent / LINKS_DIR if out else CACHE_DIR
+    group = group or Group()
+    made = training_links(corpus, guided, cache) if group.is_main else None
+    group.agree(False, 0.0)  # a barrier: rank 0's cache is written
+    return made or training_links(corpus, guided, cache)
 
 
 def measure(translator: Translator, recipe: Recipe, corpus: Corpus, split: str = "test") -> dict:

@@ -12,7 +12,7 @@ import copy
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -22,8 +22,9 @@ from attnviz.config import ModelConfig
 from attnviz.data.pairs import Corpus, Pair
 from attnviz.data.vocab import PAD_ID, Vocab
 from attnviz.devices import PRECISIONS, autocast, check_device_name, describe, training_device, training_precision
-from attnviz.distributed import Group
-from attnviz.errors import ConfigError, DataError
+from attnviz.distributed import Batch, Group
+from attnviz.errors import ConfigError, DataError, InputError
+from attnviz.guided import Link, guided_alignment_loss, link_grid, reference_rows
 from attnviz.loss import smoothed_cross_entropy
 from attnviz.model import build_model
 from attnviz.trace import Alignment
@@ -54,6 +55,7 @@ class TrainConfig:
     precision: str = "fp32"  # "bf16": autocast mixed precision; "auto": bf16 where native (see attnviz.devices)
     num_threads: int | None = None  # torch threads for this (training) thread
     average_last: int = 0  # also try the mean of the weights at the last N epoch ends (checkpoint averaging)
+    guided_weight: float = 0.0  # weight of the guided alignment loss (attnviz.guided); 0: off, >0: fit needs links
 
     def __post_init__(self) -> None:
         checks = {
@@ -69,6 +71,7 @@ class TrainConfig:
             "max_seconds": self.max_seconds is None or self.max_seconds > 0,
             "average_last": 0 <= self.average_last <= 100,
             "precision": self.precision in PRECISIONS,
+            "guided_weight": 0 <= self.guided_weight <= 10,
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
@@ -101,11 +104,14 @@ class Progress:
     valid_loss: float | None = None
     valid_accuracy: float | None = None
     lr: float | None = None  # the learning rate of the last optimiser step
+    align_loss: float | None = None  # the guided alignment loss (guided training only)
     hardware: str | None = None  # what the training runs on, e.g. "AMD EPYC CPU, 1 thread"
     probe: Alignment | None = None
 
     def as_row(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if k != "probe"}
+        """The report without its probe; without guidance also without ``align_loss``, so unguided
+        histories read as before."""
+        return {k: v for k, v in asdict(self).items() if k != "probe" and not (k == "align_loss" and v is None)}
 
 
 @dataclass
@@ -142,8 +148,13 @@ def build_translator(
 
 
 def make_batches(
-    pairs: list[Pair], src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, rng: random.Random | None
-) -> list[tuple[Tensor, Tensor, Tensor]]:
+    pairs: list[Pair],
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    batch_size: int,
+    rng: random.Random | None,
+    links: Sequence[Sequence[Link]] | None = None,
+) -> list[Batch]:
     """Length-bucketed padded batches ``(src [B, S], lengths [B], tgt [B, T+1])``.
 
     ``tgt`` is ``<bos> y_1 ... y_n <eos>`` padded; the model reads ``tgt[:, :-1]`` and is
@@ -152,9 +163,18 @@ def make_batches(
     where the output layer does not run: see ``_loss_and_accuracy``). Grouping by target length
     instead (3% target padding, 21% source padding) ran de-en epochs no faster than this (165
     vs 168 s) and learned slightly less per step; benchmarks/README.md has the figures.
+
+    ``links`` (guided training: one list per pair, ``(source_index, target_index)`` over its
+    tokens) adds a fourth item, the links as a boolean grid ``[B, T, S]`` (see
+    :func:`attnviz.guided.link_grid`): each pair's links travel with its ids through the
+    shuffles and the bucketing. Grid row ``t`` is the step that writes ``tgt[:, t + 1]``, target
+    token ``t``; no link reaches the ``<eos>`` of either side.
     """
-    encoded = [(src_vocab.encode(p.source_tokens, eos=True), tgt_vocab.encode(p.target_tokens, bos=True, eos=True))
-               for p in pairs]  # fmt: skip
+    if links is not None and len(links) != len(pairs):
+        raise InputError(f"{len(links)} link lists for {len(pairs)} pairs; give one list per training pair, in order")
+    encoded = [(src_vocab.encode(p.source_tokens, eos=True), tgt_vocab.encode(p.target_tokens, bos=True, eos=True),
+                None if links is None else _checked_links(k, p, links[k]))
+               for k, p in enumerate(pairs)]  # fmt: skip
     order = list(range(len(encoded)))
     if rng is not None:
         rng.shuffle(order)
@@ -168,24 +188,45 @@ def make_batches(
     return [_pad([encoded[i] for i in batch]) for batch in batches]
 
 
-def _pad(items: list[tuple[list[int], list[int]]]) -> tuple[Tensor, Tensor, Tensor]:
-    lengths = torch.tensor([len(s) for s, _ in items])
+def _checked_links(k: int, pair: Pair, links: Sequence[Link]) -> list[Link]:
+    """The links of training pair ``k`` (0-based), refused if one falls outside its tokens."""
+    n_src, n_tgt = len(pair.source_tokens), len(pair.target_tokens)
+    for i, j in links:
+        if not (0 <= i < n_src and 0 <= j < n_tgt):
+            raise InputError(
+                f"training pair {k + 1} ({pair.source!r}): link {i}-{j} is outside its {n_src} source and {n_tgt} "
+                "target tokens; links index the pair's tokens (expand word links with attnviz.guided.piece_links)"
+            )
+    return list(links)
+
+
+def _pad(items: list[tuple[list[int], list[int], list[Link] | None]]) -> Batch:
+    lengths = torch.tensor([len(s) for s, _, _ in items])
     src = torch.full((len(items), int(lengths.max())), PAD_ID)  # [B, S]
-    tgt = torch.full((len(items), max(len(t) for _, t in items)), PAD_ID)  # [B, T+1]
-    for row, (s, t) in enumerate(items):
+    tgt = torch.full((len(items), max(len(t) for _, t, _ in items)), PAD_ID)  # [B, T+1]
+    for row, (s, t, _) in enumerate(items):
         src[row, : len(s)] = torch.tensor(s)
         tgt[row, : len(t)] = torch.tensor(t)
-    return src, lengths, tgt
+    if items[0][2] is None:
+        return src, lengths, tgt
+    return src, lengths, tgt, link_grid([links for _, _, links in items], tgt.size(1) - 1, src.size(1))  # [B, T, S]
 
 
-def _loss_and_accuracy(model, batch, device, smoothing: float, teacher_forcing: float) -> tuple[Tensor, int, int]:
-    """Mean token loss (label-smoothed), correct argmax predictions and real target tokens."""
-    src, lengths, tgt = (x.to(device) for x in batch)
+def _loss_and_accuracy(
+    model, batch, device, smoothing: float, teacher_forcing: float
+) -> tuple[Tensor, int, int, Tensor | None]:
+    """Mean token loss (label-smoothed), correct argmax predictions, real target tokens and, for a
+    batch with links (see ``make_batches``), the guided alignment loss of its attention."""
+    src, lengths, tgt, *links = (x.to(device) for x in batch)
     scored = tgt[:, 1:] != PAD_ID  # [B, T] real target tokens: the output layer runs only there
     gold = tgt[:, 1:][scored]  # [N]
-    logits = model(src, lengths, tgt[:, :-1], teacher_forcing, scored=scored).logits  # [N, V]
-    loss, predicted = smoothed_cross_entropy(logits.float(), gold, smoothing, PAD_ID)  # bf16 logits: loss in fp32
-    return loss, int((predicted == gold).sum()), gold.numel()
+    out = model(src, lengths, tgt[:, :-1], teacher_forcing, scored=scored)  # logits [N, V], attention [B, T, S]
+    loss, predicted = smoothed_cross_entropy(out.logits.float(), gold, smoothing, PAD_ID)  # bf16 logits: loss in fp32
+    align = None
+    if links:
+        reference, rows = reference_rows(links[0])  # [B, T, S], [B, T]
+        align = guided_alignment_loss(out.attention.weights.float(), reference, rows)
+    return loss, int((predicted == gold).sum()), gold.numel(), align
 
 
 @torch.no_grad()
@@ -197,7 +238,7 @@ def evaluate_loss(model: nn.Module, batches, device, group: Group | None = None)
     model.eval()
     total, correct, count = 0.0, 0, 0
     for batch in group.part(batches):
-        loss, c, n = _loss_and_accuracy(model, batch, device, 0.0, 1.0)
+        loss, c, n, _ = _loss_and_accuracy(model, batch, device, 0.0, 1.0)
         total, correct, count = total + float(loss) * n, correct + c, count + n
     total, correct, count = group.sum(total, correct, count)
     model.train(was_training)
@@ -240,6 +281,7 @@ def fit(
     on_epoch_end: Callable[[Translator, TrainResult], None] | None = None,
     resume: dict | None = None,
     group: Group | None = None,
+    links: Sequence[Sequence[Link]] | None = None,
 ) -> TrainResult:
     """Train ``translator.model`` in place on ``corpus.train``; keep the best validation epoch.
 
@@ -251,8 +293,19 @@ def fit(
 
     ``group`` (from :func:`attnviz.distributed.start`) trains this process's shard of every
     batch with DistributedDataParallel; only its rank 0 calls ``callback`` and ``on_epoch_end``.
+
+    With ``cfg.guided_weight`` > 0 the loss of a batch is ``L_translation + guided_weight *
+    L_align`` (:mod:`attnviz.guided`), ``links`` holding the reference links of every pair of
+    ``corpus.train``, in order, over its tokens (:func:`attnviz.guided_links.training_links`
+    makes them); the progress reports then carry ``align_loss``.
     """
     group = group or Group()
+    guided = cfg.guided_weight > 0
+    if guided and links is None:
+        raise ConfigError(
+            f"guided_weight={cfg.guided_weight} needs the links of every training pair: pass links= to fit, "
+            'or give the recipe a guided field, e.g. "guided": {"weight": 0.3, "links": "eflomal"}'
+        )
     if cfg.num_threads:
         torch.set_num_threads(cfg.num_threads)
     torch.manual_seed(cfg.seed + group.rank)  # ranks draw different dropout masks
@@ -279,8 +332,8 @@ def fit(
     result.best_valid_loss = float(resume.get("best_valid_loss") or math.inf)
     for epoch in range(first_epoch, cfg.epochs + 1):
         model.train()
-        epoch_loss, epoch_correct, epoch_tokens = 0.0, 0, 0
-        for batch in make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng):
+        epoch_loss, epoch_align, epoch_correct, epoch_tokens = 0.0, 0.0, 0, 0
+        for batch in make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng, links if guided else None):
             # the same on every rank: ranks stop at the same step and use the same rate
             asked, spent = group.agree(bool(should_stop and should_stop()), time.perf_counter() - start)
             if asked or (cfg.max_steps and step >= cfg.max_steps):
@@ -295,19 +348,24 @@ def fit(
             lr = optimizer.param_groups[0]["lr"]  # the rate this step uses
             shard, weight = group.shard(batch)
             with autocast(device, precision):
-                loss, correct, n = _loss_and_accuracy(trained, shard, device, cfg.label_smoothing, cfg.teacher_forcing)
+                loss, correct, n, align = _loss_and_accuracy(
+                    trained, shard, device, cfg.label_smoothing, cfg.teacher_forcing
+                )
+            total = loss if align is None else loss + cfg.guided_weight * align
             optimizer.zero_grad(set_to_none=True)
-            (loss * weight).backward()
+            (total * weight).backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
             optimizer.step()
             step += 1
-            loss_sum, correct, n = group.sum(loss.item() * n, correct, n)  # of the whole batch
+            align_sum = 0.0 if align is None else align.item() * n  # weighted by target tokens, as the loss
+            loss_sum, align_sum, correct, n = group.sum(loss.item() * n, align_sum, correct, n)  # of the whole batch
             epoch_loss, epoch_correct, epoch_tokens = epoch_loss + loss_sum, epoch_correct + correct, epoch_tokens + n
+            epoch_align += align_sum
             if callback and group.is_main:
                 elapsed = time.perf_counter() - start
                 callback(Progress("step", step, total_steps, epoch, cfg.epochs, loss_sum / max(n, 1),
                                   correct / max(n, 1), elapsed, elapsed / step * (total_steps - step), lr=lr,
-                                  hardware=hardware))  # fmt: skip
+                                  hardware=hardware, align_loss=align_sum / max(n, 1) if guided else None))  # fmt: skip
         if epoch_tokens == 0:
             break
         if cfg.average_last > 1:
@@ -324,7 +382,8 @@ def fit(
         elapsed = time.perf_counter() - start
         report = Progress("epoch", step, total_steps, epoch, cfg.epochs, epoch_loss / epoch_tokens,
                           epoch_correct / epoch_tokens, elapsed, elapsed / step * max(total_steps - step, 0),
-                          valid_loss, valid_acc, lr=lr, hardware=hardware)  # fmt: skip
+                          valid_loss, valid_acc, lr=lr, hardware=hardware,
+                          align_loss=epoch_align / epoch_tokens if guided else None)  # fmt: skip
         if cfg.probe and group.is_main:
             model.eval()
             report.probe = translator.translate(cfg.probe)

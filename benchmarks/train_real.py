@@ -6,6 +6,11 @@ reports real (non-padding) target tokens per second and the implied time of one 
 
     python benchmarks/train_real.py --recipe pretrained/recipes/multi30k-de-en-additive-bahdanau.json --steps 20
     python benchmarks/train_real.py --recipe ... --threads 1 --precision bf16   # autocast mixed precision
+    python benchmarks/train_real.py --recipe ... --guided   # plus the guided alignment loss
+
+``--guided`` takes the links and weight from the recipe's ``guided`` field (else eflomal links
+at the default weight) and reports apart the time to get the links (eflomal, or its cache) and
+to build one epoch's batches with them.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz.data.spec import load_corpus
 from attnviz.devices import PRECISIONS, autocast, training_precision
+from attnviz.guided_links import GuidedConfig, training_links
 from attnviz.recipe import Recipe
 from attnviz.train import _loss_and_accuracy, build_translator, make_batches
 
@@ -36,6 +42,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=None, help="instead of the recipe's")
     parser.add_argument("--precision", choices=PRECISIONS, default="fp32", help="bf16: autocast mixed precision")
+    parser.add_argument("--guided", action="store_true", help="add the guided alignment loss (see above)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -46,13 +53,23 @@ def main() -> None:
     model, batch_size = tr.model.train(), args.batch_size or recipe.train.get("batch_size", 64)
     smoothing = recipe.train.get("label_smoothing", 0.0)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    batches = make_batches(corpus.train, tr.src_vocab, tr.tgt_vocab, batch_size, random.Random(0))
-    tokens, start = 0, 0.0
+    guided, links, timings = (recipe.guided_config() or GuidedConfig()) if args.guided else None, None, {}
+    if guided:
+        start = time.perf_counter()
+        links, _ = training_links(corpus, guided)
+        timings["links_seconds"] = round(time.perf_counter() - start, 1)
+    start = time.perf_counter()
+    batches = make_batches(corpus.train, tr.src_vocab, tr.tgt_vocab, batch_size, random.Random(0), links)
+    timings["batching_seconds"] = round(time.perf_counter() - start, 1)
+    tokens, start, aligns = 0, 0.0, []
     for i, batch in enumerate(batches[: args.warmup + args.steps]):
         if i == args.warmup:
             tokens, start = 0, time.perf_counter()
         with autocast(torch.device("cpu"), precision):
-            loss, _, n = _loss_and_accuracy(model, batch, "cpu", smoothing, 1.0)
+            loss, _, n, align = _loss_and_accuracy(model, batch, "cpu", smoothing, 1.0)
+        if align is not None:
+            aligns.append(align.item())
+            loss = loss + guided.weight * align
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -66,10 +83,15 @@ def main() -> None:
         "precision": precision,
         "batch_size": batch_size,
         "steps": args.steps,
+        "guided_weight": guided.weight if guided else 0.0,
+        **timings,
+        "step_ms": round(1000 * seconds / args.steps),
         "target_tokens_per_s": round(tokens / seconds),
         "epoch_seconds": round(per_epoch),
         "steps_per_epoch": math.ceil(len(corpus.train) / batch_size),
     }
+    if aligns:
+        result["align_loss_first_last"] = [round(aligns[0], 3), round(aligns[-1], 3)]
     print(json.dumps(result) if args.json else "\n".join(f"{k:>20}: {v}" for k, v in result.items()))
 
 
