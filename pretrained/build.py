@@ -2,6 +2,7 @@
 
     python pretrained/build.py                 # every recipe whose checkpoint is missing
     python pretrained/build.py dates-dot-luong # just these (retrained even if present)
+    python pretrained/build.py multi30k-en-de-dot-bahdanau  # a queued recipe (recipes/queued/): not shipped yet
     python pretrained/build.py --manifest      # only rewrite manifest.json from the checkpoints
     python pretrained/build.py --remeasure multi30k-de-en-additive-bahdanau  # new metrics, same weights
     python -m attnviz leaderboard --write-readme   # then the README's table from the manifest
@@ -36,6 +37,13 @@ def _finished(path: Path) -> bool:
         return False
 
 
+def _recipe_path(name: str) -> Path:
+    """A queued recipe (recipes/queued/: its model is not trained yet, or is to be retrained with
+    it; move it up to recipes/ when the model is committed), else the shipped one (recipes/)."""
+    queued = HERE / "recipes" / "queued" / f"{name}.json"
+    return queued if queued.exists() else HERE / "recipes" / f"{name}.json"
+
+
 def _log_epoch(p) -> None:
     if p.kind == "epoch":
         print(f"  epoch {p.epoch}/{p.epochs} step {p.step} loss {p.loss:.3f} valid {p.valid_loss or 0:.3f} "
@@ -54,12 +62,12 @@ def main() -> int:
     if args.remeasure:
         for name in args.names:
             start = time.perf_counter()
-            metrics = remeasure(Recipe.from_file(HERE / "recipes" / f"{name}.json"), HERE / f"{name}.safetensors")
+            metrics = remeasure(Recipe.from_file(_recipe_path(name)), HERE / f"{name}.safetensors")
             print(f"{name}: {metrics} in {time.perf_counter() - start:.0f} s", flush=True)
     elif not args.manifest:
-        recipes = sorted((HERE / "recipes").glob("*.json"))
+        recipes = sorted((HERE / "recipes").glob("*.json")) + sorted((HERE / "recipes" / "queued").glob("*.json"))
         if args.names:
-            recipes = [HERE / "recipes" / f"{n}.json" for n in args.names]
+            recipes = [_recipe_path(n) for n in args.names]
         else:
             recipes = [r for r in recipes if not _finished(HERE / f"{r.stem}.safetensors")]
             k, n = (int(x) for x in args.shard.split("/"))
