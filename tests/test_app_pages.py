@@ -209,18 +209,6 @@ def test_evaluate_shows_attention_against_attributions(tmp_path, monkeypatch):
     assert any("Does attention explain" in s.value for s in at.subheader)
 
 
-def test_uploads_no_session_used_for_hours_are_deleted(tmp_path, monkeypatch):
-    from pages.shared import data_ui
-
-    monkeypatch.setattr(data_ui, "UPLOAD_DIR", tmp_path)
-    old, fresh = tmp_path / "old.csv", tmp_path / "fresh.csv"
-    for f in (old, fresh):
-        f.write_text("en,fr\na,b\n", encoding="utf-8")
-    os.utime(old, (time.time() - data_ui.UPLOAD_TTL - 60,) * 2)
-    data_ui.forget_stale_uploads()
-    assert not old.exists() and fresh.exists()
-
-
 def test_compare_offers_the_pairs_of_this_sessions_upload(tmp_path):
     table = tmp_path / "mine.csv"
     table.write_text("en,fr\n" + "".join(f"the cat eats the apple {k} .,le chat mange la pomme {k} .\n"

@@ -11,5 +11,9 @@ import attnviz
 import attnviz.jobs
 import attnviz.plots  # noqa: F401
 from attnviz import catalog, files
+from attnviz.data import corpora
+from pages.shared import uploads
 
 files.clean_stale_temp(catalog.models_dir())  # temp files a killed save left behind (once per server)
+uploads.server_folder()  # claims this server's upload folder; deletes those of servers that are gone
+corpora.clean_table_caches()  # Arrow copies of tables that a killed or older process left

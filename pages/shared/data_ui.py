@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
-import time
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -13,37 +11,12 @@ import streamlit as st
 
 from attnviz.data import DEFAULT_MULTI30K, TASKS, load_corpus
 from attnviz.data.pairs import Corpus
-from pages.shared.common import escape_markdown
+from attnviz.jobs import is_file_spec
+from pages.shared import uploads
+from pages.shared.common import escape_markdown, session_id
 
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 MULTI30K_PAIRS = ["de-en", "en-de", "fr-en", "en-fr", "de-fr", "fr-de"]
-UPLOAD_DIR = Path(tempfile.gettempdir()) / "attnviz-uploads"
-UPLOAD_TTL = 6 * 3600.0  # seconds an upload may go unused before it is deleted
-
-
-def save_upload(upload) -> Path:
-    """Write an upload to a temp file named by its content hash (never by the user's file name)."""
-    data = upload.getvalue()
-    suffix = Path(upload.name).suffix.lower()
-    suffix = suffix if suffix.lstrip(".") in UPLOAD_TYPES else ".csv"
-    UPLOAD_DIR.mkdir(parents=True, exist_ok=True)
-    path = UPLOAD_DIR / f"{hashlib.sha256(data).hexdigest()[:20]}{suffix}"
-    if not path.exists():
-        path.write_bytes(data)
-    path.touch()  # in use: not stale
-    forget_stale_uploads()
-    return path
-
-
-def forget_stale_uploads(max_age: float = UPLOAD_TTL) -> None:
-    """Delete uploads no session has used for ``max_age`` seconds, and their cached corpora, so
-    that uploads cannot fill the disk over the server's life."""
-    now = time.time()
-    stale = [p for p in UPLOAD_DIR.glob("*") if p.is_file() and now - p.stat().st_mtime > max_age]
-    for p in stale:
-        p.unlink(missing_ok=True)
-    if stale:
-        cached_corpus.clear()
 
 
 def table_columns(path: Path) -> list[str]:
@@ -59,28 +32,63 @@ def table_columns(path: Path) -> list[str]:
     return [str(c) for c in pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", nrows=5, dtype=str).columns]
 
 
-SHARED_UPLOAD = "upload_shared"  # (saved path, file name as uploaded): one upload for Data and Train
+SHARED_UPLOAD = "upload_shared"  # a SharedUpload: one upload for Data and Train
 UPLOAD_SPEC = "upload_spec"  # (data spec with its columns, file name): the upload's pairs for Compare
+
+
+class SharedUpload(NamedTuple):
+    path: str  # the stored copy (see pages.shared.uploads)
+    name: str  # the file name as uploaded
+    kept_rows: int | None  # the rows kept of a file over the limits (see pages.shared.uploads), else None
+    file_id: str  # Streamlit's id of the upload: the same upload is not hashed and stored again
+
+
+def _cut_note(shared: SharedUpload) -> None:
+    if shared.kept_rows is not None:
+        st.warning(
+            f"{escape_markdown(shared.name)} is larger than an upload may be here ({uploads.MAX_UPLOAD_ROWS:,} rows "
+            f"or {uploads.MAX_UPLOAD_MB} MB): only its first {shared.kept_rows:,} rows are used. To use other "
+            "rows, upload a file of those rows."
+        )
+
+
+def _store(upload, old: SharedUpload | None, session: str) -> SharedUpload | None:
+    """Store a new upload for this session; the one it replaces is released (deleted unless
+    another session or a training holds it) with this session's corpora of it."""
+    limit_mb = st.get_option("server.maxUploadSize")
+    if upload.size > limit_mb * 2**20:  # the uploader refuses these; other clients may not
+        st.error(f"{escape_markdown(upload.name)} is {upload.size / 2**20:.0f} MB, above the limit of {limit_mb} MB "
+                 "per upload; upload a sample of its rows.")  # fmt: skip
+        return None
+    stored = uploads.LEDGER.store(upload.getvalue(), upload.name, session, uploads.session_holder(session))
+    if old and Path(old.path) != stored.path:
+        uploads.LEDGER.release(Path(old.path), session)
+        _upload_corpus.clear()  # this session's cache only
+    return SharedUpload(str(stored.path), upload.name, stored.kept_rows, upload.file_id)
 
 
 def _shared_upload(key: str) -> tuple[Path, str] | None:
     """This session's upload, from this page's uploader or from another page's. A new upload
-    replaces the old one, whose file is deleted (uploads never pile up per session)."""
+    replaces the old one (uploads never pile up per session); see pages.shared.uploads for when
+    the stored copy is deleted."""
     upload = st.file_uploader("A table of sentence pairs", type=UPLOAD_TYPES, key=f"{key}_upload")
+    session = session_id()
     old = st.session_state.get(SHARED_UPLOAD)
-    if upload is not None:
-        path = save_upload(upload)
-        if old and Path(old[0]) != path:
-            Path(old[0]).unlink(missing_ok=True)
-            cached_corpus.clear()
-        st.session_state[SHARED_UPLOAD] = (str(path), upload.name)
-        return path, upload.name
-    if old and Path(old[0]).is_file():
-        Path(old[0]).touch()  # in use: not stale
-        st.caption(f"Using {escape_markdown(old[1])}, uploaded earlier in this session; upload another to replace it.")
-        return Path(old[0]), old[1]
-    st.info("Upload a CSV, TSV, JSON Lines or Parquet file with one column per language.")
-    return None
+    if upload is not None and (old is None or old.file_id != upload.file_id or not Path(old.path).is_file()):
+        shared = _store(upload, old, session)
+        if shared is None:
+            return None
+        st.session_state[SHARED_UPLOAD] = old = shared
+    elif old and Path(old.path).is_file():
+        uploads.LEDGER.hold(Path(old.path), session, uploads.session_holder(session))
+        if upload is None:
+            st.caption(f"Using {escape_markdown(old.name)}, uploaded earlier in this session; upload another to "
+                       "replace it.")  # fmt: skip
+    else:
+        st.info("Upload a CSV, TSV, JSON Lines or Parquet file with one column per language.")
+        return None
+    _cut_note(old)
+    return Path(old.path), old.name
 
 
 def _upload_spec(key: str) -> str | None:
@@ -140,17 +148,21 @@ def pick_data(key: str, default_task: str = "toy-fr") -> tuple[str, str] | None:
     return (spec, "uploaded file") if spec else None
 
 
-@st.cache_data(show_spinner="Loading data…", max_entries=8)
 def cached_corpus(
-    spec: str,
-    n_train: int | None = None,
-    n_valid: int | None = None,
-    n_test: int | None = None,
-    seed: int = 0,
-    target_lowercase: bool | None = None,
-    **options,
+    spec: str, n_train: int | None = None, n_valid: int | None = None, n_test: int | None = None, **options
 ) -> Corpus:
     """A corpus, loaded once per spec and options (uploads are named by content hash)."""
-    return load_corpus(
-        spec, n_train=n_train, n_valid=n_valid, n_test=n_test, seed=seed, target_lowercase=target_lowercase, **options
-    )
+    options = tuple(sorted({"n_train": n_train, "n_valid": n_valid, "n_test": n_test, **options}.items()))
+    return (_upload_corpus if is_file_spec(spec) else _shared_corpus)(spec, options)
+
+
+@st.cache_data(show_spinner="Loading data…", max_entries=8)
+def _shared_corpus(spec: str, options: tuple) -> Corpus:
+    """Built-in tasks and Multi30k: one copy for every session."""
+    return load_corpus(spec, **dict(options))
+
+
+@st.cache_data(show_spinner="Loading data…", max_entries=2, scope="session")
+def _upload_corpus(spec: str, options: tuple) -> Corpus:
+    """Files (uploads): each session's own, at most two, freed by Streamlit when the session disconnects."""
+    return load_corpus(spec, **dict(options))

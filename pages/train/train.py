@@ -7,8 +7,9 @@ import streamlit as st
 from attnviz import catalog, siblings, stranded
 from attnviz.data import TASKS
 from attnviz.errors import AttnvizError
-from attnviz.jobs import REGISTRY
+from attnviz.jobs import ACTIVE, REGISTRY
 from attnviz.recipe import Recipe
+from pages.shared import uploads
 from pages.shared.common import escape_markdown, get_model, list_models, refresh_models, session_id, user_errors
 from pages.shared.data_ui import pick_data
 from pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
@@ -18,10 +19,12 @@ SIBLING_KEY = "train_sibling"  # (model path, style) asked for by Explore's "tra
 
 def submit(sid: str, recipe: Recipe) -> None:
     try:
-        REGISTRY.submit(sid, recipe, is_alive=session_alive(sid))
+        job = REGISTRY.submit(sid, recipe, is_alive=session_alive(sid))
     except AttnvizError as e:
         st.error(str(e))
     else:
+        # the upload it reads stays until the training ends, whatever this session does meanwhile
+        uploads.hold_for_training(recipe.data, job.out.stem, lambda: job.status in ACTIVE)
         st.rerun()
 
 
