@@ -24,6 +24,7 @@ import torch
 from torch import Tensor
 
 from attnviz.attention import Attention
+from attnviz.data.bpe import join_pieces
 from attnviz.data.vocab import BOS_ID, UNK_ID
 from attnviz.decode import encode_one
 from attnviz.decoder import DecoderState
@@ -247,6 +248,15 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
         )
     src_ids = translator.src_vocab.encode([translator.src_tokenizer.normalize(w) for w in al.source_text_tokens],
                                           eos=True)  # fmt: skip
+    if (
+        len(src_ids) != n_src
+        or _merged(translator.src_tokenizer, al.source_text_tokens)
+        or _merged(translator.tgt_tokenizer, al.output_tokens)
+    ):
+        raise InputError(
+            "this alignment shows subword pieces merged into words (or another model's tokens): a word's cell has "
+            "no single score to recompute; turn off merging to see each piece's numbers"
+        )
     enc = encode_one(translator.model, src_ids)
     att = copy.deepcopy(decoder.attention).to("cpu", torch.float64)  # the cell's arithmetic in float64
     values = enc.memory.values[0].to("cpu", torch.float64)  # [S, K] the annotations h_s
@@ -278,6 +288,11 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
         source_token=al.source_tokens[s], target_token=al.target_tokens[t],
         steps=steps + output + top, top_words=words, token_probability=p_token,
     )  # fmt: skip
+
+
+def _merged(tokenizer, tokens: list[str]) -> bool:
+    """Whether ``tokens`` are not the pieces ``tokenizer`` cuts their words into (they were merged for display)."""
+    return tokenizer.bpe is not None and tokenizer.split(" ".join(join_pieces(tokens))) != list(tokens)
 
 
 def _check_same_decode(al: Alignment, t: int, scores: np.ndarray) -> None:

@@ -145,26 +145,47 @@ def parse_naacl(
     return gold
 
 
-def _lines(path: str | Path) -> list[str]:
+def text_lines(data: bytes, name: str) -> list[str]:
+    """The lines of ``data`` (UTF-8, a leading byte-order mark dropped), e.g. an uploaded file named ``name``."""
     try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
+        return data.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as e:
-        raise DataError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); convert it to UTF-8") from None
+        raise DataError(f"{name}: not UTF-8 text ({e.reason} at byte {e.start}); convert it to UTF-8") from None
+
+
+def _lines(path: str | Path) -> list[str]:
+    return text_lines(Path(path).read_bytes(), str(path))
+
+
+def sentences(lines: Iterable[str]) -> list[list[str]]:
+    """Tokenized sentences: one per line, tokens separated by spaces."""
+    return [line.split() for line in lines]
 
 
 def read_sentences(path: str | Path) -> list[list[str]]:
     """A tokenized text file: one sentence per line, tokens separated by spaces."""
-    return [line.split() for line in _lines(path)]
+    return sentences(_lines(path))
+
+
+def parse_gold(
+    lines: Iterable[str],
+    lengths: list[tuple[int, int]],
+    fmt: str = "pharaoh",
+    one_based: bool = False,
+    name: str = "gold file",
+) -> list[GoldAlignment]:
+    """Gold links of format ``fmt`` (``"pharaoh"`` or ``"naacl"``) for sentences of ``lengths``."""
+    if fmt not in FORMATS:
+        raise DataError(f"unknown gold format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    parse = parse_pharaoh if fmt == "pharaoh" else parse_naacl
+    return parse(lines, lengths, one_based, name=name)
 
 
 def read_gold(
     path: str | Path, lengths: list[tuple[int, int]], fmt: str = "pharaoh", one_based: bool = False
 ) -> list[GoldAlignment]:
     """Parse a gold file of format ``fmt`` (``"pharaoh"`` or ``"naacl"``) for sentences of ``lengths``."""
-    if fmt not in FORMATS:
-        raise DataError(f"unknown gold format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    parse = parse_pharaoh if fmt == "pharaoh" else parse_naacl
-    return parse(_lines(path), lengths, one_based, name=str(path))
+    return parse_gold(_lines(path), lengths, fmt, one_based, name=str(path))
 
 
 def score(

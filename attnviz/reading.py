@@ -62,7 +62,7 @@ def hide_eos(weights: np.ndarray, source_tokens: list[str]) -> tuple[np.ndarray,
     return np.divide(rest, total, out=np.zeros_like(rest), where=total > 0), eos_mass
 
 
-def _word_index(tokens: list[str]) -> tuple[list[int], list[str]]:
+def word_index(tokens: list[str]) -> tuple[list[int], list[str]]:
     """For each token its word number, and the words (pieces joined); ``<eos>`` is a word of its own."""
     body = tokens[:-1] if tokens[-1:] == [EOS] else tokens
     spans = word_spans(body)
@@ -85,8 +85,8 @@ def merge_pieces(
     target_index)``, the indexes mapping each input token to its word.
     """
     w = _check(weights, source_tokens, target_tokens)
-    src_index, src_words = _word_index(source_tokens)
-    tgt_index, tgt_words = _word_index(target_tokens)
+    src_index, src_words = word_index(source_tokens)
+    tgt_index, tgt_words = word_index(target_tokens)
     cols = np.zeros((len(source_tokens), len(src_words)))  # [src, src_words] one-hot
     cols[np.arange(len(source_tokens)), src_index] = 1.0
     rows = np.zeros((len(tgt_words), len(target_tokens)))  # [tgt_words, tgt] averaging

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz import metrics
-from attnviz.display import HIDDEN_EOS_NOTE, common_steps, without_eos
+from attnviz.display import common_steps, for_reading
 from attnviz.errors import InputError
 from attnviz.plots import plot_config
 from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
@@ -15,6 +15,7 @@ from attnviz.plots_explore import explore_heatmap
 from pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from pages.shared.data_ui import uploaded_pairs
 from pages.shared.model_ui import pick_models, test_pairs
+from pages.shared.reading_ui import merge_toggle
 
 PER_ROW, PANEL_PX = 2, 400  # a wrapping grid: 2 maps a row, each at least 400 px wide at 1280 px
 
@@ -25,6 +26,7 @@ with st.sidebar:
     values = st.radio("Show", ["weights", "scores"], key="cmp_values", persist_state="session", horizontal=True,
                       format_func=lambda v: {"weights": "weights a_t(s)", "scores": "raw scores"}[v])  # fmt: skip
     hide_eos = st.toggle("Hide <eos> and renormalise", key="cmp_eos", persist_state="session")
+    merge = merge_toggle("cmp_merge", [m["path"] for m in chosen])
 if len(chosen) < 2:
     st.info("Pick at least two models in the sidebar to compare them.")
     st.stop()
@@ -90,17 +92,19 @@ st.text(target)
 
 with st.spinner("Aligning…"), user_errors():
     aligned = {name: tr.align(sentence, target) for name, tr in translators.items()}
-if hide_eos:
-    aligned = {name: without_eos(al) for name, al in aligned.items()}
+reading = {name: for_reading(al, hide_eos, merge) for name, al in aligned.items()}
+aligned = {name: r.alignment for name, r in reading.items()}
 zmin, zmax = shared_range(list(aligned.values()), values)
 names = list(aligned)
 for start in range(0, len(names), PER_ROW):
     row = names[start : start + PER_ROW]
     for col, name in zip(st.columns(PER_ROW, gap="medium"), row, strict=False):
-        title = f"{name}{f' ({HIDDEN_EOS_NOTE})' if hide_eos else ''}"
+        title = f"{name} ({reading[name].note})" if reading[name].note else name
         fig = explore_heatmap(aligned[name], values, title, zmin, zmax, max_width=PANEL_PX)
         col.plotly_chart(fig, key=f"cmp_heat_{start}_{name}", width="content", config=plot_config(f"compare-{name}"))
-st.caption("One colour scale for all models (weights: 0 to the largest weight; scores: symmetric around 0).")
+rule = next((f"{r.rule} " for r in reading.values() if r.note), "")
+st.caption(escape_markdown(f"{rule}One colour scale for all models (weights: 0 to the largest weight; scores: "
+                           "symmetric around 0)."))  # fmt: skip
 
 col_a, col_b = st.columns(2)
 a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a")

@@ -9,8 +9,9 @@ import streamlit as st
 
 from attnviz import siblings
 from attnviz.data.toyfr import LEXICON
-from attnviz.display import HIDDEN_EOS_NOTE, without_eos
+from attnviz.display import for_reading
 from pages.explore import sidebar
+from pages.explore.alignment import alignment_view
 from pages.explore.attribution import attribution_view
 from pages.explore.tools import beam_view, export_view, whatif_view
 from pages.explore.views import CELL_KEY, context_view, difference_view, heatmap_view, step_view
@@ -25,7 +26,8 @@ from pages.shared.common import (
 )
 from pages.shared.state import keep_tab, seed_from_url, write_url
 
-VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Export"]
+VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Alignment",
+         "Export"]  # fmt: skip
 BOTH_VIEWS = [*VIEWS[:6], "Difference", *VIEWS[6:]]
 VIEW_KEY = "explore_view"
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
@@ -128,8 +130,11 @@ def render() -> None:
         with col:
             _translation_line(name, entries[name], al)
 
-    shown = {name: without_eos(al) for name, al in panels.items()} if choice.hide_eos else panels
-    note = f" ({HIDDEN_EOS_NOTE})" if choice.hide_eos else ""
+    reading = {name: for_reading(al, choice.hide_eos, choice.merge) for name, al in panels.items()}
+    shown = {name: r.alignment for name, r in reading.items()}
+    decoded = {name: r.alignment if r.merged else panels[name] for name, r in reading.items()}  # cells' words
+    rule, note = next(((r.rule, r.note) for r in reading.values() if r.note), ("", ""))
+    note = f" ({note})" if note else ""
     titles = {name: f"{e['name']} · {e['score']} / {e['style']}{note}" for name, e in entries.items()}
     translators = {name: get_model(e) for name, e in entries.items()}
     versions = {name: model_version(e) for name, e in entries.items()}
@@ -139,23 +144,26 @@ def render() -> None:
     fmt = choice.image_format
     file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", entry["name"])
     draw = {
-        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, panels, translators),
+        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators),
         "Raw scores": lambda: heatmap_view(shown, "scores", {n: f"{t} · raw scores" for n, t in titles.items()},
-                                           fmt, panels, translators),
+                                           fmt, decoded, translators),
         "Per step": lambda: step_view(shown, fmt),
         "Context vectors": lambda: context_view(panels, fmt),
         "Attribution": lambda: attribution_view(panels, versions, text, fmt),
         "Beam search": lambda: beam_view(panels, choice.beam, fmt),
         "Difference": lambda: difference_view(shown, fmt),
         "What-if": lambda: whatif_view(entry, text, fmt),
+        "Alignment": lambda: alignment_view(entry, models, text, fmt),
         "Export": lambda: export_view(first, file_stem),
     }  # fmt: skip
     tabs = st.tabs(views, key=VIEW_KEY, on_change="rerun")
     for name, tab in zip(views, tabs, strict=True):
         if tab.open is not False:  # lazy: only the open tab runs
             with tab:
-                if name in ("What-if", "Export") and len(panels) > 1:
+                if name in ("What-if", "Alignment", "Export") and len(panels) > 1:
                     st.caption(f"On the Bahdanau model `{escape_markdown(entry['name'])}`.")
+                if name in ("Weights", "Raw scores", "Per step", "Difference") and note:
+                    st.caption(escape_markdown(rule))
                 draw[name]()
     cell = st.session_state.get(CELL_KEY)
     write_url({

@@ -13,10 +13,12 @@ import streamlit as st
 from attnviz import siblings
 from attnviz.attention import SCORES
 from pages.shared.common import escape_markdown, header_config, model_label
+from pages.shared.reading_ui import merge_toggle
 
 TEXT_KEY = "explore_text"
 TASK_KEY, SCORE_KEY, STYLE_KEY, CKPT_KEY = "explore_task", "explore_score", "explore_style", "explore_checkpoint"
 BEAM_KEY, FORMAT_KEY, EOS_KEY = "explore_beam", "explore_image_format", "explore_eos"
+MERGE_KEY = "explore_merge"
 MAX_BEAM_WIDTH = 10
 MODES = {"bahdanau": "Bahdanau", "luong": "Luong", "both": "Both"}
 STYLE_HELP = (
@@ -37,6 +39,7 @@ class Choice:
     beam: int = 1
     image_format: str = "png"
     hide_eos: bool = False
+    merge: bool = False  # subword pieces merged into words (offered only for models with pieces)
 
     @property
     def styles(self) -> list[str]:
@@ -138,6 +141,7 @@ def choose(models: list[dict]) -> Choice:
         help="Much attention often parks on the source's end marker; hiding its column and rescaling each row "
         "to sum to 1 makes the word-to-word links easier to see. The figure title says when this is on.",
     )  # fmt: skip
+    choice.merge = merge_toggle(MERGE_KEY, [e["path"] for e in choice.entries.values()], st.sidebar)
     choice.image_format = st.sidebar.radio(
         "Figure download format", ["png", "svg"], key=FORMAT_KEY, persist_state="session", horizontal=True,
         help="What the camera button in each figure's toolbar saves.",

@@ -1,0 +1,115 @@
+"""Explore's Alignment view: word links extracted from attention beside eflomal's for this sentence,
+or both scored against gold links (pages/explore/gold.py)."""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from attnviz.errors import AttnvizError
+from attnviz.extract import DIRECTIONAL, to_pharaoh
+from attnviz.plots_align import links_figure
+from attnviz.yardstick import agreement, reverse_entry
+from pages.explore.gold import gold_view
+from pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
+from pages.explore.views import ONE_WIDTH, chart
+from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
+
+PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
+    "explore_align_part", "explore_align_method", "explore_align_threshold", "explore_align_reference",
+)  # fmt: skip
+PARTS = {"sentence": "This sentence", "gold": "Scored against gold links"}
+SYMMETRIC = ("intersection", "union", "grow-diag-final")  # the ones offered; the CLI has all of extract.SYMMETRIC
+METHOD_HELP = (
+    "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
+    "reaches the threshold. intersection, union, grow-diag-final: this model's argmax links combined with those "
+    "of the reverse model (target to source), as phrase-based systems symmetrise word aligners; offered when the "
+    "task's reverse model is there."
+)
+
+
+def pick_method(entry: dict, models: list[dict], where) -> Method:
+    """The extraction method (symmetric ones only with a reverse model) in ``where``, and the threshold."""
+    reverse = reverse_entry(models, entry)
+    methods = list(DIRECTIONAL) + (list(SYMMETRIC) if reverse else [])
+    if st.session_state.get(METHOD_KEY) not in methods:
+        st.session_state[METHOD_KEY] = "argmax"
+    name = where.segmented_control("Links from attention", methods, key=METHOD_KEY, help=METHOD_HELP) or "argmax"
+    if name == "threshold":
+        threshold = st.slider("Threshold", 0.05, 1.0, 0.3, 0.05, key=THRESHOLD_KEY, persist_state="session")
+        return Method(name, float(threshold), None)
+    if reverse is None:
+        where.caption("No reverse model of this task is shipped: argmax and threshold only.")
+    if name not in SYMMETRIC:
+        return Method(name, 0.3, None)
+    where.caption(f"Reverse model: {escape_markdown(reverse['name'])}")
+    return Method(name, 0.3, model_version(reverse), reverse["name"])
+
+
+def alignment_view(entry: dict, models: list[dict], text: str, image_format: str) -> None:
+    """This sentence's links, or the links of a gold set scored, for the model of ``entry``."""
+    left, right = st.columns([2, 3])
+    part = left.segmented_control("Show the links of", list(PARTS), format_func=PARTS.get, key=PART_KEY,
+                                  persist_state="session", default="sentence") or "sentence"  # fmt: skip
+    method = pick_method(entry, models, right)
+    if part == "gold":
+        gold_view(entry, method, image_format)
+    else:
+        sentence_view(entry, method, text, image_format)
+
+
+def _eflomal(entry: dict, source: list[str], target: list[str]) -> tuple[list | None, str]:
+    """eflomal's links for one pair and what it ran on, or ``None`` and why it did not run."""
+    if reads_characters(model_version(entry)):
+        return None, "eflomal aligns words; this model reads characters, so eflomal is not run."
+    try:
+        spec, options = data_of(model_version(entry))
+        with st.spinner("eflomal…"):
+            run = eflomal_run(spec, options, ((tuple(source), tuple(target)),))
+    except AttnvizError as e:
+        return None, f"eflomal did not run: {e}"
+    return run.links[0], eflomal_note(run, "this pair")
+
+
+def sentence_view(entry: dict, method: Method, text: str, image_format: str) -> None:
+    """Attention's and eflomal's links for the sentence, on the word-level heatmap and as Pharaoh lines."""
+    model = model_version(entry)
+    with user_errors():
+        translation = get_model(entry).text_of(translate(*model, text))
+    reference = st.text_input("Align on", key=REFERENCE_KEY, max_chars=1000, placeholder=translation,
+                              help="A translation of your own; empty: the model's translation.")  # fmt: skip
+    target = reference.strip() or translation
+    if not target.strip():
+        st.info("The model translated the sentence to nothing; type a translation to align on.")
+        return
+    try:
+        reading, links = word_links(model, method, text, target)
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    efl, efl_note = _eflomal(entry, reading.source_words, reading.target_words)
+    name = f"attention ({method.name})"
+    layers = {name: ("attention", links.links)} | ({"eflomal": ("eflomal", efl)} if efl is not None else {})
+    title = f"{entry['name']}: word links"
+    fig = links_figure(reading.weights, reading.source_words, reading.target_words, layers, title, ONE_WIDTH)
+    chart(fig, "explore_align_links", image_format, "alignment")
+    how = {"threshold": f"every weight ≥ {method.threshold:.2f}", "argmax": "each target word's largest weight"}
+    rule = how.get(method.name, f"{method.name} of this model's and {method.reverse_name}'s argmax links")
+    agree = f" Attention and eflomal agree at F1 = {agreement(links.links, efl):.2f}." if efl is not None else ""
+    st.caption(escape_markdown(f"{reading.caption} Links from attention: {rule}. {efl_note}{agree}"))
+    _pharaoh_downloads({name: links.links, "eflomal": efl}, entry["name"])
+
+
+def _pharaoh_downloads(aligners: dict[str, list | None], stem: str) -> None:
+    """Each aligner's links as a Pharaoh line (source-target, 0-based, on words) with a download."""
+    shown = {name: links for name, links in aligners.items() if links is not None}
+    st.markdown("**Pharaoh** (`source-target`, 0-based word indices)")
+    for col, (name, links) in zip(st.columns(len(shown)), shown.items(), strict=True):
+        line = to_pharaoh(links)
+        short = name.split()[0]
+        col.caption(escape_markdown(name))
+        col.code(line or "(no links)", language=None, wrap_lines=True)
+        file = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{stem}-{short}") + ".pharaoh"
+        col.download_button(f"Download {short}'s links", line + "\n", file_name=file, mime="text/plain",
+                            key=f"explore_align_dl_{short}", on_click="ignore")  # fmt: skip

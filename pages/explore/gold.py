@@ -1,0 +1,145 @@
+"""Explore's Alignment view, scored: attention's and eflomal's links against gold links, from the task's
+own test split (toy-fr has gold) or from uploaded files, per sentence and for the corpus."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from attnviz.errors import AttnvizError
+from attnviz.goldfile import FORMATS, text_lines
+from attnviz.plots_align import gold_figure
+from attnviz.yardstick import GoldSet, gold_of_pairs, gold_of_upload, score_table
+from pages.explore.links import (
+    Method,
+    corpus_links,
+    data_of,
+    eflomal_note,
+    eflomal_run,
+    reads_characters,
+    test_split,
+    word_links,
+)
+from pages.explore.views import ONE_WIDTH, chart
+from pages.shared.common import escape_markdown, model_version
+
+SOURCE_KEY, FORMAT_KEY, BASE_KEY = "explore_gold_source", "explore_gold_format", "explore_gold_one_based"
+GOLD_FILE_KEY, SRC_FILE_KEY, TGT_FILE_KEY = "explore_gold_file", "explore_gold_src_file", "explore_gold_tgt_file"
+PAIR_KEY, SHOW_KEY = "explore_gold_pair", "explore_gold_show"
+FORMAT_NAMES = {"pharaoh": "Pharaoh (i-j, i?j, i-j-P)", "naacl": "NAACL (sent i j [S|P])"}
+UPLOAD_HELP = (
+    "Pharaoh: one line per sentence pair, `i-j` a sure link, `i?j` or `i-j-P` a possible one. NAACL/talp: one "
+    "line per link, `sent_id i j [S|P] [confidence]`. The sentence files hold one sentence per line, tokens "
+    "separated by spaces, as the gold indices count them; without them a Pharaoh file of one line per test pair "
+    "is read on the task's test split."
+)
+
+
+def _uploaded_gold(test: list) -> GoldSet | None:
+    """The uploaded files as a gold set (None until a gold file is uploaded); DataError on a malformed file."""
+    left, right = st.columns(2)
+    gold = left.file_uploader("Gold alignment file", key=GOLD_FILE_KEY, help=UPLOAD_HELP)
+    fmt = left.radio("Format", FORMATS, format_func=FORMAT_NAMES.get, key=FORMAT_KEY, horizontal=True)
+    one_based = left.toggle("Indices start at 1", key=BASE_KEY, help="NAACL files usually do; Pharaoh files rarely.")
+    src = right.file_uploader("Source sentences (tokenized, one per line)", key=SRC_FILE_KEY)
+    tgt = right.file_uploader("Target sentences (tokenized, one per line)", key=TGT_FILE_KEY)
+    if gold is None:
+        st.info("Upload a gold alignment file (and its sentence files) to score the links against it.")
+        return None
+    sentences = names = None
+    if src is not None and tgt is not None:
+        sentences = (text_lines(src.getvalue(), src.name), text_lines(tgt.getvalue(), tgt.name))
+        names = (src.name, tgt.name)
+    elif src is not None or tgt is not None:
+        st.info("Upload both sentence files (source and target), or neither to use the task's test pairs.")
+        return None
+    lines = text_lines(gold.getvalue(), gold.name)
+    return gold_of_upload(lines, gold.name, fmt, one_based, sentences, names or ("source file", "target file"), test)
+
+
+def _gold_set(entry: dict) -> GoldSet | None:
+    """The built-in gold links of the task's test split, or the uploaded ones."""
+    spec, options = data_of(model_version(entry))
+    try:
+        test = test_split(spec, options)
+    except AttnvizError:
+        test = []  # the model's data is gone (an upload): only an upload of all three files can be scored
+    origin = f"{spec} test split"
+    kinds = {"builtin": f"Built-in: {origin} ({len(test)} pairs)", "upload": "Upload files"}
+    if not test or any(p.sure is None for p in test):
+        kinds.pop("builtin")
+    if st.session_state.get(SOURCE_KEY) not in kinds:
+        st.session_state[SOURCE_KEY] = next(iter(kinds))
+    kind = st.radio("Gold links", list(kinds), format_func=kinds.get, key=SOURCE_KEY, horizontal=True)
+    return gold_of_pairs(test, origin) if kind == "builtin" else _uploaded_gold(test)
+
+
+def gold_view(entry: dict, method: Method, image_format: str) -> None:
+    """Corpus and per-sentence precision, recall and AER of attention (``method``) and eflomal, and one
+    pair's heatmap with gold and predicted links."""
+    if reads_characters(model_version(entry)):
+        st.info("Gold links join words; this model reads characters, so its links are not scored here. The Evaluate "
+                "page reports its AER on its own gold (links of characters).")  # fmt: skip
+        return
+    try:
+        gold = _gold_set(entry)
+        if gold is None:
+            return
+        model = model_version(entry)
+        sources, targets = tuple(map(tuple, gold.sources)), tuple(map(tuple, gold.targets))
+        with st.spinner(f"Aligning {len(sources)} pairs with attention…"):
+            attention = corpus_links(model, method, sources, targets)
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    name = f"attention ({method.name})"
+    predicted, note = {name: attention}, ""
+    try:
+        with st.spinner(f"eflomal on {len(sources)} pairs…"):
+            run = eflomal_run(*data_of(model), tuple(zip(sources, targets, strict=True)))
+        predicted["eflomal"], note = run.links, eflomal_note(run, f"the {len(sources)} pairs")
+    except AttnvizError as e:
+        note = f"eflomal did not run: {e}"
+    corpus, sentences = score_table(gold.gold, predicted)
+    st.markdown(f"**{escape_markdown(gold.origin)}**: {len(sources)} pairs, scored for the corpus")
+    st.dataframe(pd.DataFrame(corpus), hide_index=True, key="explore_gold_corpus")
+    st.caption(escape_markdown(
+        "AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), precision = |A∩P| / |A|, recall = |A∩S| / |S| (Och & Ney "
+        f"2003), summed over the pairs. Attention is forced through each gold target and read on words. {note}"
+    ))  # fmt: skip
+    _sentence(entry, method, gold, predicted, sentences, image_format)
+
+
+def _sentence(
+    entry: dict, method: Method, gold: GoldSet, predicted: dict, sentences: list[dict], image_format: str
+) -> None:
+    """The per-sentence table and one chosen pair's heatmap with gold and predicted links."""
+    for row, src, tgt in zip(sentences, gold.sources, gold.targets, strict=True):
+        row.update({"source": " ".join(src), "target": " ".join(tgt)})
+    table = st.expander("Per sentence: precision, recall and AER of each pair", key="explore_gold_table_open",
+                        on_change="rerun")  # fmt: skip
+    if table.open:  # lazy: the table is sent only when opened
+        table.dataframe(pd.DataFrame(sentences), hide_index=True, key="explore_gold_sentences")
+    n = len(gold.gold)
+    if not 0 <= st.session_state.get(PAIR_KEY, 0) < n:
+        st.session_state[PAIR_KEY] = 0
+    left, right = st.columns([1, 3], vertical_alignment="bottom")
+    k = int(left.number_input(f"Pair (0-{n - 1})", 0, n - 1, key=PAIR_KEY))
+    if st.session_state.get(SHOW_KEY) not in predicted:
+        st.session_state[SHOW_KEY] = next(iter(predicted))
+    who = right.segmented_control("Predicted links of", list(predicted), key=SHOW_KEY) or next(iter(predicted))
+    src, tgt, g = gold.sources[k], gold.targets[k], gold.gold[k]
+    try:
+        reading, _ = word_links(model_version(entry), method, " ".join(src), " ".join(tgt))
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    scores = " · ".join(f"{key.split()[-1]} {value:.3f}" for key, value in sentences[k].items() if key.startswith(who))
+    st.caption(escape_markdown(f"Pair {k}, {who}: {scores}"))
+    title = f"Pair {k}: {who}"
+    fig = gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, ONE_WIDTH)
+    chart(fig, "explore_gold_figure", image_format, f"gold-{k}")
+    st.caption(
+        "Under the links: the attention weights read on words, the end marker hidden. A hit is a predicted link "
+        "in the gold (sure or possible), a wrong link one outside it, a miss a sure link not predicted."
+    )

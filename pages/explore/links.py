@@ -1,0 +1,103 @@
+"""The cached work behind Explore's Alignment view: attention's word links, eflomal's, a test split.
+
+Each function is keyed by the model file and version (``path, mtime``), so a retrained model is
+never answered from the cache; the work itself is attnviz's (extract, yardstick).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import streamlit as st
+
+from attnviz.data import load_corpus
+from attnviz.data.pairs import Pair
+from attnviz.evaluate import measured_on
+from attnviz.extract import WordAlignment, align_corpus, align_words, word_attention
+from attnviz.reading import Reading
+from attnviz.yardstick import EFLOMAL_METHOD, SAMPLE_PAIRS, eflomal_links, word_pairs
+from pages.shared.common import load_model
+
+Version = tuple[str, float]  # (path, mtime) of a checkpoint
+Link = tuple[int, int]
+Words = tuple[str, ...]
+
+
+class Method(NamedTuple):
+    """How attention's links are extracted (a tuple: a cache key)."""
+
+    name: str  # one of attnviz.extract.METHODS
+    threshold: float
+    reverse: Version | None  # the opposite direction's model, for the symmetric methods
+    reverse_name: str | None = None
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def word_links(model: Version, method: Method, source: str, target: str) -> tuple[Reading, WordAlignment]:
+    """The word-level attention of ``target`` forced through the model (``<eos>`` hidden, pieces merged)
+    and the links ``method`` extracts from it."""
+    translator = load_model(*model)
+    reverse = load_model(*method.reverse) if method.reverse else None
+    return word_attention(translator, source, target), align_words(
+        translator, source, target, method.name, reverse, method.threshold
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def corpus_links(model: Version, method: Method, sources: tuple[Words, ...], targets: tuple[Words, ...]) -> list:
+    """Attention's links for every pair of tokenized sentences (attnviz.extract.align_corpus)."""
+    translator = load_model(*model)
+    reverse = load_model(*method.reverse) if method.reverse else None
+    return align_corpus(translator, [list(s) for s in sources], [list(t) for t in targets], method.name, reverse,
+                        method.threshold)  # fmt: skip
+
+
+def reads_characters(model: Version) -> bool:
+    """Whether the model reads its source character by character (no words for eflomal or a gold file)."""
+    return load_model(*model).src_tokenizer.kind == "char"
+
+
+def data_of(model: Version) -> tuple[str, dict]:
+    """The data spec and options the model was trained and measured on (attnviz.evaluate.measured_on;
+    words, not subword pieces)."""
+    return measured_on(load_model(*model).meta)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def sample_of(spec: str, options: dict) -> list[tuple[list[str], list[str]]]:
+    """The first :data:`SAMPLE_PAIRS` training pairs of a data set as lowercased words: eflomal's extra text."""
+    return word_pairs(load_corpus(spec, **options).train, SAMPLE_PAIRS)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def test_split(spec: str, options: dict) -> list[Pair]:
+    """A data set's test split (its gold links, where it has them)."""
+    return load_corpus(spec, **options).test
+
+
+@dataclass
+class EflomalRun:
+    links: list[list[Link]]  # one list per pair aligned
+    seconds: float
+    sample: int  # training pairs added
+    spec: str
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def eflomal_run(spec: str, options: dict, pairs: tuple[tuple[Words, Words], ...]) -> EflomalRun:
+    """eflomal's links for ``pairs``, aligned together with a sample of ``spec``'s training pairs."""
+    sample = sample_of(spec, options)
+    start = time.perf_counter()
+    links = eflomal_links([(list(s), list(t)) for s, t in pairs], sample)
+    return EflomalRun(links, time.perf_counter() - start, len(sample), spec)
+
+
+def eflomal_note(run: EflomalRun, what: str) -> str:
+    """What eflomal was run on, for a caption (plain text: pass it through escape_markdown)."""
+    return (
+        f"eflomal ({EFLOMAL_METHOD}, one sampler, half the iterations) aligned {what} together with the first "
+        f"{run.sample} training pairs of {run.spec} (words lowercased) in {run.seconds:.1f} s; its sampler is not "
+        "seeded, so a rerun may move a link."
+    )
