@@ -8,6 +8,7 @@ Pure functions: an :class:`Alignment` in, a Plotly figure out. Tokens go through
 from __future__ import annotations
 
 import html
+import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
@@ -53,6 +54,7 @@ def explore_heatmap(
         fig.update_layout(height=fig.layout.height + MIN_PLOT_PX - plot_px)
     if max_width is not None:
         _fit_width(fig, *np.shape(al.weights), max_width)
+    _wrap_title(fig)
     if cell is not None:
         t, s = cell
         n_tgt, n_src = np.shape(al.weights)
@@ -83,6 +85,24 @@ def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell:
     for trace in fig.data:
         if trace.type == "scatter" and trace.name in ("cells", "gold"):
             trace.marker.size = cell * (0.8 if trace.name == "gold" else 1)
+
+
+TITLE_CHAR_PX, TITLE_LINE_PX = 9, 22  # Plotly's 17 px title font: a generous width per character; a line
+
+
+def _wrap_title(fig: go.Figure) -> None:
+    """Break a title wider than its figure into lines (at spaces, so HTML entities stay whole) and
+    make room for them above the plot, so a short sentence's narrow map does not clip its title."""
+    text = fig.layout.title.text
+    if not text:
+        return
+    width = max(int((fig.layout.width - 20) / TITLE_CHAR_PX), 12)
+    lines = textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False)
+    if len(lines) <= 1:
+        return
+    extra = (len(lines) - 1) * TITLE_LINE_PX
+    fig.update_layout(title_text="<br>".join(lines), margin={"t": fig.layout.margin.t + extra},
+                      height=fig.layout.height + extra)  # fmt: skip
 
 
 def _cell_px(fig: go.Figure, n_src: int) -> int:

@@ -61,7 +61,8 @@ def test_first_load_shows_the_example_alignment(app_env):
     assert ticks(spec) == tokens_of(EXAMPLE)
     assert spec["layout"]["xaxis"]["tickvals"] == list(range(len(tokens_of(EXAMPLE))))  # "the" x3 kept apart
     cells = next(t for t in spec["data"] if t["type"] == "scatter" and t.get("name") == "cells")
-    assert "weight" in cells["text"][0] and "score" in cells["text"][0]
+    assert "source [0]: the" in cells["text"][0] and "target [0]" in cells["text"][0]  # tokens as text,
+    assert "weight: %{customdata[0]" in cells["hovertemplate"] and "score: %{customdata[1]" in cells["hovertemplate"]
     latex = [e.value for e in at.get("latex")]
     assert latex and any(r"\mathrm{softmax}" in line for line in latex)  # the default cell's math panel
     assert not at.error

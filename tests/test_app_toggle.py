@@ -123,7 +123,7 @@ def test_a_shared_link_opens_the_same_view(app_env):
     assert at.segmented_control(key="explore_style").value == "bahdanau"
     assert at.slider(key="explore_beam").value == 3
     assert at.session_state["explore_view"] == "Raw scores" and at.session_state["explore_cell"] == (1, 2)
-    assert "raw scores" in titles(at)[0]
+    assert "raw scores" in titles(at)[0].replace("<br>", " ")  # a narrow map wraps its title
 
 
 def test_a_broken_link_falls_back_to_defaults(app_env):

@@ -144,9 +144,9 @@ def render() -> None:
     fmt = choice.image_format
     file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", entry["name"])
     draw = {
-        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators),
+        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, rule if note else ""),
         "Raw scores": lambda: heatmap_view(shown, "scores", {n: f"{t} · raw scores" for n, t in titles.items()},
-                                           fmt, decoded, translators),
+                                           fmt, decoded, translators, rule if note else ""),
         "Per step": lambda: step_view(shown, fmt),
         "Context vectors": lambda: context_view(panels, fmt),
         "Attribution": lambda: attribution_view(panels, versions, text, fmt),
@@ -162,7 +162,7 @@ def render() -> None:
             with tab:
                 if name in ("What-if", "Alignment", "Export") and len(panels) > 1:
                     st.caption(f"On the Bahdanau model `{escape_markdown(entry['name'])}`.")
-                if name in ("Weights", "Raw scores", "Per step", "Difference") and note:
+                if name in ("Per step", "Difference") and note:  # the heatmaps say it under the maps
                     st.caption(escape_markdown(rule))
                 draw[name]()
     cell = st.session_state.get(CELL_KEY)

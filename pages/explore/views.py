@@ -63,10 +63,17 @@ def _take_click(key: str) -> None:
 
 @st.fragment
 def heatmap_view(
-    panels: Panels, values: str, titles: dict[str, str], image_format: str, decoded: Panels, translators: dict
+    panels: Panels,
+    values: str,
+    titles: dict[str, str],
+    image_format: str,
+    decoded: Panels,
+    translators: dict,
+    rule: str = "",
 ) -> None:
     """Weights or raw scores, one map per panel on one scale, the clicked cell outlined, its numbers
-    below (computed on the ``decoded`` alignments, whatever ``panels`` hides)."""
+    below (computed on the ``decoded`` alignments, whatever ``panels`` hides); ``rule`` says under
+    the maps how they were changed for reading (hidden <eos>, merged pieces)."""
     zmin, zmax = shared_range(list(panels.values()), values) if len(panels) > 1 else (None, None)
     cell = current_cell(panels)
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
@@ -75,6 +82,8 @@ def heatmap_view(
                 al, values, titles[name], zmin, zmax, cell, BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
             )
             chart(fig, f"explore_heat_{values}_{name}", image_format, f"{values}-{name}", on_click=_take_click)
+    if rule:
+        st.caption(escape_markdown(rule))
     if values == "weights":
         st.caption(
             r"Row $t$ is what the decoder read while writing target token $t$: $a_{t,s}$, each row sums to 1, and"
