@@ -4,12 +4,22 @@ re-measured by the tests, so a manifest cannot drift from its model."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from attnviz.catalog import PRETRAINED_DIR
 from attnviz.checkpoint import load_checkpoint
 from attnviz.data.spec import load_corpus
 from attnviz.evaluate import evaluate, measured_on
 
 CHECK_PAIRS = 40
+
+
+def recipe_path(name: str) -> Path:
+    """A shipped model's recipe file: the queued one (``pretrained/recipes/queued/``: its model is not
+    trained yet, or is to be retrained with it; it moves up to ``recipes/`` with the committed
+    model) where there is one, else ``pretrained/recipes/NAME.json``."""
+    queued = PRETRAINED_DIR / "recipes" / "queued" / f"{name}.json"
+    return queued if queued.exists() else PRETRAINED_DIR / "recipes" / f"{name}.json"
 
 
 def _corpus(meta: dict):

@@ -26,7 +26,7 @@ from attnviz.catalog import write_manifest  # noqa: E402
 from attnviz.checkpoint import read_header  # noqa: E402
 from attnviz.errors import CheckpointError  # noqa: E402
 from attnviz.recipe import Recipe, remeasure, run_recipe  # noqa: E402
-from attnviz.shipped import check_metrics  # noqa: E402
+from attnviz.shipped import check_metrics, recipe_path  # noqa: E402
 
 
 def _finished(path: Path) -> bool:
@@ -35,13 +35,6 @@ def _finished(path: Path) -> bool:
         return bool(read_header(path).get("meta", {}).get("metrics"))
     except CheckpointError:
         return False
-
-
-def _recipe_path(name: str) -> Path:
-    """A queued recipe (recipes/queued/: its model is not trained yet, or is to be retrained with
-    it; move it up to recipes/ when the model is committed), else the shipped one (recipes/)."""
-    queued = HERE / "recipes" / "queued" / f"{name}.json"
-    return queued if queued.exists() else HERE / "recipes" / f"{name}.json"
 
 
 def _log_epoch(p) -> None:
@@ -62,12 +55,12 @@ def main() -> int:
     if args.remeasure:
         for name in args.names:
             start = time.perf_counter()
-            metrics = remeasure(Recipe.from_file(_recipe_path(name)), HERE / f"{name}.safetensors")
+            metrics = remeasure(Recipe.from_file(recipe_path(name)), HERE / f"{name}.safetensors")
             print(f"{name}: {metrics} in {time.perf_counter() - start:.0f} s", flush=True)
     elif not args.manifest:
         recipes = sorted((HERE / "recipes").glob("*.json")) + sorted((HERE / "recipes" / "queued").glob("*.json"))
         if args.names:
-            recipes = [_recipe_path(n) for n in args.names]
+            recipes = [recipe_path(n) for n in args.names]
         else:
             recipes = [r for r in recipes if not _finished(HERE / f"{r.stem}.safetensors")]
             k, n = (int(x) for x in args.shard.split("/"))

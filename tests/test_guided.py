@@ -17,6 +17,7 @@ from attnviz.errors import ConfigError, DataError, InputError
 from attnviz.guided import guided_alignment_loss, piece_links, reference_alignment
 from attnviz.guided_links import GuidedConfig, training_links
 from attnviz.recipe import Recipe, run_recipe
+from attnviz.shipped import recipe_path
 from attnviz.train import TrainConfig, _loss_and_accuracy, fit, make_batches
 from tests.conftest import WORD, reverse_corpus, tiny_translator
 from tests.test_train import RECIPE
@@ -279,9 +280,8 @@ def test_recipes_without_guidance_read_as_before_and_bad_guided_fields_are_refus
 
 
 def test_the_shipped_guided_recipe_is_its_unguided_twin_plus_guidance():
-    folder = Path(__file__).resolve().parents[1] / "pretrained" / "recipes"
-    guided = Recipe.from_file(folder / "multi30k-de-en-additive-bahdanau-guided.json")
-    plain = Recipe.from_file(folder / "multi30k-de-en-additive-bahdanau.json")
+    guided = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau-guided"))
+    plain = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau"))
     assert guided.guided_config() == GuidedConfig(weight=0.3, links="eflomal")
     assert {**guided.to_dict(), "name": plain.name, "guided": {}} == {**plain.to_dict(), "guided": {}}
 
