@@ -58,7 +58,7 @@ def _run_timed(page) -> None:
 
         profiler = cProfile.Profile()
         profiler.enable()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     try:
         page.run()
     finally:
@@ -67,7 +67,7 @@ def _run_timed(page) -> None:
             profiler.dump_stats(os.path.join(profile_dir, f"rerun-{time.time_ns()}.prof"))
         if log:
             record = {"page": page.url_path or "explore", "seconds": round(time.perf_counter() - start, 4),
-                      "at": round(time.time(), 3)}  # fmt: skip
+                      "cpu_seconds": round(time.thread_time() - cpu, 4), "at": round(time.time(), 3)}  # fmt: skip
             with open(log, "a", encoding="utf-8") as out:
                 out.write(json.dumps(record) + "\n")
 
