@@ -87,22 +87,34 @@ def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell:
             trace.marker.size = cell * (0.8 if trace.name == "gold" else 1)
 
 
-TITLE_CHAR_PX, TITLE_LINE_PX = 9, 22  # Plotly's 17 px title font: a generous width per character; a line
+TITLE_PX, MIN_TITLE_PX, CHAR_EM, TITLE_LINE_PX = 17, 11, 0.58, 20  # title font sizes; a character's width (em)
 
 
 def _wrap_title(fig: go.Figure) -> None:
-    """Break a title wider than its figure into lines (at spaces, so HTML entities stay whole) and
-    make room for them above the plot, so a short sentence's narrow map does not clip its title."""
+    """Fit a title into its figure, so a short sentence's narrow map does not clip it: a smaller
+    font first (down to 11 px), then lines broken at the title's `` · `` parts (``general / luong``
+    stays on one line) and at spaces (HTML entities stay whole), with room made above the plot."""
     text = fig.layout.title.text
     if not text:
         return
-    width = max(int((fig.layout.width - 20) / TITLE_CHAR_PX), 12)
-    lines = textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False)
-    if len(lines) <= 1:
+    room = fig.layout.width - 30  # px
+    visible = len(html.unescape(text))
+    size = min(TITLE_PX, int(room / (visible * CHAR_EM)))
+    if size >= TITLE_PX:
         return
+    if size >= MIN_TITLE_PX:
+        fig.update_layout(title_font_size=size)
+        return
+    width = max(int(room / (MIN_TITLE_PX * CHAR_EM)), 12)  # characters per line
+    lines: list[str] = []
+    for part in text.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+        else:
+            lines += textwrap.wrap(part, width=width, break_long_words=False, break_on_hyphens=False) or [part]
     extra = (len(lines) - 1) * TITLE_LINE_PX
-    fig.update_layout(title_text="<br>".join(lines), margin={"t": fig.layout.margin.t + extra},
-                      height=fig.layout.height + extra)  # fmt: skip
+    fig.update_layout(title_text="<br>".join(lines), title_font_size=MIN_TITLE_PX, title_y=1, title_pad_t=6,
+                      margin={"t": fig.layout.margin.t + extra}, height=fig.layout.height + extra)  # fmt: skip
 
 
 def _cell_px(fig: go.Figure, n_src: int) -> int:

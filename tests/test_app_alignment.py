@@ -81,7 +81,7 @@ def test_merging_pieces_relabels_the_heatmap_and_keeps_rows_distributions(subwor
     fig = specs(at)[0]
     words = fig["layout"]["xaxis"]["ticktext"]
     assert not any(t.endswith("@@") for t in words) and len(words) < len(pieces)
-    assert "pieces merged into words" in fig["layout"]["title"]["text"]
+    assert "pieces merged into words" in fig["layout"]["title"]["text"].replace("<br>", " ")
     np.testing.assert_allclose(z_of(fig).sum(axis=1), 1.0, atol=1e-5)
     assert any("columns summed" in c.value for c in at.caption)  # the rule, stated on the page
     assert any("no single score to recompute" in i.value for i in at.info)  # a word's cell has no numbers

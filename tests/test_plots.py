@@ -302,15 +302,18 @@ def test_coverage_is_the_column_sum_and_flags_dropped_and_repeated_words():
     assert len(coverage_bar(make_alignment(["<b>x</b>"] * 30, ["y"] * 5)).data[0].y) == 31
 
 
-def test_a_narrow_map_wraps_its_long_title_instead_of_clipping_it():
-    from attnviz.plots_explore import TITLE_CHAR_PX, explore_heatmap
+def test_a_narrow_map_fits_its_long_title_instead_of_clipping_it():
+    from attnviz.plots_explore import CHAR_EM, MIN_TITLE_PX, TITLE_PX, explore_heatmap
 
     al = make_alignment(["a", "b"], ["x"])
     title = "multi30k-de-en-additive-bahdanau · additive / bahdanau (<eos> hidden, rows renormalised)"
     fig = explore_heatmap(al, "weights", title, max_width=430)
+    size = fig.layout.title.font.size
     lines = fig.layout.title.text.split("<br>")
-    assert len(lines) >= 2 and all(len(line) * TITLE_CHAR_PX <= fig.layout.width for line in lines)
+    assert MIN_TITLE_PX <= size < TITLE_PX
+    assert all(
+        len(line.replace("&lt;", "<").replace("&gt;", ">")) * size * CHAR_EM <= fig.layout.width for line in lines
+    )
     assert "&lt;eos&gt;" in fig.layout.title.text  # entities kept whole
-    plain = explore_heatmap(al, "weights", title)
-    assert fig.layout.margin.t > plain.layout.margin.t or "<br>" in plain.layout.title.text
-    assert "<br>" not in explore_heatmap(al, "weights", "short").layout.title.text
+    short = explore_heatmap(al, "weights", "short").layout.title
+    assert short.font.size is None and "<br>" not in short.text
