@@ -67,14 +67,21 @@ def toy_fr() -> dict:
     return out
 
 
-def multi30k() -> dict:
+def multi30k_reference():
+    """de-en's corpus, its test pairs as words and eflomal's grow-diag-final-and links for them
+    (trained on train + test), with the facts of that run."""
     corpus = attnviz.load_corpus("multi30k-de-en")
     words = Tokenizer("word", lowercase=False).split  # the models' word cut, before subword pieces
     test = [(words(p.source), words(p.target)) for p in corpus.test]
     train = [(words(p.source), words(p.target)) for p in corpus.train]
     start = time.perf_counter()
     reference = eflomal_align.align(test, train, method="grow-diag-final-and")
-    out = {"n": len(test), "n_train": len(train), "eflomal_seconds": round(time.perf_counter() - start, 1)}
+    facts = {"n": len(test), "n_train": len(train), "eflomal_seconds": round(time.perf_counter() - start, 1)}
+    return corpus, test, reference, facts
+
+
+def multi30k() -> dict:
+    _, test, reference, out = multi30k_reference()
     forward, reverse = attnviz.load(DE_EN), attnviz.load(EN_DE)
     sources, targets = [s for s, _ in test], [t for _, t in test]
     for method, rev in (("argmax", None), ("grow-diag-final", reverse), ("intersection", reverse)):

@@ -16,17 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import attnviz
-from attnviz import catalog, eflomal_align, metrics
-from attnviz.data.tokenize import Tokenizer
+from attnviz import catalog, metrics
 from attnviz.extract import align_corpus
+from benchmarks.alignment_yardstick import multi30k_reference
 
 
 def attention_shape(model, pairs) -> dict:
@@ -44,13 +42,8 @@ def main() -> None:
     parser.add_argument("checkpoints", nargs="+")
     parser.add_argument("--out")
     args = parser.parse_args()
-    corpus = attnviz.load_corpus("multi30k-de-en")
-    words = Tokenizer("word", lowercase=False).split  # the models' word cut, before subword pieces
-    test = [(words(p.source), words(p.target)) for p in corpus.test]
-    train = [(words(p.source), words(p.target)) for p in corpus.train]
-    start = time.perf_counter()
-    reference = eflomal_align.align(test, train, method="grow-diag-final-and")
-    results = {"n": len(test), "eflomal_seconds": round(time.perf_counter() - start, 1), "models": {}}
+    corpus, test, reference, facts = multi30k_reference()
+    results = {**facts, "models": {}}
     for path in args.checkpoints:
         model = catalog.load(path)
         m = model.meta.get("metrics") or {}

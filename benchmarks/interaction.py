@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.load_test import server_reruns  # noqa: E402
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, TICKS_JS, streamlit_app  # noqa: E402
 
 TASK, SCORE, STYLE = "multi30k-de-en", "additive", "bahdanau"
@@ -62,13 +63,6 @@ class Wire:
     def take(self) -> int:
         n, self.bytes = self.bytes, 0
         return n
-
-
-def server_times(log: Path, since: float, until: float) -> list[float]:
-    if not log.exists():
-        return []
-    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-    return [r["seconds"] for r in rows if since <= r["at"] <= until + 0.5]
 
 
 def ticks(page) -> list[str] | None:
@@ -150,7 +144,7 @@ def measure(url: str, log: Path, runs: int, trace_dir: Path | None, browser_type
             times.append(action(item))
             settle(page)
             sent.append(wire.take())
-            served.append(sum(server_times(log, since, time.time())))
+            served.append(sum(server_reruns(log, since, time.time() + 0.5)))
         entry = {"median_s": round(statistics.median(times), 3), "min_s": round(min(times), 3),
                  "max_s": round(max(times), 3), "n": len(times),
                  "server_median_s": round(statistics.median(served), 3) if any(served) else None,

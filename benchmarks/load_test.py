@@ -501,11 +501,12 @@ def summary(values: list[float]) -> dict[str, Any]:
     }
 
 
-def server_reruns(log: Path, since: float, field: str = "seconds") -> list[float]:
-    """Each Explore rerun the server logged (app.py, ``ATTNVIZ_RERUN_LOG``) from ``since`` on: its wall
-    ``seconds`` (waits for the cores and the GIL included) or its script thread's ``cpu_seconds``."""
+def server_reruns(log: Path, since: float, until: float = math.inf, field: str = "seconds") -> list[float]:
+    """Each Explore rerun the server logged (app.py, ``ATTNVIZ_RERUN_LOG``) that ended from ``since``
+    to ``until``: its wall ``seconds`` (waits for the cores and the GIL included) or its script
+    thread's ``cpu_seconds``."""
     rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
-    return [r[field] for r in rows if r["page"] == "explore" and r["at"] >= since]
+    return [r[field] for r in rows if r["page"] == "explore" and since <= r["at"] <= until]
 
 
 def build_report(
@@ -529,7 +530,7 @@ def build_report(
     log, since = Path(env["ATTNVIZ_RERUN_LOG"]), min((r.typing_from for r in results if r.typing_from), default=0.0)
     return {
         "server_explore_rerun_s": summary(server_reruns(log, since)),  # per Explore rerun while typing
-        "server_explore_rerun_cpu_s": summary(server_reruns(log, since, "cpu_seconds")),
+        "server_explore_rerun_cpu_s": summary(server_reruns(log, since, field="cpu_seconds")),
         "goal_server_p95_s": GOAL_SERVER_P95_S,
         "n_sessions": len(plans),
         "sentences_each": args.sentences,
