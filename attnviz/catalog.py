@@ -66,6 +66,8 @@ def write_manifest(folder: Path = PRETRAINED_DIR, check=None) -> list[dict]:
                 "metrics": meta.get("metrics", {}),
                 "parameters": meta.get("parameters"),
                 "train_seconds": meta.get("train_seconds"),
+                "epochs": meta.get("epochs_run"),
+                "precision": meta.get("precision") or "fp32",
                 "hardware": meta.get("hardware"),
                 "recipe": f"recipes/{path.stem}.json",
                 "size_bytes": path.stat().st_size,
@@ -111,12 +113,37 @@ def visible_to(meta: dict, viewer: str | None) -> bool:
     return owner is None or owner == viewer
 
 
+PRIVATE_META = ("example", "recipe_full", "recipe", "probe", "data_notes", "guided", "task")
+
+
+def shareable_meta(meta: dict, viewer: str | None) -> dict:
+    """A model's meta as ``viewer`` may see it: unchanged for its owner (or an unowned model);
+    for another session, without what names or quotes the owner's data (example sentence,
+    recipe and its data path, probe, notes) and marked ``private`` so that
+    :func:`attnviz.evaluate.measured_on` refuses to look for its data."""
+    if visible_to(meta, viewer):
+        return meta
+    return {**{k: v for k, v in meta.items() if k not in PRIVATE_META}, "private": True}
+
+
+def _resolved(path: Path) -> Path | None:
+    """``path`` with its links followed, or None for a link loop or an unreadable link."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: "Symlink loop" (Python 3.11/3.12)
+        return None
+
+
 def _trained_files(folder: Path) -> list[tuple[Path, float]]:
     """The models folder's checkpoints with their mtimes, newest first; broken entries and
     links leading out of the folder are skipped with a :class:`ModelWarning`."""
     found = []
     for path in folder.glob(f"*{SUFFIX}"):
-        if not path.resolve().is_relative_to(folder.resolve()):
+        resolved = _resolved(path)
+        if resolved is None:
+            warnings.warn(f"skipped {path.name}: a symlink loop or an unreadable link", ModelWarning, stacklevel=3)
+            continue
+        if not resolved.is_relative_to(folder.resolve()):
             warnings.warn(f"skipped {path.name}: it links outside {folder}", ModelWarning, stacklevel=3)
             continue
         try:
@@ -168,7 +195,10 @@ def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
 
 
 def _confined(path: Path, asked: str, roots: list[Path] | None) -> Path:
-    if roots is not None and not any(path.resolve().is_relative_to(Path(r).resolve()) for r in roots):
+    resolved = _resolved(path)
+    if resolved is None:
+        raise CheckpointError(f"{asked!r} is a symlink loop or an unreadable link; remove it")
+    if roots is not None and not any(resolved.is_relative_to(Path(r).resolve()) for r in roots):
         raise CheckpointError(
             f"{asked!r} is outside the model folders ({', '.join(str(r) for r in roots)}); "
             "copy the checkpoint into one of them"

@@ -118,6 +118,8 @@ def measured_on(meta: dict, data: str | None = None) -> tuple[str, dict]:
     from attnviz.data.spec import pair_options
     from attnviz.errors import ConfigError
 
+    if meta.get("private") and not data:
+        raise ConfigError("this model was trained on another session's upload; its data is private to that session")
     recipe = meta.get("recipe_full") or {}
     spec = data or recipe.get("data") or meta.get("task")
     if not spec:

@@ -14,7 +14,7 @@ from attnviz.plots_data import gold_heatmap
 from attnviz.plots_explore import explore_heatmap
 from pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from pages.shared.data_ui import uploaded_pairs
-from pages.shared.model_ui import pick_models, test_pairs
+from pages.shared.model_ui import model_meta, pick_models, test_pairs
 from pages.shared.reading_ui import merge_toggle
 
 PER_ROW, PANEL_PX = 2, 400  # a wrapping grid: 2 maps a row, each at least 400 px wide at 1280 px
@@ -38,7 +38,7 @@ if len(tasks) > 1:
     st.warning(f"These models come from different tasks ({escape_markdown(', '.join(map(str, tasks)))}); they may "
                "read the sentence differently. Pick models of one task for step-by-step comparisons.")  # fmt: skip
 
-pairs = test_pairs(first.meta, limit=200)
+pairs = test_pairs(model_meta(first), limit=200)
 pair = None
 if pairs and st.toggle("Pick a test pair (shows the gold alignment and AER)", key="cmp_use_pair"):
     index = st.number_input("Test pair", 0, len(pairs) - 1, 0, key="cmp_pair")
@@ -52,7 +52,7 @@ if pair is None and upload and upload[0]:
         pair = own[int(index)]
 explored = st.session_state.get("explore_text")
 if "cmp_sentence" not in st.session_state or st.session_state.get("cmp_sentence__from") != explored:
-    st.session_state["cmp_sentence"] = explored or first.meta.get("example") or ""
+    st.session_state["cmp_sentence"] = explored or model_meta(first).get("example") or ""
     st.session_state["cmp_sentence__from"] = explored
 if pair:
     sentence = pair.source

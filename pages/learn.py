@@ -10,6 +10,7 @@ from attnviz.attention import SCORES
 from attnviz.plots_compare import encoder_attention_heatmaps
 from pages.shared.common import escape_markdown, get_model, list_models, user_errors
 from pages.shared.learn_ui import worked_example_section
+from pages.shared.model_ui import model_meta
 
 st.title("How attention works")
 st.markdown(
@@ -69,7 +70,7 @@ st.markdown(
 if translator is not None and cfg.encoder == "transformer":
     st.header("Encoder self-attention")
     with user_errors():
-        al = translator.translate(translator.meta.get("example") or "a b c")
+        al = translator.translate(model_meta(translator).get("example") or "a b c")
     st.plotly_chart(encoder_attention_heatmaps(al), key="learn_encoder_attn")
     st.caption("Each map: query token (row) attends over key tokens (column), per layer and head.")
 elif translator is not None:

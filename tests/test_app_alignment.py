@@ -105,6 +105,31 @@ def test_compare_merges_pieces_too(subword_app):
     assert any("columns summed" in c.value for c in at.caption)
 
 
+def test_hiding_eos_is_labelled_and_renormalises_in_explore_and_compare(app_env):
+    title = lambda s: (s["layout"].get("title") or {}).get("text", "").replace("<br>", " ")  # noqa: E731
+    at = start(explore_text=TEXT)
+    assert "&lt;eos&gt;" in specs(at)[0]["layout"]["xaxis"]["ticktext"]
+    at.toggle(key="explore_eos").set_value(True).run()
+    assert not at.exception, at.exception
+    fig = specs(at)[0]
+    assert "&lt;eos&gt;" not in fig["layout"]["xaxis"]["ticktext"]
+    assert "<eos> hidden" in title(fig).replace("&lt;", "<").replace("&gt;", ">")
+    rows = z_of(fig).sum(axis=1)
+    assert np.all((np.abs(rows - 1) < 1e-5) | (rows == 0))
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    at.radio(key="cmp_target_of_free").set_value("reference").run()  # the tiny models may translate to nothing
+    at.text_input(key="cmp_reference").input(REFERENCE).run()
+    at.toggle(key="cmp_eos").set_value(True).run()
+    assert not at.exception, at.exception
+    maps = [s for s in specs(at) if "hidden" in title(s)]
+    assert len(maps) >= 2
+    for fig in maps:
+        assert "&lt;eos&gt;" not in fig["layout"]["xaxis"]["ticktext"]
+        rows = z_of(fig).sum(axis=1)
+        assert np.all((np.abs(rows - 1) < 1e-5) | (rows == 0))
+
+
 def test_a_model_without_pieces_has_no_merge_toggle(app_env):
     at = start(explore_text=TEXT)
     assert not at.exception

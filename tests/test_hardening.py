@@ -19,7 +19,7 @@ from attnviz import catalog, files, recipe, stranded
 from attnviz.checkpoint import load_checkpoint, save
 from attnviz.cli import main
 from attnviz.errors import CheckpointError, ConfigError
-from attnviz.evaluate import evaluate_checkpoints
+from attnviz.evaluate import evaluate_checkpoints, measured_on
 from attnviz.jobs import DONE, JobRegistry
 from attnviz.recipe import Recipe, run_recipe
 
@@ -216,6 +216,20 @@ def test_a_dangling_symlink_is_skipped_with_a_warning(capsys, models, model_file
     assert code == 0 and "good" in out and "warning: skipped dangling.safetensors" in err
 
 
+def test_a_link_loop_and_a_dangling_link_inside_the_folder_are_skipped(capsys, models, model_file):
+    (models / "loop.safetensors").symlink_to(models / "loop.safetensors")  # a link to itself
+    (models / "gone.safetensors").symlink_to(models / "deleted.safetensors")  # inside the folder, missing
+    with pytest.warns(catalog.ModelWarning) as seen:
+        names = [m["name"] for m in catalog.list_models()]
+    assert "good" in names and "loop" not in names and "gone" not in names
+    assert any("loop.safetensors" in str(w.message) for w in seen)
+    assert any("gone.safetensors" in str(w.message) for w in seen)
+    with pytest.raises(CheckpointError, match="symlink loop"):
+        catalog.load(str(models / "loop.safetensors"), roots=catalog.model_roots())
+    code, out, err = run(capsys, "list")
+    assert code == 0 and "good" in out and "Traceback" not in err
+
+
 def test_a_symlink_out_of_the_folder_is_refused_by_name(models, model_file, tmp_path):
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -325,3 +339,11 @@ def test_models_trained_on_uploads_hide_their_example_from_other_sessions(models
     for viewer in ("someone-else", None):  # None: a caller that names no session sees no private parts
         hidden = entry(viewer)
         assert hidden["example"] is None and str(upload) not in json.dumps(hidden)
+    # the loaded model's meta, as the app's pages read it (Compare's test pairs, Learn's example)
+    meta = load_checkpoint(job.snapshot().result_path).meta
+    assert catalog.shareable_meta(meta, "owner-session") is meta
+    shared = catalog.shareable_meta(meta, "someone-else")
+    assert "secret" not in json.dumps(shared) and str(upload) not in json.dumps(shared)
+    with pytest.raises(ConfigError, match="private"):
+        measured_on(shared)
+    assert measured_on(meta)[0] == f"{upload}?src=en&tgt=de"

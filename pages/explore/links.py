@@ -12,13 +12,14 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from attnviz import catalog
 from attnviz.data import load_corpus
 from attnviz.data.pairs import Pair
 from attnviz.evaluate import measured_on
 from attnviz.extract import WordAlignment, align_corpus, align_words, word_attention
 from attnviz.reading import Reading
 from attnviz.yardstick import EFLOMAL_METHOD, SAMPLE_PAIRS, eflomal_links, word_pairs
-from pages.shared.common import load_model
+from pages.shared.common import load_model, session_id
 
 Version = tuple[str, float]  # (path, mtime) of a checkpoint
 Link = tuple[int, int]
@@ -62,7 +63,7 @@ def reads_characters(model: Version) -> bool:
 def data_of(model: Version) -> tuple[str, dict]:
     """The data spec and options the model was trained and measured on (attnviz.evaluate.measured_on;
     words, not subword pieces)."""
-    return measured_on(load_model(*model).meta)
+    return measured_on(catalog.shareable_meta(load_model(*model).meta, session_id()))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

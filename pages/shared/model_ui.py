@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from attnviz import catalog
 from attnviz.data.pairs import Pair
 from attnviz.evaluate import measured_on
-from pages.shared.common import user_errors
+from pages.shared.common import session_id, user_errors
 from pages.shared.data_ui import cached_corpus
 
 PREFERRED = (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))
@@ -27,6 +28,12 @@ def default_models(models: list[dict]) -> list[dict]:
         return best
     same_task = [m for m in models if m["task"] == models[0]["task"]]
     return (same_task if len(same_task) >= 2 else models)[:2]
+
+
+def model_meta(translator) -> dict:
+    """The translator's meta as this session may see it (attnviz.catalog.shareable_meta): a model
+    another session trained on its upload keeps its example sentence and data to itself."""
+    return catalog.shareable_meta(translator.meta, session_id())
 
 
 def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:

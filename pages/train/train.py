@@ -21,7 +21,7 @@ def submit(sid: str, recipe: Recipe) -> None:
     try:
         job = REGISTRY.submit(sid, recipe, is_alive=session_alive(sid))
     except AttnvizError as e:
-        st.error(str(e))
+        st.error(escape_markdown(str(e)))  # it quotes the typed model name
     else:
         # the upload it reads stays until the training ends, whatever this session does meanwhile
         uploads.hold_for_training(recipe.data, job.out.stem, lambda: job.status in ACTIVE)
