@@ -12,14 +12,13 @@ formatting helpers are shared with the Learn page's worked example (:mod:`attnvi
 from __future__ import annotations
 
 import copy
-import csv
-import io
 import json
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 import torch
 from torch import Tensor
 
@@ -148,16 +147,19 @@ class CellMath:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
     def to_csv(self) -> str:
-        """One row per number: ``step, label, index, value`` (index empty for a scalar)."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["step", "label", "index", "value"])
-        for i, s in enumerate(self.steps):
-            if s.value.ndim == 0:
-                writer.writerow([i, s.label, "", repr(float(s.value))])
-            else:
-                writer.writerows([i, s.label, j, repr(float(x))] for j, x in enumerate(s.value))
-        return out.getvalue()
+        """One row per number: ``step, label, index, value`` (index empty for a scalar). Labels
+        come from the scores' terms, any text a registered score gives: written by
+        :func:`attnviz.exports.csv_text`, the guard of every CSV against spreadsheet formulas."""
+        from attnviz.exports import csv_text  # here: exports imports plotly, which `import attnviz` needs not
+
+        rows = [
+            (i, s.label, j, float(x))
+            for i, s in enumerate(self.steps)
+            for j, x in ([(None, s.value)] if s.value.ndim == 0 else enumerate(s.value))
+        ]
+        frame = pd.DataFrame(rows, columns=["step", "label", "index", "value"])
+        frame["index"] = frame["index"].astype("Int64")  # blank for a scalar, never "0.0"
+        return csv_text(frame)
 
 
 def latex_lines(cell: CellMath) -> list[str]:

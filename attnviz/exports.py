@@ -16,7 +16,7 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # spreadsheet formula injecti
 def safe_cell(text: str) -> str:
     """Text safe to open in a spreadsheet: one that would start a formula gets a leading quote.
     Every CSV the project writes passes its text cells through here (:func:`csv_text`)."""
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    return "'" + text if text.lstrip(" ").startswith(_FORMULA_START) else text  # " =1": some spreadsheets trim
 
 
 def csv_text(frame: pd.DataFrame, float_format: str | None = None) -> str:

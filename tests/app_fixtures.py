@@ -2,7 +2,8 @@
 
 The app lists this folder through ``ATTNVIZ_MODELS``, so the tests do not depend on
 ``pretrained/``. Pretrained models (when shipped) are listed first by the catalog, so the app
-tests also point the catalog's manifest at a missing file.
+tests also point the catalog's manifest at a missing file. ``media`` keeps what the download
+buttons of a run would send.
 """
 
 from __future__ import annotations
@@ -55,3 +56,21 @@ def app_env(app_models_dir, monkeypatch, tmp_path) -> Path:
     monkeypatch.setattr(catalog, "MANIFEST", tmp_path / "no-manifest.json")
     st.cache_data.clear()
     return app_models_dir
+
+
+@pytest.fixture
+def media(monkeypatch) -> dict[str, tuple[bytes, str | None]]:
+    """Every file a download button registers: file id (the stem of ``button.proto.url``) -> (data, file name)."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    saved: dict[str, tuple[bytes, str | None]] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def spy(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        data = path_or_data if isinstance(path_or_data, bytes) else path_or_data.encode()
+        saved[file_id] = (data, filename)
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    return saved

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from attnviz.cellmath import cell_numbers, latex_lines
@@ -17,7 +16,7 @@ from attnviz.checkpoint import load_checkpoint
 from attnviz.exports import changed_steps, matrix_csv, replace_token
 from attnviz.plots import display_tokens
 
-pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
+pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env, media
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EXAMPLE = "the black cat does not eat the apple of the girl."
@@ -172,22 +171,6 @@ def test_what_if_forces_attention_and_replaces_a_word(app_env):
     assert not at.exception
     assert any("dog" in m.value for m in at.markdown)
     assert len(at.dataframe) == 2  # one table per what-if
-
-
-@pytest.fixture
-def media(monkeypatch) -> dict[str, tuple[bytes, str | None]]:
-    """Every file a download button registers: file id -> (data, file name)."""
-    saved: dict[str, tuple[bytes, str | None]] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def spy(self, path_or_data, mimetype, kind, filename=None):
-        file_id = original(self, path_or_data, mimetype, kind, filename)
-        data = path_or_data if isinstance(path_or_data, bytes) else path_or_data.encode()
-        saved[file_id] = (data, filename)
-        return file_id
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
-    return saved
 
 
 def test_downloads_carry_the_matrices(app_env, media):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -14,6 +17,8 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz import catalog
 from attnviz.recipe import Recipe, run_recipe
+
+pytest_plugins = ["tests.app_fixtures"]  # media
 
 TINY = {"emb_dim": 16, "hidden_dim": 16, "attn_dim": 8, "dropout": 0.0}
 DATA = {"n_train": 200, "n_valid": 20, "n_test": 20}
@@ -193,6 +198,41 @@ def test_evaluate_a_subset_with_charts_and_dashes_for_what_does_not_apply(models
     assert len(at.dataframe[-1].value) == 1
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert any("AER" in t for t in titles) and any("entropy" in t for t in titles)
+
+
+# models named like spreadsheet formulas ("/" cannot be in a file name)
+FORMULA_NAMES = ['=HYPERLINK("evil.example")', "+1", "-1", "@SUM(1)"]
+
+
+@pytest.fixture
+def formula_models(models_dir, tmp_path, monkeypatch):
+    """A models folder holding one tiny model under each of ``FORMULA_NAMES``; the app lists only these."""
+    for name in FORMULA_NAMES:
+        shutil.copyfile(models_dir / "toyfr-dot-luong.safetensors", tmp_path / f"{name}.safetensors")
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path))
+    st.cache_data.clear()
+    yield tmp_path
+    st.cache_data.clear()
+
+
+def downloaded_csv(at: AppTest, media: dict, key: str) -> list[list[str]]:
+    """The rows of the CSV that download button ``key`` sends."""
+    data, _ = media[Path(at.download_button(key=key).proto.url).stem]
+    return list(csv.reader(io.StringIO(data.decode())))
+
+
+def test_evaluate_csv_downloads_neutralise_model_names_a_spreadsheet_would_run(formula_models, media):
+    at = page("evaluate.py")
+    header, *rows = downloaded_csv(at, media, "leaderboard_stored_csv")
+    quoted = sorted("'" + name for name in FORMULA_NAMES)
+    assert header[0] == "model" and sorted(row[0] for row in rows) == quoted
+    at.multiselect(key="eval_models").set_value(FORMULA_NAMES)
+    at.number_input(key="eval_n").set_value(10)
+    at.button(key="eval_go").click().run()
+    assert not at.exception and not at.warning  # every model was measured
+    header, *rows = downloaded_csv(at, media, "leaderboard_sample_csv")
+    assert sorted(row[header.index("model")] for row in rows) == quoted
+    assert all(0 <= float(row[header.index("aer")]) <= 1 for row in rows)  # numbers stay numbers
 
 
 def test_evaluate_shows_attention_against_attributions(tmp_path, monkeypatch):

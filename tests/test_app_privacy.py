@@ -25,9 +25,7 @@ def private_models(app_models_dir, tmp_path, monkeypatch):
     folder = tmp_path / "models"
     shutil.copytree(app_models_dir, folder)
     upload = tmp_path / "upload.tsv"
-    upload.write_text(
-        "en\tde\n" + "".join(f"{SECRET} {i} row\t{GEHEIM} {i}\n" for i in range(60)), encoding="utf-8"
-    )
+    upload.write_text("en\tde\n" + "".join(f"{SECRET} {i} row\t{GEHEIM} {i}\n" for i in range(60)), encoding="utf-8")
     recipe = Recipe(**{**tiny_recipe("private", epochs=1).to_dict(), "data": f"{upload}?src=en&tgt=de"})
     run_recipe(recipe, folder / "private.safetensors", meta={"owner": "owner-session"})
     monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
@@ -54,4 +52,3 @@ def test_compare_shows_nothing_of_another_sessions_upload(private_models):
     text = shown_text(at)
     assert SECRET not in text and GEHEIM not in text and str(private_models) not in text
     assert "cmp_use_pair" not in [t.key for t in at.toggle]  # its test pairs are not offered
-

@@ -167,6 +167,16 @@ def test_markdown_typed_by_a_user_fetches_nothing(server):
         page.get_by_text("Unknown to this model", exact=False).first.wait_for(timeout=WAIT_MS)
         settle(page)
         assert page.locator("main strong", has_text="md").count() == 0  # no bold from the user's text
+        open_page(page, "Compare", "Compare attention")  # opens on Explore's sentence: the payload
+        settle(page)
+        page.get_by_text("a reference", exact=True).click()
+        reference = page.locator(".st-key-cmp_reference input")
+        reference.wait_for(timeout=WAIT_MS)
+        reference.fill(payload)
+        reference.press("Enter")
+        page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        settle(page)
+        assert page.locator("main strong", has_text="md").count() == 0
         open_page(page, "Learn", "How attention works")
         query = page.locator(".st-key-learn_query input")
         query.fill(payload)

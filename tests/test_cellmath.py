@@ -16,7 +16,7 @@ import torch
 from attnviz import explain
 from attnviz.attention import SCORES
 from attnviz.catalog import PRETRAINED_DIR
-from attnviz.cellmath import CellMath, cell_numbers, latex_lines, num, vector
+from attnviz.cellmath import CellMath, cell_numbers, latex_lines, num, step, vector
 from attnviz.checkpoint import load_checkpoint
 from attnviz.config import STYLES
 from attnviz.errors import InputError
@@ -223,6 +223,25 @@ def test_downloads_keep_every_entry():
     assert r"\ldots" in cell["query"].latex and r"\lVert \cdot \rVert" in cell["query"].latex
 
 
+def test_the_csv_neutralises_labels_that_a_spreadsheet_would_run_and_keeps_numbers_exact():
+    """A label from a registered score's terms may be any text: the CSV goes through the project's
+    one guard (``attnviz.exports.safe_cell``), while negative and infinite values stay numbers."""
+    steps = [
+        step("=cmd|' /C calc'!A0", "x", -0.1),
+        step("@SUM(1)", "x", [1 / 3, -2.5e-7]),
+        step("e", "e", -math.inf),
+    ]
+    cell = CellMath(0, 0, "dot", "luong", "f", "=a", "+b", steps)
+    rows = list(csv.reader(io.StringIO(cell.to_csv())))
+    assert rows == [
+        ["step", "label", "index", "value"],
+        ["0", "'=cmd|' /C calc'!A0", "", "-0.1"],
+        ["1", "'@SUM(1)", "0", repr(1 / 3)],
+        ["1", "'@SUM(1)", "1", "-2.5e-07"],
+        ["2", "e", "", "-inf"],
+    ]
+
+
 def test_local_cell_outside_the_window():
     tr, text = model("local_m", "luong")
     al = tr.translate(text)
@@ -322,3 +341,10 @@ def test_worked_example_parameter_errors_say_what_to_type():
         explain.worked_example([3, 1], [[2, 6]], "general", [[1, 2], [3]])
     ex = explain.worked_example([3, 1], [[2, 6]], "additive", parameters={"v_a": [1, 1, 1]})  # A = 3
     assert ex.parameters["W_a"].shape == (3, 2) and ex.parameters["U_a"].shape == (3, 2)
+
+
+def test_the_csv_guard_also_quotes_a_formula_behind_leading_spaces():
+    from attnviz.exports import safe_cell
+
+    assert safe_cell("  =1+1") == "'  =1+1" and safe_cell(" @SUM(1)") == "' @SUM(1)"
+    assert safe_cell("a = b") == "a = b" and safe_cell("la maison") == "la maison"

@@ -8,8 +8,12 @@ import json
 import pandas as pd
 import pytest
 
+from attnviz.data.corpora import table_columns
 from attnviz.data.spec import LONGEST_SOURCE, MAX_TOKENS, load_corpus
 from attnviz.errors import ConfigError, DataError
+from pages.shared import uploads
+from tests.test_uploads_release import ROWS as ROWS_CSV
+from tests.test_uploads_release import data_page, fresh, send  # noqa: F401 (fresh: a fixture)
 
 ROWS = [(f"ein satz {i}", f"a sentence {i}") for i in range(30)]
 
@@ -84,3 +88,82 @@ def test_the_cli_reports_dropped_pairs(tmp_path, capsys, monkeypatch):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "note:" in err and "dropped 1 pairs" in err
+
+
+def test_columns_skip_null_json_lines(tmp_path):
+    lines = [json.dumps({"de": d, "en": e}) for d, e in ROWS[:4]]
+    for at in (0, 2):  # line 1, line 3
+        path = tmp_path / f"null{at + 1}.jsonl"
+        path.write_text("\n".join([*lines[:at], "null", *lines[at:]]) + "\n", encoding="utf-8")
+        assert table_columns(path) == ["de", "en"]
+
+
+def test_columns_offer_nested_text_fields_and_those_load(tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{"translation": {"de": d, "en": e}} for d, e in ROWS])
+    assert table_columns(path) == ["translation.de", "translation.en"]
+    pair = load_corpus(f"{path}?src=translation.de&tgt=translation.en").train[0]
+    assert pair.source.startswith("ein satz") and pair.target.startswith("a sentence")
+
+
+def test_columns_keep_an_exact_name_with_a_dot(tmp_path):
+    path = tmp_path / "pairs.csv"
+    pd.DataFrame({"de": [d for d, _ in ROWS], "en.txt": [e for _, e in ROWS]}).to_csv(path, index=False)
+    assert table_columns(path) == ["de", "en.txt"]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_columns_of_a_file_without_text_are_refused_saying_how_to_fix_it(tmp_path, suffix):
+    path = tmp_path / f"numbers{suffix}"
+    frame = pd.DataFrame({"id": range(30), "score": [0.5] * 30})
+    if suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path)
+    with pytest.raises(DataError, match=r"has no text column \(not text: id \(int64\), score \(double\)\).*as strings"):
+        table_columns(path)
+
+
+@pytest.mark.usefixtures("fresh")
+def test_the_data_page_offers_nested_fields_and_loads_their_pairs():
+    text = "".join(json.dumps({"translation": {"de": d, "en": e}}) + "\n" for d, e in ROWS)
+    at = data_page(("pairs.jsonl", text))
+    assert not at.exception and not at.error
+    assert at.selectbox(key="data_src_col").options == ["translation.de", "translation.en"]
+    assert at.selectbox(key="data_tgt_col").value == "translation.en"
+    assert sum(int(m.value) for m in at.metric[:3]) == len(ROWS)
+
+
+MARKDOWN_NAME = "![t](http://127.0.0.1:9/c.png) **md**.csv"  # a beacon image and bold, if rendered
+
+
+def shown_literally(message: str) -> bool:
+    """``MARKDOWN_NAME`` is in ``message`` with every Markdown character backslash-escaped."""
+    escaped = r"\!\[t\]\(http\://127\.0\.0\.1\:9/c\.png\) \*\*md\*\*\.csv"
+    return escaped in message and "![t](" not in message and "**md**" not in message
+
+
+@pytest.mark.usefixtures("fresh")
+def test_the_data_page_shows_an_uploaded_files_name_literally(monkeypatch):
+    at = data_page((MARKDOWN_NAME, "en\nonly one column\n"))
+    [error] = [e.value for e in at.error]
+    assert "column" in error and shown_literally(error)  # it needs two columns
+
+    monkeypatch.setattr(uploads, "MAX_UPLOAD_ROWS", 40)
+    send(at, MARKDOWN_NAME, ROWS_CSV)  # valid, and over the row limit: the note names it
+    [warning] = [w.value for w in at.warning]
+    assert "only its first 40 rows are used" in warning and shown_literally(warning)
+
+    at.switch_page("pages/learn.py").run()
+    at.switch_page("pages/data.py").run()  # the uploader is empty: the page says which upload it uses
+    assert not at.exception
+    assert any("uploaded earlier in this session" in c.value and shown_literally(c.value) for c in at.caption)
+
+
+@pytest.mark.usefixtures("fresh")
+def test_a_null_json_line_is_named_in_the_app_by_the_uploaded_files_name():
+    lines = [json.dumps({"de": d, "en": e}) for d, e in ROWS]
+    at = data_page(("pairs.jsonl", "\n".join([*lines[:2], "null", *lines[2:]]) + "\n"))
+    assert not at.exception
+    [error] = [e.value for e in at.error]
+    assert "pairs\\.jsonl, line 3\\: a record is null" in error  # the user's name, escaped
+    assert str(uploads.server_folder()) not in error and "NoneType" not in error

@@ -1,6 +1,6 @@
 """Data: tokenizers, vocabularies, built-in tasks with gold alignments and real corpora."""
 
-from attnviz.data.corpora import DEFAULT_MULTI30K, load_hub, load_multi30k, load_table, network_available
+from attnviz.data.corpora import DEFAULT_MULTI30K, load_hub, load_multi30k, load_table, network_available, table_columns
 from attnviz.data.pairs import Corpus, Pair, from_pharaoh, make_pair, to_pharaoh
 from attnviz.data.spec import TASKS, load_corpus
 from attnviz.data.summary import pairs_frame, summarize
@@ -25,6 +25,7 @@ __all__ = [
     "network_available",
     "pairs_frame",
     "summarize",
+    "table_columns",
     "to_pharaoh",
     "unknown_words",
 ]

@@ -268,6 +268,20 @@ def _text_columns(path: Path, schema, wanted: list[str]) -> None:
             )
 
 
+def _csv_header(path: Path, fmt: str) -> list[str]:
+    """The header row of a CSV or TSV file: its column names."""
+    import csv
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+            return next(csv.reader(f, delimiter="\t" if fmt == "tsv" else ","), [])
+    except csv.Error as e:
+        raise DataError(
+            f"{path}: the header row is not valid {fmt.upper()} ({e}); check it for an unclosed quote."
+        ) from e
+
+
 def table_format(path: str | Path, fmt: str | None = None) -> str:
     """The table format of ``path`` (csv, tsv, json, parquet) from ``fmt`` or the file extension."""
     path = Path(path)
@@ -303,14 +317,7 @@ def load_table(
     if fmt in ("csv", "tsv"):
         import csv
 
-        opener = gzip.open if path.suffix == ".gz" else open
-        try:
-            with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
-                header = next(csv.reader(f, delimiter="\t" if fmt == "tsv" else ","), [])
-        except csv.Error as e:
-            raise DataError(
-                f"{path}: the header row is not valid {fmt.upper()} ({e}); check it for an unclosed quote."
-            ) from e
+        header = _csv_header(path, fmt)
         _columns(path, fmt, header, [source_column, target_column])
         from datasets import Features, Value
 
@@ -343,6 +350,82 @@ def load_table(
         raise DataError(f"{path} holds no rows; add some or pick another file.")
     notes: list[str] = []
     return _empty_rows(rows, str(path), first_line, empty, notes), notes
+
+
+def _schema_columns(schema) -> tuple[list[str], list[str]]:
+    """The text columns of an Arrow schema as :func:`_field` reads them (nested ones as ``a.b``;
+    an exact name wins), and the others as ``name (type)``."""
+    import pyarrow as pa
+
+    top = set(schema.names)
+    text: list[str] = []
+    other: list[str] = []
+
+    def walk(parts: list[str], kind) -> None:
+        name = ".".join(parts)
+        if len(parts) > 1 and (name in top or any("." in part for part in parts)):
+            return  # a nested field that name would not reach: an exact column wins, dots split
+        if pa.types.is_struct(kind):
+            for i in range(kind.num_fields):
+                walk([*parts, kind.field(i).name], kind.field(i).type)
+        elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            text.append(name)
+        else:
+            other.append(f"{name} ({kind})")
+
+    for field in schema:
+        walk([field.name], field.type)
+    return text, other
+
+
+_NULL_LINE = re.compile(rb"(?:\xef\xbb\xbf)?[ \t]*null")  # a line _refuse_null_records refuses
+
+
+def table_columns(path: str | Path, *, fmt: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> list[str]:
+    """The columns of a CSV, TSV, JSON Lines or Parquet file that :func:`load_table` can read as
+    text: nested text fields as ``a.b``, an exact column name (``en.txt``) as it is. Null JSON
+    lines are skipped (loading refuses them, naming the line). A DataError says how to fix a file
+    with fewer than two text columns."""
+    path = Path(path)
+    fmt = table_format(path, fmt)
+    data = check_file(path, max_bytes, text=fmt != "parquet")
+    if fmt in ("csv", "tsv"):
+        text, other = _csv_header(path, fmt), []  # every CSV column is read as text
+        _columns(path, fmt, text, [])
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.read_schema(path)
+        except Exception as e:
+            raise DataError(f"{path} is not a readable Parquet file ({e}); write it again.") from e
+        text, other = _schema_columns(schema)
+    else:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX, dir=CACHE_DIR) as scratch:
+            source = path
+            lines = data.splitlines(keepends=True)
+            kept = [line for line in lines if not _NULL_LINE.match(line)]
+            if not b"".join(kept).strip():
+                raise DataError(
+                    f"{path} holds no JSON records (only blank or null lines); write one JSON object per "
+                    'line such as {"en": "...", "de": "..."}.'
+                )
+            if len(kept) < len(lines):
+                source = Path(scratch) / path.name.removesuffix(".gz")
+                source.write_bytes(b"".join(kept))
+            records = _load("json", {"train": str(source)}, cache_dir=scratch)["train"]
+            _columns(path, fmt, list(records.column_names), [])
+            text, other = _schema_columns(records.data.schema)
+    if len(text) < 2:
+        found = f"only one text column, {text[0]}" if text else "no text column"
+        not_text = f" (not text: {', '.join(other)})" if other else ""
+        raise DataError(
+            f"{path} has {found}{not_text}; a pair needs a source and a target column of text. Write the "
+            "sentences as strings, one column per language: a header row such as en,de, or one JSON record "
+            'per line such as {"en": "...", "de": "..."}.'
+        )
+    return text
 
 
 def clean_table_caches(max_age: float = 3600.0) -> list[Path]:

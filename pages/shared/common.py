@@ -103,13 +103,30 @@ def refresh_models() -> None:
     _models_of.clear()
 
 
+FILE_NAMES = "attnviz_file_names"  # {stored upload path: the name the user gave the file}
+
+
+def name_stored_file(path: Path, name: str) -> None:
+    """Messages about the stored copy of an upload (named by content hash) will name it ``name``."""
+    st.session_state.setdefault(FILE_NAMES, {})[str(path)] = name
+
+
+def error_text(error: Exception) -> str:
+    """An error's message for the page: stored upload paths replaced by the user's file names,
+    escaped (messages quote user text: never render it as Markdown)."""
+    text = str(error)
+    for path, name in st.session_state.get(FILE_NAMES, {}).items():
+        text = text.replace(path, name)
+    return escape_markdown(text)
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Show attnviz's input errors as a message instead of a traceback."""
     try:
         yield
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))  # messages quote user text: never render it as Markdown
+        st.error(error_text(e))
         st.stop()
 
 

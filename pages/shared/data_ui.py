@@ -6,30 +6,24 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import urlencode
 
-import pandas as pd
 import streamlit as st
 
 from attnviz.data import DEFAULT_MULTI30K, TASKS, load_corpus
+from attnviz.data import table_columns as read_table_columns
 from attnviz.data.pairs import Corpus
+from attnviz.errors import AttnvizError
 from attnviz.jobs import is_file_spec
 from pages.shared import uploads
-from pages.shared.common import escape_markdown, session_id
+from pages.shared.common import error_text, escape_markdown, name_stored_file, session_id
 
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 MULTI30K_PAIRS = ["de-en", "en-de", "fr-en", "en-fr", "de-fr", "fr-de"]
 
 
+@st.cache_data(show_spinner=False, max_entries=4, scope="session")
 def table_columns(path: Path) -> list[str]:
-    """Column names of an uploaded table; raises ValueError-like errors on malformed files."""
-    fmt = path.suffix.lstrip(".")
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        return list(pq.read_schema(path).names)
-    if fmt in ("jsonl", "json"):
-        frame = pd.read_json(path, lines=fmt == "jsonl", nrows=5) if fmt == "jsonl" else pd.read_json(path)
-        return [str(c) for c in frame.columns]
-    return [str(c) for c in pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", nrows=5, dtype=str).columns]
+    """The text columns of an uploaded table (uploads are named by content hash), as the loader reads them."""
+    return read_table_columns(path)
 
 
 SHARED_UPLOAD = "upload_shared"  # a SharedUpload: one upload for Data and Train
@@ -96,14 +90,11 @@ def _upload_spec(key: str) -> str | None:
     if shared is None:
         return None
     path, name = shared
+    name_stored_file(path, name)  # messages name the file as the user did, not its stored copy
     try:
         columns = table_columns(path)
-    except Exception as e:  # pandas/pyarrow raise many types for a malformed file
-        st.error(f"Cannot read the columns of {escape_markdown(name)}: {escape_markdown(str(e))}. "
-                 f"Check that it is a {path.suffix[1:]} table.")  # fmt: skip
-        return None
-    if len(columns) < 2:
-        st.error(f"{escape_markdown(name)} has {len(columns)} column(s); it needs a source and a target column.")
+    except AttnvizError as e:
+        st.error(error_text(e))
         return None
     src = st.selectbox("Source column", columns, index=0, key=f"{key}_src_col", persist_state="session")
     tgt = st.selectbox("Target column", columns, index=1, key=f"{key}_tgt_col", persist_state="session")
