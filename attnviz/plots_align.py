@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.errors import InputError
-from attnviz.plots import TEMPLATE, WEIGHT_SCALE, cell_size, display_tokens, label_px, tick_angle
+from attnviz.plots import WEIGHT_SCALE, apply_template, cell_size, display_tokens, label_px, tick_angle
 
 Link = tuple[int, int]  # (source_index, target_index)
 COLORBAR_PX = 110  # right of the plot area: the colour bar and its title
@@ -107,8 +107,8 @@ def words_heatmap(
                      range=[-0.5, n_src - 0.5], showgrid=False, zeroline=False)  # fmt: skip
     fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=tgt, range=[n_tgt - 0.5, -0.5],
                      showgrid=False, zeroline=False)  # fmt: skip
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={"text": html.escape(title, quote=False), "y": 0.99, "yanchor": "top", "yref": "container", "x": 0.01},
         width=width,
         height=top + n_tgt * cell + bottom,

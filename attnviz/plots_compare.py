@@ -19,10 +19,10 @@ from attnviz.errors import InputError
 from attnviz.metrics import entropy, js_divergence
 from attnviz.plots import (
     DIVERGING_SCALE,
-    TEMPLATE,
     WEIGHT_SCALE,
     add_alignment,
     alignment_matrix,
+    apply_template,
     cell_size,
     display_tokens,
     label_px,
@@ -73,8 +73,8 @@ def compare_heatmaps(
     angle = min(tick_angle(al.source_tokens, cell) for al in als)
     left = max(label_px(al.target_tokens, 0) for al in als)
     bottom = max(label_px(al.source_tokens, angle) for al in als)
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         width=sum(widths) * cell + len(als) * (left + 40) + 120,
         height=bottom + n_tgt * cell + 110,
         margin={"l": left, "b": bottom, "t": 90, "r": 20},
@@ -123,8 +123,8 @@ def difference_heatmap(a: Alignment, b: Alignment, names: tuple[str, str] = ("A"
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, showgrid=False)
     fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=rows, autorange="reversed")
     left, bottom = label_px(rows, 0), label_px(a.source_tokens, angle)
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={"text": f"Attention difference: {na} − {nb}"},
         width=left + n_src * cell + 140,
         height=bottom + n_tgt * cell + 90,
@@ -144,8 +144,8 @@ def entropy_plot(alignments: dict[str, Alignment]) -> go.Figure:
     n_src = {np.shape(al.weights)[1] for al in alignments.values()}
     if len(n_src) == 1 and (n := n_src.pop()) > 1:
         fig.add_hline(y=math.log(n), line={"dash": "dash", "color": "#969696"}, annotation_text=f"uniform: ln {n}")
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={"text": "Attention entropy per step"},
         xaxis_title="decoder step",
         yaxis_title="entropy (nats)",
@@ -166,8 +166,8 @@ def js_plot(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> 
     fig = go.Figure(bar.update(hovertemplate="step %{x}: %{text}<br>JS %{y:.3f} nats<extra></extra>"))
     fig.add_hline(y=math.log(2), line={"dash": "dash", "color": "#969696"}, annotation_text="maximum: ln 2")
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(js))), ticktext=rows, title_text="decoder step")
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={"text": "Jensen-Shannon divergence per step", "subtitle": {"text": f"{na} vs {nb}"}},
         margin={"t": 90},
         yaxis={"title": "JS divergence (nats)", "range": [0, math.log(2) * 1.1]},
@@ -213,8 +213,8 @@ def encoder_attention_heatmaps(al: Alignment, layer: int | None = None, head: in
             fig.update_xaxes(**ticks, tickangle=angle, showticklabels=r == len(layers), row=r, col=c)
             fig.update_yaxes(**ticks, autorange="reversed", showticklabels=c == 1, row=r, col=c)
     side = n_src * cell
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         width=len(heads) * (side + 30) + label_px(al.source_tokens, 0) + 120,
         height=len(layers) * (side + 40) + label_px(al.source_tokens, angle) + 80,
     )

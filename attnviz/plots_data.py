@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from attnviz.errors import InputError
-from attnviz.plots import TEMPLATE, cell_size, display_tokens, label_px, tick_angle
+from attnviz.plots import apply_template, cell_size, display_tokens, label_px, tick_angle
 
 Link = tuple[int, int]  # (source_index, target_index)
 
@@ -53,7 +53,8 @@ def training_curves(history: list[dict]) -> go.Figure:
     fig.update_yaxes(range=[0, 1.02], row=1, col=2)
     if not history:
         fig.add_annotation(text="No training steps yet", x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
-    fig.update_layout(template=TEMPLATE, width=820 if not rates else 1080, height=340,
+    apply_template(fig)
+    fig.update_layout(width=820 if not rates else 1080, height=340,
                       legend={"orientation": "h", "y": -0.25})  # fmt: skip
     return fig
 
@@ -72,8 +73,8 @@ def length_histogram(df: pd.DataFrame, column: str, title: str | None = None) ->
     hist = go.Histogram(x=values, xbins={"start": lo - 0.5, "end": hi + 0.5, "size": step}, marker={"color": "#3182bd"})
     fig = go.Figure(hist.update(hovertemplate="%{x} tokens: %{y} rows<extra></extra>"))
     fig.update_xaxes(dtick=max(step, 1 if hi - lo <= 20 else 5), tick0=0)
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={"text": title or f"{column} (tokens)"},
         xaxis_title="tokens per sentence",
         yaxis_title="sentence pairs",
@@ -114,8 +115,8 @@ def gold_heatmap(
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, showgrid=False)
     fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=tgt, autorange="reversed", showgrid=False)
     left, bottom = label_px(target_tokens, 0), label_px(source_tokens, angle)
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={"text": "Gold alignment (dark: sure, light: possible)"},
         width=left + n_src * cell + 60,
         height=bottom + n_tgt * cell + 90,
@@ -145,8 +146,8 @@ def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
         fig.add_trace(dots.update(hovertemplate=f"%{{text}}<br>{x}: %{{x:.3f}}<br>{y}: %{{y:.2f}}<extra></extra>"))
     left_out = len(rows) - len(kept)
     note = f" ({left_out} model{'s' if left_out != 1 else ''} without both)" if left_out else ""
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={
             "text": f"{y.upper() if y == 'bleu' else y} against {x.upper() if x == 'aer' else x}",
             "subtitle": {"text": note.strip(" ()")},

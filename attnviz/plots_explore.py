@@ -18,9 +18,9 @@ from attnviz.errors import InputError
 from attnviz.plots import (
     DIVERGING_SCALE,
     GOLD_COLOR,
-    TEMPLATE,
     UNKNOWN_COLOR,
     alignment_heatmap,
+    apply_template,
     cell_size,
     display_tokens,
     label_px,
@@ -136,8 +136,8 @@ def context_bar(al: Alignment, t: int) -> go.Figure:
     bar = go.Bar(x=list(range(c.size)), y=c, marker={"color": colors}, name="c_t")
     fig = go.Figure(bar.update(hovertemplate="dim %{x}: %{y:.4f}<extra></extra>"))
     target = display_tokens(al.target_tokens)[t]
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={"text": f"Context vector c_{t} ({target}), ‖c_t‖ = {np.linalg.norm(c):.3f}"},
         xaxis_title="context dimension",
         yaxis_title="value",
@@ -172,8 +172,8 @@ def coverage_bar(al: Alignment) -> go.Figure:
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle)
     fig.update_xaxes(range=[-0.5, n_src - 0.5])
     fig.update_yaxes(title_text="Σ_t a_ts", rangemode="tozero")
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={"text": "Coverage: total attention per source token"},
         width=max(520, 160 + n_src * cell),
         height=280 + label_px(al.source_tokens, angle),
@@ -241,8 +241,8 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
     fig.update_yaxes(title_text="weight a_t(s)", range=[0, 1.05], row=1, col=1)
     fig.update_xaxes(title_text="context dimension", row=2, col=1)
     fig.update_yaxes(title_text="c_t", range=[-lim * 1.05, lim * 1.05], row=2, col=1)
+    apply_template(fig)
     fig.update_layout(
-        template=TEMPLATE,
         title={"text": _frame_title(al, 0), "x": 0.02, "xanchor": "left", "y": 0.98, "yref": "container"},
         shapes=_window_shapes(al, 0),
         showlegend=False,

@@ -166,9 +166,11 @@ def server_env(tmp: Path, threads: int | None) -> dict[str, str]:
     return env
 
 
-def start_server(port: int, env: dict[str, str], log_path: Path) -> subprocess.Popen:
-    """``streamlit run app.py`` headless on 127.0.0.1:``port``, its output into ``log_path``."""
+def start_server(port: int, env: dict[str, str], log_path: Path, cpus: str | None = None) -> subprocess.Popen:
+    """``streamlit run app.py`` headless on 127.0.0.1:``port``, its output into ``log_path``; with
+    ``cpus`` (``taskset`` list, e.g. ``0``) only on those cores."""
     command = [
+        *(["taskset", "-c", cpus] if cpus else []),
         sys.executable,
         "-m",
         "streamlit",
@@ -438,6 +440,19 @@ def first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [""])[0][:300]
 
 
+def niced_chromium(folder: Path, nice: int, cpus: str | None = None) -> Path:
+    """Chromium, or a wrapper that starts it at CPU priority ``nice`` and/or only on the cores
+    ``cpus``: on a machine the browsers share with the server, their rendering then stays off the
+    server's cores, as it would with the browsers on the users' own machines."""
+    if nice <= 0 and not cpus:
+        return CHROMIUM
+    pin = f"taskset -c {cpus} " if cpus else ""
+    wrapper = folder / "chromium-wrapped"
+    wrapper.write_text(f'#!/bin/sh\nexec {pin}nice -n {nice} {CHROMIUM} "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    return wrapper
+
+
 async def run_sessions(
     url: str, model: DefaultModel, plans: list[list[str]], args: argparse.Namespace, deadline: Deadline, home: Path
 ) -> tuple[list[SessionResult], TrainingResult, bool]:
@@ -450,7 +465,10 @@ async def run_sessions(
     ready = asyncio.Barrier(len(plans))
     async with async_playwright() as p:
         browser = await p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS, env={**os.environ, "HOME": str(home)}
+            executable_path=str(niced_chromium(home, args.browser_nice, args.browser_cpus)),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            env={**os.environ, "HOME": str(home)},
         )
         try:
             trainer = asyncio.create_task(training_session(browser, url, args, started, done, deadline, training))
@@ -533,6 +551,9 @@ def build_report(
         "server_explore_rerun_cpu_s": summary(server_reruns(log, since, field="cpu_seconds")),
         "goal_server_p95_s": GOAL_SERVER_P95_S,
         "n_sessions": len(plans),
+        "browser_nice": args.browser_nice,
+        "server_cpus": args.server_cpus,
+        "browser_cpus": args.browser_cpus,
         "sentences_each": args.sentences,
         "heatmaps_expected": expected,
         "heatmaps_drawn": len(latencies),
@@ -582,10 +603,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--train-epochs", type=int, default=30, help="epochs of the background training (1..50)")
     parser.add_argument("--train-pairs", type=int, default=4000, help="its training pairs (50..50000)")
+    parser.add_argument(
+        "--browser-nice", type=int, default=0, help="run the browsers at this nice level (0..19; server at 0)"
+    )
+    parser.add_argument("--server-cpus", help="run the server only on these cores (taskset list, e.g. 0)")
+    parser.add_argument("--browser-cpus", help="run the browsers only on these cores (taskset list, e.g. 1)")
     parser.add_argument("--write", action="store_true", help=f"also write the report to {RESULTS.relative_to(ROOT)}")
     args = parser.parse_args(argv)
     if not 1 <= args.sessions <= MAX_SESSIONS:
         parser.error(f"--sessions must be 1..{MAX_SESSIONS}")
+    if not 0 <= args.browser_nice <= 19:
+        parser.error("--browser-nice must be 0..19")
     if not 1 <= args.sentences <= 50:
         parser.error("--sentences must be 1..50")
     if not 10 <= args.timeout <= 3600:
@@ -613,7 +641,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         model = load_default_model()
         plans = session_plans(sentence_pool(model, args.sessions * args.sentences), args.sessions, args.sentences)
         port, log_path = free_port(), Path(tmp) / "streamlit.log"
-        proc = start_server(port, env, log_path)
+        proc = start_server(port, env, log_path, args.server_cpus)
         try:
             wait_healthy(port, proc, timeout=min(WAIT_S, deadline.left()))
             url = f"http://127.0.0.1:{port}"

@@ -317,3 +317,15 @@ def test_a_narrow_map_fits_its_long_title_instead_of_clipping_it():
     assert "&lt;eos&gt;" in fig.layout.title.text  # entities kept whole
     short = explore_heatmap(al, "weights", "short").layout.title
     assert short.font.size is None and "<br>" not in short.text
+
+
+def test_figures_carry_the_house_template_unchanged():
+    import plotly.io as pio
+
+    from attnviz.plots import TEMPLATE, apply_template
+
+    before = TEMPLATE.to_plotly_json()
+    fig = apply_template(go.Figure(go.Bar(x=[1], y=[1])))
+    fig.update_layout(plot_bgcolor="#eeeeee")  # a figure's own layout wins over the template
+    assert fig.to_plotly_json()["layout"]["template"] == pio.templates["plotly_white"].to_plotly_json()
+    assert fig.layout.plot_bgcolor == "#eeeeee" and TEMPLATE.to_plotly_json() == before

@@ -19,3 +19,10 @@ def test_pages_and_app_import_no_torch():
     for path in [root / "app.py", *sorted((root / "pages").rglob("*.py"))]:
         text = path.read_text(encoding="utf-8")
         assert "import torch" not in text and "from torch" not in text, path
+
+
+def test_no_full_garbage_collection_after_every_rerun():
+    """Streamlit's default gc.collect(2) after each rerun held the GIL ~0.13 s with torch loaded,
+    so concurrent sessions queued behind each other's collections (benchmarks/load_test.py)."""
+    cfg = tomllib.loads(CONFIG.read_text(encoding="utf-8"))
+    assert cfg["runner"]["postScriptGC"] is False

@@ -7,6 +7,8 @@ the Train and Explore pages opened together. Loading the whole library here, as 
 serializes that: a second thread waits for this module as a whole, holding no other lock.
 """
 
+import gc
+
 import attnviz
 import attnviz.jobs
 import attnviz.plots  # noqa: F401
@@ -17,3 +19,4 @@ from pages.shared import uploads
 files.clean_stale_temp(catalog.models_dir())  # temp files a killed save left behind (once per server)
 uploads.server_folder()  # claims this server's upload folder; deletes those of servers that are gone
 corpora.clean_table_caches()  # Arrow copies of tables that a killed or older process left
+gc.freeze()  # the library, torch and Plotly stay for the server's life: keep them out of every GC scan
