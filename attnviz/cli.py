@@ -288,7 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--precision",
         choices=["fp32", "bf16", "auto"],
-        help="fp32 (default), bf16 (mixed precision: GPUs, CPUs with AVX512-BF16 or AMX) or auto",
+        help="fp32 (default), bf16 (mixed precision: GPUs, CPUs with AVX512-BF16 or AMX) or auto (bf16 where "
+        "it was measured faster: GPUs, CPUs with AMX, AMD CPUs with AVX512-BF16; else fp32)",
     )
     p.add_argument(
         "--distributed",

@@ -89,8 +89,9 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     device = c1.selectbox("Device", devices, key="train_device", persist_state="session",
                           help="Where the training runs: the CPU, or a GPU when this server has one.")  # fmt: skip
     precision = c2.radio(
-        "Precision", ["fp32", "bf16", "auto"], key="train_precision", persist_state="session", horizontal=True,
-        help="bf16 mixed precision (autocast) where the hardware runs it natively; auto picks it there, else fp32.",
+        "Precision", ["fp32", "bf16", "auto"], index=2, key="train_precision", persist_state="session", horizontal=True,
+        help="bf16 mixed precision (autocast) where the hardware runs it natively; auto picks it where it was "
+             "measured faster (GPUs, CPUs with AMX, AMD CPUs with AVX512-BF16), else fp32.",
     )  # fmt: skip
     if precision == "bf16" and not bf16_supported(device):
         st.caption(f"This {device} has no native bf16: training would be refused; pick fp32 or auto.")
