@@ -1,5 +1,6 @@
-"""A model another session trained on its upload shows none of that upload in this session's pages
-(issue 14, privacy between sessions): no example sentence, no test pairs, no data path."""
+"""Issue 14's defects as a user meets them in the app: a model another session trained on its upload
+shows none of that upload here (no example sentence, no test pairs, no data path); trainings a killed
+server left unfinished are offered on the Train page, kept or discarded there."""
 
 from __future__ import annotations
 
@@ -52,3 +53,33 @@ def test_compare_shows_nothing_of_another_sessions_upload(private_models):
     text = shown_text(at)
     assert SECRET not in text and GEHEIM not in text and str(private_models) not in text
     assert "cmp_use_pair" not in [t.key for t in at.toggle]  # its test pairs are not offered
+
+
+@pytest.fixture
+def stranded_models(app_models_dir, tmp_path, monkeypatch):
+    """The tiny app models and two trainings a killed server left after their first epoch."""
+    from tests.test_hardening import stranded_run
+
+    folder = tmp_path / "models"
+    shutil.copytree(app_models_dir, folder)
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
+    monkeypatch.setattr(catalog, "MANIFEST", tmp_path / "no-manifest.json")
+    st.cache_data.clear()
+    for name in ("cut", "gone"):
+        stranded_run(folder, name)
+    return folder
+
+
+def test_the_train_page_offers_unfinished_runs_and_keeps_or_discards_them(stranded_models):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/train/train.py").run()
+    assert not at.exception, at.exception
+    assert any("2 unfinished training(s)" in e.label for e in at.expander)
+    assert any("1 of 3 epochs done" in m.value for m in at.markdown)
+    at.button(key="train_keep_cut").click().run()
+    assert not at.exception, at.exception
+    assert (stranded_models / "cut.safetensors").is_file()
+    at.button(key="train_discard_gone").click().run()
+    assert not at.exception, at.exception
+    assert not any("unfinished training" in e.label for e in at.expander)
+    assert "cut" in [m["name"] for m in catalog.list_models()]
