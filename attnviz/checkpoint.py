@@ -31,7 +31,8 @@ from attnviz.model import Seq2Seq
 from attnviz.translator import Translator
 
 FORMAT = "attnviz-checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READS_VERSIONS = (1, 2)  # 1: vocabularies as JSON lists; 2: one token per line, compact UTF-8 header
 SUFFIX = ".safetensors"
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
 MAX_CHECKPOINT_BYTES = 512 * 1024 * 1024
@@ -46,8 +47,8 @@ def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "config": translator.config.to_dict(),
-        "src_vocab": translator.src_vocab.to_list(),
-        "tgt_vocab": translator.tgt_vocab.to_list(),
+        "src_vocab": _vocab_field(translator.src_vocab.to_list()),
+        "tgt_vocab": _vocab_field(translator.tgt_vocab.to_list()),
         "src_tokenizer": translator.src_tokenizer.to_dict(),
         "tgt_tokenizer": translator.tgt_tokenizer.to_dict(),
         "meta": translator.meta,
@@ -60,7 +61,7 @@ def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
     if fcntl is not None:
         fcntl.flock(fd, fcntl.LOCK_EX)  # marks the file as being written (see files.clean_stale_temp)
     try:
-        save_file(tensors, tmp, metadata={"attnviz": json.dumps(header)})
+        save_file(tensors, tmp, metadata={"attnviz": json.dumps(header, ensure_ascii=False, separators=(",", ":"))})
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -69,6 +70,15 @@ def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
             os.unlink(tmp)
         os.close(fd)
     return path
+
+
+def _vocab_field(tokens: list[str]) -> str | list[str]:
+    """A vocabulary as one token per line (a third smaller than a JSON list); a list if a token holds a newline."""
+    return tokens if any("\n" in t for t in tokens) else "\n".join(tokens)
+
+
+def _vocab_from_field(value: object) -> Vocab:
+    return Vocab.from_list(value.split("\n") if isinstance(value, str) else value)
 
 
 def _refuse_unsafe(path: Path) -> None:
@@ -114,10 +124,10 @@ def read_header(path: str | Path) -> dict:
         raise CheckpointError(f"{path.name}: the attnviz header is not valid JSON ({e})") from e
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise CheckpointError(f"{path.name}: the header is not an attnviz checkpoint header")
-    if header.get("format_version") != FORMAT_VERSION:
+    if header.get("format_version") not in READS_VERSIONS:
         raise CheckpointError(
             f"{path.name} was written in checkpoint format {header.get('format_version')!r}; this attnviz "
-            f"reads format {FORMAT_VERSION}. Retrain or convert it with the attnviz that made it."
+            f"reads formats {', '.join(map(str, READS_VERSIONS))}. Retrain or convert it with the attnviz that made it."
         )
     return header
 
@@ -128,7 +138,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
     header = read_header(path)
     try:
         cfg = ModelConfig.from_dict(header["config"])
-        src_vocab, tgt_vocab = Vocab.from_list(header["src_vocab"]), Vocab.from_list(header["tgt_vocab"])
+        src_vocab, tgt_vocab = _vocab_from_field(header["src_vocab"]), _vocab_from_field(header["tgt_vocab"])
         src_tok = Tokenizer.from_dict(header["src_tokenizer"])
         tgt_tok = Tokenizer.from_dict(header["tgt_tokenizer"])
     except KeyError as e:

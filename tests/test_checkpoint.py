@@ -11,7 +11,7 @@ import torch
 from safetensors.torch import save_file
 
 from attnviz import catalog
-from attnviz.checkpoint import load_checkpoint, read_header, save
+from attnviz.checkpoint import _vocab_field, _vocab_from_field, load_checkpoint, read_header, save
 from attnviz.errors import CheckpointError
 
 from .conftest import tiny_translator
@@ -96,7 +96,7 @@ def test_foreign_and_mismatched_checkpoints(saved, tmp_path):
     wrong_arch = write("arch.safetensors", {**header, "config": {**header["config"], "score": "dot"}}, tensors)
     with pytest.raises(CheckpointError, match="do not fit the architecture"):
         load_checkpoint(wrong_arch)
-    wrong_vocab = write("vocab.safetensors", {**header, "src_vocab": header["src_vocab"][:-1]}, tensors)
+    wrong_vocab = write("vocab.safetensors", {**header, "src_vocab": header["src_vocab"].rsplit("\n", 1)[0]}, tensors)
     with pytest.raises(CheckpointError, match="vocabularies"):
         load_checkpoint(wrong_vocab)
     wrong_shape = write("shape.safetensors", {**header, "config": {**header["config"], "hidden_dim": 32}}, tensors)
@@ -140,3 +140,21 @@ def test_catalog_resolves_names_and_confines_paths(saved, tmp_path, monkeypatch)
         catalog.resolve("/etc/passwd", roots=[tmp_path])
     with pytest.raises(CheckpointError, match="no model named"):
         catalog.resolve("no-such-model")
+
+
+def test_vocabularies_are_stored_one_token_per_line_and_older_files_still_load(saved, tmp_path):
+    tr, path = saved
+    header = read_header(path)
+    assert header["format_version"] == 2
+    assert header["src_vocab"].split("\n") == tr.src_vocab.to_list()
+    v1 = tmp_path / "v1.safetensors"  # format 1 kept vocabularies as JSON lists
+    old = {**header, "format_version": 1, "src_vocab": tr.src_vocab.to_list(), "tgt_vocab": tr.tgt_vocab.to_list()}
+    save_file({k: v.contiguous() for k, v in tr.model.state_dict().items()}, v1, metadata={"attnviz": json.dumps(old)})
+    assert load_checkpoint(v1).tgt_vocab.to_list() == tr.tgt_vocab.to_list()
+
+
+def test_a_token_with_a_newline_keeps_the_list_form():
+    tokens = ["<pad>", "<unk>", "<bos>", "<eos>", "a", "a\nb"]  # a character-level task may meet one
+    assert _vocab_field(tokens) == tokens
+    assert _vocab_from_field(_vocab_field(tokens)).to_list() == tokens
+    assert _vocab_from_field(_vocab_field(tokens[:5])).to_list() == tokens[:5]

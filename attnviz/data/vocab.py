@@ -82,5 +82,5 @@ class Vocab:
     @classmethod
     def from_list(cls, tokens: Sequence[str]) -> Vocab:
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
-            raise CheckpointError("a saved vocabulary must be a JSON list of strings")
+            raise CheckpointError("a saved vocabulary must be a list of strings or one token per line")
         return cls(tokens)
