@@ -1,27 +1,48 @@
 """attnviz: the frame of the app. Page config, the library loaded once, the navigation.
 
 Each page lives in ``pages/`` and is routed here with ``st.navigation``; Explore is the default.
+``streamlit run app.py`` reads this file twice: once as a module, to find the server (``app``,
+an ``st.App`` that warms the library up when the server starts), then as every session's script
+(``__main__``), which draws the pages.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import sys
+import threading
 import time
 
 import streamlit as st
 
-st.set_page_config(page_title="attnviz", page_icon=":material/travel_explore:", layout="wide")
+
+def _warm_up() -> None:
+    """Server start: load torch, the library and Plotly, and decode the front page's example
+    once, while the first browser is still fetching Streamlit's frontend (a cold first visit
+    otherwise waits for all of it)."""
+    try:
+        import pages.shared.boot  # noqa: F401  (see boot.py)
+        from attnviz import warm
+
+        warm.front_page()
+    except Exception:  # never keep the server from serving; the first session will say what is wrong
+        logging.getLogger("attnviz").warning("warm-up at server start failed", exc_info=True)
+
+
+@contextlib.asynccontextmanager
+async def _server_lifespan(_app):
+    threading.Thread(target=_warm_up, name="attnviz-warm-up", daemon=True).start()
+    yield
 
 
 def _load_library() -> None:
     """Import attnviz (and torch) once per server. On a fresh server this takes seconds: a
     placeholder chart with a spinner shows that something loads, and makes the browser fetch
     and compile Plotly meanwhile, so the first heatmap draws as soon as it arrives."""
-    if "torch" in sys.modules:
-        import pages.shared.boot
-
+    if getattr(sys.modules.get("pages.shared.boot"), "READY", False):
         return
     warming = st.empty()
     with warming.container():
@@ -35,16 +56,21 @@ def _load_library() -> None:
     warming.empty()
 
 
-PAGES = [
-    st.Page(
-        "pages/explore/explore.py", title="Explore", icon=":material/travel_explore:", url_path="explore", default=True
-    ),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare:", url_path="compare"),
-    st.Page("pages/train/train.py", title="Train", icon=":material/model_training:", url_path="train"),
-    st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data"),
-    st.Page("pages/evaluate.py", title="Evaluate", icon=":material/leaderboard:", url_path="evaluate"),
-    st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
-]
+def _pages() -> list:
+    return [
+        st.Page(
+            "pages/explore/explore.py",
+            title="Explore",
+            icon=":material/travel_explore:",
+            url_path="explore",
+            default=True,
+        ),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare:", url_path="compare"),
+        st.Page("pages/train/train.py", title="Train", icon=":material/model_training:", url_path="train"),
+        st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data"),
+        st.Page("pages/evaluate.py", title="Evaluate", icon=":material/leaderboard:", url_path="evaluate"),
+        st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
+    ]
 
 
 def _run_timed(page) -> None:
@@ -72,6 +98,10 @@ def _run_timed(page) -> None:
                 out.write(json.dumps(record) + "\n")
 
 
-page = st.navigation(PAGES)
-_load_library()
-_run_timed(page)
+if __name__ == "__main__":  # a session's script run
+    st.set_page_config(page_title="attnviz", page_icon=":material/travel_explore:", layout="wide")
+    page = st.navigation(_pages())
+    _load_library()
+    _run_timed(page)
+else:  # imported by `streamlit run app.py` to find its server
+    app = st.App(__file__, lifespan=_server_lifespan)

@@ -7,6 +7,7 @@ performance trace per interaction kind, summarised by event (scripting, layout, 
 
     python benchmarks/interaction.py --json                 # starts its own server (cold start)
     python benchmarks/interaction.py --runs 10 --trace /tmp/traces
+    python benchmarks/interaction.py --cold-only --cold-runs 10  # the cold start alone, median of 10
 
 Not a test: figures depend on the machine's load (print it with every run).
 """
@@ -168,13 +169,19 @@ def measure(url: str, log: Path, runs: int, trace_dir: Path | None, browser_type
     return results
 
 
-def cold_start(url: str, started: float, browser_type) -> float:
-    """``streamlit run`` to the first real heatmap on the app's front page."""
+def cold_starts(runs: int, env: dict, browser_type) -> list[float]:
+    """``streamlit run`` to the first real heatmap on the app's front page, each on a fresh server
+    and a fresh browser context (nothing cached); Chromium is already running, as a user's is."""
     browser = browser_type.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    page.goto(f"{url}/", wait_until="domcontentloaded")
-    page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=120_000)
-    seconds = time.perf_counter() - started
+    seconds = []
+    for _ in range(runs):
+        with streamlit_app(env) as (url, started):
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = context.new_page()
+            page.goto(f"{url}/", wait_until="domcontentloaded")
+            page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=120_000)
+            seconds.append(round(time.perf_counter() - started, 3))
+            context.close()
     browser.close()
     return seconds
 
@@ -183,6 +190,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--trace", type=Path, help="write Chromium performance traces here")
+    parser.add_argument("--cold-runs", type=int, default=1, help="cold starts to take the median of")
+    parser.add_argument("--cold-only", action="store_true", help="measure only the cold start")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -193,9 +202,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "reruns.jsonl"
         env = {**os.environ, "ATTNVIZ_RERUN_LOG": str(log), "HOME": tmp}
-        with streamlit_app(env) as (url, started), sync_playwright() as p:
-            result = {"cold_start_to_first_heatmap_s": round(cold_start(url, started, p.chromium), 3)}
-            result.update(measure(url, log, args.runs, args.trace, p.chromium))
+        with sync_playwright() as p:
+            colds = cold_starts(args.cold_runs, env, p.chromium)
+            result = {"cold_start_to_first_heatmap_s": statistics.median(colds), "cold_start_runs": colds}
+            if not args.cold_only:
+                with streamlit_app(env) as (url, _):
+                    result.update(measure(url, log, args.runs, args.trace, p.chromium))
     result["load_average_1min"] = {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}
     result["measured"] = time.strftime("%Y-%m-%d %H:%M")
     print(json.dumps(result, indent=1) if args.json else result)

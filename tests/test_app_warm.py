@@ -1,0 +1,38 @@
+"""The server's warm-up: app.py as a module is the server (st.App), as a script the pages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from attnviz import catalog, warm
+
+pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_warm_up_loads_the_model_the_app_opens_on(app_env):
+    entry = warm.front_page()
+    assert entry == warm.front_entry(catalog.list_models())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert at.selectbox(key="explore_task").value == "toy-fr"
+    assert entry["name"] == "toyfr-general-luong"  # toy-fr's score in both styles, Luong's model
+
+
+def test_nothing_is_shipped_nothing_is_warmed():
+    assert warm.front_entry([]) is None
+
+
+def test_imported_as_a_module_app_py_is_the_server_and_draws_nothing():
+    code = (
+        "import runpy, streamlit as st; ns = runpy.run_path('app.py', run_name='app'); print(type(ns['app']).__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "App"
+    assert "ScriptRunContext" not in done.stderr  # no page element was drawn outside a session
