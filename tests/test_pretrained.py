@@ -27,6 +27,7 @@ def test_shipped_model_loads_translates_and_matches_its_header(entry):
     assert header["config"]["score"] == entry["score"] and header["config"]["style"] == entry["style"]
     assert header["meta"]["metrics"] == entry["metrics"]
     assert entry["hardware"] and entry["train_seconds"] > 0
+    assert entry["epochs"] == header["meta"]["epochs_run"] >= 1  # the leaderboard's budget column
     model = catalog.load(entry["name"])
     al = model.translate(entry["example"])
     assert al.output_tokens and al.weights.shape == (len(al.target_tokens), len(al.source_tokens))
