@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
+from torch.overrides import TorchFunctionMode
 
 from attnviz.config import ModelConfig
 from attnviz.data.tokenize import Tokenizer
@@ -187,7 +188,23 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
     return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, meta)
 
 
+_INIT_OPS = frozenset(
+    [getattr(torch.nn.init, name) for name in dir(torch.nn.init) if name.endswith("_") and not name.startswith("_")]
+    + [torch.Tensor.normal_, torch.Tensor.uniform_, torch.Tensor.zero_, torch.Tensor.fill_]
+)  # torch.nn.init's functions (what modules call) and the tensor methods they end in
+
+
+class _NoInit(TorchFunctionMode):
+    """Skips the in-place initialisation of new parameters: meta tensors hold no values, and torch
+    runs those ops on them through Python decompositions whose first import takes about 1 s."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func in _INIT_OPS:
+            return args[0] if args else (kwargs or {}).get("tensor")
+        return func(*args, **(kwargs or {}))
+
+
 def _expected_shapes(cfg: ModelConfig) -> dict[str, list[int]]:
     """The weight shapes ``cfg`` needs, from a model on the meta device (no memory allocated)."""
-    with torch.device("meta"):
+    with torch.device("meta"), _NoInit():
         return {name: list(t.shape) for name, t in Seq2Seq(cfg).state_dict().items()}

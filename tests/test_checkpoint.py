@@ -10,9 +10,11 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from attnviz import catalog
+from attnviz import catalog, checkpoint
 from attnviz.checkpoint import _vocab_field, _vocab_from_field, load_checkpoint, read_header, save
+from attnviz.config import ModelConfig
 from attnviz.errors import CheckpointError
+from attnviz.model import Seq2Seq
 
 from .conftest import tiny_translator
 
@@ -158,3 +160,19 @@ def test_a_token_with_a_newline_keeps_the_list_form():
     assert _vocab_field(tokens) == tokens
     assert _vocab_from_field(_vocab_field(tokens)).to_list() == tokens
     assert _vocab_from_field(_vocab_field(tokens[:5])).to_list() == tokens[:5]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"style": "bahdanau", "score": "additive"},
+        {"encoder": "transformer", "heads": 2},
+        {"cell": "lstm", "enc_layers": 2, "dec_layers": 2},
+        {"score": "local_p", "tie_embeddings": True},
+    ],
+)
+def test_the_shape_check_sees_the_shapes_the_model_has(changes):
+    """The header's shapes are checked on a meta-device model built without initialisation."""
+    cfg = ModelConfig(src_vocab_size=50, tgt_vocab_size=40, emb_dim=16, hidden_dim=16, attn_dim=8, **changes)
+    assert checkpoint._expected_shapes(cfg) == {n: list(t.shape) for n, t in Seq2Seq(cfg).state_dict().items()}
