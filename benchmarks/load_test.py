@@ -87,14 +87,11 @@ class DefaultModel:
 
 def load_default_model() -> DefaultModel:
     """The model Explore opens on (attnviz.siblings' defaults), read in this process for the expected ticks."""
-    from attnviz import catalog, siblings
+    from attnviz import catalog, siblings, warm
 
-    models = catalog.list_models()
-    task = siblings.tasks(models)[0]
-    score = siblings.default_score(models, task)
-    first = siblings.slots(models, task)[score, siblings.default_style(models, task, score)].entry
+    first = warm.front_entry(catalog.list_models())
     translator = catalog.load(first["path"])
-    return DefaultModel(translator, first["name"], task, first.get("example") or "")
+    return DefaultModel(translator, first["name"], siblings.task_of(first), first.get("example") or "")
 
 
 def candidate_sentences(task: str, example: str, count: int) -> list[str]:

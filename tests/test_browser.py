@@ -100,13 +100,10 @@ def shown(tokens: list[str]) -> list[str]:
 @functools.cache
 def default_model():
     """The model the app opens on (attnviz.siblings' defaults) and its task."""
-    from attnviz import catalog, siblings
+    from attnviz import catalog, siblings, warm
 
-    models = catalog.list_models()
-    task = siblings.tasks(models)[0]
-    score = siblings.default_score(models, task)
-    entry = siblings.slots(models, task)[score, siblings.default_style(models, task, score)].entry
-    return catalog.load(entry["path"]), task
+    entry = warm.front_entry(catalog.list_models())
+    return catalog.load(entry["path"]), siblings.task_of(entry)
 
 
 def expected_ticks(text: str) -> list[str]:

@@ -17,6 +17,7 @@ from pages.shared.state import write_url
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
+CLICKED_KEY = "_explore_clicked"  # set by a click or a cell box: that fragment rerun sends the numbers first
 BOTH_WIDTH, ONE_WIDTH = 430, 860  # px: two maps side by side, or one, fit the page at 1280 px wide
 LOCAL_NOTE = (
     r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = t$; local-p predicts"
@@ -59,6 +60,7 @@ def _take_click(key: str) -> None:
     cell = clicked_cell(points)
     if cell is not None:
         st.session_state[CELL_KEY] = cell
+        st.session_state[CLICKED_KEY] = True
 
 
 @st.fragment
@@ -76,12 +78,20 @@ def heatmap_view(
     the maps how they were changed for reading (hidden <eos>, merged pieces)."""
     zmin, zmax = shared_range(list(panels.values()), values) if len(panels) > 1 else (None, None)
     cell = current_cell(panels)
-    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
-        with col:
-            fig = explore_heatmap(
-                al, values, titles[name], zmin, zmax, cell, BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
-            )
-            chart(fig, f"explore_heat_{values}_{name}", image_format, f"{values}-{name}", on_click=_take_click)
+    maps = st.container()
+
+    def draw_maps() -> None:
+        with maps:
+            for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+                with col:
+                    fig = explore_heatmap(
+                        al, values, titles[name], zmin, zmax, cell, BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
+                    )
+                    chart(fig, f"explore_heat_{values}_{name}", image_format, f"{values}-{name}", on_click=_take_click)
+
+    clicked = st.session_state.pop(CLICKED_KEY, False)
+    if not clicked:  # a new decode: its maps first; after a click, its numbers before the redrawn maps
+        draw_maps()
     if rule:
         st.caption(escape_markdown(rule))
     if values == "weights":
@@ -109,10 +119,13 @@ def heatmap_view(
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**")
             show_math(translators[name], decoded[name], t, s, f"explore_cell_{values}_{name}")
+    if clicked:
+        draw_maps()
 
 
 def _set_cell(key_t: str, key_s: str) -> None:
     st.session_state[CELL_KEY] = (int(st.session_state[key_t]), int(st.session_state[key_s]))
+    st.session_state[CLICKED_KEY] = True
 
 
 def _cell_boxes(panels: Panels, cell: tuple[int, int], values: str) -> tuple[int, int]:
