@@ -284,7 +284,13 @@ def alignment_heatmap(
     legend = bool(show_gold) or al.positions is not None
     apply_template(fig)
     fig.update_layout(
-        title={"text": html.escape(title, quote=False), "y": 0.99, "yanchor": "top", "yref": "container"}
+        title={
+            "text": html.escape(title, quote=False),
+            "y": 1,
+            "yanchor": "top",
+            "yref": "container",
+            "pad": {"t": 30},
+        }  # below the toolbar Plotly shows on hover, which covered a long title
         if title
         else None,
         width=left + n_src * cell + 140,
