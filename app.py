@@ -23,13 +23,18 @@ def _warm_up() -> None:
     """Server start: load torch, the library and Plotly, and decode the front page's example
     once, while the first browser is still fetching Streamlit's frontend (a cold first visit
     otherwise waits for all of it)."""
+    log = logging.getLogger("attnviz")
     try:
         import pages.shared.boot  # noqa: F401  (see boot.py)
         from attnviz import warm
+        from attnviz.errors import AttnvizError
 
-        warm.front_page()
+        try:
+            warm.front_page()
+        except AttnvizError as e:  # e.g. a broken checkpoint: the page says so when it is opened
+            log.warning("warm-up at server start skipped the front model: %s", e)
     except Exception:  # never keep the server from serving; the first session will say what is wrong
-        logging.getLogger("attnviz").warning("warm-up at server start failed", exc_info=True)
+        log.warning("warm-up at server start failed", exc_info=True)
 
 
 @contextlib.asynccontextmanager

@@ -36,3 +36,18 @@ def test_imported_as_a_module_app_py_is_the_server_and_draws_nothing():
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "App"
     assert "ScriptRunContext" not in done.stderr  # no page element was drawn outside a session
+
+
+def test_a_broken_front_model_is_one_warning_line_and_the_server_goes_on():
+    code = (
+        "import logging, runpy; from attnviz import warm; from attnviz.errors import CheckpointError\n"
+        "def broken(): raise CheckpointError('front.safetensors is not a readable safetensors file')\n"
+        "warm.front_page = broken\n"
+        "logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s')\n"
+        "runpy.run_path('app.py', run_name='app')['_warm_up']()\n"
+        "print('served on')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "served on", done.stderr
+    assert "skipped the front model: front.safetensors is not a readable" in done.stderr
+    assert "Traceback" not in done.stderr
