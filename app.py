@@ -49,6 +49,12 @@ def _load_library() -> None:
     and compile Plotly meanwhile, so the first heatmap draws as soon as it arrives."""
     if getattr(sys.modules.get("pages.shared.boot"), "READY", False):
         return
+    # Plotly looks numpy and pandas up in sys.modules without importing them: while the server's
+    # warm-up thread is importing them it saw a half-initialised pandas ("no attribute 'Series'").
+    # An import statement waits for the other thread to finish.
+    import numpy  # noqa: F401
+    import pandas  # noqa: F401
+
     warming = st.empty()
     with warming.container():
         st.plotly_chart(
