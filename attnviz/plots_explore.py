@@ -113,8 +113,19 @@ def _wrap_title(fig: go.Figure) -> None:
         else:
             lines += textwrap.wrap(part, width=width, break_long_words=False, break_on_hyphens=False) or [part]
     extra = (len(lines) - 1) * TITLE_LINE_PX
-    fig.update_layout(title_text="<br>".join(lines), title_font_size=MIN_TITLE_PX, title_y=1, title_pad_t=6,
+    fig.update_layout(title_text="<br>".join(lines), title_font_size=MIN_TITLE_PX, title_y=1, title_pad_t=30,
                       margin={"t": fig.layout.margin.t + extra}, height=fig.layout.height + extra)  # fmt: skip
+
+
+def align_tops(figs: list[go.Figure]) -> list[go.Figure]:
+    """Maps shown side by side get the largest top margin of them all, so that their plot areas
+    start at one height (a title wrapped onto more lines pushes down only its own map)."""
+    top = max((f.layout.margin.t or 0 for f in figs), default=0)
+    for fig in figs:
+        extra = top - (fig.layout.margin.t or 0)
+        if extra:
+            fig.update_layout(margin={"t": top}, height=fig.layout.height + extra)
+    return figs
 
 
 def _cell_px(fig: go.Figure, n_src: int) -> int:

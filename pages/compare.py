@@ -11,7 +11,7 @@ from attnviz.errors import InputError
 from attnviz.plots import plot_config
 from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
 from attnviz.plots_data import gold_heatmap
-from attnviz.plots_explore import explore_heatmap
+from attnviz.plots_explore import align_tops, explore_heatmap
 from pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from pages.shared.data_ui import uploaded_pairs
 from pages.shared.model_ui import model_meta, pick_models, test_pairs
@@ -98,9 +98,10 @@ zmin, zmax = shared_range(list(aligned.values()), values)
 names = list(aligned)
 for start in range(0, len(names), PER_ROW):
     row = names[start : start + PER_ROW]
-    for col, name in zip(st.columns(PER_ROW, gap="medium"), row, strict=False):
-        title = f"{name} ({reading[name].note})" if reading[name].note else name
-        fig = explore_heatmap(aligned[name], values, title, zmin, zmax, max_width=PANEL_PX)
+    titles = [f"{name} ({reading[name].note})" if reading[name].note else name for name in row]
+    figs = align_tops([explore_heatmap(aligned[name], values, title, zmin, zmax, max_width=PANEL_PX)
+                       for name, title in zip(row, titles, strict=True)])  # fmt: skip
+    for col, name, fig in zip(st.columns(PER_ROW, gap="medium"), row, figs, strict=False):
         col.plotly_chart(fig, key=f"cmp_heat_{start}_{name}", width="content", config=plot_config(f"compare-{name}"))
 rule = next((f"{r.rule} " for r in reading.values() if r.note), "")
 st.caption(escape_markdown(f"{rule}One colour scale for all models (weights: 0 to the largest weight; scores: "

@@ -329,3 +329,18 @@ def test_figures_carry_the_house_template_unchanged():
     fig.update_layout(plot_bgcolor="#eeeeee")  # a figure's own layout wins over the template
     assert fig.to_plotly_json()["layout"]["template"] == pio.templates["plotly_white"].to_plotly_json()
     assert fig.layout.plot_bgcolor == "#eeeeee" and TEMPLATE.to_plotly_json() == before
+
+
+def test_side_by_side_maps_start_at_one_height():
+    from attnviz.plots_explore import align_tops, explore_heatmap
+
+    al = make_alignment(["a", "b"], ["x"])
+    short = explore_heatmap(al, "weights", "m", max_width=200)
+    wrapped = explore_heatmap(al, "weights", "multi30k-en-de-additive-bahdanau · additive / bahdanau", max_width=200)
+    assert wrapped.layout.margin.t > short.layout.margin.t  # the wrapped title took more room
+    before = {id(f): (f.layout.margin.t, f.layout.height) for f in (short, wrapped)}
+    align_tops([short, wrapped])
+    assert short.layout.margin.t == wrapped.layout.margin.t == before[id(wrapped)][0]
+    assert wrapped.layout.height == before[id(wrapped)][1]  # the taller one is unchanged
+    grown = short.layout.height - before[id(short)][1]
+    assert grown == short.layout.margin.t - before[id(short)][0] > 0  # the plot area keeps its size

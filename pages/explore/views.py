@@ -9,7 +9,7 @@ import streamlit as st
 from attnviz.display import common_steps
 from attnviz.plots import clicked_cell, context_heatmap, context_projection, plot_config, step_bar
 from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
-from attnviz.plots_explore import context_bar, coverage_bar, explore_heatmap, step_animation
+from attnviz.plots_explore import align_tops, context_bar, coverage_bar, explore_heatmap, step_animation
 from attnviz.trace import Alignment
 from pages.explore.math_panel import show_math
 from pages.shared.common import escape_markdown
@@ -81,12 +81,12 @@ def heatmap_view(
     maps = st.container()
 
     def draw_maps() -> None:
+        width = BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
+        figs = align_tops([explore_heatmap(al, values, titles[name], zmin, zmax, cell, width)
+                           for name, al in panels.items()])  # fmt: skip
         with maps:
-            for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+            for col, name, fig in zip(columns(panels), panels, figs, strict=True):
                 with col:
-                    fig = explore_heatmap(
-                        al, values, titles[name], zmin, zmax, cell, BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
-                    )
                     chart(fig, f"explore_heat_{values}_{name}", image_format, f"{values}-{name}", on_click=_take_click)
 
     clicked = st.session_state.pop(CLICKED_KEY, False)
