@@ -162,6 +162,14 @@ class CellMath:
         return csv_text(frame)
 
 
+def formula_for(formula: str, style: str) -> str:
+    """A score's formula written with the query its decoder style reads. The papers write the
+    additive score with Bahdanau's s_{t-1} and the others with Luong's h_t; here every score
+    runs in either style, and the panel's lines below the formula use the query actually read."""
+    other = QUERY["luong" if style == "bahdanau" else "bahdanau"]
+    return formula.replace(other, QUERY[style])
+
+
 def latex_lines(cell: CellMath) -> list[str]:
     """The math panel: the score's formula, then one line per step."""
     return [cell.formula, *(s.latex for s in cell.steps)]
@@ -286,7 +294,7 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
         output, logits = _bahdanau_output(translator, al, enc, t, None if not forced else weights)
     top, words, p_token = _top_words(translator, al, t, logits)
     return CellMath(
-        t=t, s=s, score=al.score, style=al.style, formula=type(att.score).formula,
+        t=t, s=s, score=al.score, style=al.style, formula=formula_for(type(att.score).formula, al.style),
         source_token=al.source_tokens[s], target_token=al.target_tokens[t],
         steps=steps + output + top, top_words=words, token_probability=p_token,
     )  # fmt: skip

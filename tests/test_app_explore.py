@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz.cellmath import cell_numbers, latex_lines
+from attnviz.cellmath import cell_numbers, formula_for, latex_lines
 from attnviz.checkpoint import load_checkpoint
 from attnviz.exports import changed_steps, matrix_csv, replace_token
 from attnviz.plots import display_tokens
@@ -199,7 +199,7 @@ def test_math_panel_numbers_match_the_decode(app_models_dir):
         al = tr.translate(EXAMPLE)
         t, s = 0, int(np.argmax(al.weights[0]))
         lines = latex_lines(cell_numbers(tr, al, t, s))
-        assert lines[0] == type(tr.model.decoder.attention.score).formula
+        assert lines[0] == formula_for(type(tr.model.decoder.attention.score).formula, al.style)
         assert any(f"= {al.weights[t, s]:.4g}" in line for line in lines)
         if al.score == "local_p":
             assert any(r"\exp\left(-\frac{(s - p_t)^2" in line for line in lines)

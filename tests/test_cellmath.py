@@ -16,7 +16,7 @@ import torch
 from attnviz import explain
 from attnviz.attention import SCORES
 from attnviz.catalog import PRETRAINED_DIR
-from attnviz.cellmath import CellMath, cell_numbers, latex_lines, num, step, vector
+from attnviz.cellmath import CellMath, cell_numbers, formula_for, latex_lines, num, step, vector
 from attnviz.checkpoint import load_checkpoint
 from attnviz.config import STYLES
 from attnviz.errors import InputError
@@ -153,7 +153,9 @@ def _check_cell(tr, al, text: str, cell: CellMath, t: int, s: int) -> None:
     np.testing.assert_allclose([p for _, p in cell.top_words], top.values.numpy(), rtol=1e-5, atol=1e-6)
     assert cell.token_probability == pytest.approx(math.exp(al.token_log_probs[t]), rel=1e-4, abs=1e-6)
     lines = latex_lines(cell)
-    assert lines[0] == SCORES[al.score].formula
+    assert lines[0] == formula_for(SCORES[al.score].formula, al.style)
+    other = {"bahdanau": "h_t", "luong": "s_{t-1}"}[al.style]  # the query this style does not read
+    assert other not in lines[0] and other not in lines[1], lines[:2]  # the formula, then the query's line
     assert not any("e-0" in line or "e+0" in line for line in lines)
     if al.score == "location":
         assert "annotation" not in labels  # it reads no key
