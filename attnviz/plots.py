@@ -27,6 +27,9 @@ GOLD_COLOR = "#d62728"
 TEMPLATE = pio.templates["plotly_white"]
 
 
+TITLE_PAD_PX = 30  # a title starts below the toolbar Plotly shows on hover (it covered long titles)
+
+
 def apply_template(fig: go.Figure) -> go.Figure:
     """Give ``fig`` the house template without Plotly validating it again: even as a built object,
     ``template=TEMPLATE`` re-validated it in every figure (9 ms each, three figures per Explore
@@ -289,8 +292,8 @@ def alignment_heatmap(
             "y": 1,
             "yanchor": "top",
             "yref": "container",
-            "pad": {"t": 30},
-        }  # below the toolbar Plotly shows on hover, which covered a long title
+            "pad": {"t": TITLE_PAD_PX},
+        }
         if title
         else None,
         width=left + n_src * cell + 140,

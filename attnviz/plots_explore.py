@@ -18,6 +18,7 @@ from attnviz.errors import InputError
 from attnviz.plots import (
     DIVERGING_SCALE,
     GOLD_COLOR,
+    TITLE_PAD_PX,
     UNKNOWN_COLOR,
     alignment_heatmap,
     apply_template,
@@ -113,7 +114,7 @@ def _wrap_title(fig: go.Figure) -> None:
         else:
             lines += textwrap.wrap(part, width=width, break_long_words=False, break_on_hyphens=False) or [part]
     extra = (len(lines) - 1) * TITLE_LINE_PX
-    fig.update_layout(title_text="<br>".join(lines), title_font_size=MIN_TITLE_PX, title_y=1, title_pad_t=30,
+    fig.update_layout(title_text="<br>".join(lines), title_font_size=MIN_TITLE_PX, title_y=1, title_pad_t=TITLE_PAD_PX,
                       margin={"t": fig.layout.margin.t + extra}, height=fig.layout.height + extra)  # fmt: skip
 
 

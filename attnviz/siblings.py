@@ -123,3 +123,12 @@ def default_style(models: list[dict], task: str, score: str) -> str:
     """Luong where it exists (its h_t queries align more sharply), else the style that does."""
     grid = slots(models, task)
     return next((st for st in ("luong", "bahdanau") if grid[score, st].available), "luong")
+
+
+def front_entry(models: list[dict]) -> dict | None:
+    """The model the app opens on: the first task's default score, in its default style."""
+    found = tasks(models)
+    if not found:
+        return None
+    score = default_score(models, found[0])
+    return slots(models, found[0])[score, default_style(models, found[0], score)].entry if score else None

@@ -87,9 +87,9 @@ class DefaultModel:
 
 def load_default_model() -> DefaultModel:
     """The model Explore opens on (attnviz.siblings' defaults), read in this process for the expected ticks."""
-    from attnviz import catalog, siblings, warm
+    from attnviz import catalog, siblings
 
-    first = warm.front_entry(catalog.list_models())
+    first = siblings.front_entry(catalog.list_models())
     translator = catalog.load(first["path"])
     return DefaultModel(translator, first["name"], siblings.task_of(first), first.get("example") or "")
 

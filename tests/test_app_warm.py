@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from attnviz import catalog, warm
+from attnviz import catalog, siblings, warm
 
 pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
 
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_the_warm_up_loads_the_model_the_app_opens_on(app_env):
     entry = warm.front_page()
-    assert entry == warm.front_entry(catalog.list_models())
+    assert entry == siblings.front_entry(catalog.list_models())
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception
     assert at.selectbox(key="explore_task").value == "toy-fr"
@@ -25,7 +25,7 @@ def test_the_warm_up_loads_the_model_the_app_opens_on(app_env):
 
 
 def test_nothing_is_shipped_nothing_is_warmed():
-    assert warm.front_entry([]) is None
+    assert siblings.front_entry([]) is None
 
 
 def test_imported_as_a_module_app_py_is_the_server_and_draws_nothing():

@@ -100,9 +100,9 @@ def shown(tokens: list[str]) -> list[str]:
 @functools.cache
 def default_model():
     """The model the app opens on (attnviz.siblings' defaults) and its task."""
-    from attnviz import catalog, siblings, warm
+    from attnviz import catalog, siblings
 
-    entry = warm.front_entry(catalog.list_models())
+    entry = siblings.front_entry(catalog.list_models())
     return catalog.load(entry["path"]), siblings.task_of(entry)
 
 
