@@ -43,9 +43,11 @@ def apply_template(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def display_tokens(tokens: list[str]) -> list[str]:
-    """Tokens as Plotly should show them: HTML-escaped, a space shown as ``␣``, empty as ``∅``."""
-    return [html.escape(tok.replace(" ", "␣"), quote=False) if tok else "∅" for tok in tokens]
+def display_tokens(tokens: list[str], escape: bool = True) -> list[str]:
+    """Tokens as Plotly should show them: a space shown as ``␣``, empty as ``∅``, HTML-escaped
+    (``escape=False`` for a browser that sets them as plain text)."""
+    shown = [tok.replace(" ", "␣") if tok else "∅" for tok in tokens]
+    return [html.escape(tok, quote=False) for tok in shown] if escape else shown
 
 
 def plot_config(filename: str, image_format: str = "png") -> dict:

@@ -32,7 +32,6 @@ from attnviz.plots_compare import compare_heatmaps
 from attnviz.trace import Alignment
 
 POSITIVE, NEGATIVE, WEIGHT = "#d6604d", "#4393c3", "#3182bd"
-CELL_COLOR = "#e6550d"  # the clicked cell's outline
 MIN_PLOT_PX = 170  # a heatmap of one or two target rows still gets a readable colour bar
 
 
@@ -42,11 +41,10 @@ def explore_heatmap(
     title: str | None = None,
     zmin: float | None = None,
     zmax: float | None = None,
-    cell: tuple[int, int] | None = None,
     max_width: int | None = None,
 ) -> go.Figure:
     """:func:`attnviz.plots.alignment_heatmap` (selectable) with a plot area tall enough for its
-    colour bar; ``zmin``/``zmax`` put several maps on one scale; ``cell = (t, s)`` is outlined;
+    colour bar; ``zmin``/``zmax`` put several maps on one scale;
     ``max_width`` shrinks the (square) cells so that the figure fits a column that wide."""
     fig = alignment_heatmap(al, values, zmin=zmin, zmax=zmax, title=title)
     margin = fig.layout.margin
@@ -56,14 +54,6 @@ def explore_heatmap(
     if max_width is not None:
         _fit_width(fig, *np.shape(al.weights), max_width)
     _wrap_title(fig)
-    if cell is not None:
-        t, s = cell
-        n_tgt, n_src = np.shape(al.weights)
-        if 0 <= t < n_tgt and 0 <= s < n_src:
-            fig.add_shape(
-                type="rect", x0=s - 0.5, x1=s + 0.5, y0=t - 0.5, y1=t + 0.5, xref="x", yref="y",
-                line={"color": CELL_COLOR, "width": 3}, name="selected cell",
-            )  # fmt: skip
     return fig
 
 

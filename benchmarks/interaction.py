@@ -93,16 +93,30 @@ def enter(page, text: str) -> float:
 
 CELL_JS = """() => { const el = document.querySelector('.st-key-explore_cell_s_weights input');
   return el ? el.value : null; }"""
+# the cursor's readout (pages/explore/cursor.js) lives in its component's shadow root
+READOUT_JS = """() => { const find = root => root.querySelector('.attnviz-readout') || [...root.querySelectorAll('*')]
+  .map(e => e.shadowRoot).filter(Boolean).map(find).find(Boolean);
+  const host = document.querySelector('.st-key-explore_cursor_weights'); const el = host && find(host);
+  return el ? el.textContent : ''; }"""
 
 
-def click(page, col: int) -> float:
-    """Click row 0's cell in column ``col``; seconds until the cell boxes show it."""
+def click(page, col: int, until: str = "panel") -> float:
+    """Click row 0's cell in column ``col``; seconds until its numbers show: in the browser's
+    readout under the maps (``until="readout"``), or in the server's math panel (its cell boxes)."""
     plot = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
     n_src = len(ticks(page) or [])
     n_tgt = len(page.locator(".js-plotly-plot").first.locator(".ytick text").all_text_contents())
+    # the pointer rests on the cell first, as a user's does (Plotly picks the clicked point from
+    # its hover, which it updates at most every 50 ms); the clock starts at the press
+    page.mouse.move(plot["x"] + (col + 0.5) * plot["width"] / n_src, plot["y"] + 0.5 * plot["height"] / n_tgt)
+    page.wait_for_timeout(100)
     start = time.perf_counter()
-    page.mouse.click(plot["x"] + (col + 0.5) * plot["width"] / n_src, plot["y"] + 0.5 * plot["height"] / n_tgt)
-    page.wait_for_function(f"col => ({CELL_JS})() === String(col)", arg=col, timeout=60_000)
+    page.mouse.down()
+    page.mouse.up()
+    if until == "readout":
+        page.wait_for_function(f"col => ({READOUT_JS})().includes(`s=${{col}} “`)", arg=col, timeout=60_000)
+    else:
+        page.wait_for_function(f"col => ({CELL_JS})() === String(col)", arg=col, timeout=60_000)
     return time.perf_counter() - start
 
 
@@ -158,7 +172,10 @@ def measure(url: str, log: Path, runs: int, trace_dir: Path | None, browser_type
 
     run(f"enter_{words(twenty[1])}_words", lambda t: enter(page, t), twenty[1:])
     run(f"enter_{words(forty[1])}_words", lambda t: enter(page, t), forty[1:])
-    run("click_cell", lambda c: click(page, c), [(k % 5) + 1 if k % 2 else 6 for k in range(runs)])
+    cells = [(k % 5) + 1 if k % 2 else 6 for k in range(runs)]
+    run("click_cell", lambda c: click(page, c), cells)  # to the math panel: the server's answer
+    if page.evaluate(READOUT_JS):  # the browser-side readout (commits before it have none)
+        run("click_cell_readout", lambda c: click(page, c, "readout"), [c + 1 for c in cells])
     page.goto(f"{url}/?task={TASK}&score={SCORE}&style={STYLE}&beam=10&text={forty[0]}",
               wait_until="domcontentloaded")  # fmt: skip
     page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=120_000)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
 from pathlib import Path
@@ -208,8 +209,12 @@ def test_math_panel_numbers_match_the_decode(app_models_dir):
 def test_the_math_panel_shows_the_outlined_cell(app_env):
     at = start(explore_cell=(1, 2), **ADDITIVE)
     spec = heatmap(at)
-    outline = [s for s in spec["layout"]["shapes"] if s.get("name") == "selected cell"]
-    assert outline and (outline[0]["x0"], outline[0]["y0"]) == (1.5, 0.5)
+    assert not spec["layout"].get("shapes"), "the figure does not depend on the cell: a click re-sends none"
+    cursor = json.loads(at.get("bidi_component")[0].proto.json)  # the browser outlines it (cursor.js)
+    assert cursor["cell"] == [1, 2] and cursor["charts"] == ["explore_heat_weights_Bahdanau"]
+    (panel,) = cursor["panels"]
+    assert [html.escape(tok, quote=False) for tok in panel["source"]] == ticks(spec)  # the map's columns
+    assert np.allclose(np.sum(panel["weights"], axis=1), 1.0, atol=1e-3)  # each row a softmax
     assert any("t=1" in m.value and "s=2" in m.value for m in at.markdown)
     at.number_input(key="explore_cell_t_weights").set_value(0).run()  # the arrow keys step the box
     assert at.session_state["explore_cell"] == (0, 2)

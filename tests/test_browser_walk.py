@@ -185,3 +185,73 @@ def test_markdown_typed_by_a_user_fetches_nothing(server):
         settle(page)
         browser.close()
     assert not [u for u in requested if beacon in u], "an image typed by the user was fetched"
+
+
+# How far each map's outline is from its cell, in pixels of the page (the largest of the four
+# edges): the cell's corners come from the map's own axes (so after a zoom too), clipped to the
+# plot area; null where a map shows no outline.
+OUTLINE_JS = """([t, s]) => [...document.querySelectorAll('.js-plotly-plot')]
+  .filter(gd => gd.querySelector('.heatmaplayer'))
+  .map(gd => {
+    const box = gd.querySelector('.attnviz-cell');
+    if (!box || box.style.display === 'none') return null;
+    const r = box.getBoundingClientRect(), host = gd.querySelector('.svg-container').getBoundingClientRect();
+    const edges = (ax, v, origin) => [ax.l2p(v - 0.5), ax.l2p(v + 0.5)].sort((a, b) => a - b)
+      .map(p => origin + Math.min(Math.max(ax._offset + p, ax._offset), ax._offset + ax._length));
+    const [x0, x1] = edges(gd._fullLayout.xaxis, s, host.left), [y0, y1] = edges(gd._fullLayout.yaxis, t, host.top);
+    return Math.max(Math.abs(r.left - x0), Math.abs(r.right - x1), Math.abs(r.top - y0), Math.abs(r.bottom - y1));
+  })"""
+
+
+def test_a_click_outlines_its_cell_on_both_maps_at_once(server):
+    """Both: a click on the right map outlines that cell on both maps and writes its numbers in the
+    browser, before the server's answer (the cell boxes) arrives; the outline follows a zoom and
+    the cell boxes."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(f"{server}/?task=toy-fr&score=general&style=both&text={SHORT.replace(' ', '+')}",
+                  wait_until="domcontentloaded")  # fmt: skip
+        page.locator(".js-plotly-plot .heatmaplayer").nth(1).wait_for(timeout=WAIT_MS)
+        settle(page)
+        maps = page.locator(".js-plotly-plot .nsewdrag")
+        right = maps.nth(1).bounding_box()
+        n_tgt = len(page.locator(".js-plotly-plot").nth(1).locator(".ytick text").all_text_contents())
+        n_src = len(page.locator(".js-plotly-plot").nth(1).locator(".xtick text").all_text_contents())
+        t, s = n_tgt - 1, 2
+        box_s = page.locator(".st-key-explore_cell_s_weights input")
+        assert box_s.input_value() != str(s)
+        page.mouse.click(
+            right["x"] + (s + 0.5) * right["width"] / n_src, right["y"] + (t + 0.5) * right["height"] / n_tgt
+        )
+        page.locator(".attnviz-readout", has_text=f"s={s} “").wait_for(timeout=2000)
+        page.wait_for_function(f"() => document.querySelector('.st-key-explore_cell_s_weights input').value === '{s}'",
+                               timeout=WAIT_MS)  # fmt: skip
+        settle(page, 800)
+        outlines = page.evaluate(OUTLINE_JS, [t, s])
+        rows = [len(page.locator(".js-plotly-plot").nth(k).locator(".ytick text").all_text_contents()) for k in (0, 1)]
+        readout = page.locator(".attnviz-readout").text_content()
+        assert "Bahdanau: " in readout and "Luong: " in readout and "weight " in readout
+        for rows_k, outline in zip(rows, outlines, strict=True):  # a map without row t shows no outline
+            assert (outline is None) == (t >= rows_k), (rows, outlines)
+            assert outline is None or outline < 2, outlines
+        if rows[0] <= t:
+            assert f"Bahdanau: no step t={t}" in readout
+        # a zoom (the mouse wheel) moves the cells: the outline goes with its cell
+        page.mouse.move(right["x"] + right["width"] / 3, right["y"] + right["height"] / 2)
+        page.mouse.wheel(0, -200)
+        settle(page, 800)
+        zoomed = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[1]._fullLayout.xaxis.range")
+        assert zoomed != [-0.5, n_src - 0.5], "the wheel zoomed in"
+        outline = page.evaluate(OUTLINE_JS, [t, s])[1]
+        assert outline is None or outline < 2, outline
+        # the number boxes move the cell too (the server draws it there on its answer)
+        box_s.fill("0")
+        box_s.press("Enter")
+        page.locator(".attnviz-readout", has_text="s=0 “").wait_for(timeout=WAIT_MS)
+        settle(page, 800)
+        moved = page.evaluate(OUTLINE_JS, [t, 0])
+        assert all(o is None or o < 2 for o in moved), (moved, page.evaluate(OUTLINE_JS, [t, s]))
+        browser.close()

@@ -11,13 +11,13 @@ from attnviz.plots import clicked_cell, context_heatmap, context_projection, plo
 from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
 from attnviz.plots_explore import align_tops, context_bar, coverage_bar, explore_heatmap, step_animation
 from attnviz.trace import Alignment
+from pages.explore.cursor import cell_cursor
 from pages.explore.math_panel import show_math
 from pages.shared.common import escape_markdown
 from pages.shared.state import write_url
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
-CLICKED_KEY = "_explore_clicked"  # set by a click or a cell box: that fragment rerun sends the numbers first
 BOTH_WIDTH, ONE_WIDTH = 430, 860  # px: two maps side by side, or one, fit the page at 1280 px wide
 LOCAL_NOTE = (
     r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = t$; local-p predicts"
@@ -42,12 +42,18 @@ def columns(panels: Panels) -> list:
 
 
 def _grid(panels: Panels) -> tuple[int, int]:
-    """``(target steps, source tokens)`` that every panel has."""
-    return tuple(min(np.shape(al.weights)[k] for al in panels.values()) for k in (0, 1))
+    """``(target steps, source tokens)`` of the largest panel: a cell clicked on the longer of two
+    translations stays where it was clicked, and the shorter one says it has no such step."""
+    return tuple(max(np.shape(al.weights)[k] for al in panels.values()) for k in (0, 1))
+
+
+def _has_cell(al: Alignment, t: int, s: int) -> bool:
+    n_tgt, n_src = np.shape(al.weights)
+    return t < n_tgt and s < n_src
 
 
 def current_cell(panels: Panels) -> tuple[int, int]:
-    """The clicked cell, kept across reruns and style flips, clamped to the shortest decode."""
+    """The clicked cell, kept across reruns and style flips, clamped to the longest decode."""
     n_tgt, n_src = _grid(panels)
     t, s = st.session_state.get(CELL_KEY) or (0, int(np.argmax(next(iter(panels.values())).weights[0])))
     return min(max(int(t), 0), n_tgt - 1), min(max(int(s), 0), n_src - 1)
@@ -60,7 +66,6 @@ def _take_click(key: str) -> None:
     cell = clicked_cell(points)
     if cell is not None:
         st.session_state[CELL_KEY] = cell
-        st.session_state[CLICKED_KEY] = True
 
 
 @st.fragment
@@ -78,20 +83,16 @@ def heatmap_view(
     the maps how they were changed for reading (hidden <eos>, merged pieces)."""
     zmin, zmax = shared_range(list(panels.values()), values) if len(panels) > 1 else (None, None)
     cell = current_cell(panels)
-    maps = st.container()
-
-    def draw_maps() -> None:
-        width = BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
-        figs = align_tops([explore_heatmap(al, values, titles[name], zmin, zmax, cell, width)
-                           for name, al in panels.items()])  # fmt: skip
-        with maps:
-            for col, name, fig in zip(columns(panels), panels, figs, strict=True):
-                with col:
-                    chart(fig, f"explore_heat_{values}_{name}", image_format, f"{values}-{name}", on_click=_take_click)
-
-    clicked = st.session_state.pop(CLICKED_KEY, False)
-    if not clicked:  # a new decode: its maps first; after a click, its numbers before the redrawn maps
-        draw_maps()
+    # the figures do not depend on the cell, so a click re-sends and redraws none of them: the
+    # cursor outlines the cell in the browser and shows its numbers before the server answers
+    width = BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
+    figs = align_tops([explore_heatmap(al, values, titles[name], zmin, zmax, max_width=width)
+                       for name, al in panels.items()])  # fmt: skip
+    keys = {name: f"explore_heat_{values}_{name}" for name in panels}
+    for col, name, fig in zip(columns(panels), panels, figs, strict=True):
+        with col:
+            chart(fig, keys[name], image_format, f"{values}-{name}", on_click=_take_click)
+    cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}")
     if rule:
         st.caption(escape_markdown(rule))
     if values == "weights":
@@ -118,19 +119,19 @@ def heatmap_view(
         with col:
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**")
-            show_math(translators[name], decoded[name], t, s, f"explore_cell_{values}_{name}")
-    if clicked:
-        draw_maps()
+            if _has_cell(panels[name], t, s):
+                show_math(translators[name], decoded[name], t, s, f"explore_cell_{values}_{name}")
+            else:
+                st.caption(f"This translation has {len(panels[name].target_tokens)} steps: no step t={t} here.")
 
 
 def _set_cell(key_t: str, key_s: str) -> None:
     st.session_state[CELL_KEY] = (int(st.session_state[key_t]), int(st.session_state[key_s]))
-    st.session_state[CLICKED_KEY] = True
 
 
 def _cell_boxes(panels: Panels, cell: tuple[int, int], values: str) -> tuple[int, int]:
     """The outlined cell as two number boxes (arrow keys step through rows and columns)."""
-    al = next(iter(panels.values()))
+    al = next(a for a in panels.values() if _has_cell(a, *cell))  # the longer decode has it
     n_tgt, n_src = _grid(panels)
     key_t, key_s = f"explore_cell_t_{values}", f"explore_cell_s_{values}"
     st.session_state[key_t], st.session_state[key_s] = cell

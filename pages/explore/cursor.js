@@ -1,0 +1,113 @@
+// The clicked cell, drawn in the browser (data from attnviz.cursor.cursor_data).
+// A click on any Explore heatmap outlines that cell on every map of the view and writes its
+// weight and score here at once; Streamlit's own selection event still reruns the server's
+// fragment, whose math panel follows. The figures never change on a click, so they are not
+// re-sent or redrawn.
+
+const HOOKS = new WeakMap(); // plotly graph div -> its listeners, so a re-render replaces them
+
+function fmt(v) {
+  return v === null ? "−∞ (outside the local window)" : v.toFixed(3);
+}
+
+function chartDiv(key) {
+  return document.querySelector(`.st-key-${CSS.escape(key)} .js-plotly-plot`);
+}
+
+function outline(gd, cell, color, panel) {
+  const layout = gd._fullLayout;
+  const host = gd.querySelector(".svg-container");
+  if (!layout || !layout.xaxis || !layout.yaxis || !host) return;
+  let box = host.querySelector(":scope > .attnviz-cell");
+  if (!box) {
+    box = document.createElement("div");
+    box.className = "attnviz-cell";
+    box.style.cssText = "position:absolute;pointer-events:none;box-sizing:border-box;z-index:5;";
+    host.appendChild(box);
+  }
+  const [t, s] = cell;
+  const xa = layout.xaxis;
+  const ya = layout.yaxis;
+  const px = (ax, v) => ax._offset + ax.l2p(v);
+  const x = [px(xa, s - 0.5), px(xa, s + 0.5)].sort((a, b) => a - b);
+  const y = [px(ya, t - 0.5), px(ya, t + 0.5)].sort((a, b) => a - b);
+  // clip to the plot area: a zoomed-in map may have the cell partly or wholly outside it
+  const left = Math.max(x[0], xa._offset);
+  const right = Math.min(x[1], xa._offset + xa._length);
+  const top = Math.max(y[0], ya._offset);
+  const bottom = Math.min(y[1], ya._offset + ya._length);
+  // a cell on the longer of two translations has no row in the shorter one's map
+  const inMap = t < panel.target.length && s < panel.source.length;
+  const visible = inMap && right - left >= 2 && bottom - top >= 2;
+  box.style.display = visible ? "block" : "none";
+  if (!visible) return;
+  Object.assign(box.style, {
+    left: `${left}px`,
+    top: `${top}px`,
+    width: `${right - left}px`,
+    height: `${bottom - top}px`,
+    border: `3px solid ${color}`,
+  });
+}
+
+function readoutText(data, cell) {
+  const [t, s] = cell;
+  return data.panels
+    .map((p) => {
+      const who = data.panels.length > 1 ? `${p.name}: ` : "";
+      if (t >= p.target.length || s >= p.source.length) return `${who}no step t=${t} (${p.target.length} steps)`;
+      return `${who}t=${t} “${p.target[t]}” ← s=${s} “${p.source[s]}”, weight ${fmt(p.weights[t][s])}, score ${fmt(p.scores[t][s])}`;
+    })
+    .join("   ·   ");
+}
+
+const STATES = new Map(); // component key -> what its latest render said: {data, cell, readout, render}
+
+function show(state, cell) {
+  state.cell = cell;
+  state.data.charts.forEach((key, i) => {
+    const gd = chartDiv(key);
+    if (gd) outline(gd, cell, state.data.color, state.data.panels[i]);
+  });
+  if (state.readout) state.readout.textContent = readoutText(state.data, cell);
+}
+
+// hook each chart once; the listeners read the state object, so they always see the latest render
+function hook(state) {
+  state.data.charts.forEach((key, i) => {
+    const gd = chartDiv(key);
+    if (!gd || typeof gd.on !== "function" || !gd._fullLayout || HOOKS.get(gd) === state) return;
+    gd.on("plotly_click", (event) => {
+      if (HOOKS.get(gd) !== state) return;
+      const point = (event.points || []).find((p) => Number.isInteger(p.x) && Number.isInteger(p.y));
+      if (point) show(state, [point.y, point.x]);
+    });
+    const redraw = () => {
+      const index = state.data.charts.indexOf(key);
+      if (HOOKS.get(gd) === state && index >= 0) outline(gd, state.cell, state.data.color, state.data.panels[index]);
+    };
+    gd.on("plotly_afterplot", redraw);
+    gd.on("plotly_relayout", redraw);
+    HOOKS.set(gd, state);
+    outline(gd, state.cell, state.data.color, state.data.panels[i]);
+  });
+}
+
+export default function ({ data, parentElement, key }) {
+  const state = STATES.get(key) || {};
+  STATES.set(key, state);
+  state.data = data;
+  state.readout = parentElement.querySelector(".attnviz-readout");
+  if (state.readout) state.readout.style.setProperty("--cell", data.color);
+  const render = (state.render || 0) + 1;
+  state.render = render;
+  show(state, data.cell);
+  hook(state);
+  // the charts mount and re-plot on their own schedule: look for new ones for 3 s
+  let tries = 0;
+  const timer = setInterval(() => {
+    if (state.render !== render || ++tries > 20) clearInterval(timer);
+    else hook(state);
+  }, 150);
+  return () => clearInterval(timer);
+}

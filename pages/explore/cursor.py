@@ -1,0 +1,28 @@
+"""The browser-side cell cursor: a click outlines its cell on every map and shows its weight and
+score at once (``cursor.js``); the numbers come from :func:`attnviz.cursor.cursor_data`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from attnviz.cursor import cursor_data
+from attnviz.trace import Alignment
+
+_CSS = """
+.attnviz-readout { font-size: 0.9rem; color: rgb(49, 51, 63); padding: 0.1rem 0 0.2rem;
+  font-variant-numeric: tabular-nums; overflow-wrap: anywhere; min-height: 1.4rem; }
+.attnviz-readout::before { content: "▢ "; color: var(--cell); font-weight: 700; }
+"""
+_cursor = st.components.v2.component(
+    "attnviz_cell_cursor",
+    html='<div class="attnviz-readout" aria-live="polite"></div>',
+    css=_CSS,
+    js=(Path(__file__).with_name("cursor.js")).read_text(encoding="utf-8"),
+)
+
+
+def cell_cursor(panels: dict[str, Alignment], cell: tuple[int, int], chart_keys: dict[str, str], key: str) -> None:
+    """Mount the cursor for these maps (one ``chart_keys`` entry per panel) at ``cell``."""
+    _cursor(key=key, data=cursor_data(panels, cell, chart_keys), height="content")

@@ -1,0 +1,50 @@
+"""The browser cursor's numbers (attnviz.cursor): what the click readout shows must be the map's."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from attnviz.cursor import CELL_COLOR, cursor_data
+from attnviz.errors import InputError
+from attnviz.trace import Alignment
+
+
+def _al(n_tgt: int, n_src: int, local: bool = False) -> Alignment:
+    rng = np.random.default_rng(n_tgt)
+    scores = rng.normal(size=(n_tgt, n_src))  # [tgt, src]
+    if local:
+        scores[:, 0] = -np.inf  # outside a local window
+    weights = np.exp(scores - scores.max(1, keepdims=True))
+    weights /= weights.sum(1, keepdims=True)
+    src = ["a b", "<b>", ""][:n_src] + [f"s{j}" for j in range(max(0, n_src - 3))]
+    return Alignment(
+        source_tokens=src, target_tokens=[f"t{i}" for i in range(n_tgt)], weights=weights, scores=scores,
+        contexts=np.zeros((n_tgt, 2)), states=np.zeros((n_tgt, 2)), source_unknown=[False] * n_src,
+        score="general", style="luong",
+    )  # fmt: skip
+
+
+def test_numbers_are_the_maps_own_and_json_ready():
+    al = _al(4, 5, local=True)
+    data = cursor_data({"Luong": al}, (2, 3), {"Luong": "explore_heat_weights_Luong"})
+    json.dumps(data, allow_nan=False)  # −∞ is not JSON: it travels as null
+    (panel,) = data["panels"]
+    assert data["cell"] == [2, 3] and data["charts"] == ["explore_heat_weights_Luong"] and data["color"] == CELL_COLOR
+    np.testing.assert_allclose(panel["weights"], al.weights, atol=5e-4)
+    assert all(row[0] is None for row in panel["scores"])
+    assert panel["scores"][2][3] == pytest.approx(al.scores[2, 3], abs=5e-4)
+    assert panel["source"][:3] == ["a␣b", "<b>", "∅"]  # as the axis reads, not HTML-escaped (set as text)
+
+
+def test_a_cell_on_the_longer_translation_only_is_kept():
+    short, long = _al(3, 4), _al(6, 4)
+    keys = {"Bahdanau": "b", "Luong": "l"}
+    data = cursor_data({"Bahdanau": short, "Luong": long}, (5, 1), keys)
+    assert [len(p["target"]) for p in data["panels"]] == [3, 6] and data["charts"] == ["b", "l"]
+    with pytest.raises(InputError, match="outside every map"):
+        cursor_data({"Bahdanau": short, "Luong": long}, (6, 1), keys)
+    with pytest.raises(InputError, match="No chart key"):
+        cursor_data({"Bahdanau": short, "Luong": long}, (0, 0), {"Luong": "l"})
