@@ -58,7 +58,7 @@ function readoutText(data, cell) {
       if (t >= p.target.length || s >= p.source.length) return `${who}no step t=${t} (${p.target.length} steps)`;
       return `${who}t=${t} “${p.target[t]}” ← s=${s} “${p.source[s]}”, weight ${fmt(p.weights[t][s])}, score ${fmt(p.scores[t][s])}`;
     })
-    .join("   ·   ");
+    .join("\n"); // one line a panel (white-space: pre-line)
 }
 
 const STATES = new Map(); // component key -> what its latest render said: {data, cell, readout, render}

@@ -12,7 +12,7 @@ from attnviz.trace import Alignment
 
 _CSS = """
 .attnviz-readout { font-size: 0.9rem; color: rgb(49, 51, 63); padding: 0.1rem 0 0.2rem;
-  font-variant-numeric: tabular-nums; overflow-wrap: anywhere; min-height: 1.4rem; }
+  font-variant-numeric: tabular-nums; overflow-wrap: anywhere; min-height: 1.4rem; white-space: pre-line; }
 .attnviz-readout::before { content: "▢ "; color: var(--cell); font-weight: 700; }
 """
 _cursor = st.components.v2.component(
