@@ -4,7 +4,7 @@ A click on an Explore heatmap must show its cell at once. Redrawing the figure w
 costs a server round trip and a full Plotly redraw (about 0.45 s on two cores), so the figure
 stays the same and a small browser-side layer (``pages/explore/cursor.js``) outlines the cell on
 every map and writes its weight and score the moment the click lands, from the numbers built
-here. The server's detailed math panel follows.
+here, and sends the cell on to the server, whose detailed math panel follows.
 """
 
 from __future__ import annotations

@@ -102,22 +102,41 @@ def unknown_flags(al: Alignment) -> list[bool]:
     return flags + [False] * (len(al.source_tokens) - len(flags))
 
 
+def _cell_labels(al: Alignment) -> np.ndarray:
+    """``[tgt, src]`` strings naming both tokens of each cell (escaped; unknown words marked)."""
+    n_tgt, n_src = np.shape(al.weights)
+    src = [f"{tok} {UNKNOWN_MARK} unknown word" if u else tok
+           for tok, u in zip(display_tokens(al.source_tokens), unknown_flags(al), strict=True)]  # fmt: skip
+    tgt = display_tokens(al.target_tokens)
+    labels = [[f"source [{j}]: {src[j]}<br>target [{i}]: {tgt[i]}" for j in range(n_src)] for i in range(n_tgt)]
+    return np.array(labels).reshape(n_tgt, n_src)
+
+
 def hover_text(al: Alignment) -> list[list[str]]:
     """``[tgt][src]`` hover strings: both tokens (escaped), the weight and the raw score."""
-    src = display_tokens(al.source_tokens)
-    tgt = display_tokens(al.target_tokens)
-    unk = unknown_flags(al)
-    src = [f"{s} {UNKNOWN_MARK} unknown word" if u else s for s, u in zip(src, unk, strict=True)]
-    scores = np.asarray(al.scores, dtype=np.float64)
-    text = []
-    for t, row in enumerate(np.asarray(al.weights, dtype=np.float64)):
-        cells = []
-        for s, w in enumerate(row):
-            sc = scores[t, s]
-            score = f"{sc:.3f}" if np.isfinite(sc) else "−∞ (outside the local window)"
-            cells.append(f"source [{s}]: {src[s]}<br>target [{t}]: {tgt[t]}<br>weight: {w:.3f}<br>score: {score}")
-        text.append(cells)
-    return text
+    labels = _cell_labels(al)
+    scores = np.asarray(al.scores, dtype=np.float64)  # [tgt, src]
+    score = np.where(np.isfinite(scores), np.char.mod("%.3f", np.nan_to_num(scores)), "−∞ (outside the local window)")
+    return [[f"{labels[t, s]}<br>weight: {w:.3f}<br>score: {score[t, s]}" for s, w in enumerate(row)]
+            for t, row in enumerate(np.asarray(al.weights, dtype=np.float64))]  # fmt: skip
+
+
+def cell_hover(al: Alignment, values: str = "weights") -> tuple[np.ndarray, np.ndarray, str]:
+    """A heatmap's hover: ``text`` ``[tgt, src]`` naming both tokens, ``customdata`` ``[tgt, src]``
+    with the matrix the map does not show (scores under weights, weights under scores), and the
+    template with which the browser formats both numbers. Numpy arrays: Plotly neither validates
+    nor re-encodes them cell by cell. Where a local window leaves −∞ scores (JSON has none), the
+    numbers are written into the text instead (:func:`hover_text`)."""
+    alignment_matrix(al, values)  # checks ``values``
+    weights = np.asarray(al.weights, dtype=np.float64)  # [tgt, src]
+    scores = np.asarray(al.scores, dtype=np.float64)  # [tgt, src]
+    if not np.isfinite(scores).all():
+        return np.array(hover_text(al)).reshape(weights.shape), np.zeros_like(weights), "%{text}<extra></extra>"
+    if values == "weights":
+        other, numbers = scores, "weight: %{z:.3f}<br>score: %{customdata:.3f}"
+    else:
+        other, numbers = weights, "weight: %{customdata:.3f}<br>score: %{z:.3f}"
+    return _cell_labels(al), other, "%{text}<br>" + numbers + "<extra></extra>"
 
 
 def axis_refs(fig: go.Figure, row: int | None, col: int | None) -> tuple[str, str]:
@@ -141,11 +160,11 @@ def add_alignment(
 ) -> None:
     """Draw ``al`` as a heatmap into ``fig`` (or one of its subplots), with ticks and unknown marks.
 
-    ``hover=False`` leaves the hover off the heatmap, for a selection layer on top to carry.
+    ``hover=False`` leaves the hover off (:func:`cell_hover` otherwise).
     """
     z = alignment_matrix(al, values)  # [tgt, src]
     n_tgt, n_src = z.shape
-    text = np.array(hover_text(al)) if hover else None  # [tgt, src]
+    text, other, template = cell_hover(al, values) if hover else (None, None, None)
     if values == "weights":
         scale, zmid, title = WEIGHT_SCALE, None, "weight"
         zmin = 0.0 if zmin is None else zmin
@@ -163,7 +182,8 @@ def add_alignment(
         showscale=showscale,
         colorbar={"title": {"text": title}},
         text=text,
-        hovertemplate="%{text}<extra></extra>" if hover else None,
+        customdata=other,
+        hovertemplate=template,
         hoverinfo=None if hover else "skip",
         name=values,
     )
@@ -179,7 +199,7 @@ def add_alignment(
         tickvals=list(range(n_src)),
         ticktext=src,
         tickangle=tick_angle(al.source_tokens, cell),
-        range=[-0.5, n_src - 0.5],  # fixed: autorange would pad for the click layer's big markers
+        range=[-0.5, n_src - 0.5],  # fixed: autorange would pad for the gold links' markers
         showgrid=False,
         zeroline=False,
         row=row,
@@ -204,47 +224,6 @@ def add_alignment(
             )  # fmt: skip
 
 
-def selection_layer(al: Alignment, cell_px: int) -> go.Scatter:
-    """Invisible square markers on every cell centre, so that a click selects the point
-    ``(x, y) = (s, t)``; it carries the hover: both tokens as text, weight and score as numbers
-    formatted by the browser (numpy arrays: Plotly neither validates nor re-encodes them one by one)."""
-    n_tgt, n_src = np.shape(al.weights)
-    t, s = np.divmod(np.arange(n_tgt * n_src), n_src)  # row-major: [tgt * src]
-    src = [f"{tok} {UNKNOWN_MARK} unknown word" if u else tok
-           for tok, u in zip(display_tokens(al.source_tokens), unknown_flags(al), strict=True)]  # fmt: skip
-    tgt = display_tokens(al.target_tokens)
-    labels = [f"source [{j}]: {src[j]}<br>target [{i}]: {tgt[i]}" for i, j in zip(t, s, strict=True)]
-    scores = np.asarray(al.scores, dtype=np.float64).ravel()  # [tgt * src]
-    numbers = np.stack([np.asarray(al.weights, dtype=np.float64).ravel(), scores], axis=1)  # [tgt * src, 2]
-    template = "%{text}<br>weight: %{customdata[0]:.3f}<br>score: %{customdata[1]:.3f}<extra></extra>"
-    if not np.isfinite(scores).all():  # local attention: -inf outside the window, said in words
-        numbers[:, 1] = 0.0
-        outside = "−∞ (outside the local window)"
-        labels = [f"{label}<br>weight: {w:.3f}<br>score: {f'{e:.3f}' if np.isfinite(e) else outside}"
-                  for label, w, e in zip(labels, numbers[:, 0], scores, strict=True)]  # fmt: skip
-        template = "%{text}<extra></extra>"
-    return go.Scatter(
-        x=s,
-        y=t,
-        customdata=numbers,
-        text=np.array(labels),
-        hovertemplate=template,
-        mode="markers",
-        marker={"symbol": "square", "size": cell_px, "color": "rgba(0,0,0,0)", "line": {"width": 0}},
-        showlegend=False,
-        name="cells",
-    )
-
-
-def clicked_cell(points: list[dict]) -> tuple[int, int] | None:
-    """``(t, s)`` of a click on :func:`selection_layer`, from Streamlit's selection points."""
-    for point in points:
-        x, y = point.get("x"), point.get("y")
-        if all(isinstance(v, int | float) and float(v).is_integer() for v in (x, y)):
-            return int(y), int(x)
-    return None
-
-
 def alignment_heatmap(
     al: Alignment,
     values: str = "weights",
@@ -252,19 +231,20 @@ def alignment_heatmap(
     zmax: float | None = None,
     show_gold: list[tuple[int, int]] | None = None,
     highlight_step: int | None = None,
-    selectable: bool = True,
+    hover: bool = True,
     title: str | None = None,
 ) -> go.Figure:
     """Target tokens as rows (decode order, top down), source tokens as columns.
 
     ``values`` is ``"weights"`` (softmax, ``Blues``) or ``"scores"`` (raw energies, diverging;
     -inf cells outside a local window are blank). ``show_gold`` outlines gold links given as
-    ``(source_index, target_index)``. With ``selectable`` an invisible scatter over the cells
-    carries the hover and makes clicks selectable (``customdata=[t, s]``). Unknown source
-    words get a ``⚠`` above their column and a note in the hover.
+    ``(source_index, target_index)``. Each cell's hover (unless ``hover=False``) names both
+    tokens with the weight and the raw score (:func:`cell_hover`); a click on a cell is Plotly's
+    ``plotly_click`` on the heatmap itself. Unknown source words get a ``⚠`` above their column
+    and a note in the hover.
     """
     fig = go.Figure()
-    add_alignment(fig, al, values, zmin, zmax, hover=not selectable)
+    add_alignment(fig, al, values, zmin, zmax, hover=hover)
     n_tgt, n_src = np.shape(al.weights)
     cell = cell_size(max(n_src, n_tgt))
     if show_gold:
@@ -274,8 +254,6 @@ def alignment_heatmap(
         gold = go.Scatter(x=[i for i, _ in show_gold], y=[j for _, j in show_gold], mode="markers", name="gold")
         gold.update(marker={"symbol": "square-open", "size": cell * 0.8, "color": GOLD_COLOR, "line": {"width": 2}})
         fig.add_trace(gold.update(hoverinfo="skip"))
-    if selectable:  # last, so the click layer is on top
-        fig.add_trace(selection_layer(al, cell))
     if highlight_step is not None:
         if not 0 <= highlight_step < n_tgt:
             raise InputError(f"highlight_step must be in 0..{n_tgt - 1}, got {highlight_step}")

@@ -43,7 +43,7 @@ def explore_heatmap(
     zmax: float | None = None,
     max_width: int | None = None,
 ) -> go.Figure:
-    """:func:`attnviz.plots.alignment_heatmap` (selectable) with a plot area tall enough for its
+    """:func:`attnviz.plots.alignment_heatmap` with a plot area tall enough for its
     colour bar; ``zmin``/``zmax`` put several maps on one scale;
     ``max_width`` shrinks the (square) cells so that the figure fits a column that wide."""
     fig = alignment_heatmap(al, values, zmin=zmin, zmax=zmax, title=title)
@@ -74,8 +74,8 @@ def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell:
         margin={"b": bottom},
     )
     for trace in fig.data:
-        if trace.type == "scatter" and trace.name in ("cells", "gold"):
-            trace.marker.size = cell * (0.8 if trace.name == "gold" else 1)
+        if trace.type == "scatter" and trace.name == "gold":
+            trace.marker.size = cell * 0.8
 
 
 TITLE_PX, MIN_TITLE_PX, CHAR_EM, TITLE_LINE_PX = 17, 11, 0.58, 20  # title font sizes; a character's width (em)
@@ -299,9 +299,7 @@ def attribution_heatmap(values: np.ndarray, al: Alignment, title: str, max_width
         z=z, zmin=-m, zmax=m, zmid=None, colorscale=DIVERGING_SCALE, colorbar={"title": {"text": "attribution"}}
     )
     src, tgt = display_tokens(al.source_tokens), display_tokens(al.target_tokens)
-    cells = next((t for t in fig.data if t.name == "cells"), None)
-    text = [f"{tgt[t]} ← {src[s]}<br>attribution {z[t, s]:+.4f}<br>attention {al.weights[t, s]:.3f}"
-            for t in range(z.shape[0]) for s in range(z.shape[1])]  # fmt: skip
-    if cells is not None:
-        cells.update(text=text, hovertemplate="%{text}<extra></extra>")
+    text = [[f"{tgt[t]} ← {src[s]}<br>attribution {z[t, s]:+.4f}<br>attention {al.weights[t, s]:.3f}"
+             for s in range(z.shape[1])] for t in range(z.shape[0])]  # fmt: skip
+    heat.update(text=text, customdata=None, hovertemplate="%{text}<extra></extra>")
     return fig

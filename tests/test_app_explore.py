@@ -60,9 +60,10 @@ def test_first_load_shows_the_example_alignment(app_env):
     assert at.text_input(key="explore_text").value == EXAMPLE
     assert ticks(spec) == tokens_of(EXAMPLE)
     assert spec["layout"]["xaxis"]["tickvals"] == list(range(len(tokens_of(EXAMPLE))))  # "the" x3 kept apart
-    cells = next(t for t in spec["data"] if t["type"] == "scatter" and t.get("name") == "cells")
-    assert "source [0]: the" in cells["text"][0] and "target [0]" in cells["text"][0]  # tokens as text,
-    assert "weight: %{customdata[0]" in cells["hovertemplate"] and "score: %{customdata[1]" in cells["hovertemplate"]
+    heat = next(t for t in spec["data"] if t["type"] == "heatmap")  # its own hover, no click layer over it
+    assert "source [0]: the" in heat["text"][0][0] and "target [0]" in heat["text"][0][0]  # tokens as text,
+    assert "weight: %{z" in heat["hovertemplate"] and "score: %{customdata" in heat["hovertemplate"]  # numbers
+    assert [t["type"] for t in spec["data"]] == ["heatmap"]
     latex = [e.value for e in at.get("latex")]
     assert latex and any(r"\mathrm{softmax}" in line for line in latex)  # the default cell's math panel
     assert not at.error

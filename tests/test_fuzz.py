@@ -474,11 +474,9 @@ def shown(tokens: list[str]) -> list[str]:
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(alignments(), plot_tokens, st.booleans(), st.sampled_from(["weights", "scores"]), st.integers(0, 5))
-def test_plots_escape_tokens(al: Alignment, title: str, selectable: bool, values: str, step: int) -> None:
+def test_plots_escape_tokens(al: Alignment, title: str, hover: bool, values: str, step: int) -> None:
     """Tick labels and hovers of every ``plots`` figure show the tokens escaped, losslessly."""
-    fig = plots.alignment_heatmap(
-        al, values, show_gold=[(0, 0)], highlight_step=0, selectable=selectable, title=title or None
-    )
+    fig = plots.alignment_heatmap(al, values, show_gold=[(0, 0)], highlight_step=0, hover=hover, title=title or None)
     check_escaped(fig)
     assert [html.unescape(t) for t in fig.layout.xaxis.ticktext] == shown(al.source_tokens)
     assert [html.unescape(t) for t in fig.layout.yaxis.ticktext] == shown(al.target_tokens)

@@ -9,7 +9,7 @@ import pytest
 from attnviz.errors import InputError
 from attnviz.plots import (
     alignment_heatmap,
-    clicked_cell,
+    cell_hover,
     context_heatmap,
     context_projection,
     display_tokens,
@@ -85,8 +85,8 @@ def test_repeated_tokens_keep_separate_columns():
 
 def test_html_tokens_escaped_in_ticks_and_hover():
     al = make_alignment(["<script>alert(1)</script>", "<b>bold</b>", "a&b"], ["<i>x</i>", "ok"])
-    for selectable in (True, False):
-        fig = alignment_heatmap(al, selectable=selectable)
+    for values in ("weights", "scores"):
+        fig = alignment_heatmap(al, values)
         ticks = list(fig.layout.xaxis.ticktext) + list(fig.layout.yaxis.ticktext)
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in ticks
         assert "&lt;b&gt;bold&lt;/b&gt;" in ticks
@@ -105,23 +105,22 @@ def test_display_tokens_space_emoji_and_empty():
     fig.to_json()
 
 
-def test_selection_layer_one_marker_per_cell_on_top():
+def test_the_heatmap_carries_its_own_hover_and_no_click_layer():
     al = make_alignment(["a", "b", "c"], ["x", "y", "z", "w"])
     fig = alignment_heatmap(al, show_gold=[(0, 0), (1, 2)])
-    layer = fig.data[-1]
-    assert layer.type == "scatter" and layer.mode == "markers"
-    assert layer.marker.symbol == "square"
-    assert len(layer.x) == 5 * 4
-    cells = {(int(y), int(x)) for x, y in zip(layer.x, layer.y, strict=True)}
-    assert cells == {(t, s) for t in range(5) for s in range(4)}
-    k = 2 * 4 + 3  # row-major: t=2, s=3
-    assert layer.customdata[k][0] == pytest.approx(al.weights[2, 3]) and "target [2]" in layer.text[k]
-    assert clicked_cell([{"x": 3, "y": 2, "point_index": k}]) == (2, 3)
-    assert clicked_cell([{"x": 0.7, "y": 2}]) is None and clicked_cell([]) is None
-    assert heatmaps(fig)[0].hoverinfo == "skip"  # hover lives on the layer that is clicked
+    assert [t.type for t in fig.data] == ["heatmap", "scatter"]  # the gold links; clicks go to the heatmap
+    heat = heatmaps(fig)[0]
+    assert np.shape(heat.text) == np.shape(heat.customdata) == np.shape(al.weights)  # [tgt, src]
+    assert "target [2]" in heat.text[2][3] and "source [3]" in heat.text[2][3]
+    assert heat.customdata[2][3] == pytest.approx(al.scores[2, 3])  # the score under the weights map
+    assert "weight: %{z:.3f}" in heat.hovertemplate and "score: %{customdata:.3f}" in heat.hovertemplate
+    scores = heatmaps(alignment_heatmap(al, "scores"))[0]
+    assert scores.customdata[2][3] == pytest.approx(al.weights[2, 3]) and "score: %{z:.3f}" in scores.hovertemplate
+    assert heatmaps(alignment_heatmap(al, hover=False))[0].hoverinfo == "skip"
     gold = next(t for t in fig.data if t.name == "gold")
     assert list(gold.x) == [0, 1] and list(gold.y) == [0, 2]
-    assert not any(t.name == "cells" for t in alignment_heatmap(al, selectable=False).data)
+    text, other, template = cell_hover(al)
+    assert text.shape == other.shape == np.shape(al.weights) and template.endswith("<extra></extra>")
 
 
 def test_minus_inf_scores_are_blank():

@@ -1,8 +1,8 @@
 // The clicked cell, drawn in the browser (data from attnviz.cursor.cursor_data).
 // A click on any Explore heatmap outlines that cell on every map of the view and writes its
-// weight and score here at once; Streamlit's own selection event still reruns the server's
-// fragment, whose math panel follows. The figures never change on a click, so they are not
-// re-sent or redrawn.
+// weight and score here at once, then sends the cell to the server as a trigger; the server's
+// fragment rerun answers with the math panel. The figures never change on a click, so they are
+// not re-sent or redrawn, and they need no invisible click layer of their own.
 
 const HOOKS = new WeakMap(); // plotly graph div -> its listeners, so a re-render replaces them
 
@@ -80,7 +80,10 @@ function hook(state) {
     gd.on("plotly_click", (event) => {
       if (HOOKS.get(gd) !== state) return;
       const point = (event.points || []).find((p) => Number.isInteger(p.x) && Number.isInteger(p.y));
-      if (point) show(state, [point.y, point.x]);
+      if (point) {
+        show(state, [point.y, point.x]);
+        state.setTriggerValue("cell", [point.y, point.x]); // the server answers with the math panel
+      }
     });
     const redraw = () => {
       const index = state.data.charts.indexOf(key);
@@ -93,10 +96,11 @@ function hook(state) {
   });
 }
 
-export default function ({ data, parentElement, key }) {
+export default function ({ data, parentElement, key, setTriggerValue }) {
   const state = STATES.get(key) || {};
   STATES.set(key, state);
   state.data = data;
+  state.setTriggerValue = setTriggerValue;
   state.readout = parentElement.querySelector(".attnviz-readout");
   if (state.readout) state.readout.style.setProperty("--cell", data.color);
   const render = (state.render || 0) + 1;

@@ -3,6 +3,7 @@ score at once (``cursor.js``); the numbers come from :func:`attnviz.cursor.curso
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -23,6 +24,19 @@ _cursor = st.components.v2.component(
 )
 
 
-def cell_cursor(panels: dict[str, Alignment], cell: tuple[int, int], chart_keys: dict[str, str], key: str) -> None:
-    """Mount the cursor for these maps (one ``chart_keys`` entry per panel) at ``cell``."""
-    _cursor(key=key, data=cursor_data(panels, cell, chart_keys), height="content")
+def cell_cursor(
+    panels: dict[str, Alignment],
+    cell: tuple[int, int],
+    chart_keys: dict[str, str],
+    key: str,
+    on_click: Callable[[tuple[int, int]], None],
+) -> None:
+    """Mount the cursor for these maps (one ``chart_keys`` entry per panel) at ``cell``;
+    ``on_click((t, s))`` runs before the rerun a click on a map starts."""
+
+    def clicked() -> None:
+        cell = (st.session_state.get(key) or {}).get("cell")
+        if isinstance(cell, list) and len(cell) == 2 and all(isinstance(v, int) for v in cell):
+            on_click((cell[0], cell[1]))
+
+    _cursor(key=key, data=cursor_data(panels, cell, chart_keys), height="content", on_cell_change=clicked)

@@ -43,7 +43,7 @@ def beam_view(panels: Panels, beam: int, image_format: str) -> None:
             st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"explore_nbest_table_{name}")
             for k, h in enumerate(al.hypotheses[:3]):
                 with st.expander(f"#{k + 1} · log p = {h.log_prob:.3f}", expanded=k == 0):
-                    fig = alignment_heatmap(h, selectable=False)
+                    fig = alignment_heatmap(h)
                     chart(fig, f"explore_nbest_{name}_{k}", image_format, f"beam-{k + 1}-{name}")
     st.caption(
         r"Beam search keeps the $k$ best partial translations by $\log p(y_{1..t} \mid x)$ and ranks the finished"

@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz.display import common_steps
-from attnviz.plots import clicked_cell, context_heatmap, context_projection, plot_config, step_bar
+from attnviz.plots import context_heatmap, context_projection, plot_config, step_bar
 from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
 from attnviz.plots_explore import align_tops, context_bar, coverage_bar, explore_heatmap, step_animation
 from attnviz.trace import Alignment
@@ -25,15 +25,9 @@ LOCAL_NOTE = (
 )
 
 
-def chart(fig, key: str, image_format: str, name: str, on_click=None) -> None:
-    """``st.plotly_chart`` at the figure's own size, zoom and pan on, a PNG/SVG download button;
-    ``on_click(key)`` runs before the rerun that a click on a cell starts."""
-    config = plot_config(f"attnviz-{name}", image_format)
-    if on_click is not None:
-        st.plotly_chart(fig, key=key, on_select=lambda: on_click(key), selection_mode="points", width="content",
-                        config=config)  # fmt: skip
-    else:
-        st.plotly_chart(fig, key=key, width="content", config=config)
+def chart(fig, key: str, image_format: str, name: str) -> None:
+    """``st.plotly_chart`` at the figure's own size, zoom and pan on, a PNG/SVG download button."""
+    st.plotly_chart(fig, key=key, width="content", config=plot_config(f"attnviz-{name}", image_format))
 
 
 def columns(panels: Panels) -> list:
@@ -59,13 +53,9 @@ def current_cell(panels: Panels) -> tuple[int, int]:
     return min(max(int(t), 0), n_tgt - 1), min(max(int(s), 0), n_src - 1)
 
 
-def _take_click(key: str) -> None:
-    """A click on a chart's cell becomes the current cell, before the rerun (one rerun per click)."""
-    event = st.session_state.get(key)
-    points = (event or {}).get("selection", {}).get("points", []) if hasattr(event, "get") else []
-    cell = clicked_cell(points)
-    if cell is not None:
-        st.session_state[CELL_KEY] = cell
+def _store_cell(cell: tuple[int, int]) -> None:
+    """A click on a map (sent by the cursor) becomes the current cell, before the fragment's rerun."""
+    st.session_state[CELL_KEY] = cell
 
 
 @st.fragment
@@ -91,8 +81,8 @@ def heatmap_view(
     keys = {name: f"explore_heat_{values}_{name}" for name in panels}
     for col, name, fig in zip(columns(panels), panels, figs, strict=True):
         with col:
-            chart(fig, keys[name], image_format, f"{values}-{name}", on_click=_take_click)
-    cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}")
+            chart(fig, keys[name], image_format, f"{values}-{name}")
+    cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}", on_click=_store_cell)
     if rule:
         st.caption(escape_markdown(rule))
     if values == "weights":

@@ -125,7 +125,7 @@ def draw(snap: JobSnapshot) -> None:
     st.plotly_chart(training_curves(snap.steps + valid), key="train_curves")
     if snap.probe is not None:
         title = f"Probe after epoch {len(snap.epochs)}"
-        st.plotly_chart(alignment_heatmap(snap.probe, selectable=False, title=title), key="train_probe_map")
+        st.plotly_chart(alignment_heatmap(snap.probe, title=title), key="train_probe_map")
         st.caption("Each row is a target token, each column a source token: watch the diagonal (or the "
                    "task's pattern) emerge as the model learns where to look.")  # fmt: skip
 
