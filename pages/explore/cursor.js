@@ -81,8 +81,9 @@ function hook(state) {
       if (HOOKS.get(gd) !== state) return;
       const point = (event.points || []).find((p) => Number.isInteger(p.x) && Number.isInteger(p.y));
       if (point) {
-        show(state, [point.y, point.x]);
-        state.setTriggerValue("cell", [point.y, point.x]); // the server answers with the math panel
+        state.pending = { cell: [point.y, point.x], at: Date.now() };
+        show(state, state.pending.cell);
+        state.setTriggerValue("cell", state.pending.cell); // the server answers with the math panel
       }
     });
     const redraw = () => {
@@ -105,7 +106,12 @@ export default function ({ data, parentElement, key, setTriggerValue }) {
   if (state.readout) state.readout.style.setProperty("--cell", data.color);
   const render = (state.render || 0) + 1;
   state.render = render;
-  show(state, data.cell);
+  // an answer to an earlier click must not move the outline back from a newer one still on its way
+  const pending = state.pending;
+  const same = pending && pending.cell[0] === data.cell[0] && pending.cell[1] === data.cell[1];
+  const waiting = pending && !same && Date.now() - pending.at < 2000;
+  if (!waiting) state.pending = null;
+  show(state, waiting ? pending.cell : data.cell);
   hook(state);
   // the charts mount and re-plot on their own schedule: look for new ones for 3 s
   let tries = 0;
