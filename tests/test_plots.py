@@ -343,3 +343,15 @@ def test_side_by_side_maps_start_at_one_height():
     assert wrapped.layout.height == before[id(wrapped)][1]  # the taller one is unchanged
     grown = short.layout.height - before[id(short)][1]
     assert grown == short.layout.margin.t - before[id(short)][0] > 0  # the plot area keeps its size
+
+
+def test_attribution_map_hover_names_the_attribution_and_the_attention():
+    from attnviz.plots_explore import attribution_heatmap
+
+    al = make_alignment(["a", "b"], ["x", "y"])
+    values = np.arange(np.size(al.weights), dtype=float).reshape(np.shape(al.weights)) - 2  # [tgt, src]
+    heat = heatmaps(attribution_heatmap(values, al, "ig"))[0]
+    assert heat.customdata is None and heat.hovertemplate == "%{text}<extra></extra>"
+    assert np.shape(heat.text) == np.shape(al.weights)
+    text = heat.text[1][2]
+    assert f"attribution {values[1, 2]:+.4f}" in text and f"attention {al.weights[1, 2]:.3f}" in text
