@@ -4,7 +4,7 @@
 // fragment rerun answers with the math panel. The figures never change on a click, so they are
 // not re-sent or redrawn, and they need no invisible click layer of their own.
 
-const HOOKS = new WeakMap(); // plotly graph div -> its listeners, so a re-render replaces them
+const HOOKS = new WeakMap(); // plotly graph div -> the cursor state its listeners serve (hooked once)
 
 function fmt(v) {
   return v === null ? "−∞ (outside the local window)" : v.toFixed(3);
