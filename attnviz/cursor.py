@@ -24,9 +24,15 @@ DECIMALS = 3  # what the readout (and the hover) shows: rounding twice could dif
 def _rounded(matrix: np.ndarray) -> list[list[float | None]]:
     """Rows of a ``[tgt, src]`` matrix as JSON numbers; ``None`` where it is not finite
     (raw scores outside a local window are −∞)."""
-    values = np.asarray(matrix, dtype=np.float64)
-    rounded = np.round(values, DECIMALS)
-    return [[float(v) if np.isfinite(v) else None for v in row] for row in rounded]
+    rounded = np.round(np.asarray(matrix, dtype=np.float64), DECIMALS)
+    return np.where(np.isfinite(rounded), rounded, None).tolist()
+
+
+def has_cell(al: Alignment, t: int, s: int) -> bool:
+    """Whether ``al``'s map has the cell ``(t, s)`` (a shorter translation lacks the longer one's
+    last rows)."""
+    n_tgt, n_src = np.shape(al.weights)
+    return 0 <= t < n_tgt and 0 <= s < n_src
 
 
 def cursor_data(panels: Mapping[str, Alignment], cell: tuple[int, int], chart_keys: Mapping[str, str]) -> dict:
@@ -41,8 +47,8 @@ def cursor_data(panels: Mapping[str, Alignment], cell: tuple[int, int], chart_ke
     missing = [name for name in panels if name not in chart_keys]
     if missing:
         raise InputError(f"No chart key for panel(s) {missing}: pass one key per panel.")
-    sizes = [np.shape(al.weights) for al in panels.values()]  # [tgt, src] each
-    if t < 0 or s < 0 or not any(t < n_tgt and s < n_src for n_tgt, n_src in sizes):
+    if not any(has_cell(al, t, s) for al in panels.values()):
+        sizes = [np.shape(al.weights) for al in panels.values()]  # [tgt, src] each
         raise InputError(f"Cell (t={t}, s={s}) is outside every map ({sizes}): clamp it first.")
     out = []
     for name, al in panels.items():

@@ -121,17 +121,17 @@ def hover_text(al: Alignment) -> list[list[str]]:
             for t, row in enumerate(np.asarray(al.weights, dtype=np.float64))]  # fmt: skip
 
 
-def cell_hover(al: Alignment, values: str = "weights") -> tuple[np.ndarray, np.ndarray, str]:
+def cell_hover(al: Alignment, values: str = "weights") -> tuple[np.ndarray, np.ndarray | None, str]:
     """A heatmap's hover: ``text`` ``[tgt, src]`` naming both tokens, ``customdata`` ``[tgt, src]``
     with the matrix the map does not show (scores under weights, weights under scores), and the
     template with which the browser formats both numbers. Numpy arrays: Plotly neither validates
     nor re-encodes them cell by cell. Where a local window leaves −∞ scores (JSON has none), the
-    numbers are written into the text instead (:func:`hover_text`)."""
+    numbers are written into the text instead (:func:`hover_text`) and no ``customdata`` is sent."""
     alignment_matrix(al, values)  # checks ``values``
     weights = np.asarray(al.weights, dtype=np.float64)  # [tgt, src]
     scores = np.asarray(al.scores, dtype=np.float64)  # [tgt, src]
     if not np.isfinite(scores).all():
-        return np.array(hover_text(al)).reshape(weights.shape), np.zeros_like(weights), "%{text}<extra></extra>"
+        return np.array(hover_text(al)).reshape(weights.shape), None, "%{text}<extra></extra>"
     if values == "weights":
         other, numbers = scores, "weight: %{z:.3f}<br>score: %{customdata:.3f}"
     else:

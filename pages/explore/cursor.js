@@ -10,6 +10,11 @@ function fmt(v) {
   return v === null ? "−∞ (outside the local window)" : v.toFixed(3);
 }
 
+// a cell on the longer of two translations has no row in the shorter one's map
+function inPanel(panel, t, s) {
+  return t < panel.target.length && s < panel.source.length;
+}
+
 function chartDiv(key) {
   return document.querySelector(`.st-key-${CSS.escape(key)} .js-plotly-plot`);
 }
@@ -36,9 +41,7 @@ function outline(gd, cell, color, panel) {
   const right = Math.min(x[1], xa._offset + xa._length);
   const top = Math.max(y[0], ya._offset);
   const bottom = Math.min(y[1], ya._offset + ya._length);
-  // a cell on the longer of two translations has no row in the shorter one's map
-  const inMap = t < panel.target.length && s < panel.source.length;
-  const visible = inMap && right - left >= 2 && bottom - top >= 2;
+  const visible = inPanel(panel, t, s) && right - left >= 2 && bottom - top >= 2;
   box.style.display = visible ? "block" : "none";
   if (!visible) return;
   Object.assign(box.style, {
@@ -55,7 +58,7 @@ function readoutText(data, cell) {
   return data.panels
     .map((p) => {
       const who = data.panels.length > 1 ? `${p.name}: ` : "";
-      if (t >= p.target.length || s >= p.source.length) return `${who}no step t=${t} (${p.target.length} steps)`;
+      if (!inPanel(p, t, s)) return `${who}no step t=${t} (${p.target.length} steps)`;
       return `${who}t=${t} “${p.target[t]}” ← s=${s} “${p.source[s]}”, weight ${fmt(p.weights[t][s])}, score ${fmt(p.scores[t][s])}`;
     })
     .join("\n"); // one line a panel (white-space: pre-line)

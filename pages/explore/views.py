@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from attnviz.cursor import has_cell
 from attnviz.display import common_steps
 from attnviz.plots import context_heatmap, context_projection, plot_config, step_bar
 from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
@@ -39,11 +40,6 @@ def _grid(panels: Panels) -> tuple[int, int]:
     """``(target steps, source tokens)`` of the largest panel: a cell clicked on the longer of two
     translations stays where it was clicked, and the shorter one says it has no such step."""
     return tuple(max(np.shape(al.weights)[k] for al in panels.values()) for k in (0, 1))
-
-
-def _has_cell(al: Alignment, t: int, s: int) -> bool:
-    n_tgt, n_src = np.shape(al.weights)
-    return t < n_tgt and s < n_src
 
 
 def current_cell(panels: Panels) -> tuple[int, int]:
@@ -109,7 +105,7 @@ def heatmap_view(
         with col:
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**")
-            if _has_cell(panels[name], t, s):
+            if has_cell(panels[name], t, s):
                 show_math(translators[name], decoded[name], t, s, f"explore_cell_{values}_{name}")
             else:
                 st.caption(f"This translation has {len(panels[name].target_tokens)} steps: no step t={t} here.")
@@ -121,7 +117,7 @@ def _set_cell(key_t: str, key_s: str) -> None:
 
 def _cell_boxes(panels: Panels, cell: tuple[int, int], values: str) -> tuple[int, int]:
     """The outlined cell as two number boxes (arrow keys step through rows and columns)."""
-    al = next(a for a in panels.values() if _has_cell(a, *cell))  # the longer decode has it
+    al = next(a for a in panels.values() if has_cell(a, *cell))  # the longer decode has it
     n_tgt, n_src = _grid(panels)
     key_t, key_s = f"explore_cell_t_{values}", f"explore_cell_s_{values}"
     st.session_state[key_t], st.session_state[key_s] = cell
