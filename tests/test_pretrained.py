@@ -18,7 +18,21 @@ pytestmark = pytest.mark.skipif(not ENTRIES, reason="no shipped models (pretrain
 def test_every_recipe_has_a_model_and_the_folder_fits_120_mb():
     recipes = {p.stem for p in (catalog.PRETRAINED_DIR / "recipes").glob("*.json")}
     assert {e["name"] for e in ENTRIES} == recipes
-    assert sum(p.stat().st_size for p in catalog.PRETRAINED_DIR.rglob("*") if p.is_file()) < 120 * 2**20
+    # the issue's "120 MB" read strictly, in decimal megabytes (120 MiB would allow 5.8 MB more)
+    assert sum(p.stat().st_size for p in catalog.PRETRAINED_DIR.rglob("*") if p.is_file()) <= 120 * 10**6
+
+
+def test_the_models_of_one_multi30k_pair_share_one_recipe_but_score_and_style():
+    """Issue 13: one recipe and one budget per language pair, so the leaderboard compares scores and
+    styles (the guided twin adds its guidance on top)."""
+    by_task: dict[str, set[str]] = {}
+    for e in (e for e in ENTRIES if e["task"].startswith("multi30k")):
+        recipe = Recipe.from_file(catalog.PRETRAINED_DIR / "recipes" / f"{e['name']}.json").to_dict()
+        recipe.pop("guided", None)
+        model = {k: v for k, v in recipe["model"].items() if k not in ("score", "style")}
+        rest = {k: v for k, v in recipe.items() if k not in ("name", "model")}
+        by_task.setdefault(e["task"], set()).add(json.dumps({**rest, "model": model}, sort_keys=True))
+    assert len(by_task) == 3 and all(len(r) == 1 for r in by_task.values()), {t: len(r) for t, r in by_task.items()}
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["name"])
@@ -64,10 +78,12 @@ def test_quality_targets_of_the_built_in_tasks():
 
 def test_multi30k_models_report_test_and_valid_bleu_for_every_pair_and_style():
     multi30k = {e["name"]: e for e in ENTRIES if e["task"].startswith("multi30k")}
+    # en-de and en-fr: additive, general and dot, each in both decoder styles (issue 13; de-en's other
+    # five wait in pretrained/recipes/queued/ for room in the folder)
     assert {(e["task"], e["score"], e["style"]) for e in multi30k.values()} >= {
         ("multi30k-de-en", "additive", "bahdanau"),
-        *(("multi30k-en-de", s, y) for s, y in (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))),
-        *(("multi30k-en-fr", s, y) for s in ("additive", "general", "dot") for y in ("bahdanau", "luong")),
+        *((f"multi30k-{pair}", s, y) for pair in ("en-de", "en-fr") for s in ("additive", "general", "dot")
+          for y in ("bahdanau", "luong")),
     }  # fmt: skip
     for name, e in multi30k.items():
         m = e["metrics"]
@@ -76,10 +92,12 @@ def test_multi30k_models_report_test_and_valid_bleu_for_every_pair_and_style():
         assert 0 < m["bleu_cased"] <= m["bleu"] + 0.5 and m["valid"]["n"] == 1014, name
         assert e["train_seconds"] <= 2 * 3600, name  # rebuildable within one sitting on a 2-core CPU
         assert e["hardware"], name
-    # the issue's targets (test_2016_flickr, case-insensitive): de-en >= 36, best en-de >= 32, best en-fr >= 48
+    # the issues' targets (test_2016_flickr, case-insensitive): the de-en headline (additive/Bahdanau)
+    # >= 36.17 (issue 13: at or above the figure it had), best en-de >= 32, best en-fr >= 48
+    assert multi30k["multi30k-de-en-additive-bahdanau"]["metrics"]["bleu"] >= 36.17
     best = {t: max(e["metrics"]["bleu"] for e in multi30k.values() if e["task"] == t) for t in
-            ("multi30k-de-en", "multi30k-en-de", "multi30k-en-fr")}  # fmt: skip
-    assert best["multi30k-de-en"] >= 36 and best["multi30k-en-de"] >= 32 and best["multi30k-en-fr"] >= 48, best
+            ("multi30k-en-de", "multi30k-en-fr")}  # fmt: skip
+    assert best["multi30k-en-de"] >= 32 and best["multi30k-en-fr"] >= 48, best
 
 
 def test_readme_leaderboard_matches_the_manifest():

@@ -1,0 +1,42 @@
+"""Where a toy-fr model's argmax links land against the gold source word (README, "What the table
+shows"): on it, one or two source words ahead of it (the word the decoder is about to translate),
+or elsewhere. Forced decoding on the first 200 test pairs; target words with sure links only.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/lookahead.py toy-fr-additive-bahdanau toy-fr-additive-luong
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from attnviz import catalog, metrics
+from attnviz.data import load_corpus
+
+
+def lookahead(name: str, n_pairs: int = 200) -> dict[str, float]:
+    """Shares of a model's argmax links that hit the gold word, sit 1-2 words ahead, or elsewhere."""
+    translator = catalog.load(name)
+    pairs = load_corpus("toy-fr", n_train=10000, n_valid=500, n_test=500, seed=0).test[:n_pairs]
+    counts = {"hit": 0, "ahead": 0, "other": 0}
+    for pair in pairs:
+        al = translator.align(pair.source, pair.target)
+        gold: dict[int, set[int]] = {}
+        for i, j in pair.sure:  # (source, target)
+            gold.setdefault(j, set()).add(i)
+        for i, j in metrics.alignment_links(al, len(pair.source_tokens), len(pair.target_tokens)):
+            if j in gold:
+                kind = "hit" if i in gold[j] else "ahead" if any(0 < i - g <= 2 for g in gold[j]) else "other"
+                counts[kind] += 1
+    total = sum(counts.values())
+    return {k: round(v / total, 3) for k, v in counts.items()} | {"links": total}
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    for model in sys.argv[1:] or ["toy-fr-additive-bahdanau"]:
+        print(model, lookahead(model), flush=True)
