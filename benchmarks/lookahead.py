@@ -1,6 +1,7 @@
 """Where a toy-fr model's argmax links land against the gold source word (README, "What the table
 shows"): on it, one or two source words ahead of it (the word the decoder is about to translate),
-or elsewhere. Forced decoding on the first 200 test pairs; target words with sure links only.
+or elsewhere. Forced decoding on the first 200 pairs of the model's own test split; target words with sure links
+only.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/lookahead.py toy-fr-additive-bahdanau toy-fr-additive-luong
 """
@@ -15,13 +16,13 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz import catalog, metrics
-from attnviz.data import load_corpus
+from attnviz.evaluate import own_pairs
 
 
 def lookahead(name: str, n_pairs: int = 200) -> dict[str, float]:
     """Shares of a model's argmax links that hit the gold word, sit 1-2 words ahead, or elsewhere."""
     translator = catalog.load(name)
-    pairs = load_corpus("toy-fr", n_train=10000, n_valid=500, n_test=500, seed=0).test[:n_pairs]
+    pairs = own_pairs(translator, n=n_pairs)  # the test split the model was trained and measured on
     counts = {"hit": 0, "ahead": 0, "other": 0}
     for pair in pairs:
         al = translator.align(pair.source, pair.target)
