@@ -69,6 +69,7 @@ def write_manifest(folder: Path = PRETRAINED_DIR, check=None) -> list[dict]:
                 "epochs": meta.get("epochs_run"),
                 "precision": meta.get("precision") or "fp32",
                 "hardware": meta.get("hardware"),
+                "device": meta.get("device") or "cpu",  # where it trained (checkpoints before the field: CPUs)
                 "recipe": f"recipes/{path.stem}.json",
                 "size_bytes": path.stat().st_size,
             }

@@ -15,11 +15,8 @@ CHECK_PAIRS = 40
 
 
 def recipe_path(name: str) -> Path:
-    """A shipped model's recipe file: the queued one (``pretrained/recipes/queued/``: its model is not
-    trained yet, or is to be retrained with it; it moves up to ``recipes/`` with the committed
-    model) where there is one, else ``pretrained/recipes/NAME.json``."""
-    queued = PRETRAINED_DIR / "recipes" / "queued" / f"{name}.json"
-    return queued if queued.exists() else PRETRAINED_DIR / "recipes" / f"{name}.json"
+    """A shipped model's recipe file, ``pretrained/recipes/NAME.json``."""
+    return PRETRAINED_DIR / "recipes" / f"{name}.json"
 
 
 def _corpus(meta: dict):

@@ -2,7 +2,6 @@
 
     python pretrained/build.py                 # every recipe whose checkpoint is missing
     python pretrained/build.py dates-dot-luong # just these (retrained even if present)
-    python pretrained/build.py multi30k-en-de-dot-bahdanau  # a queued recipe (recipes/queued/): not shipped yet
     python pretrained/build.py --manifest      # only rewrite manifest.json from the checkpoints
     python pretrained/build.py --remeasure multi30k-de-en-additive-bahdanau  # new metrics, same weights
     python -m attnviz leaderboard --write-readme   # then the README's table from the manifest
@@ -58,7 +57,7 @@ def main() -> int:
             metrics = remeasure(Recipe.from_file(recipe_path(name)), HERE / f"{name}.safetensors")
             print(f"{name}: {metrics} in {time.perf_counter() - start:.0f} s", flush=True)
     elif not args.manifest:
-        recipes = sorted((HERE / "recipes").glob("*.json")) + sorted((HERE / "recipes" / "queued").glob("*.json"))
+        recipes = sorted((HERE / "recipes").glob("*.json"))
         if args.names:
             recipes = [recipe_path(n) for n in args.names]
         else:
