@@ -51,7 +51,8 @@ def write_manifest(folder: Path = PRETRAINED_DIR, check=None) -> list[dict]:
     ``check(file) -> dict``, when given, adds each model's small-sample metrics under "check".
     """
     entries = []
-    for path in sorted(folder.glob(f"*{SUFFIX}")):
+    # by name, so a variant (NAME-guided) follows its base model, which is then its slot's default
+    for path in sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: p.stem):
         header = read_header(path)
         meta, cfg = header.get("meta", {}), header["config"]
         entries.append(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from attnviz import siblings
+from attnviz import catalog, siblings
 from attnviz.attention import SCORES
 
 pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
@@ -146,3 +146,14 @@ def test_attribution_view_mirrors_the_weights_heatmap(app_env):
     assert {"attention's first", "attribution's first", "Spearman", "IG delta"} <= set(table.columns)
     at.segmented_control(key="explore_attr_method").set_value("occlusion").run()
     assert not at.exception and "occlusion" in titles(at)[0].lower()
+
+
+def test_a_slot_with_a_shipped_variant_opens_on_the_base_model():
+    """de-en ships additive/Bahdanau twice (plain and guided): the plain one is the slot's default,
+    and the guided twin stays a choice in the checkpoint box."""
+    models = [m for m in catalog.list_models() if m["source"] == "pretrained"]
+    pair = siblings.matches(models, "multi30k-de-en", "additive", "bahdanau")
+    assert [m["name"] for m in pair] == ["multi30k-de-en-additive-bahdanau", "multi30k-de-en-additive-bahdanau-guided"]
+    assert siblings.slots(models, "multi30k-de-en")["additive", "bahdanau"].entry["name"] == pair[0]["name"]
+    luong = next(m for m in models if m["name"] == "multi30k-de-en-additive-luong")
+    assert siblings.sibling(models, luong, "bahdanau")["name"] == "multi30k-de-en-additive-bahdanau"
