@@ -110,9 +110,13 @@ def _wrap_title(fig: go.Figure) -> None:
 
 def align_tops(figs: list[go.Figure]) -> list[go.Figure]:
     """Maps shown side by side get the largest top margin of them all, so that their plot areas
-    start at one height (a title wrapped onto more lines pushes down only its own map)."""
+    start at one height (a title wrapped onto more lines pushes down only its own map), and their
+    titles the smallest font of them all, so that a longer name does not look like a lesser map."""
     top = max((f.layout.margin.t or 0 for f in figs), default=0)
+    size = min((f.layout.title.font.size or TITLE_PX for f in figs), default=TITLE_PX)
     for fig in figs:
+        if (fig.layout.title.font.size or TITLE_PX) != size:
+            fig.update_layout(title_font_size=size)
         extra = top - (fig.layout.margin.t or 0)
         if extra:
             fig.update_layout(margin={"t": top}, height=fig.layout.height + extra)

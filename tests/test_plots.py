@@ -343,6 +343,18 @@ def test_side_by_side_maps_start_at_one_height():
     assert wrapped.layout.height == before[id(wrapped)][1]  # the taller one is unchanged
     grown = short.layout.height - before[id(short)][1]
     assert grown == short.layout.margin.t - before[id(short)][0] > 0  # the plot area keeps its size
+    assert short.layout.title.font.size == wrapped.layout.title.font.size  # one title size side by side
+
+
+def test_side_by_side_titles_share_the_smaller_font():
+    from attnviz.plots_explore import align_tops, explore_heatmap
+
+    al = make_alignment(list("abcdefghij"), list("xyz"))
+    long, short = (explore_heatmap(al, "weights", f"multi30k-de-en-general-{s} · general / {s}", max_width=420)
+                   for s in ("bahdanau", "luong"))  # fmt: skip
+    assert long.layout.title.font.size < (short.layout.title.font.size or 17)  # fitted to its width alone
+    align_tops([long, short])
+    assert long.layout.title.font.size == short.layout.title.font.size
 
 
 def test_attribution_map_hover_names_the_attribution_and_the_attention():
