@@ -37,8 +37,23 @@ def _warm_up() -> None:
         log.warning("warm-up at server start failed", exc_info=True)
 
 
+def _route_every_page_through_app() -> None:
+    """Until a session's script first calls ``st.navigation``, Streamlit treats a ``pages/`` folder
+    beside app.py as an old-style multipage app: a fresh server's first visit to ``/evaluate`` ran
+    ``pages/evaluate.py`` alone, without this frame (no page config, no library, no Train page in
+    its navigation), and so did every reload until someone opened ``/``. Say at server start that
+    this app routes its pages itself, which the first ``st.navigation`` call would say anyway."""
+    try:
+        from streamlit.runtime.pages_manager import PagesManager  # internal: the pinned version has it
+    except ImportError:
+        logging.getLogger("attnviz").warning("could not turn off the pages/ folder routing; open / first")
+        return
+    PagesManager.uses_pages_directory = False
+
+
 @contextlib.asynccontextmanager
 async def _server_lifespan(_app):
+    _route_every_page_through_app()
     threading.Thread(target=_warm_up, name="attnviz-warm-up", daemon=True).start()
     yield
 

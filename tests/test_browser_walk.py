@@ -255,3 +255,24 @@ def test_a_click_outlines_its_cell_on_both_maps_at_once(server):
         moved = page.evaluate(OUTLINE_JS, [t, 0])
         assert all(o is None or o < 2 for o in moved), (moved, page.evaluate(OUTLINE_JS, [t, s]))
         browser.close()
+
+
+def test_a_first_visit_to_a_page_url_opens_it_inside_the_app(server):
+    """A fresh server's first visitor following a link to /evaluate (or reloading it after a
+    restart) gets the page inside the app, with its navigation, not Streamlit's pages/-folder
+    fallback, which ran pages/evaluate.py without app.py and listed no Train page."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(f"{server}/evaluate")
+        page.get_by_role("heading", name="Evaluate").wait_for(timeout=WAIT_MS)
+        settle(page, 500)
+        links = page.locator("[data-testid=stSidebarNav] a").all_text_contents()
+        app_pages = ["Explore", "Compare", "Train", "Data", "Evaluate", "Learn"]
+        assert len(links) == len(app_pages), links
+        assert all(name in link for name, link in zip(app_pages, links, strict=True)), links
+        page.goto(f"{server}/train")
+        page.get_by_role("heading", name="Train a model").wait_for(timeout=WAIT_MS)
+        browser.close()
