@@ -36,7 +36,7 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from attnviz import plots, plots_compare, plots_data, plots_explore
+from attnviz import plots, plots_compare, plots_context, plots_data, plots_explore
 from attnviz.data import corpora
 from attnviz.data.pairs import Corpus
 from attnviz.data.spec import load_corpus
@@ -481,8 +481,8 @@ def test_plots_escape_tokens(al: Alignment, title: str, hover: bool, values: str
     assert [html.unescape(t) for t in fig.layout.xaxis.ticktext] == shown(al.source_tokens)
     assert [html.unescape(t) for t in fig.layout.yaxis.ticktext] == shown(al.target_tokens)
     check_escaped(plots.step_bar(al, step % len(al.target_tokens)))
-    check_escaped(plots.context_heatmap(al))
-    check_escaped(plots.context_projection(al))
+    check_escaped(plots_context.context_heatmap(al))
+    check_escaped(plots_context.context_projection(al))
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

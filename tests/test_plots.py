@@ -10,8 +10,6 @@ from attnviz.errors import InputError
 from attnviz.plots import (
     alignment_heatmap,
     cell_hover,
-    context_heatmap,
-    context_projection,
     display_tokens,
     plot_config,
     step_bar,
@@ -23,6 +21,7 @@ from attnviz.plots_compare import (
     entropy_plot,
     js_plot,
 )
+from attnviz.plots_context import context_heatmap, context_projection
 from attnviz.plots_data import gold_heatmap, length_histogram, training_curves
 from attnviz.plots_explore import coverage_bar
 from attnviz.trace import Alignment

@@ -8,8 +8,9 @@ import streamlit as st
 
 from attnviz.cursor import has_cell
 from attnviz.display import common_steps
-from attnviz.plots import context_heatmap, context_projection, plot_config, step_bar
+from attnviz.plots import plot_config, step_bar
 from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
+from attnviz.plots_context import context_heatmap, context_projection
 from attnviz.plots_explore import align_tops, context_bar, coverage_bar, explore_heatmap, step_animation
 from attnviz.trace import Alignment
 from pages.explore.cursor import cell_cursor
