@@ -79,11 +79,22 @@ def tick_angle(tokens: list[str], cell_px: int) -> int:
     return -60 if cell_px >= 18 else -90
 
 
-def label_px(tokens: list[str], angle: int) -> int:
+TICK_PX, MIN_TICK_PX, MIN_CELL_PX = 12, 10, 12  # tick font: Plotly's default, the smallest kept; cells
+FULL_CELL_PX = 16  # the narrowest cell whose upright labels can be full size
+
+
+def tick_px(cell_px: int) -> int:
+    """The tick label font for cells this wide: a label rotated upright is a line of text wide, 1.4
+    times its font in Chromium, so that many fit in a cell (a pixel of slack), from Plotly's 12 px
+    down to 10 px (still legible)."""
+    return int(np.clip((cell_px + 1) // 1.4, MIN_TICK_PX, TICK_PX))
+
+
+def label_px(tokens: list[str], angle: int, font_px: int = TICK_PX) -> int:
     """Room a tick label column or row needs, in pixels."""
     longest = max((len(t) for t in tokens), default=1)
     slant = {0: 0.0, -60: 0.87, -90: 1.0}.get(angle, 1.0)
-    return int(20 + longest * 7 * slant) + (0 if angle else 20)
+    return int(20 + longest * 7 * font_px / TICK_PX * slant) + (0 if angle else 20)
 
 
 # -- the alignment heatmap -------------------------------------------------------------------
@@ -291,10 +302,11 @@ def alignment_heatmap(
 # -- per-step views and context vectors ------------------------------------------------------
 
 
-def step_bar(al: Alignment, t: int) -> go.Figure:
+def step_bar(al: Alignment, t: int, max_width: int | None = None) -> go.Figure:
     """The softmax over source tokens at step ``t`` (bars) and the raw scores (line, right axis).
 
     For local attention the window ``[p_t - D, p_t + D]`` is shaded and ``p_t`` marked.
+    ``max_width`` narrows the bars (and their labels) so that the figure fits a column that wide.
     """
     n_tgt, n_src = np.shape(al.weights)
     if not 0 <= t < n_tgt:
@@ -321,8 +333,10 @@ def step_bar(al: Alignment, t: int) -> go.Figure:
             annotation_yshift=-18,
         )
     cell = cell_size(n_src, lo=14)
-    angle = tick_angle(al.source_tokens, cell)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle)
+    if max_width is not None:
+        cell = max(MIN_CELL_PX, min(cell, (max_width - 160) // max(n_src, 1)))
+    angle, font = tick_angle(al.source_tokens, cell), tick_px(cell)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font)
     fig.update_xaxes(range=[-0.5, n_src - 0.5])
     fig.update_yaxes(title_text="weight", range=[0, 1.05], secondary_y=False)
     fig.update_yaxes(title_text="raw score", showgrid=False, secondary_y=True)
@@ -330,8 +344,8 @@ def step_bar(al: Alignment, t: int) -> go.Figure:
     apply_template(fig)
     fig.update_layout(
         title={"text": f"Step {t}: {target}", "y": 0.98, "yanchor": "top", "yref": "container"},
-        width=max(520, 160 + n_src * cell),
-        height=330 + label_px(al.source_tokens, angle),
+        width=max(160 + n_src * cell, min(520, max_width or 520)),
+        height=330 + label_px(al.source_tokens, angle, font),
         margin={"t": 95},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},
         bargap=0.15,

@@ -17,7 +17,9 @@ from plotly.subplots import make_subplots
 from attnviz.errors import InputError
 from attnviz.plots import (
     DIVERGING_SCALE,
+    FULL_CELL_PX,
     GOLD_COLOR,
+    MIN_CELL_PX,
     TITLE_PAD_PX,
     UNKNOWN_COLOR,
     alignment_heatmap,
@@ -26,6 +28,7 @@ from attnviz.plots import (
     display_tokens,
     label_px,
     tick_angle,
+    tick_px,
     unknown_flags,
 )
 from attnviz.plots_compare import compare_heatmaps
@@ -57,22 +60,41 @@ def explore_heatmap(
     return fig
 
 
-def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell: int = 14) -> None:
-    """Shrink a heatmap's square cells so that the figure is at most ``max_width`` pixels wide."""
+BAR_UNDER_PX = 64  # the height a colour bar takes under a map
+
+
+def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell: int = MIN_CELL_PX) -> None:
+    """Shrink a heatmap's square cells so that the figure is at most ``max_width`` pixels wide (a
+    wider one would be squeezed by the browser, labels and all), and its labels with them. Where
+    that makes the cells smaller than full-size labels, the colour bar moves under the map and
+    gives its width to the cells."""
     margin = fig.layout.margin
     fixed_w = fig.layout.width - n_src * _cell_px(fig, n_src)
-    cell = max(min_cell, min(_cell_px(fig, n_src), (max_width - fixed_w) // max(n_src, 1)))
-    fixed_h = fig.layout.height - n_tgt * _cell_px(fig, n_src)
+    natural = _cell_px(fig, n_src)
+    cell = min(natural, (max_width - fixed_w) // max(n_src, 1))
+    under = cell < FULL_CELL_PX
+    if under:  # the plot area: the width less the row labels (Plotly's automargin) and the right margin
+        rows = [html.unescape(t) for t in fig.layout.yaxis.ticktext or []]
+        fixed_w = max(margin.l, 10 + max(map(len, rows), default=1) * 7) + margin.r + 10
+        cell = min(FULL_CELL_PX, (max_width - fixed_w) // max(n_src, 1))  # upright labels, as beside
+    cell = max(min_cell, cell)
+    fixed_h = fig.layout.height - n_tgt * natural
     tokens = list(fig.layout.xaxis.ticktext or [])
-    angle = tick_angle(tokens, cell)
-    bottom = label_px(tokens, angle)
+    angle, font = tick_angle(tokens, cell), tick_px(cell)
+    bottom = label_px(tokens, angle, font)
     fixed_h += bottom - margin.b
-    fig.update_xaxes(tickangle=angle)
-    fig.update_layout(
-        width=fixed_w + n_src * cell,
-        height=max(fixed_h + n_tgt * cell, margin.t + bottom + MIN_PLOT_PX),
-        margin={"b": bottom},
-    )
+    fig.update_xaxes(tickangle=angle, tickfont_size=font)
+    fig.update_yaxes(tickfont_size=font)
+    height = max(fixed_h + n_tgt * cell, margin.t + bottom + MIN_PLOT_PX)
+    if under:
+        plot_h = height - margin.t - bottom
+        for trace in fig.data:
+            if trace.type == "heatmap":
+                trace.colorbar.update(orientation="h", x=0.45, xanchor="center", y=max(-2.0, -(bottom + 6) / plot_h),
+                                      yanchor="top", thickness=12, len=0.75, title_side="right")  # fmt: skip
+        height += BAR_UNDER_PX
+    bottom += BAR_UNDER_PX if under else 0
+    fig.update_layout(width=fixed_w + n_src * cell, height=height, margin={"b": bottom})
     for trace in fig.data:
         if trace.type == "scatter" and trace.name == "gold":
             trace.marker.size = cell * 0.8

@@ -12,6 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SHORT = "the cat eats ."  # 5 tokens with <eos>
 LONG = " ".join(["the black cat eats the apple ."] * 6)[:-2] + " ."  # about 40 tokens
+MEDIUM = " ".join(["the black cat eats the apple ."] * 3)  # 22 tokens with <eos>
 SIZES = [(1280, 720), (1920, 1080)]
 TITLES = {"Compare": "Compare attention", "Data": "Data", "Evaluate": "Evaluate", "Learn": "How attention works"}
 
@@ -143,6 +144,13 @@ def test_toggle_journey_and_no_overlaps_on_any_page(server, tmp_path):
         settle(page)
         found += problems(page, "1280x720 Explore 40 tokens")
         assert page.locator("text=Traceback").count() == 0
+        page.goto(  # Both on a 22-token sentence: two maps in columns of 394 px, labels upright and apart
+            f"{server}/?task=toy-fr&score=general&style=both&text={MEDIUM.replace(' ', '+')}",
+            wait_until="domcontentloaded",
+        )
+        page.locator(".js-plotly-plot .heatmaplayer").nth(1).wait_for(timeout=WAIT_MS)
+        settle(page)
+        found += problems(page, "1280x720 Explore Both 22 tokens")
         browser.close()
     assert not found, "\n".join(found[:30])
 

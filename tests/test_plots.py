@@ -366,3 +366,26 @@ def test_attribution_map_hover_names_the_attribution_and_the_attention():
     assert np.shape(heat.text) == np.shape(al.weights)
     text = heat.text[1][2]
     assert f"attribution {values[1, 2]:+.4f}" in text and f"attention {al.weights[1, 2]:.3f}" in text
+
+
+def test_narrow_cells_get_smaller_upright_labels_that_do_not_overlap():
+    """Both's two maps share a 1280-px page (columns of 394 px): where full-size labels would not
+    fit, the colour bar moves under the map to give the cells its width, and the labels shrink with
+    the cells (2 px under them, 12 down to 10 px), so upright labels do not print over each other."""
+    from attnviz.plots import MIN_TICK_PX, TICK_PX, step_bar
+    from attnviz.plots_explore import explore_heatmap
+
+    sentence = "zwei junge männer in orangefarbenen westen reparieren mit schweren werkzeugen eine schiene neben"
+    words = [*sentence.split(), "einer", "belebten", "kreuzung", "."]
+    al = make_alignment(words, ["two", "young", "men", "repair", "a", "rail"])
+    wide = explore_heatmap(al, "weights", "m", max_width=860)
+    assert wide.layout.xaxis.tickfont.size == TICK_PX and wide.data[0].colorbar.orientation is None  # beside
+    narrow = explore_heatmap(al, "weights", "m", max_width=390)
+    assert narrow.layout.width <= 390 and narrow.data[0].colorbar.orientation == "h"  # under the map
+    assert narrow.layout.xaxis.tickangle == -90
+    assert MIN_TICK_PX <= narrow.layout.xaxis.tickfont.size == narrow.layout.yaxis.tickfont.size <= TICK_PX
+    longer = explore_heatmap(make_alignment(words * 2, ["two", "men"]), "weights", "m", max_width=390)
+    assert longer.layout.xaxis.tickfont.size == MIN_TICK_PX  # 35 columns: the smallest labels
+    bars = step_bar(al, 0, max_width=390)
+    assert bars.layout.width <= 390 and bars.layout.xaxis.tickfont.size < TICK_PX
+    assert step_bar(al, 0).layout.xaxis.tickfont.size == TICK_PX  # unconstrained: full-size labels

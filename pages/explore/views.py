@@ -20,7 +20,7 @@ from pages.shared.state import write_url
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
-BOTH_WIDTH, ONE_WIDTH = 430, 860  # px: two maps side by side, or one, fit the page at 1280 px wide
+BOTH_WIDTH, ONE_WIDTH = 390, 860  # px: two maps side by side (columns of 394 px), or one, fit the page at 1280 px
 LOCAL_NOTE = (
     r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = t$; local-p predicts"
     r" $p_t = S\,\sigma(v_p^\top \tanh(W_p h_t))$ and multiplies by a Gaussian, $\sigma = D/2$); other cells are 0."
@@ -144,11 +144,12 @@ def _step_slider(n_steps: int) -> int:
 def step_view(panels: Panels, image_format: str) -> None:
     """One step at a time for every panel with one slider, then the browser-side animation."""
     t = _step_slider(min(len(al.target_tokens) for al in panels.values()))
+    width = BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
         with col:
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**: step {t} writes “{escape_markdown(al.target_tokens[t])}”")
-            chart(step_bar(al, t), f"explore_step_bar_{name}", image_format, f"step-{t}-{name}")
+            chart(step_bar(al, t, max_width=width), f"explore_step_bar_{name}", image_format, f"step-{t}-{name}")
             chart(context_bar(al, t), f"explore_step_context_{name}", image_format, f"context-{t}-{name}")
             if al.positions is not None:
                 st.markdown(rf"Predicted centre $p_{{{t}}} = {float(al.positions[t]):.3f}$, $D = {al.window}$.")
