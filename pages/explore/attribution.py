@@ -9,7 +9,7 @@ import streamlit as st
 
 from attnviz.attribution import MAX_SOURCE_TOKENS, attribute
 from attnviz.plots_explore import attribution_heatmap
-from pages.explore.views import BOTH_WIDTH, ONE_WIDTH, Panels, chart, columns
+from pages.explore.views import Panels, chart, columns, panel_width
 from pages.shared.common import escape_markdown, load_model, user_errors
 
 METHODS = {"ig": "Integrated gradients", "gxi": "Gradient × input", "occlusion": "Occlusion (one token)"}
@@ -31,8 +31,7 @@ def attribution_view(panels: Panels, versions: dict[str, tuple[str, float]], tex
             with st.spinner(f"{METHODS[method]} for {name}…"), user_errors():
                 attr = cached_attribution(*versions[name], text, method)
             title = f"{name}: {attr.method_name}"
-            width = BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
-            fig = attribution_heatmap(attr.values, attr.alignment, title, max_width=width)
+            fig = attribution_heatmap(attr.values, attr.alignment, title, max_width=panel_width(panels))
             chart(fig, f"explore_attribution_{name}", image_format, f"attribution-{name}")
             st.markdown(escape_markdown(attr.summary()))
             rows = [

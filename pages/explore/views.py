@@ -37,6 +37,11 @@ def columns(panels: Panels) -> list:
     return [st.container()] if len(panels) == 1 else list(st.columns(len(panels), gap="medium"))
 
 
+def panel_width(panels: Panels) -> int:
+    """The widest figure a panel's column holds at 1280 px: the page, or half of it in Both."""
+    return BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
+
+
 def _grid(panels: Panels) -> tuple[int, int]:
     """``(target steps, source tokens)`` of the largest panel: a cell clicked on the longer of two
     translations stays where it was clicked, and the shorter one says it has no such step."""
@@ -72,7 +77,7 @@ def heatmap_view(
     cell = current_cell(panels)
     # the figures do not depend on the cell, so a click re-sends and redraws none of them: the
     # cursor outlines the cell in the browser and shows its numbers before the server answers
-    width = BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
+    width = panel_width(panels)
     figs = align_tops([explore_heatmap(al, values, titles[name], zmin, zmax, max_width=width)
                        for name, al in panels.items()])  # fmt: skip
     keys = {name: f"explore_heat_{values}_{name}" for name in panels}
@@ -144,7 +149,7 @@ def _step_slider(n_steps: int) -> int:
 def step_view(panels: Panels, image_format: str) -> None:
     """One step at a time for every panel with one slider, then the browser-side animation."""
     t = _step_slider(min(len(al.target_tokens) for al in panels.values()))
-    width = BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
+    width = panel_width(panels)
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
         with col:
             if len(panels) > 1:
