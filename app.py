@@ -26,11 +26,11 @@ def _warm_up() -> None:
     log = logging.getLogger("attnviz")
     try:
         import pages.shared.boot  # noqa: F401  (see boot.py)
-        from attnviz import warm
         from attnviz.errors import AttnvizError
+        from attnviz.server import front_page
 
         try:
-            warm.front_page()
+            front_page()
         except AttnvizError as e:  # e.g. a broken checkpoint: the page says so when it is opened
             log.warning("warm-up at server start skipped the front model: %s", e)
     except Exception:  # never keep the server from serving; the first session will say what is wrong

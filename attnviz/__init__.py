@@ -10,21 +10,15 @@ The public API::
     cell = attnviz.cell_numbers(model, al, t=0, s=2)     # every number of one cell, from the parameters
 """
 
-from attnviz.attention import SCORES, Attention, Score, register
-from attnviz.attribution import Attribution, attribute
-from attnviz.catalog import list_models, load
-from attnviz.cellmath import CellMath, cell_numbers, latex_lines
-from attnviz.checkpoint import load_checkpoint, save
-from attnviz.config import ModelConfig, pick_device
-from attnviz.data.spec import TASKS, load_corpus
-from attnviz.devices import available_devices, bf16_supported
+from attnviz.data import TASKS, load_corpus
+from attnviz.decoding import Alignment, Translator
+from attnviz.devices import available_devices, bf16_supported, pick_device
 from attnviz.errors import AttnvizError, CheckpointError, ConfigError, DataError, InputError
-from attnviz.evaluate import Evaluation, evaluate
-from attnviz.model import Seq2Seq, build_model
-from attnviz.recipe import Recipe, run_recipe
-from attnviz.trace import Alignment
-from attnviz.train import Progress, TrainConfig, build_translator, fit
-from attnviz.translator import Translator
+from attnviz.evaluation import Evaluation, evaluate
+from attnviz.explain import Attribution, CellMath, attribute, cell_numbers, latex_lines
+from attnviz.model import SCORES, Attention, ModelConfig, Score, Seq2Seq, build_model, register
+from attnviz.store import list_models, load, load_checkpoint, save
+from attnviz.training import Progress, Recipe, TrainConfig, build_translator, fit, run_recipe
 
 __all__ = [
     "SCORES",

@@ -12,6 +12,7 @@ the same two epochs was 25.00 in bf16 against 24.71 in float32.
 from __future__ import annotations
 
 import contextlib
+import os
 import platform
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def available_devices() -> list[str]:
 
 def check_device_name(name: str) -> None:
     """Raise ConfigError unless ``name`` is one of cpu, cuda, cuda:N, mps, auto (availability is
-    checked later, by :func:`training_device`, on the machine that trains)."""
+    checked later, by :func:`pick_device`, on the machine that trains)."""
     if name == "auto":
         return
     try:
@@ -44,11 +45,13 @@ def check_device_name(name: str) -> None:
     except (RuntimeError, TypeError):
         kind = None
     if kind not in ("cpu", "cuda", "mps"):
-        raise ConfigError(f"cannot train on device {name!r}; use one of {', '.join(DEVICES)}")
+        raise ConfigError(f"unknown device {name!r}; use one of {', '.join(DEVICES)}")
 
 
-def training_device(name: str = "cpu") -> torch.device:
-    """The torch device for ``name``: ``"auto"`` is the first GPU (CUDA, then Apple MPS), else the CPU."""
+def pick_device(name: str | None = "auto") -> torch.device:
+    """The torch device for ``name`` (cpu, cuda, cuda:N, mps): ``"auto"`` or None is the first GPU
+    (CUDA, then Apple MPS), else the CPU. The one place attnviz chooses a device."""
+    name = name or "auto"
     check_device_name(name)
     available = available_devices()
     if name == "auto":
@@ -141,3 +144,22 @@ def describe(device: torch.device) -> str:
         return f"Apple MPS GPU ({platform.machine()})"
     threads = torch.get_num_threads()
     return f"{_cpu_name()} CPU, {threads} thread{'s' if threads > 1 else ''}"
+
+
+def server_threads() -> int:
+    """Torch threads per decoding thread in the app: ``$ATTNVIZ_THREADS``, default 1.
+
+    Each Streamlit session decodes in its own thread; models are small and decoding runs at
+    batch 1, where extra intra-op threads gain little and, with several sessions at once,
+    oversubscribe the cores (8 sessions x 2 threads on 2 cores).
+    """
+    try:
+        return max(1, int(os.environ.get("ATTNVIZ_THREADS", "1")))
+    except ValueError:
+        return 1
+
+
+def use_server_threads() -> None:
+    """Apply :func:`server_threads` to the calling thread (``torch.set_num_threads`` is per thread)."""
+    if torch.get_num_threads() != server_threads():
+        torch.set_num_threads(server_threads())

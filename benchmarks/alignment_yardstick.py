@@ -3,7 +3,7 @@
 1. toy-fr (500 test pairs with sure/possible gold): AER of eflomal (trained on the 10,000 train
    pairs plus the test pairs) and of every shipped toy-fr model's attention, forced through the
    reference: ``evaluate`` (the token argmax, a step on ``<eos>`` gets no link, as
-   ``attnviz evaluate`` reports) and ``attnviz.extract`` (``<eos>`` hidden, argmax and threshold).
+   ``attnviz evaluate`` reports) and ``attnviz.links.extract`` (``<eos>`` hidden, argmax and threshold).
 2. Multi30k test_2016_flickr (1,000 pairs, no gold): precision/recall/F1 of the de-en model's
    attention (argmax, and grow-diag-final with the en-de model as the reverse direction) taking
    eflomal's grow-diag-final-and links (trained on train + test) as the reference.
@@ -27,9 +27,10 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import attnviz
-from attnviz import eflomal_align, metrics
 from attnviz.data.tokenize import Tokenizer
-from attnviz.extract import align_corpus
+from attnviz.evaluation import metrics
+from attnviz.links import eflomal as eflomal_align
+from attnviz.links.extract import align_corpus
 
 EFLOMAL_METHODS = ("forward", "reverse", "intersection", "grow-diag-final-and", "grow-diag-final")
 DE_EN, EN_DE = "multi30k-de-en-additive-bahdanau", "multi30k-en-de-additive-bahdanau"
@@ -48,7 +49,7 @@ def toy_fr() -> dict:
     out = {"n": len(test), "eflomal": {}, "attention": {}}
     for method in EFLOMAL_METHODS:
         start = time.perf_counter()
-        links = eflomal_align.align(pairs, train, method=method)
+        links = eflomal_align.run_eflomal(pairs, train, method=method)
         out["eflomal"][method] = {**counts(links, sure, possible), "seconds": round(time.perf_counter() - start, 1)}
     models = [m["name"] for m in attnviz.list_models() if m["task"] == "toy-fr" and m["source"] == "pretrained"]
     for name in models:
@@ -75,7 +76,7 @@ def multi30k_reference():
     test = [(words(p.source), words(p.target)) for p in corpus.test]
     train = [(words(p.source), words(p.target)) for p in corpus.train]
     start = time.perf_counter()
-    reference = eflomal_align.align(test, train, method="grow-diag-final-and")
+    reference = eflomal_align.run_eflomal(test, train, method="grow-diag-final-and")
     facts = {"n": len(test), "n_train": len(train), "eflomal_seconds": round(time.perf_counter() - start, 1)}
     return corpus, test, reference, facts
 

@@ -27,10 +27,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
-from attnviz import catalog, load_corpus, metrics
-from attnviz.attribution import METHODS, attribute
-from attnviz.checkpoint import read_header
+from attnviz import load_corpus
 from attnviz.errors import InputError
+from attnviz.evaluation import metrics
+from attnviz.explain.attribution import METHODS, attribute
+from attnviz.store import catalog, pretrained_dir
+from attnviz.store.checkpoint import read_header
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,7 +41,7 @@ def models(tasks: list[str]) -> list[tuple[str, str, Path]]:
     """(name, task, path) of the shipped models of these tasks: the manifest's, then any
     checkpoint in pretrained/ named after a task that the manifest does not list yet."""
     found = {m["name"]: (m["task"], Path(m["path"])) for m in catalog.list_models() if m["source"] == "pretrained"}
-    for path in sorted(catalog.PRETRAINED_DIR.glob("*.safetensors")):
+    for path in sorted(pretrained_dir().glob("*.safetensors")):
         task = next((t for t in tasks if path.stem.startswith(f"{t}-")), None)
         found.setdefault(path.stem, (task, path))
     return [(name, task, path) for name, (task, path) in sorted(found.items()) if task in tasks]

@@ -22,8 +22,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
-from attnviz import catalog
-from attnviz.attribution import METHODS, Forced, attribute
+from attnviz.explain.attribution import METHODS, Forced, attribute
+from attnviz.store import catalog
 
 SOURCE = "my dirty windows of my slow queen paint a clean book of the noisy soup with the fox."
 REFERENCE = "mes fenêtres sales de ma reine lente peignent un livre propre de la soupe bruyante avec le renard."

@@ -8,7 +8,7 @@ Every round times ``--steps`` training steps of each model in turn (after one wa
 round), so a burst of load on a shared machine hits all models alike. Reported per model:
 the median over rounds of target tokens per second (``batch * length`` / mean step time in
 the round) and the best round; ratios are of the medians. Translation is
-:func:`attnviz.decode.greedy` with its full trace, exactly 20 steps (see ``attnviz.bench``).
+:func:`attnviz.decoding.search.greedy` with its full trace, exactly 20 steps (see ``attnviz.training.bench``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from textbook import TextbookSeq2Seq
 
-from attnviz.bench import (
+from attnviz.data.vocab import PAD_ID
+from attnviz.model.seq2seq import build_model
+from attnviz.training.bench import (
     TRANSLATE_TOKENS,
     bench_config,
     percentile,
@@ -37,8 +39,6 @@ from attnviz.bench import (
     time_translation,
     training_loss,
 )
-from attnviz.data.vocab import PAD_ID
-from attnviz.model import build_model
 
 SIZES = {"batch": 64, "emb": 128, "hidden": 256, "length": 16, "vocab": 2000}
 TARGETS = {"additive_vs_textbook": 3.0, "luong_fast_vs_textbook": 6.0, "translate_ms_p50": 8.0}
@@ -47,7 +47,7 @@ TARGETS = {"additive_vs_textbook": 3.0, "luong_fast_vs_textbook": 6.0, "translat
 def build_contenders(seed: int = 0) -> dict:
     """name -> (forward, parameters, attnviz model or None, loss), all of the sizes in ``SIZES``.
 
-    attnviz models train with attnviz's loss (``attnviz.loss``), the textbook model with
+    attnviz models train with attnviz's loss (``attnviz.training.loss``), the textbook model with
     ``nn.CrossEntropyLoss``, as the tutorials write it; both compute the same numbers."""
     emb, hidden, length, vocab = SIZES["emb"], SIZES["hidden"], SIZES["length"], SIZES["vocab"]
     additive = build_model(bench_config("additive", "bahdanau", emb, hidden, length, vocab), seed).train()

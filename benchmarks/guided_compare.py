@@ -22,8 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attnviz import catalog, metrics
-from attnviz.extract import align_corpus
+from attnviz.evaluation import metrics
+from attnviz.links.extract import align_corpus
+from attnviz.store import catalog
 from benchmarks.alignment_yardstick import multi30k_reference
 
 

@@ -86,8 +86,9 @@ class DefaultModel:
 
 
 def load_default_model() -> DefaultModel:
-    """The model Explore opens on (attnviz.siblings' defaults), read in this process for the expected ticks."""
-    from attnviz import catalog, siblings
+    """The model Explore opens on (attnviz.server.siblings' defaults), read in this process for the expected ticks."""
+    from attnviz.server import siblings
+    from attnviz.store import catalog
 
     first = siblings.front_entry(catalog.list_models())
     translator = catalog.load(first["path"])
@@ -158,7 +159,7 @@ def server_env(tmp: Path, threads: int | None) -> dict[str, str]:
         "ATTNVIZ_MODELS": str(models),
         "ATTNVIZ_RERUN_LOG": str(tmp / "reruns.jsonl"),
     }
-    if threads is not None:  # the app's own knob: torch threads per session thread (attnviz/config.py)
+    if threads is not None:  # the app's own knob: torch threads per session thread (attnviz/devices.py)
         env["ATTNVIZ_THREADS"] = str(threads)
     return env
 
@@ -215,7 +216,7 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 def server_threads_report(env: dict[str, str]) -> dict[str, Any]:
     """How torch's thread count is set in the server (read from the same code the app runs)."""
-    from attnviz import config
+    from attnviz import devices as config
 
     saved = os.environ.get("ATTNVIZ_THREADS")
     os.environ.pop("ATTNVIZ_THREADS", None)
@@ -232,7 +233,7 @@ def server_threads_report(env: dict[str, str]) -> dict[str, Any]:
         "OMP_NUM_THREADS": env.get("OMP_NUM_THREADS"),
         "torch_threads_per_session_thread": per_session,
         "torch_threads_training_thread": 1,
-        "set_by": "attnviz/config.py use_server_threads(), called by pages/shared/common.py before decoding; "
+        "set_by": "attnviz/devices.py use_server_threads(), called by pages/shared/common.py before decoding; "
         "trainings get num_threads=1 from attnviz/jobs.py JobRegistry.submit",
     }
 

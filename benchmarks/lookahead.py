@@ -15,8 +15,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attnviz import catalog, metrics
-from attnviz.evaluate import own_pairs
+from attnviz.evaluation import metrics
+from attnviz.evaluation.evaluate import own_pairs
+from attnviz.store import catalog
 
 
 def lookahead(name: str, n_pairs: int = 200) -> dict[str, float]:

@@ -7,7 +7,7 @@ Run from the repository root::
 A dot/Luong model (emb 128, hidden 256) on random padded batches of 128 sentences of 8 to 25
 tokens with a 6,800-word target vocabulary (Multi30k en-fr at min_freq 2), label smoothing
 0.1. Each round times ``--steps`` steps with ``nn.CrossEntropyLoss`` plus a separate argmax
-for accuracy (what the trainer did before), then with :func:`attnviz.loss.smoothed_cross_entropy`
+for accuracy (what the trainer did before), then with :func:`attnviz.training.loss.smoothed_cross_entropy`
 (what it does now; the same loss and gradient, see tests/test_loss.py). Prints the median
 target tokens per second of each and the ratio.
 """
@@ -25,10 +25,10 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from attnviz.config import ModelConfig
 from attnviz.data.vocab import PAD_ID
-from attnviz.loss import smoothed_cross_entropy
-from attnviz.model import build_model
+from attnviz.model.config import ModelConfig
+from attnviz.model.seq2seq import build_model
+from attnviz.training.loss import smoothed_cross_entropy
 
 VOCAB, BATCH, SMOOTHING = 6800, 128, 0.1
 

@@ -1,6 +1,6 @@
 """Validation loss after the same number of steps in float32 and in bf16 mixed precision.
 
-Trains a recipe's model with ``attnviz.train.fit`` once per precision, from the same initial
+Trains a recipe's model with ``attnviz.training.fit.fit`` once per precision, from the same initial
 weights, batches and dropout masks, for ``--steps`` steps (the recipe's schedule spread over
 those steps, no time budget), and reports the validation loss after each epoch and at the
 end (evaluated in float32), with the training time. Needs the recipe's data (Multi30k:
@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz.data.spec import load_corpus
 from attnviz.devices import PRECISIONS
-from attnviz.recipe import Recipe
-from attnviz.train import TrainConfig, build_translator, fit
+from attnviz.training.fit import TrainConfig, build_translator, fit
+from attnviz.training.recipes import Recipe
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """Training throughput of a recipe's model on its real data (Multi30k: needs ../shared/data).
 
-Builds the model and batches exactly as ``attnviz.train.fit`` does (same bucketing, padding,
+Builds the model and batches exactly as ``attnviz.training.fit.fit`` does (same bucketing, padding,
 loss, clipping, Adam), runs ``--warmup`` steps untimed and then ``--steps`` timed ones, and
 reports real (non-padding) target tokens per second and the implied time of one epoch.
 
@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz.data.spec import load_corpus
 from attnviz.devices import PRECISIONS, autocast, training_precision
-from attnviz.guided_links import GuidedConfig, training_links
-from attnviz.recipe import Recipe
-from attnviz.train import _loss_and_accuracy, build_translator, make_batches
+from attnviz.training.fit import _loss_and_accuracy, build_translator, make_batches
+from attnviz.training.guided_links import GuidedConfig, training_links
+from attnviz.training.recipes import Recipe
 
 
 def main() -> None:

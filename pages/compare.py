@@ -5,13 +5,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from attnviz import metrics
-from attnviz.display import common_steps, for_reading
 from attnviz.errors import InputError
-from attnviz.plots import plot_config
-from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
-from attnviz.plots_data import gold_heatmap
-from attnviz.plots_explore import align_tops, explore_heatmap
+from attnviz.evaluation import aer, alignment_links, mean_entropy
+from attnviz.links import common_steps, for_reading
+from attnviz.plots import (
+    align_tops,
+    difference_heatmap,
+    entropy_plot,
+    explore_heatmap,
+    gold_heatmap,
+    js_plot,
+    plot_config,
+    shared_range,
+)
 from pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from pages.shared.data_ui import uploaded_pairs
 from pages.shared.model_ui import model_meta, pick_models, test_pairs
@@ -130,9 +136,9 @@ if pair is not None and pair.sure is not None:
     if target_of == "reference" and target.strip() == pair.target.strip():
         rows = []
         for name, al in aligned.items():
-            links = metrics.alignment_links(al, len(pair.source_tokens), len(pair.target_tokens))
-            rows.append({"model": name, "AER": round(metrics.aer([links], [pair.sure], [pair.possible or []]), 3),
-                         "mean entropy": round(metrics.mean_entropy(al), 3)})  # fmt: skip
+            links = alignment_links(al, len(pair.source_tokens), len(pair.target_tokens))
+            rows.append({"model": name, "AER": round(aer([links], [pair.sure], [pair.possible or []]), 3),
+                         "mean entropy": round(mean_entropy(al), 3)})  # fmt: skip
         st.dataframe(pd.DataFrame(rows), key="cmp_aer", hide_index=True)
         st.caption("AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), with A the argmax link of each target token "
                    "(attention on <eos> counts as no link). 0 is perfect.")  # fmt: skip

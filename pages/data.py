@@ -6,8 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.data import LEXICON, TASKS, pairs_frame, summarize
-from attnviz.plots import plot_config
-from attnviz.plots_data import gold_heatmap, length_histogram
+from attnviz.plots import gold_heatmap, length_histogram, plot_config
 from pages.shared.common import escape_markdown, user_errors
 from pages.shared.data_ui import cached_corpus, pick_data
 

@@ -5,14 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from attnviz import catalog
-from attnviz.evaluate import evaluate_checkpoints
-from attnviz.exports import csv_text
-from attnviz.leaderboard import KEYS as LEADERBOARD_KEYS
-from attnviz.leaderboard import attribution_records
-from attnviz.leaderboard import records as leaderboard_records
-from attnviz.plots import plot_config
-from attnviz.plots_data import metric_scatter
+from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_checkpoints, leaderboard_records
+from attnviz.plots import csv_text, metric_scatter, plot_config
+from attnviz.store import model_roots
 from pages.shared.common import escape_markdown, require_models
 
 COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer", "entropy"]
@@ -102,7 +97,7 @@ if submitted:
 
             paths = [by_name[name]["path"] for name in chosen]
             result = evaluate_checkpoints(paths, split=split, n=int(n), beam_size=int(beam),
-                                          roots=catalog.model_roots(), on_done=done)  # fmt: skip
+                                          roots=model_roots(), on_done=done)  # fmt: skip
             status.update(label=f"Evaluated {len(result.rows)} of {len(chosen)} model(s)", state="complete")
         for err in result.errors:
             st.warning(f"{escape_markdown(str(err['model']))}: {escape_markdown(err['error'])}")

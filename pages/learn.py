@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from attnviz import explain
-from attnviz.attention import SCORES
-from attnviz.plots_compare import encoder_attention_heatmaps
-from pages.shared.common import escape_markdown, get_model, list_models, user_errors
+from attnviz.explain import all_scores, parameter_rows, score_doc, score_formula, score_parameters, score_reading
+from attnviz.model import SCORES
+from attnviz.plots import encoder_attention_heatmaps
+from pages.shared.common import escape_markdown, get_model, session_models, user_errors
 from pages.shared.learn_ui import worked_example_section
 from pages.shared.model_ui import model_meta
 
@@ -23,7 +23,7 @@ worked_example_section()
 
 st.header("Score functions")
 with user_errors():
-    models = list_models()
+    models = session_models()
 entry = None
 if models:
     by_name = {m["name"]: m for m in models}
@@ -34,12 +34,12 @@ if entry is not None:
     with user_errors():
         translator = get_model(entry)
 cfg = translator.config if translator else None
-score = st.selectbox("Score function", explain.all_scores(), key="learn_score", persist_state="session",
-                     index=explain.all_scores().index(cfg.score) if cfg else 0)  # fmt: skip
-st.latex(explain.formula(score))
-st.markdown(explain.reads(score, cfg.style if cfg else "luong"))
+score = st.selectbox("Score function", all_scores(), key="learn_score", persist_state="session",
+                     index=all_scores().index(cfg.score) if cfg else 0)  # fmt: skip
+st.latex(score_formula(score))
+st.markdown(score_reading(score, cfg.style if cfg else "luong"))
 with st.expander("What the code says"):
-    st.code(explain.score_doc(score), language="text")
+    st.code(score_doc(score), language="text")
 if SCORES[score].needs_equal_dims:
     st.info(
         "This score compares the decoder state and the encoder annotation directly, so it needs both in one space "
@@ -49,8 +49,8 @@ if SCORES[score].needs_equal_dims:
         "no parameters, so it stays a pure dot product (the context still averages the full annotations)."
     )
 if cfg is not None:
-    shapes = explain.score_parameters(score, cfg.hidden_dim, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len)
-    rows = explain.parameter_rows(shapes)
+    shapes = score_parameters(score, cfg.hidden_dim, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len)
+    rows = parameter_rows(shapes)
     own = score == cfg.score
     name = escape_markdown(entry["name"])
     where = f"Parameters of {score} in {name}" if own else f"Parameters {score} would have at the sizes of {name}"

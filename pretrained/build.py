@@ -4,7 +4,7 @@
     python pretrained/build.py dates-dot-luong # just these (retrained even if present)
     python pretrained/build.py --manifest      # only rewrite manifest.json from the checkpoints
     python pretrained/build.py --remeasure multi30k-de-en-additive-bahdanau  # new metrics, same weights
-    python -m attnviz leaderboard --write-readme   # then the README's table from the manifest
+    python -m attnviz leaderboard --write docs/models.md   # then the docs table from the manifest
 
 Each model is trained with its recipe's seed, evaluated on its test split, and saved
 atomically (also after every epoch); a checkpoint without metrics counts as unfinished, and an
@@ -21,11 +21,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from attnviz.catalog import write_manifest  # noqa: E402
-from attnviz.checkpoint import read_header  # noqa: E402
 from attnviz.errors import CheckpointError  # noqa: E402
-from attnviz.recipe import Recipe, remeasure, run_recipe  # noqa: E402
-from attnviz.shipped import check_metrics, recipe_path  # noqa: E402
+from attnviz.evaluation.shipped import check_metrics, recipe_path  # noqa: E402
+from attnviz.store.catalog import write_manifest  # noqa: E402
+from attnviz.store.checkpoint import read_header  # noqa: E402
+from attnviz.training.recipes import Recipe, remeasure, run_recipe  # noqa: E402
 
 
 def _finished(path: Path) -> bool:

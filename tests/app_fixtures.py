@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from attnviz.checkpoint import save
 from attnviz.data.spec import load_corpus
-from attnviz.train import TrainConfig, build_translator, fit
+from attnviz.store.checkpoint import save
+from attnviz.training.fit import TrainConfig, build_translator, fit
 
 TINY = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 16, "dropout": 0.0}
 # (file name, task, score, style): toy-fr opens first (a real-language task would), on general, the
@@ -50,10 +50,8 @@ def app_env(app_models_dir, monkeypatch, tmp_path) -> Path:
     """``ATTNVIZ_MODELS`` set to the tiny models, shipped models hidden, Streamlit caches cleared."""
     import streamlit as st
 
-    from attnviz import catalog
-
     monkeypatch.setenv("ATTNVIZ_MODELS", str(app_models_dir))
-    monkeypatch.setattr(catalog, "MANIFEST", tmp_path / "no-manifest.json")
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
     st.cache_data.clear()
     return app_models_dir
 

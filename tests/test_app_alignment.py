@@ -13,8 +13,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from attnviz import catalog
-from attnviz.recipe import Recipe, run_recipe
+from attnviz.training.recipes import Recipe, run_recipe
 from tests.test_app_toggle import TEXT, start  # the app opened with session state
 
 pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
@@ -66,7 +65,7 @@ def subword_env(tmp_path_factory):
 @pytest.fixture
 def subword_app(subword_env, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("ATTNVIZ_MODELS", str(subword_env))
-    monkeypatch.setattr(catalog, "MANIFEST", tmp_path / "no-manifest.json")
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
     st.cache_data.clear()
 
 

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz.cellmath import cell_numbers, formula_for, latex_lines
-from attnviz.checkpoint import load_checkpoint
-from attnviz.exports import changed_steps, matrix_csv, replace_token
-from attnviz.plots import display_tokens
+from attnviz.explain.cellmath import cell_numbers, formula_for, latex_lines
+from attnviz.plots.exports import changed_steps, matrix_csv, replace_token
+from attnviz.plots.heatmap import display_tokens
+from attnviz.store.checkpoint import load_checkpoint
 
 pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env, media
 
@@ -263,7 +263,7 @@ def test_figure_download_format(app_env):
 
 
 def test_a_copied_unk_is_explained(app_env, monkeypatch):
-    from attnviz.trace import Alignment
+    from attnviz.decoding.trace import Alignment
 
     monkeypatch.setattr(Alignment, "unk_copies", lambda self: {0: 1})  # as if step 1 said <unk>
     at = start(**ADDITIVE)

@@ -10,8 +10,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from attnviz import catalog
-from attnviz.recipe import Recipe, run_recipe
+from attnviz.store import catalog
+from attnviz.training.recipes import Recipe, run_recipe
 from tests.test_app_toggle import APP
 from tests.test_jobs import tiny_recipe
 
@@ -30,7 +30,7 @@ def private_models(app_models_dir, tmp_path, monkeypatch):
     recipe = Recipe(**{**tiny_recipe("private", epochs=1).to_dict(), "data": f"{upload}?src=en&tgt=de"})
     run_recipe(recipe, folder / "private.safetensors", meta={"owner": "owner-session"})
     monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
-    monkeypatch.setattr(catalog, "MANIFEST", tmp_path / "no-manifest.json")
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
     st.cache_data.clear()
     return upload
 
@@ -63,7 +63,7 @@ def stranded_models(app_models_dir, tmp_path, monkeypatch):
     folder = tmp_path / "models"
     shutil.copytree(app_models_dir, folder)
     monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
-    monkeypatch.setattr(catalog, "MANIFEST", tmp_path / "no-manifest.json")
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
     st.cache_data.clear()
     for name in ("cut", "gone"):
         stranded_run(folder, name)

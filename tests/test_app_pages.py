@@ -15,8 +15,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from attnviz import catalog
-from attnviz.recipe import Recipe, run_recipe
+from attnviz.training.recipes import Recipe, run_recipe
 
 pytest_plugins = ["tests.app_fixtures"]  # media
 
@@ -35,17 +34,16 @@ def models_dir(tmp_path_factory):
         recipe = Recipe(name, "toy-fr", DATA, model={**TINY, "score": score, "style": style, **extra},
                         train={"epochs": 1, "batch_size": 32})  # fmt: skip
         run_recipe(recipe, folder / f"{name}.safetensors")
-    old = os.environ.get("ATTNVIZ_MODELS")
-    old_manifest = catalog.MANIFEST
+    old = {k: os.environ.get(k) for k in ("ATTNVIZ_MODELS", "ATTNVIZ_PRETRAINED")}
     os.environ["ATTNVIZ_MODELS"] = str(folder)
-    catalog.MANIFEST = folder / "no-manifest.json"
+    os.environ["ATTNVIZ_PRETRAINED"] = str(folder / "no-pretrained")
     st.cache_data.clear()
     yield folder
-    catalog.MANIFEST = old_manifest
-    if old is None:
-        os.environ.pop("ATTNVIZ_MODELS", None)
-    else:
-        os.environ["ATTNVIZ_MODELS"] = old
+    for key, value in old.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
     st.cache_data.clear()
 
 
@@ -236,7 +234,7 @@ def test_evaluate_csv_downloads_neutralise_model_names_a_spreadsheet_would_run(f
 
 
 def test_evaluate_shows_attention_against_attributions(tmp_path, monkeypatch):
-    from attnviz import leaderboard
+    from attnviz.evaluation import leaderboard
 
     results = {"models": {"toy-fr-dot-luong": {"task": "toy-fr", "pairs": 100, "aer": {"attention": 0.05, "ig": 0.3},
                                                "spearman": {"ig": 0.2}, "top1": {"ig": 0.6}}}}  # fmt: skip

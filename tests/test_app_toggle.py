@@ -7,8 +7,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from attnviz import catalog, siblings
-from attnviz.attention import SCORES
+from attnviz.model.scores import SCORES
+from attnviz.server import siblings
+from attnviz.store import catalog
 
 pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from attnviz import catalog, siblings, warm
+from attnviz.server import siblings, warm
+from attnviz.store import catalog
 
 pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
 

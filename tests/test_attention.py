@@ -5,8 +5,9 @@ import math
 import pytest
 import torch
 
-from attnviz.attention import SCORES, Attention, get_score
 from attnviz.errors import ConfigError
+from attnviz.model.attention import Attention
+from attnviz.model.scores import SCORES, get_score
 
 
 def _attention(score: str, q_dim: int = 2, k_dim: int = 2, **kw) -> Attention:

@@ -9,13 +9,13 @@ import pytest
 import torch
 from captum.attr import IntegratedGradients
 
-from attnviz import attribution
-from attnviz.attribution import Forced, attribute, spearman
-from attnviz.checkpoint import save
-from attnviz.cli import main
+from attnviz.cli.main import main
 from attnviz.data.vocab import UNK_ID
-from attnviz.decode import forced
+from attnviz.decoding.search import forced
 from attnviz.errors import InputError
+from attnviz.explain import attribution
+from attnviz.explain.attribution import Forced, attribute, spearman
+from attnviz.store.checkpoint import save
 from tests.conftest import tiny_translator
 
 SOURCE, REFERENCE = "a b c d", "d c b a"  # distinct tokens: changing one embedding row changes one position

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from attnviz.bench import TRANSLATE_TOKENS, add_arguments, run, run_bench
+from attnviz.cli.bench import add_arguments, run
 from attnviz.errors import ConfigError
+from attnviz.training.bench import TRANSLATE_TOKENS, run_bench
 
 TINY = {"batch": 2, "emb": 4, "hidden": 6, "length": 3, "vocab": 12, "steps": 2, "warmup": 1, "translate_runs": 2}
 

@@ -99,8 +99,9 @@ def shown(tokens: list[str]) -> list[str]:
 
 @functools.cache
 def default_model():
-    """The model the app opens on (attnviz.siblings' defaults) and its task."""
-    from attnviz import catalog, siblings
+    """The model the app opens on (attnviz.server.siblings' defaults) and its task."""
+    from attnviz.server import siblings
+    from attnviz.store import catalog
 
     entry = siblings.front_entry(catalog.list_models())
     return catalog.load(entry["path"]), siblings.task_of(entry)

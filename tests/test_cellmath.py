@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz import explain
-from attnviz.attention import SCORES
-from attnviz.catalog import PRETRAINED_DIR
-from attnviz.cellmath import CellMath, cell_numbers, formula_for, latex_lines, num, step, vector
-from attnviz.checkpoint import load_checkpoint
-from attnviz.config import STYLES
 from attnviz.errors import InputError
+from attnviz.explain import worked as explain
+from attnviz.explain.cellmath import CellMath, cell_numbers, formula_for, latex_lines, num, step, vector
+from attnviz.model.config import STYLES
+from attnviz.model.scores import SCORES
+from attnviz.store import pretrained_dir
+from attnviz.store.checkpoint import load_checkpoint
 from tests.conftest import reverse_corpus, tiny_translator
 
 LOCAL = ("local_m", "local_p")
@@ -30,7 +30,7 @@ TINY_SENTENCE = "a b c d e"
 def model(score: str, style: str, **options):
     """The shipped toy-fr model of this score and style, else a tiny untrained one (still training
     in the background, or never shipped): (translator, sentence)."""
-    path = PRETRAINED_DIR / f"toy-fr-{score.replace('_', '-')}-{style}.safetensors"
+    path = pretrained_dir() / f"toy-fr-{score.replace('_', '-')}-{style}.safetensors"
     if path.is_file() and not options:
         tr = load_checkpoint(path)
         return tr, tr.meta["example"]
@@ -227,7 +227,7 @@ def test_downloads_keep_every_entry():
 
 def test_the_csv_neutralises_labels_that_a_spreadsheet_would_run_and_keeps_numbers_exact():
     """A label from a registered score's terms may be any text: the CSV goes through the project's
-    one guard (``attnviz.exports.safe_cell``), while negative and infinite values stay numbers."""
+    one guard (``attnviz.plots.exports.safe_cell``), while negative and infinite values stay numbers."""
     steps = [
         step("=cmd|' /C calc'!A0", "x", -0.1),
         step("@SUM(1)", "x", [1 / 3, -2.5e-7]),
@@ -346,7 +346,7 @@ def test_worked_example_parameter_errors_say_what_to_type():
 
 
 def test_the_csv_guard_also_quotes_a_formula_behind_leading_spaces():
-    from attnviz.exports import safe_cell
+    from attnviz.plots.exports import safe_cell
 
     assert safe_cell("  =1+1") == "'  =1+1" and safe_cell(" @SUM(1)") == "' @SUM(1)"
     assert safe_cell("a = b") == "a = b" and safe_cell("la maison") == "la maison"

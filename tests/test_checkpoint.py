@@ -10,11 +10,11 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from attnviz import catalog, checkpoint
-from attnviz.checkpoint import _vocab_field, _vocab_from_field, load_checkpoint, read_header, save
-from attnviz.config import ModelConfig
 from attnviz.errors import CheckpointError
-from attnviz.model import Seq2Seq
+from attnviz.model.config import ModelConfig
+from attnviz.model.seq2seq import Seq2Seq
+from attnviz.store import catalog, checkpoint
+from attnviz.store.checkpoint import _vocab_field, _vocab_from_field, load_checkpoint, read_header, save
 
 from .conftest import tiny_translator
 
@@ -116,13 +116,13 @@ def test_sigkill_during_save_leaves_the_previous_file_intact(saved, tmp_path):
 import os, signal, sys
 sys.path.insert(0, {str(catalog.PROJECT_DIR)!r})
 import safetensors.torch as st
-from attnviz import checkpoint
+from attnviz.store import checkpoint
 real = st.save_file
 def dying(tensors, filename, metadata=None):
     real(tensors, filename, metadata=metadata)
     os.kill(os.getpid(), signal.SIGKILL)  # killed after writing the temp file, before the rename
 checkpoint.save_file = dying
-from attnviz.checkpoint import load_checkpoint, save
+from attnviz.store.checkpoint import load_checkpoint, save
 tr = load_checkpoint({str(path)!r})
 tr.meta["metrics"] = {{"bleu": 99.0}}
 save(tr, {str(path)!r})

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnviz.checkpoint import load_checkpoint, save
-from attnviz.cli import main
+from attnviz.cli.main import main
 from attnviz.data.vocab import UNK_ID
+from attnviz.store.checkpoint import load_checkpoint, save
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +162,7 @@ def test_train_from_recipe_file(capsys, tmp_path):
     out_path = tmp_path / "tiny-sort.safetensors"
     code, _, _ = run(capsys, "train", "--recipe", str(path), "--out", str(out_path), "--quiet")
     assert code == 0
-    from attnviz.checkpoint import read_header
+    from attnviz.store.checkpoint import read_header
 
     header = read_header(out_path)
     assert header["config"]["score"] == "dot" and header["meta"]["recipe_full"]["data"] == "sort"

@@ -1,4 +1,4 @@
-"""The browser cursor's numbers (attnviz.cursor): what the click readout shows must be the map's."""
+"""The browser cursor's numbers (attnviz.plots.cursor): what the click readout shows must be the map's."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from attnviz.cursor import CELL_COLOR, cursor_data
+from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
-from attnviz.trace import Alignment
+from attnviz.plots.cursor import CELL_COLOR, cursor_data
 
 
 def _al(n_tgt: int, n_src: int, local: bool = False) -> Alignment:

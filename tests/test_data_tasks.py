@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from attnviz.cli.data import add_arguments, run
 from attnviz.data import Corpus, from_pharaoh, load_corpus, to_pharaoh
-from attnviz.data.cli import add_arguments, run
 from attnviz.data.tasks import dates
 from attnviz.errors import ConfigError, DataError
 

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz.attention import SCORES
 from attnviz.data.vocab import BOS_ID, UNK_ID
-from attnviz.decode import beam_search, greedy
+from attnviz.decoding.search import beam_search, greedy
+from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
-from attnviz.trace import Alignment
-from attnviz.train import TrainConfig, evaluate_loss, fit, make_batches
+from attnviz.model.scores import SCORES
+from attnviz.training.fit import TrainConfig, evaluate_loss, fit, make_batches
 
 from .conftest import TINY_OPTIONS, tiny_translator
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnviz.display import common_steps, first_steps, without_eos
+from attnviz.decoding.trace import Alignment
 from attnviz.errors import ConfigError, InputError
-from attnviz.evaluate import measured_on
-from attnviz.trace import Alignment
+from attnviz.evaluation.evaluate import measured_on
+from attnviz.links.display import common_steps, first_steps, without_eos
 
 
 def alignment(weights, target=None, source=("a", "b", "<eos>")) -> Alignment:

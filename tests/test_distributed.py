@@ -15,10 +15,10 @@ import torch
 import torch.multiprocessing as mp
 from safetensors.torch import load_file, save_file
 
-from attnviz import distributed
-from attnviz.checkpoint import read_header
-from attnviz.cli import main
-from attnviz.train import TrainConfig, fit
+from attnviz.cli.main import main
+from attnviz.store.checkpoint import read_header
+from attnviz.training import distributed
+from attnviz.training.fit import TrainConfig, fit
 from tests.conftest import reverse_corpus, tiny_translator
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ def _rank(rank: int, world: int, port: int, out: str) -> None:
     corpus = reverse_corpus(PAIRS)
     translator = tiny_translator(corpus)  # dropout 0: the masks would differ between ranks
     reports = []
-    with distributed.start("cpu") as group:
+    with distributed.join_torchrun("cpu") as group:
         result = fit(translator, corpus, TrainConfig(**CFG), callback=reports.append, group=group)
     save_file({k: v.contiguous() for k, v in translator.model.state_dict().items()}, f"{out}/rank{rank}.safetensors")
     record = {"history": result.history, "reports": len(reports), "hardware": translator.meta["hardware"]}

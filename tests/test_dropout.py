@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attnviz.dropout import Dropout, dropout_mask
+from attnviz.model.dropout import Dropout, dropout_mask
 
 
 def test_mask_drops_at_the_asked_rate_and_keeps_the_mean():

@@ -5,12 +5,21 @@ import json
 import numpy as np
 import pytest
 
-from attnviz import eflomal_align, metrics
-from attnviz.checkpoint import save
-from attnviz.cli import main
+from attnviz.cli.main import main
 from attnviz.data.spec import load_corpus
 from attnviz.errors import ConfigError, DataError, InputError
-from attnviz.extract import SYMMETRIC, align_corpus, align_words, argmax_links, symmetrise, threshold_links, transpose
+from attnviz.evaluation import metrics
+from attnviz.links import eflomal as eflomal_align
+from attnviz.links.extract import (
+    SYMMETRIC,
+    align_corpus,
+    align_words,
+    argmax_links,
+    symmetrise,
+    threshold_links,
+    transpose,
+)
+from attnviz.store.checkpoint import save
 
 # 4 source x 4 target words. Forward (one link per target word): t0-s0, t1-s1, t2-s2, t3-s0.
 # Backward (one per source word): s0-t0, s1-t1, s2-t2, s3-t2. (0, 3) touches no other link.
@@ -122,7 +131,7 @@ def test_cli_align_bad_input_exits_2(capsys, cli_model):
 def test_eflomal_missing_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "eflomal", None)
     with pytest.raises(ConfigError, match="pip install eflomal"):
-        eflomal_align.align([(["a"], ["b"])])
+        eflomal_align.run_eflomal([(["a"], ["b"])])
 
 
 def test_eflomal_aligns_a_tiny_corpus():
@@ -130,12 +139,12 @@ def test_eflomal_aligns_a_tiny_corpus():
     corpus = load_corpus("toy-fr", n_train=300, n_valid=0, n_test=20, seed=0)
     pairs = [(p.source_tokens, p.target_tokens) for p in corpus.test]
     train = [(p.source_tokens, p.target_tokens) for p in corpus.train]
-    links = eflomal_align.align(pairs, train, method="grow-diag-final-and", rel_iterations=0.5)
+    links = eflomal_align.run_eflomal(pairs, train, method="grow-diag-final-and", rel_iterations=0.5)
     assert len(links) == len(pairs)
     for (src, tgt), sentence in zip(pairs, links, strict=True):
         assert all(0 <= i < len(src) and 0 <= j < len(tgt) for i, j in sentence)
     assert metrics.aer(links, [p.sure for p in corpus.test], [p.possible for p in corpus.test]) < 0.3
-    forward = eflomal_align.align(pairs[:3], train, method="forward", rel_iterations=0.5)
+    forward = eflomal_align.run_eflomal(pairs[:3], train, method="forward", rel_iterations=0.5)
     assert len(forward) == 3
     with pytest.raises(ConfigError, match="unknown method"):
-        eflomal_align.align(pairs, method="best")
+        eflomal_align.run_eflomal(pairs, method="best")

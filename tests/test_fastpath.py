@@ -8,11 +8,11 @@ input feeding: one RNN call and one batched attention product); decoding uses
 import pytest
 import torch
 
-from attnviz.attention import SCORES
-from attnviz.config import ModelConfig
 from attnviz.data.vocab import BOS_ID, EOS_ID, PAD_ID
-from attnviz.decode import greedy
-from attnviz.model import build_model
+from attnviz.decoding.search import greedy
+from attnviz.model.config import ModelConfig
+from attnviz.model.scores import SCORES
+from attnviz.model.seq2seq import build_model
 
 VOCAB = 15
 

@@ -36,15 +36,19 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from attnviz import plots, plots_compare, plots_context, plots_data, plots_explore
 from attnviz.data import corpora
 from attnviz.data.pairs import Corpus
 from attnviz.data.spec import load_corpus
 from attnviz.data.tokenize import KINDS, Tokenizer, clean_text
 from attnviz.data.vocab import EOS
+from attnviz.decoding.trace import Alignment
+from attnviz.decoding.translator import MAX_INPUT_CHARS, Translator
 from attnviz.errors import AttnvizError, InputError
-from attnviz.trace import Alignment
-from attnviz.translator import MAX_INPUT_CHARS, Translator
+from attnviz.plots import compare as plots_compare
+from attnviz.plots import context as plots_context
+from attnviz.plots import data as plots_data
+from attnviz.plots import explore as plots_explore
+from attnviz.plots import heatmap as plots
 
 # -- hostile text ----------------------------------------------------------------------------
 

@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from attnviz.checkpoint import save
-from attnviz.cli import main
+from attnviz.cli.main import main
 from attnviz.errors import DataError
-from attnviz.extract import align_corpus, to_pharaoh
-from attnviz.goldfile import parse_naacl, parse_pharaoh, read_gold, score
-from attnviz.metrics import AlignmentCounts, aer, alignment_counts
+from attnviz.evaluation.metrics import AlignmentCounts, aer, alignment_counts
+from attnviz.links.extract import align_corpus, to_pharaoh
+from attnviz.links.goldfile import parse_naacl, parse_pharaoh, read_gold, score
+from attnviz.store.checkpoint import save
 
 LENGTHS = [(3, 3), (2, 2)]  # (source, target) words per sentence
 

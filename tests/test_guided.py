@@ -8,17 +8,18 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnviz import distributed, eflomal_align
-from attnviz.checkpoint import read_header
-from attnviz.cli import main as cli_main
+from attnviz.cli.main import main as cli_main
 from attnviz.data.pairs import Corpus, Pair, make_pair
 from attnviz.data.tokenize import Tokenizer
 from attnviz.errors import ConfigError, DataError, InputError
-from attnviz.guided import guided_alignment_loss, piece_links, reference_alignment
-from attnviz.guided_links import GuidedConfig, training_links
-from attnviz.recipe import Recipe, run_recipe
-from attnviz.shipped import recipe_path
-from attnviz.train import TrainConfig, _loss_and_accuracy, fit, make_batches
+from attnviz.links import eflomal as eflomal_align
+from attnviz.store import recipe_path
+from attnviz.store.checkpoint import read_header
+from attnviz.training import distributed
+from attnviz.training.fit import TrainConfig, _loss_and_accuracy, fit, make_batches
+from attnviz.training.guided import guided_alignment_loss, piece_links, reference_alignment
+from attnviz.training.guided_links import GuidedConfig, training_links
+from attnviz.training.recipes import Recipe, run_recipe
 from tests.conftest import WORD, reverse_corpus, tiny_translator
 from tests.test_train import RECIPE
 

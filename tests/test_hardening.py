@@ -15,13 +15,15 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
-from attnviz import catalog, files, recipe, stranded
-from attnviz.checkpoint import load_checkpoint, save
-from attnviz.cli import main
+from attnviz.cli.main import main
 from attnviz.errors import CheckpointError, ConfigError
-from attnviz.evaluate import evaluate_checkpoints, measured_on
-from attnviz.jobs import DONE, JobRegistry
-from attnviz.recipe import Recipe, run_recipe
+from attnviz.evaluation.evaluate import evaluate_checkpoints, measured_on
+from attnviz.server import stranded
+from attnviz.server.jobs import DONE, JobRegistry
+from attnviz.store import catalog, files, pretrained_dir
+from attnviz.store.checkpoint import load_checkpoint, save
+from attnviz.training import recipes as recipe
+from attnviz.training.recipes import Recipe, run_recipe
 
 from .conftest import tiny_translator
 from .test_jobs import tiny_recipe, wait
@@ -85,12 +87,12 @@ def test_train_names_are_slugs_never_paths(capsys, models, no_training):
 
 
 def test_train_refuses_bad_outputs_before_training(capsys, models, no_training):
-    shipped = catalog.PRETRAINED_DIR / "toy-fr-dot-luong.safetensors"
+    shipped = pretrained_dir() / "toy-fr-dot-luong.safetensors"
     before = shipped.stat().st_mtime_ns
     (models / "taken.safetensors").write_bytes(b"x")
     cases = [
         (["--out", str(shipped), "--force"], "pretrained"),
-        (["--out", "../" * 0 + str(catalog.PRETRAINED_DIR / "new.safetensors")], "pretrained"),
+        (["--out", "../" * 0 + str(pretrained_dir() / "new.safetensors")], "pretrained"),
         (["--name", "taken"], "already exists"),
         (["--out", str(models / "taken.safetensors")], "already exists"),
         (["--out", "model.pt"], "safetensors"),
@@ -123,10 +125,10 @@ def test_two_concurrent_trainings_with_one_name_keep_both(models):
 def test_a_dead_reservation_frees_its_name(models):
     (models / files.STAGING).mkdir()
     (models / files.STAGING / "free.lock").write_text("")  # left by a killed server: nobody holds it
-    out, fd = files.reserve(models, "free")
+    out, fd = files.reserve_name(models, "free")
     assert out == models / "free.safetensors"
-    assert files.reserve(models, "free")[0] == models / "free-2.safetensors"  # now held
-    files.release(models / files.STAGING / "free.lock", fd)
+    assert files.reserve_name(models, "free")[0] == models / "free-2.safetensors"  # now held
+    files.release_lock(models / files.STAGING / "free.lock", fd)
 
 
 # 3. stranded runs
@@ -258,7 +260,7 @@ def test_a_symlink_out_of_the_folder_is_refused_by_name(models, model_file, tmp_
 )
 def test_bad_configs_are_refused_before_building_the_model(model_file, monkeypatch, edit, message):
     rewrite_header(model_file, edit)
-    import attnviz.checkpoint as checkpoint
+    import attnviz.store.checkpoint as checkpoint
 
     real = checkpoint.Seq2Seq
 
@@ -295,7 +297,7 @@ def test_non_finite_weights_are_refused(corpus, models, value):
     ],
 )
 def test_out_of_memory_is_one_line_and_exit_2(capsys, monkeypatch, error):
-    from attnviz import bench
+    from attnviz.cli import bench
 
     def boom(**kwargs):
         raise error
@@ -306,7 +308,7 @@ def test_out_of_memory_is_one_line_and_exit_2(capsys, monkeypatch, error):
 
 
 def test_other_runtime_errors_still_show_the_bug(monkeypatch):
-    from attnviz import bench
+    from attnviz.cli import bench
 
     monkeypatch.setattr(bench, "run_bench", lambda **kw: (_ for _ in ()).throw(RuntimeError("a bug")))
     with pytest.raises(RuntimeError, match="a bug"):

@@ -74,7 +74,7 @@ def test_an_over_long_pair_is_dropped_with_a_note_before_training(tmp_path):
 
 
 def test_the_cli_reports_dropped_pairs(tmp_path, capsys, monkeypatch):
-    from attnviz.cli import main
+    from attnviz.cli.main import main
 
     monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "models"))
     path = tmp_path / "pairs.tsv"

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from attnviz import catalog
-from attnviz.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, TrainingJob, slugify
-from attnviz.recipe import Recipe
+from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, TrainingJob, slugify
+from attnviz.store import catalog
+from attnviz.training.recipes import Recipe
 
 TINY_MODEL = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 12, "dropout": 0.0}
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch import nn
 
-from attnviz.loss import smoothed_cross_entropy
+from attnviz.training.loss import smoothed_cross_entropy
 
 
 @pytest.mark.parametrize("smoothing", [0.0, 0.1, 0.3])

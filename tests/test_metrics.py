@@ -3,8 +3,9 @@ import math
 import numpy as np
 import pytest
 
+from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
-from attnviz.metrics import (
+from attnviz.evaluation.metrics import (
     aer,
     alignment_links,
     bleu,
@@ -14,7 +15,6 @@ from attnviz.metrics import (
     mean_entropy,
     monotonicity,
 )
-from attnviz.trace import Alignment
 
 
 def make_alignment(source: list[str], target: list[str], weights: np.ndarray) -> Alignment:

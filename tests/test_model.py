@@ -4,11 +4,12 @@ import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from attnviz.attention import SCORES
-from attnviz.config import ModelConfig, pick_device
-from attnviz.encoder import RNNEncoder, reverse_index
+from attnviz.devices import pick_device
 from attnviz.errors import ConfigError
-from attnviz.model import build_model
+from attnviz.model.config import ModelConfig
+from attnviz.model.encoder import RNNEncoder, reverse_index
+from attnviz.model.scores import SCORES
+from attnviz.model.seq2seq import build_model
 
 CONFIGS = [{"style": style, "score": score} for style in ("bahdanau", "luong") for score in sorted(SCORES)] + [
     {"style": "luong", "score": "general", "input_feeding": True},
@@ -83,7 +84,7 @@ def test_device_choice():
 def test_server_threads_come_from_the_environment_and_apply_per_thread(monkeypatch):
     import threading
 
-    from attnviz.config import server_threads, use_server_threads
+    from attnviz.devices import server_threads, use_server_threads
 
     monkeypatch.setenv("ATTNVIZ_THREADS", "nonsense")
     assert server_threads() == 1

@@ -6,25 +6,25 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
-from attnviz.plots import (
-    alignment_heatmap,
-    cell_hover,
-    display_tokens,
-    plot_config,
-    step_bar,
-)
-from attnviz.plots_compare import (
+from attnviz.plots.compare import (
     compare_heatmaps,
     difference_heatmap,
     encoder_attention_heatmaps,
     entropy_plot,
     js_plot,
 )
-from attnviz.plots_context import context_heatmap, context_projection
-from attnviz.plots_data import gold_heatmap, length_histogram, training_curves
-from attnviz.plots_explore import coverage_bar
-from attnviz.trace import Alignment
+from attnviz.plots.context import context_heatmap, context_projection
+from attnviz.plots.data import gold_heatmap, length_histogram, training_curves
+from attnviz.plots.explore import coverage_bar
+from attnviz.plots.heatmap import (
+    alignment_heatmap,
+    cell_hover,
+    display_tokens,
+    plot_config,
+    step_bar,
+)
 
 
 def make_alignment(
@@ -301,7 +301,7 @@ def test_coverage_is_the_column_sum_and_flags_dropped_and_repeated_words():
 
 
 def test_a_narrow_map_fits_its_long_title_instead_of_clipping_it():
-    from attnviz.plots_explore import CHAR_EM, MIN_TITLE_PX, TITLE_PX, explore_heatmap
+    from attnviz.plots.explore import CHAR_EM, MIN_TITLE_PX, TITLE_PX, explore_heatmap
 
     al = make_alignment(["a", "b"], ["x"])
     title = "multi30k-de-en-additive-bahdanau · additive / bahdanau (<eos> hidden, rows renormalised)"
@@ -320,7 +320,7 @@ def test_a_narrow_map_fits_its_long_title_instead_of_clipping_it():
 def test_figures_carry_the_house_template_unchanged():
     import plotly.io as pio
 
-    from attnviz.plots import TEMPLATE, apply_template
+    from attnviz.plots.heatmap import TEMPLATE, apply_template
 
     before = TEMPLATE.to_plotly_json()
     fig = apply_template(go.Figure(go.Bar(x=[1], y=[1])))
@@ -330,7 +330,7 @@ def test_figures_carry_the_house_template_unchanged():
 
 
 def test_side_by_side_maps_start_at_one_height():
-    from attnviz.plots_explore import align_tops, explore_heatmap
+    from attnviz.plots.explore import align_tops, explore_heatmap
 
     al = make_alignment(["a", "b"], ["x"])
     short = explore_heatmap(al, "weights", "m", max_width=200)
@@ -346,7 +346,7 @@ def test_side_by_side_maps_start_at_one_height():
 
 
 def test_side_by_side_titles_share_the_smaller_font():
-    from attnviz.plots_explore import align_tops, explore_heatmap
+    from attnviz.plots.explore import align_tops, explore_heatmap
 
     al = make_alignment(list("abcdefghij"), list("xyz"))
     long, short = (explore_heatmap(al, "weights", f"multi30k-de-en-general-{s} · general / {s}", max_width=420)
@@ -357,7 +357,7 @@ def test_side_by_side_titles_share_the_smaller_font():
 
 
 def test_attribution_map_hover_names_the_attribution_and_the_attention():
-    from attnviz.plots_explore import attribution_heatmap
+    from attnviz.plots.explore import attribution_heatmap
 
     al = make_alignment(["a", "b"], ["x", "y"])
     values = np.arange(np.size(al.weights), dtype=float).reshape(np.shape(al.weights)) - 2  # [tgt, src]
@@ -372,8 +372,8 @@ def test_narrow_cells_get_smaller_upright_labels_that_do_not_overlap():
     """Both's two maps share a 1280-px page (columns of 394 px): where full-size labels would not
     fit, the colour bar moves under the map to give the cells its width, and the labels shrink with
     the cells (2 px under them, 12 down to 10 px), so upright labels do not print over each other."""
-    from attnviz.plots import MIN_TICK_PX, TICK_PX, step_bar
-    from attnviz.plots_explore import explore_heatmap
+    from attnviz.plots.explore import explore_heatmap
+    from attnviz.plots.heatmap import MIN_TICK_PX, TICK_PX, step_bar
 
     sentence = "zwei junge männer in orangefarbenen westen reparieren mit schweren werkzeugen eine schiene neben"
     words = [*sentence.split(), "einer", "belebten", "kreuzung", "."]

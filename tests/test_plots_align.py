@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 
 from attnviz.data.pairs import Pair
-from attnviz.display import for_reading, merged_pieces, without_eos
+from attnviz.decoding.trace import Alignment
 from attnviz.errors import DataError, InputError
-from attnviz.plots_align import KIND_NAMES, gold_figure, link_kinds, links_figure
-from attnviz.trace import Alignment
-from attnviz.yardstick import (
+from attnviz.links.display import for_reading, merged_pieces, without_eos
+from attnviz.links.yardstick import (
     agreement,
     gold_of_pairs,
     gold_of_upload,
@@ -19,6 +18,7 @@ from attnviz.yardstick import (
     score_table,
     word_pairs,
 )
+from attnviz.plots.links import KIND_NAMES, gold_figure, link_kinds, links_figure
 
 SOURCE = ["das", "haus@@", "garten", "<eos>"]
 TARGET = ["the", "gar@@", "den", "<eos>"]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.reading import caption, hide_eos, merge_pieces, read
+from attnviz.links.reading import caption, hide_eos, merge_pieces, read
 
 
 def rows(n_tgt: int, n_src: int, seed: int = 0) -> np.ndarray:

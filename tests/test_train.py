@@ -6,12 +6,12 @@ import pytest
 import torch
 
 from attnviz import devices
-from attnviz.checkpoint import read_header
-from attnviz.cli import main as cli_main
+from attnviz.cli.main import main as cli_main
 from attnviz.devices import available_devices
 from attnviz.errors import ConfigError
-from attnviz.recipe import Recipe, run_recipe
-from attnviz.train import TrainConfig, _linear, fit
+from attnviz.store.checkpoint import read_header
+from attnviz.training.fit import TrainConfig, _linear, fit
+from attnviz.training.recipes import Recipe, run_recipe
 from tests.conftest import tiny_translator
 
 RECIPE = {

@@ -19,8 +19,8 @@ from streamlit import config
 from streamlit.runtime import caching
 from streamlit.testing.v1 import AppTest
 
-from attnviz import files
 from attnviz.data import corpora
+from attnviz.store import files
 from pages.shared import data_ui, uploads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,7 +123,7 @@ def test_a_replaced_upload_a_training_reads_stays_until_the_training_ends(fresh)
 
 
 def test_a_training_started_on_the_train_page_keeps_its_upload_after_the_session_ends(fresh):
-    from attnviz.jobs import REGISTRY
+    from attnviz.server.jobs import REGISTRY
 
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
@@ -212,7 +212,7 @@ def test_uploads_of_servers_that_are_gone_are_deleted_at_start(fresh):
         folder.mkdir(parents=True)
         (folder / "a.csv").write_text(ROWS, encoding="utf-8")
     (root / "server-999999991.lock").touch()  # held by no one: its server was killed
-    fd = files.hold(root / "server-999999992.lock")  # another server, alive
+    fd = files.hold_lock(root / "server-999999992.lock")  # another server, alive
     loose = root / "0123456789abcdef0123.csv"  # left by a version before the server folders
     loose.write_text(ROWS, encoding="utf-8")
     try:
@@ -220,7 +220,7 @@ def test_uploads_of_servers_that_are_gone_are_deleted_at_start(fresh):
         assert not dead.exists() and not loose.exists() and not (root / "server-999999991.lock").exists()
         assert (live / "a.csv").is_file() and mine.is_dir() and files.is_locked(mine.with_name(mine.name + ".lock"))
     finally:
-        files.release(root / "server-999999992.lock", fd)
+        files.release_lock(root / "server-999999992.lock", fd)
 
 
 def test_table_caches_left_by_killed_or_older_processes_are_deleted(fresh):

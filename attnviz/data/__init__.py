@@ -1,31 +1,41 @@
-"""Data: tokenizers, vocabularies, built-in tasks with gold alignments and real corpora."""
+"""Data: built-in tasks with gold links, corpora read through `datasets`, tokenizers, BPE, vocabularies."""
 
-from attnviz.data.corpora import DEFAULT_MULTI30K, load_hub, load_multi30k, load_table, network_available, table_columns
-from attnviz.data.pairs import Corpus, Pair, from_pharaoh, make_pair, to_pharaoh
-from attnviz.data.spec import TASKS, load_corpus
+from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
+from attnviz.data.corpora import DEFAULT_MULTI30K, clean_table_caches, table_columns
+from attnviz.data.pairs import Corpus, Pair, Tokenizer, Vocab, from_pharaoh, to_pharaoh
+from attnviz.data.spec import TASKS, corpora, load_corpus, pair_options, tasks, toyfr
 from attnviz.data.summary import pairs_frame, summarize
-from attnviz.data.tokenize import Tokenizer
-from attnviz.data.toyfr import LEXICON, unknown_words
-from attnviz.data.vocab import Vocab
+from attnviz.data.toyfr import EXAMPLE, LEXICON
+from attnviz.data.vocab import BOS_ID, EOS, EOS_ID, PAD_ID, UNK, UNK_ID
 
 __all__ = [
+    "BOS_ID",
     "DEFAULT_MULTI30K",
+    "EOS",
+    "EOS_ID",
+    "EXAMPLE",
     "LEXICON",
+    "MARK",
+    "PAD_ID",
     "TASKS",
+    "UNK",
+    "UNK_ID",
     "Corpus",
     "Pair",
     "Tokenizer",
     "Vocab",
+    "clean_table_caches",
+    "copy_source_words",
+    "corpora",
     "from_pharaoh",
+    "join_pieces",
     "load_corpus",
-    "load_hub",
-    "load_multi30k",
-    "load_table",
-    "make_pair",
-    "network_available",
+    "pair_options",
     "pairs_frame",
     "summarize",
     "table_columns",
+    "tasks",
     "to_pharaoh",
-    "unknown_words",
+    "toyfr",
+    "word_spans",
 ]

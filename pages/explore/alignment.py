@@ -8,9 +8,8 @@ import re
 import streamlit as st
 
 from attnviz.errors import AttnvizError
-from attnviz.extract import DIRECTIONAL, to_pharaoh
-from attnviz.plots_align import links_figure
-from attnviz.yardstick import agreement, reverse_entry
+from attnviz.links import DIRECTIONAL, agreement, reverse_entry, to_pharaoh
+from attnviz.plots import links_figure
 from pages.explore.gold import gold_view
 from pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
 from pages.explore.views import ONE_WIDTH, chart

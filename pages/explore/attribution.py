@@ -1,4 +1,4 @@
-"""Explore's Attribution view: gradient attributions beside attention (attnviz.attribution)."""
+"""Explore's Attribution view: gradient attributions beside attention (attnviz.explain.attribution)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import streamlit as st
 
-from attnviz.attribution import MAX_SOURCE_TOKENS, attribute
-from attnviz.plots_explore import attribution_heatmap
+from attnviz.explain import MAX_SOURCE_TOKENS, attribute
+from attnviz.plots import attribution_heatmap
 from pages.explore.views import Panels, chart, columns, panel_width
 from pages.shared.common import escape_markdown, load_model, user_errors
 

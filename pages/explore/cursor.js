@@ -1,4 +1,4 @@
-// The clicked cell, drawn in the browser (data from attnviz.cursor.cursor_data).
+// The clicked cell, drawn in the browser (data from attnviz.plots.cursor.cursor_data).
 // A click on any Explore heatmap outlines that cell on every map of the view and writes its
 // weight and score here at once, then sends the cell to the server as a trigger; the server's
 // fragment rerun answers with the math panel. The figures never change on a click, so they are

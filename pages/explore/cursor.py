@@ -1,5 +1,5 @@
 """The browser-side cell cursor: a click outlines its cell on every map and shows its weight and
-score at once (``cursor.js``); the numbers come from :func:`attnviz.cursor.cursor_data`."""
+score at once (``cursor.js``); the numbers come from :func:`attnviz.plots.cursor.cursor_data`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from attnviz.cursor import cursor_data
-from attnviz.trace import Alignment
+from attnviz.decoding import Alignment
+from attnviz.plots import cursor_data
 
 _CSS = """
 .attnviz-readout { font-size: 0.9rem; color: rgb(49, 51, 63); padding: 0.1rem 0 0.2rem;

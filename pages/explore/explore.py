@@ -7,9 +7,9 @@ import re
 import pandas as pd
 import streamlit as st
 
-from attnviz import siblings
-from attnviz.data.toyfr import LEXICON
-from attnviz.display import for_reading
+from attnviz.data import LEXICON
+from attnviz.links import for_reading
+from attnviz.server import slots
 from pages.explore import sidebar
 from pages.explore.alignment import alignment_view
 from pages.explore.attribution import attribution_view
@@ -79,7 +79,7 @@ def _train_sibling(path: str, style: str) -> None:
 def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason: str) -> None:
     """Why a combination has no model, and a one-click way to train it where a sibling exists."""
     other = "luong" if style == "bahdanau" else "bahdanau"
-    have = siblings.slots(models, choice.task)[choice.score, other].entry
+    have = slots(models, choice.task)[choice.score, other].entry
     left, right = st.columns([4, 1], vertical_alignment="center")
     left.info(f"**{NAMES[style]}** {choice.score}: {escape_markdown(reason)}", icon=":material/block:")
     trainable = have is not None and not reason.startswith("impossible")

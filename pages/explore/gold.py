@@ -7,9 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.errors import AttnvizError
-from attnviz.goldfile import FORMATS, text_lines
-from attnviz.plots_align import gold_figure
-from attnviz.yardstick import GoldSet, gold_of_pairs, gold_of_upload, score_table
+from attnviz.links import FORMATS, GoldSet, gold_of_pairs, gold_of_upload, score_table, text_lines
+from attnviz.plots import gold_figure
 from pages.explore.links import (
     Method,
     corpus_links,

@@ -12,13 +12,20 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from attnviz import catalog
-from attnviz.data import load_corpus
-from attnviz.data.pairs import Pair
-from attnviz.evaluate import measured_on
-from attnviz.extract import WordAlignment, align_corpus, align_words, word_attention
-from attnviz.reading import Reading
-from attnviz.yardstick import EFLOMAL_METHOD, SAMPLE_PAIRS, eflomal_links, word_pairs
+from attnviz.data import Pair, load_corpus
+from attnviz.evaluation import measured_on
+from attnviz.links import (
+    EFLOMAL_METHOD,
+    SAMPLE_PAIRS,
+    Reading,
+    WordAlignment,
+    align_corpus,
+    align_words,
+    eflomal_links,
+    word_attention,
+    word_pairs,
+)
+from attnviz.store import shareable_meta
 from pages.shared.common import load_model, session_id
 
 Version = tuple[str, float]  # (path, mtime) of a checkpoint
@@ -29,7 +36,7 @@ Words = tuple[str, ...]
 class Method(NamedTuple):
     """How attention's links are extracted (a tuple: a cache key)."""
 
-    name: str  # one of attnviz.extract.METHODS
+    name: str  # one of attnviz.links.extract.METHODS
     threshold: float
     reverse: Version | None  # the opposite direction's model, for the symmetric methods
     reverse_name: str | None = None
@@ -48,7 +55,7 @@ def word_links(model: Version, method: Method, source: str, target: str) -> tupl
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def corpus_links(model: Version, method: Method, sources: tuple[Words, ...], targets: tuple[Words, ...]) -> list:
-    """Attention's links for every pair of tokenized sentences (attnviz.extract.align_corpus)."""
+    """Attention's links for every pair of tokenized sentences (attnviz.links.extract.align_corpus)."""
     translator = load_model(*model)
     reverse = load_model(*method.reverse) if method.reverse else None
     return align_corpus(translator, [list(s) for s in sources], [list(t) for t in targets], method.name, reverse,
@@ -61,9 +68,9 @@ def reads_characters(model: Version) -> bool:
 
 
 def data_of(model: Version) -> tuple[str, dict]:
-    """The data spec and options the model was trained and measured on (attnviz.evaluate.measured_on;
+    """The data spec and options the model was trained and measured on (attnviz.evaluation.evaluate.measured_on;
     words, not subword pieces)."""
-    return measured_on(catalog.shareable_meta(load_model(*model).meta, session_id()))
+    return measured_on(shareable_meta(load_model(*model).meta, session_id()))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -1,12 +1,12 @@
-"""The math panel: every number behind one heatmap cell, from attnviz.cellmath (no arithmetic here)."""
+"""The math panel: every number behind one heatmap cell, from attnviz.explain.cellmath (no arithmetic here)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from attnviz.cellmath import cell_numbers, latex_lines
+from attnviz.decoding import Alignment
 from attnviz.errors import AttnvizError
-from attnviz.trace import Alignment
+from attnviz.explain import cell_numbers, latex_lines
 from pages.shared.common import escape_markdown
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from attnviz import siblings
-from attnviz.attention import SCORES
+from attnviz.model import SCORES
+from attnviz.server import default_score, default_style, matches, model_tasks, slots, task_of
 from pages.shared.common import escape_markdown, header_config, model_label
 from pages.shared.reading_ui import merge_toggle
 
@@ -55,11 +55,11 @@ def _on_task_change(models: list[dict]) -> None:
     """A new task gets its example sentence (a sentence of another task would be unknown words),
     and a score and style it has."""
     task = st.session_state.get(TASK_KEY)
-    example = next((m["example"] for m in models if siblings.task_of(m) == task and m.get("example")), None)
+    example = next((m["example"] for m in models if task_of(m) == task and m.get("example")), None)
     if example:
         st.session_state[TEXT_KEY] = example
-    score = siblings.default_score(models, task)
-    if score and not any(siblings.slots(models, task)[st.session_state.get(SCORE_KEY), s].available
+    score = default_score(models, task)
+    if score and not any(slots(models, task)[st.session_state.get(SCORE_KEY), s].available
                          for s in ("bahdanau", "luong")):  # fmt: skip
         st.session_state[SCORE_KEY] = score
 
@@ -68,10 +68,10 @@ def _on_score_change(models: list[dict]) -> None:
     """A new score keeps the decoder style when that style has the score; otherwise it moves to
     the style that has it (a deliberate flip to a missing style still shows why it is missing)."""
     task, score, mode = (st.session_state.get(k) for k in (TASK_KEY, SCORE_KEY, STYLE_KEY))
-    grid = siblings.slots(models, task)
+    grid = slots(models, task)
     shown = ["bahdanau", "luong"] if mode == "both" else [mode]
     if not all(grid[score, s].available for s in shown if (score, s) in grid):
-        st.session_state[STYLE_KEY] = siblings.default_style(models, task, score)
+        st.session_state[STYLE_KEY] = default_style(models, task, score)
 
 
 def _ensure(key: str, options: list, default) -> None:
@@ -81,16 +81,16 @@ def _ensure(key: str, options: list, default) -> None:
 
 def choose(models: list[dict]) -> Choice:
     """Draw the sidebar and return the choice."""
-    tasks = siblings.tasks(models)
+    tasks = model_tasks(models)
     _ensure(TASK_KEY, tasks, tasks[0])
     st.sidebar.header("Model")
     task = st.sidebar.selectbox(
         "Task", tasks, key=TASK_KEY, persist_state="session", on_change=_on_task_change, args=(models,)
     )
-    first = next(m for m in models if siblings.task_of(m) == task)
-    grid = siblings.slots(models, task, header_config(first["path"]))
+    first = next(m for m in models if task_of(m) == task)
+    grid = slots(models, task, header_config(first["path"]))
     scores = list(SCORES)
-    _ensure(SCORE_KEY, scores, siblings.default_score(models, task))
+    _ensure(SCORE_KEY, scores, default_score(models, task))
 
     def score_label(score: str) -> str:
         have = [s for s in ("bahdanau", "luong") if grid[score, s].available]
@@ -109,7 +109,7 @@ def choose(models: list[dict]) -> Choice:
         on_change=_on_score_change,
         args=(models,),
     )
-    _ensure(STYLE_KEY, list(MODES), siblings.default_style(models, task, score))
+    _ensure(STYLE_KEY, list(MODES), default_style(models, task, score))
     mode = st.sidebar.segmented_control(
         "Decoder style", list(MODES), key=STYLE_KEY, persist_state="session", format_func=MODES.get, help=STYLE_HELP
     ) or "luong"  # fmt: skip
@@ -124,7 +124,7 @@ def choose(models: list[dict]) -> Choice:
         entry = next(iter(choice.entries.values()))
         st.sidebar.caption(f"Model: {escape_markdown(entry['name'])} ({entry['source']})")
     for style, entry in list(choice.entries.items()):
-        found = siblings.matches(models, task, score, style)
+        found = matches(models, task, score, style)
         if len(found) > 1:
             by_path = {m["path"]: m for m in found}
             key = f"{CKPT_KEY}_{style}"

@@ -7,17 +7,17 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from attnviz.exports import (
+from attnviz.decoding import Alignment
+from attnviz.plots import (
+    alignment_heatmap,
     alignment_json,
     changed_steps,
     matrix_csv,
     pharaoh_text,
     replace_token,
     step_table,
+    whatif_figure,
 )
-from attnviz.plots import alignment_heatmap
-from attnviz.plots_explore import whatif_figure
-from attnviz.trace import Alignment
 from pages.explore.views import Panels, chart, columns
 from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
 

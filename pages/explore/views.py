@@ -6,13 +6,24 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attnviz.cursor import has_cell
-from attnviz.display import common_steps
-from attnviz.plots import plot_config, step_bar
-from attnviz.plots_compare import difference_heatmap, entropy_plot, js_plot, shared_range
-from attnviz.plots_context import context_heatmap, context_projection
-from attnviz.plots_explore import align_tops, context_bar, coverage_bar, explore_heatmap, step_animation
-from attnviz.trace import Alignment
+from attnviz.decoding import Alignment
+from attnviz.links import common_steps
+from attnviz.plots import (
+    align_tops,
+    context_bar,
+    context_heatmap,
+    context_projection,
+    coverage_bar,
+    difference_heatmap,
+    entropy_plot,
+    explore_heatmap,
+    has_cell,
+    js_plot,
+    plot_config,
+    shared_range,
+    step_animation,
+    step_bar,
+)
 from pages.explore.cursor import cell_cursor
 from pages.explore.math_panel import show_math
 from pages.shared.common import escape_markdown

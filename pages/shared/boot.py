@@ -9,15 +9,12 @@ serializes that: a second thread waits for this module as a whole, holding no ot
 
 import gc
 
-import attnviz
-import attnviz.jobs
-import attnviz.plots  # noqa: F401
-from attnviz import catalog, files
-from attnviz.data import corpora
+from attnviz.data import clean_table_caches
+from attnviz.store import clean_stale_temp, models_dir
 from pages.shared import uploads
 
-files.clean_stale_temp(catalog.models_dir())  # temp files a killed save left behind (once per server)
+clean_stale_temp(models_dir())  # temp files a killed save left behind (once per server)
 uploads.server_folder()  # claims this server's upload folder; deletes those of servers that are gone
-corpora.clean_table_caches()  # Arrow copies of tables that a killed or older process left
+clean_table_caches()  # Arrow copies of tables that a killed or older process left
 READY = True  # app.py: the library is loaded (by the server's warm-up or the first session)
 gc.freeze()  # the library, torch and Plotly stay for the server's life: keep them out of every GC scan

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from attnviz import catalog
-from attnviz.checkpoint import read_header
-from attnviz.config import use_server_threads
+from attnviz.decoding import Alignment
+from attnviz.devices import use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
-from attnviz.trace import Alignment
+from attnviz.store import ModelWarning, list_models, load, model_roots, read_header
 
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
 
@@ -25,7 +24,7 @@ def load_model(path: str, mtime: float):
 
     Decoding is thread-safe (no state is stored on modules); never train this object.
     """
-    return catalog.load(path, roots=catalog.model_roots())
+    return load(path, roots=model_roots())
 
 
 def model_version(entry: dict) -> tuple[str, float]:
@@ -87,12 +86,12 @@ def session_id() -> str:
 def _models_of(viewer: str) -> tuple[list[dict], list[str]]:
     """The catalog as ``viewer`` may see it, and the warnings about entries it skipped."""
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", catalog.ModelWarning)
-        models = catalog.list_models(viewer=viewer or None)
-    return models, [str(w.message) for w in caught if issubclass(w.category, catalog.ModelWarning)]
+        warnings.simplefilter("always", ModelWarning)
+        models = list_models(viewer=viewer or None)
+    return models, [str(w.message) for w in caught if issubclass(w.category, ModelWarning)]
 
 
-def list_models() -> list[dict]:
+def session_models() -> list[dict]:
     """Every model this session may see (another session's upload-trained models without their
     example sentence and data path)."""
     return _models_of(session_id())[0]

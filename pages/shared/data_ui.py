@@ -8,11 +8,10 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from attnviz.data import DEFAULT_MULTI30K, TASKS, load_corpus
+from attnviz.data import DEFAULT_MULTI30K, TASKS, Corpus, load_corpus
 from attnviz.data import table_columns as read_table_columns
-from attnviz.data.pairs import Corpus
 from attnviz.errors import AttnvizError
-from attnviz.jobs import is_file_spec
+from attnviz.server import is_file_spec
 from pages.shared import uploads
 from pages.shared.common import error_text, escape_markdown, name_stored_file, session_id
 

@@ -1,6 +1,6 @@
 """The Learn page's worked example: one attention step on vectors the user edits, for every score.
 
-All arithmetic comes from attnviz.explain (the same steps and formatting as Explore's math panel).
+All arithmetic comes from attnviz.explain.worked (the same steps and formatting as Explore's math panel).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from attnviz import explain
+from attnviz.explain import all_scores, default_parameters, parse_vector, score_formula, worked_example, worked_lines
 from pages.shared.common import user_errors
 
 
@@ -25,23 +25,23 @@ def worked_example_section() -> None:
     c1, c2, c3 = st.columns(3)
     query_text = c1.text_input("Query h_t", "3, 1", key="learn_query", max_chars=100)
     keys_text = c2.text_input("Keys h̄_s (one per ';')", "2, 6; 1, 0; 0, 2", key="learn_keys", max_chars=200)
-    score = c3.selectbox("Score", explain.all_scores(), key="learn_worked_score", persist_state="session")
+    score = c3.selectbox("Score", all_scores(), key="learn_worked_score", persist_state="session")
     with user_errors():
-        query = explain.parse_vector(query_text, "query")
-        keys = [explain.parse_vector(k, f"key {i + 1}") for i, k in enumerate(keys_text.split(";")) if k.strip()]
-        defaults = explain.default_parameters(score, len(query), max(len(keys), 1))
+        query = parse_vector(query_text, "query")
+        keys = [parse_vector(k, f"key {i + 1}") for i, k in enumerate(keys_text.split(";")) if k.strip()]
+        defaults = default_parameters(score, len(query), max(len(keys), 1))
     given = {}
     if defaults:
         st.caption("The score's parameters, by their names in the formula (rows separated by ';'):")
         for col, (name, value) in zip(st.columns(len(defaults)), defaults.items(), strict=True):
             text = col.text_input(name, _text(value), key=f"learn_param_{score}_{name}", max_chars=300)
             with user_errors():
-                rows = [explain.parse_vector(r, f"a row of {name}") for r in text.split(";") if r.strip()]
+                rows = [parse_vector(r, f"a row of {name}") for r in text.split(";") if r.strip()]
             given[name] = rows if value.ndim == 2 else rows[0]
     with user_errors():
-        ex = explain.worked_example(query, keys, score, parameters=given, step=0)
-        lines = explain.worked_lines(ex)
-    st.latex(explain.formula(score))
+        ex = worked_example(query, keys, score, parameters=given, step=0)
+        lines = worked_lines(ex)
+    st.latex(score_formula(score))
     st.markdown("**1. Score** each key against the query:")
     for line in lines["score"]:
         st.latex(line)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attnviz import catalog
-from attnviz.data.pairs import Pair
-from attnviz.evaluate import measured_on
+from attnviz.data import Pair
+from attnviz.evaluation import measured_on
+from attnviz.store import shareable_meta
 from pages.shared.common import session_id, user_errors
 from pages.shared.data_ui import cached_corpus
 
@@ -31,13 +31,13 @@ def default_models(models: list[dict]) -> list[dict]:
 
 
 def model_meta(translator) -> dict:
-    """The translator's meta as this session may see it (attnviz.catalog.shareable_meta): a model
+    """The translator's meta as this session may see it (attnviz.store.catalog.shareable_meta): a model
     another session trained on its upload keeps its example sentence and data to itself."""
-    return catalog.shareable_meta(translator.meta, session_id())
+    return shareable_meta(translator.meta, session_id())
 
 
 def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
-    """The test split a model is measured on (attnviz.evaluate.measured_on), loaded once."""
+    """The test split a model is measured on (attnviz.evaluation.evaluate.measured_on), loaded once."""
     with user_errors():
         spec, options = measured_on(meta)
         corpus = cached_corpus(spec, **options)

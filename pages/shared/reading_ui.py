@@ -6,8 +6,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from attnviz.checkpoint import read_header
 from attnviz.errors import AttnvizError
+from attnviz.store import read_header
 
 MERGE_LABEL = "Merge subword pieces into words"
 MERGE_HELP = (

@@ -42,7 +42,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from attnviz import files
+from attnviz.store import hold_lock, is_locked, release_lock
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def forget_dead_servers() -> list[Path]:
     for entry in UPLOAD_ROOT.iterdir() if UPLOAD_ROOT.is_dir() else []:
         if entry.is_dir() and entry.name.startswith(SERVER_PREFIX):
             lock = _server_lock(entry)
-            if files.is_locked(lock):
+            if is_locked(lock):
                 continue  # a live server's
             shutil.rmtree(entry, ignore_errors=True)
             lock.unlink(missing_ok=True)
@@ -86,7 +86,7 @@ def server_folder() -> Path:
     forget_dead_servers()
     folder = UPLOAD_ROOT / f"{SERVER_PREFIX}{os.getpid()}"
     lock = _server_lock(folder)
-    fd = files.hold(lock)
+    fd = hold_lock(lock)
     shutil.rmtree(folder, ignore_errors=True)  # left by a dead process that had this pid
     folder.mkdir(parents=True)
     atexit.register(_remove_folder, folder, lock, fd)
@@ -95,7 +95,7 @@ def server_folder() -> Path:
 
 def _remove_folder(folder: Path, lock: Path, fd: int | None) -> None:
     shutil.rmtree(folder, ignore_errors=True)
-    files.release(lock, fd)
+    release_lock(lock, fd)
 
 
 # -- how much of an upload is kept ----------------------------------------------------------

@@ -1,16 +1,15 @@
-"""The Train page's form and live progress panel. Training itself runs in attnviz.jobs threads."""
+"""The Train page's form and live progress panel. Training itself runs in attnviz.server.jobs threads."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from attnviz.attention import SCORES
-from attnviz.data.toyfr import EXAMPLE
+from attnviz.data import EXAMPLE
 from attnviz.devices import available_devices, bf16_supported
-from attnviz.jobs import REGISTRY, JobSnapshot, TrainingJob
-from attnviz.plots import alignment_heatmap
-from attnviz.plots_data import training_curves
-from attnviz.recipe import Recipe
+from attnviz.model import SCORES
+from attnviz.plots import alignment_heatmap, training_curves
+from attnviz.server import REGISTRY, JobSnapshot, TrainingJob
+from attnviz.training import Recipe
 from pages.shared.common import escape_markdown, refresh_models
 
 STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend with h_t)"}

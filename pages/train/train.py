@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attnviz import catalog, siblings, stranded
 from attnviz.data import TASKS
 from attnviz.errors import AttnvizError
-from attnviz.jobs import ACTIVE, REGISTRY
-from attnviz.recipe import Recipe
+from attnviz.server import (
+    ACTIVE,
+    REGISTRY,
+    discard_stranded,
+    keep_stranded,
+    resume_stranded,
+    sibling,
+    stranded_runs,
+    task_of,
+)
+from attnviz.store import visible_to
+from attnviz.training import Recipe
 from pages.shared import uploads
-from pages.shared.common import escape_markdown, get_model, list_models, refresh_models, session_id, user_errors
+from pages.shared.common import escape_markdown, get_model, refresh_models, session_id, session_models, user_errors
 from pages.shared.data_ui import pick_data
 from pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
 
@@ -30,12 +39,12 @@ def submit(sid: str, recipe: Recipe) -> None:
 
 def sibling_panel(sid: str) -> None:
     """Train a shown model's missing other-style sibling from the model's own recipe."""
-    models = list_models()
+    models = session_models()
     wanted = st.session_state.get(SIBLING_KEY)
     options = []
     for m in models:
         other = "luong" if m.get("style") == "bahdanau" else "bahdanau"
-        if m.get("owner") in (None, sid) and siblings.sibling(models, m, other) is None:
+        if m.get("owner") in (None, sid) and sibling(models, m, other) is None:
             options.append((m["path"], other))
     if not options:
         return
@@ -47,10 +56,10 @@ def sibling_panel(sid: str) -> None:
         entry = next(m for m in models if m["path"] == pick[0])
         with user_errors():
             meta = get_model(entry).meta
-        if not catalog.visible_to(meta, sid):
+        if not visible_to(meta, sid):
             st.info("This model was trained on another session's upload; its settings are private.")
             return
-        name = f"{siblings.task_of(entry)}-{entry['score']}-{pick[1]}".replace("_", "-")
+        name = f"{task_of(entry)}-{entry['score']}-{pick[1]}".replace("_", "-")
         recipe = sibling_recipe(meta, pick[1], name)
         if recipe is None:
             st.info("This model does not store its recipe; use the form below with the same settings.")
@@ -67,7 +76,7 @@ def sibling_panel(sid: str) -> None:
 
 def stranded_panel(sid: str) -> None:
     """Trainings a stopped or killed server left unfinished: keep, resume or discard each."""
-    runs = stranded.stranded_runs(viewer=sid)
+    runs = stranded_runs(viewer=sid)
     if not runs:
         return
     with st.expander(f"{len(runs)} unfinished training(s) from an earlier server run", expanded=True):
@@ -76,17 +85,17 @@ def stranded_panel(sid: str) -> None:
             left.markdown(f"**{escape_markdown(run.name)}**: {run.epochs_done} of {run.epochs or '?'} epochs done")
             if b1.button("Keep as is", key=f"train_keep_{run.name}", help="Move it into the models folder"):
                 with user_errors():
-                    stranded.keep_stranded(run.name)
+                    keep_stranded(run.name)
                 refresh_models()
                 st.rerun()
             if b2.button("Resume", key=f"train_resume_{run.name}", disabled=run.recipe is None):
                 with user_errors():
-                    recipe = stranded.resume_stranded(run.name)
+                    recipe = resume_stranded(run.name)
                     REGISTRY.submit(sid, recipe, is_alive=session_alive(sid), resume=run.name)
                 st.rerun()
             if b3.button("Discard", key=f"train_discard_{run.name}"):
                 with user_errors():
-                    stranded.discard_stranded(run.name)
+                    discard_stranded(run.name)
                 st.rerun()
 
 

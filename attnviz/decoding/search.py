@@ -1,0 +1,193 @@
+"""Greedy, beam and forced decoding that record the full attention trace of every step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from attnviz.data import BOS_ID, EOS_ID
+from attnviz.model import Encoded, Seq2Seq, StepOutput
+
+
+@dataclass
+class Hypothesis:
+    """One decoded target with its per-step trace (numpy, batch dimension dropped)."""
+
+    tokens: list[int]  # target ids, ending with EOS_ID when finished
+    token_log_probs: np.ndarray  # [T]
+    weights: np.ndarray  # [T, S]
+    scores: np.ndarray  # [T, S]
+    contexts: np.ndarray  # [T, K]
+    queries: np.ndarray  # [T, Q]
+    positions: np.ndarray | None  # [T]
+
+    @property
+    def log_prob(self) -> float:
+        return float(self.token_log_probs.sum())
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.tokens) and self.tokens[-1] == EOS_ID
+
+
+def _numpy(x: Tensor) -> np.ndarray:
+    return x.detach().float().cpu().numpy()
+
+
+def _hypothesis(tokens: list[int], log_probs: list[Tensor], steps: list[StepOutput], row: list[int]) -> Hypothesis:
+    """Gather row ``row[t]`` of each step's batch into one hypothesis."""
+
+    def stack(get) -> np.ndarray:
+        return _numpy(torch.stack([get(s)[r, 0] for s, r in zip(steps, row, strict=True)]))
+
+    positions = None
+    if steps and steps[0].attention.positions is not None:
+        positions = stack(lambda s: s.attention.positions)
+    return Hypothesis(
+        tokens=tokens,
+        token_log_probs=_numpy(torch.stack(log_probs)) if log_probs else np.zeros(0),
+        weights=stack(lambda s: s.attention.weights),
+        scores=stack(lambda s: s.attention.scores),
+        contexts=stack(lambda s: s.attention.context),
+        queries=stack(lambda s: s.queries),
+        positions=positions,
+    )
+
+
+def encode_one(model: Seq2Seq, src_ids: list[int]) -> Encoded:
+    device = next(model.parameters()).device
+    src = torch.tensor([src_ids], device=device)  # [1, S]
+    return model.encode(src, torch.tensor([len(src_ids)], device=device))
+
+
+@torch.inference_mode()
+def greedy(
+    model: Seq2Seq, src_ids: list[int], max_len: int, overrides: dict[int, np.ndarray] | None = None
+) -> Hypothesis:
+    """Pick the most likely token at each step until <eos> or ``max_len`` steps.
+
+    ``overrides`` maps a step to attention weights ``[S]`` forced at that step (what-if).
+    """
+    enc = encode_one(model, src_ids)
+    state, y = enc.state, torch.tensor([BOS_ID], device=enc.memory.values.device)
+    tokens, log_probs, steps = [], [], []
+    for t in range(max_len):
+        override = None
+        if overrides and t in overrides:
+            override = torch.as_tensor(overrides[t], dtype=torch.float32, device=y.device).view(1, -1)  # [1, S]
+        out, state = model.decoder.step(y, state, enc.memory, t, override)
+        logp = torch.log_softmax(out.logits[0, 0].float(), dim=-1)  # [V]
+        y = logp.argmax().view(1)
+        tokens.append(int(y))
+        log_probs.append(logp[y[0]])
+        steps.append(out)
+        if tokens[-1] == EOS_ID:
+            break
+    return _hypothesis(tokens, log_probs, steps, [0] * len(steps))
+
+
+@torch.inference_mode()
+def beam_search(
+    model: Seq2Seq, src_ids: list[int], beam_size: int, max_len: int, n_best: int = 1, alpha: float = 1.0
+) -> list[Hypothesis]:
+    """Beam search; returns up to ``n_best`` hypotheses ranked by ``log P / length**alpha``.
+
+    Stops once ``beam_size`` hypotheses have finished, or after ``max_len`` steps (then the
+    unfinished beams are ranked too). With ``beam_size=1`` this is exactly greedy search.
+    """
+    enc = encode_one(model, src_ids)
+    device = enc.memory.values.device
+    memory, state = enc.memory, enc.state
+    y = torch.tensor([BOS_ID], device=device)  # [k] last token of each live beam
+    beam_logp = torch.zeros(1, device=device)  # [k]
+    # per live beam: (tokens, per-token log-probs, per-step (StepOutput, row) pairs)
+    live: list[tuple[list[int], list[Tensor], list[tuple[StepOutput, int]]]] = [([], [], [])]
+    finished: list[tuple[list[int], list[Tensor], list[tuple[StepOutput, int]]]] = []
+    for t in range(max_len):
+        out, state = model.decoder.step(y, state, memory, t)
+        logp = torch.log_softmax(out.logits[:, 0].float(), dim=-1)  # [k, V]
+        total = (beam_logp.unsqueeze(1) + logp).view(-1)  # [k * V]
+        cand_logp, cand = total.topk(min(2 * beam_size, total.numel()))
+        vocab = logp.size(1)
+        next_rows, next_tokens, next_live = [], [], []
+        for lp, c in zip(cand_logp.tolist(), cand.tolist(), strict=True):
+            row, tok = divmod(c, vocab)
+            toks, lps, trace = live[row]
+            entry = ([*toks, tok], [*lps, logp[row, tok]], [*trace, (out, row)])
+            if tok == EOS_ID:
+                finished.append(entry)
+            else:
+                next_rows.append(row)
+                next_tokens.append(tok)
+                next_live.append((entry, lp))
+            if len(finished) >= beam_size or len(next_live) == beam_size:
+                break
+        if len(finished) >= beam_size or not next_live:
+            break
+        index = torch.tensor(next_rows, device=device)
+        state, memory = state.select(index), memory.expand(index)
+        y = torch.tensor(next_tokens, device=device)
+        beam_logp = torch.tensor([lp for _, lp in next_live], device=device)
+        live = [entry for entry, _ in next_live]
+    else:
+        finished.extend(live)
+    if not finished:
+        finished.extend(live)
+
+    def rank(entry) -> float:
+        return float(torch.stack(entry[1]).sum()) / max(len(entry[0]), 1) ** alpha
+
+    finished.sort(key=rank, reverse=True)
+    return [
+        _hypothesis(toks, lps, [s for s, _ in trace], [r for _, r in trace]) for toks, lps, trace in finished[:n_best]
+    ]
+
+
+@torch.inference_mode()
+def forced(model: Seq2Seq, src_ids: list[int], tgt_ids: list[int]) -> Hypothesis:
+    """Force the decoder through ``tgt_ids`` (ending with EOS) and record its attention."""
+    enc = encode_one(model, src_ids)
+    device = enc.memory.values.device
+    tgt_in = torch.tensor([[BOS_ID, *tgt_ids[:-1]]], device=device)  # [1, T]
+    out = model.decoder(tgt_in, enc.state, enc.memory)
+    logp = torch.log_softmax(out.logits[0].float(), dim=-1)  # [T, V]
+    token_logp = logp.gather(1, torch.tensor(tgt_ids, device=device).unsqueeze(1)).squeeze(1)  # [T]
+    att = out.attention
+    return Hypothesis(
+        tokens=list(tgt_ids),
+        token_log_probs=_numpy(token_logp),
+        weights=_numpy(att.weights[0]),
+        scores=_numpy(att.scores[0]),
+        contexts=_numpy(att.context[0]),
+        queries=_numpy(out.queries[0]),
+        positions=None if att.positions is None else _numpy(att.positions[0]),
+    )
+
+
+@torch.inference_mode()
+def greedy_batch(model: Seq2Seq, src: Tensor, lengths: Tensor, max_len: int) -> list[tuple[list[int], list[int]]]:
+    """Greedy decoding of a padded batch (no trace). Per row: the token ids without <eos>, and
+    for each the most attended real source position (``<eos>`` excluded), for <unk> copying."""
+    enc = model.encode(src, lengths)
+    B = src.size(0)
+    state, y = enc.state, torch.full((B,), BOS_ID, device=src.device)
+    done = torch.zeros(B, dtype=torch.bool, device=src.device)
+    # the last real position of each row is <eos>: never a word to copy
+    real = torch.arange(src.size(1), device=src.device) < (lengths.to(src.device) - 1).unsqueeze(1)  # [B, S]
+    rows, attended = [], []
+    for t in range(max_len):
+        out, state = model.decoder.step(y, state, enc.memory, t)
+        y = out.logits[:, 0].argmax(-1)  # [B]
+        rows.append(y)
+        attended.append(out.attention.weights[:, 0].masked_fill(~real, -1.0).argmax(-1))  # [B]
+        done |= y == EOS_ID
+        if bool(done.all()):
+            break
+    result = []
+    for ids, where in zip(torch.stack(rows, dim=1).tolist(), torch.stack(attended, dim=1).tolist(), strict=True):
+        n = ids.index(EOS_ID) if EOS_ID in ids else len(ids)  # ids, where: [T] each
+        result.append((ids[:n], where[:n]))
+    return result

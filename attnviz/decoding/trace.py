@@ -1,0 +1,127 @@
+"""The alignment trace of one decode: everything the app and the CLI show about attention."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attnviz.data import UNK, copy_source_words, join_pieces, word_spans
+
+
+@dataclass
+class Alignment:
+    """What the decoder attended to while producing (or being forced through) a target.
+
+    Rows are target steps, columns source positions. The source side ends with ``<eos>``
+    (the encoder sees it, so attention may land there); the target side ends with ``<eos>``
+    when the decoder emitted it.
+    """
+
+    source_tokens: list[str]  # surface forms as typed, plus "<eos>"
+    target_tokens: list[str]  # one per decoder step
+    weights: np.ndarray  # [tgt, src] softmax attention (rows sum to 1)
+    scores: np.ndarray  # [tgt, src] raw energies before softmax (-inf outside a local window)
+    contexts: np.ndarray  # [tgt, ctx_dim] context vectors c_t
+    states: np.ndarray  # [tgt, hidden] the decoder state that queried the attention
+    source_unknown: list[bool]  # True where the source token is outside the vocabulary
+    score: str  # score function name, e.g. "additive"
+    style: str  # decoder style: "bahdanau" or "luong"
+    log_prob: float = 0.0  # sum of the target tokens' log-probabilities
+    token_log_probs: np.ndarray | None = None  # [tgt]
+    positions: np.ndarray | None = None  # [tgt] p_t of local-m / local-p attention
+    window: int | None = None  # half-width D of local attention
+    encoder_attention: np.ndarray | None = None  # [layers, heads, src, src] Transformer encoder
+    hypotheses: list[Alignment] = field(default_factory=list)  # n-best (beam search), best first
+
+    @property
+    def source_text_tokens(self) -> list[str]:
+        """Source tokens without the final ``<eos>``."""
+        return self.source_tokens[:-1] if self.source_tokens[-1:] == ["<eos>"] else self.source_tokens
+
+    @property
+    def output_tokens(self) -> list[str]:
+        """Target tokens without the final ``<eos>``."""
+        return self.target_tokens[:-1] if self.target_tokens[-1:] == ["<eos>"] else self.target_tokens
+
+    def unk_copies(self) -> dict[int, int]:
+        """For each output ``<unk>``, the source position it copies: the real source token (not
+        ``<eos>``) with the largest attention weight at that step (Luong et al., 2015b; Jean et al.,
+        2015). Maps target index -> source index."""
+        n_src = len(self.source_text_tokens)
+        if not n_src:
+            return {}
+        return {t: int(np.argmax(self.weights[t, :n_src])) for t, tok in enumerate(self.output_tokens) if tok == UNK}
+
+    def display_tokens(self, replace_unk: bool = True) -> list[str]:
+        """Output tokens, each ``<unk>`` replaced by the source word it attends to most (see
+        :meth:`unk_copies`): the word as the user typed it, which is right for names and numbers.
+        A subword source gives whole words (consecutive ``<unk>`` steps on one word give it once),
+        so the list can be shorter than ``output_tokens``."""
+        if not replace_unk:
+            return list(self.output_tokens)
+        return copy_source_words(list(self.output_tokens), self.unk_copies(), list(self.source_tokens))
+
+    def source_word(self, s: int) -> str:
+        """The whole source word that position ``s`` belongs to (its pieces joined)."""
+        start, end = word_spans(list(self.source_tokens))[s]
+        return "".join(join_pieces(self.source_tokens[start:end]))
+
+    def hard_links(self) -> list[tuple[int, int]]:
+        """Each target step linked to its argmax source position: ``(source_index, target_index)``."""
+        return [(int(np.argmax(row)), t) for t, row in enumerate(self.weights)]
+
+    def to_pharaoh(self) -> str:
+        """The argmax alignment in Pharaoh ``i-j`` format (source index - target index)."""
+        return " ".join(f"{i}-{j}" for i, j in self.hard_links())
+
+    def coverage(self) -> np.ndarray:
+        """Total attention each source position received over all steps: ``[src]``. About 1 for a
+        word translated once; near 0 for one never attended (possibly dropped, under-translation);
+        well above 1 for one attended again and again (possibly repeated). Tu et al. (2016)."""
+        return np.asarray(self.weights, dtype=np.float64).sum(axis=0)
+
+    def entropy(self) -> np.ndarray:
+        """Per-step attention entropy in nats: ``[tgt]``."""
+        w = np.clip(self.weights, 1e-12, 1.0)
+        return -(self.weights * np.log(w)).sum(axis=1)
+
+    def to_dict(self, nbest: bool = True) -> dict:
+        """A JSON-ready dict (lists, no arrays; -inf scores become None)."""
+
+        def arr(a: np.ndarray | None) -> list | None:
+            if a is None:
+                return None
+            a = np.asarray(a, dtype=np.float64)
+            return np.where(np.isfinite(a), a, np.nan).round(6).tolist() if a.size else a.tolist()
+
+        d = {
+            "source_tokens": self.source_tokens,
+            "target_tokens": self.target_tokens,
+            "source_unknown": self.source_unknown,
+            "score": self.score,
+            "style": self.style,
+            "log_prob": float(self.log_prob),
+            "weights": arr(self.weights),
+            "scores": arr(self.scores),
+            "contexts": arr(self.contexts),
+            "states": arr(self.states),
+            "positions": arr(self.positions),
+            "window": self.window,
+            "encoder_attention": arr(self.encoder_attention),
+            "coverage": arr(self.coverage()),
+            "pharaoh": self.to_pharaoh(),
+            "unk_copies": {str(t): s for t, s in self.unk_copies().items()},
+        }
+        d = {k: _nan_to_none(v) for k, v in d.items()}
+        if nbest:
+            d["hypotheses"] = [h.to_dict(nbest=False) for h in self.hypotheses]
+        return d
+
+
+def _nan_to_none(value):
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, list):
+        return [_nan_to_none(v) for v in value]
+    return value

@@ -1,0 +1,191 @@
+"""A trained model with its vocabularies: text in, :class:`Alignment` out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from attnviz.data import BOS_ID, EOS, PAD_ID, UNK_ID, Tokenizer, Vocab, copy_source_words
+from attnviz.decoding.search import Hypothesis, beam_search, encode_one, forced, greedy, greedy_batch
+from attnviz.decoding.trace import Alignment
+from attnviz.errors import InputError
+from attnviz.model import ModelConfig, Seq2Seq
+
+MAX_INPUT_CHARS = 2000
+MAX_BEAM = 20
+
+
+@dataclass
+class Source:
+    """A tokenized source sentence as the model sees it and as the user typed it."""
+
+    surface: list[str]  # as typed, plus "<eos>"
+    ids: list[int]  # vocabulary ids, ending with EOS_ID
+    unknown: list[bool]  # True where the token is out of vocabulary
+
+
+@dataclass
+class Translator:
+    """``Seq2Seq`` + tokenizers + vocabularies + metadata (task, metrics, recipe)."""
+
+    model: Seq2Seq
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    src_tokenizer: Tokenizer
+    tgt_tokenizer: Tokenizer
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.model.eval()
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.model.cfg
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    @property
+    def max_source_tokens(self) -> int:
+        return self.config.max_src_len - 1  # room for <eos>
+
+    def source(self, text: str) -> Source:
+        """Tokenize and check a source sentence; raise :class:`InputError` if unusable."""
+        if not isinstance(text, str):
+            raise InputError(f"the source must be text, got {type(text).__name__}")
+        if len(text) > MAX_INPUT_CHARS:
+            raise InputError(
+                f"the text is {len(text):,} characters long; the limit is {MAX_INPUT_CHARS:,}. "
+                "Type one sentence at a time."
+            )
+        surface, normal = self.src_tokenizer.cut(text)  # vocabulary forms: subword pieces with bpe
+        if not surface:
+            raise InputError("the text is empty; type a sentence to translate")
+        if len(surface) > self.max_source_tokens:
+            raise InputError(
+                f"the sentence has {len(surface)} tokens; this model reads at most {self.max_source_tokens}. "
+                "Shorten it or split it."
+            )
+        ids = self.src_vocab.encode(normal, eos=True)
+        unknown = [t not in self.src_vocab for t in normal] + [False]
+        return Source([*surface, EOS], ids, unknown)
+
+    def default_max_len(self, n_source: int) -> int:
+        return min(2 * n_source + 10, 4 * self.config.max_src_len)
+
+    def translate(
+        self,
+        text: str,
+        beam_size: int = 1,
+        max_len: int | None = None,
+        n_best: int | None = None,
+        overrides: dict[int, list[float]] | None = None,
+    ) -> Alignment:
+        """Decode ``text``; the result carries the full trace, and the n-best list for beams.
+
+        ``overrides`` (greedy only) maps a decoder step to the attention weights over the
+        source tokens (``<eos>`` included) to force at that step; the rest is re-decoded.
+        """
+        if not 1 <= beam_size <= MAX_BEAM:
+            raise InputError(f"beam size must be between 1 and {MAX_BEAM}, got {beam_size}")
+        src = self.source(text)
+        max_len = max_len or self.default_max_len(len(src.ids))
+        if not 1 <= max_len <= 1000:
+            raise InputError(f"max_len must be between 1 and 1000, got {max_len}")
+        if overrides:
+            self._check_overrides(overrides, len(src.ids), beam_size)
+        if beam_size == 1:
+            hyps = [greedy(self.model, src.ids, max_len, overrides)]
+        else:
+            hyps = beam_search(self.model, src.ids, beam_size, max_len, n_best=n_best or beam_size)
+        enc_attn = self._encoder_attention(src.ids)
+        alignments = [self._alignment(src, h, enc_attn) for h in hyps]
+        best = alignments[0]
+        best.hypotheses = alignments if beam_size > 1 else []
+        return best
+
+    @staticmethod
+    def _check_overrides(overrides: dict[int, list[float]], n_source: int, beam_size: int) -> None:
+        if beam_size != 1:
+            raise InputError("forcing attention works with greedy decoding; set the beam size to 1")
+        for step, weights in overrides.items():
+            values = np.asarray(weights, dtype=np.float64)
+            if values.shape != (n_source,):
+                raise InputError(f"step {step}: give {n_source} weights (one per source token and <eos>)")
+            if not np.all(np.isfinite(values)) or values.min() < 0 or values.sum() <= 0:
+                raise InputError(f"step {step}: weights must be non-negative numbers with a positive sum")
+
+    def align(self, source: str, target: str) -> Alignment:
+        """Force the decoder through ``target`` and return what it attends to at each step."""
+        src = self.source(source)
+        tgt_tokens = self.tgt_tokenizer.tokenize(target)
+        if not tgt_tokens:
+            raise InputError("the target is empty; give the translation to align")
+        if len(tgt_tokens) > 1000:
+            raise InputError(f"the target has {len(tgt_tokens)} tokens; the limit is 1000")
+        hyp = forced(self.model, src.ids, self.tgt_vocab.encode(tgt_tokens, eos=True))
+        al = self._alignment(src, hyp, self._encoder_attention(src.ids))
+        al.target_tokens = [*self.tgt_tokenizer.split(target), EOS]  # show what the user typed
+        return al
+
+    def translate_batch(self, texts: list[str], batch_size: int = 64, replace_unk: bool = True) -> list[str]:
+        """Greedy translations of many sentences (no trace): for evaluation. With ``replace_unk``
+        each ``<unk>`` becomes the source word attended to most, as in :meth:`text_of`."""
+        results = []
+        for i in range(0, len(texts), batch_size):
+            sources = [self.source(t) for t in texts[i : i + batch_size]]
+            lengths = torch.tensor([len(s.ids) for s in sources])
+            src = torch.zeros(len(sources), int(lengths.max()), dtype=torch.long)  # [B, S] padded
+            for row, s in enumerate(sources):
+                src[row, : len(s.ids)] = torch.tensor(s.ids)
+            max_len = self.default_max_len(int(lengths.max()))
+            decoded = greedy_batch(self.model, src.to(self.device), lengths.to(self.device), max_len)
+            for source, (ids, attended) in zip(sources, decoded, strict=True):
+                kept = [(i, s) for i, s in zip(ids, attended, strict=True) if i not in (PAD_ID, BOS_ID)]
+                tokens = self.tgt_vocab.decode([i for i, _ in kept])  # one token per kept id
+                if replace_unk:
+                    copies = {t: s for t, (i, s) in enumerate(kept) if i == UNK_ID}
+                    tokens = copy_source_words(tokens, copies, source.surface)
+                results.append(self.detokenize(tokens))
+        return results
+
+    def detokenize(self, tokens: list[str]) -> str:
+        return self.tgt_tokenizer.detokenize(tokens)
+
+    @torch.inference_mode()
+    def annotations(self, text: str) -> np.ndarray:
+        """The encoder annotations ``h_s`` ``[S, K]`` that the context vectors average (``<eos>`` included)."""
+        return encode_one(self.model, self.source(text).ids).memory.values[0].float().cpu().numpy()
+
+    @torch.inference_mode()
+    def _encoder_attention(self, src_ids: list[int]) -> np.ndarray | None:
+        if self.config.encoder != "transformer":
+            return None
+        maps = encode_one(self.model, src_ids).encoder.self_attention  # [1, layers, heads, S, S]
+        return maps[0].float().cpu().numpy()
+
+    def _alignment(self, src: Source, hyp: Hypothesis, enc_attn: np.ndarray | None) -> Alignment:
+        return Alignment(
+            source_tokens=list(src.surface),
+            target_tokens=self.tgt_vocab.decode(hyp.tokens, strip=False),
+            weights=hyp.weights,
+            scores=hyp.scores,
+            contexts=hyp.contexts,
+            states=hyp.queries,
+            source_unknown=list(src.unknown),
+            score=self.config.score,
+            style=self.config.style,
+            log_prob=hyp.log_prob,
+            token_log_probs=hyp.token_log_probs,
+            positions=hyp.positions,
+            window=self.config.window if self.model.decoder.attention.is_local else None,
+            encoder_attention=enc_attn,
+        )
+
+    def text_of(self, al: Alignment, replace_unk: bool = True) -> str:
+        """The translation as text (detokenized, without <eos>); with ``replace_unk`` each
+        ``<unk>`` is replaced by the source word it attends to most (``Alignment.unk_copies``)."""
+        return self.detokenize(al.display_tokens(replace_unk))

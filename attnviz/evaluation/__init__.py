@@ -1,0 +1,39 @@
+"""Measuring models: BLEU, AER, entropy; evaluating checkpoints; the leaderboard."""
+
+from attnviz.evaluation.evaluate import Evaluation, evaluate, evaluate_checkpoints, measured_on, metrics
+from attnviz.evaluation.leaderboard import (
+    LEADERBOARD_KEYS,
+    attribution_records,
+    leaderboard_markdown,
+    leaderboard_records,
+    write_table,
+)
+from attnviz.evaluation.metrics import (
+    AlignmentCounts,
+    aer,
+    alignment_counts,
+    alignment_links,
+    entropy,
+    js_divergence,
+    mean_entropy,
+)
+
+__all__ = [
+    "LEADERBOARD_KEYS",
+    "AlignmentCounts",
+    "Evaluation",
+    "aer",
+    "alignment_counts",
+    "alignment_links",
+    "attribution_records",
+    "entropy",
+    "evaluate",
+    "evaluate_checkpoints",
+    "js_divergence",
+    "leaderboard_markdown",
+    "leaderboard_records",
+    "mean_entropy",
+    "measured_on",
+    "metrics",
+    "write_table",
+]

@@ -1,0 +1,178 @@
+"""Evaluate a model on pairs: BLEU, exact match, AER against gold links, attention entropy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from attnviz.data import Pair
+from attnviz.decoding import Translator
+from attnviz.errors import AttnvizError, InputError
+from attnviz.evaluation import metrics
+
+
+@dataclass
+class Evaluation:
+    """Corpus-level figures. ``bleu`` is lowercased (case-insensitive) sacreBLEU, 0-100."""
+
+    n: int
+    bleu: float
+    bleu_cased: float
+    exact_match: float  # fraction of outputs whose tokens equal the reference's
+    entropy: float  # mean attention entropy per step (nats), forced decoding on the references
+    aer: float | None = None  # against gold links, argmax of forced decoding; None without gold
+    beam_size: int = 1
+    replace_unk: bool = True  # outputs had each <unk> replaced by the most attended source word
+    skipped: int = 0  # pairs the model cannot read (too long), counted as empty outputs
+    examples: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "n": self.n,
+            "bleu": round(self.bleu, 2),
+            "bleu_cased": round(self.bleu_cased, 2),
+            "exact_match": round(self.exact_match, 4),
+            "aer": None if self.aer is None else round(self.aer, 4),
+            "entropy": round(self.entropy, 4),
+            "beam_size": self.beam_size,
+            "replace_unk": self.replace_unk,
+            "skipped": self.skipped,
+        }
+
+
+def translate_all(
+    translator: Translator, pairs: list[Pair], beam_size: int = 1, replace_unk: bool = True
+) -> tuple[list[str], int]:
+    """Outputs for every pair (empty for a source the model cannot read) and how many failed."""
+    readable, outputs, skipped = [], [""] * len(pairs), 0
+    for i, pair in enumerate(pairs):
+        try:
+            translator.source(pair.source)
+            readable.append(i)
+        except InputError:
+            skipped += 1
+    if beam_size == 1:
+        texts = translator.translate_batch([pairs[i].source for i in readable], replace_unk=replace_unk)
+    else:
+        texts = [translator.text_of(translator.translate(pairs[i].source, beam_size), replace_unk) for i in readable]
+    for i, text in zip(readable, texts, strict=True):
+        outputs[i] = text
+    return outputs, skipped
+
+
+def evaluate(
+    translator: Translator,
+    pairs: list[Pair],
+    beam_size: int = 1,
+    n_examples: int = 5,
+    align: bool = True,
+    replace_unk: bool = True,
+) -> Evaluation:
+    """Decode every source, compare with the references, and force-decode them for AER/entropy.
+
+    BLEU is sacrebleu's on detokenized output against the raw reference text: ``bleu``
+    case-insensitive, ``bleu_cased`` case-sensitive. ``align=False`` skips forced decoding.
+    ``replace_unk`` replaces each output ``<unk>`` by the source word attended to most.
+    """
+    if not pairs:
+        raise InputError("nothing to evaluate: the split is empty")
+    outputs, skipped = translate_all(translator, pairs, beam_size, replace_unk)
+    references = [p.target for p in pairs]
+    tokens = translator.tgt_tokenizer.tokenize  # the model's own cut, whatever tokens the pairs carry
+    exact = [tokens(o) == tokens(p.target) for o, p in zip(outputs, pairs, strict=True)]
+    hard, sure, possible, weights = [], [], [], []
+    for pair in pairs if align else []:
+        try:
+            al = translator.align(pair.source, pair.target)
+        except InputError:
+            continue
+        weights.append(al.weights)
+        if pair.sure is not None:
+            hard.append(metrics.alignment_links(al, len(pair.source_tokens), len(pair.target_tokens)))
+            sure.append(pair.sure)
+            possible.append(pair.possible or pair.sure)
+    examples = [
+        {"source": p.source, "reference": p.target, "output": o}
+        for p, o in zip(pairs[:n_examples], outputs, strict=False)
+    ]
+    return Evaluation(
+        n=len(pairs),
+        bleu=metrics.bleu(outputs, references, lowercase=True),
+        bleu_cased=metrics.bleu(outputs, references, lowercase=False),
+        exact_match=sum(exact) / len(pairs),
+        entropy=metrics.mean_entropy(weights),
+        aer=metrics.aer(hard, sure, possible) if sure else None,
+        beam_size=beam_size,
+        replace_unk=replace_unk,
+        skipped=skipped,
+        examples=examples[:n_examples],
+    )
+
+
+def measured_on(meta: dict, data: str | None = None) -> tuple[str, dict]:
+    """The data a model is measured on, as ``(spec, load_corpus options)``: ``data`` when given,
+    else the model's own data spec as its recipe named it (a folder ``@FOLDER`` and a table's
+    ``?src=``/``?tgt=`` kept), rebuilt with the options it was trained with, so the splits are
+    the ones it was trained and measured on. The one rule for the CLI, the app and the checks
+    of the shipped models."""
+    from attnviz.data import pair_options
+    from attnviz.errors import ConfigError
+
+    if meta.get("private") and not data:
+        raise ConfigError("this model was trained on another session's upload; its data is private to that session")
+    recipe = meta.get("recipe_full") or {}
+    spec = data or recipe.get("data") or meta.get("task")
+    if not spec:
+        raise ConfigError("this model does not name its data; give a data spec (--data SPEC)")
+    return spec, pair_options({} if data else recipe.get("data_options", {}))
+
+
+def own_pairs(translator: Translator, data: str | None = None, split: str = "test", n: int | None = None) -> list[Pair]:
+    """The first ``n`` pairs of a split of ``data``, or of the model's own data (:func:`measured_on`)."""
+    from attnviz.data import load_corpus
+
+    spec, options = measured_on(translator.meta, data)
+    pairs = load_corpus(spec, **options).split(split)
+    return pairs[:n] if n else pairs
+
+
+@dataclass
+class BatchEvaluation:
+    """What :func:`evaluate_checkpoints` measured: one row per model that worked, one error per
+    model that did not (``{"model": name, "error": message}``)."""
+
+    rows: list[dict] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+
+
+def evaluate_checkpoints(
+    models: list[str],
+    data: str | None = None,
+    split: str = "test",
+    n: int | None = None,
+    beam_size: int = 1,
+    replace_unk: bool = True,
+    roots: list | None = None,
+    on_done: Callable[[int, str], None] | None = None,
+) -> BatchEvaluation:
+    """Evaluate each model (a name or a checkpoint path) on ``data`` or its own task; a broken
+    checkpoint, a missing data file or running out of memory is recorded in ``errors`` and the
+    next model is evaluated: rows already measured are never lost. ``on_done(k, model)`` is
+    called after each model (for a progress bar)."""
+    from attnviz.store import load
+
+    result = BatchEvaluation()
+    for k, name in enumerate(models):
+        try:
+            translator = load(name, roots=roots)
+            pairs = own_pairs(translator, data, split, n)
+            report = evaluate(translator, pairs, beam_size=beam_size, replace_unk=replace_unk)
+            spec, _ = measured_on(translator.meta, data)
+            result.rows.append({"model": name, "data": spec, "split": split, **report.to_dict()})
+        except (AttnvizError, OSError) as e:
+            result.errors.append({"model": name, "error": str(e)})
+        except (RuntimeError, MemoryError) as e:  # torch: out of memory, or a device that fails
+            result.errors.append({"model": name, "error": f"could not evaluate it ({type(e).__name__}: {e})"})
+        if on_done is not None:
+            on_done(k, name)
+    return result

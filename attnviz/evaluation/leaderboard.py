@@ -1,0 +1,108 @@
+"""The leaderboard of shipped models: one table (score function x task) from the manifest,
+written into a Markdown file (docs/models.md) between markers so the two cannot drift apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attnviz.errors import ConfigError
+from attnviz.store import checkout_dir, read_manifest
+
+BEGIN, END = "<!-- leaderboard:begin -->", "<!-- leaderboard:end -->"
+# (column title, record key, decimals or None for text)
+FIELDS = (
+    ("model", "model", None), ("task", "task", None), ("score", "score", None), ("style", "style", None),
+    ("beam", "beam", 0), ("BLEU", "bleu", 2), ("BLEU cased", "bleu_cased", 2), ("valid BLEU", "valid_bleu", 2),
+    ("exact match", "exact_match", 3), ("AER", "aer", 3), ("entropy", "entropy", 3), ("params", "params", None),
+    ("epochs", "epochs", None), ("precision", "precision", None), ("device", "device", None),
+    ("train s", "train_seconds", 0),
+)  # fmt: skip
+COLUMNS = tuple(title for title, _, _ in FIELDS)
+LEADERBOARD_KEYS = tuple(key for _, key, _ in FIELDS)
+
+
+def leaderboard_records(entries: list[dict] | None = None) -> list[dict]:
+    """One record of raw values per model, by task then name: the manifest's shipped models by
+    default, or any ``catalog.list_models()`` entries (the app's table)."""
+    entries = read_manifest() if entries is None else entries
+    out = []
+    for e in sorted(entries, key=lambda e: (e.get("task") or "", e["name"])):
+        m = e.get("metrics") or {}
+        out.append(
+            {
+                "model": e["name"], "task": e.get("task") or "?", "score": e["score"], "style": e["style"],
+                "beam": m.get("beam_size"), "bleu": m.get("bleu"), "bleu_cased": m.get("bleu_cased"),
+                "valid_bleu": (m.get("valid") or {}).get("bleu"), "exact_match": m.get("exact_match"),
+                "aer": m.get("aer"), "entropy": m.get("entropy"), "params": e.get("parameters"),
+                "epochs": e.get("epochs"), "precision": e.get("precision"), "device": e.get("device"),
+                "train_seconds": e.get("train_seconds"),
+            }
+        )  # fmt: skip
+    return out
+
+
+def _cell(value, key: str, digits: int | None) -> str:
+    if value is None:
+        return "–"
+    if key == "model":
+        return f"`{value}`"
+    if key == "params":
+        return f"{value:,}"
+    return str(value) if digits is None else f"{value:.{digits}f}"
+
+
+def rows(entries: list[dict] | None = None) -> list[list[str]]:
+    """The records as formatted table cells."""
+    return [[_cell(r[key], key, digits) for _, key, digits in FIELDS] for r in leaderboard_records(entries)]
+
+
+def leaderboard_markdown(entries: list[dict] | None = None) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows(entries)]
+    return "\n".join(lines)
+
+
+def write_table(path: Path, entries: list[dict] | None = None) -> bool:
+    """Replace the table between the markers of the Markdown file ``path``; return True if it changed."""
+    text = path.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        raise ConfigError(f"{path} has no {BEGIN} ... {END} markers to put the leaderboard between")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    new = f"{head}{BEGIN}\n{leaderboard_markdown(entries)}\n{END}{tail}"
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def written_table(path: Path) -> str:
+    """The table currently between the markers of ``path`` (for the test that it matches the manifest)."""
+    text = path.read_text(encoding="utf-8")
+    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip() if BEGIN in text else ""
+
+
+def attribution_records(path: Path | None = None) -> list[dict]:
+    """One row per model of ``benchmarks/attribution_aer.py``'s results (by default
+    ``benchmarks/results/attribution_aer.json`` of the checkout): AER of attention and of
+    each attribution method against gold links, and each method's mean per-step agreement with
+    attention (Spearman, top-1). Empty when the benchmark has not been run."""
+    import json
+
+    if path is None:
+        root = checkout_dir()
+        path = root / "benchmarks" / "results" / "attribution_aer.json" if root else None
+    if path is None or not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        models = data["models"]
+    except (json.JSONDecodeError, KeyError, TypeError) as e:
+        raise ConfigError(f"{path} is malformed ({e}); run benchmarks/attribution_aer.py again") from e
+    rows = []
+    for name, m in sorted(models.items()):
+        row = {"model": name, "task": m.get("task"), "pairs": m.get("pairs")}
+        row |= {f"AER {k}": v for k, v in (m.get("aer") or {}).items()}
+        row |= {f"Spearman {k}": v for k, v in (m.get("spearman") or {}).items()}
+        row |= {f"top-1 {k}": v for k, v in (m.get("top1") or {}).items()}
+        rows.append(row)
+    return rows

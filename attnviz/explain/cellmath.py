@@ -1,0 +1,404 @@
+"""The whole arithmetic of one cell ``(t, s)``: every intermediate of the score function with the
+model's real numbers, the softmax (window and Gaussian for local attention), the context, the
+attentional state and the output distribution at step ``t``.
+
+:func:`cell_numbers` computes a :class:`CellMath` (named steps, each with its LaTeX line and its
+value); :func:`latex_lines` is the math panel. Each score writes its own intermediates
+(``Score.terms`` in :mod:`attnviz.model.attention`), so a new score needs nothing here. Lines show a
+vector as its first entries and its norm; ``to_json``/``to_csv`` keep every entry. The
+formatting helpers are shared with the Learn page's worked example (:mod:`attnviz.explain.worked`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import Tensor
+
+from attnviz.data import BOS_ID, UNK_ID, join_pieces
+from attnviz.decoding import Alignment, encode_one
+from attnviz.errors import InputError
+from attnviz.model import Attention, DecoderState
+
+if TYPE_CHECKING:
+    from attnviz.decoding import Translator
+    from attnviz.model import Encoded
+
+DIMS_SHOWN = 4  # entries of a vector written out; the norm stands for the rest
+TOP_WORDS = 5
+QUERY = {"bahdanau": r"s_{t-1}", "luong": r"h_t"}
+_LATEX_SPECIALS = {c: "\\" + c for c in "#$%&_{}"} | {"~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                                                      "\\": r"\textbackslash{}"}  # fmt: skip
+
+
+def num(x: float) -> str:
+    """A number for LaTeX: 4 significant digits, scientific notation as ``a \\times 10^{b}``."""
+    if not math.isfinite(x):
+        return r"-\infty" if x < 0 else r"\infty"
+    text = f"{x:.4g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+    return text
+
+
+def vector(v: np.ndarray) -> str:
+    """``[a, b, c, d, …] (‖·‖ = n)``: the first entries, and the norm when some are left out."""
+    v = np.asarray(v, dtype=np.float64).ravel()
+    shown = [num(float(x)) for x in v[:DIMS_SHOWN]] + ([r"\ldots"] if v.size > DIMS_SHOWN else [])
+    text = "[" + ", ".join(shown) + "]"
+    if v.size > DIMS_SHOWN:
+        text += rf"\ (\lVert \cdot \rVert = {num(float(np.linalg.norm(v)))})"
+    return text
+
+
+def matrix(m: np.ndarray) -> str:
+    """A small matrix in full, as a LaTeX ``bmatrix``."""
+    rows = np.atleast_2d(np.asarray(m, dtype=np.float64))
+    return r"\begin{bmatrix}" + r" \\ ".join(" & ".join(num(float(x)) for x in row) for row in rows) + r"\end{bmatrix}"
+
+
+def latex_value(value: np.ndarray) -> str:
+    """A scalar as a number, a vector as :func:`vector`."""
+    value = np.asarray(value)
+    return num(float(value)) if value.ndim == 0 else vector(value)
+
+
+def latex_text(word: str) -> str:
+    """A token as LaTeX text, its special characters escaped."""
+    return r"\text{" + "".join(_LATEX_SPECIALS.get(c, c) for c in word) + "}"
+
+
+@dataclass
+class Step:
+    """One named intermediate: ``label`` (stable, for lookups and downloads), the LaTeX of its
+    formula, its value (``[]`` or ``[n]``, float64) and optionally how the value is written."""
+
+    label: str
+    formula: str
+    value: np.ndarray
+    shown: str | None = None  # replaces latex_value(value) on the line, e.g. a word or a note
+
+    @property
+    def latex(self) -> str:
+        """The line: ``formula = value``."""
+        return f"{self.formula} = {latex_value(self.value) if self.shown is None else self.shown}"
+
+
+def step(label: str, formula: str, value, shown: str | None = None) -> Step:
+    if isinstance(value, Tensor):
+        value = value.detach().cpu().double().numpy()
+    return Step(label, formula, np.asarray(value, dtype=np.float64), shown)
+
+
+@dataclass
+class CellMath:
+    """Every number of cell ``(t, s)``: the steps from the query to the weight, then the context,
+    the attentional state (Luong) or the next state (Bahdanau), and the top words at step ``t``."""
+
+    t: int
+    s: int
+    score: str
+    style: str
+    formula: str  # the score's formula, LaTeX
+    source_token: str
+    target_token: str
+    steps: list[Step]
+    top_words: list[tuple[str, float]] = field(default_factory=list)  # most probable first
+    token_probability: float = math.nan  # p(y_t = target_token): the step's own token
+
+    def __getitem__(self, label: str) -> Step:
+        for s in self.steps:
+            if s.label == label:
+                return s
+        raise KeyError(f"no step {label!r}; the steps are {[s.label for s in self.steps]}")
+
+    def to_dict(self) -> dict:
+        """JSON-ready, every vector in full (``-inf`` becomes None)."""
+
+        def plain(v: np.ndarray):
+            out = v.tolist()
+            return [x if math.isfinite(x) else None for x in out] if v.ndim else (out if math.isfinite(out) else None)
+
+        return {
+            "t": self.t,
+            "s": self.s,
+            "score": self.score,
+            "style": self.style,
+            "source_token": self.source_token,
+            "target_token": self.target_token,
+            "formula": self.formula,
+            "steps": [{"label": s.label, "latex": s.latex, "value": plain(s.value)} for s in self.steps],
+            "top_words": [[w, p] for w, p in self.top_words],
+            "token_probability": self.token_probability,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+    def to_csv(self) -> str:
+        """One row per number: ``step, label, index, value`` (index empty for a scalar). Labels
+        come from the scores' terms, any text a registered score gives: written by
+        :func:`attnviz.plots.exports.csv_text`, the guard of every CSV against spreadsheet formulas."""
+        from attnviz.plots import csv_text  # here: exports imports plotly, which `import attnviz` needs not
+
+        rows = [
+            (i, s.label, j, float(x))
+            for i, s in enumerate(self.steps)
+            for j, x in ([(None, s.value)] if s.value.ndim == 0 else enumerate(s.value))
+        ]
+        frame = pd.DataFrame(rows, columns=["step", "label", "index", "value"])
+        frame["index"] = frame["index"].astype("Int64")  # blank for a scalar, never "0.0"
+        return csv_text(frame)
+
+
+def formula_for(formula: str, style: str) -> str:
+    """A score's formula written with the query its decoder style reads. The papers write the
+    additive score with Bahdanau's s_{t-1} and the others with Luong's h_t; here every score
+    runs in either style, and the panel's lines below the formula use the query actually read."""
+    other = QUERY["luong" if style == "bahdanau" else "bahdanau"]
+    return formula.replace(other, QUERY[style])
+
+
+def latex_lines(cell: CellMath) -> list[str]:
+    """The math panel: the score's formula, then one line per step."""
+    return [cell.formula, *(s.latex for s in cell.steps)]
+
+
+# -- the shared arithmetic: from the key to the weight ---------------------------------------------
+
+
+def score_steps(
+    att: Attention, query: Tensor, values: Tensor, t: int, s: int, q: str, scores: Tensor, position: float | None
+) -> list[Step]:
+    """From the key to ``e_{t,s}``: the score's own terms, then (local attention) the window.
+
+    query ``[Q]``, values ``[S, K]`` one sentence's annotations, ``scores`` ``[S]`` the row of
+    raw scores as :class:`Attention` masked it, ``position`` its ``p_t`` (local attention).
+    """
+    sub = f"{t},{s}"
+    *inner, last = att.cell_terms(query, values, t, s, q)
+    steps = [step(x.label, x.latex, x.value) for x in inner]
+    if not att.is_local:
+        return [*steps, step("e", rf"e_{{{sub}}} = {last.latex}", last.value)]
+    e, D = float(scores[s]), att.window
+    distance = abs(s - position)
+    where = rf"\le D = {D}" if distance <= D else rf"> D = {D}"
+    if distance > D and math.isfinite(e):
+        where += r"\ \text{(kept: the real position nearest } p_t)"
+    return [
+        *steps,
+        step("content score", rf"\mathrm{{score}}({q}, \bar h_{{{s}}}) = {last.latex}", last.value),
+        step("distance to p_t", rf"|s - p_t| = |{s} - {num(position)}|", distance, f"{num(distance)} {where}"),
+        step("e", rf"e_{{{sub}}}", e if math.isfinite(e) else -math.inf,
+             num(e) if math.isfinite(e) else r"-\infty \quad \text{(outside the window)}"),
+    ]  # fmt: skip
+
+
+def weight_steps(att: Attention, scores: Tensor, t: int, s: int, position: float | None) -> list[Step]:
+    """From the row of raw scores ``[S]`` to the weight ``a_{t,s}``: the softmax (over the window
+    for local attention), then local-p's Gaussian."""
+    sub = f"{t},{s}"
+    row = scores.detach().cpu().double().numpy()
+    e = float(row[s])
+    if not math.isfinite(e):
+        return [step("a", rf"a_{{{sub}}}", 0.0, r"0 \quad \text{(outside the window)}")]
+    finite = row[np.isfinite(row)]  # [n in window]
+    shift = float(finite.max()) if finite.max() > 50 else 0.0  # exp(e - m) keeps huge scores finite
+    denominator = float(np.exp(finite - shift).sum())
+    align = math.exp(e - shift) / denominator
+    over = r"_{|s'-p_t| \le D}" if att.is_local else "_{s'}"
+    m = f" - {num(shift)}" if shift else ""
+    softmax = step(
+        "softmax",
+        rf"\mathrm{{softmax}}: \frac{{\exp(e_{{{sub}}}{m})}}{{\sum{over} \exp(e_{{{t},s'}}{m})}}"
+        rf" = \frac{{{num(math.exp(e - shift))}}}{{{num(denominator)}}}",
+        align,
+        rf"{num(align)} \quad ({finite.size} \text{{ terms}})",
+    )
+    if not att.is_predictive:
+        return [softmax, step("a", rf"a_{{{sub}}}", align)]
+    sigma = att.window / 2
+    gauss = math.exp(-((s - position) ** 2) / (2 * sigma**2))
+    return [
+        softmax,
+        step("gaussian", rf"\exp\left(-\frac{{(s - p_t)^2}}{{2\sigma^2}}\right) = "
+             rf"\exp\left(-\frac{{({s} - {num(position)})^2}}{{2 \cdot {num(sigma)}^2}}\right)", gauss),
+        step("a", rf"a_{{{sub}}} = \mathrm{{align}} \cdot \exp(\ldots) = {num(align)} \cdot {num(gauss)}",
+             align * gauss),
+    ]  # fmt: skip
+
+
+# -- one cell of a decoded alignment --------------------------------------------------------------
+
+
+@torch.inference_mode()
+def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellMath:
+    """Every intermediate of cell ``(t, s)`` of ``al``, recomputed from ``translator``'s parameters
+    (float64) on the states the decode recorded; its ``e`` and ``a`` are ``al.scores[t, s]`` and
+    ``al.weights[t, s]``. ``al`` must come from ``translator`` (translate, beam or align)."""
+    n_tgt, n_src = np.shape(al.weights)
+    if not (0 <= t < n_tgt and 0 <= s < n_src):
+        raise InputError(f"cell ({t}, {s}) is outside the alignment: steps 0..{n_tgt - 1}, positions 0..{n_src - 1}")
+    cfg, decoder = translator.config, translator.model.decoder
+    if (al.score, al.style) != (cfg.score, cfg.style):
+        raise InputError(
+            f"the alignment comes from a {al.score}/{al.style} model, this one is {cfg.score}/{cfg.style}; "
+            "pass the model that decoded it"
+        )
+    src_ids = translator.src_vocab.encode([translator.src_tokenizer.normalize(w) for w in al.source_text_tokens],
+                                          eos=True)  # fmt: skip
+    if (
+        len(src_ids) != n_src
+        or _merged(translator.src_tokenizer, al.source_text_tokens)
+        or _merged(translator.tgt_tokenizer, al.output_tokens)
+    ):
+        raise InputError(
+            "this alignment shows subword pieces merged into words (or another model's tokens): a word's cell has "
+            "no single score to recompute; turn off merging to see each piece's numbers"
+        )
+    enc = encode_one(translator.model, src_ids)
+    att = copy.deepcopy(decoder.attention).to("cpu", torch.float64)  # the cell's arithmetic in float64
+    values = enc.memory.values[0].to("cpu", torch.float64)  # [S, K] the annotations h_s
+    memory = att.prepare(values.unsqueeze(0), torch.ones(1, n_src, dtype=torch.bool))
+    query = torch.as_tensor(al.states[t], dtype=torch.float64)  # [Q] s_{t-1} or h_t
+    out = att(query.view(1, 1, -1), memory, torch.tensor([t]))
+    scores, weights = out.scores[0, 0], out.weights[0, 0]  # [S] each
+    _check_same_decode(al, t, scores.numpy())
+    position = None if out.positions is None else float(out.positions[0, 0])
+    q = QUERY[al.style]
+
+    steps = [step("query", q, query)]
+    steps += score_steps(att, query, values, t, s, q, scores, position)
+    steps += weight_steps(att, scores, t, s, position)
+    recorded = np.asarray(al.weights[t], dtype=np.float64)  # [S]
+    forced = not np.allclose(recorded, weights.numpy(), atol=1e-5)  # what-if: the user set this row
+    if forced:
+        weights = torch.as_tensor(recorded)
+        steps.append(step("a (forced)", rf"a_{{{t},{s}}}\ \text{{(forced by what-if)}}", recorded[s]))
+    context = weights @ values  # [S] x [S, K] -> [K] c_t
+    steps += _context_steps(att, weights, values, context, t, s)
+    if al.style == "luong":
+        output, logits = _luong_output(translator, context, query)
+    else:
+        output, logits = _bahdanau_output(translator, al, enc, t, None if not forced else weights)
+    top, words, p_token = _top_words(translator, al, t, logits)
+    return CellMath(
+        t=t, s=s, score=al.score, style=al.style, formula=formula_for(type(att.score).formula, al.style),
+        source_token=al.source_tokens[s], target_token=al.target_tokens[t],
+        steps=steps + output + top, top_words=words, token_probability=p_token,
+    )  # fmt: skip
+
+
+def _merged(tokenizer, tokens: list[str]) -> bool:
+    """Whether ``tokens`` are not the pieces ``tokenizer`` cuts their words into (they were merged for display)."""
+    return tokenizer.bpe is not None and tokenizer.split(" ".join(join_pieces(tokens))) != list(tokens)
+
+
+def _check_same_decode(al: Alignment, t: int, scores: np.ndarray) -> None:
+    recorded = np.asarray(al.scores[t], dtype=np.float64)
+    finite = np.isfinite(recorded)
+    if not (np.array_equal(finite, np.isfinite(scores)) and np.allclose(recorded[finite], scores[finite], 1e-3, 1e-3)):
+        raise InputError(
+            f"step {t}: this model's scores differ from the alignment's; the alignment was decoded by another "
+            "model (or another source sentence). Pass the model that decoded it."
+        )
+
+
+def _context_steps(att: Attention, weights: Tensor, values: Tensor, context: Tensor, t: int, s: int) -> list[Step]:
+    """``a_{t,s} h_s``, ``c_t`` and the share of ``c_t`` along that term. weights ``[S]``, values ``[S, K]``."""
+    h = "h" if att.sum_directions else r"\bar h"  # the context averages whole annotations
+    part = weights[s] * values[s]  # [K]
+    share = float(part @ context / (context @ context)) if context @ context > 0 else 0.0
+    return [
+        step("a * annotation", rf"a_{{{t},{s}}} {h}_{{{s}}}", part),
+        step("context", rf"c_{{{t}}} = \sum_{{s'}} a_{{{t},s'}} {h}_{{s'}}", context),
+        step("share of c_t", rf"\frac{{a_{{{t},{s}}} {h}_{{{s}}} \cdot c_{{{t}}}}}{{\lVert c_{{{t}}} \rVert^2}}", share,
+             rf"{share * 100:.1f}\% \text{{ of }} c_{{{t}}} \text{{ (other terms may cancel)}}"),
+    ]  # fmt: skip
+
+
+def _luong_output(translator: Translator, context: Tensor, query: Tensor) -> tuple[list[Step], Tensor]:
+    """The attentional state ``h~_t = tanh(W_c [c_t; h_t])`` and the logits the output layer reads from it."""
+    decoder = translator.model.decoder
+    W_c = decoder.W_c.weight.detach().to("cpu", torch.float64)  # [H, K + H]
+    mixed = W_c @ torch.cat([context, query])  # [H]
+    h_tilde = torch.tanh(mixed)
+    logits = decoder.generate(h_tilde.to(translator.device, torch.float32))  # [V]
+    return [
+        step("W_c [c_t; h_t]", r"W_c [c_t; h_t]", mixed),
+        step("attentional state", r"\tilde h_t = \tanh(W_c [c_t; h_t])", h_tilde),
+    ], logits
+
+
+def _bahdanau_output(
+    translator: Translator, al: Alignment, enc: Encoded, t: int, forced: Tensor | None
+) -> tuple[list[Step], Tensor]:
+    """The RNN step ``s_t = RNN(s_{t-1}, [E y_{t-1}; c_t])`` and the logits of ``[s_t; c_t; E y_{t-1}]``,
+    by the decoder's own step from the state before ``t``."""
+    decoder, cfg = translator.model.decoder, translator.config
+    previous = _target_id(translator, al.target_tokens[t - 1]) if t else BOS_ID
+    state = _state_before(translator, al, enc, t)
+    override = None if forced is None else forced.to(translator.device, torch.float32).unsqueeze(0)  # [1, S]
+    out, after = decoder.step(torch.tensor([previous], device=translator.device), state, enc.memory, t, override)
+    word = translator.tgt_vocab.itos[previous]
+    rnn = cfg.cell.upper()
+    return [
+        step("previous token", r"y_{t-1}", previous, latex_text(word)),
+        step("s_t", rf"s_t = \mathrm{{{rnn}}}(s_{{t-1}}, [E y_{{t-1}}; c_t])", _top(after.hidden)[0]),
+    ], out.logits[0, 0]
+
+
+def _state_before(translator: Translator, al: Alignment, enc: Encoded, t: int) -> DecoderState:
+    """The decoder's whole state before step ``t``. One GRU layer: that is ``s_{t-1}``, recorded;
+    otherwise (LSTM cell, stacked layers) the target prefix is decoded again."""
+    cfg, decoder, device = translator.config, translator.model.decoder, translator.device
+    if cfg.cell == "gru" and cfg.dec_layers == 1:
+        return DecoderState(torch.as_tensor(al.states[t], device=device).view(1, 1, -1))  # [1, 1, H]
+    state = enc.state
+    for i in range(t):
+        y = _target_id(translator, al.target_tokens[i - 1]) if i else BOS_ID
+        _, state = decoder.step(torch.tensor([y], device=device), state, enc.memory, i)
+    if not np.allclose(_top(state.hidden)[0].float().cpu().numpy(), al.states[t], atol=1e-4):
+        raise InputError(
+            f"step {t}: decoding the target again does not reach the recorded state (was attention forced at an "
+            "earlier step?); the output distribution needs the decode without forced attention"
+        )
+    return state
+
+
+def _top(hidden) -> Tensor:
+    h = hidden[0] if isinstance(hidden, tuple) else hidden  # GRU h or LSTM (h, c): [layers, B, H]
+    return h[-1].detach().to("cpu", torch.float64)  # [B, H]
+
+
+def _target_id(translator: Translator, token: str) -> int:
+    return translator.tgt_vocab.stoi.get(translator.tgt_tokenizer.normalize(token), UNK_ID)
+
+
+def _top_words(translator: Translator, al: Alignment, t: int, logits: Tensor) -> tuple[list[Step], list, float]:
+    """The most probable words of ``p(y_t | ...)``, then the step's own token if it is not among them."""
+    probs = torch.softmax(logits.detach().to("cpu", torch.float64), dim=-1)  # [V]
+    chosen = _target_id(translator, al.target_tokens[t])
+    values, ids = probs.topk(min(TOP_WORDS, probs.numel()))
+    itos = translator.tgt_vocab.itos
+    mark = rf" \quad \leftarrow y_{{{t}}}"
+    steps = [
+        step(f"top {k}", rf"p(y_{{{t}}} = {latex_text(itos[i])})", p, num(p) + (mark if i == chosen else ""))
+        for k, (p, i) in enumerate(zip(values.tolist(), ids.tolist(), strict=True), start=1)
+    ]
+    if chosen not in ids.tolist():
+        steps.append(
+            step(
+                "p(y_t)", rf"p(y_{{{t}}} = {latex_text(itos[chosen])})", probs[chosen], num(float(probs[chosen])) + mark
+            )
+        )
+    words = [(itos[i], float(p)) for p, i in zip(values.tolist(), ids.tolist(), strict=True)]
+    return steps, words, float(probs[chosen])

@@ -1,0 +1,211 @@
+"""Word alignments extracted from attention: argmax, threshold, and bidirectional symmetrisation.
+
+Links are ``(source_index, target_index)`` over *words* (subword pieces merged, ``<eos>``
+hidden: :mod:`attnviz.links.reading`), 0-based, the order of Pharaoh ``i-j`` lines.
+
+* ``argmax``: each target word linked to the source word it attends to most.
+* ``threshold``: every (source, target) word pair whose weight reaches the threshold.
+* ``intersection``, ``union``, ``grow-diag``, ``grow-diag-final``, ``grow-diag-final-and``:
+  the argmax links of a model and of the *reverse* model (target -> source, forced through the
+  source) combined as in Koehn, Och & Marcu (2003) and Moses' ``symal``: start from the
+  intersection, grow into neighbouring union links (diagonals included) that align a word not
+  yet aligned, then add the remaining directional links whose source *or* (``-and``: *and*)
+  target word is still unaligned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.decoding import Translator
+from attnviz.errors import DataError, InputError
+from attnviz.links.reading import read
+
+Link = tuple[int, int]  # (source_index, target_index)
+DIRECTIONAL = ("argmax", "threshold")
+SYMMETRIC = ("intersection", "union", "grow-diag", "grow-diag-final", "grow-diag-final-and")
+METHODS = DIRECTIONAL + SYMMETRIC
+_NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
+
+
+def argmax_links(weights: np.ndarray) -> set[Link]:
+    """Each target word (row) linked to its highest-weight source word; an all-zero row gets no link."""
+    w = np.asarray(weights)  # [tgt, src]
+    return {(int(np.argmax(row)), t) for t, row in enumerate(w) if row.size and row.max() > 0}
+
+
+def threshold_links(weights: np.ndarray, threshold: float) -> set[Link]:
+    """Every (source, target) cell whose weight is at least ``threshold`` (in (0, 1])."""
+    if not 0 < threshold <= 1:
+        raise InputError(f"the threshold must be in (0, 1], got {threshold}; 0.3 is a common choice")
+    tgt, src = np.nonzero(np.asarray(weights) >= threshold)  # [links] each
+    return {(int(s), int(t)) for s, t in zip(src, tgt, strict=True)}
+
+
+def transpose(links: Iterable[Link]) -> set[Link]:
+    """Links of the reverse direction, ``(target, source)`` -> ``(source, target)``."""
+    return {(j, i) for i, j in links}
+
+
+def symmetrise(forward: Iterable[Link], backward: Iterable[Link], method: str) -> set[Link]:
+    """Combine two directional alignments given in the same ``(source, target)`` orientation.
+
+    ``method`` is one of :data:`SYMMETRIC`; ``grow-diag*`` follow Koehn's pseudo-code, scanning
+    source then target positions in increasing order so the result is deterministic.
+    """
+    fwd, bwd = set(forward), set(backward)
+    if method == "intersection":
+        return fwd & bwd
+    if method == "union":
+        return fwd | bwd
+    if method not in SYMMETRIC:
+        raise InputError(f"unknown symmetrisation {method!r}; choose one of {', '.join(SYMMETRIC)}")
+    union = fwd | bwd
+    links = fwd & bwd
+    src_done = {i for i, _ in links}
+    tgt_done = {j for _, j in links}
+
+    def add(i: int, j: int) -> None:
+        links.add((i, j))
+        src_done.add(i)
+        tgt_done.add(j)
+
+    n_src = 1 + max((i for i, _ in union), default=-1)
+    n_tgt = 1 + max((j for _, j in union), default=-1)
+    grown = True
+    while grown:
+        grown = False
+        for i in range(n_src):
+            for j in range(n_tgt):
+                if (i, j) not in links:
+                    continue
+                for di, dj in _NEIGHBOURS:
+                    new = (i + di, j + dj)
+                    if new in union and new not in links and (new[0] not in src_done or new[1] not in tgt_done):
+                        add(*new)
+                        grown = True
+    if method == "grow-diag":
+        return links
+    both = method == "grow-diag-final-and"
+    for directional in (fwd, bwd):
+        for i, j in sorted(directional - links):
+            free_src, free_tgt = i not in src_done, j not in tgt_done
+            if (free_src and free_tgt) if both else (free_src or free_tgt):
+                add(i, j)
+    return links
+
+
+def to_pharaoh(links: Iterable[Link]) -> str:
+    """Links as a sorted Pharaoh line, ``"0-0 1-2 2-1"``."""
+    return " ".join(f"{i}-{j}" for i, j in sorted(links))
+
+
+@dataclass
+class WordAlignment:
+    """Word links extracted from attention, with the words they index."""
+
+    source_words: list[str]
+    target_words: list[str]
+    links: list[Link]  # sorted (source_index, target_index)
+    method: str
+    caption: str  # how the word-level matrix was read (see attnviz.links.reading)
+
+    def to_pharaoh(self) -> str:
+        return to_pharaoh(self.links)
+
+    def to_dict(self) -> dict:
+        return {
+            "method": self.method,
+            "source_words": self.source_words,
+            "target_words": self.target_words,
+            "links": [list(link) for link in self.links],
+            "pharaoh": self.to_pharaoh(),
+            "caption": self.caption,
+        }
+
+
+def word_attention(translator: Translator, source: str, target: str):
+    """Forced decoding of ``target``, read as words: a :class:`~attnviz.links.reading.Reading`
+    without the ``<eos>`` row."""
+    al = translator.align(source, target)
+    reading = read(al.weights, al.source_tokens, al.target_tokens)
+    if reading.target_words[-1:] == ["<eos>"]:
+        reading.weights = reading.weights[:-1]
+        reading.target_words = reading.target_words[:-1]
+    return reading
+
+
+def align_words(
+    translator: Translator,
+    source: str,
+    target: str,
+    method: str = "argmax",
+    reverse: Translator | None = None,
+    threshold: float = 0.3,
+) -> WordAlignment:
+    """Word links between ``source`` and ``target`` from the model's attention.
+
+    Symmetric methods also need ``reverse``, a model of the opposite direction (for a de-en
+    model an en-de one), forced through ``source`` given ``target``; both must cut the sentences
+    into the same words.
+    """
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    fwd = word_attention(translator, source, target)
+    if method == "argmax":
+        links = argmax_links(fwd.weights)
+    elif method == "threshold":
+        links = threshold_links(fwd.weights, threshold)
+    else:
+        if reverse is None:
+            raise InputError(
+                f"{method} combines both directions; give the reverse model (e.g. --reverse-model "
+                "multi30k-en-de-additive-bahdanau for a de-en model) or use --method argmax"
+            )
+        bwd = word_attention(reverse, target, source)  # rows: source words, columns: target words
+        shapes = (len(fwd.source_words), len(fwd.target_words)), (len(bwd.target_words), len(bwd.source_words))
+        if shapes[0] != shapes[1]:
+            raise InputError(
+                f"the two models cut the sentences into different words ({shapes[0][0]}x{shapes[0][1]} vs "
+                f"{shapes[1][0]}x{shapes[1][1]} source x target); pick a reverse model with the same tokenizer kind"
+            )
+        links = symmetrise(argmax_links(fwd.weights), transpose(argmax_links(bwd.weights)), method)
+    return WordAlignment(fwd.source_words, fwd.target_words, sorted(links), method, fwd.caption)
+
+
+def align_corpus(
+    translator: Translator,
+    sources: list[list[str]],
+    targets: list[list[str]],
+    method: str = "argmax",
+    reverse: Translator | None = None,
+    threshold: float = 0.3,
+) -> list[list[Link]]:
+    """Word links for every pair of tokenized sentences (tokens joined by spaces for the model).
+
+    Gold files index space-separated tokens, so the model must read each sentence as the same
+    number of words; a pair it reads differently raises :class:`DataError` naming the line.
+    """
+    if len(sources) != len(targets):
+        raise DataError(
+            f"{len(sources)} source but {len(targets)} target sentences; the files must hold one pair per line"
+        )
+    aligned = []
+    for n, (src, tgt) in enumerate(zip(sources, targets, strict=True), start=1):
+        if not src or not tgt:
+            raise DataError(f"line {n}: an empty sentence; remove the pair from both files (and from the gold)")
+        try:
+            wa = align_words(translator, " ".join(src), " ".join(tgt), method, reverse, threshold)
+        except InputError as e:
+            raise DataError(f"line {n}: {e}") from None
+        if (len(wa.source_words), len(wa.target_words)) != (len(src), len(tgt)):
+            raise DataError(
+                f"line {n}: the model reads {len(wa.source_words)} source and {len(wa.target_words)} target words "
+                f"where the files have {len(src)} and {len(tgt)} space-separated tokens; tokenize the files "
+                "with spaces around punctuation"
+            )
+        aligned.append(wa.links)
+    return aligned

@@ -1,0 +1,137 @@
+"""Reading an attention matrix as a word alignment: hide ``<eos>``, merge subword pieces into words.
+
+Pure functions on a ``[tgt, src]`` weight matrix whose rows are distributions over the source
+tokens. Two changes make a figure easier to read without changing what the rows mean:
+
+* **hide ``<eos>``**: the source's last column (attention parked on ``<eos>``, a NULL
+  alignment) is removed and the rest of each row renormalised to sum to 1; a row that put all
+  its weight on ``<eos>`` stays all zero (nothing to renormalise) and :attr:`Reading.eos_mass`
+  records what was hidden.
+* **merge pieces**: subword pieces (``@@`` ends a piece that does not end its word, see
+  :mod:`attnviz.data.bpe`) become words. A source word's columns are *summed* (the attention
+  the word received) and a target word's rows *averaged* (the word's mean attention over its
+  pieces), so each row is still a distribution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.data import join_pieces, word_spans
+from attnviz.errors import InputError
+
+EOS = "<eos>"
+
+
+@dataclass
+class Reading:
+    """A ``[tgt_words, src_words]`` matrix with its word labels and how it was made."""
+
+    weights: np.ndarray  # [tgt_words, src_words], rows sum to 1 (0 where all weight was on <eos>)
+    source_words: list[str]
+    target_words: list[str]
+    source_index: list[int]  # for each source token (column of the input), its word; -1 for a hidden <eos>
+    target_index: list[int]  # for each target token (row of the input), its word
+    eos_mass: np.ndarray | None  # [tgt_words] weight the hidden <eos> column held (None: not hidden)
+    caption: str  # one sentence stating the rule, for the figure caption
+
+
+def _check(weights: np.ndarray, source_tokens: list[str], target_tokens: list[str]) -> np.ndarray:
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 2 or w.shape != (len(target_tokens), len(source_tokens)):
+        raise InputError(
+            f"weights of shape {w.shape} do not match {len(target_tokens)} target and {len(source_tokens)} "
+            "source tokens; pass the [tgt, src] matrix of the same alignment as its tokens"
+        )
+    return w
+
+
+def hide_eos(weights: np.ndarray, source_tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The matrix without the source ``<eos>`` column, each row renormalised: ``([tgt, src-1], eos_mass [tgt])``.
+
+    A row with no weight left (all of it on ``<eos>``) stays zero rather than being made up.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if source_tokens[-1:] != [EOS]:
+        raise InputError("the source does not end with <eos>; there is no <eos> column to hide")
+    eos_mass = w[:, -1].copy()  # [tgt]
+    rest = w[:, :-1]  # [tgt, src-1]
+    total = rest.sum(axis=1, keepdims=True)  # [tgt, 1]
+    return np.divide(rest, total, out=np.zeros_like(rest), where=total > 0), eos_mass
+
+
+def word_index(tokens: list[str]) -> tuple[list[int], list[str]]:
+    """For each token its word number, and the words (pieces joined); ``<eos>`` is a word of its own."""
+    body = tokens[:-1] if tokens[-1:] == [EOS] else tokens
+    spans = word_spans(body)
+    starts = sorted({start for start, _ in spans})
+    number = {start: k for k, start in enumerate(starts)}
+    index = [number[start] for start, _ in spans]
+    words = ["".join(join_pieces(body[start:end])) for start, end in sorted(set(spans))]
+    if len(body) < len(tokens):
+        index.append(len(words))
+        words.append(EOS)
+    return index, words
+
+
+def merge_pieces(
+    weights: np.ndarray, source_tokens: list[str], target_tokens: list[str]
+) -> tuple[np.ndarray, list[str], list[str], list[int], list[int]]:
+    """Subword pieces merged into words: source columns summed, target rows averaged.
+
+    Returns ``(weights [tgt_words, src_words], source_words, target_words, source_index,
+    target_index)``, the indexes mapping each input token to its word.
+    """
+    w = _check(weights, source_tokens, target_tokens)
+    src_index, src_words = word_index(source_tokens)
+    tgt_index, tgt_words = word_index(target_tokens)
+    cols = np.zeros((len(source_tokens), len(src_words)))  # [src, src_words] one-hot
+    cols[np.arange(len(source_tokens)), src_index] = 1.0
+    rows = np.zeros((len(tgt_words), len(target_tokens)))  # [tgt_words, tgt] averaging
+    rows[tgt_index, np.arange(len(target_tokens))] = 1.0
+    rows /= rows.sum(axis=1, keepdims=True)
+    return rows @ w @ cols, src_words, tgt_words, src_index, tgt_index
+
+
+def caption(eos_hidden: bool, merged: bool) -> str:
+    """The one-sentence rule behind a :func:`read` figure (``merged``: pieces were actually joined)."""
+    parts = []
+    if eos_hidden:
+        parts.append("attention on <eos> is hidden and each row renormalised over the remaining source words")
+    if merged:
+        parts.append(
+            "subword pieces are merged into words (a source word's columns summed, a target word's rows averaged)"
+        )
+    if not parts:
+        return "Raw attention weights: each row is the decoder step's distribution over the source tokens."
+    rule = "; ".join(parts)
+    return rule[0].upper() + rule[1:] + ", so each row still sums to 1."
+
+
+def read(
+    weights: np.ndarray,
+    source_tokens: list[str],
+    target_tokens: list[str],
+    hide: bool = True,
+    merge: bool = True,
+) -> Reading:
+    """Read a ``[tgt, src]`` attention matrix as words: ``<eos>`` hidden (``hide``), pieces merged (``merge``).
+
+    ``source_tokens`` and ``target_tokens`` label the columns and rows (pieces keep their
+    ``@@``); each may end with ``<eos>``. The target ``<eos>`` row is kept as a word of its own.
+    """
+    w = _check(weights, source_tokens, target_tokens)
+    if merge:
+        w, src_words, tgt_words, src_index, tgt_index = merge_pieces(w, source_tokens, target_tokens)
+    else:
+        src_words, tgt_words = list(source_tokens), list(target_tokens)
+        src_index, tgt_index = list(range(len(source_tokens))), list(range(len(target_tokens)))
+    merged = len(src_words) < len(source_tokens) or len(tgt_words) < len(target_tokens)
+    eos_mass = None
+    if hide:
+        w, eos_mass = hide_eos(w, src_words)
+        src_words = src_words[:-1]
+        src_index = [-1 if k == len(src_words) else k for k in src_index]
+    return Reading(w, src_words, tgt_words, src_index, tgt_index, eos_mass, caption(hide, merged))

@@ -1,0 +1,174 @@
+"""Attention's word links beside a real aligner's, as the app shows them.
+
+* eflomal run fast enough for a click: the sentences to align plus a sample of the task's
+  training pairs (:data:`SAMPLE_PAIRS`), one sampler, half the iterations (:data:`FAST_EFLOMAL`);
+  about 1-2 s on two busy cores. On toy-fr's 500 test pairs it scored AER 0.032 (the full run of
+  benchmarks/alignment_yardstick.py, 10,000 training pairs and three samplers: 0.042).
+* the reverse model of a task (``multi30k-de-en`` -> ``multi30k-en-de``) for the symmetric methods.
+* gold alignments from the task's own test pairs or from uploaded files, scored for several
+  aligners side by side.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from attnviz.data import Pair, join_pieces
+from attnviz.errors import DataError
+from attnviz.evaluation import AlignmentCounts
+from attnviz.links import eflomal as eflomal_align
+from attnviz.links import goldfile
+from attnviz.links.goldfile import GoldAlignment
+
+Link = tuple[int, int]  # (source_index, target_index)
+Words = list[str]
+SAMPLE_PAIRS = 2000
+FAST_EFLOMAL = {"n_samplers": 1, "rel_iterations": 0.5}
+EFLOMAL_METHOD = "grow-diag-final-and"
+MAX_GOLD_PAIRS = 1000  # more is a job for `python -m attnviz align-eval`
+_LANGUAGE_PAIR = re.compile(r"^(?P<stem>.+-)(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})$")
+
+
+def word_pairs(pairs: Iterable[Pair], n: int | None = None) -> list[tuple[Words, Words]]:
+    """Up to ``n`` pairs as lowercased words (subword pieces joined), pairs with an empty side left
+    out: the text eflomal learns from next to the sentences it aligns."""
+    out = []
+    for pair in pairs:
+        if n is not None and len(out) >= n:
+            break
+        src, tgt = join_pieces(pair.source_tokens), join_pieces(pair.target_tokens)
+        if src and tgt:
+            out.append(([w.lower() for w in src], [w.lower() for w in tgt]))
+    return out
+
+
+def eflomal_links(
+    pairs: list[tuple[Words, Words]], sample: list[tuple[Words, Words]] = (), method: str = EFLOMAL_METHOD
+) -> list[list[Link]]:
+    """eflomal's links for each pair of ``pairs``, trained on ``sample`` plus ``pairs`` with the quick
+    settings of :data:`FAST_EFLOMAL`. Words are compared lowercased, as in :func:`word_pairs`."""
+    lowered = [([w.lower() for w in src], [w.lower() for w in tgt]) for src, tgt in pairs]
+    return eflomal_align.run_eflomal(lowered, list(sample), method=method, **FAST_EFLOMAL)
+
+
+def reverse_task(task: str) -> str | None:
+    """The task of the opposite direction, ``"multi30k-en-de"`` for ``"multi30k-de-en"``; ``None``
+    for a task whose name ends in no language pair (``"toy-fr"``, ``"dates"``)."""
+    m = _LANGUAGE_PAIR.match(task or "")
+    return f"{m['stem']}{m['tgt']}-{m['src']}" if m else None
+
+
+def reverse_entry(models: list[dict], entry: dict) -> dict | None:
+    """The catalog entry of a model of the opposite direction to ``entry``: one of the same score and
+    style when there is one, else the first listed; ``None`` when the reverse task has no model."""
+    task = reverse_task(entry.get("task") or "")
+    found = [m for m in models if task and m.get("task") == task]
+    same = [m for m in found if (m.get("score"), m.get("style")) == (entry.get("score"), entry.get("style"))]
+    return (same or found or [None])[0]
+
+
+@dataclass
+class GoldSet:
+    """Tokenized sentence pairs and their gold links, with where they came from."""
+
+    sources: list[Words]
+    targets: list[Words]
+    gold: list[GoldAlignment]
+    origin: str  # for the page: "toy-fr test split (500 pairs)", an uploaded file's name
+
+    @property
+    def lengths(self) -> list[tuple[int, int]]:
+        return [(len(s), len(t)) for s, t in zip(self.sources, self.targets, strict=True)]
+
+
+def _check_size(n: int) -> None:
+    if n > MAX_GOLD_PAIRS:
+        raise DataError(
+            f"{n} sentence pairs are more than the app scores ({MAX_GOLD_PAIRS}); score a part of them here, "
+            "or all with `python -m attnviz align-eval`"
+        )
+
+
+def gold_of_pairs(pairs: list[Pair], origin: str) -> GoldSet:
+    """The gold links a data set ships with (toy-fr's test split): pairs without gold are refused."""
+    missing = next((k for k, p in enumerate(pairs, start=1) if p.sure is None), None)
+    if missing is not None:
+        raise DataError(f"{origin}: pair {missing} has no gold alignment; upload a gold file instead")
+    _check_size(len(pairs))
+    gold = []
+    for p in pairs:
+        g = GoldAlignment()
+        for link in p.possible or ():
+            g.add(tuple(link), sure=False)
+        for link in p.sure:
+            g.add(tuple(link), sure=True)
+        gold.append(g)
+    return GoldSet([list(p.source_tokens) for p in pairs], [list(p.target_tokens) for p in pairs], gold, origin)
+
+
+def gold_of_upload(
+    gold_lines: list[str],
+    gold_name: str,
+    fmt: str,
+    one_based: bool,
+    sentences: tuple[list[str], list[str]] | None = None,
+    names: tuple[str, str] = ("source file", "target file"),
+    fallback: list[Pair] | None = None,
+) -> GoldSet:
+    """A gold file's links for the sentence pairs of ``sentences`` (the source and target files'
+    lines) or, for a Pharaoh file of as many lines as ``fallback`` has pairs, for those pairs.
+
+    Every problem raises :class:`DataError` naming the file and line (from :mod:`attnviz.links.goldfile`).
+    """
+    if sentences is not None:
+        sources, targets = (goldfile.sentences(lines) for lines in sentences)
+        if len(sources) != len(targets):
+            raise DataError(
+                f"{names[0]} has {len(sources)} lines but {names[1]} has {len(targets)}; "
+                "upload files with one sentence of the same pair per line"
+            )
+        origin = gold_name
+    elif fmt == "pharaoh" and fallback and len(gold_lines) == len(fallback):
+        sources, targets = [list(p.source_tokens) for p in fallback], [list(p.target_tokens) for p in fallback]
+        origin = f"{gold_name} on the task's {len(fallback)} test pairs"
+    else:
+        have = f"the task's test split has {len(fallback)} pairs" if fallback else "the task has no test pairs here"
+        raise DataError(
+            f"{gold_name}: upload the source and target sentence files too ({len(gold_lines)} gold lines; {have}, "
+            "and only a Pharaoh file of as many lines can use them)"
+        )
+    _check_size(len(sources))
+    for side, sents in zip(names, (sources, targets), strict=True):
+        empty = next((k for k, words in enumerate(sents, start=1) if not words), None)
+        if empty is not None:
+            raise DataError(f"{side} line {empty}: an empty sentence; remove the pair from all three files")
+    lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
+    gold = goldfile.parse_gold(gold_lines, lengths, fmt, one_based, name=gold_name)
+    return GoldSet(sources, targets, gold, origin)
+
+
+def score_table(gold: list[GoldAlignment], predicted: dict[str, list[list[Link]]]) -> tuple[list[dict], list[dict]]:
+    """Precision, recall and AER of each aligner (name -> links per sentence) against ``gold``:
+    ``(corpus rows, one per aligner; per-sentence rows, one per pair with each aligner's columns)``."""
+    corpus, sentences = [], [{"pair": k} for k in range(len(gold))]
+    for name, links in predicted.items():
+        total, per_sentence = goldfile.score(links, gold)
+        corpus.append({"aligner": name, **_row(total), "links": total.predicted, "sure links": total.sure})
+        for row, counts in zip(sentences, per_sentence, strict=True):
+            row.update({f"{name} {key}": value for key, value in _row(counts).items() if key != "F1"})
+    return corpus, sentences
+
+
+def _row(c: AlignmentCounts) -> dict:
+    return {"precision": round(c.precision, 3), "recall": round(c.recall, 3), "F1": round(c.f1, 3),
+            "AER": round(c.aer, 3)}  # fmt: skip
+
+
+def agreement(a: Iterable[Link], b: Iterable[Link]) -> float:
+    """F1 of two link sets, either taken as the reference (the measure is symmetric); 1.0 when both are empty."""
+    a, b = set(a), set(b)
+    if not a and not b:
+        return 1.0
+    return 2 * len(a & b) / (len(a) + len(b))

@@ -1,0 +1,23 @@
+"""The model: score functions (one registry), the shared attention step, encoder, decoders, Seq2Seq, ModelConfig."""
+
+from attnviz.model.attention import Attention, get_score
+from attnviz.model.config import ENCODERS, STYLES, ModelConfig
+from attnviz.model.decoder import DecoderState, StepOutput
+from attnviz.model.scores import SCORES, Score, register
+from attnviz.model.seq2seq import Encoded, Seq2Seq, build_model
+
+__all__ = [
+    "ENCODERS",
+    "SCORES",
+    "STYLES",
+    "Attention",
+    "DecoderState",
+    "Encoded",
+    "ModelConfig",
+    "Score",
+    "Seq2Seq",
+    "StepOutput",
+    "build_model",
+    "get_score",
+    "register",
+]

@@ -1,0 +1,62 @@
+"""Pure figure builders (Plotly) and the file contents users download."""
+
+from attnviz.plots.compare import difference_heatmap, encoder_attention_heatmaps, entropy_plot, js_plot, shared_range
+from attnviz.plots.context import context_heatmap, context_projection
+from attnviz.plots.cursor import cursor_data, has_cell
+from attnviz.plots.data import gold_heatmap, length_histogram, metric_scatter, training_curves
+from attnviz.plots.explore import (
+    align_tops,
+    alignment_heatmap,
+    attribution_heatmap,
+    context_bar,
+    coverage_bar,
+    explore_heatmap,
+    step_animation,
+    whatif_figure,
+)
+from attnviz.plots.exports import (
+    alignment_json,
+    changed_steps,
+    csv_text,
+    matrix_csv,
+    pharaoh_text,
+    replace_token,
+    step_table,
+)
+from attnviz.plots.heatmap import plot_config, step_bar
+from attnviz.plots.links import gold_figure, links_figure
+
+__all__ = [
+    "align_tops",
+    "alignment_heatmap",
+    "alignment_json",
+    "attribution_heatmap",
+    "changed_steps",
+    "context_bar",
+    "context_heatmap",
+    "context_projection",
+    "coverage_bar",
+    "csv_text",
+    "cursor_data",
+    "difference_heatmap",
+    "encoder_attention_heatmaps",
+    "entropy_plot",
+    "explore_heatmap",
+    "gold_figure",
+    "gold_heatmap",
+    "has_cell",
+    "js_plot",
+    "length_histogram",
+    "links_figure",
+    "matrix_csv",
+    "metric_scatter",
+    "pharaoh_text",
+    "plot_config",
+    "replace_token",
+    "shared_range",
+    "step_animation",
+    "step_bar",
+    "step_table",
+    "training_curves",
+    "whatif_figure",
+]

@@ -1,0 +1,221 @@
+"""Figures that compare decodes: side-by-side heatmaps, differences, entropy and JS divergence.
+
+Step-by-step comparisons (:func:`difference_heatmap`, :func:`js_plot`) need both alignments on
+the same grid: the same source and the same number of target steps. Two models decoding freely
+usually produce different targets, so decode both with forced decoding on one reference target
+(or on one model's output) first; a mismatch raises :class:`attnviz.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from attnviz.decoding import Alignment
+from attnviz.errors import InputError
+from attnviz.evaluation import entropy, js_divergence
+from attnviz.plots.heatmap import (
+    DIVERGING_SCALE,
+    WEIGHT_SCALE,
+    add_alignment,
+    alignment_matrix,
+    apply_template,
+    cell_size,
+    display_tokens,
+    label_px,
+    tick_angle,
+)
+
+
+def shared_range(alignments: list[Alignment], values: str) -> tuple[float, float]:
+    """One colour range for several alignments: ``[0, max]`` for weights, ``[-m, m]`` for scores."""
+    finite = [z[np.isfinite(z)] for z in (alignment_matrix(al, values) for al in alignments)]
+    finite = np.concatenate([f for f in finite if f.size]) if any(f.size for f in finite) else np.zeros(1)
+    if values == "weights":
+        return 0.0, float(max(finite.max(), 1e-9))
+    m = float(max(np.abs(finite).max(), 1e-9))
+    return -m, m
+
+
+def compare_heatmaps(
+    alignments: dict[str, Alignment],
+    values: str = "weights",
+    zmin: float | None = None,
+    zmax: float | None = None,
+) -> go.Figure:
+    """One heatmap per named alignment, side by side, on one colour scale with one colour bar."""
+    if not alignments:
+        raise InputError("compare_heatmaps needs at least one alignment; pass {name: alignment}")
+    names = list(alignments)
+    als = list(alignments.values())
+    lo, hi = shared_range(als, values)
+    zmin = lo if zmin is None else zmin
+    zmax = hi if zmax is None else zmax
+    widths = [np.shape(al.weights)[1] for al in als]
+    fig = make_subplots(
+        rows=1,
+        cols=len(als),
+        subplot_titles=[html.escape(n, quote=False) for n in names],
+        column_widths=[w / sum(widths) for w in widths],
+        horizontal_spacing=min(0.12, 0.5 / len(als)),
+    )
+    for k, al in enumerate(als):
+        add_alignment(fig, al, values, zmin, zmax, showscale=k == len(als) - 1, row=1, col=k + 1)
+    n_tgt = max(np.shape(al.weights)[0] for al in als)
+    for k, al in enumerate(als):  # same cell height everywhere: a shorter target gets a shorter plot
+        fig.update_yaxes(domain=[1 - np.shape(al.weights)[0] / n_tgt, 1], row=1, col=k + 1)
+    n_max = max(max(np.shape(al.weights)) for al in als)
+    cell = cell_size(n_max)
+    angle = min(tick_angle(al.source_tokens, cell) for al in als)
+    left = max(label_px(al.target_tokens, 0) for al in als)
+    bottom = max(label_px(al.source_tokens, angle) for al in als)
+    apply_template(fig)
+    fig.update_layout(
+        width=sum(widths) * cell + len(als) * (left + 40) + 120,
+        height=bottom + n_tgt * cell + 110,
+        margin={"l": left, "b": bottom, "t": 90, "r": 20},
+        plot_bgcolor="white",
+    )
+    return fig
+
+
+def check_same_grid(a: Alignment, b: Alignment) -> None:
+    """Raise unless ``a`` and ``b`` share the source and the number of target steps."""
+    if list(a.source_tokens) != list(b.source_tokens):
+        raise InputError("the two alignments have different source sentences; decode the same sentence with both")
+    if np.shape(a.weights) != np.shape(b.weights):
+        raise InputError(
+            f"the two alignments have {np.shape(a.weights)[0]} and {np.shape(b.weights)[0]} target steps; "
+            "decode both with forced decoding on the same target to compare them step by step"
+        )
+
+
+def row_labels(a: Alignment, b: Alignment) -> list[str]:
+    """Escaped target tokens of ``a``, written ``a / b`` where the two targets differ."""
+    ta, tb = display_tokens(a.target_tokens), display_tokens(b.target_tokens)
+    return [x if x == y else f"{x} / {y}" for x, y in zip(ta, tb, strict=True)]
+
+
+def difference_heatmap(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> go.Figure:
+    """``a.weights - b.weights`` on a diverging scale symmetric around zero (same grid required)."""
+    check_same_grid(a, b)
+    wa = np.asarray(a.weights, dtype=np.float64)  # [tgt, src]
+    wb = np.asarray(b.weights, dtype=np.float64)  # [tgt, src]
+    diff = wa - wb  # [tgt, src]
+    m = float(np.abs(diff).max()) or 1.0
+    n_tgt, n_src = diff.shape
+    src = display_tokens(a.source_tokens)
+    rows = row_labels(a, b)
+    na, nb = (html.escape(n, quote=False) for n in names)
+    text = [
+        [f"source: {src[s]}<br>target: {rows[t]}<br>{na}: {wa[t, s]:.3f}<br>{nb}: {wb[t, s]:.3f}" for s in range(n_src)]
+        for t in range(n_tgt)
+    ]
+    heat = go.Heatmap(z=diff, x=list(range(n_src)), y=list(range(n_tgt)), colorscale=DIVERGING_SCALE)
+    heat.update(zmin=-m, zmax=m, text=text, hovertemplate="%{text}<br>difference: %{z:+.3f}<extra></extra>")
+    fig = go.Figure(heat.update(colorbar={"title": {"text": f"{na} − {nb}"}}))
+    cell = cell_size(max(n_src, n_tgt))
+    angle = tick_angle(a.source_tokens, cell)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, showgrid=False)
+    fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=rows, autorange="reversed")
+    left, bottom = label_px(rows, 0), label_px(a.source_tokens, angle)
+    apply_template(fig)
+    fig.update_layout(
+        title={"text": f"Attention difference: {na} − {nb}"},
+        width=left + n_src * cell + 140,
+        height=bottom + n_tgt * cell + 90,
+        margin={"l": left, "b": bottom, "t": 70, "r": 20},
+    )
+    return fig
+
+
+def entropy_plot(alignments: dict[str, Alignment]) -> go.Figure:
+    """Attention entropy (nats) per decoder step, one line per named alignment."""
+    fig = go.Figure()
+    for name, al in alignments.items():
+        h = entropy(al.weights)  # [tgt]
+        line = go.Scatter(x=list(range(len(h))), y=h, mode="lines+markers", name=html.escape(name, quote=False))
+        fig.add_trace(line.update(text=display_tokens(al.target_tokens)))
+        fig.data[-1].update(hovertemplate="step %{x}: %{text}<br>entropy %{y:.3f} nats")
+    n_src = {np.shape(al.weights)[1] for al in alignments.values()}
+    if len(n_src) == 1 and (n := n_src.pop()) > 1:
+        fig.add_hline(y=math.log(n), line={"dash": "dash", "color": "#969696"}, annotation_text=f"uniform: ln {n}")
+    apply_template(fig)
+    fig.update_layout(
+        title={"text": "Attention entropy per step"},
+        xaxis_title="decoder step",
+        yaxis_title="entropy (nats)",
+        yaxis_rangemode="tozero",
+        width=700,
+        height=380,
+    )
+    return fig
+
+
+def js_plot(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> go.Figure:
+    """Jensen-Shannon divergence (nats) between two alignments at each step (same grid required)."""
+    check_same_grid(a, b)
+    js = js_divergence(a.weights, b.weights)  # [tgt]
+    rows = row_labels(a, b)
+    na, nb = (html.escape(n, quote=False) for n in names)
+    bar = go.Bar(x=list(range(len(js))), y=js, text=rows, textposition="none", marker={"color": "#756bb1"})
+    fig = go.Figure(bar.update(hovertemplate="step %{x}: %{text}<br>JS %{y:.3f} nats<extra></extra>"))
+    fig.add_hline(y=math.log(2), line={"dash": "dash", "color": "#969696"}, annotation_text="maximum: ln 2")
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(js))), ticktext=rows, title_text="decoder step")
+    apply_template(fig)
+    fig.update_layout(
+        title={"text": "Jensen-Shannon divergence per step", "subtitle": {"text": f"{na} vs {nb}"}},
+        margin={"t": 90},
+        yaxis={"title": "JS divergence (nats)", "range": [0, math.log(2) * 1.1]},
+        width=max(500, 120 + len(js) * 30),
+        height=380,
+    )
+    return fig
+
+
+def encoder_attention_heatmaps(al: Alignment, layer: int | None = None, head: int | None = None) -> go.Figure:
+    """Encoder self-attention ``[layers, heads, src, src]``: a grid of every layer and head, or one.
+
+    Rows of each map are query tokens, columns key tokens. ``layer`` and/or ``head`` narrow the
+    grid to one layer, one head, or a single map.
+    """
+    if al.encoder_attention is None:
+        raise InputError("this model has no Transformer encoder, so there is no encoder self-attention to show")
+    ea = np.asarray(al.encoder_attention, dtype=np.float64)  # [layers, heads, src, src]
+    n_layers, n_heads, n_src, _ = ea.shape
+    for what, value, n in (("layer", layer, n_layers), ("head", head, n_heads)):
+        if value is not None and not 0 <= value < n:
+            raise InputError(f"{what} must be in 0..{n - 1}, got {value}")
+    layers = range(n_layers) if layer is None else [layer]
+    heads = range(n_heads) if head is None else [head]
+    fig = make_subplots(
+        rows=len(layers),
+        cols=len(heads),
+        subplot_titles=[f"layer {i}, head {j}" for i in layers for j in heads],
+        horizontal_spacing=0.04,
+        vertical_spacing=min(0.08, 0.3 / len(layers)),
+    )
+    src = display_tokens(al.source_tokens)
+    text = [[f"query: {src[q]}<br>key: {src[k]}" for k in range(n_src)] for q in range(n_src)]
+    single = len(layers) == len(heads) == 1
+    cell = cell_size(n_src, target_px=600 if single else 260, lo=18 if single else 8)
+    angle = tick_angle(al.source_tokens, cell)
+    for r, i in enumerate(layers, start=1):
+        for c, j in enumerate(heads, start=1):
+            heat = go.Heatmap(z=ea[i, j], x=list(range(n_src)), y=list(range(n_src)), colorscale=WEIGHT_SCALE)
+            heat.update(zmin=0.0, zmax=1.0, showscale=r == c == 1, text=text)
+            fig.add_trace(heat.update(hovertemplate="%{text}<br>weight %{z:.3f}<extra></extra>"), row=r, col=c)
+            ticks = {"tickmode": "array", "tickvals": list(range(n_src)), "ticktext": src, "showgrid": False}
+            fig.update_xaxes(**ticks, tickangle=angle, showticklabels=r == len(layers), row=r, col=c)
+            fig.update_yaxes(**ticks, autorange="reversed", showticklabels=c == 1, row=r, col=c)
+    side = n_src * cell
+    apply_template(fig)
+    fig.update_layout(
+        width=len(heads) * (side + 30) + label_px(al.source_tokens, 0) + 120,
+        height=len(layers) * (side + 40) + label_px(al.source_tokens, angle) + 80,
+    )
+    return fig

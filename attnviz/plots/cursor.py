@@ -1,0 +1,62 @@
+"""The clicked cell, drawn in the browser.
+
+A click on an Explore heatmap must show its cell at once. Redrawing the figure with an outline
+costs a server round trip and a full Plotly redraw (about 0.45 s on two cores), so the figure
+stays the same and a small browser-side layer (``pages/explore/cursor.js``) outlines the cell on
+every map and writes its weight and score the moment the click lands, from the numbers built
+here, and sends the cell on to the server, whose detailed math panel follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from attnviz.decoding import Alignment
+from attnviz.errors import InputError
+from attnviz.plots.heatmap import display_tokens
+
+CELL_COLOR = "#e6550d"  # the clicked cell's outline
+DECIMALS = 3  # what the readout (and the hover) shows: rounding twice could differ from both
+
+
+def _rounded(matrix: np.ndarray) -> list[list[float | None]]:
+    """Rows of a ``[tgt, src]`` matrix as JSON numbers; ``None`` where it is not finite
+    (raw scores outside a local window are −∞)."""
+    rounded = np.round(np.asarray(matrix, dtype=np.float64), DECIMALS)
+    return np.where(np.isfinite(rounded), rounded, None).tolist()
+
+
+def has_cell(al: Alignment, t: int, s: int) -> bool:
+    """Whether ``al``'s map has the cell ``(t, s)`` (a shorter translation lacks the longer one's
+    last rows)."""
+    n_tgt, n_src = np.shape(al.weights)
+    return 0 <= t < n_tgt and 0 <= s < n_src
+
+
+def cursor_data(panels: Mapping[str, Alignment], cell: tuple[int, int], chart_keys: Mapping[str, str]) -> dict:
+    """What the browser layer needs: the cell ``(t, s)``, the Streamlit keys of the charts to
+    outline it on, and per panel (in display order) its tokens as the axes show them (unescaped:
+    the browser sets them as text) with the weights and raw scores of every cell, rounded to
+    :data:`DECIMALS`.
+
+    The cell may lie outside a shorter panel's map (that map shows no outline) but not outside
+    all of them: :class:`InputError` then, and when a panel has no chart key."""
+    t, s = (int(v) for v in cell)
+    missing = [name for name in panels if name not in chart_keys]
+    if missing:
+        raise InputError(f"No chart key for panel(s) {missing}: pass one key per panel.")
+    if not any(has_cell(al, t, s) for al in panels.values()):
+        sizes = [np.shape(al.weights) for al in panels.values()]  # [tgt, src] each
+        raise InputError(f"Cell (t={t}, s={s}) is outside every map ({sizes}): clamp it first.")
+    out = []
+    for name, al in panels.items():
+        out.append({
+            "name": name,
+            "source": display_tokens(al.source_tokens, escape=False),
+            "target": display_tokens(al.target_tokens, escape=False),
+            "weights": _rounded(al.weights),  # [tgt][src]
+            "scores": _rounded(al.scores),  # [tgt][src], None outside a local window
+        })  # fmt: skip
+    return {"cell": [t, s], "color": CELL_COLOR, "charts": [chart_keys[n] for n in panels], "panels": out}

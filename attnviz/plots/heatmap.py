@@ -1,0 +1,353 @@
+"""Figures of one decode: pure functions from an :class:`Alignment` to a Plotly figure.
+
+Tokens are plotted on integer positions with the text in ``ticktext`` (Plotly merges repeated
+category labels), and every token shown goes through :func:`display_tokens` first because tick
+and hover text interpret HTML. Comparisons of several decodes live in :mod:`attnviz.plots.compare`,
+the context vectors' figures in :mod:`attnviz.plots.context`.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.subplots import make_subplots
+
+from attnviz.decoding import Alignment
+from attnviz.errors import InputError
+
+WEIGHT_SCALE = "Blues"  # attention weights, 0..1
+DIVERGING_SCALE = "RdBu_r"  # raw scores, differences, context values: red positive, blue negative
+UNKNOWN_MARK = "⚠"
+UNKNOWN_COLOR = "#e6550d"
+GOLD_COLOR = "#d62728"
+# the template object, built once: naming it ("plotly_white") makes Plotly rebuild and validate it
+# in every figure (~15 ms of a 40-token heatmap's 70)
+TEMPLATE = pio.templates["plotly_white"]
+
+
+TITLE_PAD_PX = 30  # a title starts below the toolbar Plotly shows on hover (it covered long titles)
+
+
+def apply_template(fig: go.Figure) -> go.Figure:
+    """Give ``fig`` the house template without Plotly validating it again: even as a built object,
+    ``template=TEMPLATE`` re-validated it in every figure (9 ms each, three figures per Explore
+    rerun). The object is valid already; Plotly attaches its default template the same way."""
+    layout = fig.layout
+    layout._validate = False
+    try:
+        layout.template = TEMPLATE
+    finally:
+        layout._validate = fig._validate
+    return fig
+
+
+def display_tokens(tokens: list[str], escape: bool = True) -> list[str]:
+    """Tokens as Plotly should show them: a space shown as ``␣``, empty as ``∅``, HTML-escaped
+    (``escape=False`` for a browser that sets them as plain text)."""
+    shown = [tok.replace(" ", "␣") if tok else "∅" for tok in tokens]
+    return [html.escape(tok, quote=False) for tok in shown] if escape else shown
+
+
+def plot_config(filename: str, image_format: str = "png") -> dict:
+    """The ``config=`` dict for ``st.plotly_chart``: a download button (png or svg), scroll zoom."""
+    if image_format not in ("png", "svg"):
+        raise InputError(f"image_format must be 'png' or 'svg', got {image_format!r}")
+    return {
+        "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2},
+        "displaylogo": False,
+        "scrollZoom": True,
+    }
+
+
+# -- sizing ----------------------------------------------------------------------------------
+
+
+def cell_size(n: int, target_px: float = 600, lo: int = 18, hi: int = 44) -> int:
+    """Pixels per token cell: big for short sentences, never below ``lo`` so long ones stay legible."""
+    return int(np.clip(target_px / max(n, 1), lo, hi))
+
+
+def tick_angle(tokens: list[str], cell_px: int) -> int:
+    """0 when every label fits in its cell, else -60 (rotated so long sentences stay readable), or
+    -90 when cells are narrower than a slanted label's footprint (about 18 px)."""
+    longest = max((len(t) for t in tokens), default=0)
+    if longest * 7 <= cell_px:
+        return 0
+    return -60 if cell_px >= 18 else -90
+
+
+TICK_PX, MIN_TICK_PX, MIN_CELL_PX = 12, 10, 12  # tick font: Plotly's default, the smallest kept; cells
+FULL_CELL_PX = 16  # the narrowest cell whose upright labels can be full size
+
+
+def tick_px(cell_px: int) -> int:
+    """The tick label font for cells this wide: a label rotated upright is a line of text wide, 1.4
+    times its font in Chromium, so that many fit in a cell (a pixel of slack), from Plotly's 12 px
+    down to 10 px (still legible)."""
+    return int(np.clip((cell_px + 1) // 1.4, MIN_TICK_PX, TICK_PX))
+
+
+def label_px(tokens: list[str], angle: int, font_px: int = TICK_PX) -> int:
+    """Room a tick label column or row needs, in pixels."""
+    longest = max((len(t) for t in tokens), default=1)
+    slant = {0: 0.0, -60: 0.87, -90: 1.0}.get(angle, 1.0)
+    return int(20 + longest * 7 * font_px / TICK_PX * slant) + (0 if angle else 20)
+
+
+# -- the alignment heatmap -------------------------------------------------------------------
+
+
+def alignment_matrix(al: Alignment, values: str) -> np.ndarray:
+    """``[tgt, src]`` weights or scores as floats, NaN where a score is -inf (outside a local window)."""
+    if values not in ("weights", "scores"):
+        raise InputError(f"values must be 'weights' or 'scores', got {values!r}")
+    z = np.asarray(al.weights if values == "weights" else al.scores, dtype=np.float64)  # [tgt, src]
+    return np.where(np.isfinite(z), z, np.nan)
+
+
+def unknown_flags(al: Alignment) -> list[bool]:
+    """One flag per source token (``source_unknown`` padded with False for ``<eos>``)."""
+    flags = list(al.source_unknown)[: len(al.source_tokens)]
+    return flags + [False] * (len(al.source_tokens) - len(flags))
+
+
+def _cell_labels(al: Alignment) -> np.ndarray:
+    """``[tgt, src]`` strings naming both tokens of each cell (escaped; unknown words marked)."""
+    n_tgt, n_src = np.shape(al.weights)
+    src = [f"{tok} {UNKNOWN_MARK} unknown word" if u else tok
+           for tok, u in zip(display_tokens(al.source_tokens), unknown_flags(al), strict=True)]  # fmt: skip
+    tgt = display_tokens(al.target_tokens)
+    labels = [[f"source [{j}]: {src[j]}<br>target [{i}]: {tgt[i]}" for j in range(n_src)] for i in range(n_tgt)]
+    return np.array(labels).reshape(n_tgt, n_src)
+
+
+def hover_text(al: Alignment) -> list[list[str]]:
+    """``[tgt][src]`` hover strings: both tokens (escaped), the weight and the raw score."""
+    labels = _cell_labels(al)
+    scores = np.asarray(al.scores, dtype=np.float64)  # [tgt, src]
+    score = np.where(np.isfinite(scores), np.char.mod("%.3f", np.nan_to_num(scores)), "−∞ (outside the local window)")
+    return [[f"{labels[t, s]}<br>weight: {w:.3f}<br>score: {score[t, s]}" for s, w in enumerate(row)]
+            for t, row in enumerate(np.asarray(al.weights, dtype=np.float64))]  # fmt: skip
+
+
+def cell_hover(al: Alignment, values: str = "weights") -> tuple[np.ndarray, np.ndarray | None, str]:
+    """A heatmap's hover: ``text`` ``[tgt, src]`` naming both tokens, ``customdata`` ``[tgt, src]``
+    with the matrix the map does not show (scores under weights, weights under scores), and the
+    template with which the browser formats both numbers. Numpy arrays: Plotly neither validates
+    nor re-encodes them cell by cell. Where a local window leaves −∞ scores (JSON has none), the
+    numbers are written into the text instead (:func:`hover_text`) and no ``customdata`` is sent."""
+    alignment_matrix(al, values)  # checks ``values``
+    weights = np.asarray(al.weights, dtype=np.float64)  # [tgt, src]
+    scores = np.asarray(al.scores, dtype=np.float64)  # [tgt, src]
+    if not np.isfinite(scores).all():
+        return np.array(hover_text(al)).reshape(weights.shape), None, "%{text}<extra></extra>"
+    if values == "weights":
+        other, numbers = scores, "weight: %{z:.3f}<br>score: %{customdata:.3f}"
+    else:
+        other, numbers = weights, "weight: %{customdata:.3f}<br>score: %{z:.3f}"
+    return _cell_labels(al), other, "%{text}<br>" + numbers + "<extra></extra>"
+
+
+def axis_refs(fig: go.Figure, row: int | None, col: int | None) -> tuple[str, str]:
+    """The ``xref``/``yref`` names (``"x"``, ``"x2"``, ...) of a subplot, or of a plain figure."""
+    if row is None:
+        return "x", "y"
+    sub = fig.get_subplot(row, col)
+    return sub.xaxis.plotly_name.replace("axis", ""), sub.yaxis.plotly_name.replace("axis", "")
+
+
+def add_alignment(
+    fig: go.Figure,
+    al: Alignment,
+    values: str = "weights",
+    zmin: float | None = None,
+    zmax: float | None = None,
+    hover: bool = True,
+    showscale: bool = True,
+    row: int | None = None,
+    col: int | None = None,
+) -> None:
+    """Draw ``al`` as a heatmap into ``fig`` (or one of its subplots), with ticks and unknown marks.
+
+    ``hover=False`` leaves the hover off (:func:`cell_hover` otherwise).
+    """
+    z = alignment_matrix(al, values)  # [tgt, src]
+    n_tgt, n_src = z.shape
+    text, other, template = cell_hover(al, values) if hover else (None, None, None)
+    if values == "weights":
+        scale, zmid, title = WEIGHT_SCALE, None, "weight"
+        zmin = 0.0 if zmin is None else zmin
+    else:
+        scale, title = DIVERGING_SCALE, "score"
+        zmid = 0.0 if zmin is None and zmax is None else None
+    heat = go.Heatmap(
+        z=z,
+        x=list(range(n_src)),
+        y=list(range(n_tgt)),
+        colorscale=scale,
+        zmin=zmin,
+        zmax=zmax,
+        zmid=zmid,
+        showscale=showscale,
+        colorbar={"title": {"text": title}},
+        text=text,
+        customdata=other,
+        hovertemplate=template,
+        hoverinfo=None if hover else "skip",
+        name=values,
+    )
+    fig.add_trace(heat, row=row, col=col)
+    if al.positions is not None:  # local-p: the predicted centre p_t of each step
+        p = go.Scatter(x=np.asarray(al.positions, dtype=float), y=list(range(n_tgt)), mode="lines+markers")
+        p.update(name="p_t", line={"color": GOLD_COLOR, "dash": "dot"}, marker={"size": 5}, hoverinfo="skip")
+        fig.add_trace(p, row=row, col=col)
+    src = display_tokens(al.source_tokens)
+    cell = cell_size(max(n_src, n_tgt))
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(n_src)),
+        ticktext=src,
+        tickangle=tick_angle(al.source_tokens, cell),
+        range=[-0.5, n_src - 0.5],  # fixed: autorange would pad for the gold links' markers
+        showgrid=False,
+        zeroline=False,
+        row=row,
+        col=col,
+    )
+    fig.update_yaxes(
+        tickmode="array",
+        tickvals=list(range(n_tgt)),
+        ticktext=display_tokens(al.target_tokens),
+        range=[n_tgt - 0.5, -0.5],  # reversed: first decoder step at the top
+        showgrid=False,
+        zeroline=False,
+        row=row,
+        col=col,
+    )
+    xref, yref = axis_refs(fig, row, col)
+    for s, unknown in enumerate(unknown_flags(al)):
+        if unknown:
+            fig.add_annotation(
+                x=s, y=-0.5, xref=xref, yref=yref, text=UNKNOWN_MARK, showarrow=False, yanchor="bottom",
+                font={"color": UNKNOWN_COLOR}, hovertext=f"{src[s]}: not in the vocabulary",
+            )  # fmt: skip
+
+
+def alignment_heatmap(
+    al: Alignment,
+    values: str = "weights",
+    zmin: float | None = None,
+    zmax: float | None = None,
+    show_gold: list[tuple[int, int]] | None = None,
+    highlight_step: int | None = None,
+    hover: bool = True,
+    title: str | None = None,
+) -> go.Figure:
+    """Target tokens as rows (decode order, top down), source tokens as columns.
+
+    ``values`` is ``"weights"`` (softmax, ``Blues``) or ``"scores"`` (raw energies, diverging;
+    -inf cells outside a local window are blank). ``show_gold`` outlines gold links given as
+    ``(source_index, target_index)``. Each cell's hover (unless ``hover=False``) names both
+    tokens with the weight and the raw score (:func:`cell_hover`); a click on a cell is Plotly's
+    ``plotly_click`` on the heatmap itself. Unknown source words get a ``⚠`` above their column
+    and a note in the hover.
+    """
+    fig = go.Figure()
+    add_alignment(fig, al, values, zmin, zmax, hover=hover)
+    n_tgt, n_src = np.shape(al.weights)
+    cell = cell_size(max(n_src, n_tgt))
+    if show_gold:
+        bad = [(i, j) for i, j in show_gold if not (0 <= i < n_src and 0 <= j < n_tgt)]
+        if bad:
+            raise InputError(f"gold links {bad} fall outside the {n_tgt}x{n_src} alignment; links are (source, target)")
+        gold = go.Scatter(x=[i for i, _ in show_gold], y=[j for _, j in show_gold], mode="markers", name="gold")
+        gold.update(marker={"symbol": "square-open", "size": cell * 0.8, "color": GOLD_COLOR, "line": {"width": 2}})
+        fig.add_trace(gold.update(hoverinfo="skip"))
+    if highlight_step is not None:
+        if not 0 <= highlight_step < n_tgt:
+            raise InputError(f"highlight_step must be in 0..{n_tgt - 1}, got {highlight_step}")
+        fig.add_shape(
+            type="rect", x0=-0.5, x1=n_src - 0.5, y0=highlight_step - 0.5, y1=highlight_step + 0.5,
+            line={"color": GOLD_COLOR, "width": 2}, xref="x", yref="y",
+        )  # fmt: skip
+    angle = tick_angle(al.source_tokens, cell)
+    left = label_px(al.target_tokens, 0)
+    bottom = label_px(al.source_tokens, angle)
+    legend = bool(show_gold) or al.positions is not None
+    apply_template(fig)
+    fig.update_layout(
+        title={
+            "text": html.escape(title, quote=False),
+            "y": 1,
+            "yanchor": "top",
+            "yref": "container",
+            "pad": {"t": TITLE_PAD_PX},
+        }
+        if title
+        else None,
+        width=left + n_src * cell + 140,
+        height=bottom + n_tgt * cell + (110 if legend else 90),
+        margin={"l": left, "b": bottom, "t": 90 if legend else 70, "r": 20},
+        showlegend=legend,
+        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "yref": "paper", "x": 0},
+        plot_bgcolor="white",
+        hovermode="closest",
+    )
+    return fig
+
+
+# -- per-step views and context vectors ------------------------------------------------------
+
+
+def step_bar(al: Alignment, t: int, max_width: int | None = None) -> go.Figure:
+    """The softmax over source tokens at step ``t`` (bars) and the raw scores (line, right axis).
+
+    For local attention the window ``[p_t - D, p_t + D]`` is shaded and ``p_t`` marked.
+    ``max_width`` narrows the bars (and their labels) so that the figure fits a column that wide.
+    """
+    n_tgt, n_src = np.shape(al.weights)
+    if not 0 <= t < n_tgt:
+        raise InputError(f"step t must be in 0..{n_tgt - 1}, got {t}")
+    src = display_tokens(al.source_tokens)
+    unk = unknown_flags(al)
+    text = hover_text(al)[t]
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    colors = [UNKNOWN_COLOR if u else "#3182bd" for u in unk]
+    bar = go.Bar(x=list(range(n_src)), y=al.weights[t], marker={"color": colors}, name="weight")
+    fig.add_trace(bar.update(text=text, hovertemplate="%{text}<extra></extra>", textposition="none"))
+    scores = np.asarray(al.scores[t], dtype=np.float64)  # [src]
+    finite = np.flatnonzero(np.isfinite(scores))
+    line = go.Scatter(x=finite, y=scores[finite], mode="lines+markers", name="raw score", hoverinfo="skip")
+    fig.add_trace(line.update(line={"color": "#636363", "dash": "dot"}), secondary_y=True)
+    if al.positions is not None and al.window is not None:
+        p = float(al.positions[t])
+        fig.add_vrect(x0=p - al.window, x1=p + al.window, fillcolor="#fdd0a2", opacity=0.4, line_width=0, layer="below")
+        fig.add_vline(
+            x=p,
+            line={"color": GOLD_COLOR, "dash": "dash"},
+            annotation_text=f"p_t = {p:.2f}",
+            annotation_position="top left",
+            annotation_yshift=-18,
+        )
+    cell = cell_size(n_src, lo=14)
+    if max_width is not None:
+        cell = max(MIN_CELL_PX, min(cell, (max_width - 160) // max(n_src, 1)))
+    angle, font = tick_angle(al.source_tokens, cell), tick_px(cell)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font)
+    fig.update_xaxes(range=[-0.5, n_src - 0.5])
+    fig.update_yaxes(title_text="weight", range=[0, 1.05], secondary_y=False)
+    fig.update_yaxes(title_text="raw score", showgrid=False, secondary_y=True)
+    target = display_tokens(al.target_tokens)[t]
+    apply_template(fig)
+    fig.update_layout(
+        title={"text": f"Step {t}: {target}", "y": 0.98, "yanchor": "top", "yref": "container"},
+        width=max(160 + n_src * cell, min(520, max_width or 520)),
+        height=330 + label_px(al.source_tokens, angle, font),
+        margin={"t": 95},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},
+        bargap=0.15,
+    )
+    return fig

@@ -1,0 +1,133 @@
+"""Which (score, decoder style) models a task has, the sibling of a model in the other style,
+and why a combination is missing. Explore's score box and Bahdanau | Luong | Both toggle, and
+the Train page's "train the missing sibling", all ask these questions here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from attnviz.errors import ConfigError
+from attnviz.model import SCORES, STYLES, Attention
+
+# The first task found here opens the app: real language a newcomer can type (English source).
+PREFERRED_TASKS = ("multi30k-en-fr", "multi30k-en-de", "multi30k-de-en", "toy-fr", "dates")
+# ... and the first score of these shipped in both styles (else the first shipped one).
+PREFERRED_SCORES = ("dot", "general", "additive")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One (score, style) combination of a task: its model, or why there is none."""
+
+    score: str
+    style: str
+    entry: dict | None  # the catalog entry (see attnviz.store.catalog.list_models) when a model exists
+    reason: str | None  # why there is no model (None when there is one)
+
+    @property
+    def available(self) -> bool:
+        return self.entry is not None
+
+
+def task_of(entry: dict) -> str:
+    """A catalog entry's task; models of unknown data are grouped as "other"."""
+    return entry.get("task") or "other"
+
+
+def sizes_problem(config: dict, score: str, style: str) -> str | None:
+    """Why a model with ``config``'s sizes cannot use ``score`` (None when it can).
+
+    Attention's own constructor decides (dot-style scores compare the decoder state with the
+    encoder annotation, so their sizes must agree); the style does not change the sizes.
+    """
+    del style  # both decoder styles query with a state of hidden_dim
+    memory = config.get("emb_dim") if config.get("encoder") == "transformer" else None
+    if memory is None:
+        memory = config.get("hidden_dim", 1) * (2 if config.get("bidirectional", True) else 1)
+    try:
+        with torch.device("meta"):  # the size check only: no weights are allocated
+            Attention(
+                score, int(config.get("hidden_dim", 1)), int(memory), 1, 2, 1, config.get("local_content", "general")
+            )
+    except ConfigError as e:
+        return f"impossible with these sizes: {e}"
+    return None
+
+
+def _pick(matches: list[dict], like: dict | None) -> dict | None:
+    """Of several checkpoints for one slot, the one that comes from where ``like`` comes from."""
+    if not matches:
+        return None
+    if like is not None:
+        same = [m for m in matches if m.get("source") == like.get("source")]
+        if same:
+            return same[0]
+    return matches[0]
+
+
+def matches(models: list[dict], task: str, score: str, style: str) -> list[dict]:
+    """Every checkpoint of ``task`` with this score and decoder style."""
+    return [m for m in models if task_of(m) == task and (m.get("score"), m.get("style")) == (score, style)]
+
+
+def slots(models: list[dict], task: str, config: dict | None = None, like: dict | None = None) -> dict:
+    """Every registered score × decoder style of ``task``: ``{(score, style): Slot}``.
+
+    ``config`` (a model config of the task) lets a missing slot say when its sizes make it
+    impossible; ``like`` breaks ties between checkpoints (a trained model's sibling is
+    preferably trained too).
+    """
+    of_task = [m for m in models if task_of(m) == task]
+    out = {}
+    for score in SCORES:
+        for style in STYLES:
+            entry = _pick(matches(of_task, task, score, style), like)
+            reason = None
+            if entry is None:
+                reason = (config and sizes_problem(config, score, style)) or (
+                    f"no {score}/{style} model for {task} yet: train the missing sibling on the Train page"
+                )
+            out[score, style] = Slot(score, style, entry, reason)
+    return out
+
+
+def sibling(models: list[dict], entry: dict, style: str) -> dict | None:
+    """The model of the same task and score in ``style`` (``entry`` itself for its own style)."""
+    if entry.get("style") == style:
+        return entry
+    return slots(models, task_of(entry), like=entry)[entry.get("score"), style].entry
+
+
+def model_tasks(models: list[dict]) -> list[str]:
+    """The tasks that have models, the preferred real-language ones first."""
+    found = list(dict.fromkeys(task_of(m) for m in models))
+    return sorted(found, key=lambda t: PREFERRED_TASKS.index(t) if t in PREFERRED_TASKS else len(PREFERRED_TASKS))
+
+
+def default_score(models: list[dict], task: str) -> str | None:
+    """The score to open ``task`` on: one shipped in both styles (dot, general, additive first)."""
+    grid = slots(models, task)
+    have = [s for s in SCORES if any(grid[s, st].available for st in STYLES)]
+    both = [s for s in have if all(grid[s, st].available for st in STYLES)]
+    for group in (both, have):
+        for score in (*PREFERRED_SCORES, *SCORES):
+            if score in group:
+                return score
+    return None
+
+
+def default_style(models: list[dict], task: str, score: str) -> str:
+    """Luong where it exists (its h_t queries align more sharply), else the style that does."""
+    grid = slots(models, task)
+    return next((st for st in ("luong", "bahdanau") if grid[score, st].available), "luong")
+
+
+def front_entry(models: list[dict]) -> dict | None:
+    """The model the app opens on: the first task's default score, in its default style."""
+    found = model_tasks(models)
+    if not found:
+        return None
+    score = default_score(models, found[0])
+    return slots(models, found[0])[score, default_style(models, found[0], score)].entry if score else None

@@ -1,0 +1,196 @@
+"""Where models live: shipped ones in ``pretrained/`` (with a manifest), trained ones in a
+models folder. ``load`` takes a model name or a path.
+
+A broken entry of the models folder (a dangling symlink, an unreadable file) is skipped with
+a :class:`ModelWarning`, never fatal. A model trained on a user's upload carries its owner's
+session id (``meta["owner"]``); other viewers do not see its example sentence nor its data path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+from attnviz.decoding import Translator
+from attnviz.devices import pick_device
+from attnviz.errors import CheckpointError
+from attnviz.store.checkpoint import load_checkpoint, read_header
+from attnviz.store.paths import SUFFIX, models_dir, pretrained_dir, read_manifest
+
+
+def model_roots(include_cwd: bool = False) -> list[Path]:
+    """The folders checkpoints may be read from: the shipped models, the models folder and, for
+    the CLI (a user's own shell), the working directory. The app passes these as ``roots``."""
+    roots = [pretrained_dir(), models_dir()]
+    return [*roots, Path.cwd().resolve()] if include_cwd else roots
+
+
+def write_manifest(folder: Path | None = None, check=None) -> list[dict]:
+    """Rebuild ``manifest.json`` from the checkpoints' own headers (the single source of truth).
+
+    ``check(file) -> dict``, when given, adds each model's small-sample metrics under "check".
+    """
+    folder = pretrained_dir() if folder is None else folder
+    entries = []
+    # by name, so a variant (NAME-guided) follows its base model, which is then its slot's default
+    for path in sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: p.stem):
+        header = read_header(path)
+        meta, cfg = header.get("meta", {}), header["config"]
+        entries.append(
+            {
+                "name": path.stem,
+                "file": path.name,
+                "task": meta.get("task"),
+                "score": cfg["score"],
+                "style": cfg["style"],
+                "encoder": cfg["encoder"],
+                "example": meta.get("example"),
+                "metrics": meta.get("metrics", {}),
+                "parameters": meta.get("parameters"),
+                "train_seconds": meta.get("train_seconds"),
+                "epochs": meta.get("epochs_run"),
+                "precision": meta.get("precision") or "fp32",
+                "hardware": meta.get("hardware"),
+                "device": meta.get("device") or "cpu",  # where it trained (checkpoints before the field: CPUs)
+                "recipe": f"recipes/{path.stem}.json",
+                "size_bytes": path.stat().st_size,
+            }
+        )
+        if check is not None:
+            entries[-1]["check"] = check(path.name)
+    tmp = folder / "manifest.json.tmp"
+    tmp.write_text(json.dumps({"models": entries}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / "manifest.json")
+    return entries
+
+
+class ModelWarning(UserWarning):
+    """A file in the models folder that is skipped (broken link, outside the folder, unreadable)."""
+
+
+def _entry(name: str, path: Path, header: dict, source: str, viewer: str | None) -> dict:
+    meta, cfg = header.get("meta") or {}, header.get("config") or {}
+    entry = {
+        "name": name,
+        "path": str(path),
+        "source": source,
+        "task": meta.get("task"),
+        "score": cfg.get("score"),
+        "style": cfg.get("style"),
+        "example": meta.get("example"),
+        "metrics": meta.get("metrics", {}),
+        "parameters": meta.get("parameters"),
+        "train_seconds": meta.get("train_seconds"),
+        "owner": meta.get("owner"),
+    }
+    if not visible_to(meta, viewer):
+        entry["example"] = None
+        entry["task"] = "uploaded data" if entry["task"] else None
+    return entry
+
+
+def visible_to(meta: dict, viewer: str | None) -> bool:
+    """Whether ``viewer`` (a session id, None for the CLI's own user) may see the private parts
+    of a model (its example sentence, its data path): yes unless another session owns it."""
+    owner = meta.get("owner")
+    return owner is None or owner == viewer
+
+
+PRIVATE_META = ("example", "recipe_full", "recipe", "probe", "data_notes", "guided", "task")
+
+
+def shareable_meta(meta: dict, viewer: str | None) -> dict:
+    """A model's meta as ``viewer`` may see it: unchanged for its owner (or an unowned model);
+    for another session, without what names or quotes the owner's data (example sentence,
+    recipe and its data path, probe, notes) and marked ``private`` so that
+    :func:`attnviz.evaluation.evaluate.measured_on` refuses to look for its data."""
+    if visible_to(meta, viewer):
+        return meta
+    return {**{k: v for k, v in meta.items() if k not in PRIVATE_META}, "private": True}
+
+
+def _resolved(path: Path) -> Path | None:
+    """``path`` with its links followed, or None for a link loop or an unreadable link."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: "Symlink loop" (Python 3.11/3.12)
+        return None
+
+
+def _trained_files(folder: Path) -> list[tuple[Path, float]]:
+    """The models folder's checkpoints with their mtimes, newest first; broken entries and
+    links leading out of the folder are skipped with a :class:`ModelWarning`."""
+    found = []
+    for path in folder.glob(f"*{SUFFIX}"):
+        resolved = _resolved(path)
+        if resolved is None:
+            warnings.warn(f"skipped {path.name}: a symlink loop or an unreadable link", ModelWarning, stacklevel=3)
+            continue
+        if not resolved.is_relative_to(folder.resolve()):
+            warnings.warn(f"skipped {path.name}: it links outside {folder}", ModelWarning, stacklevel=3)
+            continue
+        try:
+            found.append((path, path.stat().st_mtime))
+        except OSError as e:
+            warnings.warn(f"skipped {path.name}: {e.strerror or e} (a broken link?)", ModelWarning, stacklevel=3)
+    return sorted(found, key=lambda item: item[1], reverse=True)
+
+
+def list_models(viewer: str | None = None) -> list[dict]:
+    """Shipped models (from the manifest) then user-trained ones (newest first); unreadable
+    files in the models folder are skipped with a :class:`ModelWarning`, not fatal.
+
+    ``viewer`` is the session asking (the app passes its session id): a model another session
+    trained on an upload is listed without its example sentence and data path."""
+    models = []
+    for item in read_manifest():
+        keys = ("name", "task", "score", "style", "example", "metrics", "parameters", "train_seconds")
+        entry = {k: item.get(k) for k in keys}
+        models.append({**entry, "path": str(pretrained_dir() / item["file"]), "source": "pretrained", "owner": None})
+    folder = models_dir()
+    if folder.is_dir():
+        for path, _ in _trained_files(folder):
+            try:
+                models.append(_entry(path.stem, path, read_header(path), "trained", viewer))
+            except (CheckpointError, OSError) as e:
+                warnings.warn(f"skipped {path.name}: {e}", ModelWarning, stacklevel=2)
+    return models
+
+
+def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
+    """A model name (shipped or trained) or a checkpoint path -> the file.
+
+    With ``roots``, the file (symlinks resolved) must lie inside one of those folders, named
+    or given by path, so a user cannot make the app read arbitrary files.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)  # listing for a lookup: no noise
+        models = list_models()
+    for entry in models:
+        if entry["name"] == name_or_path:
+            return _confined(Path(entry["path"]), name_or_path, roots)
+    path = _confined(Path(name_or_path).expanduser(), name_or_path, roots)
+    if path.is_file():
+        return path
+    names = [m["name"] for m in models]
+    hint = f"known models: {', '.join(names[:12])}" + (" ..." if len(names) > 12 else "")
+    raise CheckpointError(f"no model named {name_or_path!r} and no file at that path; {hint}")
+
+
+def _confined(path: Path, asked: str, roots: list[Path] | None) -> Path:
+    resolved = _resolved(path)
+    if resolved is None:
+        raise CheckpointError(f"{asked!r} is a symlink loop or an unreadable link; remove it")
+    if roots is not None and not any(resolved.is_relative_to(Path(r).resolve()) for r in roots):
+        raise CheckpointError(
+            f"{asked!r} is outside the model folders ({', '.join(str(r) for r in roots)}); "
+            "copy the checkpoint into one of them"
+        )
+    return path
+
+
+def load(name_or_path: str, device: str | None = None, roots: list[Path] | None = None) -> Translator:
+    """Load a shipped model by name (see ``python -m attnviz list``) or a checkpoint by path."""
+    return load_checkpoint(resolve(name_or_path, roots), device=pick_device(device) if device else "cpu")

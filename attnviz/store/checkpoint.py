@@ -1,0 +1,208 @@
+"""Checkpoints: one ``.safetensors`` file holding the weights and, in its JSON header, the
+config, vocabularies, tokenizers, recipe and metrics. Loading never unpickles anything.
+
+Writes are atomic (a temporary file in the same folder, fsync, then rename), so a crash
+during a save leaves the previous file intact; the temporary file is locked while it is
+written, and the next save removes those that a killed save left behind.
+
+Loading checks the config's types and ranges and the weights' shapes (read from the
+safetensors header, without reading a tensor) before it allocates the model, and refuses
+weights that are not finite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save_file
+from torch.overrides import TorchFunctionMode
+
+from attnviz.data import Tokenizer, Vocab
+from attnviz.decoding import Translator
+from attnviz.errors import AttnvizError, CheckpointError
+from attnviz.model import ModelConfig, Seq2Seq
+from attnviz.store.files import clean_stale_temp, fcntl
+from attnviz.store.paths import SUFFIX
+
+FORMAT = "attnviz-checkpoint"
+FORMAT_VERSION = 2
+READS_VERSIONS = (1, 2)  # 1: vocabularies as JSON lists; 2: one token per line, compact UTF-8 header
+PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
+MAX_CHECKPOINT_BYTES = 512 * 1024 * 1024
+
+
+def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
+    """Write ``translator`` to ``path`` (``.safetensors``) atomically; return the path."""
+    path = Path(path)
+    if path.suffix != SUFFIX:
+        raise CheckpointError(f"checkpoints are saved as {SUFFIX} files; got {path.name!r}")
+    header = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "config": translator.config.to_dict(),
+        "src_vocab": _vocab_field(translator.src_vocab.to_list()),
+        "tgt_vocab": _vocab_field(translator.tgt_vocab.to_list()),
+        "src_tokenizer": translator.src_tokenizer.to_dict(),
+        "tgt_tokenizer": translator.tgt_tokenizer.to_dict(),
+        "meta": translator.meta,
+    }
+    dtype = torch.float16 if half else torch.float32
+    tensors = {k: v.detach().to("cpu", dtype).contiguous() for k, v in translator.model.state_dict().items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_temp(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # marks the file as being written (see files.clean_stale_temp)
+    try:
+        save_file(tensors, tmp, metadata={"attnviz": json.dumps(header, ensure_ascii=False, separators=(",", ":"))})
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        os.close(fd)
+    return path
+
+
+def _vocab_field(tokens: list[str]) -> str | list[str]:
+    """A vocabulary as one token per line (a third smaller than a JSON list); a list if a token holds a newline."""
+    return tokens if any("\n" in t for t in tokens) else "\n".join(tokens)
+
+
+def _vocab_from_field(value: object) -> Vocab:
+    return Vocab.from_list(value.split("\n") if isinstance(value, str) else value)
+
+
+def _refuse_unsafe(path: Path) -> None:
+    if path.suffix.lower() in PICKLE_SUFFIXES:
+        raise CheckpointError(
+            f"{path.name}: pickle-based checkpoints ({', '.join(PICKLE_SUFFIXES)}) can run code when "
+            f"loaded and are refused; attnviz loads only its own {SUFFIX} checkpoints"
+        )
+    with open(path, "rb") as f:
+        head = f.read(9)
+    # safetensors: an 8-byte little-endian header length, then the JSON header ("{")
+    header_len = int.from_bytes(head[:8], "little") if len(head) == 9 else -1
+    if 0 < header_len <= path.stat().st_size - 8 and head[8:9] == b"{":
+        return
+    if head[:2] == b"PK" or head[:1] == b"\x80":
+        raise CheckpointError(
+            f"{path.name}: this is a pickle/zip (torch.save) file; attnviz loads only {SUFFIX} checkpoints, "
+            "which cannot run code"
+        )
+
+
+def read_header(path: str | Path) -> dict:
+    """The JSON header of a checkpoint, validated; raises :class:`CheckpointError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint file at {path}")
+    _refuse_unsafe(path)
+    size = path.stat().st_size
+    if size == 0:
+        raise CheckpointError(f"{path.name} is empty; it is not a checkpoint (was a save interrupted?)")
+    if size > MAX_CHECKPOINT_BYTES:
+        raise CheckpointError(f"{path.name} is {size / 2**20:.0f} MiB; checkpoints over 512 MiB are refused")
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            metadata = f.metadata() or {}
+    except (SafetensorError, OSError, ValueError) as e:
+        raise CheckpointError(f"{path.name} is not a readable safetensors file (corrupt or truncated): {e}") from e
+    if "attnviz" not in metadata:
+        raise CheckpointError(f"{path.name} is a safetensors file but not an attnviz checkpoint (no attnviz header)")
+    try:
+        header = json.loads(metadata["attnviz"])
+    except json.JSONDecodeError as e:
+        raise CheckpointError(f"{path.name}: the attnviz header is not valid JSON ({e})") from e
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise CheckpointError(f"{path.name}: the header is not an attnviz checkpoint header")
+    if header.get("format_version") not in READS_VERSIONS:
+        raise CheckpointError(
+            f"{path.name} was written in checkpoint format {header.get('format_version')!r}; this attnviz "
+            f"reads formats {', '.join(map(str, READS_VERSIONS))}. Retrain or convert it with the attnviz that made it."
+        )
+    return header
+
+
+def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Translator:
+    """Rebuild a :class:`Translator` from a checkpoint; every mismatch is a CheckpointError."""
+    path = Path(path)
+    header = read_header(path)
+    try:
+        cfg = ModelConfig.from_dict(header["config"])
+        src_vocab, tgt_vocab = _vocab_from_field(header["src_vocab"]), _vocab_from_field(header["tgt_vocab"])
+        src_tok = Tokenizer.from_dict(header["src_tokenizer"])
+        tgt_tok = Tokenizer.from_dict(header["tgt_tokenizer"])
+    except KeyError as e:
+        raise CheckpointError(f"{path.name}: the header lacks {e}") from e
+    except AttnvizError as e:
+        raise CheckpointError(f"{path.name}: {e}") from e
+    except (TypeError, AttributeError, ValueError) as e:  # a header field of the wrong JSON type
+        raise CheckpointError(f"{path.name}: the header is malformed ({type(e).__name__}: {e})") from e
+    if (len(src_vocab), len(tgt_vocab)) != (cfg.src_vocab_size, cfg.tgt_vocab_size):
+        raise CheckpointError(
+            f"{path.name}: the vocabularies ({len(src_vocab)}, {len(tgt_vocab)} tokens) do not match the "
+            f"model's ({cfg.src_vocab_size}, {cfg.tgt_vocab_size}); the file was edited or mixed up"
+        )
+    expected = _expected_shapes(cfg)
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            names = set(f.keys())
+            if names != set(expected):
+                missing, extra = sorted(set(expected) - names)[:3], sorted(names - set(expected))[:3]
+                raise CheckpointError(
+                    f"{path.name}: the weights do not fit the architecture in its config "
+                    f"(missing {missing}, unexpected {extra})"
+                )
+            for name in sorted(names):  # shapes from the file's header: nothing is read or allocated yet
+                shape = list(f.get_slice(name).get_shape())
+                if shape != expected[name]:
+                    raise CheckpointError(
+                        f"{path.name}: weight {name} has shape {shape}, the config needs {expected[name]}; "
+                        "the config or the weights were edited"
+                    )
+            state = {name: f.get_tensor(name).float() for name in names}
+    except (SafetensorError, OSError, RuntimeError) as e:
+        raise CheckpointError(f"{path.name}: the weights cannot be read (corrupt or truncated): {e}") from e
+    bad = sorted(name for name, tensor in state.items() if not torch.isfinite(tensor).all())
+    if bad:
+        raise CheckpointError(
+            f"{path.name}: weights {bad[:3]} hold NaN or infinite values (training diverged or the file "
+            "was damaged); retrain with a lower learning rate or load an earlier checkpoint"
+        )
+    model = Seq2Seq(cfg)
+    model.load_state_dict(state)
+    model.to(device)
+    meta = header.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{path.name}: 'meta' must be a JSON object")
+    return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, meta)
+
+
+_INIT_OPS = frozenset(
+    [getattr(torch.nn.init, name) for name in dir(torch.nn.init) if name.endswith("_") and not name.startswith("_")]
+    + [torch.Tensor.normal_, torch.Tensor.uniform_, torch.Tensor.zero_, torch.Tensor.fill_]
+)  # torch.nn.init's functions (what modules call) and the tensor methods they end in
+
+
+class _NoInit(TorchFunctionMode):
+    """Skips the in-place initialisation of new parameters: meta tensors hold no values, and torch
+    runs those ops on them through Python decompositions whose first import takes about 1 s."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func in _INIT_OPS:
+            return args[0] if args else (kwargs or {}).get("tensor")
+        return func(*args, **(kwargs or {}))
+
+
+def _expected_shapes(cfg: ModelConfig) -> dict[str, list[int]]:
+    """The weight shapes ``cfg`` needs, from a model on the meta device (no memory allocated)."""
+    with torch.device("meta"), _NoInit():
+        return {name: list(t.shape) for name, t in Seq2Seq(cfg).state_dict().items()}

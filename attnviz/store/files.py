@@ -1,0 +1,208 @@
+"""Where attnviz may write: safe model names, free paths, refused destinations, name
+reservations between concurrent trainings, and stale temporary files.
+
+A reservation is a lock file ``<folder>/.training/<stem>.lock`` held with ``flock`` for as
+long as a training runs: the kernel drops the lock when the process dies (even by SIGKILL),
+so a name is never held forever by a dead server, and a lock file nobody holds is free.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+import unicodedata
+from pathlib import Path
+
+from attnviz.errors import ConfigError
+from attnviz.store.paths import SUFFIX, pretrained_dir, read_manifest
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; fall back to file ages
+    fcntl = None
+
+STAGING = ".training"  # inside the models folder; list_models only globs the folder itself
+TEMP_GLOB = f".*{SUFFIX}.*.tmp"  # checkpoint.save's temporary files
+STALE_SECONDS = 600.0  # a temporary file no live save holds and older than this is debris
+
+
+def slugify(name: str, max_len: int = 60) -> str:
+    """A safe file stem from a user's model name: ASCII letters, digits, ``-`` and ``_`` only."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_.")[:max_len].strip("-_")
+    if not slug:
+        raise ConfigError(f"the model name {name!r} has no letters or digits; give it a name such as 'dates-dot'")
+    return slug
+
+
+def shipped_names() -> set[str]:
+    return {m.get("name") for m in read_manifest()}
+
+
+def name_taken(folder: Path, stem: str) -> bool:
+    """A model file, a live training or a stranded run (see :mod:`attnviz.server.stranded`) holds it."""
+    staging = Path(folder) / STAGING
+    return (
+        (Path(folder) / f"{stem}{SUFFIX}").exists()
+        or (staging / f"{stem}{SUFFIX}").exists()
+        or is_locked(staging / f"{stem}.lock")
+    )
+
+
+def free_path(folder: Path, stem: str) -> Path:
+    """``folder/stem.safetensors``, or ``stem-2``, ``stem-3`` ... when taken or a shipped name."""
+    shipped = shipped_names()
+    for k in range(1, 1000):
+        candidate = stem if k == 1 else f"{stem}-{k}"
+        if candidate not in shipped and not name_taken(folder, candidate):
+            return Path(folder) / f"{candidate}{SUFFIX}"
+    raise ConfigError(f"too many models named {stem!r}; pick another name")
+
+
+def is_locked(path: Path) -> bool:
+    """Whether a live process holds ``path`` with :func:`hold_lock` (False when there is no such file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        if fcntl is None:
+            return time.time() - os.fstat(fd).st_mtime < STALE_SECONDS
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def hold_lock(path: Path) -> int | None:
+    """Lock ``path`` (created if missing) for this process; return the descriptor to
+    :func:`release_lock`, or None when another live process holds it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                return None
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:  # not unlinked by its last holder meanwhile
+                return fd
+        os.close(fd)
+
+
+def release_lock(path: Path, fd: int | None, remove: bool = True) -> None:
+    """Undo :func:`hold_lock`; the file is removed first, while still locked, so no one locks a dead name."""
+    if fd is None:
+        return
+    if remove:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+    os.close(fd)
+
+
+def reserve_name(folder: Path, stem: str) -> tuple[Path, int]:
+    """Reserve the first free name ``stem``, ``stem-2``, ... in ``folder`` for a training:
+    return the final checkpoint path and the lock to :func:`release_lock` when the model is moved in."""
+    shipped = shipped_names()
+    staging = Path(folder) / STAGING
+    for k in range(1, 1000):
+        candidate = stem if k == 1 else f"{stem}-{k}"
+        if candidate in shipped or (Path(folder) / f"{candidate}{SUFFIX}").exists():
+            continue
+        if (staging / f"{candidate}{SUFFIX}").exists():
+            continue  # a stranded run keeps its name until it is kept or discarded
+        lock = staging / f"{candidate}.lock"
+        fd = hold_lock(lock)
+        if fd is None:
+            continue
+        if (Path(folder) / f"{candidate}{SUFFIX}").exists() or (staging / f"{candidate}{SUFFIX}").exists():
+            release_lock(lock, fd, remove=False)  # appeared between the check and the lock
+            continue
+        return Path(folder) / f"{candidate}{SUFFIX}", fd
+    raise ConfigError(f"too many models named {stem!r}; pick another name")
+
+
+def move_no_clobber(source: Path, folder: Path, stem: str) -> Path:
+    """Move ``source`` to ``folder/stem.safetensors``, or the next free name if that file
+    appeared meanwhile; never overwrites. Returns the final path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{stem}{SUFFIX}"
+    for _ in range(1000):
+        try:
+            os.link(source, target)  # fails if target exists: no overwrite, no race
+        except FileExistsError:
+            target = free_path(folder, stem)
+            continue
+        except OSError:  # a file system without hard links
+            if target.exists():
+                target = free_path(folder, stem)
+                continue
+            os.replace(source, target)
+            return target
+        os.unlink(source)
+        return target
+    raise ConfigError(f"could not find a free name for {stem!r} in {folder}")
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` (symlinks resolved) lies in ``folder``."""
+    return Path(path).resolve().is_relative_to(Path(folder).resolve())
+
+
+def check_output(path: str | Path, force: bool = False, resuming: bool = False) -> Path:
+    """Refuse a checkpoint destination before any work: a wrong suffix, a folder that cannot
+    hold it, a place inside ``pretrained/`` (rebuilt only by ``pretrained/build.py``), an
+    existing file without ``force`` (``resuming`` allows the file being resumed)."""
+    path = Path(path).expanduser()
+    if path.suffix != SUFFIX:
+        raise ConfigError(f"checkpoints are saved as {SUFFIX} files; got {path.name!r}: name it {path.stem}{SUFFIX}")
+    if inside(path, pretrained_dir()):
+        raise ConfigError(
+            f"{path} is inside {pretrained_dir()}, the shipped models; the CLI never writes there "
+            "(rebuild shipped models with pretrained/build.py). Write to models/ or another folder."
+        )
+    for parent in path.resolve().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(f"cannot save {path}: {parent} is a file, not a folder")
+            if not os.access(parent, os.W_OK):
+                raise ConfigError(f"cannot save {path}: {parent} is not writable; choose another --out")
+            break
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder; give a file name ending in {SUFFIX}")
+    if (path.exists() or path.is_symlink()) and not (force or resuming):
+        raise ConfigError(f"{path} already exists; add --force to overwrite it, or choose another --name or --out")
+    return path
+
+
+def is_stale(path: Path, max_age: float = STALE_SECONDS) -> bool:
+    """Old enough and not held by a live save (see ``checkpoint.save``)."""
+    try:
+        age = time.time() - path.stat().st_mtime
+    except FileNotFoundError:
+        return False
+    return age > max_age and not is_locked(path)
+
+
+def clean_stale_temp(folder: str | Path, max_age: float = STALE_SECONDS) -> list[Path]:
+    """Delete the temporary files that a killed save left in ``folder`` (and its staging
+    folder); a file that a live save holds or that is younger than ``max_age`` seconds is kept.
+    Returns what was deleted."""
+    removed = []
+    for sub in (Path(folder), Path(folder) / STAGING):
+        if not sub.is_dir():
+            continue
+        for path in sub.glob(TEMP_GLOB):
+            if path.is_file() and is_stale(path, max_age):
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                    removed.append(path)
+    return removed

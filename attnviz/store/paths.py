@@ -1,0 +1,73 @@
+"""Where attnviz's files live: the shipped models, the user's models folder, the manifest.
+
+Each folder comes from an environment variable when it is set, so an installed package and a
+checkout behave alike and nothing depends on the working directory:
+
+* ``ATTNVIZ_PRETRAINED``: the shipped models (``pretrained/`` with ``manifest.json`` and
+  ``recipes/``). Default: ``pretrained/`` of the checkout the package runs from.
+* ``ATTNVIZ_MODELS``: the models users train or copy in. Default: ``models/`` of the checkout,
+  or ``$XDG_DATA_HOME/attnviz/models`` (``~/.local/share/attnviz/models``) for an installed
+  package that runs outside a checkout.
+
+The functions read the variables at each call, so a test or a server can point them elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from attnviz.errors import CheckpointError
+
+SUFFIX = ".safetensors"  # every attnviz checkpoint
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+def checkout_dir() -> Path | None:
+    """The repository the package runs from (it holds ``pretrained/`` and ``app.py``), or None
+    for a package installed into site-packages."""
+    root = PACKAGE_DIR.parent
+    return root if (root / "pretrained").is_dir() and (root / "app.py").is_file() else None
+
+
+def pretrained_dir() -> Path:
+    """The shipped models' folder: ``$ATTNVIZ_PRETRAINED``, else the checkout's ``pretrained/``."""
+    if env := os.environ.get("ATTNVIZ_PRETRAINED"):
+        return Path(env).expanduser().resolve()
+    root = checkout_dir()
+    return (root or Path.cwd()) / "pretrained"
+
+
+def models_dir() -> Path:
+    """The folder for models trained by users: ``$ATTNVIZ_MODELS``, else the checkout's
+    ``models/``, else ``$XDG_DATA_HOME/attnviz/models``."""
+    if env := os.environ.get("ATTNVIZ_MODELS"):
+        return Path(env).expanduser().resolve()
+    root = checkout_dir()
+    if root is not None:
+        return root / "models"
+    data_home = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return (data_home / "attnviz" / "models").resolve()
+
+
+def manifest_path() -> Path:
+    """``manifest.json`` of the shipped models."""
+    return pretrained_dir() / "manifest.json"
+
+
+def read_manifest() -> list[dict]:
+    """The shipped models' manifest entries (empty when nothing is shipped)."""
+    path = manifest_path()
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return list(data["models"])
+    except (json.JSONDecodeError, KeyError, TypeError) as e:
+        raise CheckpointError(f"{path} is malformed ({e}); restore it from git") from e
+
+
+def recipe_path(name: str) -> Path:
+    """The recipe a shipped model was built from."""
+    return pretrained_dir() / "recipes" / f"{name}.json"

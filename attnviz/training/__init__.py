@@ -1,0 +1,20 @@
+"""Training: the fit loop, loss, guided alignment, distributed runs, recipes, the speed benchmark."""
+
+from attnviz.training.bench import TRANSLATE_TOKENS, run_bench
+from attnviz.training.distributed import SingleProcess, join_torchrun
+from attnviz.training.fit import Progress, TrainConfig, build_translator, fit
+from attnviz.training.recipes import Recipe, run_recipe, unfinished
+
+__all__ = [
+    "TRANSLATE_TOKENS",
+    "Progress",
+    "Recipe",
+    "SingleProcess",
+    "TrainConfig",
+    "build_translator",
+    "fit",
+    "join_torchrun",
+    "run_bench",
+    "run_recipe",
+    "unfinished",
+]

@@ -1,0 +1,195 @@
+"""Recipes: everything needed to rebuild a model (data spec, vocabulary, model and training
+settings), stored as JSON in ``pretrained/recipes/`` and inside every checkpoint."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from attnviz.data import Corpus, load_corpus
+from attnviz.decoding import Translator
+from attnviz.errors import CheckpointError, ConfigError
+from attnviz.evaluation import evaluate
+from attnviz.model import ModelConfig
+from attnviz.store import load_checkpoint, read_header, save
+from attnviz.training.distributed import SingleProcess
+from attnviz.training.fit import Progress, TrainConfig, build_translator, fit
+from attnviz.training.guided import Link
+from attnviz.training.guided_links import CACHE_DIR, LINKS_DIR, GuidedConfig, training_links
+
+_MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}
+_TRAIN_KEYS = {f.name for f in fields(TrainConfig)} - {"guided_weight"}  # set by the recipe's guided field
+_GUIDED_KEYS = {f.name for f in fields(GuidedConfig)}
+_DATA_KEYS = {
+    "n_train", "n_valid", "n_test", "seed", "min_len", "max_len", "lowercase", "target_lowercase", "dedupe", "subwords",
+}  # fmt: skip
+
+
+@dataclass
+class Recipe:
+    """How one model is made. ``model`` and ``train`` hold ModelConfig/TrainConfig fields;
+    ``guided`` (empty: off) GuidedConfig fields, e.g. ``{"weight": 0.3, "links": "eflomal"}``."""
+
+    name: str
+    data: str  # a data spec, see attnviz.data.spec
+    data_options: dict = field(default_factory=dict)
+    min_freq: int = 1
+    max_vocab: int | None = None
+    model: dict = field(default_factory=dict)
+    train: dict = field(default_factory=dict)
+    eval_beam: int = 1
+    eval_valid: bool = False  # also measure BLEU on the validation split (stored as metrics["valid"])
+    half: bool = False  # store weights in float16
+    guided: dict = field(default_factory=dict)  # guided alignment training (attnviz.training.guided_links)
+
+    def __post_init__(self) -> None:
+        if "guided_weight" in self.train:
+            raise ConfigError(
+                f'recipe {self.name!r}: set the guided weight in the guided field, e.g. "guided": '
+                '{"weight": 0.3, "links": "eflomal"}, not as train.guided_weight'
+            )
+        for label, given, allowed in (
+            ("model", self.model, _MODEL_KEYS),
+            ("train", self.train, _TRAIN_KEYS),
+            ("data_options", self.data_options, _DATA_KEYS),
+            ("guided", self.guided, _GUIDED_KEYS),
+        ):
+            unknown = sorted(set(given) - allowed)
+            if unknown:
+                raise ConfigError(
+                    f"recipe {self.name!r}: unknown {label} settings {unknown}; allowed: {sorted(allowed)}"
+                )
+        self.guided_config()
+
+    def guided_config(self) -> GuidedConfig | None:
+        """The guided training settings, or None when the recipe trains without guidance."""
+        return GuidedConfig(**self.guided) if self.guided else None
+
+    def to_dict(self) -> dict:
+        """The recipe as JSON; one without guidance has no ``guided`` key, so it reads as before
+        guidance existed (and unfinished trainings of older recipes still resume)."""
+        data = asdict(self)
+        if not self.guided:
+            del data["guided"]
+        return data
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Recipe:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"no recipe file at {path}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{path}: not a JSON recipe ({e})") from e
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: a recipe must be a JSON object")
+        try:
+            return cls(**data)
+        except TypeError as e:
+            raise ConfigError(f"{path}: {e}") from e
+
+
+def unfinished(recipe: Recipe, out: str | Path) -> dict | None:
+    """The saved progress of an interrupted training of ``recipe`` at ``out``, or None."""
+    try:
+        meta = read_header(out).get("meta") or {}
+    except CheckpointError:
+        return None  # missing or unreadable: start afresh (the save is atomic, so this is rare)
+    if not meta.get("progress") or meta.get("recipe_full") != recipe.to_dict():
+        return None
+    return meta["progress"]
+
+
+def run_recipe(
+    recipe: Recipe,
+    out: str | Path | None = None,
+    callback: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    evaluate_split: str | None = "test",
+    resume: bool = False,
+    meta: dict | None = None,
+    group: SingleProcess | None = None,
+) -> Translator:
+    """Load the data, build and train the model, measure it, and save it to ``out`` atomically.
+
+    With ``out`` the checkpoint is also written after every epoch, so a crash loses at most
+    one epoch of work; ``resume=True`` continues such an unfinished checkpoint of the same
+    recipe from its last saved epoch (see :func:`attnviz.training.fit.fit`). ``meta`` is stored in
+    the checkpoint's meta from the first save on (e.g. ``{"owner": session_id}``). With a
+    distributed ``group`` every rank trains, and rank 0 alone measures and saves.
+    """
+    guided = recipe.guided_config()
+    train_cfg = TrainConfig(**recipe.train, guided_weight=guided.weight if guided else 0.0)
+    train_cfg.hardware()  # no GPU or no bf16 here: say so before loading the data
+    main = group is None or group.is_main
+    corpus = load_corpus(recipe.data, **recipe.data_options)
+    links, links_file = _guided_links(corpus, guided, out, group) if guided else (None, None)
+    progress = unfinished(recipe, out) if resume and out else None
+    if progress:
+        translator = load_checkpoint(out)
+    else:
+        translator = build_translator(
+            corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=recipe.train.get("seed", 0),
+            **recipe.model,
+        )  # fmt: skip
+    translator.meta["recipe_full"] = recipe.to_dict()
+    if guided:
+        translator.meta["guided"] = {**guided.to_dict(), "links_file": links_file}
+    translator.meta.update(meta or {})
+    on_epoch_end = (lambda tr, _result: save(tr, out, half=recipe.half)) if out else None
+    result = fit(
+        translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress, group=group, links=links
+    )
+    translator.meta.update(
+        {
+            "name": recipe.name,
+            "recipe_full": recipe.to_dict(),
+            "train_seconds": round(result.seconds, 1),  # includes the epochs before a resume
+            "history": result.history,
+            "stopped": result.stopped,
+            "parameters": translator.model.num_parameters(),
+            "data_notes": corpus.notes,
+        }
+    )
+    if evaluate_split and corpus.split(evaluate_split) and main:
+        measure(translator, recipe, corpus, evaluate_split)
+    if out and main:
+        save(translator, out, half=recipe.half)
+    return translator
+
+
+def _guided_links(
+    corpus: Corpus, guided: GuidedConfig, out: str | Path | None, group: SingleProcess | None
+) -> tuple[list[list[Link]], str]:
+    """The guided links of ``corpus.train``, eflomal's cached next to ``out``. Distributed, rank 0
+    makes them first and the other ranks read its cache, so every rank trains on the same links."""
+    cache = Path(out).parent / LINKS_DIR if out else CACHE_DIR
+    group = group or SingleProcess()
+    made = training_links(corpus, guided, cache) if group.is_main else None
+    group.agree(False, 0.0)  # a barrier: rank 0's cache is written
+    return made or training_links(corpus, guided, cache)
+
+
+def measure(translator: Translator, recipe: Recipe, corpus: Corpus, split: str = "test") -> dict:
+    """Evaluate as the recipe asks (beam, validation BLEU) and store it as ``meta["metrics"]``."""
+    report = evaluate(translator, corpus.split(split), beam_size=recipe.eval_beam)
+    metrics = {**report.to_dict(), "split": split}
+    if recipe.eval_valid and corpus.valid:
+        valid = evaluate(translator, corpus.valid, beam_size=recipe.eval_beam, align=False)
+        metrics["valid"] = {k: valid.to_dict()[k] for k in ("n", "bleu", "bleu_cased")}
+    translator.meta["metrics"] = metrics
+    return metrics
+
+
+def remeasure(recipe: Recipe, path: str | Path) -> dict:
+    """Measure a trained checkpoint again with the current evaluation code and rewrite its
+    metrics in place (the weights are saved unchanged, atomically)."""
+    translator = load_checkpoint(path)
+    measure(translator, recipe, load_corpus(recipe.data, **recipe.data_options))
+    stored = translator.meta.get("recipe_full") or recipe.to_dict()  # the evaluation settings used now
+    translator.meta["recipe_full"] = {**stored, "eval_beam": recipe.eval_beam, "eval_valid": recipe.eval_valid}
+    save(translator, path, half=recipe.half)
+    return translator.meta["metrics"]
