@@ -1,5 +1,5 @@
 """The shipped models: each loads, translates its example, and still measures what its
-manifest entry says; the manifest, the checkpoints and the README's leaderboard agree."""
+manifest entry says; the manifest, the checkpoints and the leaderboard in docs/models.md agree."""
 
 import json
 
@@ -8,7 +8,7 @@ import pytest
 from attnviz.data import corpora
 from attnviz.evaluation import leaderboard
 from attnviz.evaluation.shipped import check_metrics
-from attnviz.store import catalog, pretrained_dir
+from attnviz.store import catalog, checkout_dir, pretrained_dir
 from attnviz.store.checkpoint import read_header
 from attnviz.training.recipes import Recipe, run_recipe
 
