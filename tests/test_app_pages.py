@@ -242,7 +242,7 @@ def test_evaluate_shows_attention_against_attributions(tmp_path, monkeypatch):
     path.write_text(json.dumps(results), encoding="utf-8")
     assert leaderboard.attribution_records(path) == [{"model": "toy-fr-dot-luong", "task": "toy-fr", "pairs": 100,
         "AER attention": 0.05, "AER ig": 0.3, "Spearman ig": 0.2, "top-1 ig": 0.6}]  # fmt: skip
-    monkeypatch.setattr(leaderboard, "ATTRIBUTION_RESULTS", path)
+    monkeypatch.setattr(leaderboard, "attribution_results_path", lambda: path)
     at = page("evaluate.py")
     assert any("Does attention explain" in s.value for s in at.subheader)
 

@@ -41,9 +41,9 @@ def test_imported_as_a_module_app_py_is_the_server_and_draws_nothing():
 
 def test_a_broken_front_model_is_one_warning_line_and_the_server_goes_on():
     code = (
-        "import logging, runpy; from attnviz import warm; from attnviz.errors import CheckpointError\n"
+        "import logging, runpy; import attnviz.server as server; from attnviz.errors import CheckpointError\n"
         "def broken(): raise CheckpointError('front.safetensors is not a readable safetensors file')\n"
-        "warm.front_page = broken\n"
+        "server.front_page = broken\n"
         "logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s')\n"
         "runpy.run_path('app.py', run_name='app')['_warm_up']()\n"
         "print('served on')"

@@ -81,6 +81,12 @@ def written_table(path: Path) -> str:
     return text.split(BEGIN, 1)[1].split(END, 1)[0].strip() if BEGIN in text else ""
 
 
+def attribution_results_path() -> Path | None:
+    """Where ``benchmarks/attribution_aer.py`` writes its results in a checkout (None outside one)."""
+    root = checkout_dir()
+    return root / "benchmarks" / "results" / "attribution_aer.json" if root else None
+
+
 def attribution_records(path: Path | None = None) -> list[dict]:
     """One row per model of ``benchmarks/attribution_aer.py``'s results (by default
     ``benchmarks/results/attribution_aer.json`` of the checkout): AER of attention and of
@@ -88,9 +94,7 @@ def attribution_records(path: Path | None = None) -> list[dict]:
     attention (Spearman, top-1). Empty when the benchmark has not been run."""
     import json
 
-    if path is None:
-        root = checkout_dir()
-        path = root / "benchmarks" / "results" / "attribution_aer.json" if root else None
+    path = path or attribution_results_path()
     if path is None or not path.is_file():
         return []
     try:
