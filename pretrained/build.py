@@ -22,9 +22,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from attnviz.errors import CheckpointError  # noqa: E402
-from attnviz.evaluation.shipped import check_metrics, recipe_path  # noqa: E402
+from attnviz.evaluation.shipped import check_metrics  # noqa: E402
+from attnviz.store import read_header, recipe_path  # noqa: E402
 from attnviz.store.catalog import write_manifest  # noqa: E402
-from attnviz.store.checkpoint import read_header  # noqa: E402
 from attnviz.training.recipes import Recipe, remeasure, run_recipe  # noqa: E402
 
 

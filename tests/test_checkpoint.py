@@ -13,7 +13,7 @@ from safetensors.torch import save_file
 from attnviz.errors import CheckpointError
 from attnviz.model.config import ModelConfig
 from attnviz.model.seq2seq import Seq2Seq
-from attnviz.store import catalog, checkpoint
+from attnviz.store import catalog, checkout_dir, checkpoint
 from attnviz.store.checkpoint import _vocab_field, _vocab_from_field, load_checkpoint, read_header, save
 
 from .conftest import tiny_translator
@@ -114,7 +114,7 @@ def test_sigkill_during_save_leaves_the_previous_file_intact(saved, tmp_path):
     before = path.read_bytes()
     script = f"""
 import os, signal, sys
-sys.path.insert(0, {str(catalog.PROJECT_DIR)!r})
+sys.path.insert(0, {str(checkout_dir())!r})
 import safetensors.torch as st
 from attnviz.store import checkpoint
 real = st.save_file

@@ -15,7 +15,7 @@ from attnviz.errors import ConfigError, DataError, InputError
 from attnviz.links import eflomal as eflomal_align
 from attnviz.store import recipe_path
 from attnviz.store.checkpoint import read_header
-from attnviz.training import distributed
+from attnviz.training import distributed, guided_links
 from attnviz.training.fit import TrainConfig, _loss_and_accuracy, fit, make_batches
 from attnviz.training.guided import guided_alignment_loss, piece_links, reference_alignment
 from attnviz.training.guided_links import GuidedConfig, training_links
@@ -238,7 +238,7 @@ def test_eflomal_links_are_computed_once_and_read_back_from_the_cache(tmp_path, 
     def no_second_run(*args, **kwargs):
         raise AssertionError("eflomal ran again")
 
-    monkeypatch.setattr(eflomal_align, "align", no_second_run)
+    monkeypatch.setattr(guided_links, "run_eflomal", no_second_run)
     assert training_links(corpus, GuidedConfig(), tmp_path) == (links, source)
     corpus.train[0] = make_pair("ein hund rennt", "a dog runs", WORD, WORD)  # other words: another cache entry
     with pytest.raises(AssertionError, match="eflomal ran again"):

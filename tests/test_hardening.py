@@ -60,7 +60,10 @@ def no_training(monkeypatch):
         calls.append((recipe, Path(out)))
         return SimpleNamespace(meta={"metrics": {}, "train_seconds": 0.0})
 
-    monkeypatch.setattr(recipe, "run_recipe", fake)
+    import attnviz.training
+
+    for holder in (recipe, attnviz.training):  # the CLI takes it from the package's public names
+        monkeypatch.setattr(holder, "run_recipe", fake)
     return calls
 
 
