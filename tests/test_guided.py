@@ -12,7 +12,6 @@ from attnviz.cli.main import main as cli_main
 from attnviz.data.pairs import Corpus, Pair, make_pair
 from attnviz.data.tokenize import Tokenizer
 from attnviz.errors import ConfigError, DataError, InputError
-from attnviz.links import eflomal as eflomal_align
 from attnviz.store import recipe_path
 from attnviz.store.checkpoint import read_header
 from attnviz.training import distributed, guided_links
