@@ -11,7 +11,7 @@
 eflomal's sampler is not seeded, so its figures move a little between runs. Run with one thread
 on a shared machine::
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/alignment_yardstick.py --out benchmarks/alignment_results.json
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/alignment_yardstick.py --out benchmarks/results/alignment_results.json
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ and the mean per-step agreement of each method with attention (Spearman, top-1).
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/attribution_aer.py --pairs 100
 
-writes ``benchmarks/attribution_aer.json`` and ``benchmarks/attribution_aer.md``, rewritten after
+writes ``benchmarks/results/attribution_aer.json`` and ``.md``, rewritten after
 each model; a rerun with the same settings measures only the models that are new or changed since
 (delete the JSON to measure all again). A checkpoint still in training (no metrics) is skipped.
 """
@@ -125,7 +125,7 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--steps", type=int, default=32, help="integrated gradients steps")
     parser.add_argument("--models", nargs="*", help="only these model names")
-    parser.add_argument("--out", default=str(HERE / "attribution_aer"), help="output path without suffix")
+    parser.add_argument("--out", default=str(HERE / "results" / "attribution_aer"), help="output path without suffix")
     args = parser.parse_args()
     torch.set_num_threads(1)
     corpora = {t: load_corpus(t, n_train=10000, n_valid=500, n_test=500, seed=0).test[: args.pairs] for t in args.tasks}

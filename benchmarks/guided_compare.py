@@ -1,4 +1,4 @@
-"""Guided alignment against its plain twin on Multi30k de-en test_2016_flickr (issue 17, item 5).
+"""Guided alignment against its plain twin on Multi30k de-en test_2016_flickr.
 
 For each checkpoint: BLEU as its build measured it (beam from its recipe, on test and val), and on
 forced decodes of the 1,000 test references the mean attention on the source ``<eos>`` column and
@@ -8,7 +8,7 @@ precision/recall/F1 of its argmax word links against eflomal's grow-diag-final-a
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/guided_compare.py \\
         pretrained/multi30k-de-en-additive-bahdanau.safetensors PLAIN.safetensors GUIDED.safetensors \\
-        --out benchmarks/guided_results.json
+        --out benchmarks/results/guided_results.json
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Explore's interaction budget in Chromium (issue 15), server and browser on this machine.
+"""Explore's interaction budget in Chromium, server and browser on this machine.
 
 For each interaction the median of N: seconds from the user's action to the redrawn heatmap (or
 the clicked cell's numbers), the server's own time for those reruns (``ATTNVIZ_RERUN_LOG``, see
@@ -9,8 +9,8 @@ performance trace per interaction kind, summarised by event (scripting, layout, 
     python benchmarks/interaction.py --runs 10 --trace /tmp/traces
     python benchmarks/interaction.py --cold-only --cold-runs 10  # the cold start alone, median of 10
 
-Not a test: figures depend on the machine's load (print it with every run). Session 10's runs, before
-and after the browser-side cell cursor, are in ``interaction_results.json``.
+Not a test: figures depend on the machine's load (print it with every run). Measured runs are in
+``benchmarks/results/interaction_results.json``; docs/speed.md reads them.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def measure(url: str, log: Path, runs: int, trace_dir: Path | None, browser_type
     run(f"enter_{words(forty[1])}_words", lambda t: enter(page, t), forty[1:])
     cells = [(k % 5) + 1 if k % 2 else 6 for k in range(runs)]
     run("click_cell", lambda c: click(page, c), cells)  # to the math panel: the server's answer
-    if page.evaluate(READOUT_JS):  # the browser-side readout (commits before it have none)
+    if page.evaluate(READOUT_JS):  # the browser-side readout, where the page has one
         run("click_cell_readout", lambda c: click(page, c, "readout"), [c + 1 for c in cells])
     page.goto(f"{url}/?task={TASK}&score={SCORE}&style={STYLE}&beam=10&text={forty[0]}",
               wait_until="domcontentloaded")  # fmt: skip

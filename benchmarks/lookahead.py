@@ -1,4 +1,4 @@
-"""Where a toy-fr model's argmax links land against the gold source word (README, "What the table
+"""Where a toy-fr model's argmax links land against the gold source word (docs/models.md, "What the table
 shows"): on it, one or two source words ahead of it (the word the decoder is about to translate),
 or elsewhere. Forced decoding on the first 200 pairs of the model's own test split; target words with sure links
 only.

@@ -2,9 +2,10 @@
 
     python pretrained/build.py                 # every recipe whose checkpoint is missing
     python pretrained/build.py dates-dot-luong # just these (retrained even if present)
+    python pretrained/build.py --shard 0/2     # every second missing recipe: one half on each of two machines
     python pretrained/build.py --manifest      # only rewrite manifest.json from the checkpoints
     python pretrained/build.py --remeasure multi30k-de-en-additive-bahdanau  # new metrics, same weights
-    python -m attnviz leaderboard --write docs/models.md   # then the docs table from the manifest
+    attnviz leaderboard --write docs/models.md # then the table in docs/models.md from the manifest
 
 Each model is trained with its recipe's seed, evaluated on its test split, and saved
 atomically (also after every epoch); a checkpoint without metrics counts as unfinished, and an
