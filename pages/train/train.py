@@ -10,6 +10,7 @@ from attnviz.server import (
     ACTIVE,
     REGISTRY,
     discard_stranded,
+    hold_for_training,
     keep_stranded,
     resume_stranded,
     sibling,
@@ -18,7 +19,6 @@ from attnviz.server import (
 )
 from attnviz.store import visible_to
 from attnviz.training import Recipe
-from pages.shared import uploads
 from pages.shared.common import escape_markdown, get_model, refresh_models, session_id, session_models, user_errors
 from pages.shared.data_ui import pick_data
 from pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
@@ -33,7 +33,7 @@ def submit(sid: str, recipe: Recipe) -> None:
         st.error(escape_markdown(str(e)))  # it quotes the typed model name
     else:
         # the upload it reads stays until the training ends, whatever this session does meanwhile
-        uploads.hold_for_training(recipe.data, job.out.stem, lambda: job.status in ACTIVE)
+        hold_for_training(recipe.data, job.out.stem, lambda: job.status in ACTIVE)
         st.rerun()
 
 
