@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.errors import InputError
-from attnviz.evaluation import aer, alignment_links, mean_entropy
+from attnviz.evaluation import aer_rows
 from attnviz.links import common_steps, for_reading
 from attnviz.plots import (
     align_tops,
@@ -134,12 +134,7 @@ if pair is not None and pair.sure is not None:
         gold_heatmap(pair.source_tokens, pair.target_tokens, pair.sure, pair.possible), key="cmp_gold"
     )  # fmt: skip
     if target_of == "reference" and target.strip() == pair.target.strip():
-        rows = []
-        for name, al in aligned.items():
-            links = alignment_links(al, len(pair.source_tokens), len(pair.target_tokens))
-            rows.append({"model": name, "AER": round(aer([links], [pair.sure], [pair.possible or []]), 3),
-                         "mean entropy": round(mean_entropy(al), 3)})  # fmt: skip
-        st.dataframe(pd.DataFrame(rows), key="cmp_aer", hide_index=True)
+        st.dataframe(pd.DataFrame(aer_rows(aligned, pair)), key="cmp_aer", hide_index=True)
         st.caption("AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), with A the argmax link of each target token "
                    "(attention on <eos> counts as no link). 0 is perfect.")  # fmt: skip
     else:
