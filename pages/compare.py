@@ -20,6 +20,7 @@ from attnviz.plots import (
 )
 from pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from pages.shared.data_ui import uploaded_pairs
+from pages.shared.keys import EXPLORE_TEXT
 from pages.shared.model_ui import model_meta, pick_models, test_pairs
 from pages.shared.reading_ui import merge_toggle
 
@@ -56,7 +57,7 @@ if pair is None and upload and upload[0]:
     if st.toggle(f"Pick a pair from your upload ({escape_markdown(file_name)})", key="cmp_use_upload"):
         index = st.number_input("Uploaded pair", 0, len(own) - 1, 0, key="cmp_upload_pair")
         pair = own[int(index)]
-explored = st.session_state.get("explore_text")
+explored = st.session_state.get(EXPLORE_TEXT)
 if "cmp_sentence" not in st.session_state or st.session_state.get("cmp_sentence__from") != explored:
     st.session_state["cmp_sentence"] = explored or model_meta(first).get("example") or ""
     st.session_state["cmp_sentence__from"] = explored

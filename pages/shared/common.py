@@ -14,6 +14,7 @@ from attnviz.decoding import Alignment
 from attnviz.devices import use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.store import ModelWarning, list_models, load, model_roots, read_header
+from pages.shared.keys import FILE_NAMES
 
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
 
@@ -100,9 +101,6 @@ def session_models() -> list[dict]:
 def refresh_models() -> None:
     """Forget the cached model list (a training just saved a model)."""
     _models_of.clear()
-
-
-FILE_NAMES = "attnviz_file_names"  # {stored upload path: the name the user gave the file}
 
 
 def name_stored_file(path: Path, name: str) -> None:

@@ -13,6 +13,7 @@ from attnviz.data import table_columns as read_table_columns
 from attnviz.errors import AttnvizError
 from attnviz.server import MAX_UPLOAD_MB, MAX_UPLOAD_ROWS, hold_upload, is_file_spec, release_upload, store_upload
 from pages.shared.common import error_text, escape_markdown, name_stored_file, session_id
+from pages.shared.keys import SHARED_UPLOAD, UPLOAD_SPEC
 from pages.shared.uploads import session_holder
 
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
@@ -23,10 +24,6 @@ MULTI30K_PAIRS = ["de-en", "en-de", "fr-en", "en-fr", "de-fr", "fr-de"]
 def table_columns(path: Path) -> list[str]:
     """The text columns of an uploaded table (uploads are named by content hash), as the loader reads them."""
     return read_table_columns(path)
-
-
-SHARED_UPLOAD = "upload_shared"  # a SharedUpload: one upload for Data and Train
-UPLOAD_SPEC = "upload_spec"  # (data spec with its columns, file name): the upload's pairs for Compare
 
 
 class SharedUpload(NamedTuple):
