@@ -28,7 +28,7 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
     """Numbers to 3 decimals (integers as they are) and – where a metric does not apply: the
     browser's table shows a missing value as "None" whatever pandas' styling says."""
 
-    def cell(v):
+    def cell(v: object) -> object:
         if v is None or (isinstance(v, float) and pd.isna(v)):
             return NOT_APPLICABLE
         if isinstance(v, float):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attnviz.data import Pair
+from attnviz.decoding import Translator
 from attnviz.evaluation import measured_on
 from attnviz.store import shareable_meta
 from pages.shared.common import session_id, user_errors
@@ -31,7 +32,7 @@ def default_models(models: list[dict]) -> list[dict]:
     return (same_task if len(same_task) >= 2 else models)[:2]
 
 
-def model_meta(translator) -> dict:
+def model_meta(translator: Translator) -> dict:
     """The translator's meta as this session may see it (attnviz.store.catalog.shareable_meta): a model
     another session trained on its upload keeps its example sentence and data to itself."""
     return shareable_meta(translator.meta, session_id())
