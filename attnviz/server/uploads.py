@@ -58,8 +58,8 @@ def _server_lock(folder: Path) -> Path:
 
 
 def forget_dead_servers() -> list[Path]:
-    """Delete the upload folders of server processes that are gone, and uploads that versions
-    before the per-server folders left loose in ``UPLOAD_ROOT``. Returns what was deleted."""
+    """Delete the upload folders of server processes that are gone, and upload files loose in
+    ``UPLOAD_ROOT`` (outside any server's folder). Returns what was deleted."""
     removed = []
     for entry in UPLOAD_ROOT.iterdir() if UPLOAD_ROOT.is_dir() else []:
         if entry.is_dir() and entry.name.startswith(SERVER_PREFIX):
