@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator
 
 import streamlit as st
 
@@ -52,7 +53,7 @@ def _route_every_page_through_app() -> None:
 
 
 @contextlib.asynccontextmanager
-async def _server_lifespan(_app):
+async def _server_lifespan(_app: st.App) -> AsyncIterator[None]:
     _route_every_page_through_app()
     threading.Thread(target=_warm_up, name="attnviz-warm-up", daemon=True).start()
     yield

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.errors import InputError
-from attnviz.evaluation import aer, alignment_links, mean_entropy
+from attnviz.evaluation import aer_rows
 from attnviz.links import common_steps, for_reading
 from attnviz.plots import (
     align_tops,
@@ -20,6 +20,7 @@ from attnviz.plots import (
 )
 from pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from pages.shared.data_ui import uploaded_pairs
+from pages.shared.keys import EXPLORE_TEXT
 from pages.shared.model_ui import model_meta, pick_models, test_pairs
 from pages.shared.reading_ui import merge_toggle
 
@@ -56,7 +57,7 @@ if pair is None and upload and upload[0]:
     if st.toggle(f"Pick a pair from your upload ({escape_markdown(file_name)})", key="cmp_use_upload"):
         index = st.number_input("Uploaded pair", 0, len(own) - 1, 0, key="cmp_upload_pair")
         pair = own[int(index)]
-explored = st.session_state.get("explore_text")
+explored = st.session_state.get(EXPLORE_TEXT)
 if "cmp_sentence" not in st.session_state or st.session_state.get("cmp_sentence__from") != explored:
     st.session_state["cmp_sentence"] = explored or model_meta(first).get("example") or ""
     st.session_state["cmp_sentence__from"] = explored
@@ -134,12 +135,7 @@ if pair is not None and pair.sure is not None:
         gold_heatmap(pair.source_tokens, pair.target_tokens, pair.sure, pair.possible), key="cmp_gold"
     )  # fmt: skip
     if target_of == "reference" and target.strip() == pair.target.strip():
-        rows = []
-        for name, al in aligned.items():
-            links = alignment_links(al, len(pair.source_tokens), len(pair.target_tokens))
-            rows.append({"model": name, "AER": round(aer([links], [pair.sure], [pair.possible or []]), 3),
-                         "mean entropy": round(mean_entropy(al), 3)})  # fmt: skip
-        st.dataframe(pd.DataFrame(rows), key="cmp_aer", hide_index=True)
+        st.dataframe(pd.DataFrame(aer_rows(aligned, pair)), key="cmp_aer", hide_index=True)
         st.caption("AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), with A the argmax link of each target token "
                    "(attention on <eos> counts as no link). 0 is perfect.")  # fmt: skip
     else:

@@ -9,6 +9,7 @@ from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_c
 from attnviz.plots import csv_text, metric_scatter, plot_config
 from attnviz.store import model_roots
 from pages.shared.common import escape_markdown, require_models
+from pages.shared.keys import EXPLORE_MODELS
 
 COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer", "entropy"]
 NOT_APPLICABLE = "–"
@@ -27,7 +28,7 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
     """Numbers to 3 decimals (integers as they are) and – where a metric does not apply: the
     browser's table shows a missing value as "None" whatever pandas' styling says."""
 
-    def cell(v):
+    def cell(v: object) -> object:
         if v is None or (isinstance(v, float) and pd.isna(v)):
             return NOT_APPLICABLE
         if isinstance(v, float):
@@ -72,7 +73,7 @@ else:
 st.subheader("Measure now")
 by_name = {m["name"]: m for m in models}
 if "eval_models" not in st.session_state:
-    explored = [n for n in st.session_state.get("explore_models") or [] if n in by_name]
+    explored = [n for n in st.session_state.get(EXPLORE_MODELS) or [] if n in by_name]
     task = by_name[explored[0]]["task"] if explored else models[0]["task"]
     st.session_state["eval_models"] = [m["name"] for m in models if m["task"] == task][:6]
 with st.form("eval_form"):

@@ -11,7 +11,7 @@ import pytest
 from attnviz.data.corpora import table_columns
 from attnviz.data.spec import LONGEST_SOURCE, MAX_TOKENS, load_corpus
 from attnviz.errors import ConfigError, DataError
-from pages.shared import uploads
+from attnviz.server import uploads
 from tests.test_uploads_release import ROWS as ROWS_CSV
 from tests.test_uploads_release import data_page, fresh, send  # noqa: F401 (fresh: a fixture)
 

@@ -20,8 +20,9 @@ from streamlit.runtime import caching
 from streamlit.testing.v1 import AppTest
 
 from attnviz.data import corpora
+from attnviz.server import uploads
 from attnviz.store import files
-from pages.shared import data_ui, uploads
+from pages.shared import data_ui
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")

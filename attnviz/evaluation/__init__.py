@@ -1,5 +1,6 @@
 """Measuring models: BLEU, AER, entropy; evaluating checkpoints; the leaderboard."""
 
+from attnviz.evaluation.compare import aer_rows
 from attnviz.evaluation.evaluate import Evaluation, evaluate, evaluate_checkpoints, measured_on, metrics
 from attnviz.evaluation.leaderboard import (
     LEADERBOARD_KEYS,
@@ -23,6 +24,7 @@ __all__ = [
     "AlignmentCounts",
     "Evaluation",
     "aer",
+    "aer_rows",
     "alignment_counts",
     "alignment_links",
     "attribution_records",

@@ -22,7 +22,7 @@ import numpy as np
 
 from attnviz.decoding import Translator
 from attnviz.errors import DataError, InputError
-from attnviz.links.reading import read
+from attnviz.links.reading import Reading, read
 
 Link = tuple[int, int]  # (source_index, target_index)
 DIRECTIONAL = ("argmax", "threshold")
@@ -127,7 +127,7 @@ class WordAlignment:
         }
 
 
-def word_attention(translator: Translator, source: str, target: str):
+def word_attention(translator: Translator, source: str, target: str) -> Reading:
     """Forced decoding of ``target``, read as words: a :class:`~attnviz.links.reading.Reading`
     without the ``<eos>`` row."""
     al = translator.align(source, target)

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from attnviz.explain import MAX_SOURCE_TOKENS, attribute
+from attnviz.explain import MAX_SOURCE_TOKENS, Attribution, attribute
 from attnviz.plots import attribution_heatmap
 from pages.explore.views import Panels, chart, columns, panel_width
 from pages.shared.common import escape_markdown, load_model, user_errors
@@ -17,7 +17,7 @@ METHOD_KEY = "explore_attr_method"
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_attribution(path: str, mtime: float, text: str, method: str):
+def cached_attribution(path: str, mtime: float, text: str, method: str) -> Attribution:
     """One attribution per (model file, version, sentence, method): it costs about a second."""
     return attribute(load_model(path, mtime), text, method=method)
 

@@ -24,6 +24,7 @@ from pages.shared.common import (
     translate,
     user_errors,
 )
+from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, TRAIN_SIBLING
 from pages.shared.state import keep_tab, seed_from_url, write_url
 
 VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Alignment",
@@ -42,7 +43,7 @@ URL = {  # query parameter -> (session key, parse)
     "task": (sidebar.TASK_KEY, str),
     "score": (sidebar.SCORE_KEY, str),
     "style": (sidebar.STYLE_KEY, str),
-    "text": (sidebar.TEXT_KEY, lambda v: v[:1000]),
+    "text": (EXPLORE_TEXT, lambda v: v[:1000]),
     "beam": (sidebar.BEAM_KEY, lambda v: min(max(int(v), 1), sidebar.MAX_BEAM_WIDTH)),
     "view": (VIEW_KEY, lambda v: v if v in BOTH_VIEWS else VIEWS[0]),
     "cell": (CELL_KEY, _cell),
@@ -73,7 +74,7 @@ def _by_panel(choice: sidebar.Choice) -> dict[str, dict]:
 
 
 def _train_sibling(path: str, style: str) -> None:
-    st.session_state["train_sibling"] = (path, style)
+    st.session_state[TRAIN_SIBLING] = (path, style)
 
 
 def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason: str) -> None:
@@ -94,11 +95,11 @@ def render() -> None:
     models = require_models()
     seed_from_url(URL)
     choice = sidebar.choose(models)
-    if sidebar.TEXT_KEY not in st.session_state:
+    if EXPLORE_TEXT not in st.session_state:
         entry = choice.entry or next(m for m in models if m.get("task") == choice.task)
-        st.session_state[sidebar.TEXT_KEY] = entry.get("example") or ""
+        st.session_state[EXPLORE_TEXT] = entry.get("example") or ""
     text = st.text_input(
-        "Source sentence (press Enter to translate)", key=sidebar.TEXT_KEY, persist_state="session",
+        "Source sentence (press Enter to translate)", key=EXPLORE_TEXT, persist_state="session",
         help="One sentence in the model's source language; the heatmaps are redrawn on Enter.",
     )  # fmt: skip
     if choice.task == "toy-fr":
@@ -111,7 +112,7 @@ def render() -> None:
         st.warning("Type a sentence to translate (the box is empty).")
         st.stop()
 
-    st.session_state["explore_models"] = [e["name"] for e in choice.entries.values()]  # Compare opens on them
+    st.session_state[EXPLORE_MODELS] = [e["name"] for e in choice.entries.values()]  # Compare opens on them
     panels = {}
     spinner = "Beam search…" if choice.beam > 3 else "Translating…"
     with st.spinner(spinner, show_time=choice.beam > 3):

@@ -13,9 +13,9 @@ import streamlit as st
 from attnviz.model import SCORES
 from attnviz.server import default_score, default_style, matches, model_tasks, slots, task_of
 from pages.shared.common import escape_markdown, header_config, model_label
+from pages.shared.keys import EXPLORE_TEXT
 from pages.shared.reading_ui import merge_toggle
 
-TEXT_KEY = "explore_text"
 TASK_KEY, SCORE_KEY, STYLE_KEY, CKPT_KEY = "explore_task", "explore_score", "explore_style", "explore_checkpoint"
 BEAM_KEY, FORMAT_KEY, EOS_KEY = "explore_beam", "explore_image_format", "explore_eos"
 MERGE_KEY = "explore_merge"
@@ -57,7 +57,7 @@ def _on_task_change(models: list[dict]) -> None:
     task = st.session_state.get(TASK_KEY)
     example = next((m["example"] for m in models if task_of(m) == task and m.get("example")), None)
     if example:
-        st.session_state[TEXT_KEY] = example
+        st.session_state[EXPLORE_TEXT] = example
     score = default_score(models, task)
     if score and not any(slots(models, task)[st.session_state.get(SCORE_KEY), s].available
                          for s in ("bahdanau", "luong")):  # fmt: skip

@@ -10,16 +10,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from attnviz.decoding import Alignment
+from attnviz.decoding import Alignment, Translator
 from attnviz.devices import use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.store import ModelWarning, list_models, load, model_roots, read_header
+from pages.shared.keys import FILE_NAMES
 
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
 
 
 @st.cache_resource(show_spinner="Loading model…")
-def load_model(path: str, mtime: float):
+def load_model(path: str, mtime: float) -> Translator:
     """One shared, read-only model per checkpoint file (and version of it) for all sessions.
 
     Decoding is thread-safe (no state is stored on modules); never train this object.
@@ -36,7 +37,7 @@ def model_version(entry: dict) -> tuple[str, float]:
         raise CheckpointError(f"the model file {path} is gone ({e.strerror}); pick another model") from e
 
 
-def get_model(entry: dict):
+def get_model(entry: dict) -> Translator:
     """The cached model of a catalog entry (reloaded when its file changes); sets this session
     thread's torch threads (``$ATTNVIZ_THREADS``, default 1) before it decodes."""
     use_server_threads()
@@ -100,9 +101,6 @@ def session_models() -> list[dict]:
 def refresh_models() -> None:
     """Forget the cached model list (a training just saved a model)."""
     _models_of.clear()
-
-
-FILE_NAMES = "attnviz_file_names"  # {stored upload path: the name the user gave the file}
 
 
 def name_stored_file(path: Path, name: str) -> None:

@@ -11,9 +11,10 @@ import streamlit as st
 from attnviz.data import DEFAULT_MULTI30K, TASKS, Corpus, load_corpus
 from attnviz.data import table_columns as read_table_columns
 from attnviz.errors import AttnvizError
-from attnviz.server import is_file_spec
-from pages.shared import uploads
+from attnviz.server import MAX_UPLOAD_MB, MAX_UPLOAD_ROWS, hold_upload, is_file_spec, release_upload, store_upload
 from pages.shared.common import error_text, escape_markdown, name_stored_file, session_id
+from pages.shared.keys import SHARED_UPLOAD, UPLOAD_SPEC
+from pages.shared.uploads import session_holder
 
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 MULTI30K_PAIRS = ["de-en", "en-de", "fr-en", "en-fr", "de-fr", "fr-de"]
@@ -25,22 +26,18 @@ def table_columns(path: Path) -> list[str]:
     return read_table_columns(path)
 
 
-SHARED_UPLOAD = "upload_shared"  # a SharedUpload: one upload for Data and Train
-UPLOAD_SPEC = "upload_spec"  # (data spec with its columns, file name): the upload's pairs for Compare
-
-
 class SharedUpload(NamedTuple):
-    path: str  # the stored copy (see pages.shared.uploads)
+    path: str  # the stored copy (see attnviz.server.uploads)
     name: str  # the file name as uploaded
-    kept_rows: int | None  # the rows kept of a file over the limits (see pages.shared.uploads), else None
+    kept_rows: int | None  # the rows kept of a file over the limits (see attnviz.server.uploads), else None
     file_id: str  # Streamlit's id of the upload: the same upload is not hashed and stored again
 
 
 def _cut_note(shared: SharedUpload) -> None:
     if shared.kept_rows is not None:
         st.warning(
-            f"{escape_markdown(shared.name)} is larger than an upload may be here ({uploads.MAX_UPLOAD_ROWS:,} rows "
-            f"or {uploads.MAX_UPLOAD_MB} MB): only its first {shared.kept_rows:,} rows are used. To use other "
+            f"{escape_markdown(shared.name)} is larger than an upload may be here ({MAX_UPLOAD_ROWS:,} rows "
+            f"or {MAX_UPLOAD_MB} MB): only its first {shared.kept_rows:,} rows are used. To use other "
             "rows, upload a file of those rows."
         )
 
@@ -53,16 +50,16 @@ def _store(upload, old: SharedUpload | None, session: str) -> SharedUpload | Non
         st.error(f"{escape_markdown(upload.name)} is {upload.size / 2**20:.0f} MB, above the limit of {limit_mb} MB "
                  "per upload; upload a sample of its rows.")  # fmt: skip
         return None
-    stored = uploads.LEDGER.store(upload.getvalue(), upload.name, session, uploads.session_holder(session))
+    stored = store_upload(upload.getvalue(), upload.name, session, session_holder(session))
     if old and Path(old.path) != stored.path:
-        uploads.LEDGER.release(Path(old.path), session)
+        release_upload(Path(old.path), session)
         _upload_corpus.clear()  # this session's cache only
     return SharedUpload(str(stored.path), upload.name, stored.kept_rows, upload.file_id)
 
 
 def _shared_upload(key: str) -> tuple[Path, str] | None:
     """This session's upload, from this page's uploader or from another page's. A new upload
-    replaces the old one (uploads never pile up per session); see pages.shared.uploads for when
+    replaces the old one (uploads never pile up per session); see attnviz.server.uploads for when
     the stored copy is deleted."""
     upload = st.file_uploader("A table of sentence pairs", type=UPLOAD_TYPES, key=f"{key}_upload")
     session = session_id()
@@ -73,7 +70,7 @@ def _shared_upload(key: str) -> tuple[Path, str] | None:
             return None
         st.session_state[SHARED_UPLOAD] = old = shared
     elif old and Path(old.path).is_file():
-        uploads.LEDGER.hold(Path(old.path), session, uploads.session_holder(session))
+        hold_upload(Path(old.path), session, session_holder(session))
         if upload is None:
             st.caption(f"Using {escape_markdown(old.name)}, uploaded earlier in this session; upload another to "
                        "replace it.")  # fmt: skip

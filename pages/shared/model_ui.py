@@ -5,10 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from attnviz.data import Pair
+from attnviz.decoding import Translator
 from attnviz.evaluation import measured_on
 from attnviz.store import shareable_meta
 from pages.shared.common import session_id, user_errors
 from pages.shared.data_ui import cached_corpus
+from pages.shared.keys import EXPLORE_MODELS
 
 PREFERRED = (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))
 
@@ -30,7 +32,7 @@ def default_models(models: list[dict]) -> list[dict]:
     return (same_task if len(same_task) >= 2 else models)[:2]
 
 
-def model_meta(translator) -> dict:
+def model_meta(translator: Translator) -> dict:
     """The translator's meta as this session may see it (attnviz.store.catalog.shareable_meta): a model
     another session trained on its upload keeps its example sentence and data to itself."""
     return shareable_meta(translator.meta, session_id())
@@ -47,7 +49,7 @@ def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
 def opened_in_explore(models: list[dict]) -> list[dict]:
     """The models open in Explore (both styles in Both), plus, when that is one model, the other
     models of its task with the same score, else of its task: at least two to compare."""
-    names = st.session_state.get("explore_models") or []
+    names = st.session_state.get(EXPLORE_MODELS) or []
     chosen = [m for m in models if m["name"] in names]
     if not chosen:
         return []
@@ -62,7 +64,7 @@ def opened_in_explore(models: list[dict]) -> list[dict]:
 def pick_models(models: list[dict], key: str, label: str = "Models") -> list[dict]:
     """A multiselect of models by name; defaults to Explore's models, else :func:`default_models`."""
     by_name = {m["name"]: m for m in models}
-    explored = tuple(st.session_state.get("explore_models") or ())
+    explored = tuple(st.session_state.get(EXPLORE_MODELS) or ())
     if key not in st.session_state or st.session_state.get(f"{key}__from") != explored:
         st.session_state[key] = [m["name"] for m in (opened_in_explore(models) or default_models(models))]
         st.session_state[f"{key}__from"] = explored

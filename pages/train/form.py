@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from attnviz.data import EXAMPLE
@@ -18,7 +20,7 @@ PROBES = {"toy-fr": EXAMPLE, "dates": "saturday 22nd of november 2026", "copy": 
           "sort": "h c a f c b"}  # fmt: skip
 
 
-def session_alive(session_id: str):
+def session_alive(session_id: str) -> Callable[[], bool]:
     """A liveness probe for the job thread: False once Streamlit has dropped the session."""
 
     def alive() -> bool:

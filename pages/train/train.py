@@ -10,6 +10,7 @@ from attnviz.server import (
     ACTIVE,
     REGISTRY,
     discard_stranded,
+    hold_for_training,
     keep_stranded,
     resume_stranded,
     sibling,
@@ -18,12 +19,10 @@ from attnviz.server import (
 )
 from attnviz.store import visible_to
 from attnviz.training import Recipe
-from pages.shared import uploads
 from pages.shared.common import escape_markdown, get_model, refresh_models, session_id, session_models, user_errors
 from pages.shared.data_ui import pick_data
+from pages.shared.keys import TRAIN_SIBLING
 from pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
-
-SIBLING_KEY = "train_sibling"  # (model path, style) asked for by Explore's "train the missing sibling"
 
 
 def submit(sid: str, recipe: Recipe) -> None:
@@ -33,14 +32,14 @@ def submit(sid: str, recipe: Recipe) -> None:
         st.error(escape_markdown(str(e)))  # it quotes the typed model name
     else:
         # the upload it reads stays until the training ends, whatever this session does meanwhile
-        uploads.hold_for_training(recipe.data, job.out.stem, lambda: job.status in ACTIVE)
+        hold_for_training(recipe.data, job.out.stem, lambda: job.status in ACTIVE)
         st.rerun()
 
 
 def sibling_panel(sid: str) -> None:
     """Train a shown model's missing other-style sibling from the model's own recipe."""
     models = session_models()
-    wanted = st.session_state.get(SIBLING_KEY)
+    wanted = st.session_state.get(TRAIN_SIBLING)
     options = []
     for m in models:
         other = "luong" if m.get("style") == "bahdanau" else "bahdanau"
@@ -70,7 +69,7 @@ def sibling_panel(sid: str) -> None:
         )
         st.caption(f"Data {escape_markdown(recipe.data)}, score {entry['score']}, style {pick[1]}, {budget}.")
         if st.button("Start the sibling's training", key="train_sibling_start", type="primary"):
-            st.session_state.pop(SIBLING_KEY, None)
+            st.session_state.pop(TRAIN_SIBLING, None)
             submit(sid, recipe)
 
 

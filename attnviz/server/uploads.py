@@ -1,0 +1,391 @@
+"""Uploaded files on the server: where they live, how much of them is kept, who uses them, when
+they are deleted. No Streamlit here: the app tells this module about its sessions through
+:func:`use_web_sessions` (pages/shared/uploads.py).
+
+- Each server process keeps its uploads in its own folder, ``UPLOAD_ROOT/server-PID``, claimed
+  with a lock that dies with the process. A starting server deletes the folders of servers that
+  are gone (stopped or killed): an upload nothing alive uses does not outlive its server.
+- An upload is stored under its content hash, with at most ``MAX_UPLOAD_ROWS`` rows and
+  ``MAX_UPLOAD_MB`` megabytes: a bigger table keeps its first rows (:func:`head_rows`), and the
+  page says so.
+- The :data:`LEDGER` records which holders use which file: browser sessions (the one that
+  uploaded it, another that uploaded the same bytes) and trainings reading it. A file is deleted
+  when its last holder is gone: a session that replaced it by another upload, a session that
+  ended, a training that finished.
+- A session ends some time after its tab closes: the web server keeps a disconnected session for
+  :func:`reconnect_window` seconds in case it reconnects. The app reports a disconnect with
+  :func:`session_disconnected`; a janitor thread then waits that long, checks that the session
+  did not come back, drops its holds and has the web server free its own copy of the session's
+  uploaded bytes (:attr:`WebSessions.free`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import csv
+import functools
+import hashlib
+import io
+import itertools
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnviz.store import hold_lock, is_locked, release_lock
+
+log = logging.getLogger(__name__)
+
+UPLOAD_ROOT = Path(tempfile.gettempdir()) / "attnviz-uploads"
+SERVER_PREFIX = "server-"
+MAX_UPLOAD_ROWS = 100_000  # rows kept of an upload: the Train form takes at most 50,000 training pairs
+MAX_UPLOAD_MB = 10  # and megabytes kept: memory grows with the words (40 MB of long rows took 1.1 GB)
+JANITOR_SECONDS = 15.0  # how often ended sessions and finished trainings are looked for
+TRAINING = "training:"  # holder ids of trainings start with this; the others are session ids
+
+
+# -- where uploads live ---------------------------------------------------------------------
+
+
+def _server_lock(folder: Path) -> Path:
+    return folder.with_name(f"{folder.name}.lock")
+
+
+def forget_dead_servers() -> list[Path]:
+    """Delete the upload folders of server processes that are gone, and upload files loose in
+    ``UPLOAD_ROOT`` (outside any server's folder). Returns what was deleted."""
+    removed = []
+    for entry in UPLOAD_ROOT.iterdir() if UPLOAD_ROOT.is_dir() else []:
+        if entry.is_dir() and entry.name.startswith(SERVER_PREFIX):
+            lock = _server_lock(entry)
+            if is_locked(lock):
+                continue  # a live server's
+            shutil.rmtree(entry, ignore_errors=True)
+            lock.unlink(missing_ok=True)
+            removed.append(entry)
+        elif entry.is_file() and entry.suffix != ".lock":
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
+
+
+@functools.cache
+def server_folder() -> Path:
+    """This process's upload folder, created (and dead servers' folders deleted) on first use;
+    deleted when the process exits normally, by the next server start otherwise."""
+    forget_dead_servers()
+    folder = UPLOAD_ROOT / f"{SERVER_PREFIX}{os.getpid()}"
+    lock = _server_lock(folder)
+    fd = hold_lock(lock)
+    shutil.rmtree(folder, ignore_errors=True)  # left by a dead process that had this pid
+    folder.mkdir(parents=True)
+    atexit.register(_remove_folder, folder, lock, fd)
+    return folder
+
+
+def _remove_folder(folder: Path, lock: Path, fd: int | None) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    release_lock(lock, fd)
+
+
+# -- how much of an upload is kept ----------------------------------------------------------
+
+
+def _record_lines(data: bytes, fmt: str) -> Iterator[int]:
+    """The number of lines read at the end of each record (the CSV/TSV header first)."""
+    if fmt != "csv":
+        yield from itertools.count(1)  # one record a line (TSV is read unquoted)
+        return
+    reader = csv.reader(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline=""))
+    for _ in reader:
+        yield reader.line_num  # a quoted field may hold newlines
+
+
+def _lines_head(data: bytes, fmt: str, max_rows: int, max_bytes: int) -> tuple[bytes, int] | None:
+    header = int(fmt in ("csv", "tsv"))
+    end = line = kept = 0
+    try:
+        for lines in _record_lines(data, fmt):
+            start = end
+            while line < lines:
+                found = data.find(b"\n", end)
+                if found < 0:
+                    return None  # the last record: the whole file is within the limits
+                end, line = found + 1, line + 1
+            if end > max_bytes and kept > header:
+                return data[:start], kept - header
+            kept += 1
+            if kept == max_rows + header:
+                return (data[:end], max_rows) if data[end:].strip() else None
+    except (csv.Error, UnicodeDecodeError):
+        return None
+    return None
+
+
+def _parquet_head(data: bytes, max_rows: int, max_bytes: int) -> tuple[bytes, int] | None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(pa.BufferReader(data))
+    except Exception:  # pyarrow raises several types for a broken file
+        return None
+    rows = min(max_rows, table.num_rows, int(table.num_rows * max_bytes / max(1, table.nbytes)))
+    if rows >= table.num_rows:
+        return None
+    sink = pa.BufferOutputStream()
+    pq.write_table(table.slice(0, max(1, rows)), sink)
+    return sink.getvalue().to_pybytes(), max(1, rows)
+
+
+def _array_head(data: bytes, max_rows: int, max_bytes: int) -> tuple[bytes, int] | None:
+    try:
+        records = json.loads(data)
+    except ValueError:
+        return None
+    rows = size = 0
+    for record in records[:max_rows]:
+        size += len(json.dumps(record, ensure_ascii=False).encode())
+        if size > max_bytes and rows:
+            break
+        rows += 1
+    return (json.dumps(records[:rows], ensure_ascii=False).encode(), rows) if rows < len(records) else None
+
+
+def head_rows(data: bytes, fmt: str, max_rows: int, max_bytes: int) -> tuple[bytes, int] | None:
+    """The first rows of a table file's bytes, at most ``max_rows`` rows and about ``max_bytes``
+    bytes of them (whole rows, the CSV/TSV header kept), and how many rows that is; None when the
+    file is within both limits, or cannot be parsed (the loader then says what is wrong)."""
+    if fmt == "parquet":
+        return _parquet_head(data, max_rows, max_bytes)
+    if fmt == "json" and data.lstrip()[:1] == b"[":  # one JSON array
+        return _array_head(data, max_rows, max_bytes)
+    if len(data) <= max_bytes and data.count(b"\n") < max_rows + (fmt in ("csv", "tsv")):
+        return None  # the common case, decided fast
+    return _lines_head(data, fmt, max_rows, max_bytes)
+
+
+# -- who uses which upload ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stored:
+    """An upload as stored: its path, and the rows it kept when it had more than the limits (else None)."""
+
+    path: Path
+    kept_rows: int | None
+
+
+class Ledger:
+    """Which holders use which upload files. A holder is a session id or a ``training:`` id with
+    an ``alive()`` test; :meth:`collect` drops the holders that are gone and deletes every file
+    that no holder is left for. Thread-safe: pages, Streamlit's event loop and the janitor call it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders: dict[Path, dict[str, Callable[[], bool]]] = {}
+
+    def store(self, data: bytes, name: str, holder: str, alive: Callable[[], bool]) -> Stored:
+        """Write an upload (named by its content hash, never by the user's file name; its first
+        ``MAX_UPLOAD_ROWS`` rows and ``MAX_UPLOAD_MB`` at most) unless it is there already, and hold
+        it for ``holder``."""
+        suffix = Path(name).suffix.lower()
+        suffix = suffix if suffix in (".csv", ".tsv", ".jsonl", ".json", ".parquet") else ".csv"
+        path = server_folder() / f"{hashlib.sha256(data).hexdigest()[:20]}{suffix}"
+        head = head_rows(data, suffix.lstrip("."), MAX_UPLOAD_ROWS, MAX_UPLOAD_MB * 2**20)
+        with self._lock:  # a collect between the write and the hold would delete the new file
+            if not path.is_file():
+                path.write_bytes(data if head is None else head[0])
+            self._holders.setdefault(path, {})[holder] = alive
+        _start_janitor()
+        return Stored(path, None if head is None else head[1])
+
+    def hold(self, path: Path, holder: str, alive: Callable[[], bool]) -> None:
+        """Hold a stored upload for one more holder (a training reading it)."""
+        with self._lock:
+            self._holders.setdefault(path, {})[holder] = alive
+        _start_janitor()
+
+    def release(self, path: Path, holder: str) -> bool:
+        """``holder`` no longer uses ``path``; returns whether the file was deleted (no one else holds it)."""
+        with self._lock:
+            holders = self._holders.get(path, {})
+            holders.pop(holder, None)
+            if holders:
+                return False
+            self._holders.pop(path, None)
+            path.unlink(missing_ok=True)
+            return True
+
+    def collect(self) -> list[Path]:
+        """Drop the holders that are gone and delete the files none is left for (returned)."""
+        with self._lock:
+            everyone = {h: alive for held in self._holders.values() for h, alive in held.items()}
+        gone = set()
+        for holder, alive in everyone.items():
+            try:
+                if not alive():
+                    gone.add(holder)
+            except Exception:  # a broken test keeps the file: deleting data in use is worse
+                log.exception("upload holder %s could not be checked", holder)
+        deleted = []
+        with self._lock:
+            for path, held in list(self._holders.items()):
+                for holder in gone & set(held):
+                    del held[holder]
+                if not held:
+                    del self._holders[path]
+                    path.unlink(missing_ok=True)
+                    deleted.append(path)
+        return deleted
+
+
+LEDGER = Ledger()
+
+
+def store_upload(data: bytes, name: str, holder: str, alive: Callable[[], bool]) -> Stored:
+    """Store an upload for ``holder`` (see :meth:`Ledger.store`)."""
+    return LEDGER.store(data, name, holder, alive)
+
+
+def hold_upload(path: Path, holder: str, alive: Callable[[], bool]) -> None:
+    """Hold a stored upload for ``holder`` too (see :meth:`Ledger.hold`)."""
+    LEDGER.hold(path, holder, alive)
+
+
+def release_upload(path: Path, holder: str) -> bool:
+    """``holder`` no longer uses ``path``; returns whether the file was deleted (see :meth:`Ledger.release`)."""
+    return LEDGER.release(path, holder)
+
+
+def hold_for_training(spec: str, training: str, running: Callable[[], bool]) -> None:
+    """Keep the upload a training reads (a data spec ``PATH?src=..``) until ``running()`` is False,
+    whatever its session does meanwhile; a spec that is no upload of this server is ignored."""
+    path = Path(spec.partition("?")[0])
+    if path.parent == server_folder() and path.is_file():
+        LEDGER.hold(path, f"{TRAINING}{training}", running)
+
+
+# -- when a session ends --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WebSessions:
+    """What the web server says about its sessions. The default is no server (a script, a test):
+    no session is seen connected, a disconnected one ends at once, nothing is kept to free."""
+
+    reconnect_window: Callable[[], float] = lambda: 0.0  # seconds a disconnected session may come back
+    connected: Callable[[str], bool | None] = lambda session: None  # whether it is connected; None: no server
+    free: Callable[[str], None] = lambda session: None  # drop what the server keeps of an ended session
+
+
+_web = WebSessions()
+
+
+def use_web_sessions(web: WebSessions) -> None:
+    """Ask ``web`` about sessions from now on (the app gives Streamlit's)."""
+    global _web
+    _web = web
+
+
+def reconnect_window() -> float:
+    """Seconds the web server keeps a disconnected session that may come back."""
+    return _web.reconnect_window()
+
+
+class Sessions:
+    """When each session holding an upload was last seen disconnected (it ends ``reconnect_window``
+    seconds later unless it came back)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._gone_since: dict[str, float] = {}
+
+    def seen(self, session: str) -> None:
+        """The session ran a script: it is alive."""
+        with self._lock:
+            self._gone_since.pop(session, None)
+
+    def disconnected(self, session: str) -> None:
+        with self._lock:
+            self._gone_since.setdefault(session, time.monotonic())
+
+    def ended(self, session: str) -> bool:
+        """Whether the session is gone for good (connected again: no; never seen to leave: no)."""
+        connected = _web.connected(session)
+        if connected:
+            self.seen(session)
+            return False
+        if connected is not None:
+            # not connected: noted here too, as the release hook fires once per registration (a
+            # session that reconnected and ran no script since has none)
+            self.disconnected(session)
+        with self._lock:
+            since = self._gone_since.get(session)
+        return since is not None and time.monotonic() - since >= reconnect_window()
+
+    def expire(self) -> set[str]:
+        """The sessions that ended since the last call (forgotten from now on)."""
+        with self._lock:
+            candidates = list(self._gone_since)
+        ended = {session for session in candidates if self.ended(session)}
+        with self._lock:
+            for session in ended:
+                self._gone_since.pop(session, None)
+        return ended
+
+    def next_end(self) -> float:
+        """The monotonic time at which the next disconnected session may be ended (inf: none)."""
+        with self._lock:
+            return min(self._gone_since.values(), default=float("inf")) + reconnect_window()
+
+
+SESSIONS = Sessions()
+_WAKE = threading.Event()
+_JANITOR_LOCK = threading.Lock()
+_janitor: threading.Thread | None = None
+
+
+def session_seen(session: str) -> Callable[[], bool]:
+    """``session`` ran a script: it is alive. Returns the ``alive()`` test of its holds."""
+    SESSIONS.seen(session)
+    return lambda: not SESSIONS.ended(session)
+
+
+def session_disconnected(session: str) -> None:
+    """The web server saw ``session`` disconnect (or shut down). Only takes note and wakes the
+    janitor: it may run on the server's event loop."""
+    SESSIONS.disconnected(session)
+    _WAKE.set()
+
+
+def collect() -> list[Path]:
+    """Delete the uploads whose holders are all gone; free what the web server keeps of ended sessions."""
+    deleted = LEDGER.collect()
+    for session in SESSIONS.expire():
+        _web.free(session)
+    return deleted
+
+
+def _janitor_loop() -> None:
+    while True:
+        _WAKE.wait(timeout=max(0.1, min(JANITOR_SECONDS, SESSIONS.next_end() - time.monotonic())))
+        _WAKE.clear()
+        try:
+            collect()
+        except Exception:  # the janitor must outlive one bad file
+            log.exception("collecting uploads failed")
+
+
+def _start_janitor() -> None:
+    global _janitor
+    with _JANITOR_LOCK:
+        if _janitor is None:
+            _janitor = threading.Thread(target=_janitor_loop, name="attnviz-uploads-janitor", daemon=True)
+            _janitor.start()
