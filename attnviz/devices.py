@@ -2,11 +2,9 @@
 
 Training defaults to the CPU in float32 (``TrainConfig(device="cpu", precision="fp32")``).
 ``"auto"`` picks the first GPU when there is one; the ``"auto"`` precision picks bf16 where it
-is faster, as measured on the de-en recipe (benchmarks/README.md, "bf16 mixed precision"), and
-float32 elsewhere: GPUs that support bf16, CPUs with AMX, and AMD CPUs with AVX512-BF16 (an AMD
-EPYC trained 1.1 to 1.7 times faster in bf16). An Intel Xeon with AVX512-BF16 but no AMX trained
-0.65 times as fast in bf16, so ``"auto"`` keeps float32 there, though ``"bf16"`` runs. BLEU after
-the same two epochs was 25.00 in bf16 against 24.71 in float32.
+measured faster on the de-en recipe and float32 elsewhere: GPUs that support bf16, CPUs with AMX,
+and AMD CPUs with AVX512-BF16 get bf16; an Intel Xeon with AVX512-BF16 but no AMX keeps float32
+(``"bf16"`` still runs there). The measurements are in docs/speed.md, "bf16 mixed precision".
 """
 
 from __future__ import annotations

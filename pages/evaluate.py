@@ -51,7 +51,7 @@ def leaderboard(rows: list[dict], key: str, columns: list[str]) -> None:
 st.subheader("Stored results")
 st.caption(
     "Measured when each model was trained, on its task's full test split with the beam width shown ('valid BLEU': "
-    "the validation split). For the shipped models this is the README's table. Click a header to sort."
+    "the validation split). For the shipped models this is the table in docs/models.md. Click a header to sort."
 )
 leaderboard(leaderboard_records(models), "leaderboard_stored", list(LEADERBOARD_KEYS))
 
@@ -67,7 +67,7 @@ else:
         "reference, the argmax source token of each target token: for attention, integrated gradients (ig, 32 "
         "steps, zero-embedding baseline), gradient × input (gxi) and occlusion. Spearman and top-1: each method's "
         "mean per-step agreement with attention. Measured by benchmarks/attribution_aer.py; what it shows is in "
-        "README.md. Explore's Attribution view shows them for one sentence."
+        "docs/results.md. Explore's Attribution view shows them for one sentence."
     )
 
 st.subheader("Measure now")

@@ -29,7 +29,7 @@ pytest_plugins = ["tests.app_fixtures"]  # app_models_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-TIMINGS = ROOT / "benchmarks" / "browser_timings.json"
+TIMINGS = ROOT / "benchmarks" / "results" / "browser_timings.json"
 WAIT_MS = 60_000
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
 SENTENCES = {  # by the task of the app's default model

@@ -138,6 +138,6 @@ def require_models() -> list[dict]:
     for message in skipped:
         st.caption(f"⚠️ Skipped: {escape_markdown(message)}")
     if not models:
-        st.info("No models yet. Train one on the **Train** page, or rebuild the shipped ones (see README).")
+        st.info("No models yet. Train one on the **Train** page, or rebuild the shipped ones (see docs/models.md).")
         st.stop()
     return models
