@@ -1,4 +1,5 @@
-"""The command line, ``attnviz`` (or ``python -m attnviz``): one module per command."""
+"""The command line, ``attnviz`` (or ``python -m attnviz``): one module per command, registered in
+``attnviz.cli.main.COMMANDS``."""
 
 from attnviz.cli.main import main
 

@@ -1,4 +1,4 @@
-"""``python -m attnviz attribute``: gradient attributions of each output token beside attention."""
+"""``attnviz attribute``: gradient attributions of each output token beside attention."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import numpy as np
 from attnviz.explain import BASELINES, MAX_STEPS, METHODS, Attribution, attribute
 from attnviz.store import load, model_roots
 
+HELP = "gradient attributions of each output token to the source, beside attention"
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Options of ``python -m attnviz attribute``."""
+    """Options of ``attnviz attribute``."""
     p.add_argument("--model", required=True, help="a model name (see `list`) or a .safetensors path")
     p.add_argument("--method", default="ig", choices=list(METHODS),
                    help="ig: integrated gradients, gxi: gradient x input, occlusion: one token at a time")  # fmt: skip

@@ -8,9 +8,11 @@ import json
 from attnviz.model import SCORES
 from attnviz.training import TRANSLATE_TOKENS, run_bench
 
+HELP = "training and decoding speed on random data"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``python -m attnviz bench``."""
+    """Options of ``attnviz bench``."""
     parser.add_argument("--score", default="additive", help=f"score function, one of {sorted(SCORES)}")
     parser.add_argument("--style", default="bahdanau", help="decoder style: bahdanau or luong")
     parser.add_argument("--batch", type=int, default=64, help="sentences per training batch")

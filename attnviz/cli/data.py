@@ -1,4 +1,4 @@
-"""The ``data`` subcommand: print pairs as JSON lines, or a summary of a corpus."""
+"""``attnviz data``: print pairs as JSON lines, or a summary of a corpus."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import sys
 from attnviz.data import TASKS, load_corpus, summarize
 from attnviz.errors import ConfigError
 
+HELP = "print pairs of a data set (with gold links) or its summary"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of ``python -m attnviz data``."""
+    """Arguments of ``attnviz data``."""
     parser.add_argument(
         "spec",
         nargs="?",

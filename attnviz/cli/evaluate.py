@@ -1,0 +1,45 @@
+"""``attnviz evaluate``: BLEU, exact match, AER and entropy of one model or several."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from attnviz.cli.options import add_keep_unk, int_in, print_json
+from attnviz.errors import AttnvizError
+from attnviz.store import model_roots
+
+HELP = "BLEU, exact match, AER and entropy of a model"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``attnviz evaluate``."""
+    p.add_argument("--model", required=True, action="append",
+                   help="a model name or checkpoint path; repeat it to evaluate several (a broken one is reported, "
+                   "the others still measured)")  # fmt: skip
+    p.add_argument("--data", help="a data spec (default: the model's own task)")
+    p.add_argument("--split", default="test", choices=["train", "valid", "test"])
+    p.add_argument("--n", type=int_in(1, 1_000_000), default=None, help="evaluate the first N pairs only")
+    p.add_argument("--beam", type=int_in(1, 20), default=1)
+    p.add_argument("--json", action="store_true")
+    add_keep_unk(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print each model's metrics; exit 2 when any model could not be measured (the others still print)."""
+    from attnviz.evaluation import evaluate_checkpoints
+
+    done = evaluate_checkpoints(
+        args.model, data=args.data, split=args.split, n=args.n, beam_size=args.beam,
+        replace_unk=not args.keep_unk, roots=model_roots(include_cwd=True),
+    )  # fmt: skip
+    if len(args.model) == 1 and done.errors:
+        raise AttnvizError(done.errors[0]["error"])
+    if args.json:
+        print_json(done.rows[0] if len(args.model) == 1 else {"results": done.rows, "errors": done.errors})
+    else:
+        for k, row in enumerate(done.rows):
+            print("\n" * (k > 0) + "\n".join(f"{key:>12}: {value}" for key, value in row.items()))
+    for error in done.errors:  # the rows above are kept; each broken model is one line here
+        print(f"attnviz evaluate: error: {error['model']}: {error['error']}", file=sys.stderr)
+    return 2 if done.errors else 0

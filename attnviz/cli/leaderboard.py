@@ -1,0 +1,30 @@
+"""``attnviz leaderboard``: the shipped models' metrics as a Markdown table, from the manifest."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from attnviz.cli.options import print_json
+from attnviz.store import read_manifest
+
+HELP = "the shipped models' metrics as a table (from the manifest)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``attnviz leaderboard``."""
+    p.add_argument("--write", metavar="FILE.md", help="put the table between the leaderboard markers of FILE.md")
+    p.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from attnviz.evaluation import leaderboard_markdown, write_table
+
+    if args.write:
+        changed = write_table(Path(args.write))
+        print(f"{args.write} updated" if changed else f"{args.write} already up to date")
+    elif args.json:
+        print_json(read_manifest())
+    else:
+        print(leaderboard_markdown())
+    return 0

@@ -1,0 +1,31 @@
+"""``attnviz list``: the score functions, the tasks and the models (shipped and trained)."""
+
+from __future__ import annotations
+
+import argparse
+
+from attnviz.cli.options import print_json
+from attnviz.data import TASKS
+from attnviz.model import SCORES, STYLES
+from attnviz.store import list_models
+
+HELP = "score functions, tasks and models"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``attnviz list``."""
+    p.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    models = list_models()
+    if args.json:
+        print_json({"scores": sorted(SCORES), "styles": list(STYLES), "tasks": TASKS, "models": models})
+        return 0
+    print("score functions:", ", ".join(sorted(SCORES)))
+    print("tasks:", ", ".join(TASKS))
+    for m in models:
+        print(f"{m['name']:<32} {m['task'] or '?':<16} {m['score']:<10} {m['style']:<9} {m['source']}")
+    if not models:
+        print("no models yet: train one with `python -m attnviz train --data dates --out models/dates.safetensors`")
+    return 0

@@ -1,0 +1,164 @@
+"""``attnviz train``: train a model from a recipe or from flags.
+
+It never writes into ``pretrained/`` and never overwrites a file without ``--force``; it checks
+the output path before training starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from attnviz.cli.options import float_in, int_in, print_json
+from attnviz.data import TASKS
+from attnviz.errors import AttnvizError, ConfigError
+from attnviz.model import ENCODERS, SCORES, STYLES
+from attnviz.store import SUFFIX, check_output, clean_stale_temp, models_dir, slugify
+
+HELP = "train a model from a recipe or from flags"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``attnviz train``."""
+    p.add_argument("--recipe", help="a recipe JSON file (flags below override it)")
+    p.add_argument("--data", help=f"a data spec: {', '.join(TASKS)}, multi30k-de-en, FILE?src=..&tgt=..")
+    p.add_argument("--name")
+    p.add_argument("--score", choices=sorted(SCORES))
+    p.add_argument("--style", choices=STYLES)
+    p.add_argument("--encoder", choices=ENCODERS)
+    p.add_argument("--emb", type=int_in(1, 4096))
+    p.add_argument("--hidden", type=int_in(1, 4096))
+    p.add_argument("--attn", type=int_in(1, 4096))
+    p.add_argument("--layers", type=int_in(1, 8))
+    p.add_argument("--dropout", type=float_in(0.0, 0.95))
+    p.add_argument("--input-feeding", action="store_true")
+    p.add_argument("--epochs", type=int_in(1, 1000))
+    p.add_argument("--batch", type=int_in(1, 4096))
+    p.add_argument("--lr", type=float_in(1e-6, 1.0))
+    p.add_argument("--seed", type=int_in(0, 2**31 - 1))
+    p.add_argument("--n-train", type=int_in(1, 10_000_000))
+    p.add_argument("--max-vocab", type=int_in(5, 1_000_000))
+    p.add_argument("--max-steps", type=int_in(1, 10_000_000))
+    p.add_argument("--guided-weight", type=float_in(0.0, 10.0),
+                   help="guided alignment: weight of the loss pulling attention towards reference links "
+                   "(0.3 is a good start; 0 trains a guided recipe without guidance)")  # fmt: skip
+    p.add_argument("--guided-links",
+                   help="guided alignment links: eflomal (align the training pairs), gold (built-in tasks) or a "
+                   "Pharaoh file with one line of word links per training pair (default eflomal)")  # fmt: skip
+    p.add_argument("--device", help="cpu (default), cuda, cuda:N, mps or auto (the first GPU, else the CPU)")
+    p.add_argument(
+        "--precision",
+        choices=["fp32", "bf16", "auto"],
+        help="fp32 (default), bf16 (mixed precision: GPUs, CPUs with AVX512-BF16 or AMX) or auto (bf16 where "
+        "it was measured faster: GPUs, CPUs with AMX, AMD CPUs with AVX512-BF16; else fp32)",
+    )
+    p.add_argument(
+        "--distributed",
+        action="store_true",
+        help="data-parallel over the processes of a torchrun job: "
+        "torchrun --nproc_per_node N -m attnviz train ... --distributed",
+    )
+    p.add_argument("--out", help="checkpoint path (default: models/NAME.safetensors); never inside pretrained/")
+    p.add_argument("--force", action="store_true", help="overwrite --out (or models/NAME.safetensors) if it exists")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted training of the same recipe at --out from its last epoch")  # fmt: skip
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from attnviz.training import SingleProcess, join_torchrun
+
+    if not args.recipe and not args.data:
+        raise AttnvizError("name what to train on: --data SPEC (e.g. --data dates) or --recipe FILE")
+    recipe = _recipe_from_args(args)
+    if args.precision:
+        recipe.train["precision"] = args.precision
+    out = _output_path(args, recipe)
+    with join_torchrun(recipe.train.get("device", "cpu")) if args.distributed else SingleProcess() as group:
+        translator = _train(args, recipe, out, group)
+    if not group.is_main:
+        return 0
+    for note in translator.meta.get("data_notes") or []:  # pairs dropped when the corpus was built
+        print(f"note: {note}", file=sys.stderr)
+    summary = {"path": str(out), "metrics": translator.meta.get("metrics"), "seconds": translator.meta["train_seconds"]}
+    if args.json:
+        print_json(summary)
+    else:
+        print(f"saved {out}: {summary['metrics']}")
+    return 0
+
+
+def _recipe_from_args(args):
+    from attnviz.training import Recipe
+
+    recipe = Recipe.from_file(args.recipe) if args.recipe else Recipe(name=args.name or "model", data=args.data)
+    if args.data:
+        recipe.data = args.data
+    overrides = {
+        "model": {"score": args.score, "style": args.style, "encoder": args.encoder, "emb_dim": args.emb,
+                  "hidden_dim": args.hidden, "attn_dim": args.attn, "enc_layers": args.layers,
+                  "dec_layers": args.layers, "dropout": args.dropout,
+                  "input_feeding": True if args.input_feeding else None},
+        "train": {"epochs": args.epochs, "batch_size": args.batch, "lr": args.lr, "seed": args.seed,
+                  "device": args.device, "max_steps": args.max_steps},
+        "data_options": {"n_train": args.n_train},
+        "guided": {"weight": args.guided_weight or None, "links": args.guided_links},
+    }  # fmt: skip
+    for section, values in overrides.items():
+        getattr(recipe, section).update({k: v for k, v in values.items() if v is not None})
+    if args.guided_weight == 0:
+        recipe.guided = {}  # --guided-weight 0: train the recipe without guidance
+    if args.max_vocab is not None:
+        recipe.max_vocab = args.max_vocab
+    if args.name:
+        recipe.name = args.name
+    recipe.name = slugify(recipe.name)  # a name is a file stem, never a path
+    return Recipe(**recipe.to_dict())  # re-validate
+
+
+def _output_path(args, recipe) -> Path:
+    """The checkpoint path, checked before any training (suffix, folder, pretrained/, existing file)."""
+    from attnviz.training import unfinished
+
+    out = Path(args.out) if args.out else models_dir() / f"{recipe.name}{SUFFIX}"
+    resuming = bool(args.resume) and unfinished(recipe, out) is not None
+    if args.resume and out.exists() and not resuming and not args.force:
+        raise ConfigError(
+            f"{out} holds no unfinished training of this recipe to resume; drop --resume and choose another "
+            "--name or --out, or add --force to overwrite it"
+        )
+    check_output(out, force=args.force, resuming=resuming)
+    clean_stale_temp(out.parent)
+    return out
+
+
+def _train(args, recipe, out: Path, group):
+    """run_recipe with a progress bar and epoch lines on stderr (rank 0 alone draws them)."""
+    from tqdm import tqdm
+
+    from attnviz.training import run_recipe
+
+    quiet, bar = args.quiet or not group.is_main, None
+
+    def report(p) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=p.total_steps, disable=quiet, unit="step", file=sys.stderr)
+            if not quiet:
+                bar.write(f"training on {p.hardware}", file=sys.stderr)
+        bar.n = p.step
+        align = {} if p.align_loss is None else {"align": f"{p.align_loss:.3f}"}
+        bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", acc=f"{p.accuracy:.3f}", **align, refresh=False)
+        bar.refresh()
+        if p.kind == "epoch" and not quiet:
+            valid = f", valid loss {p.valid_loss:.3f}, acc {p.valid_accuracy:.3f}" if p.valid_loss is not None else ""
+            rate = f", lr {p.lr:.2e}" if p.lr is not None else ""
+            align = f", align loss {p.align_loss:.3f}" if p.align_loss is not None else ""
+            bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}{align}, acc {p.accuracy:.3f}{valid}{rate}", file=sys.stderr)
+
+    translator = run_recipe(recipe, out, callback=report, resume=args.resume, group=group)
+    if bar is not None:
+        bar.close()
+    return translator

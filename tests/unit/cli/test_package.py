@@ -1,0 +1,85 @@
+"""The installable package: the console script, one CLI module per command in one table, and a
+``list`` that finds the shipped models from any working directory."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import attnviz.cli
+from attnviz.cli.main import COMMANDS, build_parser
+from attnviz.store import models_dir, pretrained_dir, read_manifest
+
+ROOT = Path(__file__).resolve().parents[3]
+HELPERS = {"main", "options"}  # cli modules that are not commands: the table and shared argparse pieces
+MODULE_OF = {"list": "list_models"}  # a command whose name would shadow a builtin
+
+
+def _attnviz(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """``python -m attnviz ARGS`` in ``cwd``, importing this checkout whether or not it is installed."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("ATTNVIZ_PRETRAINED", "ATTNVIZ_MODELS")}
+    env = {**clean, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **env}
+    return subprocess.run([sys.executable, "-m", "attnviz", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+
+
+def test_console_script_is_declared_and_points_at_main():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    target = project["project"]["scripts"]["attnviz"]
+    module, _, name = target.partition(":")
+    assert (module, name) == ("attnviz.cli", "main")
+    main = getattr(importlib.import_module(module), name)
+    assert callable(main)
+    assert main is attnviz.cli.main
+    assert build_parser().prog == "attnviz"
+
+
+def test_packages_found_are_attnviz_only():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["tool"]["setuptools"]["packages"]["find"]["include"] == ["attnviz*"]
+    assert project["build-system"]["build-backend"] == "setuptools.build_meta"
+
+
+def test_every_cli_module_is_a_registered_command():
+    modules = {m.name for m in pkgutil.iter_modules(attnviz.cli.__path__)} - HELPERS
+    registered = {module.__name__.rpartition(".")[2] for module in COMMANDS.values()}
+    assert modules == registered, "register each command module in COMMANDS (attnviz/cli/main.py)"
+    for name, module in COMMANDS.items():
+        assert module.__name__ == f"attnviz.cli.{MODULE_OF.get(name, name.replace('-', '_'))}"
+        assert isinstance(module.HELP, str) and module.HELP and "\n" not in module.HELP
+        assert callable(module.add_arguments) and callable(module.run)
+
+
+def test_help_lists_every_command(tmp_path):
+    done = _attnviz("--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: attnviz")
+    for name, module in COMMANDS.items():
+        assert f"    {name} " in done.stdout
+        assert module.HELP in done.stdout
+
+
+def test_list_finds_the_shipped_models_from_any_folder(tmp_path):
+    done = _attnviz("list", "--json", cwd=tmp_path, ATTNVIZ_MODELS=str(tmp_path / "models"))
+    assert done.returncode == 0, done.stderr
+    listed = {m["name"] for m in json.loads(done.stdout)["models"] if m["source"] == "pretrained"}
+    shipped = {m["name"] for m in json.loads((ROOT / "pretrained" / "manifest.json").read_text())["models"]}
+    assert shipped and listed == shipped
+
+
+def test_folders_follow_the_environment(tmp_path, monkeypatch):
+    monkeypatch.delenv("ATTNVIZ_PRETRAINED", raising=False)
+    monkeypatch.delenv("ATTNVIZ_MODELS", raising=False)
+    assert pretrained_dir() == ROOT / "pretrained"
+    assert models_dir() == ROOT / "models"
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "shipped"))
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "mine"))
+    assert pretrained_dir() == (tmp_path / "shipped").resolve()
+    assert models_dir() == (tmp_path / "mine").resolve()
+    assert read_manifest() == []  # nothing shipped in the empty folder
