@@ -14,9 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from attnviz.training.recipes import Recipe, run_recipe
-from tests.test_app_toggle import TEXT, start  # the app opened with session state
-
-pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
+from tests.support.app import TEXT, start  # the app opened with session state
 
 REFERENCE = "la fille voit le chat ."  # the tiny models' own translations may be empty
 COMPOUND = "Das Hausgarten ist groß."

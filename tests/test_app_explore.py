@@ -16,10 +16,8 @@ from attnviz.explain.cellmath import cell_numbers, formula_for, latex_lines
 from attnviz.plots.exports import changed_steps, matrix_csv, replace_token
 from attnviz.plots.heatmap import display_tokens
 from attnviz.store.checkpoint import load_checkpoint
+from tests.support.paths import APP
 
-pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env, media
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EXAMPLE = "the black cat does not eat the apple of the girl."
 
 

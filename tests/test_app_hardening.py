@@ -12,10 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.store import catalog
 from attnviz.training.recipes import Recipe, run_recipe
-from tests.test_app_toggle import APP
-from tests.test_jobs import tiny_recipe
-
-pytest_plugins = ["tests.app_fixtures"]  # app_models_dir
+from tests.support.jobs import stranded_run, tiny_recipe
+from tests.support.paths import APP
 
 SECRET, GEHEIM = "secret", "geheim"
 
@@ -58,8 +56,6 @@ def test_compare_shows_nothing_of_another_sessions_upload(private_models):
 @pytest.fixture
 def stranded_models(app_models_dir, tmp_path, monkeypatch):
     """The tiny app models and two trainings a killed server left after their first epoch."""
-    from tests.test_hardening import stranded_run
-
     folder = tmp_path / "models"
     shutil.copytree(app_models_dir, folder)
     monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))

@@ -16,8 +16,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from attnviz.training.recipes import Recipe, run_recipe
-
-pytest_plugins = ["tests.app_fixtures"]  # media
+from tests.support.paths import APP
 
 TINY = {"emb_dim": 16, "hidden_dim": 16, "attn_dim": 8, "dropout": 0.0}
 DATA = {"n_train": 200, "n_valid": 20, "n_test": 20}
@@ -45,9 +44,6 @@ def models_dir(tmp_path_factory):
         else:
             os.environ[key] = value
     st.cache_data.clear()
-
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def page(name: str) -> AppTest:

@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from attnviz.model.scores import SCORES
 from attnviz.server import siblings
 from attnviz.store import catalog
-
-pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-TEXT = "the girl sees the cat ."
-
-
-def start(**state) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at.run()
+from tests.support.app import TEXT, start
+from tests.support.paths import APP
 
 
 def titles(at: AppTest) -> list[str]:

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from attnviz.server import siblings, warm
 from attnviz.store import catalog
-
-pytest_plugins = ["tests.app_fixtures"]  # app_models_dir, app_env
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
 
 
 def test_the_warm_up_loads_the_model_the_app_opens_on(app_env):

@@ -16,7 +16,7 @@ from attnviz.errors import InputError
 from attnviz.explain import attribution
 from attnviz.explain.attribution import Forced, attribute, spearman
 from attnviz.store.checkpoint import save
-from tests.conftest import tiny_translator
+from tests.support.tiny import tiny_translator
 
 SOURCE, REFERENCE = "a b c d", "d c b a"  # distinct tokens: changing one embedding row changes one position
 VARIANTS = [

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, streamlit_app
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, streamlit_app
 
-pytest_plugins = ["tests.app_fixtures"]  # app_models_dir
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SHORT = "the cat eats ."  # 5 tokens with <eos>

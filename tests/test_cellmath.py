@@ -20,7 +20,7 @@ from attnviz.model.config import STYLES
 from attnviz.model.scores import SCORES
 from attnviz.store import pretrained_dir
 from attnviz.store.checkpoint import load_checkpoint
-from tests.conftest import reverse_corpus, tiny_translator
+from tests.support.tiny import reverse_corpus, tiny_translator
 
 LOCAL = ("local_m", "local_p")
 TINY_SENTENCE = "a b c d e"

@@ -16,15 +16,6 @@ from attnviz.model.seq2seq import Seq2Seq
 from attnviz.store import catalog, checkpoint
 from attnviz.store.checkpoint import _vocab_field, _vocab_from_field, load_checkpoint, read_header, save
 
-from .conftest import tiny_translator
-
-
-@pytest.fixture
-def saved(corpus, tmp_path):
-    tr = tiny_translator(corpus, score="local_p", style="luong", encoder="lstm", cell="lstm")
-    tr.meta["metrics"] = {"bleu": 12.5}
-    return tr, save(tr, tmp_path / "m.safetensors")
-
 
 def test_round_trip_is_exact(saved):
     tr, path = saved

@@ -4,7 +4,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -12,6 +11,8 @@ import torch
 from attnviz.cli.main import main
 from attnviz.data.vocab import UNK_ID
 from attnviz.store.checkpoint import load_checkpoint, save
+from tests.support.cli import run
+from tests.support.paths import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +27,6 @@ def inside_model_folders(model_path, tmp_path, monkeypatch):
     """The CLI reads checkpoints only from the model folders and the working directory."""
     monkeypatch.setenv("ATTNVIZ_MODELS", str(model_path.parent))
     monkeypatch.chdir(tmp_path)
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_list_json(capsys, model_path, monkeypatch):
@@ -174,7 +169,7 @@ def test_train_from_recipe_file(capsys, tmp_path):
 def test_module_entry_point_exits_2_without_traceback(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "attnviz", "translate", "--model", str(tmp_path / "nope.safetensors"), "hi"],
-        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 2
     assert proc.stderr.startswith("attnviz translate: error:") and "Traceback" not in proc.stderr

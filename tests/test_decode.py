@@ -12,8 +12,7 @@ from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
 from attnviz.model.scores import SCORES
 from attnviz.training.fit import TrainConfig, evaluate_loss, fit, make_batches
-
-from .conftest import TINY_OPTIONS, tiny_translator
+from tests.support.tiny import TINY_OPTIONS, tiny_translator
 
 
 def test_tiny_model_overfits_a_tiny_batch(trained, corpus):

@@ -19,9 +19,9 @@ from attnviz.cli.main import main
 from attnviz.store.checkpoint import read_header
 from attnviz.training import distributed
 from attnviz.training.fit import TrainConfig, fit
-from tests.conftest import reverse_corpus, tiny_translator
+from tests.support.paths import ROOT
+from tests.support.tiny import reverse_corpus, tiny_translator
 
-ROOT = Path(__file__).resolve().parents[1]
 PAIRS = 41  # batches of 8 rows and one of 1: a rank gets no row of that one
 CFG = {"epochs": 2, "batch_size": 8, "lr": 1e-2, "patience": None, "seed": 0}
 

@@ -20,6 +20,7 @@ from attnviz.links.extract import (
     transpose,
 )
 from attnviz.store.checkpoint import save
+from tests.support.cli import run
 
 # 4 source x 4 target words. Forward (one link per target word): t0-s0, t1-s1, t2-s2, t3-s0.
 # Backward (one per source word): s0-t0, s1-t1, s2-t2, s3-t2. (0, 3) touches no other link.
@@ -94,12 +95,6 @@ def cli_model(trained, tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNVIZ_MODELS", str(path.parent))
     monkeypatch.chdir(tmp_path)
     return str(path)
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_align_methods(capsys, cli_model, trained):

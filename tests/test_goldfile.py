@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from attnviz.cli.main import main
 from attnviz.errors import DataError
 from attnviz.evaluation.metrics import AlignmentCounts, aer, alignment_counts
 from attnviz.links.extract import align_corpus, to_pharaoh
 from attnviz.links.goldfile import parse_naacl, parse_pharaoh, read_gold, score
 from attnviz.store.checkpoint import save
+from tests.support.cli import run
 
 LENGTHS = [(3, 3), (2, 2)]  # (source, target) words per sentence
 
@@ -122,12 +122,6 @@ def files(trained, tmp_path, monkeypatch):
     own = align_corpus(trained, sources, targets)
     (tmp_path / "gold.txt").write_text("".join(to_pharaoh(links) + "\n" for links in own), encoding="utf-8")
     return str(model)
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_align_eval_json(capsys, files):

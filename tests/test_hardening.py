@@ -23,32 +23,10 @@ from attnviz.server.jobs import DONE, JobRegistry
 from attnviz.store import catalog, files, pretrained_dir
 from attnviz.store.checkpoint import load_checkpoint, save
 from attnviz.training import recipes as recipe
-from attnviz.training.recipes import Recipe, run_recipe
-
-from .conftest import tiny_translator
-from .test_jobs import tiny_recipe, wait
-
-
-@pytest.fixture
-def models(tmp_path, monkeypatch):
-    folder = tmp_path / "models"
-    folder.mkdir()
-    monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
-    monkeypatch.chdir(tmp_path)
-    return folder
-
-
-@pytest.fixture
-def model_file(corpus, models):
-    tr = tiny_translator(corpus)
-    tr.meta.update({"task": "reverse", "example": "a b c"})
-    return save(tr, models / "good.safetensors")
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from attnviz.training.recipes import Recipe
+from tests.support.cli import run
+from tests.support.jobs import stranded_run, tiny_recipe, wait
+from tests.support.tiny import tiny_translator
 
 
 @pytest.fixture
@@ -132,16 +110,6 @@ def test_a_dead_reservation_frees_its_name(models):
 
 
 # 3. stranded runs
-
-
-def stranded_run(models: Path, name: str = "cut", epochs: int = 3) -> Path:
-    """A training killed after its first epoch: its checkpoint in the staging folder, no lock."""
-    rec = Recipe(**{**tiny_recipe(name, epochs=epochs).to_dict(), "train": {**tiny_recipe().train, "epochs": epochs}})
-    rec.train["num_threads"] = 1
-    path = models / files.STAGING / f"{name}.safetensors"
-    ended = []
-    run_recipe(rec, path, callback=lambda p: p.kind == "epoch" and ended.append(1), should_stop=lambda: bool(ended))
-    return path
 
 
 def test_stranded_runs_are_listed_kept_resumed_and_discarded(models):

@@ -6,26 +6,9 @@ import time
 
 import pytest
 
-from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, TrainingJob, slugify
+from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, slugify
 from attnviz.store import catalog
-from attnviz.training.recipes import Recipe
-
-TINY_MODEL = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 12, "dropout": 0.0}
-
-
-def tiny_recipe(name: str = "tiny", epochs: int = 2, data: str = "reverse", **train) -> Recipe:
-    return Recipe(
-        name=name,
-        data=data,
-        data_options={"n_train": 200, "n_valid": 20, "n_test": 20},
-        model=TINY_MODEL,
-        train={"epochs": epochs, "batch_size": 32, "probe": "a b c", **train},
-    )
-
-
-def wait(job: TrainingJob, timeout: float = 60.0) -> None:
-    job.join(timeout)
-    assert not job.snapshot().active, "the job did not finish in time"
+from tests.support.jobs import tiny_recipe, wait
 
 
 def test_job_runs_to_done_and_saves_a_loadable_model(tmp_path):

@@ -1,9 +1,10 @@
 """The server's protections live in .streamlit/config.toml: upload limit, XSRF, no tracebacks."""
 
 import tomllib
-from pathlib import Path
 
-CONFIG = Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml"
+from tests.support.paths import ROOT
+
+CONFIG = ROOT / ".streamlit" / "config.toml"
 
 
 def test_uploads_are_limited_xsrf_is_on_and_error_details_are_hidden():

@@ -9,10 +9,12 @@ from attnviz import devices
 from attnviz.cli.main import main as cli_main
 from attnviz.devices import available_devices
 from attnviz.errors import ConfigError
+from attnviz.store import recipe_path
 from attnviz.store.checkpoint import read_header
 from attnviz.training.fit import TrainConfig, _linear, fit
+from attnviz.training.guided_links import GuidedConfig
 from attnviz.training.recipes import Recipe, run_recipe
-from tests.conftest import tiny_translator
+from tests.support.tiny import tiny_translator
 
 RECIPE = {
     "name": "tiny-copy",
@@ -197,3 +199,48 @@ def test_progress_reports_and_the_checkpoint_name_the_hardware(tmp_path):
     meta = read_header(tmp_path / "tiny.safetensors")["meta"]
     assert seen == {meta["hardware"]} and "CPU, " in meta["hardware"]
     assert meta["device"] == "cpu" and meta["precision"] == "fp32"
+
+
+GUIDED_RECIPE = {
+    **RECIPE,
+    "name": "tiny-guided",
+    "train": {**RECIPE["train"], "epochs": 2},
+    "guided": {"weight": 0.5, "links": "gold"},  # the copy task's diagonal gold links
+}
+
+
+def test_a_guided_recipe_records_its_weight_and_links_and_resumes(tmp_path):
+    out = tmp_path / "tiny.safetensors"
+    recipe = Recipe(**GUIDED_RECIPE)
+    epochs = []
+    run_recipe(recipe, out, callback=lambda p: epochs.append(p) if p.kind == "epoch" else None,
+               should_stop=lambda: len(epochs) >= 1, evaluate_split=None)  # fmt: skip
+    assert read_header(out)["meta"]["progress"]["epoch"] == 1
+    model = run_recipe(recipe, out, resume=True, evaluate_split=None)
+    meta = read_header(out)["meta"]
+    assert [row["epoch"] for row in meta["history"]] == [1, 2] and model.meta["history"] == meta["history"]
+    assert all(row["align_loss"] > 0 for row in meta["history"])
+    assert meta["guided"] == {"weight": 0.5, "links": "gold", "method": "grow-diag-final-and",
+                              "links_file": "gold links of the training pairs"}  # fmt: skip
+    assert meta["recipe"]["guided_weight"] == 0.5 and meta["recipe_full"]["guided"] == GUIDED_RECIPE["guided"]
+
+
+def test_recipes_without_guidance_read_as_before_and_bad_guided_fields_are_refused():
+    plain = Recipe(**{k: v for k, v in GUIDED_RECIPE.items() if k != "guided"})
+    assert "guided" not in plain.to_dict() and plain.guided_config() is None
+    with pytest.raises(ConfigError, match=r"unknown guided settings \['decay'\]"):
+        Recipe(**{**GUIDED_RECIPE, "guided": {"weight": 0.3, "decay": 0.5}})
+    with pytest.raises(ConfigError, match="set the guided weight in the guided field"):
+        Recipe(**{**GUIDED_RECIPE, "train": {"guided_weight": 0.3}})
+
+
+def test_the_shipped_guided_recipe_is_its_unguided_twin_plus_guidance():
+    guided = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau-guided"))
+    plain = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau"))
+    assert guided.guided_config() == GuidedConfig(weight=0.1, links="eflomal")
+
+    def what(recipe: Recipe) -> dict:  # the recipe less its name, guidance and device (where it ran)
+        train = {k: v for k, v in recipe.train.items() if k != "device"}
+        return {**recipe.to_dict(), "name": None, "guided": None, "train": train}
+
+    assert what(guided) == what(plain)

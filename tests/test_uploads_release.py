@@ -22,11 +22,10 @@ from streamlit.testing.v1 import AppTest
 from attnviz.data import corpora
 from attnviz.store import files
 from pages.shared import data_ui, uploads
+from tests.support.paths import APP
+from tests.support.tables import PAIRS, ROWS
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 SESSION = "test session id"  # AppTest's session id
-ROWS = "en,fr\n" + "".join(f"the cat {i} eats the apple,le chat {i} mange la pomme\n" for i in range(60))
 
 
 @pytest.fixture
@@ -273,6 +272,52 @@ def test_head_rows_bounds_bytes_and_parquet_and_json_arrays():
     assert kept == 2 and [r["en"] for r in json.loads(head)] == ["a0", "a1"]
 
 
+@pytest.mark.usefixtures("fresh")
+def test_the_data_page_offers_nested_fields_and_loads_their_pairs():
+    text = "".join(json.dumps({"translation": {"de": d, "en": e}}) + "\n" for d, e in PAIRS)
+    at = data_page(("pairs.jsonl", text))
+    assert not at.exception and not at.error
+    assert at.selectbox(key="data_src_col").options == ["translation.de", "translation.en"]
+    assert at.selectbox(key="data_tgt_col").value == "translation.en"
+    assert sum(int(m.value) for m in at.metric[:3]) == len(PAIRS)
+
+
+MARKDOWN_NAME = "![t](http://127.0.0.1:9/c.png) **md**.csv"  # a beacon image and bold, if rendered
+
+
+def shown_literally(message: str) -> bool:
+    """``MARKDOWN_NAME`` is in ``message`` with every Markdown character backslash-escaped."""
+    escaped = r"\!\[t\]\(http\://127\.0\.0\.1\:9/c\.png\) \*\*md\*\*\.csv"
+    return escaped in message and "![t](" not in message and "**md**" not in message
+
+
+@pytest.mark.usefixtures("fresh")
+def test_the_data_page_shows_an_uploaded_files_name_literally(monkeypatch):
+    at = data_page((MARKDOWN_NAME, "en\nonly one column\n"))
+    [error] = [e.value for e in at.error]
+    assert "column" in error and shown_literally(error)  # it needs two columns
+
+    monkeypatch.setattr(uploads, "MAX_UPLOAD_ROWS", 40)
+    send(at, MARKDOWN_NAME, ROWS)  # valid, and over the row limit: the note names it
+    [warning] = [w.value for w in at.warning]
+    assert "only its first 40 rows are used" in warning and shown_literally(warning)
+
+    at.switch_page("pages/learn.py").run()
+    at.switch_page("pages/data.py").run()  # the uploader is empty: the page says which upload it uses
+    assert not at.exception
+    assert any("uploaded earlier in this session" in c.value and shown_literally(c.value) for c in at.caption)
+
+
+@pytest.mark.usefixtures("fresh")
+def test_a_null_json_line_is_named_in_the_app_by_the_uploaded_files_name():
+    lines = [json.dumps({"de": d, "en": e}) for d, e in PAIRS]
+    at = data_page(("pairs.jsonl", "\n".join([*lines[:2], "null", *lines[2:]]) + "\n"))
+    assert not at.exception
+    [error] = [e.value for e in at.error]
+    assert "pairs\\.jsonl, line 3\\: a record is null" in error  # the user's name, escaped
+    assert str(uploads.server_folder()) not in error and "NoneType" not in error
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_a_closed_tab_frees_its_upload(tmp_path):
@@ -280,7 +325,7 @@ def test_a_closed_tab_frees_its_upload(tmp_path):
     closes the tab; the stored file is deleted (and the server's memory of it freed) soon after."""
     from playwright.sync_api import sync_playwright
 
-    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
+    from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
 
     table = tmp_path / "pairs.csv"
     table.write_text(ROWS, encoding="utf-8")
