@@ -12,13 +12,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz.explain.cellmath import cell_numbers, formula_for, latex_lines
-from attnviz.plots.exports import changed_steps, matrix_csv, replace_token
 from attnviz.plots.heatmap import display_tokens
 from attnviz.store.checkpoint import load_checkpoint
+from tests.support.app import EXAMPLE
 from tests.support.paths import APP
-
-EXAMPLE = "the black cat does not eat the apple of the girl."
 
 
 def start(view: str | None = None, **state) -> AppTest:
@@ -193,18 +190,6 @@ def test_downloads_carry_the_matrices(app_env, media):
     assert pharaoh.strip() == al.to_pharaoh()
 
 
-def test_math_panel_numbers_match_the_decode(app_models_dir):
-    for name in ("toyfr-additive-bahdanau", "toyfr-localp-luong"):
-        tr = load_checkpoint(app_models_dir / f"{name}.safetensors")
-        al = tr.translate(EXAMPLE)
-        t, s = 0, int(np.argmax(al.weights[0]))
-        lines = latex_lines(cell_numbers(tr, al, t, s))
-        assert lines[0] == formula_for(type(tr.model.decoder.attention.score).formula, al.style)
-        assert any(f"= {al.weights[t, s]:.4g}" in line for line in lines)
-        if al.score == "local_p":
-            assert any(r"\exp\left(-\frac{(s - p_t)^2" in line for line in lines)
-
-
 def test_the_math_panel_shows_the_outlined_cell(app_env):
     at = start(explore_cell=(1, 2), **ADDITIVE)
     spec = heatmap(at)
@@ -217,23 +202,6 @@ def test_the_math_panel_shows_the_outlined_cell(app_env):
     assert any("t=1" in m.value and "s=2" in m.value for m in at.markdown)
     at.number_input(key="explore_cell_t_weights").set_value(0).run()  # the arrow keys step the box
     assert at.session_state["explore_cell"] == (0, 2)
-
-
-def test_export_helpers():
-    assert changed_steps(["a", "b", "<eos>"], ["a", "c", "<eos>", "x"]) == [1, 3]
-    assert replace_token(["the", "cat", "."], 1, "dog", char_level=False) == "the dog ."
-    assert replace_token(list("12 may"), 0, "3", char_level=True) == "32 may"
-    pieces = ["ein", "orange@@", "farbenen", "hut"]
-    assert replace_token(pieces, 1, "rot", char_level=False) == "ein rotfarbenen hut"
-    assert replace_token(pieces, 3, "ball", char_level=False) == "ein orangefarbenen ball"
-
-
-def test_csv_rows_are_target_steps(app_models_dir):
-    tr = load_checkpoint(app_models_dir / "toyfr-localp-luong.safetensors")
-    al = tr.translate("=cmd the cat .")
-    frame = pd.read_csv(io.StringIO(matrix_csv(al, "scores")))
-    assert len(frame) == len(al.target_tokens)
-    assert frame.columns[2].startswith("'=")  # no spreadsheet formula
 
 
 def test_lexicon_is_sent_only_when_opened(app_env):

@@ -7,8 +7,6 @@ import json
 from streamlit.testing.v1 import AppTest
 
 from attnviz.model.scores import SCORES
-from attnviz.server import siblings
-from attnviz.store import catalog
 from tests.support.app import TEXT, start
 from tests.support.paths import APP
 
@@ -76,19 +74,6 @@ def test_a_missing_combination_is_offered_and_says_why(app_env):
     assert any(b.label == "Train it" for b in at.button)
 
 
-def test_each_shipped_combination_resolves_and_impossible_ones_say_why():
-    common = {"task": "t", "score": "dot", "source": "pretrained"}
-    models = [
-        {"name": "a", "style": "luong", "path": "a", **common},
-        {"name": "b", "style": "bahdanau", "path": "b", **common},
-    ]
-    grid = siblings.slots(models, "t", config={"encoder": "transformer", "emb_dim": 32, "hidden_dim": 48})
-    assert grid["dot", "luong"].entry["name"] == "a" and grid["dot", "bahdanau"].entry["name"] == "b"
-    assert grid["scaled_dot", "luong"].reason.startswith("impossible")  # 32-d annotations, 48-d decoder
-    assert "train the missing sibling" in grid["general", "luong"].reason
-    assert siblings.sibling(models, models[0], "bahdanau")["name"] == "b"
-
-
 def test_state_survives_a_page_change_and_lives_in_the_url(app_env):
     at = start()
     at.text_input(key="explore_text").set_value(TEXT).run()
@@ -136,14 +121,3 @@ def test_attribution_view_mirrors_the_weights_heatmap(app_env):
     assert {"attention's first", "attribution's first", "Spearman", "IG delta"} <= set(table.columns)
     at.segmented_control(key="explore_attr_method").set_value("occlusion").run()
     assert not at.exception and "occlusion" in titles(at)[0].lower()
-
-
-def test_a_slot_with_a_shipped_variant_opens_on_the_base_model():
-    """de-en ships additive/Bahdanau twice (plain and guided): the plain one is the slot's default,
-    and the guided twin stays a choice in the checkpoint box."""
-    models = [m for m in catalog.list_models() if m["source"] == "pretrained"]
-    pair = siblings.matches(models, "multi30k-de-en", "additive", "bahdanau")
-    assert [m["name"] for m in pair] == ["multi30k-de-en-additive-bahdanau", "multi30k-de-en-additive-bahdanau-guided"]
-    assert siblings.slots(models, "multi30k-de-en")["additive", "bahdanau"].entry["name"] == pair[0]["name"]
-    luong = next(m for m in models if m["name"] == "multi30k-de-en-additive-luong")
-    assert siblings.sibling(models, luong, "bahdanau")["name"] == "multi30k-de-en-additive-bahdanau"

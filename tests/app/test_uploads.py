@@ -1,17 +1,15 @@
 """Uploads stay bounded and are released: when their session ends, when a new file replaces them,
-when their server is gone; a training keeps the upload it reads; corpora of uploads are bounded.
+when their server is gone; a training keeps the upload it reads; corpora of uploads are bounded; the
+Data page shows an uploaded file's name literally and offers its nested fields.
 
 The end of a session is simulated as Streamlit performs it: ``AppSession.clear_session_caches``
 (what a disconnect calls) releases the session's session-scoped caches, and the session does not
-come back within ``server.disconnectedSessionTTL``. ``test_a_closed_tab_frees_its_upload`` does
-it for real: Chromium uploads a file to ``streamlit run``, closes the tab, and the file goes.
-"""
+come back within ``server.disconnectedSessionTTL``. ``tests/browser/test_uploads.py`` does it for
+real: Chromium uploads a file to ``streamlit run``, closes the tab, and the file goes."""
 
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import pytest
@@ -222,21 +220,6 @@ def test_uploads_of_servers_that_are_gone_are_deleted_at_start(fresh):
         files.release_lock(root / "server-999999992.lock", fd)
 
 
-def test_table_caches_left_by_killed_or_older_processes_are_deleted(fresh):
-    cache = corpora.CACHE_DIR
-    kept = [cache / "text" / "x.arrow", cache / "_tmp_text_default.lock"]  # Multi30k's cache
-    old = [cache / "csv" / "default-1" / "x.arrow", cache / "scratch-abc" / "y.arrow", cache / "_tmp_x_csv_1.lock"]
-    for path in kept + old:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch()
-    hour_ago = time.time() - 3700
-    for entry in cache.iterdir():
-        os.utime(entry, (hour_ago, hour_ago))
-    (cache / "scratch-new").mkdir()  # a reader's, now
-    corpora.clean_table_caches()
-    assert all(p.exists() for p in kept) and not any(p.exists() for p in old) and (cache / "scratch-new").is_dir()
-
-
 @pytest.mark.parametrize(
     ("fmt", "data", "rows"),
     [
@@ -316,37 +299,3 @@ def test_a_null_json_line_is_named_in_the_app_by_the_uploaded_files_name():
     [error] = [e.value for e in at.error]
     assert "pairs\\.jsonl, line 3\\: a record is null" in error  # the user's name, escaped
     assert str(uploads.server_folder()) not in error and "NoneType" not in error
-
-
-@pytest.mark.browser
-@pytest.mark.slow
-def test_a_closed_tab_frees_its_upload(tmp_path):
-    """``streamlit run`` with a 2 s reconnect window: Chromium uploads a file on the Data page and
-    closes the tab; the stored file is deleted (and the server's memory of it freed) soon after."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
-
-    table = tmp_path / "pairs.csv"
-    table.write_text(ROWS, encoding="utf-8")
-    env = {
-        **os.environ,
-        "TMPDIR": str(tmp_path),
-        "HOME": str(tmp_path),
-        "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": "2",
-    }
-    root = tmp_path / "attnviz-uploads"
-    with streamlit_app(env) as (url, _), sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(f"{url}/data", wait_until="domcontentloaded")
-        page.get_by_text("Uploaded file").first.click(timeout=60_000)
-        page.locator("input[type=file]").first.set_input_files(str(table), timeout=60_000)
-        page.get_by_text("train pairs").first.wait_for(timeout=60_000)
-        [saved] = [f for f in root.glob("server-*/*") if f.is_file()]
-        page.close()
-        deadline = time.monotonic() + 60
-        while saved.exists() and time.monotonic() < deadline:
-            time.sleep(0.5)
-        browser.close()
-        assert not saved.exists()

@@ -21,10 +21,6 @@ def test_the_warm_up_loads_the_model_the_app_opens_on(app_env):
     assert entry["name"] == "toyfr-general-luong"  # toy-fr's score in both styles, Luong's model
 
 
-def test_nothing_is_shipped_nothing_is_warmed():
-    assert siblings.front_entry([]) is None
-
-
 def test_imported_as_a_module_app_py_is_the_server_and_draws_nothing():
     code = (
         "import runpy, streamlit as st; ns = runpy.run_path('app.py', run_name='app'); print(type(ns['app']).__name__)"

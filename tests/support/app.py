@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 from tests.support.paths import APP
 
 TEXT = "the girl sees the cat ."
+EXAMPLE = "the black cat does not eat the apple of the girl."
 
 
 def start(**state) -> AppTest:

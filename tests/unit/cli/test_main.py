@@ -1,16 +1,25 @@
-"""Every CLI command, its JSON output, and its bad-input paths (exit 2, one line, no traceback)."""
+"""Every CLI command, its JSON output, and its bad-input paths (exit 2, one line, no traceback):
+``train`` names are slugs and bad outputs are refused before training, guidance from flags, out of
+memory and other errors."""
+
+from __future__ import annotations
 
 import json
 import re
 import subprocess
 import sys
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
 
 from attnviz.cli.main import main
+from attnviz.cli.main import main as cli_main
 from attnviz.data.vocab import UNK_ID
-from attnviz.store.checkpoint import load_checkpoint, save
+from attnviz.store import pretrained_dir
+from attnviz.store.checkpoint import load_checkpoint, read_header, save
+from attnviz.training import recipes as recipe
 from tests.support.cli import run
 from tests.support.paths import ROOT
 
@@ -119,15 +128,6 @@ def test_out_of_range_flags_exit_2(capsys, argv):
     assert "error" in capsys.readouterr().err
 
 
-def test_data_command_prints_pairs_with_links(capsys):
-    code, out, _ = run(capsys, "data", "--task", "reverse", "--split", "test", "--n", "3", "--json")
-    rows = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and len(rows) == 3
-    for row in rows:
-        n = len(row["source_tokens"])
-        assert sorted(row["sure"]) == sorted([i, n - 1 - i] for i in range(n))
-
-
 def test_train_then_evaluate(capsys, tmp_path):
     out_path = tmp_path / "copy.safetensors"
     code, out, err = run(
@@ -173,3 +173,94 @@ def test_module_entry_point_exits_2_without_traceback(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 2
     assert proc.stderr.startswith("attnviz translate: error:") and "Traceback" not in proc.stderr
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """Record where the CLI would train to, without training."""
+    calls = []
+
+    def fake(recipe, out=None, *args, **kwargs):
+        calls.append((recipe, Path(out)))
+        return SimpleNamespace(meta={"metrics": {}, "train_seconds": 0.0})
+
+    monkeypatch.setattr(recipe, "run_recipe", fake)
+    return calls
+
+
+def test_train_names_are_slugs_never_paths(capsys, models, no_training):
+    for name in ("../pretrained/toy-fr-dot-luong", "/abs/path/x"):
+        code, _, err = run(capsys, "train", "--data", "reverse", "--name", name, "--quiet")
+        assert code == 0, err
+    assert [out for _, out in no_training] == [
+        models / "pretrained-toy-fr-dot-luong.safetensors",
+        models / "abs-path-x.safetensors",
+    ]
+    assert no_training[0][0].name == "pretrained-toy-fr-dot-luong"
+
+
+def test_train_refuses_bad_outputs_before_training(capsys, models, no_training):
+    shipped = pretrained_dir() / "toy-fr-dot-luong.safetensors"
+    before = shipped.stat().st_mtime_ns
+    (models / "taken.safetensors").write_bytes(b"x")
+    cases = [
+        (["--out", str(shipped), "--force"], "pretrained"),
+        (["--out", "../" * 0 + str(pretrained_dir() / "new.safetensors")], "pretrained"),
+        (["--name", "taken"], "already exists"),
+        (["--out", str(models / "taken.safetensors")], "already exists"),
+        (["--out", "model.pt"], "safetensors"),
+        (["--out", str(models / "taken.safetensors" / "x.safetensors")], "is a file"),
+        (["--resume", "--name", "taken"], "no unfinished training"),
+    ]
+    for flags, message in cases:
+        code, _, err = run(capsys, "train", "--data", "reverse", "--quiet", *flags)
+        assert code == 2 and message in err and err.count("\n") == 1, (flags, err)
+    assert not no_training and shipped.stat().st_mtime_ns == before
+    code, _, err = run(capsys, "train", "--data", "reverse", "--quiet", "--name", "taken", "--force")
+    assert code == 0 and no_training[-1][1] == models / "taken.safetensors"
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        RuntimeError("[enforce fail at alloc_cpu.cpp:127] DefaultCPUAllocator: can't allocate memory: 6553600000"),
+        MemoryError(),
+        torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB"),
+    ],
+)
+def test_out_of_memory_is_one_line_and_exit_2(capsys, monkeypatch, error):
+    from attnviz.cli import bench
+
+    def boom(**kwargs):
+        raise error
+
+    monkeypatch.setattr(bench, "run_bench", boom)
+    code, _, err = run(capsys, "bench", "--hidden", "4096", "--emb", "4096", "--batch", "4096")
+    assert code == 2 and err.count("\n") == 1 and "out of memory" in err and "smaller" in err
+
+
+def test_other_runtime_errors_still_show_the_bug(monkeypatch):
+    from attnviz.cli import bench
+
+    monkeypatch.setattr(bench, "run_bench", lambda **kw: (_ for _ in ()).throw(RuntimeError("a bug")))
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["bench"])
+
+
+def test_device_meta_is_refused(capsys, models):
+    code, _, err = run(capsys, "train", "--data", "reverse", "--device", "meta", "--quiet", "--n-train", "20")
+    assert code == 2 and err.count("\n") == 1 and "meta" in err
+
+
+def test_the_cli_trains_with_guidance_from_flags(tmp_path, capsys):
+    out = tmp_path / "cli.safetensors"
+    args = ["train", "--data", "reverse", "--n-train", "48", "--emb", "8", "--hidden", "16", "--attn", "8", "--epochs",
+            "1", "--out", str(out), "--quiet", "--guided-weight", "0.7", "--guided-links", "gold"]  # fmt: skip
+    assert cli_main(args) == 0
+    meta = read_header(out)["meta"]
+    assert meta["guided"]["weight"] == 0.7 and meta["recipe"]["guided_weight"] == 0.7
+    capsys.readouterr()
+    missing = ["--guided-links", str(tmp_path / "none.txt"), "--out", str(tmp_path / "x.safetensors")]
+    assert cli_main(["train", "--data", "reverse", "--max-steps", "1", *missing]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no links file at" in err

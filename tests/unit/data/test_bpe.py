@@ -1,5 +1,5 @@
-"""Subword units: BPE learning and segmentation, the subword tokenizer, corpora cut into
-pieces, and a subword model that trains, saves, loads and translates back into words."""
+"""Subword units: BPE learning and segmentation, corpora cut into pieces, and a subword model that
+trains, saves, loads and translates back into words."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import pytest
 
 from attnviz.data import load_corpus
 from attnviz.data.bpe import BPE, MAX_WORD_CHARS, copy_source_words, join_pieces, learn_bpe, word_spans
-from attnviz.data.tokenize import Tokenizer
-from attnviz.errors import CheckpointError, ConfigError, InputError
+from attnviz.errors import ConfigError, InputError
 from attnviz.store.checkpoint import load_checkpoint, save
 from attnviz.training.fit import TrainConfig, build_translator, fit
 
@@ -66,34 +65,6 @@ def test_overlong_words_stay_whole():
 def test_equal_merges_are_equal_and_hash_alike():
     a, b = BPE(learn_bpe(WORDS, 5)), BPE(learn_bpe(WORDS, 5))
     assert a == b and hash(a) == hash(b) and a != BPE(learn_bpe(WORDS, 4))
-
-
-@pytest.fixture
-def subword_tokenizer() -> Tokenizer:
-    words = ["the", "orange", "hat", "and", "the", "orange", "coat", "and", "the", "hats"] * 3
-    return Tokenizer("word", lowercase=True, bpe=BPE.learn(words, 12))
-
-
-def test_tokenizer_pieces_keep_the_typed_case(subword_tokenizer):
-    text = "Orangefarbenen Hats, bitte!"
-    surface, vocab_forms = subword_tokenizer.split(text), subword_tokenizer.tokenize(text)
-    assert len(surface) == len(vocab_forms) > 4
-    assert [subword_tokenizer.normalize(t) for t in surface] == vocab_forms
-    assert subword_tokenizer.cut(text) == (surface, vocab_forms)
-    assert Tokenizer().cut("Der Hut.") == (["Der", "Hut", "."], ["der", "hut", "."])
-    assert "".join(t.removesuffix("@@") for t in surface) == "OrangefarbenenHats,bitte!"
-    assert subword_tokenizer.detokenize(vocab_forms) == "orangefarbenen hats, bitte!"
-
-
-def test_tokenizer_round_trips_through_a_dict(subword_tokenizer):
-    saved = subword_tokenizer.to_dict()
-    assert Tokenizer.from_dict(saved) == subword_tokenizer
-    assert subword_tokenizer.describe() == {"kind": "word", "lowercase": True, "subword_merges": 12}
-    assert "merges" not in Tokenizer().to_dict()
-    with pytest.raises(CheckpointError, match="merges"):
-        Tokenizer.from_dict({**saved, "merges": [["a"]]})
-    with pytest.raises(ConfigError, match="word tokenizer"):
-        Tokenizer("char", bpe=BPE([]))
 
 
 def _tsv(tmp_path, n: int = 60) -> str:

@@ -1,17 +1,21 @@
-"""Real corpora through `datasets`: Multi30k layout, local tables, the offline Hub, bad input."""
+"""Real corpora through `datasets`: Multi30k layout, local tables (dotted and nested column names,
+columns that are not text, null JSON lines), the offline Hub, bad input, stale table caches."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from attnviz.data import DEFAULT_MULTI30K, load_corpus
+from attnviz.data import DEFAULT_MULTI30K, corpora, load_corpus
+from attnviz.data.corpora import table_columns
 from attnviz.errors import ConfigError, DataError
+from tests.support.tables import PAIRS
 
 LINES = {
     "en": ["A dog runs.", "Two men talk.", "A girl sings.", "A cat sleeps.", "A boy jumps.", "Rain falls."],
@@ -176,3 +180,96 @@ def test_offline_hub_fails_fast(monkeypatch, flag):
     with pytest.raises(DataError, match=r"this machine is offline.*load the file instead, e.g. pairs.csv"):
         load_corpus("hf:wmt16?config=de-en&split=validation&src=translation.de&tgt=translation.en")
     assert time.perf_counter() - start < 5
+
+
+def write_jsonl(path, records) -> str:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_an_exact_column_name_with_a_dot_wins(tmp_path):
+    path = tmp_path / "pairs.csv"
+    pd.DataFrame({"de.txt": [d for d, _ in PAIRS], "en.txt": [e for _, e in PAIRS]}).to_csv(path, index=False)
+    corpus = load_corpus(f"{path}?src=de.txt&tgt=en.txt")
+    assert corpus.train[0].source.startswith("ein satz") and corpus.train[0].target.startswith("a sentence")
+
+
+def test_nested_fields_are_offered_not_turned_into_text(tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{"translation": {"de": d, "en": e}} for d, e in PAIRS])
+    with pytest.raises(DataError, match=r"line 1: column 'translation' holds nested fields.*translation\.de"):
+        load_corpus(f"{path}?src=translation&tgt=translation.en")
+    assert load_corpus(f"{path}?src=translation.de&tgt=translation.en").train[0].source.startswith("ein")
+
+
+def test_null_json_lines_name_the_line(tmp_path):
+    records = [{"de": d, "en": e} for d, e in PAIRS[:3]]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join([json.dumps(records[0]), json.dumps(records[1]), "null", json.dumps(records[2])]))
+    with pytest.raises(DataError, match=r"pairs.jsonl, line 3: a record is null"):
+        load_corpus(f"{path}?src=de&tgt=en")
+
+
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [([7] * 30, "int64"), ([["a", "b"]] * 30, "list"), ([b"\x00\x01"] * 30, "binary")],
+)
+def test_parquet_columns_that_are_not_text_are_refused(tmp_path, values, kind):
+    path = tmp_path / "pairs.parquet"
+    pd.DataFrame({"de": [d for d, _ in PAIRS], "en": values}).to_parquet(path)
+    with pytest.raises(DataError, match=rf"column 'en' holds {kind}.*not text"):
+        load_corpus(f"{path}?src=de&tgt=en")
+
+
+def test_json_numbers_are_refused_naming_the_line(tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{"de": d, "en": i} for i, (d, _) in enumerate(PAIRS)])
+    with pytest.raises(DataError, match=r"line 1: column 'en' holds int values"):
+        load_corpus(f"{path}?src=de&tgt=en")
+
+
+def test_columns_skip_null_json_lines(tmp_path):
+    lines = [json.dumps({"de": d, "en": e}) for d, e in PAIRS[:4]]
+    for at in (0, 2):  # line 1, line 3
+        path = tmp_path / f"null{at + 1}.jsonl"
+        path.write_text("\n".join([*lines[:at], "null", *lines[at:]]) + "\n", encoding="utf-8")
+        assert table_columns(path) == ["de", "en"]
+
+
+def test_columns_offer_nested_text_fields_and_those_load(tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{"translation": {"de": d, "en": e}} for d, e in PAIRS])
+    assert table_columns(path) == ["translation.de", "translation.en"]
+    pair = load_corpus(f"{path}?src=translation.de&tgt=translation.en").train[0]
+    assert pair.source.startswith("ein satz") and pair.target.startswith("a sentence")
+
+
+def test_columns_keep_an_exact_name_with_a_dot(tmp_path):
+    path = tmp_path / "pairs.csv"
+    pd.DataFrame({"de": [d for d, _ in PAIRS], "en.txt": [e for _, e in PAIRS]}).to_csv(path, index=False)
+    assert table_columns(path) == ["de", "en.txt"]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_columns_of_a_file_without_text_are_refused_saying_how_to_fix_it(tmp_path, suffix):
+    path = tmp_path / f"numbers{suffix}"
+    frame = pd.DataFrame({"id": range(30), "score": [0.5] * 30})
+    if suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path)
+    with pytest.raises(DataError, match=r"has no text column \(not text: id \(int64\), score \(double\)\).*as strings"):
+        table_columns(path)
+
+
+def test_table_caches_left_by_killed_or_older_processes_are_deleted(tmp_path, monkeypatch):
+    monkeypatch.setattr(corpora, "CACHE_DIR", tmp_path / "datasets")
+    cache = corpora.CACHE_DIR
+    kept = [cache / "text" / "x.arrow", cache / "_tmp_text_default.lock"]  # Multi30k's cache
+    old = [cache / "csv" / "default-1" / "x.arrow", cache / "scratch-abc" / "y.arrow", cache / "_tmp_x_csv_1.lock"]
+    for path in kept + old:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    hour_ago = time.time() - 3700
+    for entry in cache.iterdir():
+        os.utime(entry, (hour_ago, hour_ago))
+    (cache / "scratch-new").mkdir()  # a reader's, now
+    corpora.clean_table_caches()
+    assert all(p.exists() for p in kept) and not any(p.exists() for p in old) and (cache / "scratch-new").is_dir()

@@ -1,18 +1,13 @@
-"""Built-in tasks: determinism, valid gold links, hand-checked alignments, the CLI."""
+"""Built-in tasks: determinism, valid gold links, hand-checked alignments."""
 
 from __future__ import annotations
 
-import argparse
-import io
-import json
 import re
 
 import pytest
 
-from attnviz.cli.data import add_arguments, run
-from attnviz.data import Corpus, from_pharaoh, load_corpus, to_pharaoh
+from attnviz.data import Corpus, load_corpus
 from attnviz.data.tasks import dates
-from attnviz.errors import ConfigError, DataError
 
 TASK_NAMES = ["dates", "toy-fr", "copy", "reverse", "sort"]
 
@@ -83,50 +78,3 @@ def test_sort_is_a_permutation_with_ties_possible():
         assert sorted(i for i, _ in pair.sure) == list(range(len(pair.source_tokens)))
         for i, j in pair.possible:
             assert pair.source_tokens[i] == pair.target_tokens[j]
-
-
-def test_pharaoh_round_trip_and_errors():
-    links = [(0, 1), (2, 0), (10, 3)]
-    assert to_pharaoh(links) == "0-1 2-0 10-3"
-    assert from_pharaoh("0-1 2-0 10-3") == links
-    with pytest.raises(DataError, match="Pharaoh"):
-        from_pharaoh("0-1 x-2")
-
-
-def test_split_names_and_unknown_spec():
-    corpus = small("copy")
-    assert corpus.split("val") is corpus.valid and corpus.split("validation") is corpus.valid
-    with pytest.raises(ConfigError, match="train, valid or test"):
-        corpus.split("dev2")
-    with pytest.raises(ConfigError, match="unknown data spec"):
-        load_corpus("no-such-task")
-
-
-def cli(*argv: str) -> tuple[int, str]:
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    out = io.StringIO()
-    code = run(parser.parse_args(list(argv)), out=out)
-    return code, out.getvalue()
-
-
-def test_cli_prints_json_lines():
-    code, text = cli("--task", "toy-fr", "--n", "3", "--json")
-    lines = [json.loads(line) for line in text.splitlines()]
-    assert code == 0 and len(lines) == 3
-    assert set(lines[0]) == {"source", "target", "source_tokens", "target_tokens", "sure", "possible"}
-    i, j = lines[0]["sure"][0]
-    assert 0 <= i < len(lines[0]["source_tokens"]) and 0 <= j < len(lines[0]["target_tokens"])
-    assert (
-        cli("dates", "--split", "train", "--n", "2", "--seed", "4")[1]
-        == cli("--task", "dates", "--split", "train", "--n", "2", "--seed", "4")[1]
-    )
-
-
-def test_cli_summary_and_errors():
-    code, text = cli("sort", "--summary")
-    assert code == 0 and json.loads(text)["pairs"] == {"train": 5000, "valid": 500, "test": 500}
-    with pytest.raises(ConfigError, match="name the data"):
-        cli("--json")
-    with pytest.raises(ConfigError, match="--n"):
-        cli("copy", "--n", "-1")

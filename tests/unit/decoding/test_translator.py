@@ -1,4 +1,5 @@
-"""Decoding with traces: greedy, beam, forced; the Translator's input checks; training."""
+"""The Translator: decoding with traces (greedy, beam, forced), unknown words, <unk> replaced, input
+checks, forced attention, decoding from threads."""
 
 import copy
 
@@ -7,20 +8,9 @@ import pytest
 import torch
 
 from attnviz.data.vocab import BOS_ID, UNK_ID
-from attnviz.decoding.search import beam_search, greedy
-from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
 from attnviz.model.scores import SCORES
-from attnviz.training.fit import TrainConfig, evaluate_loss, fit, make_batches
 from tests.support.tiny import TINY_OPTIONS, tiny_translator
-
-
-def test_tiny_model_overfits_a_tiny_batch(trained, corpus):
-    batches = make_batches(corpus.train, trained.src_vocab, trained.tgt_vocab, 64, None)
-    _, accuracy = evaluate_loss(trained.model, batches, "cpu")
-    assert accuracy == 1.0
-    al = trained.translate("a b c d")
-    assert al.output_tokens == ["d", "c", "b", "a"]
 
 
 def test_trained_reverse_model_attends_anti_diagonally(trained):
@@ -38,15 +28,6 @@ def test_trace_shapes_and_rows(trained):
     assert al.states.shape == (T, trained.config.hidden_dim)
     assert np.allclose(al.weights.sum(1), 1.0, atol=1e-5)
     assert al.token_log_probs.shape == (T,) and al.log_prob <= 0
-
-
-def test_beam_one_equals_greedy(trained):
-    for text in ["a b c", "h g f e d", "a a a a"]:
-        src = trained.source(text).ids
-        g = greedy(trained.model, src, 20)
-        (b,) = beam_search(trained.model, src, beam_size=1, max_len=20)
-        assert b.tokens == g.tokens
-        assert np.allclose(b.weights, g.weights) and np.isclose(b.log_prob, g.log_prob)
 
 
 def test_beam_returns_ranked_nbest_each_with_its_alignment(trained):
@@ -71,28 +52,6 @@ def test_unknown_words_stay_visible_and_flagged(trained):
     al = trained.translate("a Zebra b")
     assert al.source_tokens[:3] == ["a", "Zebra", "b"]
     assert al.source_unknown == [False, True, False, False]
-
-
-def test_unk_copies_the_most_attended_real_source_word():
-    weights = np.array([[0.1, 0.1, 0.8], [0.3, 0.1, 0.6], [0.2, 0.7, 0.1]])  # [tgt, src]; <eos> wins step 1
-    al = Alignment(["Zoe", "runs", "<eos>"], ["la", "<unk>", "<eos>"], weights, np.log(weights),
-                   np.zeros((3, 2)), np.zeros((3, 2)), [True, False, False], "dot", "luong")  # fmt: skip
-    assert al.unk_copies() == {1: 0}  # <eos> is never copied: the best real word is "Zoe"
-    assert al.display_tokens() == ["la", "Zoe"]
-    assert al.display_tokens(replace_unk=False) == ["la", "<unk>"]
-    assert al.to_dict()["unk_copies"] == {"1": 0}
-
-
-def test_unk_copies_whole_words_from_a_subword_source():
-    """Pieces are never copied into the output: the attended piece's word is, once per run."""
-    source = ["Zwei", "Xylo@@", "phon@@", "spieler", "Tor", "<eos>"]
-    weights = np.full((4, 6), 0.01)
-    weights[0, 0] = weights[1, 1] = weights[2, 3] = weights[3, 4] = 0.95  # two <unk> steps on one word
-    unknown = [False, True, True, True, False, False]
-    al = Alignment(source, ["Two", "<unk>", "<unk>", "<unk>"], weights, np.log(weights),
-                   np.zeros((4, 2)), np.zeros((4, 2)), unknown, "dot", "luong")  # fmt: skip
-    assert al.display_tokens() == ["Two", "Xylophonspieler", "Tor"]
-    assert al.source_word(2) == "Xylophonspieler" and al.source_word(4) == "Tor"
 
 
 def test_translations_replace_unk_by_the_attended_source_word(trained):
@@ -156,35 +115,6 @@ def test_transformer_encoder_attention_is_in_the_trace(corpus):
     al = tr.translate("a b c")
     assert al.encoder_attention.shape == (2, 2, 4, 4)  # [layers, heads, src, src]
     assert np.allclose(al.encoder_attention.sum(-1), 1.0, atol=1e-5)
-
-
-def test_training_is_reproducible_and_stoppable(corpus):
-    histories = []
-    for _ in range(2):
-        tr = tiny_translator(corpus)
-        histories.append(fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, seed=3)).history)
-    assert [h["loss"] for h in histories[0]] == [h["loss"] for h in histories[1]]
-    tr = tiny_translator(corpus)
-    calls = []
-    result = fit(tr, corpus, TrainConfig(epochs=5, batch_size=8), should_stop=lambda: len(calls) >= 3,
-                 callback=lambda p: calls.append(p) if p.kind == "step" else None)  # fmt: skip
-    assert result.stopped and len(calls) == 3
-
-
-def test_progress_reports_probe_alignment_each_epoch(corpus):
-    tr = tiny_translator(corpus)
-    epochs = []
-    fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, probe="a b c"),
-        callback=lambda p: epochs.append(p) if p.kind == "epoch" else None)  # fmt: skip
-    assert [p.epoch for p in epochs] == [1, 2]
-    assert all(p.probe is not None and p.probe.source_tokens[:3] == ["a", "b", "c"] for p in epochs)
-    assert epochs[-1].valid_loss is not None and epochs[-1].eta_seconds == 0
-
-
-def test_scheduled_sampling_trains(corpus):
-    tr = tiny_translator(corpus, style="luong", score="general", input_feeding=True)
-    result = fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, teacher_forcing=0.5))
-    assert all(np.isfinite(h["loss"]) for h in result.history)
 
 
 def test_decoding_the_shared_model_from_threads_matches_sequential(trained):

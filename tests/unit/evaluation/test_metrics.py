@@ -1,3 +1,6 @@
+"""Metrics: BLEU, exact match, AER with precision and recall, entropy, Jensen-Shannon divergence,
+monotonicity."""
+
 import math
 
 import numpy as np
@@ -6,7 +9,9 @@ import pytest
 from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
 from attnviz.evaluation.metrics import (
+    AlignmentCounts,
     aer,
+    alignment_counts,
     alignment_links,
     bleu,
     entropy,
@@ -124,3 +129,27 @@ def test_monotonicity():
     assert monotonicity(np.eye(4)) == 1.0
     assert monotonicity(np.eye(3)[::-1]) == 0.0
     assert monotonicity(np.eye(3)[:1]) == 1.0
+
+
+def test_precision_recall_aer_by_hand():
+    # S = {0-0, 1-1}, P = S + {2-1}; A = {0-0, 2-1, 2-2}: |A∩S| = 1, |A∩P| = 2
+    first = alignment_counts([{(0, 0), (2, 1), (2, 2)}], [{(0, 0), (1, 1)}], [{(2, 1)}])[0]
+    assert (first.precision, first.recall) == (pytest.approx(2 / 3), 0.5)
+    assert first.aer == pytest.approx(1 - (1 + 2) / (3 + 2))
+    second = alignment_counts([{(0, 0)}], [{(0, 0)}])[0]
+    assert (second.precision, second.recall, second.aer, second.f1) == (1.0, 1.0, 0.0, 1.0)
+    corpus = first + second  # counts add up: |A| = 4, |S| = 3, |A∩S| = 2, |A∩P| = 3
+    assert corpus == AlignmentCounts(predicted=4, sure=3, predicted_sure=2, predicted_possible=3)
+    assert (corpus.precision, corpus.recall) == (0.75, pytest.approx(2 / 3))
+    assert corpus.aer == pytest.approx(2 / 7)
+    assert aer([{(0, 0), (2, 1), (2, 2)}, {(0, 0)}], [{(0, 0), (1, 1)}, {(0, 0)}], [{(2, 1)}, set()]) == (
+        pytest.approx(2 / 7)
+    )
+    empty = AlignmentCounts()
+    assert (empty.precision, empty.recall, empty.aer) == (1.0, 1.0, 0.0)
+
+
+def test_possible_links_never_count_as_sure_misses():
+    # predicting only a possible link: precision 1, recall 0 (sure ⊆ possible, not the reverse)
+    c = alignment_counts([{(2, 1)}], [{(0, 0)}], [{(0, 0), (2, 1)}])[0]
+    assert (c.precision, c.recall, c.aer) == (1.0, 0.0, pytest.approx(1 - 1 / 2))

@@ -1,15 +1,10 @@
-"""Word links from attention: argmax, threshold, symmetrisation, the eflomal yardstick, the align CLI."""
-
-import json
+"""Word links from attention: argmax, threshold, symmetrisation, words of a model with its reverse,
+a corpus."""
 
 import numpy as np
 import pytest
 
-from attnviz.cli.main import main
-from attnviz.data.spec import load_corpus
-from attnviz.errors import ConfigError, DataError, InputError
-from attnviz.evaluation import metrics
-from attnviz.links import eflomal as eflomal_align
+from attnviz.errors import DataError, InputError
 from attnviz.links.extract import (
     SYMMETRIC,
     align_corpus,
@@ -19,8 +14,6 @@ from attnviz.links.extract import (
     threshold_links,
     transpose,
 )
-from attnviz.store.checkpoint import save
-from tests.support.cli import run
 
 # 4 source x 4 target words. Forward (one link per target word): t0-s0, t1-s1, t2-s2, t3-s0.
 # Backward (one per source word): s0-t0, s1-t1, s2-t2, s3-t2. (0, 3) touches no other link.
@@ -87,59 +80,3 @@ def test_align_corpus_checks_the_word_counts(trained):
         align_corpus(trained, [["a", "b", "c."]], [["c", "b", "a"]])
     with pytest.raises(DataError, match="line 1: an empty sentence"):
         align_corpus(trained, [[]], [["a"]])
-
-
-@pytest.fixture
-def cli_model(trained, tmp_path, monkeypatch):
-    path = save(trained, tmp_path / "models" / "rev.safetensors")
-    monkeypatch.setenv("ATTNVIZ_MODELS", str(path.parent))
-    monkeypatch.chdir(tmp_path)
-    return str(path)
-
-
-def test_cli_align_methods(capsys, cli_model, trained):
-    code, out, _ = run(capsys, "align", "--model", cli_model, "a b c d", "d c b a")
-    assert code == 0 and out.split()[:4] == ["3-0", "2-1", "1-2", "0-3"]  # the raw token-level default
-    code, out, _ = run(capsys, "align", "--model", cli_model, "--method", "argmax", "a b c d", "d c b a")
-    assert code == 0 and out.strip() == "0-3 1-2 2-1 3-0"
-    code, out, _ = run(
-        capsys, "align", "--model", cli_model, "--method", "grow-diag-final", "--reverse-model", cli_model,
-        "--json", "a b c d", "d c b a",
-    )  # fmt: skip
-    data = json.loads(out)
-    expected = align_words(trained, "a b c d", "d c b a", "grow-diag-final", reverse=trained)
-    assert code == 0 and data == json.loads(json.dumps(expected.to_dict()))
-    assert data["method"] == "grow-diag-final" and data["source_words"] == ["a", "b", "c", "d"] and data["caption"]
-    assert data["pharaoh"] == " ".join(f"{i}-{j}" for i, j in data["links"])
-
-
-def test_cli_align_bad_input_exits_2(capsys, cli_model):
-    code, _, err = run(capsys, "align", "--model", cli_model, "--method", "union", "a b", "b a")
-    assert code == 2 and "reverse model" in err and len(err.strip().splitlines()) == 1
-    code, _, err = run(capsys, "align", "--model", cli_model, "--reverse-model", cli_model, "a b", "b a")
-    assert code == 2 and "--reverse-model is used by" in err
-    with pytest.raises(SystemExit) as e:
-        main(["align", "--model", cli_model, "--method", "threshold", "--threshold", "2", "a", "a"])
-    assert e.value.code == 2
-
-
-def test_eflomal_missing_is_a_clear_error(monkeypatch):
-    monkeypatch.setitem(__import__("sys").modules, "eflomal", None)
-    with pytest.raises(ConfigError, match="pip install eflomal"):
-        eflomal_align.run_eflomal([(["a"], ["b"])])
-
-
-def test_eflomal_aligns_a_tiny_corpus():
-    pytest.importorskip("eflomal", reason="eflomal is not installed (pip install eflomal==2.0.0)")
-    corpus = load_corpus("toy-fr", n_train=300, n_valid=0, n_test=20, seed=0)
-    pairs = [(p.source_tokens, p.target_tokens) for p in corpus.test]
-    train = [(p.source_tokens, p.target_tokens) for p in corpus.train]
-    links = eflomal_align.run_eflomal(pairs, train, method="grow-diag-final-and", rel_iterations=0.5)
-    assert len(links) == len(pairs)
-    for (src, tgt), sentence in zip(pairs, links, strict=True):
-        assert all(0 <= i < len(src) and 0 <= j < len(tgt) for i, j in sentence)
-    assert metrics.aer(links, [p.sure for p in corpus.test], [p.possible for p in corpus.test]) < 0.3
-    forward = eflomal_align.run_eflomal(pairs[:3], train, method="forward", rel_iterations=0.5)
-    assert len(forward) == 3
-    with pytest.raises(ConfigError, match="unknown method"):
-        eflomal_align.run_eflomal(pairs, method="best")

@@ -1,13 +1,10 @@
-"""The whole encoder-decoder: every configuration trains (gradients reach every parameter)."""
+"""The whole encoder-decoder: every configuration trains (gradients reach every parameter), and
+logits asked at the scored positions only are the full ones."""
 
 import pytest
 import torch
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from attnviz.devices import pick_device
-from attnviz.errors import ConfigError
 from attnviz.model.config import ModelConfig
-from attnviz.model.encoder import RNNEncoder, reverse_index
 from attnviz.model.scores import SCORES
 from attnviz.model.seq2seq import build_model
 
@@ -59,77 +56,3 @@ def test_scored_positions_get_the_same_logits(options, teacher_forcing):
     some = model(src, lengths, tgt, teacher_forcing, scored=scored).logits  # [N, V]
     assert some.shape == (int(scored.sum()), 40)
     assert torch.allclose(some, full[scored], atol=1e-6)
-
-
-def test_config_rejects_bad_values_with_a_message():
-    with pytest.raises(ConfigError, match="unknown style"):
-        ModelConfig(10, 10, style="transformer")
-    with pytest.raises(ConfigError, match="input_feeding"):
-        ModelConfig(10, 10, style="bahdanau", input_feeding=True)
-    with pytest.raises(ConfigError, match="dropout"):
-        ModelConfig(10, 10, dropout=1.5)
-    with pytest.raises(ConfigError, match="divisible"):
-        ModelConfig(10, 10, encoder="transformer", emb_dim=10, heads=4)
-    assert ModelConfig.from_dict(ModelConfig(10, 12).to_dict()) == ModelConfig(10, 12)
-
-
-def test_device_choice():
-    assert pick_device("cpu").type == "cpu"
-    if not torch.cuda.is_available():
-        with pytest.raises(ConfigError, match="no CUDA GPU"):
-            pick_device("cuda")
-        assert pick_device().type in ("cpu", "mps")
-
-
-def test_server_threads_come_from_the_environment_and_apply_per_thread(monkeypatch):
-    import threading
-
-    from attnviz.devices import server_threads, use_server_threads
-
-    monkeypatch.setenv("ATTNVIZ_THREADS", "nonsense")
-    assert server_threads() == 1
-    monkeypatch.setenv("ATTNVIZ_THREADS", "2")
-    seen = []
-
-    def worker() -> None:
-        use_server_threads()
-        seen.append(torch.get_num_threads())
-
-    thread = threading.Thread(target=worker)
-    thread.start()
-    thread.join()
-    assert seen == [2]
-
-
-def _packed_reference(enc, src, lengths):
-    """What the encoder computed with pack_padded_sequence (annotations zero at padding)."""
-    emb = enc.embedding(src)
-    out, final = enc.rnn(pack_padded_sequence(emb, lengths, batch_first=True, enforce_sorted=False))
-    memory, _ = pad_packed_sequence(out, batch_first=True, total_length=src.size(1))
-    h_n = final[0] if isinstance(final, tuple) else final  # [layers * dirs, B, H]
-    last = h_n.view(-1, enc.directions, src.size(0), h_n.size(-1))[-1]  # [dirs, B, H]
-    return memory, torch.cat(list(last), dim=-1)
-
-
-@pytest.mark.parametrize("cell", ["gru", "lstm"])
-@pytest.mark.parametrize("bidirectional", [True, False])
-@pytest.mark.parametrize("layers", [1, 2])
-def test_unpacked_encoder_equals_the_packed_rnn(cell, bidirectional, layers):
-    torch.manual_seed(0)
-    cfg = ModelConfig(20, 20, encoder=cell, bidirectional=bidirectional, enc_layers=layers, emb_dim=8, hidden_dim=6)
-    enc = RNNEncoder(cfg).eval()
-    lengths = torch.tensor([5, 2, 7, 1])
-    src = torch.zeros(4, 7, dtype=torch.long)  # [B, S] padded with PAD_ID = 0
-    for row, n in enumerate(lengths.tolist()):
-        src[row, :n] = torch.randint(4, 20, (n,))
-    memory, summary = _packed_reference(enc, src, lengths)
-    out = enc(src, lengths)
-    assert torch.allclose(out.memory, memory, atol=1e-6)
-    assert torch.allclose(out.summary, summary, atol=1e-6)
-    grads = torch.autograd.grad(out.memory.sum() + out.summary.sum(), list(enc.rnn.parameters()))
-    expected = torch.autograd.grad(memory.sum() + summary.sum(), list(enc.rnn.parameters()))
-    assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(grads, expected, strict=True))
-
-
-def test_reverse_index_reverses_within_each_length():
-    assert reverse_index(torch.tensor([3, 1, 4]), 4).tolist() == [[2, 1, 0, 3], [0, 1, 2, 3], [3, 2, 1, 0]]

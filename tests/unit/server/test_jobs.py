@@ -1,4 +1,5 @@
-"""Background training jobs: run to done, stop, the global cap, failures, abandonment, names."""
+"""Background training jobs: run to done, stop, the global cap, failures, abandonment, names (two
+trainings with one name keep both)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import time
 import pytest
 
 from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, slugify
-from attnviz.store import catalog
+from attnviz.store import catalog, files
 from tests.support.jobs import tiny_recipe, wait
 
 
@@ -93,3 +94,15 @@ def test_names_are_slugified_and_never_overwrite(tmp_path):
     job = registry.submit("s1", tiny_recipe("taken", epochs=1), folder=tmp_path)
     wait(job)
     assert job.snapshot().result_path == tmp_path / "taken-2.safetensors"
+
+
+def test_two_concurrent_trainings_with_one_name_keep_both(models):
+    registry = JobRegistry(max_jobs=2)
+    first = registry.submit("s1", tiny_recipe("same", epochs=2), folder=models)
+    second = registry.submit("s2", tiny_recipe("same", epochs=1), folder=models)
+    wait(first)
+    wait(second)
+    paths = {first.snapshot().result_path, second.snapshot().result_path}
+    assert paths == {models / "same.safetensors", models / "same-2.safetensors"}
+    assert all(p.is_file() for p in paths)
+    assert not list((models / files.STAGING).glob("*.lock"))  # reservations released

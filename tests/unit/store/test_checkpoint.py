@@ -1,20 +1,27 @@
-"""Checkpoints: exact round trip, atomic writes, and refusal of unsafe or broken files."""
+"""Checkpoints: exact round trip, atomic writes, and refusal of unsafe or broken files (bad configs
+before a model is built, non-finite weights)."""
+
+from __future__ import annotations
 
 import json
 import pickle
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from safetensors.torch import save_file
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
 
 from attnviz.errors import CheckpointError
 from attnviz.model.config import ModelConfig
 from attnviz.model.seq2seq import Seq2Seq
 from attnviz.store import catalog, checkpoint
 from attnviz.store.checkpoint import _vocab_field, _vocab_from_field, load_checkpoint, read_header, save
+from tests.support.tiny import tiny_translator
 
 
 def test_round_trip_is_exact(saved):
@@ -124,17 +131,6 @@ save(tr, {str(path)!r})
     assert load_checkpoint(path).meta["metrics"] == {"bleu": 12.5}
 
 
-def test_catalog_resolves_names_and_confines_paths(saved, tmp_path, monkeypatch):
-    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path))
-    names = [m["name"] for m in catalog.list_models()]
-    assert "m" in names
-    assert catalog.load("m").config.score == "local_p"
-    with pytest.raises(CheckpointError, match="outside the model folders"):
-        catalog.resolve("/etc/passwd", roots=[tmp_path])
-    with pytest.raises(CheckpointError, match="no model named"):
-        catalog.resolve("no-such-model")
-
-
 def test_vocabularies_are_stored_one_token_per_line_and_older_files_still_load(saved, tmp_path):
     tr, path = saved
     header = read_header(path)
@@ -167,3 +163,47 @@ def test_the_shape_check_sees_the_shapes_the_model_has(changes):
     """The header's shapes are checked on a meta-device model built without initialisation."""
     cfg = ModelConfig(src_vocab_size=50, tgt_vocab_size=40, emb_dim=16, hidden_dim=16, attn_dim=8, **changes)
     assert checkpoint._expected_shapes(cfg) == {n: list(t.shape) for n, t in Seq2Seq(cfg).state_dict().items()}
+
+
+def rewrite_header(path: Path, edit) -> None:
+    """Rewrite a checkpoint with ``edit(header)`` applied to its attnviz header, same tensors."""
+    with safe_open(str(path), framework="pt") as f:
+        header = json.loads(f.metadata()["attnviz"])
+    edit(header)
+    save_file(load_file(str(path)), str(path), metadata={"attnviz": json.dumps(header)})
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda h: h["config"].update(hidden_dim=True), "hidden_dim must be a whole number"),
+        (lambda h: h["config"].update(dropout="0.1"), "dropout must be a number"),
+        (lambda h: h["config"].update(hidden_dim=8000), "has shape"),
+        (lambda h: h.update(src_tokenizer=7), "good.safetensors: "),
+    ],
+)
+def test_bad_configs_are_refused_before_building_the_model(model_file, monkeypatch, edit, message):
+    rewrite_header(model_file, edit)
+    import attnviz.store.checkpoint as checkpoint
+
+    real = checkpoint.Seq2Seq
+
+    def only_on_meta(cfg):  # the real model must not be allocated for a bad file
+        assert torch.empty(0).device.type == "meta", "a model was allocated before the shapes were checked"
+        return real(cfg)
+
+    monkeypatch.setattr(checkpoint, "Seq2Seq", only_on_meta)
+    start = time.perf_counter()
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(model_file)
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_non_finite_weights_are_refused(corpus, models, value):
+    tr = tiny_translator(corpus)
+    with torch.no_grad():
+        next(iter(tr.model.parameters()))[0, 0] = value
+    path = save(tr, models / "nan.safetensors")
+    with pytest.raises(CheckpointError, match="NaN or infinite"):
+        load_checkpoint(path)

@@ -1,5 +1,5 @@
 """Data-parallel training: two CPU processes (gloo) take the same steps as one process that
-trains on the whole of every batch."""
+trains on the whole of every batch; a rank's share of a batch and of its links."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from safetensors.torch import load_file, save_file
 from attnviz.cli.main import main
 from attnviz.store.checkpoint import read_header
 from attnviz.training import distributed
-from attnviz.training.fit import TrainConfig, fit
+from attnviz.training.fit import TrainConfig, fit, make_batches
 from tests.support.paths import ROOT
 from tests.support.tiny import reverse_corpus, tiny_translator
 
@@ -105,3 +105,14 @@ def test_torchrun_trains_a_recipe_and_rank_0_saves_it(tmp_path):
     meta = read_header(out)["meta"]
     assert meta["hardware"].endswith("x 2 processes (gloo)") and meta["device"] == "cpu"
     assert len(meta["history"]) == 2 and meta["metrics"]["n"] == 8
+
+
+def test_a_rank_shards_the_links_with_its_rows():
+    second = object.__new__(distributed.DDPGroup)  # rank 1 of 2, without a process group
+    second.rank, second.world = 1, 2
+    corpus = reverse_corpus(3)
+    [(src, lengths, tgt, grid)] = make_batches(corpus.train[1:], *corpus.build_vocabs(), 2, None, [[(0, 0)], [(1, 2)]])
+    (s, _, t, g), _ = second.shard((src, lengths, tgt, grid))
+    assert g.shape == (1, t.size(1) - 1, s.size(1)) and torch.equal(g[0], grid[1, : t.size(1) - 1, : s.size(1)])
+    (_, _, _, g), weight = second.shard((src[:1], lengths[:1], tgt[:1], grid[:1]))
+    assert weight == 0 and not g.any()  # a rank without rows: no links either

@@ -1,28 +1,21 @@
-"""Training controls: time budget, linear schedule, and resuming an interrupted recipe."""
+"""Training: a tiny model overfits, runs are reproducible and stoppable, progress reports, the time
+budget, the linear schedule, checkpoint averaging, device and precision settings, links carried
+through batching."""
 
 import math
+import random
 
+import numpy as np
 import pytest
 import torch
 
 from attnviz import devices
 from attnviz.cli.main import main as cli_main
+from attnviz.data.pairs import Corpus, make_pair
 from attnviz.devices import available_devices
-from attnviz.errors import ConfigError
-from attnviz.store import recipe_path
-from attnviz.store.checkpoint import read_header
-from attnviz.training.fit import TrainConfig, _linear, fit
-from attnviz.training.guided_links import GuidedConfig
-from attnviz.training.recipes import Recipe, run_recipe
-from tests.support.tiny import tiny_translator
-
-RECIPE = {
-    "name": "tiny-copy",
-    "data": "copy",
-    "data_options": {"n_train": 64, "n_valid": 16, "n_test": 8, "seed": 0},
-    "model": {"emb_dim": 8, "hidden_dim": 16, "attn_dim": 8, "score": "general", "style": "luong"},
-    "train": {"epochs": 4, "batch_size": 16, "lr": 0.01, "seed": 0, "patience": None},
-}
+from attnviz.errors import ConfigError, InputError
+from attnviz.training.fit import TrainConfig, _linear, evaluate_loss, fit, make_batches
+from tests.support.tiny import WORD, tiny_translator
 
 
 def test_linear_schedule_falls_to_the_floor_by_steps_or_by_time():
@@ -43,42 +36,6 @@ def test_time_budget_stops_training_and_still_validates(corpus):
     result = fit(translator, corpus, TrainConfig(epochs=50, batch_size=8, max_seconds=1e-9))
     assert result.out_of_time and result.epochs_run <= 1
     assert "progress" not in translator.meta  # a finished training leaves no resume record
-
-
-def test_an_interrupted_recipe_resumes_from_its_last_epoch(tmp_path):
-    recipe = Recipe(**RECIPE)
-    out = tmp_path / "tiny.safetensors"
-    calls = {"epochs": 0}
-
-    def stop_after_two() -> bool:
-        return calls["epochs"] >= 2
-
-    def count(p) -> None:
-        calls["epochs"] += p.kind == "epoch"
-
-    run_recipe(recipe, out, callback=count, should_stop=stop_after_two, evaluate_split=None)
-    progress = read_header(out)["meta"]["progress"]
-    assert progress["epoch"] == 2 and len(progress["history"]) == 2
-
-    seen = []
-    model = run_recipe(recipe, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None,
-                       resume=True)  # fmt: skip
-    assert sorted(set(seen)) == [3, 4]  # only the epochs that were missing
-    assert [row["epoch"] for row in model.meta["history"]] == [1, 2, 3, 4]
-    header = read_header(out)["meta"]
-    assert "progress" not in header and header["metrics"]["n"] == 8
-    assert header["train_seconds"] >= progress["seconds"]
-
-
-def test_resume_ignores_a_checkpoint_of_another_recipe(tmp_path):
-    out = tmp_path / "tiny.safetensors"
-    run_recipe(Recipe(**RECIPE), out, should_stop=lambda: False, evaluate_split=None,
-               callback=None)  # fmt: skip
-    other = Recipe(**{**RECIPE, "train": {**RECIPE["train"], "epochs": 2}})
-    torch.manual_seed(0)
-    seen = []
-    run_recipe(other, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None, resume=True)
-    assert seen == [1, 2]  # started afresh: the file was finished, and by another recipe
 
 
 @pytest.mark.parametrize("lr", [3e-2, 1.0])
@@ -154,32 +111,6 @@ def test_cuda_without_a_gpu_is_a_one_line_error(capsys):
         assert err.count("\n") == 1 and device in err and "Traceback" not in err
 
 
-def test_bf16_where_unsupported_is_refused(monkeypatch):
-    monkeypatch.setattr(devices, "_cpu_flags", lambda: {"avx2", "fma"})
-    assert not devices.bf16_supported("cpu")
-    with pytest.raises(ConfigError, match="--precision fp32"):
-        TrainConfig(precision="bf16").hardware()
-    assert TrainConfig(precision="auto").hardware() == (torch.device("cpu"), "fp32")
-    monkeypatch.setattr(devices, "_cpu_flags", lambda: {"avx512f", "avx512_bf16"})
-    assert devices.bf16_supported("cpu")
-    assert TrainConfig(precision="bf16").hardware() == (torch.device("cpu"), "bf16")
-
-
-@pytest.mark.parametrize(
-    ("flags", "vendor", "picked"),
-    [
-        ({"avx512f", "avx512_bf16"}, "AuthenticAMD", "bf16"),  # EPYC: measured 1.1-1.7x faster
-        ({"avx512f", "avx512_bf16"}, "GenuineIntel", "fp32"),  # Xeon without AMX: measured 0.65x
-        ({"avx512f", "avx512_bf16", "amx_bf16", "amx_tile"}, "GenuineIntel", "bf16"),
-        ({"avx2"}, "AuthenticAMD", "fp32"),
-    ],
-)
-def test_auto_precision_picks_bf16_only_where_it_was_measured_faster(monkeypatch, flags, vendor, picked):
-    monkeypatch.setattr(devices, "_cpu_flags", lambda: flags)
-    monkeypatch.setattr(devices, "_cpu_vendor", lambda: vendor)
-    assert TrainConfig(precision="auto").hardware() == (torch.device("cpu"), picked)
-
-
 @pytest.mark.skipif(not devices.bf16_supported("cpu"), reason="this CPU has neither AVX512-BF16 nor AMX")
 def test_bf16_training_keeps_float32_weights_and_learns(corpus):
     translator = tiny_translator(corpus)
@@ -192,55 +123,95 @@ def test_bf16_training_keeps_float32_weights_and_learns(corpus):
     assert translator.meta["precision"] == "bf16" and translator.meta["device"] == "cpu"
 
 
-def test_progress_reports_and_the_checkpoint_name_the_hardware(tmp_path):
-    seen = set()
-    run_recipe(Recipe(**RECIPE), tmp_path / "tiny.safetensors", callback=lambda p: seen.add(p.hardware),
-               evaluate_split=None)  # fmt: skip
-    meta = read_header(tmp_path / "tiny.safetensors")["meta"]
-    assert seen == {meta["hardware"]} and "CPU, " in meta["hardware"]
-    assert meta["device"] == "cpu" and meta["precision"] == "fp32"
+def test_tiny_model_overfits_a_tiny_batch(trained, corpus):
+    batches = make_batches(corpus.train, trained.src_vocab, trained.tgt_vocab, 64, None)
+    _, accuracy = evaluate_loss(trained.model, batches, "cpu")
+    assert accuracy == 1.0
+    al = trained.translate("a b c d")
+    assert al.output_tokens == ["d", "c", "b", "a"]
 
 
-GUIDED_RECIPE = {
-    **RECIPE,
-    "name": "tiny-guided",
-    "train": {**RECIPE["train"], "epochs": 2},
-    "guided": {"weight": 0.5, "links": "gold"},  # the copy task's diagonal gold links
-}
+def test_training_is_reproducible_and_stoppable(corpus):
+    histories = []
+    for _ in range(2):
+        tr = tiny_translator(corpus)
+        histories.append(fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, seed=3)).history)
+    assert [h["loss"] for h in histories[0]] == [h["loss"] for h in histories[1]]
+    tr = tiny_translator(corpus)
+    calls = []
+    result = fit(tr, corpus, TrainConfig(epochs=5, batch_size=8), should_stop=lambda: len(calls) >= 3,
+                 callback=lambda p: calls.append(p) if p.kind == "step" else None)  # fmt: skip
+    assert result.stopped and len(calls) == 3
 
 
-def test_a_guided_recipe_records_its_weight_and_links_and_resumes(tmp_path):
-    out = tmp_path / "tiny.safetensors"
-    recipe = Recipe(**GUIDED_RECIPE)
+def test_progress_reports_probe_alignment_each_epoch(corpus):
+    tr = tiny_translator(corpus)
     epochs = []
-    run_recipe(recipe, out, callback=lambda p: epochs.append(p) if p.kind == "epoch" else None,
-               should_stop=lambda: len(epochs) >= 1, evaluate_split=None)  # fmt: skip
-    assert read_header(out)["meta"]["progress"]["epoch"] == 1
-    model = run_recipe(recipe, out, resume=True, evaluate_split=None)
-    meta = read_header(out)["meta"]
-    assert [row["epoch"] for row in meta["history"]] == [1, 2] and model.meta["history"] == meta["history"]
-    assert all(row["align_loss"] > 0 for row in meta["history"])
-    assert meta["guided"] == {"weight": 0.5, "links": "gold", "method": "grow-diag-final-and",
-                              "links_file": "gold links of the training pairs"}  # fmt: skip
-    assert meta["recipe"]["guided_weight"] == 0.5 and meta["recipe_full"]["guided"] == GUIDED_RECIPE["guided"]
+    fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, probe="a b c"),
+        callback=lambda p: epochs.append(p) if p.kind == "epoch" else None)  # fmt: skip
+    assert [p.epoch for p in epochs] == [1, 2]
+    assert all(p.probe is not None and p.probe.source_tokens[:3] == ["a", "b", "c"] for p in epochs)
+    assert epochs[-1].valid_loss is not None and epochs[-1].eta_seconds == 0
 
 
-def test_recipes_without_guidance_read_as_before_and_bad_guided_fields_are_refused():
-    plain = Recipe(**{k: v for k, v in GUIDED_RECIPE.items() if k != "guided"})
-    assert "guided" not in plain.to_dict() and plain.guided_config() is None
-    with pytest.raises(ConfigError, match=r"unknown guided settings \['decay'\]"):
-        Recipe(**{**GUIDED_RECIPE, "guided": {"weight": 0.3, "decay": 0.5}})
-    with pytest.raises(ConfigError, match="set the guided weight in the guided field"):
-        Recipe(**{**GUIDED_RECIPE, "train": {"guided_weight": 0.3}})
+def test_scheduled_sampling_trains(corpus):
+    tr = tiny_translator(corpus, style="luong", score="general", input_feeding=True)
+    result = fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, teacher_forcing=0.5))
+    assert all(np.isfinite(h["loss"]) for h in result.history)
 
 
-def test_the_shipped_guided_recipe_is_its_unguided_twin_plus_guidance():
-    guided = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau-guided"))
-    plain = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau"))
-    assert guided.guided_config() == GuidedConfig(weight=0.1, links="eflomal")
+def _numbered_corpus(n: int = 60) -> Corpus:
+    """Pair k reads ``w<k> ...`` so a batch row names its pair; its links are a shifted diagonal."""
+    pairs = []
+    for k in range(n):
+        length = 2 + k % 5
+        words = [f"w{k}"] + [chr(ord("a") + (k + i) % 7) for i in range(length - 1)]
+        pairs.append(make_pair(" ".join(words), " ".join(reversed(words)), WORD, WORD))
+    return Corpus("numbered", pairs, [], [], WORD, WORD, False, [])
 
-    def what(recipe: Recipe) -> dict:  # the recipe less its name, guidance and device (where it ran)
-        train = {k: v for k, v in recipe.train.items() if k != "device"}
-        return {**recipe.to_dict(), "name": None, "guided": None, "train": train}
 
-    assert what(guided) == what(plain)
+def _links_of(pair) -> list[tuple[int, int]]:
+    n_src, n_tgt = len(pair.source_tokens), len(pair.target_tokens)
+    return [(i, (i + len(pair.source)) % n_tgt) for i in range(n_src) if i % 2 == 0]
+
+
+def test_links_travel_with_their_pairs_through_shuffling_and_bucketing():
+    corpus = _numbered_corpus()
+    src_vocab, tgt_vocab = corpus.build_vocabs()
+    links = [_links_of(p) for p in corpus.train]
+    by_name = {p.source_tokens[0]: p for p in corpus.train}
+    batches = make_batches(corpus.train, src_vocab, tgt_vocab, 8, random.Random(3), links)
+    assert [src[0, 0] for src, *_ in batches] != sorted(src[0, 0] for src, *_ in batches)  # really reordered
+    seen = 0
+    for src, lengths, tgt, grid in batches:
+        assert grid.shape == (src.size(0), tgt.size(1) - 1, src.size(1)) and grid.dtype == torch.bool
+        for row in range(src.size(0)):
+            pair = by_name[src_vocab.decode([int(src[row, 0])])[0]]
+            expected = torch.zeros_like(grid[row])
+            for i, j in _links_of(pair):
+                expected[j, i] = True
+                # row j is the step that writes target token j; column i reads source token i
+                assert tgt_vocab.decode([int(tgt[row, j + 1])])[0] == pair.target_tokens[j]
+                assert src_vocab.decode([int(src[row, i])])[0] == pair.source_tokens[i]
+            assert torch.equal(grid[row], expected)
+            assert not grid[row, :, lengths[row] - 1 :].any()  # nothing on <eos> or padding
+            seen += 1
+    assert seen == len(corpus.train)
+    assert all(len(b) == 3 for b in make_batches(corpus.train, src_vocab, tgt_vocab, 8, random.Random(3)))
+
+
+def test_links_outside_their_pair_or_one_list_short_are_refused():
+    corpus = _numbered_corpus(4)
+    src_vocab, tgt_vocab = corpus.build_vocabs()
+    bad = [[(0, 0)], [(0, 0)], [(4, 0)], [(0, 0)]]  # pair 3 has 4 source tokens (w2 c d e)
+    with pytest.raises(InputError, match=r"training pair 3 \('w2 c d e'\): link 4-0 is outside its 4 source"):
+        make_batches(corpus.train, src_vocab, tgt_vocab, 2, None, bad)
+    with pytest.raises(InputError, match="3 link lists for 4 pairs"):
+        make_batches(corpus.train, src_vocab, tgt_vocab, 2, None, bad[:3])
+
+
+def test_a_guided_weight_without_links_is_a_config_error(corpus):
+    with pytest.raises(ConfigError, match="needs the links of every training pair"):
+        fit(tiny_translator(corpus), corpus, TrainConfig(epochs=1, guided_weight=0.3))
+    with pytest.raises(ConfigError, match="guided_weight=11"):
+        TrainConfig(guided_weight=11)

@@ -1,24 +1,15 @@
-"""Guided alignment: the loss and its gradient, links carried through batching into training, where the
-links come from (eflomal and its cache, a Pharaoh file, gold), recipes and the command line."""
+"""Guided alignment: the loss and its gradient by hand, and training that pulls attention towards
+the links."""
 
 import math
-import random
-from pathlib import Path
 
 import pytest
 import torch
 
-from attnviz.cli.main import main as cli_main
-from attnviz.data.pairs import Corpus, Pair, make_pair
-from attnviz.data.tokenize import Tokenizer
-from attnviz.errors import ConfigError, DataError, InputError
-from attnviz.links import eflomal as eflomal_align
-from attnviz.store.checkpoint import read_header
-from attnviz.training import distributed
+from attnviz.errors import InputError
 from attnviz.training.fit import TrainConfig, _loss_and_accuracy, fit, make_batches
 from attnviz.training.guided import guided_alignment_loss, piece_links, reference_alignment
-from attnviz.training.guided_links import GuidedConfig, training_links
-from tests.support.tiny import WORD, reverse_corpus, tiny_translator
+from tests.support.tiny import reverse_corpus, tiny_translator
 
 
 def test_reference_rows_are_uniform_over_linked_sources_and_masked_elsewhere():
@@ -66,65 +57,12 @@ def test_word_links_expand_to_pieces():
         piece_links([(2, 0)], ["a@@", "b", "c"], ["x", "y"])
 
 
-# --- wired into training -------------------------------------------------------------------
-
-
 def test_moving_attention_towards_the_links_lowers_the_loss():
     torch.manual_seed(1)
     attention = torch.softmax(torch.randn(2, 3, 5), dim=-1)  # [B, T, S]
     ref, mask = reference_alignment([[(0, 0), (4, 1), (2, 1)], [(3, 2)]], tgt_len=3, src_len=5)
     losses = [guided_alignment_loss((1 - a) * attention + a * ref, ref, mask).item() for a in (0, 0.25, 0.5, 0.9)]
     assert losses == sorted(losses, reverse=True) and losses[-1] < losses[0] / 3
-
-
-def _numbered_corpus(n: int = 60) -> Corpus:
-    """Pair k reads ``w<k> ...`` so a batch row names its pair; its links are a shifted diagonal."""
-    pairs = []
-    for k in range(n):
-        length = 2 + k % 5
-        words = [f"w{k}"] + [chr(ord("a") + (k + i) % 7) for i in range(length - 1)]
-        pairs.append(make_pair(" ".join(words), " ".join(reversed(words)), WORD, WORD))
-    return Corpus("numbered", pairs, [], [], WORD, WORD, False, [])
-
-
-def _links_of(pair) -> list[tuple[int, int]]:
-    n_src, n_tgt = len(pair.source_tokens), len(pair.target_tokens)
-    return [(i, (i + len(pair.source)) % n_tgt) for i in range(n_src) if i % 2 == 0]
-
-
-def test_links_travel_with_their_pairs_through_shuffling_and_bucketing():
-    corpus = _numbered_corpus()
-    src_vocab, tgt_vocab = corpus.build_vocabs()
-    links = [_links_of(p) for p in corpus.train]
-    by_name = {p.source_tokens[0]: p for p in corpus.train}
-    batches = make_batches(corpus.train, src_vocab, tgt_vocab, 8, random.Random(3), links)
-    assert [src[0, 0] for src, *_ in batches] != sorted(src[0, 0] for src, *_ in batches)  # really reordered
-    seen = 0
-    for src, lengths, tgt, grid in batches:
-        assert grid.shape == (src.size(0), tgt.size(1) - 1, src.size(1)) and grid.dtype == torch.bool
-        for row in range(src.size(0)):
-            pair = by_name[src_vocab.decode([int(src[row, 0])])[0]]
-            expected = torch.zeros_like(grid[row])
-            for i, j in _links_of(pair):
-                expected[j, i] = True
-                # row j is the step that writes target token j; column i reads source token i
-                assert tgt_vocab.decode([int(tgt[row, j + 1])])[0] == pair.target_tokens[j]
-                assert src_vocab.decode([int(src[row, i])])[0] == pair.source_tokens[i]
-            assert torch.equal(grid[row], expected)
-            assert not grid[row, :, lengths[row] - 1 :].any()  # nothing on <eos> or padding
-            seen += 1
-    assert seen == len(corpus.train)
-    assert all(len(b) == 3 for b in make_batches(corpus.train, src_vocab, tgt_vocab, 8, random.Random(3)))
-
-
-def test_links_outside_their_pair_or_one_list_short_are_refused():
-    corpus = _numbered_corpus(4)
-    src_vocab, tgt_vocab = corpus.build_vocabs()
-    bad = [[(0, 0)], [(0, 0)], [(4, 0)], [(0, 0)]]  # pair 3 has 4 source tokens (w2 c d e)
-    with pytest.raises(InputError, match=r"training pair 3 \('w2 c d e'\): link 4-0 is outside its 4 source"):
-        make_batches(corpus.train, src_vocab, tgt_vocab, 2, None, bad)
-    with pytest.raises(InputError, match="3 link lists for 4 pairs"):
-        make_batches(corpus.train, src_vocab, tgt_vocab, 2, None, bad[:3])
 
 
 def _align_loss(translator, corpus, links) -> float:
@@ -150,110 +88,3 @@ def test_guided_training_pulls_attention_towards_the_links(score, style):
     assert guided.meta["recipe"]["guided_weight"] == 1.0
     epochs = [p for p in steps if p.kind == "epoch"]
     assert all(p.as_row()["align_loss"] > 0 for p in epochs)
-
-
-def test_a_guided_weight_without_links_is_a_config_error(corpus):
-    with pytest.raises(ConfigError, match="needs the links of every training pair"):
-        fit(tiny_translator(corpus), corpus, TrainConfig(epochs=1, guided_weight=0.3))
-    with pytest.raises(ConfigError, match="guided_weight=11"):
-        TrainConfig(guided_weight=11)
-
-
-def test_a_rank_shards_the_links_with_its_rows():
-    second = object.__new__(distributed.DDPGroup)  # rank 1 of 2, without a process group
-    second.rank, second.world = 1, 2
-    corpus = reverse_corpus(3)
-    [(src, lengths, tgt, grid)] = make_batches(corpus.train[1:], *corpus.build_vocabs(), 2, None, [[(0, 0)], [(1, 2)]])
-    (s, _, t, g), _ = second.shard((src, lengths, tgt, grid))
-    assert g.shape == (1, t.size(1) - 1, s.size(1)) and torch.equal(g[0], grid[1, : t.size(1) - 1, : s.size(1)])
-    (_, _, _, g), weight = second.shard((src[:1], lengths[:1], tgt[:1], grid[:1]))
-    assert weight == 0 and not g.any()  # a rank without rows: no links either
-
-
-# --- where the links come from -------------------------------------------------------------
-
-BPE_WORDS = Tokenizer("word", lowercase=True)
-
-
-def _subword_corpus() -> Corpus:
-    """Two pairs whose source words are cut into pieces (as ``subwords`` would)."""
-    pairs = [
-        Pair("Xylophon spielt", "xylophone plays", ["xylo@@", "phon", "spielt"], ["xylophone", "plays"]),
-        Pair("Ein Hund", "a dog", ["ein", "hu@@", "n@@", "d"], ["a", "dog"]),
-    ]
-    return Corpus("pieces", pairs, [], [], BPE_WORDS, BPE_WORDS, False, [])
-
-
-def test_a_links_file_gives_word_links_that_become_piece_links(tmp_path):
-    path = tmp_path / "links.txt"
-    path.write_text("0-0 1-1\n0-0 1-1\n")
-    links, source = training_links(_subword_corpus(), GuidedConfig(links=str(path)))
-    assert source == str(path)
-    assert links == [[(0, 0), (1, 0), (2, 1)], [(0, 0), (1, 1), (2, 1), (3, 1)]]
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("0-0 1-1\n", r"links.txt line 2: the file has 1 lines for 2 training pairs"),
-        ("0-0 1-1\n0-0\n0-0\n", r"links.txt line 3: the file has 3 lines for 2 training pairs"),
-        ("0-0 1-1\n0-0 2-1\n", r"links.txt line 2: link 2-1 is outside its pair's 2 source and 2 target words"),
-        ("0-0 1-1\n0-0 x\n", r"links.txt line 2: 'x' is not a Pharaoh link"),
-    ],
-)
-def test_a_bad_links_file_is_an_error_naming_the_line(tmp_path, text, message):
-    path = tmp_path / "links.txt"
-    path.write_text(text)
-    with pytest.raises(DataError, match=message):
-        training_links(_subword_corpus(), GuidedConfig(links=str(path)))
-
-
-def test_missing_links_and_unknown_settings_are_config_errors(tmp_path):
-    with pytest.raises(DataError, match="no links file at"):
-        training_links(_subword_corpus(), GuidedConfig(links=str(tmp_path / "none.txt")))
-    with pytest.raises(ConfigError, match="has no gold links"):
-        training_links(_subword_corpus(), GuidedConfig(links="gold"))
-    chars = Tokenizer("char")
-    dates = Corpus("dates", [make_pair("ab", "ab", chars, chars)], [], [], chars, chars, False, [])
-    with pytest.raises(ConfigError, match="character-level and eflomal aligns words"):
-        training_links(dates, GuidedConfig())
-    for bad in ({"weight": 0}, {"weight": "high"}, {"method": "mean"}, {"links": ""}):
-        with pytest.raises(ConfigError):
-            GuidedConfig(**bad)
-
-
-def test_eflomal_links_are_computed_once_and_read_back_from_the_cache(tmp_path, monkeypatch):
-    pytest.importorskip("eflomal")
-    sentences = [("ein hund läuft", "a dog runs"), ("eine katze läuft", "a cat runs"), ("ein hund", "a dog"),
-                 ("die katze schläft", "the cat sleeps"), ("der hund schläft", "the dog sleeps")] * 4  # fmt: skip
-    corpus = Corpus("tiny", [make_pair(s, t, WORD, WORD) for s, t in sentences], [], [], WORD, WORD, False, [])
-    links, source = training_links(corpus, GuidedConfig(), tmp_path)
-    assert Path(source).parent == tmp_path and Path(source).name.startswith("eflomal-grow-diag-final-and-")
-    assert len(links) == len(sentences) and all(links)
-    assert (0, 0) in links[0]  # ein - a
-
-    def no_second_run(*args, **kwargs):
-        raise AssertionError("eflomal ran again")
-
-    monkeypatch.setattr(eflomal_align, "align", no_second_run)
-    assert training_links(corpus, GuidedConfig(), tmp_path) == (links, source)
-    corpus.train[0] = make_pair("ein hund rennt", "a dog runs", WORD, WORD)  # other words: another cache entry
-    with pytest.raises(AssertionError, match="eflomal ran again"):
-        training_links(corpus, GuidedConfig(), tmp_path)
-
-
-# --- the command line ----------------------------------------------------------------------
-
-
-def test_the_cli_trains_with_guidance_from_flags(tmp_path, capsys):
-    out = tmp_path / "cli.safetensors"
-    args = ["train", "--data", "reverse", "--n-train", "48", "--emb", "8", "--hidden", "16", "--attn", "8", "--epochs",
-            "1", "--out", str(out), "--quiet", "--guided-weight", "0.7", "--guided-links", "gold"]  # fmt: skip
-    assert cli_main(args) == 0
-    meta = read_header(out)["meta"]
-    assert meta["guided"]["weight"] == 0.7 and meta["recipe"]["guided_weight"] == 0.7
-    capsys.readouterr()
-    missing = ["--guided-links", str(tmp_path / "none.txt"), "--out", str(tmp_path / "x.safetensors")]
-    assert cli_main(["train", "--data", "reverse", "--max-steps", "1", *missing]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no links file at" in err
