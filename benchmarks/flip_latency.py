@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app  # noqa: E402
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app  # noqa: E402
 
 TITLE_JS = """() => { const t = document.querySelector('.js-plotly-plot .gtitle'); return t ? t.textContent : ''; }"""
 

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.load_test import server_reruns  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, TICKS_JS, streamlit_app  # noqa: E402
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, TICKS_JS, streamlit_app  # noqa: E402
 
 TASK, SCORE, STYLE = "multi30k-de-en", "additive", "bahdanau"
 SUBJECTS = ["Ein Mann", "Eine Frau", "Ein Junge", "Ein Mädchen", "Ein Arbeiter", "Ein Koch", "Ein Musiker",

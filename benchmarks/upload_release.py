@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.upload_load import rss_mb, write_csv  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app  # noqa: E402
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app  # noqa: E402
 
 WAIT_MS = 600_000  # a 45 MB upload on a loaded machine can take minutes
 

@@ -1,39 +1,26 @@
-"""Shared fixtures: tiny corpora and tiny models that train in seconds on a CPU."""
+"""Shared fixtures: tiny corpora and tiny models that train in seconds on a CPU.
+
+The fixture modules of ``tests/support`` are registered here, so every folder of tests can use
+them: the tiny app models (``app_models_dir``, ``app_env``, ``media``) and the model folders
+(``models``, ``model_file``, ``saved``)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from attnviz.data.pairs import Corpus, make_pair
-from attnviz.data.tokenize import Tokenizer
-from attnviz.training.fit import TrainConfig, build_translator, fit
+from attnviz.data.pairs import Corpus
+from attnviz.training.fit import TrainConfig, fit
+from tests.support.tiny import reverse_corpus, tiny_translator
+
+pytest_plugins = ["tests.support.app_fixtures", "tests.support.model_folder"]
 
 torch.set_num_threads(1)
-
-WORD = Tokenizer("word", lowercase=True)
-TINY_OPTIONS = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 12, "dropout": 0.0}
-
-
-def reverse_corpus(n: int = 40, seed: int = 0) -> Corpus:
-    """Sentences of letters and their reversal, with anti-diagonal gold links."""
-    g = torch.Generator().manual_seed(seed)
-    pairs = []
-    for _ in range(n):
-        length = int(torch.randint(3, 7, (1,), generator=g))
-        letters = [chr(ord("a") + int(i)) for i in torch.randint(0, 8, (length,), generator=g)]
-        sure = [(i, length - 1 - i) for i in range(length)]
-        pairs.append(make_pair(" ".join(letters), " ".join(reversed(letters)), WORD, WORD, sure))
-    return Corpus("reverse-test", pairs, pairs[:8], pairs[:8], WORD, WORD, True, [])
 
 
 @pytest.fixture(scope="session")
 def corpus() -> Corpus:
     return reverse_corpus()
-
-
-def tiny_translator(corpus: Corpus, score: str = "additive", style: str = "bahdanau", **options):
-    return build_translator(corpus, seed=0, score=score, style=style, **{**TINY_OPTIONS, **options})
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,123 @@
+"""Explore's Bahdanau | Luong | Both toggle, state across pages and in the URL (AppTest, tiny models)."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from attnviz.model.scores import SCORES
+from tests.support.app import TEXT, start
+from tests.support.paths import APP
+
+
+def titles(at: AppTest) -> list[str]:
+    return [(json.loads(c.proto.spec)["layout"].get("title") or {}).get("text", "") for c in at.get("plotly_chart")]
+
+
+def test_the_toggle_flips_the_model_and_keeps_sentence_view_beam_and_cell(app_env):
+    at = start()
+    at.text_input(key="explore_text").set_value(TEXT).run()
+    at.slider(key="explore_beam").set_value(2).run()
+    at.session_state["explore_cell"] = (1, 2)
+    at.run()
+    assert at.segmented_control(key="explore_style").value == "luong"
+    assert "toyfr-general-luong" in titles(at)[0]
+    at.segmented_control(key="explore_style").set_value("bahdanau").run()
+    assert not at.exception
+    assert "toyfr-general-bahdanau · general / bahdanau" in titles(at)[0]
+    assert at.text_input(key="explore_text").value == TEXT
+    assert at.slider(key="explore_beam").value == 2
+    assert at.session_state["explore_cell"] == (1, 2)
+    assert at.session_state["explore_view"] == "Weights"
+
+
+def test_both_renders_every_mirrored_view(app_env):
+    at = start(explore_style="both", explore_text=TEXT)
+    assert not at.exception
+    first = titles(at)
+    assert any("bahdanau" in t for t in first) and any("luong" in t for t in first)
+    heat = [json.loads(c.proto.spec) for c in at.get("plotly_chart")][:2]
+    zmax = {next(d["zmax"] for d in h["data"] if d["type"] == "heatmap") for h in heat}
+    assert len(zmax) == 1, "one colour scale"
+    assert sum(m.value.startswith(("**Bahdanau** ·", "**Luong** ·")) for m in at.markdown) == 2  # both translations
+    for view in ("Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "Difference"):
+        at.session_state["explore_view"] = view
+        at.run()
+        assert not at.exception, view
+        assert at.get("plotly_chart") or at.info, view
+    shown = " ".join(titles(at))
+    assert "Attention difference: Luong − Bahdanau" in shown and "Jensen-Shannon" in shown
+
+
+def test_one_step_slider_drives_both_panels(app_env):
+    at = start(explore_style="both", explore_text="the black cat does not eat the apple of the girl.",
+               explore_view="Per step", explore_step=0)  # fmt: skip
+    assert not at.exception
+    steps = [t for t in titles(at) if t.startswith("Step ")]
+    assert len(steps) >= 2 and all(t.startswith("Step 0") for t in steps[:2])  # one step for both panels
+    assert len([s for s in at.slider if s.key == "explore_step"]) <= 1
+
+
+def test_a_missing_combination_is_offered_and_says_why(app_env):
+    at = start()
+    options = at.selectbox(key="explore_score").options
+    assert len(options) == len(SCORES)  # every score, trained or not
+    assert any("not trained" in o for o in options) and any("both styles" in o for o in options)
+    at.selectbox(key="explore_score").set_value("dot").run()  # toy-fr has no dot model here
+    assert not at.exception
+    reasons = " ".join(i.value for i in at.info)
+    assert "no dot/luong model for" in reasons and "Train page" in reasons
+    at.selectbox(key="explore_score").set_value("local_p").run()
+    at.segmented_control(key="explore_style").set_value("bahdanau").run()
+    assert "bahdanau model for" in " ".join(i.value for i in at.info)
+    assert any(b.label == "Train it" for b in at.button)
+
+
+def test_state_survives_a_page_change_and_lives_in_the_url(app_env):
+    at = start()
+    at.text_input(key="explore_text").set_value(TEXT).run()
+    at.segmented_control(key="explore_style").set_value("both").run()
+    assert at.query_params["text"] in (TEXT, [TEXT]) and at.query_params["style"] in ("both", ["both"])
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.multiselect(key="cmp_models").value == ["toyfr-general-bahdanau", "toyfr-general-luong"]
+    assert at.text_input(key="cmp_sentence").value == TEXT  # Compare opens on Explore's model and sentence
+    at.switch_page("app.py").run()
+    assert at.text_input(key="explore_text").value == TEXT
+    assert at.segmented_control(key="explore_style").value == "both"
+
+
+def test_a_shared_link_opens_the_same_view(app_env):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"task": "toy-fr", "score": "general", "style": "bahdanau", "text": TEXT,
+                            "view": "Raw scores", "beam": "3", "cell": "1,2"})  # fmt: skip
+    at.run()
+    assert not at.exception
+    assert at.text_input(key="explore_text").value == TEXT
+    assert at.segmented_control(key="explore_style").value == "bahdanau"
+    assert at.slider(key="explore_beam").value == 3
+    assert at.session_state["explore_view"] == "Raw scores" and at.session_state["explore_cell"] == (1, 2)
+    assert "raw scores" in titles(at)[0].replace("<br>", " ")  # a narrow map wraps its title
+
+
+def test_a_broken_link_falls_back_to_defaults(app_env):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"beam": "many", "cell": "x", "view": "<b>nope</b>", "style": "diagonal"})
+    at.run()
+    assert not at.exception
+    assert at.slider(key="explore_beam").value == 1 and at.session_state["explore_view"] == "Weights"
+
+
+def test_attribution_view_mirrors_the_weights_heatmap(app_env):
+    at = start(explore_style="both", explore_text=TEXT, explore_view="Attribution")
+    assert not at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(specs) == 2 and all("integrated gradients" in s["layout"]["title"]["text"] for s in specs)
+    heat = [next(d for d in s["data"] if d["type"] == "heatmap") for s in specs]
+    assert all(h["zmin"] == -h["zmax"] for h in heat)  # its own scale, symmetric around 0
+    assert any("Spearman" in m.value for m in at.markdown)
+    table = at.dataframe[0].value
+    assert {"attention's first", "attribution's first", "Spearman", "IG delta"} <= set(table.columns)
+    at.segmented_control(key="explore_attr_method").set_value("occlusion").run()
+    assert not at.exception and "occlusion" in titles(at)[0].lower()

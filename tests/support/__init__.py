@@ -1,0 +1,1 @@
+"""Shared helpers and fixtures of the test suite: imported by test files and benchmarks, never collected."""

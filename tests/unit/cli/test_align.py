@@ -1,0 +1,91 @@
+"""The ``align --method`` and ``align-eval`` commands: word links by method (with a reverse model),
+scored against a gold file; bad input exits 2 with one line."""
+
+import json
+
+import pytest
+
+from attnviz.cli.main import main
+from attnviz.links.extract import (
+    align_corpus,
+    align_words,
+    to_pharaoh,
+)
+from attnviz.store.checkpoint import save
+from tests.support.cli import run
+
+
+@pytest.fixture
+def cli_model(trained, tmp_path, monkeypatch):
+    path = save(trained, tmp_path / "models" / "rev.safetensors")
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(path.parent))
+    monkeypatch.chdir(tmp_path)
+    return str(path)
+
+
+def test_cli_align_methods(capsys, cli_model, trained):
+    code, out, _ = run(capsys, "align", "--model", cli_model, "a b c d", "d c b a")
+    assert code == 0 and out.split()[:4] == ["3-0", "2-1", "1-2", "0-3"]  # the raw token-level default
+    code, out, _ = run(capsys, "align", "--model", cli_model, "--method", "argmax", "a b c d", "d c b a")
+    assert code == 0 and out.strip() == "0-3 1-2 2-1 3-0"
+    code, out, _ = run(
+        capsys, "align", "--model", cli_model, "--method", "grow-diag-final", "--reverse-model", cli_model,
+        "--json", "a b c d", "d c b a",
+    )  # fmt: skip
+    data = json.loads(out)
+    expected = align_words(trained, "a b c d", "d c b a", "grow-diag-final", reverse=trained)
+    assert code == 0 and data == json.loads(json.dumps(expected.to_dict()))
+    assert data["method"] == "grow-diag-final" and data["source_words"] == ["a", "b", "c", "d"] and data["caption"]
+    assert data["pharaoh"] == " ".join(f"{i}-{j}" for i, j in data["links"])
+
+
+def test_cli_align_bad_input_exits_2(capsys, cli_model):
+    code, _, err = run(capsys, "align", "--model", cli_model, "--method", "union", "a b", "b a")
+    assert code == 2 and "reverse model" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "align", "--model", cli_model, "--reverse-model", cli_model, "a b", "b a")
+    assert code == 2 and "--reverse-model is used by" in err
+    with pytest.raises(SystemExit) as e:
+        main(["align", "--model", cli_model, "--method", "threshold", "--threshold", "2", "a", "a"])
+    assert e.value.code == 2
+
+
+@pytest.fixture
+def files(trained, tmp_path, monkeypatch):
+    """Sentence files and a gold file that holds the model's own argmax links (so AER is 0)."""
+    model = save(trained, tmp_path / "models" / "rev.safetensors")
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(model.parent))
+    monkeypatch.chdir(tmp_path)
+    sources, targets = [["a", "b", "c", "d"], ["e", "f", "g"]], [["d", "c", "b", "a"], ["g", "f", "e"]]
+    (tmp_path / "src.txt").write_text("".join(" ".join(s) + "\n" for s in sources), encoding="utf-8")
+    (tmp_path / "tgt.txt").write_text("".join(" ".join(t) + "\n" for t in targets), encoding="utf-8")
+    own = align_corpus(trained, sources, targets)
+    (tmp_path / "gold.txt").write_text("".join(to_pharaoh(links) + "\n" for links in own), encoding="utf-8")
+    return str(model)
+
+
+def test_cli_align_eval_json(capsys, files):
+    args = ["align-eval", "--model", files, "--src", "src.txt", "--tgt", "tgt.txt", "--gold", "gold.txt"]
+    code, out, _ = run(capsys, *args, "--json", "--per-sentence")
+    data = json.loads(out)
+    assert code == 0 and data["method"] == "argmax" and data["n"] == 2
+    assert (data["precision"], data["recall"], data["aer"]) == (1.0, 1.0, 0.0)
+    assert [s["predicted"] for s in data["sentences"]] == [4, 3]
+    code, out, _ = run(capsys, *args, "--method", "union", "--reverse-model", files)
+    assert code == 0 and "recall: 1.0" in out  # the union holds the forward argmax links
+
+
+def test_cli_align_eval_bad_input_exits_2(capsys, files, tmp_path):
+    base = ["align-eval", "--model", files, "--src", "src.txt", "--tgt", "tgt.txt"]
+    (tmp_path / "short.txt").write_text("0-3\n", encoding="utf-8")
+    code, _, err = run(capsys, *base, "--gold", "short.txt")
+    assert code == 2 and "short.txt line 2" in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "talp.txt").write_text("1 1 4 S\n2 1 3\n", encoding="utf-8")
+    code, _, err = run(capsys, *base, "--gold", "talp.txt", "--format", "naacl", "--json")
+    assert code == 2 and "link 1-4 is outside sentence 1" in err and "--one-based" in err
+    code, out, _ = run(capsys, *base, "--gold", "talp.txt", "--format", "naacl", "--one-based", "--json")
+    assert code == 0 and json.loads(out)["sure"] == 2
+    (tmp_path / "odd.txt").write_text("a b c\n", encoding="utf-8")
+    code, _, err = run(capsys, "align-eval", "--model", files, "--src", "odd.txt", "--tgt", "tgt.txt", "--gold", "x")
+    assert code == 2 and "odd.txt has 1 lines but tgt.txt has 2" in err
+    code, _, err = run(capsys, *base, "--gold", "missing.txt")
+    assert code == 2 and "missing.txt" in err

@@ -1,0 +1,275 @@
+"""Real corpora through `datasets`: Multi30k layout, local tables (dotted and nested column names,
+columns that are not text, null JSON lines), the offline Hub, bad input, stale table caches."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from attnviz.data import DEFAULT_MULTI30K, corpora, load_corpus
+from attnviz.data.corpora import table_columns
+from attnviz.errors import ConfigError, DataError
+from tests.support.tables import PAIRS
+
+LINES = {
+    "en": ["A dog runs.", "Two men talk.", "A girl sings.", "A cat sleeps.", "A boy jumps.", "Rain falls."],
+    "de": ["Ein Hund rennt.", "Zwei Männer reden.", "Ein Mädchen singt.", "Eine Katze schläft.", "Ein Junge springt.",
+           "Regen fällt."],
+    "fr": ["Un chien court.", "Deux hommes parlent.", "Une fille chante.", "Un chat dort.", "Un garçon saute.",
+           "La pluie tombe."],
+}  # fmt: skip
+
+
+def write(path: Path, lines: list[str], gz: bool = True) -> None:
+    data = ("\n".join(lines) + "\n").encode()
+    path.write_bytes(gzip.compress(data) if gz else data)
+
+
+@pytest.fixture
+def m30k(tmp_path: Path) -> Path:
+    """A tiny folder in the Multi30k layout: 4 train, 1 val, 1 test pair per language."""
+    for lang, lines in LINES.items():
+        write(tmp_path / f"train.{lang}.gz", lines[:4])
+        write(tmp_path / f"val.{lang}.gz", lines[4:5])
+        write(tmp_path / f"test_2016_flickr.{lang}.gz", lines[5:])
+    return tmp_path
+
+
+def test_multi30k_from_fixture(m30k):
+    corpus = load_corpus(f"multi30k-de-en@{m30k}")
+    assert (len(corpus.train), len(corpus.valid), len(corpus.test)) == (4, 1, 1)
+    assert corpus.train[1].source == "Zwei Männer reden." and corpus.train[1].target == "Two men talk."
+    assert corpus.train[1].source_tokens == ["zwei", "männer", "reden", "."]
+    assert not corpus.has_gold and corpus.train[0].sure is None and corpus.notes == []
+    assert load_corpus(f"multi30k-fr-de@{m30k}").test[0].source == "La pluie tombe."
+
+
+def test_multi30k_uncompressed_files(tmp_path):
+    for lang in ("en", "de"):
+        write(tmp_path / f"train.{lang}", LINES[lang][:4], gz=False)
+    corpus = load_corpus(f"multi30k-en-de@{tmp_path}", n_valid=1, n_test=1)
+    assert (len(corpus.train), len(corpus.valid), len(corpus.test)) == (2, 1, 1)
+    assert any("cut from train" in note for note in corpus.notes)
+
+
+@pytest.mark.skipif(not DEFAULT_MULTI30K.is_dir(), reason="no ../shared/data/multi30k here")
+def test_real_multi30k_counts():
+    corpus = load_corpus("multi30k-de-en")
+    assert (len(corpus.train), len(corpus.valid), len(corpus.test)) == (29000, 1014, 1000)
+
+
+def test_unequal_line_counts(m30k):
+    write(m30k / "val.de.gz", LINES["de"][:3])
+    with pytest.raises(DataError, match=r"val.de.gz has 3 lines but val.en.gz has 1: line 2 of .*val.de.gz"):
+        load_corpus(f"multi30k-de-en@{m30k}")
+
+
+def test_non_utf8_bytes_name_the_line(m30k):
+    (m30k / "train.en.gz").write_bytes(gzip.compress(b"A dog runs.\nCaf\xe9 time.\n"))
+    with pytest.raises(DataError, match=r"train.en.gz, line 2, column 4: byte 0xe9 is not UTF-8; re-save"):
+        load_corpus(f"multi30k-de-en@{m30k}")
+
+
+def test_empty_rows_dropped_with_a_note_or_refused(m30k):
+    write(m30k / "train.en.gz", ["A dog runs.", "", "A girl sings.", "A cat sleeps."])
+    corpus = load_corpus(f"multi30k-en-de@{m30k}")
+    assert len(corpus.train) == 3
+    assert corpus.notes == ["train.en.gz/train.de.gz: dropped 1 rows with an empty side (line 2)"]
+    with pytest.raises(DataError, match=r"train.en.gz/train.de.gz: 1 of 4 rows .*line 2.*empty='drop'"):
+        load_corpus(f"multi30k-en-de@{m30k}", empty="error")
+
+
+def test_folder_problems(tmp_path, m30k):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("hi")
+    with pytest.raises(DataError, match=r"has no Multi30k files .*found notes.txt"):
+        load_corpus(f"multi30k-de-en@{tmp_path / 'empty'}")
+    with pytest.raises(DataError, match="does not exist"):
+        load_corpus(f"multi30k-de-en@{tmp_path / 'nowhere'}")
+    (m30k / "train.fr.gz").unlink()
+    with pytest.raises(DataError, match=r"no train.fr.gz .*train files for de, en"):
+        load_corpus(f"multi30k-fr-en@{m30k}")
+    with pytest.raises(DataError, match="no language 'xx'"):
+        load_corpus(f"multi30k-xx-en@{m30k}")
+
+
+def test_over_large_file_is_refused(m30k):
+    with pytest.raises(DataError, match=r"train.de.gz is 0 MB, above the limit .*raise max_bytes"):
+        load_corpus(f"multi30k-de-en@{m30k}", max_bytes=10)
+
+
+@pytest.fixture
+def table() -> pd.DataFrame:
+    return pd.DataFrame({"id": ["007"] * 6, "en": LINES["en"], "de": LINES["de"]})
+
+
+@pytest.mark.parametrize("suffix", ["csv", "tsv", "jsonl", "parquet"])
+def test_local_tables(tmp_path, table, suffix):
+    path = tmp_path / f"pairs.{suffix}"
+    if suffix == "csv":
+        table.to_csv(path, index=False)
+    elif suffix == "tsv":
+        table.to_csv(path, sep="\t", index=False)
+    elif suffix == "jsonl":
+        table.to_json(path, orient="records", lines=True, force_ascii=False)
+    else:
+        table.to_parquet(path)
+    corpus = load_corpus(f"{path}?src=de&tgt=en", n_valid=1, n_test=1, seed=3)
+    assert corpus.name == f"file:{path}"
+    assert (len(corpus.train), len(corpus.valid), len(corpus.test)) == (4, 1, 1)
+    got = sorted((p.source, p.target) for p in corpus.train + corpus.valid + corpus.test)
+    assert got == sorted(zip(LINES["de"], LINES["en"], strict=True))
+    assert load_corpus(f"{path}?src=de&tgt=en", n_valid=1, n_test=1, seed=3).test == corpus.test
+
+
+def test_nested_json_columns_and_format_option(tmp_path):
+    path = tmp_path / "pairs.data"
+    rows = [{"translation": {"de": d, "en": e}} for d, e in zip(LINES["de"], LINES["en"], strict=True)]
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows))
+    corpus = load_corpus(f"{path}?src=translation.de&tgt=translation.en&format=jsonl", n_valid=1, n_test=1)
+    assert len(corpus.train) == 4 and all(p.source and p.target for p in corpus.train)
+
+
+def test_table_problems(tmp_path, table):
+    path = tmp_path / "pairs.csv"
+    table.rename(columns={"de": "german"}).to_csv(path, index=False)
+    with pytest.raises(DataError, match=r"pairs.csv has no column 'de'; its columns are \['id', 'en', 'german'\]"):
+        load_corpus(f"{path}?src=de&tgt=en")
+    with pytest.raises(ConfigError, match=r"does not name its tgt column; add \?src=COLUMN&tgt=COLUMN"):
+        load_corpus(f"{path}?src=german")
+    with pytest.raises(ConfigError, match="unknown option"):
+        load_corpus(f"{path}?src=german&tgt=en&sep=;")
+    with pytest.raises(DataError, match="cannot tell the format"):
+        load_corpus(f"{tmp_path / 'pairs.xlsx'}?src=a&tgt=b")
+    with pytest.raises(DataError, match="does not exist"):
+        load_corpus(f"{tmp_path / 'missing.csv'}?src=a&tgt=b")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"de": "a", "en": "b"}\n{"de": "c", "en": \n')
+    with pytest.raises(DataError, match=r"could not read .*bad.jsonl as json"):
+        load_corpus(f"{bad}?src=de&tgt=en")
+
+
+def test_empty_csv_rows_name_the_line(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text("de,en\nHund,dog\n,cat\nMaus,\nBaum,tree\nHaus,house\nAuto,car\n")
+    corpus = load_corpus(f"{path}?src=de&tgt=en", n_valid=1, n_test=1)
+    assert len(corpus) == 4 and corpus.notes == [f"{path}: dropped 2 rows with an empty side (line 3, 4)"]
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_offline_hub_fails_fast(monkeypatch, flag):
+    import socket
+
+    if flag:
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    else:
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+
+        def no_network(*args, **kwargs):
+            raise OSError("network is unreachable")
+
+        monkeypatch.setattr(socket, "create_connection", no_network)
+    start = time.perf_counter()
+    with pytest.raises(DataError, match=r"this machine is offline.*load the file instead, e.g. pairs.csv"):
+        load_corpus("hf:wmt16?config=de-en&split=validation&src=translation.de&tgt=translation.en")
+    assert time.perf_counter() - start < 5
+
+
+def write_jsonl(path, records) -> str:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_an_exact_column_name_with_a_dot_wins(tmp_path):
+    path = tmp_path / "pairs.csv"
+    pd.DataFrame({"de.txt": [d for d, _ in PAIRS], "en.txt": [e for _, e in PAIRS]}).to_csv(path, index=False)
+    corpus = load_corpus(f"{path}?src=de.txt&tgt=en.txt")
+    assert corpus.train[0].source.startswith("ein satz") and corpus.train[0].target.startswith("a sentence")
+
+
+def test_nested_fields_are_offered_not_turned_into_text(tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{"translation": {"de": d, "en": e}} for d, e in PAIRS])
+    with pytest.raises(DataError, match=r"line 1: column 'translation' holds nested fields.*translation\.de"):
+        load_corpus(f"{path}?src=translation&tgt=translation.en")
+    assert load_corpus(f"{path}?src=translation.de&tgt=translation.en").train[0].source.startswith("ein")
+
+
+def test_null_json_lines_name_the_line(tmp_path):
+    records = [{"de": d, "en": e} for d, e in PAIRS[:3]]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join([json.dumps(records[0]), json.dumps(records[1]), "null", json.dumps(records[2])]))
+    with pytest.raises(DataError, match=r"pairs.jsonl, line 3: a record is null"):
+        load_corpus(f"{path}?src=de&tgt=en")
+
+
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [([7] * 30, "int64"), ([["a", "b"]] * 30, "list"), ([b"\x00\x01"] * 30, "binary")],
+)
+def test_parquet_columns_that_are_not_text_are_refused(tmp_path, values, kind):
+    path = tmp_path / "pairs.parquet"
+    pd.DataFrame({"de": [d for d, _ in PAIRS], "en": values}).to_parquet(path)
+    with pytest.raises(DataError, match=rf"column 'en' holds {kind}.*not text"):
+        load_corpus(f"{path}?src=de&tgt=en")
+
+
+def test_json_numbers_are_refused_naming_the_line(tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{"de": d, "en": i} for i, (d, _) in enumerate(PAIRS)])
+    with pytest.raises(DataError, match=r"line 1: column 'en' holds int values"):
+        load_corpus(f"{path}?src=de&tgt=en")
+
+
+def test_columns_skip_null_json_lines(tmp_path):
+    lines = [json.dumps({"de": d, "en": e}) for d, e in PAIRS[:4]]
+    for at in (0, 2):  # line 1, line 3
+        path = tmp_path / f"null{at + 1}.jsonl"
+        path.write_text("\n".join([*lines[:at], "null", *lines[at:]]) + "\n", encoding="utf-8")
+        assert table_columns(path) == ["de", "en"]
+
+
+def test_columns_offer_nested_text_fields_and_those_load(tmp_path):
+    path = write_jsonl(tmp_path / "pairs.jsonl", [{"translation": {"de": d, "en": e}} for d, e in PAIRS])
+    assert table_columns(path) == ["translation.de", "translation.en"]
+    pair = load_corpus(f"{path}?src=translation.de&tgt=translation.en").train[0]
+    assert pair.source.startswith("ein satz") and pair.target.startswith("a sentence")
+
+
+def test_columns_keep_an_exact_name_with_a_dot(tmp_path):
+    path = tmp_path / "pairs.csv"
+    pd.DataFrame({"de": [d for d, _ in PAIRS], "en.txt": [e for _, e in PAIRS]}).to_csv(path, index=False)
+    assert table_columns(path) == ["de", "en.txt"]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_columns_of_a_file_without_text_are_refused_saying_how_to_fix_it(tmp_path, suffix):
+    path = tmp_path / f"numbers{suffix}"
+    frame = pd.DataFrame({"id": range(30), "score": [0.5] * 30})
+    if suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path)
+    with pytest.raises(DataError, match=r"has no text column \(not text: id \(int64\), score \(double\)\).*as strings"):
+        table_columns(path)
+
+
+def test_table_caches_left_by_killed_or_older_processes_are_deleted(tmp_path, monkeypatch):
+    monkeypatch.setattr(corpora, "CACHE_DIR", tmp_path / "datasets")
+    cache = corpora.CACHE_DIR
+    kept = [cache / "text" / "x.arrow", cache / "_tmp_text_default.lock"]  # Multi30k's cache
+    old = [cache / "csv" / "default-1" / "x.arrow", cache / "scratch-abc" / "y.arrow", cache / "_tmp_x_csv_1.lock"]
+    for path in kept + old:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    hour_ago = time.time() - 3700
+    for entry in cache.iterdir():
+        os.utime(entry, (hour_ago, hour_ago))
+    (cache / "scratch-new").mkdir()  # a reader's, now
+    corpora.clean_table_caches()
+    assert all(p.exists() for p in kept) and not any(p.exists() for p in old) and (cache / "scratch-new").is_dir()

@@ -1,0 +1,28 @@
+"""The Alignment trace: an <unk> copies the most attended real source word, whole words from a
+subword source."""
+
+import numpy as np
+
+from attnviz.decoding.trace import Alignment
+
+
+def test_unk_copies_the_most_attended_real_source_word():
+    weights = np.array([[0.1, 0.1, 0.8], [0.3, 0.1, 0.6], [0.2, 0.7, 0.1]])  # [tgt, src]; <eos> wins step 1
+    al = Alignment(["Zoe", "runs", "<eos>"], ["la", "<unk>", "<eos>"], weights, np.log(weights),
+                   np.zeros((3, 2)), np.zeros((3, 2)), [True, False, False], "dot", "luong")  # fmt: skip
+    assert al.unk_copies() == {1: 0}  # <eos> is never copied: the best real word is "Zoe"
+    assert al.display_tokens() == ["la", "Zoe"]
+    assert al.display_tokens(replace_unk=False) == ["la", "<unk>"]
+    assert al.to_dict()["unk_copies"] == {"1": 0}
+
+
+def test_unk_copies_whole_words_from_a_subword_source():
+    """Pieces are never copied into the output: the attended piece's word is, once per run."""
+    source = ["Zwei", "Xylo@@", "phon@@", "spieler", "Tor", "<eos>"]
+    weights = np.full((4, 6), 0.01)
+    weights[0, 0] = weights[1, 1] = weights[2, 3] = weights[3, 4] = 0.95  # two <unk> steps on one word
+    unknown = [False, True, True, True, False, False]
+    al = Alignment(source, ["Two", "<unk>", "<unk>", "<unk>"], weights, np.log(weights),
+                   np.zeros((4, 2)), np.zeros((4, 2)), unknown, "dot", "luong")  # fmt: skip
+    assert al.display_tokens() == ["Two", "Xylophonspieler", "Tor"]
+    assert al.source_word(2) == "Xylophonspieler" and al.source_word(4) == "Tor"

@@ -1,0 +1,37 @@
+"""Evaluation: a model is measured on its own data spec; a broken checkpoint among several loses no
+other row."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attnviz.errors import ConfigError
+from attnviz.evaluation.evaluate import evaluate_checkpoints, measured_on
+from tests.support.cli import run
+
+
+def test_a_broken_checkpoint_does_not_lose_the_other_rows(capsys, models, model_file):
+    broken = models / "broken.safetensors"
+    broken.write_bytes(model_file.read_bytes()[:300])
+    done = evaluate_checkpoints(["good", str(broken), str(model_file)], n=4)
+    assert [r["model"] for r in done.rows] == ["good", str(model_file)]
+    assert [e["model"] for e in done.errors] == [str(broken)] and "corrupt" in done.errors[0]["error"]
+
+    code, out, err = run(capsys, "evaluate", "--model", "good", "--model", "broken", "--model", "good", "--n", "4")
+    assert code == 2 and out.count("bleu:") == 2  # both good rows printed
+    assert err.count("\n") == 1 and "broken" in err
+    code, out, _ = run(capsys, "evaluate", "--model", "good", "--n", "4", "--json")
+    assert code == 0 and json.loads(out)["n"] == 4
+
+
+def test_a_model_is_measured_on_its_own_data_spec_with_folder_and_columns_kept():
+    options = {"subwords": [8000, 0], "n_test": 50}
+    meta = {"task": "multi30k-de-en", "recipe_full": {"data": "multi30k-de-en@/data/m30k", "data_options": options}}
+    assert measured_on(meta) == ("multi30k-de-en@/data/m30k", {"n_test": 50})  # subwords only cut training text
+    table = {"recipe_full": {"data": "pairs.csv?src=en&tgt=fr", "data_options": {}}}
+    assert measured_on(table) == ("pairs.csv?src=en&tgt=fr", {})
+    assert measured_on(meta, data="toy-fr") == ("toy-fr", {})
+    with pytest.raises(ConfigError, match="--data"):
+        measured_on({})

@@ -1,0 +1,111 @@
+"""The shipped models: each loads, translates its example, and still measures what its manifest
+entry says; the manifest, the checkpoints and the recipes agree."""
+
+import json
+
+import pytest
+
+from attnviz.data import corpora
+from attnviz.evaluation.shipped import check_metrics
+from attnviz.store import catalog, pretrained_dir
+from attnviz.store.checkpoint import read_header
+from attnviz.training.recipes import Recipe, run_recipe
+
+ENTRIES = catalog.read_manifest()
+pytestmark = pytest.mark.skipif(not ENTRIES, reason="no shipped models (pretrained/manifest.json)")
+
+
+def test_every_recipe_has_a_model_and_the_folder_fits_120_mb():
+    recipes = {p.stem for p in (pretrained_dir() / "recipes").glob("*.json")}
+    assert {e["name"] for e in ENTRIES} == recipes
+    # the issue's "120 MB" read strictly, in decimal megabytes (120 MiB would allow 5.8 MB more)
+    assert sum(p.stat().st_size for p in pretrained_dir().rglob("*") if p.is_file()) <= 120 * 10**6
+
+
+def test_the_models_of_one_multi30k_pair_share_one_recipe_but_score_and_style():
+    """Issue 13: one recipe and one budget per language pair, so the leaderboard compares scores and
+    styles (the guided twin adds its guidance on top). Where it trained is not part of the recipe:
+    ``train.device`` may be "auto" (a lent GPU took some of them; the manifest's hardware says which)."""
+    by_task: dict[str, set[str]] = {}
+    for e in (e for e in ENTRIES if e["task"].startswith("multi30k")):
+        recipe = Recipe.from_file(pretrained_dir() / "recipes" / f"{e['name']}.json").to_dict()
+        recipe.pop("guided", None)
+        model = {k: v for k, v in recipe["model"].items() if k not in ("score", "style")}
+        train = {k: v for k, v in recipe["train"].items() if k != "device"}
+        rest = {k: v for k, v in recipe.items() if k not in ("name", "model", "train")}
+        by_task.setdefault(e["task"], set()).add(json.dumps({**rest, "model": model, "train": train}, sort_keys=True))
+    assert len(by_task) == 3 and all(len(r) == 1 for r in by_task.values()), {t: len(r) for t, r in by_task.items()}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["name"])
+def test_shipped_model_loads_translates_and_matches_its_header(entry):
+    header = read_header(pretrained_dir() / entry["file"])
+    assert header["config"]["score"] == entry["score"] and header["config"]["style"] == entry["style"]
+    assert header["meta"]["metrics"] == entry["metrics"]
+    assert entry["hardware"] and entry["train_seconds"] > 0
+    assert entry["epochs"] == header["meta"]["epochs_run"] >= 1  # the leaderboard's budget column
+    model = catalog.load(entry["name"])
+    al = model.translate(entry["example"])
+    assert al.output_tokens and al.weights.shape == (len(al.target_tokens), len(al.source_tokens))
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["name"])
+def test_shipped_model_was_trained_by_its_recipe_file(entry):
+    """The recipe in pretrained/recipes/ is the one stored in the checkpoint, so rebuilding it
+    trains what ships (a recipe edited after training would fail here)."""
+    stored = read_header(pretrained_dir() / entry["file"])["meta"]["recipe_full"]
+    recipe = Recipe.from_file(pretrained_dir() / "recipes" / f"{entry['name']}.json")
+    assert Recipe(**stored).to_dict() == recipe.to_dict()
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["name"])
+def test_shipped_model_still_measures_what_its_manifest_says(entry):
+    if entry["task"].startswith("multi30k") and not corpora.DEFAULT_MULTI30K.is_dir():
+        pytest.skip(f"Multi30k is not at {corpora.DEFAULT_MULTI30K}: the stored metrics cannot be re-measured")
+    measured = check_metrics(entry["file"])
+    for key, stored in entry["check"].items():
+        assert measured[key] == pytest.approx(stored, abs=1e-3), key
+
+
+def test_quality_targets_of_the_built_in_tasks():
+    by_name = {e["name"]: e["metrics"] for e in ENTRIES}
+    # dates: every content-based score reaches 99.5% exact match (location and local-m cannot
+    # look at content, or assume a monotonic alignment that dates do not have)
+    for name, m in by_name.items():
+        if name.startswith("dates-") and "location" not in name and "local-m" not in name:
+            assert m["exact_match"] >= 0.995, name
+    toy_fr = [m["aer"] for n, m in by_name.items() if n.startswith("toy-fr-")]
+    assert toy_fr and min(toy_fr) <= 0.05
+
+
+def test_multi30k_models_report_test_and_valid_bleu_for_every_pair_and_style():
+    multi30k = {e["name"]: e for e in ENTRIES if e["task"].startswith("multi30k")}
+    # every pair: additive, general and dot, each in both decoder styles (issue 13)
+    assert {(e["task"], e["score"], e["style"]) for e in multi30k.values()} >= {
+        (f"multi30k-{pair}", s, y) for pair in ("de-en", "en-de", "en-fr") for s in ("additive", "general", "dot")
+        for y in ("bahdanau", "luong")
+    }  # fmt: skip
+    for name, e in multi30k.items():
+        m = e["metrics"]
+        beam = Recipe.from_file(pretrained_dir() / "recipes" / f"{name}.json").eval_beam
+        assert m["split"] == "test" and m["n"] == 1000 and m["beam_size"] == beam >= 5, name
+        assert 0 < m["bleu_cased"] <= m["bleu"] + 0.5 and m["valid"]["n"] == 1014, name
+        assert e["train_seconds"] <= 2 * 3600, name  # rebuildable within one sitting on a 2-core CPU
+        assert e["hardware"], name
+    # the issues' targets (test_2016_flickr, case-insensitive): the de-en headline (additive/Bahdanau)
+    # >= 36.17 (issue 13: at or above the figure it had), best en-de >= 32, best en-fr >= 48
+    assert multi30k["multi30k-de-en-additive-bahdanau"]["metrics"]["bleu"] >= 36.17
+    best = {t: max(e["metrics"]["bleu"] for e in multi30k.values() if e["task"] == t) for t in
+            ("multi30k-en-de", "multi30k-en-fr")}  # fmt: skip
+    assert best["multi30k-en-de"] >= 32 and best["multi30k-en-fr"] >= 48, best
+
+
+@pytest.mark.slow
+def test_a_recipe_rebuilds_end_to_end_in_small(tmp_path):
+    recipe = Recipe.from_file(pretrained_dir() / "recipes" / "dates-additive-bahdanau.json")
+    small = Recipe(**{**recipe.to_dict(), "data_options": {"n_train": 300, "n_valid": 30, "n_test": 30, "seed": 0},
+                      "train": {**recipe.train, "epochs": 1}})  # fmt: skip
+    model = run_recipe(small, tmp_path / "small.safetensors")
+    assert (tmp_path / "small.safetensors").is_file()
+    assert set(model.meta["metrics"]) >= {"bleu", "exact_match", "aer", "entropy"}
+    assert json.loads(json.dumps(model.meta["recipe_full"]))["data"] == "dates"

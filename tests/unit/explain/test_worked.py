@@ -1,0 +1,86 @@
+"""The Learn page's worked example for every score, against the papers' formulas in numpy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from attnviz.errors import InputError
+from attnviz.explain import worked as explain
+from attnviz.explain.cellmath import vector
+from attnviz.model.scores import SCORES
+
+LOCAL = ("local_m", "local_p")
+
+
+def _by_hand(score: str, q: np.ndarray, k: np.ndarray, p: dict, t: int, D: int) -> tuple[np.ndarray, np.ndarray]:
+    """Raw scores and weights of every score, written from the papers' formulas in numpy."""
+    S = len(k)
+    if score in LOCAL:
+        raw = k @ p["W_a"].T @ q  # general content
+    elif score in ("dot", "scaled_dot"):
+        raw = k @ q / (math.sqrt(len(q)) if score == "scaled_dot" else 1.0)
+    elif score == "general":
+        raw = k @ p["W_a"].T @ q
+    elif score == "additive":
+        raw = np.tanh(p["W_a"] @ q + k @ p["U_a"].T) @ p["v_a"]
+    elif score == "concat":
+        raw = np.array([p["v_a"] @ np.tanh(p["W_a"] @ np.concatenate([q, key])) for key in k])
+    else:  # location
+        raw = (p["W_a"] @ q)[:S]
+    gauss = np.ones(S)
+    if score in LOCAL:
+        pos = min(t, S - 1) if score == "local_m" else S / (1 + np.exp(-p["v_p"] @ np.tanh(p["W_p"] @ q)))
+        raw = np.where(np.abs(np.arange(S) - pos) <= D, raw, -np.inf)
+        if score == "local_p":
+            gauss = np.exp(-((np.arange(S) - pos) ** 2) / (2 * (D / 2) ** 2))
+    a = np.exp(raw - raw.max())
+    return raw, a / a.sum() * gauss
+
+
+@pytest.mark.parametrize("score", list(SCORES))
+def test_worked_example_every_score(score):
+    q, keys = [3.0, 1.0], [[2.0, 6.0], [1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
+    chosen = {"W_a": [[0.5, -1.0], [2.0, 0.25]], "U_a": [[1.0, 0.0], [-1.0, 0.5]], "v_a": [1.0, -0.5],
+              "W_p": [[0.2, 0.1], [0.0, -0.3]], "v_p": [1.0, 2.0]}  # fmt: skip
+    defaults = explain.default_parameters(score, 2, len(keys))
+    given = {
+        name: chosen[name] for name in defaults if name in chosen and np.shape(chosen[name]) == defaults[name].shape
+    }
+    ex = explain.worked_example(q, keys, score, parameters=given, window=1, step=2)
+    assert set(ex.parameters) == set(defaults)
+    for name, value in given.items():
+        np.testing.assert_array_equal(ex.parameters[name], value)
+    raw, weights = _by_hand(score, np.array(q), np.array(keys), ex.parameters, t=2, D=1)
+    np.testing.assert_allclose(ex.scores, raw, rtol=1e-12)
+    np.testing.assert_allclose(ex.weights, weights, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ex.context, weights @ np.array(keys), rtol=1e-12, atol=1e-15)
+    for s, steps in enumerate(ex.steps):
+        by_label = {x.label: x.value for x in steps}
+        assert by_label["e"] == pytest.approx(raw[s]) and by_label["a"] == pytest.approx(weights[s])
+    lines = explain.worked_lines(ex)
+    assert sum(line.startswith("e_{2,") for line in lines["score"]) == len(keys)
+    assert all(line.startswith(f"{name} = ") for name, line in zip(ex.parameters, lines["parameters"], strict=True))
+    assert lines["context"][0].endswith(vector(ex.context))
+
+
+def test_worked_example_keeps_the_pages_dot_and_general_numbers():
+    ex = explain.worked_example([3, 1], [[2, 6], [1, 0], [0, 2]], "dot")
+    assert ex.scores.tolist() == [12, 3, 2]
+    general = explain.worked_example([3, 1], [[2, 6]], "general", [[1, 2], [0, -1]])
+    assert general.scores.tolist() == [36.0] and general.transformed.tolist() == [[14.0, -6.0]]
+
+
+def test_worked_example_parameter_errors_say_what_to_type():
+    with pytest.raises(InputError, match=r"W_a must be 2 × 2"):
+        explain.worked_example([3, 1], [[2, 6]], "general", [[1, 2, 3]])
+    with pytest.raises(InputError, match=r"W_a must be 2 × 4 for concat"):
+        explain.worked_example([3, 1], [[2, 6]], "concat", parameters={"W_a": [[1, 0], [0, 1]]})
+    with pytest.raises(InputError, match="dot has no parameter 'W_a'"):
+        explain.worked_example([3, 1], [[2, 6]], "dot", parameters={"W_a": [[1, 0], [0, 1]]})
+    with pytest.raises(InputError, match="same length"):
+        explain.worked_example([3, 1], [[2, 6]], "general", [[1, 2], [3]])
+    ex = explain.worked_example([3, 1], [[2, 6]], "additive", parameters={"v_a": [1, 1, 1]})  # A = 3
+    assert ex.parameters["W_a"].shape == (3, 2) and ex.parameters["U_a"].shape == (3, 2)

@@ -1,0 +1,82 @@
+"""Word links from attention: argmax, threshold, symmetrisation, words of a model with its reverse,
+a corpus."""
+
+import numpy as np
+import pytest
+
+from attnviz.errors import DataError, InputError
+from attnviz.links.extract import (
+    SYMMETRIC,
+    align_corpus,
+    align_words,
+    argmax_links,
+    symmetrise,
+    threshold_links,
+    transpose,
+)
+
+# 4 source x 4 target words. Forward (one link per target word): t0-s0, t1-s1, t2-s2, t3-s0.
+# Backward (one per source word): s0-t0, s1-t1, s2-t2, s3-t2. (0, 3) touches no other link.
+FWD = {(0, 0), (1, 1), (2, 2), (0, 3)}
+BWD = {(0, 0), (1, 1), (2, 2), (3, 2)}
+
+
+def test_argmax_and_threshold_links():
+    w = np.array([[0.7, 0.2, 0.1], [0.1, 0.45, 0.45], [0.0, 0.0, 0.0]])  # [tgt, src]
+    assert argmax_links(w) == {(0, 0), (1, 1)}  # ties go to the first source; an all-zero row has no link
+    assert threshold_links(w, 0.3) == {(0, 0), (1, 1), (2, 1)}
+    assert threshold_links(w, 0.8) == set()
+    with pytest.raises(InputError, match=r"in \(0, 1\]"):
+        threshold_links(w, 0.0)
+    assert transpose({(0, 2), (1, 0)}) == {(2, 0), (0, 1)}
+
+
+def test_intersection_and_union():
+    assert symmetrise(FWD, BWD, "intersection") == {(0, 0), (1, 1), (2, 2)}
+    assert symmetrise(FWD, BWD, "union") == FWD | BWD
+
+
+def test_grow_diag_adds_neighbours_and_final_adds_the_rest():
+    # (3, 2) neighbours (2, 2) and aligns the unaligned source word 3: grown.
+    # (0, 3) neighbours no link: only "final" adds it (target 3 is unaligned, source 0 is not).
+    assert symmetrise(FWD, BWD, "grow-diag") == {(0, 0), (1, 1), (2, 2), (3, 2)}
+    assert symmetrise(FWD, BWD, "grow-diag-final") == {(0, 0), (1, 1), (2, 2), (3, 2), (0, 3)}
+    assert symmetrise(FWD, BWD, "grow-diag-final-and") == {(0, 0), (1, 1), (2, 2), (3, 2)}
+
+
+def test_final_and_adds_links_whose_words_are_both_unaligned():
+    fwd, bwd = {(0, 1)}, {(1, 0)}  # no agreement, not neighbours of anything aligned
+    assert symmetrise(fwd, bwd, "intersection") == set()
+    assert symmetrise(fwd, bwd, "grow-diag") == set()
+    assert symmetrise(fwd, bwd, "grow-diag-final-and") == {(0, 1), (1, 0)}
+    with pytest.raises(InputError, match="unknown symmetrisation"):
+        symmetrise(fwd, bwd, "grow")
+
+
+def test_align_words_on_a_reversing_model(trained):
+    wa = align_words(trained, "a b c d", "d c b a")
+    assert wa.source_words == ["a", "b", "c", "d"] and wa.target_words == ["d", "c", "b", "a"]
+    assert wa.links == [(0, 3), (1, 2), (2, 1), (3, 0)] and wa.to_pharaoh() == "0-3 1-2 2-1 3-0"
+    with pytest.raises(InputError, match="give the reverse model"):
+        align_words(trained, "a b", "b a", "union")
+    with pytest.raises(InputError, match="unknown method"):
+        align_words(trained, "a b", "b a", "best")
+
+
+def test_symmetric_methods_lie_between_intersection_and_union(trained):
+    # reversing is its own inverse, so the model serves as its own reverse model
+    links = {m: set(align_words(trained, "a b c d", "d c b a", m, reverse=trained).links) for m in SYMMETRIC}
+    forward = set(align_words(trained, "a b c d", "d c b a").links)
+    assert links["intersection"] <= forward <= links["union"]
+    for method in ("grow-diag", "grow-diag-final", "grow-diag-final-and"):
+        assert links["intersection"] <= links[method] <= links["union"]
+    assert links["grow-diag"] <= links["grow-diag-final-and"] <= links["grow-diag-final"]
+
+
+def test_align_corpus_checks_the_word_counts(trained):
+    [links] = align_corpus(trained, [["a", "b", "c", "d"]], [["d", "c", "b", "a"]])
+    assert links == [(0, 3), (1, 2), (2, 1), (3, 0)]
+    with pytest.raises(DataError, match="line 1: the model reads 4 source and 3 target words where the files have 3"):
+        align_corpus(trained, [["a", "b", "c."]], [["c", "b", "a"]])
+    with pytest.raises(DataError, match="line 1: an empty sentence"):
+        align_corpus(trained, [[]], [["a"]])

@@ -1,0 +1,47 @@
+"""The fast teacher-forced paths compute exactly what stepping the decoder computes.
+
+Training uses ``model(src, lengths, tgt_in)`` (Bahdanau: batched output layer; Luong without
+input feeding: one RNN call and one batched attention product); decoding uses
+``model.decoder.step``. Both must give the same logits, for every score and both styles.
+"""
+
+import pytest
+import torch
+
+from tests.support.tiny import CASES, padded_batch, tiny_model
+
+
+def _stepped_logits(model, src, lengths, tgt_in) -> torch.Tensor:
+    enc = model.encode(src, lengths)
+    state, logits = enc.state, []
+    for t in range(tgt_in.size(1)):
+        out, state = model.decoder.step(tgt_in[:, t], state, enc.memory, t)
+        logits.append(out.logits)  # [B, 1, V]
+    return torch.cat(logits, dim=1)  # [B, T, V]
+
+
+@pytest.mark.parametrize(("score", "style"), CASES)
+@torch.no_grad()
+def test_teacher_forced_logits_equal_stepped_logits(score, style):
+    model = tiny_model(score, style)
+    src, lengths, tgt_in = padded_batch()
+    fast = model(src, lengths, tgt_in)
+    torch.testing.assert_close(fast.logits, _stepped_logits(model, src, lengths, tgt_in), atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"cell": "lstm"}, {"dec_layers": 2}, {"style": "luong", "input_feeding": True}, {"tie_embeddings": True}],
+)
+@torch.no_grad()
+def test_other_decoders_still_match_stepping(options):
+    model = tiny_model("additive", options.pop("style", "bahdanau"), **options)
+    src, lengths, tgt_in = padded_batch()
+    fast = model(src, lengths, tgt_in).logits
+    torch.testing.assert_close(fast, _stepped_logits(model, src, lengths, tgt_in), atol=1e-5, rtol=0)
+
+
+def test_state_dict_keys_are_unchanged():
+    keys = set(tiny_model("additive", "bahdanau").state_dict())
+    assert {"decoder.rnn.weight_ih_l0", "decoder.rnn.weight_hh_l0", "decoder.rnn.bias_ih_l0"} <= keys
+    assert not any("cell" in k for k in keys)

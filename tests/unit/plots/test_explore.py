@@ -1,0 +1,103 @@
+"""Explore's figures: coverage, maps fitted to narrow columns (titles, labels, colour bar),
+side-by-side maps, the attribution map."""
+
+import numpy as np
+import pytest
+
+from attnviz.decoding.trace import Alignment
+from attnviz.plots.explore import coverage_bar
+from tests.support.alignments import heatmaps, make_alignment
+
+
+def test_coverage_is_the_column_sum_and_flags_dropped_and_repeated_words():
+    weights = np.array([[0.9, 0.05, 0.05], [0.9, 0.05, 0.05], [0.1, 0.1, 0.8]])  # "a" read twice, "b" never
+    al = Alignment(["a", "b", "<eos>"], ["x", "y", "<eos>"], weights, np.log(weights), np.zeros((3, 2)),
+                   np.zeros((3, 2)), [False] * 3, "dot", "luong")  # fmt: skip
+    assert np.allclose(al.coverage(), [1.9, 0.2, 0.9])
+    assert al.to_dict()["coverage"] == pytest.approx([1.9, 0.2, 0.9])
+    fig = coverage_bar(al)
+    bar = fig.data[0]
+    assert list(bar.y) == pytest.approx([1.9, 0.2, 0.9])
+    assert bar.marker.color[0] != bar.marker.color[2] != bar.marker.color[1]  # repeated, normal, dropped
+    assert list(fig.layout.xaxis.ticktext) == ["a", "b", "&lt;eos&gt;"]
+    assert "1.900 in total over 3 steps" in bar.text[0]
+    assert len(coverage_bar(make_alignment(["<b>x</b>"] * 30, ["y"] * 5)).data[0].y) == 31
+
+
+def test_a_narrow_map_fits_its_long_title_instead_of_clipping_it():
+    from attnviz.plots.explore import CHAR_EM, MIN_TITLE_PX, TITLE_PX, explore_heatmap
+
+    al = make_alignment(["a", "b"], ["x"])
+    title = "multi30k-de-en-additive-bahdanau · additive / bahdanau (<eos> hidden, rows renormalised)"
+    fig = explore_heatmap(al, "weights", title, max_width=430)
+    size = fig.layout.title.font.size
+    lines = fig.layout.title.text.split("<br>")
+    assert MIN_TITLE_PX <= size < TITLE_PX
+    assert all(
+        len(line.replace("&lt;", "<").replace("&gt;", ">")) * size * CHAR_EM <= fig.layout.width for line in lines
+    )
+    assert "&lt;eos&gt;" in fig.layout.title.text  # entities kept whole
+    short = explore_heatmap(al, "weights", "short").layout.title
+    assert short.font.size is None and "<br>" not in short.text
+
+
+def test_side_by_side_maps_start_at_one_height():
+    from attnviz.plots.explore import align_tops, explore_heatmap
+
+    al = make_alignment(["a", "b"], ["x"])
+    short = explore_heatmap(al, "weights", "m", max_width=200)
+    wrapped = explore_heatmap(al, "weights", "multi30k-en-de-additive-bahdanau · additive / bahdanau", max_width=200)
+    assert wrapped.layout.margin.t > short.layout.margin.t  # the wrapped title took more room
+    before = {id(f): (f.layout.margin.t, f.layout.height) for f in (short, wrapped)}
+    align_tops([short, wrapped])
+    assert short.layout.margin.t == wrapped.layout.margin.t == before[id(wrapped)][0]
+    assert wrapped.layout.height == before[id(wrapped)][1]  # the taller one is unchanged
+    grown = short.layout.height - before[id(short)][1]
+    assert grown == short.layout.margin.t - before[id(short)][0] > 0  # the plot area keeps its size
+    assert short.layout.title.font.size == wrapped.layout.title.font.size  # one title size side by side
+
+
+def test_side_by_side_titles_share_the_smaller_font():
+    from attnviz.plots.explore import align_tops, explore_heatmap
+
+    al = make_alignment(list("abcdefghij"), list("xyz"))
+    long, short = (explore_heatmap(al, "weights", f"multi30k-de-en-general-{s} · general / {s}", max_width=420)
+                   for s in ("bahdanau", "luong"))  # fmt: skip
+    assert long.layout.title.font.size < (short.layout.title.font.size or 17)  # fitted to its width alone
+    align_tops([long, short])
+    assert long.layout.title.font.size == short.layout.title.font.size
+
+
+def test_attribution_map_hover_names_the_attribution_and_the_attention():
+    from attnviz.plots.explore import attribution_heatmap
+
+    al = make_alignment(["a", "b"], ["x", "y"])
+    values = np.arange(np.size(al.weights), dtype=float).reshape(np.shape(al.weights)) - 2  # [tgt, src]
+    heat = heatmaps(attribution_heatmap(values, al, "ig"))[0]
+    assert heat.customdata is None and heat.hovertemplate == "%{text}<extra></extra>"
+    assert np.shape(heat.text) == np.shape(al.weights)
+    text = heat.text[1][2]
+    assert f"attribution {values[1, 2]:+.4f}" in text and f"attention {al.weights[1, 2]:.3f}" in text
+
+
+def test_narrow_cells_get_smaller_upright_labels_that_do_not_overlap():
+    """Both's two maps share a 1280-px page (columns of 394 px): where full-size labels would not
+    fit, the colour bar moves under the map to give the cells its width, and the labels shrink with
+    the cells (2 px under them, 12 down to 10 px), so upright labels do not print over each other."""
+    from attnviz.plots.explore import explore_heatmap
+    from attnviz.plots.heatmap import MIN_TICK_PX, TICK_PX, step_bar
+
+    sentence = "zwei junge männer in orangefarbenen westen reparieren mit schweren werkzeugen eine schiene neben"
+    words = [*sentence.split(), "einer", "belebten", "kreuzung", "."]
+    al = make_alignment(words, ["two", "young", "men", "repair", "a", "rail"])
+    wide = explore_heatmap(al, "weights", "m", max_width=860)
+    assert wide.layout.xaxis.tickfont.size == TICK_PX and wide.data[0].colorbar.orientation is None  # beside
+    narrow = explore_heatmap(al, "weights", "m", max_width=390)
+    assert narrow.layout.width <= 390 and narrow.data[0].colorbar.orientation == "h"  # under the map
+    assert narrow.layout.xaxis.tickangle == -90
+    assert MIN_TICK_PX <= narrow.layout.xaxis.tickfont.size == narrow.layout.yaxis.tickfont.size <= TICK_PX
+    longer = explore_heatmap(make_alignment(words * 2, ["two", "men"]), "weights", "m", max_width=390)
+    assert longer.layout.xaxis.tickfont.size == MIN_TICK_PX  # 35 columns: the smallest labels
+    bars = step_bar(al, 0, max_width=390)
+    assert bars.layout.width <= 390 and bars.layout.xaxis.tickfont.size < TICK_PX
+    assert step_bar(al, 0).layout.xaxis.tickfont.size == TICK_PX  # unconstrained: full-size labels

@@ -1,0 +1,156 @@
+"""The alignment heatmap and the per-step bars: escaped tokens, hover, -inf scores, unknown words,
+sizes, the house template, the plot config."""
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from attnviz.errors import InputError
+from attnviz.plots.heatmap import (
+    alignment_heatmap,
+    cell_hover,
+    display_tokens,
+    plot_config,
+    step_bar,
+)
+from tests.support.alignments import heatmaps, hover_strings, make_alignment
+
+
+def test_ticktext_equals_escaped_tokens():
+    al = make_alignment(["the", "cat", "sat"], ["le", "chat"])
+    fig = alignment_heatmap(al)
+    assert list(fig.layout.xaxis.ticktext) == display_tokens(al.source_tokens)
+    assert list(fig.layout.yaxis.ticktext) == display_tokens(al.target_tokens)
+    assert list(fig.layout.xaxis.ticktext)[:3] == al.source_tokens[:3]
+    assert fig.layout.xaxis.tickmode == "array"
+    assert tuple(fig.layout.yaxis.range) == (2.5, -0.5)  # reversed: first step on top
+
+
+def test_repeated_tokens_keep_separate_columns():
+    al = make_alignment(["the", "cat", "saw", "the", "dog"], ["le", "chat"])
+    fig = alignment_heatmap(al)
+    heat = heatmaps(fig)[0]
+    assert list(heat.x) == list(range(6))
+    assert list(fig.layout.xaxis.tickvals) == list(range(6))
+    assert list(fig.layout.xaxis.ticktext).count("the") == 2
+    assert np.asarray(heat.z).shape == (3, 6)
+
+
+def test_html_tokens_escaped_in_ticks_and_hover():
+    al = make_alignment(["<script>alert(1)</script>", "<b>bold</b>", "a&b"], ["<i>x</i>", "ok"])
+    for values in ("weights", "scores"):
+        fig = alignment_heatmap(al, values)
+        ticks = list(fig.layout.xaxis.ticktext) + list(fig.layout.yaxis.ticktext)
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in ticks
+        assert "&lt;b&gt;bold&lt;/b&gt;" in ticks
+        assert "a&amp;b" in ticks
+        assert "&lt;i&gt;x&lt;/i&gt;" in ticks
+        hover = hover_strings(fig)
+        assert "&lt;script&gt;" in hover and "&lt;b&gt;bold" in hover and "&lt;i&gt;x" in hover
+        assert "<script>" not in hover and "<b>" not in hover and "<i>" not in hover
+
+
+def test_display_tokens_space_emoji_and_empty():
+    assert display_tokens([" ", "🙂", "", "l'eau"]) == ["␣", "🙂", "∅", "l'eau"]
+    al = make_alignment(["🙂", "🐈", " "], ["😀"])
+    fig = alignment_heatmap(al)
+    assert list(fig.layout.xaxis.ticktext) == ["🙂", "🐈", "␣", "&lt;eos&gt;"]
+    fig.to_json()
+
+
+def test_the_heatmap_carries_its_own_hover_and_no_click_layer():
+    al = make_alignment(["a", "b", "c"], ["x", "y", "z", "w"])
+    fig = alignment_heatmap(al, show_gold=[(0, 0), (1, 2)])
+    assert [t.type for t in fig.data] == ["heatmap", "scatter"]  # the gold links; clicks go to the heatmap
+    heat = heatmaps(fig)[0]
+    assert np.shape(heat.text) == np.shape(heat.customdata) == np.shape(al.weights)  # [tgt, src]
+    assert "target [2]" in heat.text[2][3] and "source [3]" in heat.text[2][3]
+    assert heat.customdata[2][3] == pytest.approx(al.scores[2, 3])  # the score under the weights map
+    assert "weight: %{z:.3f}" in heat.hovertemplate and "score: %{customdata:.3f}" in heat.hovertemplate
+    scores = heatmaps(alignment_heatmap(al, "scores"))[0]
+    assert scores.customdata[2][3] == pytest.approx(al.weights[2, 3]) and "score: %{z:.3f}" in scores.hovertemplate
+    assert heatmaps(alignment_heatmap(al, hover=False))[0].hoverinfo == "skip"
+    gold = next(t for t in fig.data if t.name == "gold")
+    assert list(gold.x) == [0, 1] and list(gold.y) == [0, 2]
+    text, other, template = cell_hover(al)
+    assert text.shape == other.shape == np.shape(al.weights) and template.endswith("<extra></extra>")
+
+
+def test_minus_inf_scores_are_blank():
+    al = make_alignment(["a", "b", "c", "d"], ["x", "y"], positions=np.array([0.5, 2.0, 3.0]), window=1)
+    al.scores[0, 3] = -np.inf
+    al.scores[1, 0] = -np.inf
+    fig = alignment_heatmap(al, values="scores")
+    z = np.asarray(heatmaps(fig)[0].z, dtype=float)
+    assert np.isnan(z[0, 3]) and np.isnan(z[1, 0])
+    assert np.isfinite(z[2]).all()
+    assert "outside the local window" in hover_strings(fig)
+    spec = json.loads(fig.to_json())
+    assert spec["layout"]["xaxis"]["ticktext"] == display_tokens(al.source_tokens)
+    assert any(t.name == "p_t" for t in fig.data)
+
+
+def test_unknown_tokens_marked_without_changing_ticktext():
+    al = make_alignment(["the", "zorblax"], ["le"], unknown=[False, True, False])
+    fig = alignment_heatmap(al)
+    assert list(fig.layout.xaxis.ticktext) == display_tokens(al.source_tokens)
+    marks = [a for a in fig.layout.annotations if a.text == "⚠"]
+    assert len(marks) == 1 and marks[0].x == 1
+    assert "zorblax ⚠ unknown word" in hover_strings(fig)
+
+
+def test_long_sentence_grows_and_rotates():
+    short = alignment_heatmap(make_alignment(["a", "b"], ["x"]))
+    words = [f"word{k}" for k in range(80)]
+    long = alignment_heatmap(make_alignment(words, words[:70]))
+    assert long.layout.width > short.layout.width and long.layout.height > short.layout.height
+    assert long.layout.width >= 80 * 18 and long.layout.height >= 70 * 18
+    assert long.layout.xaxis.tickangle == -60
+    assert short.layout.xaxis.tickangle == 0
+
+
+def test_highlight_step_and_bad_arguments():
+    al = make_alignment(["a", "b"], ["x", "y"])
+    fig = alignment_heatmap(al, highlight_step=1, title="<b>t</b>")
+    assert fig.layout.shapes[0].y0 == 0.5 and fig.layout.title.text == "&lt;b&gt;t&lt;/b&gt;"
+    with pytest.raises(InputError):
+        alignment_heatmap(al, highlight_step=3)
+    with pytest.raises(InputError, match="source, target"):
+        alignment_heatmap(al, show_gold=[(5, 0)])
+    with pytest.raises(InputError, match="weights"):
+        alignment_heatmap(al, values="probs")
+
+
+def test_step_bar_with_local_window():
+    al = make_alignment(["a", "b", "c", "d", "e"], ["x", "y"], positions=np.array([1.0, 2.5, 4.0]), window=1)
+    al.scores[1, 0] = -np.inf
+    fig = step_bar(al, 1)
+    bar = fig.data[0]
+    assert bar.type == "bar" and np.allclose(bar.y, al.weights[1])
+    assert list(fig.layout.xaxis.ticktext) == display_tokens(al.source_tokens)
+    assert 0 not in list(fig.data[1].x)  # the -inf score is left out of the score line
+    rect = next(s for s in fig.layout.shapes if s.type == "rect")
+    assert (rect.x0, rect.x1) == (1.5, 3.5)
+    with pytest.raises(InputError, match=r"0\.\.2"):
+        step_bar(al, 3)
+
+
+def test_plot_config():
+    assert plot_config("alignment")["toImageButtonOptions"] == {"format": "png", "filename": "alignment", "scale": 2}
+    assert plot_config("a", "svg")["toImageButtonOptions"]["format"] == "svg"
+    with pytest.raises(InputError):
+        plot_config("a", "gif")
+
+
+def test_figures_carry_the_house_template_unchanged():
+    import plotly.io as pio
+
+    from attnviz.plots.heatmap import TEMPLATE, apply_template
+
+    before = TEMPLATE.to_plotly_json()
+    fig = apply_template(go.Figure(go.Bar(x=[1], y=[1])))
+    fig.update_layout(plot_bgcolor="#eeeeee")  # a figure's own layout wins over the template
+    assert fig.to_plotly_json()["layout"]["template"] == pio.templates["plotly_white"].to_plotly_json()
+    assert fig.layout.plot_bgcolor == "#eeeeee" and TEMPLATE.to_plotly_json() == before

@@ -1,0 +1,108 @@
+"""Background training jobs: run to done, stop, the global cap, failures, abandonment, names (two
+trainings with one name keep both)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, slugify
+from attnviz.store import catalog, files
+from tests.support.jobs import tiny_recipe, wait
+
+
+def test_job_runs_to_done_and_saves_a_loadable_model(tmp_path):
+    registry = JobRegistry(max_jobs=1)
+    job = registry.submit("s1", tiny_recipe("My model: v1/../x"), folder=tmp_path)
+    wait(job)
+    snap = job.snapshot()
+    assert snap.status == DONE, snap.error
+    assert snap.fraction == 1.0
+    assert snap.result_path == tmp_path / "My-model-v1-x.safetensors"
+    assert [e["epoch"] for e in snap.epochs] == [1, 2]
+    assert snap.steps and snap.probe is not None and snap.probe.weights.shape[1] == 4  # a b c <eos>
+    assert not list((tmp_path / ".training").glob("*"))  # the staging file was moved, not copied
+    translator = catalog.load(str(snap.result_path))
+    assert translator.meta["metrics"]["n"] == 20
+    assert registry.active() == []
+
+
+def test_stop_ends_the_job_and_frees_the_slot(tmp_path):
+    registry = JobRegistry(max_jobs=1)
+    job = registry.submit("s1", tiny_recipe(epochs=500, patience=None), folder=tmp_path)
+    while not job.snapshot().steps:
+        time.sleep(0.02)
+    job.stop()
+    wait(job)
+    assert job.snapshot().status == STOPPED
+    assert registry.active() == []
+    registry.submit("s2", tiny_recipe("next", epochs=1), folder=tmp_path).join(60)
+
+
+def test_the_cap_refuses_a_second_training_and_one_per_session(tmp_path):
+    registry = JobRegistry(max_jobs=1)
+    job = registry.submit("s1", tiny_recipe(epochs=500, patience=None), folder=tmp_path)
+    try:
+        with pytest.raises(BusyError, match="limit"):
+            registry.submit("s2", tiny_recipe("other"), folder=tmp_path)
+        with pytest.raises(BusyError, match="already trains"):
+            two = JobRegistry(max_jobs=5)
+            two._jobs["s1"] = job
+            two.submit("s1", tiny_recipe("again"), folder=tmp_path)
+    finally:
+        job.stop()
+        wait(job)
+
+
+def test_the_cap_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_MAX_TRAININGS", "3")
+    assert JobRegistry().max_jobs == 3
+    monkeypatch.setenv("ATTNVIZ_MAX_TRAININGS", "lots")
+    with pytest.raises(ValueError, match="whole number"):
+        _ = JobRegistry().max_jobs
+
+
+def test_a_failing_recipe_reports_failed_with_the_message(tmp_path):
+    registry = JobRegistry(max_jobs=1)
+    job = registry.submit("s1", tiny_recipe(data="no-such-task"), folder=tmp_path)
+    wait(job)
+    snap = job.snapshot()
+    assert snap.status == FAILED
+    assert "unknown data spec" in snap.error
+    assert registry.active() == [] and not list(tmp_path.glob("*.safetensors"))
+
+
+def test_an_abandoned_job_stops_itself(tmp_path):
+    registry = JobRegistry(max_jobs=1)
+    alive = {"yes": True}
+    job = registry.submit("s1", tiny_recipe(epochs=500, patience=None), folder=tmp_path, is_alive=lambda: alive["yes"])
+    while not job.snapshot().epochs:
+        time.sleep(0.02)
+    alive["yes"] = False  # the session closed
+    wait(job)
+    assert job.snapshot().status == STOPPED
+    assert job.snapshot().result_path is not None  # the finished epochs are kept
+
+
+def test_names_are_slugified_and_never_overwrite(tmp_path):
+    assert slugify("  Été / ../../etc/passwd ") == "Ete-etc-passwd"
+    with pytest.raises(ValueError, match="no letters"):
+        slugify("../..")
+    (tmp_path / "taken.safetensors").write_bytes(b"")
+    registry = JobRegistry(max_jobs=1)
+    job = registry.submit("s1", tiny_recipe("taken", epochs=1), folder=tmp_path)
+    wait(job)
+    assert job.snapshot().result_path == tmp_path / "taken-2.safetensors"
+
+
+def test_two_concurrent_trainings_with_one_name_keep_both(models):
+    registry = JobRegistry(max_jobs=2)
+    first = registry.submit("s1", tiny_recipe("same", epochs=2), folder=models)
+    second = registry.submit("s2", tiny_recipe("same", epochs=1), folder=models)
+    wait(first)
+    wait(second)
+    paths = {first.snapshot().result_path, second.snapshot().result_path}
+    assert paths == {models / "same.safetensors", models / "same-2.safetensors"}
+    assert all(p.is_file() for p in paths)
+    assert not list((models / files.STAGING).glob("*.lock"))  # reservations released

@@ -1,0 +1,94 @@
+"""The catalog: names resolved and paths confined to the model folders; dangling links, link loops
+and links out of the folder skipped or refused; a model trained on an upload hides it from other
+sessions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attnviz.errors import CheckpointError, ConfigError
+from attnviz.evaluation.evaluate import measured_on
+from attnviz.server.jobs import DONE, JobRegistry
+from attnviz.store import catalog
+from attnviz.store.checkpoint import load_checkpoint
+from attnviz.training.recipes import Recipe
+from tests.support.cli import run
+from tests.support.jobs import tiny_recipe, wait
+
+
+def test_a_dangling_symlink_is_skipped_with_a_warning(capsys, models, model_file, tmp_path):
+    (models / "dangling.safetensors").symlink_to(tmp_path / "nowhere.safetensors")
+    with pytest.warns(catalog.ModelWarning, match="dangling"):
+        names = [m["name"] for m in catalog.list_models()]
+    assert "good" in names and "dangling" not in names
+    code, out, err = run(capsys, "list")
+    assert code == 0 and "good" in out and "warning: skipped dangling.safetensors" in err
+
+
+def test_a_link_loop_and_a_dangling_link_inside_the_folder_are_skipped(capsys, models, model_file):
+    (models / "loop.safetensors").symlink_to(models / "loop.safetensors")  # a link to itself
+    (models / "gone.safetensors").symlink_to(models / "deleted.safetensors")  # inside the folder, missing
+    with pytest.warns(catalog.ModelWarning) as seen:
+        names = [m["name"] for m in catalog.list_models()]
+    assert "good" in names and "loop" not in names and "gone" not in names
+    assert any("loop.safetensors" in str(w.message) for w in seen)
+    assert any("gone.safetensors" in str(w.message) for w in seen)
+    with pytest.raises(CheckpointError, match="symlink loop"):
+        catalog.load(str(models / "loop.safetensors"), roots=catalog.model_roots())
+    code, out, err = run(capsys, "list")
+    assert code == 0 and "good" in out and "Traceback" not in err
+
+
+def test_a_symlink_out_of_the_folder_is_refused_by_name(models, model_file, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    target = outside / "secret.safetensors"
+    target.write_bytes(model_file.read_bytes())
+    (models / "secret.safetensors").symlink_to(target)
+    with pytest.warns(catalog.ModelWarning, match="outside"):
+        assert "secret" not in [m["name"] for m in catalog.list_models()]
+    with pytest.raises(CheckpointError):
+        catalog.load("secret", roots=catalog.model_roots())
+    with pytest.raises(CheckpointError, match="outside the model folders"):
+        catalog.load(str(models / "secret.safetensors"), roots=catalog.model_roots())
+
+
+def test_models_trained_on_uploads_hide_their_example_from_other_sessions(models, tmp_path):
+    upload = tmp_path / "upload.tsv"
+    upload.write_text("en\tde\n" + "".join(f"secret {i} row\tgeheim {i}\n" for i in range(40)), encoding="utf-8")
+    registry = JobRegistry(max_jobs=1)
+    rec = Recipe(**{**tiny_recipe("private", epochs=1).to_dict(), "data": f"{upload}?src=en&tgt=de",
+                    "data_options": {}})  # fmt: skip
+    job = registry.submit("owner-session", rec, folder=models)
+    wait(job)
+    assert job.snapshot().status == DONE, job.snapshot().error
+    assert load_checkpoint(job.snapshot().result_path).meta["owner"] == "owner-session"
+
+    def entry(viewer):
+        return next(m for m in catalog.list_models(viewer=viewer) if m["name"] == "private")
+
+    assert "secret" in entry("owner-session")["example"] and str(upload) in entry("owner-session")["task"]
+    for viewer in ("someone-else", None):  # None: a caller that names no session sees no private parts
+        hidden = entry(viewer)
+        assert hidden["example"] is None and str(upload) not in json.dumps(hidden)
+    # the loaded model's meta, as the app's pages read it (Compare's test pairs, Learn's example)
+    meta = load_checkpoint(job.snapshot().result_path).meta
+    assert catalog.shareable_meta(meta, "owner-session") is meta
+    shared = catalog.shareable_meta(meta, "someone-else")
+    assert "secret" not in json.dumps(shared) and str(upload) not in json.dumps(shared)
+    with pytest.raises(ConfigError, match="private"):
+        measured_on(shared)
+    assert measured_on(meta)[0] == f"{upload}?src=en&tgt=de"
+
+
+def test_catalog_resolves_names_and_confines_paths(saved, tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path))
+    names = [m["name"] for m in catalog.list_models()]
+    assert "m" in names
+    assert catalog.load("m").config.score == "local_p"
+    with pytest.raises(CheckpointError, match="outside the model folders"):
+        catalog.resolve("/etc/passwd", roots=[tmp_path])
+    with pytest.raises(CheckpointError, match="no model named"):
+        catalog.resolve("no-such-model")

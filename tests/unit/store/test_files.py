@@ -1,0 +1,34 @@
+"""Safe files: a dead name reservation is freed; stale temporary files are removed, a live one kept."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+
+from attnviz.store import files
+from attnviz.store.checkpoint import save
+from tests.support.tiny import tiny_translator
+
+
+def test_a_dead_reservation_frees_its_name(models):
+    (models / files.STAGING).mkdir()
+    (models / files.STAGING / "free.lock").write_text("")  # left by a killed server: nobody holds it
+    out, fd = files.reserve_name(models, "free")
+    assert out == models / "free.safetensors"
+    assert files.reserve_name(models, "free")[0] == models / "free-2.safetensors"  # now held
+    files.release_lock(models / files.STAGING / "free.lock", fd)
+
+
+def test_save_removes_stale_temporary_files_only(corpus, models):
+    old, fresh, busy = (models / f".m.safetensors.{k}.tmp" for k in ("old", "fresh", "busy"))
+    for path in (old, fresh, busy):
+        path.write_bytes(b"partial")
+    hour_ago = time.time() - 3600
+    os.utime(old, (hour_ago, hour_ago))
+    os.utime(busy, (hour_ago, hour_ago))
+    with open(busy) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # a live save writing it
+        save(tiny_translator(corpus), models / "m.safetensors")
+    assert not old.exists() and fresh.exists() and busy.exists()
+    assert files.clean_stale_temp(models, max_age=0) == [] or not busy.exists()

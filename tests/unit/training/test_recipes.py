@@ -1,0 +1,109 @@
+"""Recipes: an interrupted one resumes from its last epoch, another recipe's checkpoint is not
+resumed, the hardware is named, guided recipes."""
+
+import pytest
+import torch
+
+from attnviz.errors import ConfigError
+from attnviz.store import recipe_path
+from attnviz.store.checkpoint import read_header
+from attnviz.training.guided_links import GuidedConfig
+from attnviz.training.recipes import Recipe, run_recipe
+
+RECIPE = {
+    "name": "tiny-copy",
+    "data": "copy",
+    "data_options": {"n_train": 64, "n_valid": 16, "n_test": 8, "seed": 0},
+    "model": {"emb_dim": 8, "hidden_dim": 16, "attn_dim": 8, "score": "general", "style": "luong"},
+    "train": {"epochs": 4, "batch_size": 16, "lr": 0.01, "seed": 0, "patience": None},
+}
+
+
+def test_an_interrupted_recipe_resumes_from_its_last_epoch(tmp_path):
+    recipe = Recipe(**RECIPE)
+    out = tmp_path / "tiny.safetensors"
+    calls = {"epochs": 0}
+
+    def stop_after_two() -> bool:
+        return calls["epochs"] >= 2
+
+    def count(p) -> None:
+        calls["epochs"] += p.kind == "epoch"
+
+    run_recipe(recipe, out, callback=count, should_stop=stop_after_two, evaluate_split=None)
+    progress = read_header(out)["meta"]["progress"]
+    assert progress["epoch"] == 2 and len(progress["history"]) == 2
+
+    seen = []
+    model = run_recipe(recipe, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None,
+                       resume=True)  # fmt: skip
+    assert sorted(set(seen)) == [3, 4]  # only the epochs that were missing
+    assert [row["epoch"] for row in model.meta["history"]] == [1, 2, 3, 4]
+    header = read_header(out)["meta"]
+    assert "progress" not in header and header["metrics"]["n"] == 8
+    assert header["train_seconds"] >= progress["seconds"]
+
+
+def test_resume_ignores_a_checkpoint_of_another_recipe(tmp_path):
+    out = tmp_path / "tiny.safetensors"
+    run_recipe(Recipe(**RECIPE), out, should_stop=lambda: False, evaluate_split=None,
+               callback=None)  # fmt: skip
+    other = Recipe(**{**RECIPE, "train": {**RECIPE["train"], "epochs": 2}})
+    torch.manual_seed(0)
+    seen = []
+    run_recipe(other, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None, resume=True)
+    assert seen == [1, 2]  # started afresh: the file was finished, and by another recipe
+
+
+def test_progress_reports_and_the_checkpoint_name_the_hardware(tmp_path):
+    seen = set()
+    run_recipe(Recipe(**RECIPE), tmp_path / "tiny.safetensors", callback=lambda p: seen.add(p.hardware),
+               evaluate_split=None)  # fmt: skip
+    meta = read_header(tmp_path / "tiny.safetensors")["meta"]
+    assert seen == {meta["hardware"]} and "CPU, " in meta["hardware"]
+    assert meta["device"] == "cpu" and meta["precision"] == "fp32"
+
+
+GUIDED_RECIPE = {
+    **RECIPE,
+    "name": "tiny-guided",
+    "train": {**RECIPE["train"], "epochs": 2},
+    "guided": {"weight": 0.5, "links": "gold"},  # the copy task's diagonal gold links
+}
+
+
+def test_a_guided_recipe_records_its_weight_and_links_and_resumes(tmp_path):
+    out = tmp_path / "tiny.safetensors"
+    recipe = Recipe(**GUIDED_RECIPE)
+    epochs = []
+    run_recipe(recipe, out, callback=lambda p: epochs.append(p) if p.kind == "epoch" else None,
+               should_stop=lambda: len(epochs) >= 1, evaluate_split=None)  # fmt: skip
+    assert read_header(out)["meta"]["progress"]["epoch"] == 1
+    model = run_recipe(recipe, out, resume=True, evaluate_split=None)
+    meta = read_header(out)["meta"]
+    assert [row["epoch"] for row in meta["history"]] == [1, 2] and model.meta["history"] == meta["history"]
+    assert all(row["align_loss"] > 0 for row in meta["history"])
+    assert meta["guided"] == {"weight": 0.5, "links": "gold", "method": "grow-diag-final-and",
+                              "links_file": "gold links of the training pairs"}  # fmt: skip
+    assert meta["recipe"]["guided_weight"] == 0.5 and meta["recipe_full"]["guided"] == GUIDED_RECIPE["guided"]
+
+
+def test_recipes_without_guidance_read_as_before_and_bad_guided_fields_are_refused():
+    plain = Recipe(**{k: v for k, v in GUIDED_RECIPE.items() if k != "guided"})
+    assert "guided" not in plain.to_dict() and plain.guided_config() is None
+    with pytest.raises(ConfigError, match=r"unknown guided settings \['decay'\]"):
+        Recipe(**{**GUIDED_RECIPE, "guided": {"weight": 0.3, "decay": 0.5}})
+    with pytest.raises(ConfigError, match="set the guided weight in the guided field"):
+        Recipe(**{**GUIDED_RECIPE, "train": {"guided_weight": 0.3}})
+
+
+def test_the_shipped_guided_recipe_is_its_unguided_twin_plus_guidance():
+    guided = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau-guided"))
+    plain = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau"))
+    assert guided.guided_config() == GuidedConfig(weight=0.1, links="eflomal")
+
+    def what(recipe: Recipe) -> dict:  # the recipe less its name, guidance and device (where it ran)
+        train = {k: v for k, v in recipe.train.items() if k != "device"}
+        return {**recipe.to_dict(), "name": None, "guided": None, "train": train}
+
+    assert what(guided) == what(plain)
