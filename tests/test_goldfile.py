@@ -5,9 +5,10 @@ import json
 import pytest
 
 from attnviz.cli.main import main
+from attnviz.data import to_pharaoh
 from attnviz.errors import DataError
 from attnviz.evaluation.metrics import AlignmentCounts, aer, alignment_counts
-from attnviz.links.extract import align_corpus, to_pharaoh
+from attnviz.links.extract import align_corpus
 from attnviz.links.goldfile import parse_naacl, parse_pharaoh, read_gold, score
 from attnviz.store.checkpoint import save
 

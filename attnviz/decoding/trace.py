@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.data import UNK, copy_source_words, join_pieces, word_spans
+from attnviz.data import UNK, copy_source_words, join_pieces, to_pharaoh, word_spans
 
 
 @dataclass
@@ -73,7 +73,7 @@ class Alignment:
 
     def to_pharaoh(self) -> str:
         """The argmax alignment in Pharaoh ``i-j`` format (source index - target index)."""
-        return " ".join(f"{i}-{j}" for i, j in self.hard_links())
+        return to_pharaoh(self.hard_links())
 
     def coverage(self) -> np.ndarray:
         """Total attention each source position received over all steps: ``[src]``. About 1 for a

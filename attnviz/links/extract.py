@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.data import to_pharaoh
 from attnviz.decoding import Translator
 from attnviz.errors import DataError, InputError
 from attnviz.links.reading import read
@@ -96,11 +97,6 @@ def symmetrise(forward: Iterable[Link], backward: Iterable[Link], method: str) -
             if (free_src and free_tgt) if both else (free_src or free_tgt):
                 add(i, j)
     return links
-
-
-def to_pharaoh(links: Iterable[Link]) -> str:
-    """Links as a sorted Pharaoh line, ``"0-0 1-2 2-1"``."""
-    return " ".join(f"{i}-{j}" for i, j in sorted(links))
 
 
 @dataclass
