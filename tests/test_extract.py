@@ -7,6 +7,7 @@ import pytest
 
 from attnviz.cli.main import main
 from attnviz.data.spec import load_corpus
+from attnviz.decoding import argmax_links
 from attnviz.errors import ConfigError, DataError, InputError
 from attnviz.evaluation import metrics
 from attnviz.links import eflomal as eflomal_align
@@ -14,7 +15,6 @@ from attnviz.links.extract import (
     SYMMETRIC,
     align_corpus,
     align_words,
-    argmax_links,
     symmetrise,
     threshold_links,
     transpose,

@@ -9,6 +9,14 @@ import numpy as np
 from attnviz.data import UNK, copy_source_words, join_pieces, to_pharaoh, word_spans
 
 
+def argmax_links(weights: np.ndarray, every_row: bool = False) -> set[tuple[int, int]]:
+    """Each target row linked to its highest-weight source column, as ``(source_index, target_index)``
+    links; ties go to the first column. A row whose largest weight is not positive (all of it was on
+    a hidden ``<eos>``) gets no link unless ``every_row``."""
+    w = np.asarray(weights)  # [tgt, src]
+    return {(int(np.argmax(row)), t) for t, row in enumerate(w) if every_row or (row.size and row.max() > 0)}
+
+
 @dataclass
 class Alignment:
     """What the decoder attended to while producing (or being forced through) a target.
@@ -68,8 +76,9 @@ class Alignment:
         return "".join(join_pieces(self.source_tokens[start:end]))
 
     def hard_links(self) -> list[tuple[int, int]]:
-        """Each target step linked to its argmax source position: ``(source_index, target_index)``."""
-        return [(int(np.argmax(row)), t) for t, row in enumerate(self.weights)]
+        """Each target step linked to its argmax source position (:func:`argmax_links`, every step
+        linked): ``(source_index, target_index)`` in step order."""
+        return sorted(argmax_links(self.weights, every_row=True), key=lambda link: link[1])
 
     def to_pharaoh(self) -> str:
         """The argmax alignment in Pharaoh ``i-j`` format (source index - target index)."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.data import to_pharaoh
-from attnviz.decoding import Translator
+from attnviz.decoding import Translator, argmax_links
 from attnviz.errors import DataError, InputError
 from attnviz.links.reading import read
 
@@ -30,12 +30,6 @@ DIRECTIONAL = ("argmax", "threshold")
 SYMMETRIC = ("intersection", "union", "grow-diag", "grow-diag-final", "grow-diag-final-and")
 METHODS = DIRECTIONAL + SYMMETRIC
 _NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
-
-
-def argmax_links(weights: np.ndarray) -> set[Link]:
-    """Each target word (row) linked to its highest-weight source word; an all-zero row gets no link."""
-    w = np.asarray(weights)  # [tgt, src]
-    return {(int(np.argmax(row)), t) for t, row in enumerate(w) if row.size and row.max() > 0}
 
 
 def threshold_links(weights: np.ndarray, threshold: float) -> set[Link]:
