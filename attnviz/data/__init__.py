@@ -2,7 +2,7 @@
 
 from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
 from attnviz.data.corpora import DEFAULT_MULTI30K, clean_table_caches, table_columns
-from attnviz.data.pairs import Corpus, Pair, Tokenizer, Vocab, from_pharaoh, to_pharaoh
+from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, from_pharaoh, to_pharaoh
 from attnviz.data.spec import TASKS, corpora, load_corpus, pair_options, tasks, toyfr
 from attnviz.data.summary import pairs_frame, summarize
 from attnviz.data.toyfr import EXAMPLE, LEXICON
@@ -21,6 +21,7 @@ __all__ = [
     "UNK",
     "UNK_ID",
     "Corpus",
+    "Link",
     "Pair",
     "Tokenizer",
     "Vocab",

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.data import UNK, copy_source_words, join_pieces, to_pharaoh, word_spans
+from attnviz.data import UNK, Link, copy_source_words, join_pieces, to_pharaoh, word_spans
 
 
-def argmax_links(weights: np.ndarray, every_row: bool = False) -> set[tuple[int, int]]:
+def argmax_links(weights: np.ndarray, every_row: bool = False) -> set[Link]:
     """Each target row linked to its highest-weight source column, as ``(source_index, target_index)``
     links; ties go to the first column. A row whose largest weight is not positive (all of it was on
     a hidden ``<eos>``) gets no link unless ``every_row``."""
@@ -75,7 +75,7 @@ class Alignment:
         start, end = word_spans(list(self.source_tokens))[s]
         return "".join(join_pieces(self.source_tokens[start:end]))
 
-    def hard_links(self) -> list[tuple[int, int]]:
+    def hard_links(self) -> list[Link]:
         """Each target step linked to its argmax source position (:func:`argmax_links`, every step
         linked): ``(source_index, target_index)`` in step order."""
         return sorted(argmax_links(self.weights, every_row=True), key=lambda link: link[1])

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 import sacrebleu
 
+from attnviz.data import Link
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
 
-Link = tuple[int, int]  # (source_index, target_index)
 EOS = "<eos>"
 
 

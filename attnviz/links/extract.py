@@ -20,12 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.data import to_pharaoh
+from attnviz.data import Link, to_pharaoh
 from attnviz.decoding import Translator, argmax_links
 from attnviz.errors import DataError, InputError
 from attnviz.links.reading import read
 
-Link = tuple[int, int]  # (source_index, target_index)
 DIRECTIONAL = ("argmax", "threshold")
 SYMMETRIC = ("intersection", "union", "grow-diag", "grow-diag-final", "grow-diag-final-and")
 METHODS = DIRECTIONAL + SYMMETRIC

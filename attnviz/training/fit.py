@@ -18,13 +18,13 @@ from dataclasses import asdict, dataclass, field
 import torch
 from torch import Tensor, nn
 
-from attnviz.data import PAD_ID, Corpus, Pair, Vocab
+from attnviz.data import PAD_ID, Corpus, Link, Pair, Vocab
 from attnviz.decoding import Alignment, Translator
 from attnviz.devices import PRECISIONS, autocast, check_device_name, describe, pick_device, training_precision
 from attnviz.errors import ConfigError, DataError, InputError
 from attnviz.model import ModelConfig, build_model
 from attnviz.training.distributed import Batch, SingleProcess
-from attnviz.training.guided import Link, guided_alignment_loss, link_grid, reference_rows
+from attnviz.training.guided import guided_alignment_loss, link_grid, reference_rows
 from attnviz.training.loss import smoothed_cross_entropy
 
 SCHEDULES = ("constant", "linear")
