@@ -12,7 +12,6 @@ from attnviz.cli.main import main as cli_main
 from attnviz.data.pairs import Corpus, Pair, make_pair
 from attnviz.data.tokenize import Tokenizer
 from attnviz.errors import ConfigError, DataError, InputError
-from attnviz.links import eflomal as eflomal_align
 from attnviz.store import recipe_path
 from attnviz.store.checkpoint import read_header
 from attnviz.training import distributed
@@ -238,7 +237,7 @@ def test_eflomal_links_are_computed_once_and_read_back_from_the_cache(tmp_path, 
     def no_second_run(*args, **kwargs):
         raise AssertionError("eflomal ran again")
 
-    monkeypatch.setattr(eflomal_align, "align", no_second_run)
+    monkeypatch.setattr("attnviz.training.guided_links.run_eflomal", no_second_run)
     assert training_links(corpus, GuidedConfig(), tmp_path) == (links, source)
     corpus.train[0] = make_pair("ein hund rennt", "a dog runs", WORD, WORD)  # other words: another cache entry
     with pytest.raises(AssertionError, match="eflomal ran again"):
