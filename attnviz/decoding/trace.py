@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.data import UNK, Link, copy_source_words, join_pieces, to_pharaoh, word_spans
+from attnviz.data import EOS, UNK, Link, copy_source_words, join_pieces, to_pharaoh, word_spans
 
 
 def argmax_links(weights: np.ndarray, every_row: bool = False) -> set[Link]:
@@ -45,12 +45,12 @@ class Alignment:
     @property
     def source_text_tokens(self) -> list[str]:
         """Source tokens without the final ``<eos>``."""
-        return self.source_tokens[:-1] if self.source_tokens[-1:] == ["<eos>"] else self.source_tokens
+        return self.source_tokens[:-1] if self.source_tokens[-1:] == [EOS] else self.source_tokens
 
     @property
     def output_tokens(self) -> list[str]:
         """Target tokens without the final ``<eos>``."""
-        return self.target_tokens[:-1] if self.target_tokens[-1:] == ["<eos>"] else self.target_tokens
+        return self.target_tokens[:-1] if self.target_tokens[-1:] == [EOS] else self.target_tokens
 
     def unk_copies(self) -> dict[int, int]:
         """For each output ``<unk>``, the source position it copies: the real source token (not

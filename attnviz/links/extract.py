@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.data import Link, to_pharaoh
+from attnviz.data import EOS, Link, to_pharaoh
 from attnviz.decoding import Translator, argmax_links
 from attnviz.errors import DataError, InputError
 from attnviz.links.reading import read
@@ -121,7 +121,7 @@ def word_attention(translator: Translator, source: str, target: str):
     without the ``<eos>`` row."""
     al = translator.align(source, target)
     reading = read(al.weights, al.source_tokens, al.target_tokens)
-    if reading.target_words[-1:] == ["<eos>"]:
+    if reading.target_words[-1:] == [EOS]:
         reading.weights = reading.weights[:-1]
         reading.target_words = reading.target_words[:-1]
     return reading

@@ -20,10 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.data import join_pieces, word_spans
+from attnviz.data import EOS, join_pieces, word_spans
 from attnviz.errors import InputError
-
-EOS = "<eos>"
 
 
 @dataclass
