@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from attnviz.data.corpora import table_columns
+from attnviz.data import table_columns
 from attnviz.data.spec import LONGEST_SOURCE, MAX_TOKENS, load_corpus
 from attnviz.errors import ConfigError, DataError
 from pages.shared import uploads
