@@ -7,7 +7,8 @@ import torch
 
 from attnviz.data.pairs import Corpus, make_pair
 from attnviz.data.tokenize import Tokenizer
-from attnviz.training.fit import TrainConfig, build_translator, fit
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import build_translator, fit
 
 torch.set_num_threads(1)
 

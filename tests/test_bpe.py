@@ -12,7 +12,8 @@ from attnviz.data.bpe import BPE, MAX_WORD_CHARS, copy_source_words, join_pieces
 from attnviz.data.tokenize import Tokenizer
 from attnviz.errors import CheckpointError, ConfigError, InputError
 from attnviz.store.checkpoint import load_checkpoint, save
-from attnviz.training.fit import TrainConfig, build_translator, fit
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import build_translator, fit
 
 # Sennrich et al. (2016)'s example vocabulary, as a stream of word tokens.
 WORDS = ["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3

@@ -11,7 +11,9 @@ from attnviz.decoding.search import beam_search, greedy
 from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
 from attnviz.model.scores import SCORES
-from attnviz.training.fit import TrainConfig, evaluate_loss, fit, make_batches
+from attnviz.training.batches import make_batches
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import evaluate_loss, fit
 
 from .conftest import TINY_OPTIONS, tiny_translator
 

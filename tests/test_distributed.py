@@ -18,7 +18,8 @@ from safetensors.torch import load_file, save_file
 from attnviz.cli.main import main
 from attnviz.store.checkpoint import read_header
 from attnviz.training import distributed
-from attnviz.training.fit import TrainConfig, fit
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import fit
 from tests.conftest import reverse_corpus, tiny_translator
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,9 @@ from attnviz.errors import ConfigError, DataError, InputError
 from attnviz.store import recipe_path
 from attnviz.store.checkpoint import read_header
 from attnviz.training import distributed
-from attnviz.training.fit import TrainConfig, _loss_and_accuracy, fit, make_batches
+from attnviz.training.batches import make_batches
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import _loss_and_accuracy, fit
 from attnviz.training.guided import guided_alignment_loss, piece_links, reference_alignment
 from attnviz.training.guided_links import GuidedConfig, training_links
 from attnviz.training.recipes import Recipe, run_recipe

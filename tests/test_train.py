@@ -10,7 +10,8 @@ from attnviz.cli.main import main as cli_main
 from attnviz.devices import available_devices
 from attnviz.errors import ConfigError
 from attnviz.store.checkpoint import read_header
-from attnviz.training.fit import TrainConfig, _linear, fit
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import _linear, fit
 from attnviz.training.recipes import Recipe, run_recipe
 from tests.conftest import tiny_translator
 
