@@ -6,7 +6,7 @@ import os
 import socket
 from pathlib import Path
 
-from attnviz.data import corpora
+from attnviz.data import corpora  # corpora.CACHE_DIR read at call time: setting it there moves this cache too
 from attnviz.data.corpora import RawPairs, check_columns, drop_empty_rows, quiet_datasets, read_rows
 from attnviz.errors import DataError
 

@@ -7,7 +7,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from attnviz.data import corpora
+from attnviz.data import corpora  # corpora.CACHE_DIR read at call time: setting it there moves this cache too
 from attnviz.data.corpora import (
     DEFAULT_MAX_BYTES,
     SCRATCH_PREFIX,

@@ -182,8 +182,9 @@ def train_step(run: TrainRun, batch: Batch) -> tuple[float, float, int, int]:
     cfg = run.cfg
     shard, weight = run.group.shard(batch)
     with autocast(run.device, run.precision):
-        loss, correct, n, align = _loss_and_accuracy(run.trained, shard, run.device, cfg.label_smoothing,
-                                                     cfg.teacher_forcing)  # fmt: skip
+        loss, correct, n, align = _loss_and_accuracy(
+            run.trained, shard, run.device, cfg.label_smoothing, cfg.teacher_forcing
+        )
     total = loss if align is None else loss + cfg.guided_weight * align
     run.optimizer.zero_grad(set_to_none=True)
     (total * weight).backward()
