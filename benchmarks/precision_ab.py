@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz.data.spec import load_corpus
 from attnviz.devices import PRECISIONS
-from attnviz.training.fit import TrainConfig, build_translator, fit
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import build_translator, fit
 from attnviz.training.recipes import Recipe
 
 

@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz.data.spec import load_corpus
 from attnviz.devices import PRECISIONS, autocast, training_precision
-from attnviz.training.fit import _loss_and_accuracy, build_translator, make_batches
+from attnviz.training.batches import make_batches
+from attnviz.training.fit import _loss_and_accuracy, build_translator
 from attnviz.training.guided_links import GuidedConfig, training_links
 from attnviz.training.recipes import Recipe
 

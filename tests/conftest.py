@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from attnviz.data.pairs import Corpus
-from attnviz.training.fit import TrainConfig, fit
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import fit
 from tests.support.tiny import reverse_corpus, tiny_translator
 
 pytest_plugins = ["tests.support.app_fixtures", "tests.support.model_folder"]

@@ -1,10 +1,12 @@
 """Data: built-in tasks with gold links, corpora read through `datasets`, tokenizers, BPE, vocabularies."""
 
 from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
-from attnviz.data.corpora import DEFAULT_MULTI30K, clean_table_caches, table_columns
-from attnviz.data.pairs import Corpus, Pair, Tokenizer, Vocab, from_pharaoh, to_pharaoh
+from attnviz.data.corpora import clean_table_caches
+from attnviz.data.multi30k import DEFAULT_MULTI30K
+from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, from_pharaoh, to_pharaoh
 from attnviz.data.spec import TASKS, corpora, load_corpus, pair_options, tasks, toyfr
 from attnviz.data.summary import pairs_frame, summarize
+from attnviz.data.tables import table_columns
 from attnviz.data.toyfr import EXAMPLE, LEXICON
 from attnviz.data.vocab import BOS_ID, EOS, EOS_ID, PAD_ID, UNK, UNK_ID
 
@@ -21,6 +23,7 @@ __all__ = [
     "UNK",
     "UNK_ID",
     "Corpus",
+    "Link",
     "Pair",
     "Tokenizer",
     "Vocab",

@@ -15,7 +15,7 @@ from attnviz.data.tokenize import Tokenizer
 from attnviz.data.vocab import Vocab
 from attnviz.errors import ConfigError, DataError
 
-Link = tuple[int, int]
+Link = tuple[int, int]  # (source_index, target_index), 0-based
 SPLITS = ("train", "valid", "test")
 _SPLIT_ALIASES = {"train": "train", "valid": "valid", "val": "valid", "validation": "valid", "test": "test"}
 _PHARAOH_RE = re.compile(r"^(\d+)[-?](\d+)$")

@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import parse_qsl
 
-from attnviz.data import corpora, tasks, toyfr
+from attnviz.data import corpora, hub, multi30k, tables, tasks, toyfr
 from attnviz.data.bpe import BPE
 from attnviz.data.pairs import Corpus, Pair, make_pair
 from attnviz.data.tokenize import Tokenizer
@@ -197,19 +197,19 @@ def load_corpus(
     m = _MULTI30K_RE.match(spec)
     if m:
         source, target, folder = m.groups()
-        raw, notes = corpora.load_multi30k(source, target, folder, max_bytes=max_bytes, empty=empty)
+        raw, notes = multi30k.load_multi30k(source, target, folder, max_bytes=max_bytes, empty=empty)
         name = f"multi30k-{source}-{target}"
     elif spec.startswith("hf:"):
         path, _, query = spec[3:].partition("?")
         opts = _options(spec, query, {"src", "tgt", "config", "split"})
-        rows, notes = corpora.load_hub(
+        rows, notes = hub.load_hub(
             path, opts["src"], opts["tgt"], config=opts.get("config"), split=opts.get("split", "train"), empty=empty
         )
         raw, name = {"all": rows}, spec.split("?")[0]
-    elif "?" in spec or spec.lower().endswith(tuple(corpora.TABLE_FORMATS)):
+    elif "?" in spec or spec.lower().endswith(tuple(tables.TABLE_FORMATS)):
         path, _, query = spec.partition("?")
         opts = _options(spec, query, {"src", "tgt", "format"})
-        rows, notes = corpora.load_table(
+        rows, notes = tables.load_table(
             path, opts["src"], opts["tgt"], fmt=opts.get("format"), max_bytes=max_bytes, empty=empty
         )
         raw, name = {"all": rows}, f"file:{path}"

@@ -6,7 +6,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.data import UNK, copy_source_words, join_pieces, word_spans
+from attnviz.data import EOS, UNK, Link, copy_source_words, join_pieces, to_pharaoh, word_spans
+
+
+def argmax_links(weights: np.ndarray, every_row: bool = False) -> set[Link]:
+    """Each target row linked to its highest-weight source column, as ``(source_index, target_index)``
+    links; ties go to the first column. A row whose largest weight is not positive (all of it was on
+    a hidden ``<eos>``) gets no link unless ``every_row``."""
+    w = np.asarray(weights)  # [tgt, src]
+    return {(int(np.argmax(row)), t) for t, row in enumerate(w) if every_row or (row.size and row.max() > 0)}
 
 
 @dataclass
@@ -37,12 +45,12 @@ class Alignment:
     @property
     def source_text_tokens(self) -> list[str]:
         """Source tokens without the final ``<eos>``."""
-        return self.source_tokens[:-1] if self.source_tokens[-1:] == ["<eos>"] else self.source_tokens
+        return self.source_tokens[:-1] if self.source_tokens[-1:] == [EOS] else self.source_tokens
 
     @property
     def output_tokens(self) -> list[str]:
         """Target tokens without the final ``<eos>``."""
-        return self.target_tokens[:-1] if self.target_tokens[-1:] == ["<eos>"] else self.target_tokens
+        return self.target_tokens[:-1] if self.target_tokens[-1:] == [EOS] else self.target_tokens
 
     def unk_copies(self) -> dict[int, int]:
         """For each output ``<unk>``, the source position it copies: the real source token (not
@@ -67,13 +75,14 @@ class Alignment:
         start, end = word_spans(list(self.source_tokens))[s]
         return "".join(join_pieces(self.source_tokens[start:end]))
 
-    def hard_links(self) -> list[tuple[int, int]]:
-        """Each target step linked to its argmax source position: ``(source_index, target_index)``."""
-        return [(int(np.argmax(row)), t) for t, row in enumerate(self.weights)]
+    def hard_links(self) -> list[Link]:
+        """Each target step linked to its argmax source position (:func:`argmax_links`, every step
+        linked): ``(source_index, target_index)`` in step order."""
+        return sorted(argmax_links(self.weights, every_row=True), key=lambda link: link[1])
 
     def to_pharaoh(self) -> str:
         """The argmax alignment in Pharaoh ``i-j`` format (source index - target index)."""
-        return " ".join(f"{i}-{j}" for i, j in self.hard_links())
+        return to_pharaoh(self.hard_links())
 
     def coverage(self) -> np.ndarray:
         """Total attention each source position received over all steps: ``[src]``. About 1 for a

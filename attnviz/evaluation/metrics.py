@@ -12,11 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import sacrebleu
 
+from attnviz.data import EOS, Link
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
-
-Link = tuple[int, int]  # (source_index, target_index)
-EOS = "<eos>"
 
 
 def _check_pairs(hypotheses: list[str], references: list[str]) -> None:

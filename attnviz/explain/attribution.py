@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from attnviz.data import BOS_ID, PAD_ID, UNK_ID
+from attnviz.data import BOS_ID, PAD_ID, UNK_ID, Link
 from attnviz.decoding import Alignment, Translator
 from attnviz.errors import InputError
 from attnviz.evaluation import alignment_links
@@ -101,7 +101,7 @@ class Attribution:
             f"the same source token first at {int(self.top1.sum())}/{n} steps ({self.top1_rate:.0%})."
         )
 
-    def hard_links(self) -> set[tuple[int, int]]:
+    def hard_links(self) -> set[Link]:
         """The attribution's argmax source position per target token, as :func:`alignment_links`
         gives for attention (``<eos>`` row dropped, argmax on source ``<eos>`` gives no link)."""
         return alignment_links(replace(self.alignment, weights=self.values))

@@ -5,8 +5,9 @@ attentional state and the output distribution at step ``t``.
 :func:`cell_numbers` computes a :class:`CellMath` (named steps, each with its LaTeX line and its
 value); :func:`latex_lines` is the math panel. Each score writes its own intermediates
 (``Score.terms`` in :mod:`attnviz.model.attention`), so a new score needs nothing here. Lines show a
-vector as its first entries and its norm; ``to_json``/``to_csv`` keep every entry. The
-formatting helpers are shared with the Learn page's worked example (:mod:`attnviz.explain.worked`).
+vector as its first entries and its norm; ``to_json``/``to_csv`` keep every entry. The lines'
+formatting and the steps from a key to its weight are :mod:`attnviz.explain.steps`, shared with the
+Learn page's worked example (:mod:`attnviz.explain.worked`).
 """
 
 from __future__ import annotations
@@ -25,77 +26,15 @@ from torch import Tensor
 from attnviz.data import BOS_ID, UNK_ID, join_pieces
 from attnviz.decoding import Alignment, encode_one
 from attnviz.errors import InputError
+from attnviz.explain.steps import Step, latex_text, num, score_steps, step, weight_steps
 from attnviz.model import Attention, DecoderState
 
 if TYPE_CHECKING:
     from attnviz.decoding import Translator
     from attnviz.model import Encoded
 
-DIMS_SHOWN = 4  # entries of a vector written out; the norm stands for the rest
 TOP_WORDS = 5
 QUERY = {"bahdanau": r"s_{t-1}", "luong": r"h_t"}
-_LATEX_SPECIALS = {c: "\\" + c for c in "#$%&_{}"} | {"~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                                                      "\\": r"\textbackslash{}"}  # fmt: skip
-
-
-def num(x: float) -> str:
-    """A number for LaTeX: 4 significant digits, scientific notation as ``a \\times 10^{b}``."""
-    if not math.isfinite(x):
-        return r"-\infty" if x < 0 else r"\infty"
-    text = f"{x:.4g}"
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        return rf"{mantissa} \times 10^{{{int(exponent)}}}"
-    return text
-
-
-def vector(v: np.ndarray) -> str:
-    """``[a, b, c, d, …] (‖·‖ = n)``: the first entries, and the norm when some are left out."""
-    v = np.asarray(v, dtype=np.float64).ravel()
-    shown = [num(float(x)) for x in v[:DIMS_SHOWN]] + ([r"\ldots"] if v.size > DIMS_SHOWN else [])
-    text = "[" + ", ".join(shown) + "]"
-    if v.size > DIMS_SHOWN:
-        text += rf"\ (\lVert \cdot \rVert = {num(float(np.linalg.norm(v)))})"
-    return text
-
-
-def matrix(m: np.ndarray) -> str:
-    """A small matrix in full, as a LaTeX ``bmatrix``."""
-    rows = np.atleast_2d(np.asarray(m, dtype=np.float64))
-    return r"\begin{bmatrix}" + r" \\ ".join(" & ".join(num(float(x)) for x in row) for row in rows) + r"\end{bmatrix}"
-
-
-def latex_value(value: np.ndarray) -> str:
-    """A scalar as a number, a vector as :func:`vector`."""
-    value = np.asarray(value)
-    return num(float(value)) if value.ndim == 0 else vector(value)
-
-
-def latex_text(word: str) -> str:
-    """A token as LaTeX text, its special characters escaped."""
-    return r"\text{" + "".join(_LATEX_SPECIALS.get(c, c) for c in word) + "}"
-
-
-@dataclass
-class Step:
-    """One named intermediate: ``label`` (stable, for lookups and downloads), the LaTeX of its
-    formula, its value (``[]`` or ``[n]``, float64) and optionally how the value is written."""
-
-    label: str
-    formula: str
-    value: np.ndarray
-    shown: str | None = None  # replaces latex_value(value) on the line, e.g. a word or a note
-
-    @property
-    def latex(self) -> str:
-        """The line: ``formula = value``."""
-        return f"{self.formula} = {latex_value(self.value) if self.shown is None else self.shown}"
-
-
-def step(label: str, formula: str, value, shown: str | None = None) -> Step:
-    if isinstance(value, Tensor):
-        value = value.detach().cpu().double().numpy()
-    return Step(label, formula, np.asarray(value, dtype=np.float64), shown)
 
 
 @dataclass
@@ -170,70 +109,6 @@ def formula_for(formula: str, style: str) -> str:
 def latex_lines(cell: CellMath) -> list[str]:
     """The math panel: the score's formula, then one line per step."""
     return [cell.formula, *(s.latex for s in cell.steps)]
-
-
-# -- the shared arithmetic: from the key to the weight ---------------------------------------------
-
-
-def score_steps(
-    att: Attention, query: Tensor, values: Tensor, t: int, s: int, q: str, scores: Tensor, position: float | None
-) -> list[Step]:
-    """From the key to ``e_{t,s}``: the score's own terms, then (local attention) the window.
-
-    query ``[Q]``, values ``[S, K]`` one sentence's annotations, ``scores`` ``[S]`` the row of
-    raw scores as :class:`Attention` masked it, ``position`` its ``p_t`` (local attention).
-    """
-    sub = f"{t},{s}"
-    *inner, last = att.cell_terms(query, values, t, s, q)
-    steps = [step(x.label, x.latex, x.value) for x in inner]
-    if not att.is_local:
-        return [*steps, step("e", rf"e_{{{sub}}} = {last.latex}", last.value)]
-    e, D = float(scores[s]), att.window
-    distance = abs(s - position)
-    where = rf"\le D = {D}" if distance <= D else rf"> D = {D}"
-    if distance > D and math.isfinite(e):
-        where += r"\ \text{(kept: the real position nearest } p_t)"
-    return [
-        *steps,
-        step("content score", rf"\mathrm{{score}}({q}, \bar h_{{{s}}}) = {last.latex}", last.value),
-        step("distance to p_t", rf"|s - p_t| = |{s} - {num(position)}|", distance, f"{num(distance)} {where}"),
-        step("e", rf"e_{{{sub}}}", e if math.isfinite(e) else -math.inf,
-             num(e) if math.isfinite(e) else r"-\infty \quad \text{(outside the window)}"),
-    ]  # fmt: skip
-
-
-def weight_steps(att: Attention, scores: Tensor, t: int, s: int, position: float | None) -> list[Step]:
-    """From the row of raw scores ``[S]`` to the weight ``a_{t,s}``: the softmax (over the window
-    for local attention), then local-p's Gaussian."""
-    sub = f"{t},{s}"
-    row = scores.detach().cpu().double().numpy()
-    e = float(row[s])
-    if not math.isfinite(e):
-        return [step("a", rf"a_{{{sub}}}", 0.0, r"0 \quad \text{(outside the window)}")]
-    finite = row[np.isfinite(row)]  # [n in window]
-    shift = float(finite.max()) if finite.max() > 50 else 0.0  # exp(e - m) keeps huge scores finite
-    denominator = float(np.exp(finite - shift).sum())
-    align = math.exp(e - shift) / denominator
-    over = r"_{|s'-p_t| \le D}" if att.is_local else "_{s'}"
-    m = f" - {num(shift)}" if shift else ""
-    softmax = step(
-        "softmax",
-        rf"\mathrm{{softmax}}: \frac{{\exp(e_{{{sub}}}{m})}}{{\sum{over} \exp(e_{{{t},s'}}{m})}}"
-        rf" = \frac{{{num(math.exp(e - shift))}}}{{{num(denominator)}}}",
-        align,
-        rf"{num(align)} \quad ({finite.size} \text{{ terms}})",
-    )
-    if not att.is_predictive:
-        return [softmax, step("a", rf"a_{{{sub}}}", align)]
-    sigma = att.window / 2
-    gauss = math.exp(-((s - position) ** 2) / (2 * sigma**2))
-    return [
-        softmax,
-        step("gaussian", rf"\exp\left(-\frac{{(s - p_t)^2}}{{2\sigma^2}}\right) = "
-             rf"\exp\left(-\frac{{({s} - {num(position)})^2}}{{2 \cdot {num(sigma)}^2}}\right)", gauss),
-        step("a", rf"a_{{{sub}}} = \mathrm{{align}} \cdot \exp(\ldots) = {num(align)} \cdot {num(gauss)}",
-             align * gauss),
-    ]  # fmt: skip
 
 
 # -- one cell of a decoded alignment --------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 The worked example runs a throw-away :class:`~attnviz.model.attention.Attention` (float64) whose
 parameters are the small matrices the user typed, and writes each score's intermediates with
-the same code and formatting as the math panel of a real cell (:mod:`attnviz.explain.cellmath`).
+the same code and formatting as the math panel of a real cell (:mod:`attnviz.explain.steps`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from attnviz.errors import InputError
-from attnviz.explain.cellmath import Step, matrix, num, score_steps, vector, weight_steps
+from attnviz.explain.steps import Step, matrix, num, score_steps, vector, weight_steps
 from attnviz.model import SCORES, Attention, get_score
 
 

@@ -8,7 +8,6 @@ from attnviz.links.extract import (
     WordAlignment,
     align_corpus,
     align_words,
-    to_pharaoh,
     word_attention,
 )
 from attnviz.links.goldfile import FORMATS, parse_pharaoh, text_lines
@@ -52,7 +51,6 @@ __all__ = [
     "run_eflomal",
     "score_table",
     "text_lines",
-    "to_pharaoh",
     "word_attention",
     "word_pairs",
 ]

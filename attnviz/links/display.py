@@ -13,7 +13,7 @@ import numpy as np
 from attnviz.data import EOS
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
-from attnviz.links.reading import caption, hide_eos, word_index
+from attnviz.links.reading import caption, hide_eos, mean_rows, merge_columns, word_groups, word_index
 
 HIDDEN_EOS_NOTE = "<eos> hidden, rows renormalised"
 MERGED_NOTE = "pieces merged into words"
@@ -46,28 +46,6 @@ def _with_hypotheses(al: Alignment, shown: Alignment, transform: Callable[[Align
     return shown
 
 
-def _groups(index: list[int]) -> list[list[int]]:
-    """The token positions of each word, in word order, from a token -> word index."""
-    groups: list[list[int]] = [[] for _ in range(max(index, default=-1) + 1)]
-    for position, word in enumerate(index):
-        groups[word].append(position)
-    return groups
-
-
-def _mean_rows(a: np.ndarray | None, groups: list[list[int]]) -> np.ndarray | None:
-    """Each target word's row: the mean of its pieces' rows (``[tgt_words, ...]``)."""
-    if a is None:
-        return None
-    a = np.asarray(a)
-    return np.stack([a[g].mean(axis=0) for g in groups]) if groups else a[:0]
-
-
-def _merge_columns(a: np.ndarray, groups: list[list[int]], combine) -> np.ndarray:
-    """Each source word's column: its pieces' columns combined along the last axis."""
-    a = np.asarray(a, dtype=np.float64)
-    return np.stack([combine(a[..., g], axis=-1) for g in groups], axis=-1)
-
-
 def merged_pieces(al: Alignment) -> Alignment:
     """``al`` with subword pieces merged into words (see :mod:`attnviz.links.reading`); ``al`` itself when
     no token is a piece.
@@ -84,13 +62,13 @@ def merged_pieces(al: Alignment) -> Alignment:
     tgt_index, tgt_words = word_index(list(al.target_tokens))
     if len(src_words) == len(al.source_tokens) and len(tgt_words) == len(al.target_tokens):
         return al
-    src, tgt = _groups(src_index), _groups(tgt_index)
+    src, tgt = word_groups(src_index), word_groups(tgt_index)
     unknown = list(al.source_unknown) + [False] * (len(al.source_tokens) - len(al.source_unknown))
-    weights = _mean_rows(_merge_columns(al.weights, src, np.sum), tgt)  # [tgt_words, src_words]
-    scores = _mean_rows(_merge_columns(al.scores, src, np.logaddexp.reduce), tgt)  # [tgt_words, src_words]
+    weights = mean_rows(merge_columns(al.weights, src), tgt)  # [tgt_words, src_words]
+    scores = mean_rows(merge_columns(al.scores, src, np.logaddexp.reduce), tgt)  # [tgt_words, src_words]
     encoder = None
     if al.encoder_attention is not None:  # [layers, heads, src, src]: query rows averaged, key columns summed
-        keys = _merge_columns(al.encoder_attention, src, np.sum)  # [layers, heads, src, src_words]
+        keys = merge_columns(al.encoder_attention, src)  # [layers, heads, src, src_words]
         encoder = np.stack([keys[:, :, g].mean(axis=2) for g in src], axis=2)  # [layers, heads, src_words, src_words]
     log_probs = None
     if al.token_log_probs is not None:
@@ -103,8 +81,8 @@ def merged_pieces(al: Alignment) -> Alignment:
         source_unknown=[any(unknown[s] for s in g) for g in src],
         weights=weights.astype(np.float32),
         scores=scores,
-        contexts=_mean_rows(al.contexts, tgt),
-        states=_mean_rows(al.states, tgt),
+        contexts=mean_rows(al.contexts, tgt),
+        states=mean_rows(al.states, tgt),
         token_log_probs=log_probs,
         positions=None,
         window=None,

@@ -12,10 +12,10 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from attnviz.data import Link
 from attnviz.errors import ConfigError, DataError
 from attnviz.links.extract import SYMMETRIC, symmetrise
 
-Link = tuple[int, int]  # (source_index, target_index)
 Tokens = list[str]
 DIRECTIONS = ("forward", "reverse")
 

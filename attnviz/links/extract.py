@@ -20,21 +20,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.decoding import Translator
+from attnviz.data import EOS, Link, to_pharaoh
+from attnviz.decoding import Translator, argmax_links
 from attnviz.errors import DataError, InputError
 from attnviz.links.reading import Reading, read
 
-Link = tuple[int, int]  # (source_index, target_index)
 DIRECTIONAL = ("argmax", "threshold")
 SYMMETRIC = ("intersection", "union", "grow-diag", "grow-diag-final", "grow-diag-final-and")
 METHODS = DIRECTIONAL + SYMMETRIC
 _NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
-
-
-def argmax_links(weights: np.ndarray) -> set[Link]:
-    """Each target word (row) linked to its highest-weight source word; an all-zero row gets no link."""
-    w = np.asarray(weights)  # [tgt, src]
-    return {(int(np.argmax(row)), t) for t, row in enumerate(w) if row.size and row.max() > 0}
 
 
 def threshold_links(weights: np.ndarray, threshold: float) -> set[Link]:
@@ -98,11 +92,6 @@ def symmetrise(forward: Iterable[Link], backward: Iterable[Link], method: str) -
     return links
 
 
-def to_pharaoh(links: Iterable[Link]) -> str:
-    """Links as a sorted Pharaoh line, ``"0-0 1-2 2-1"``."""
-    return " ".join(f"{i}-{j}" for i, j in sorted(links))
-
-
 @dataclass
 class WordAlignment:
     """Word links extracted from attention, with the words they index."""
@@ -132,7 +121,7 @@ def word_attention(translator: Translator, source: str, target: str) -> Reading:
     without the ``<eos>`` row."""
     al = translator.align(source, target)
     reading = read(al.weights, al.source_tokens, al.target_tokens)
-    if reading.target_words[-1:] == ["<eos>"]:
+    if reading.target_words[-1:] == [EOS]:
         reading.weights = reading.weights[:-1]
         reading.target_words = reading.target_words[:-1]
     return reading

@@ -21,10 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from attnviz.data import Link
 from attnviz.errors import DataError
 from attnviz.evaluation import AlignmentCounts, alignment_counts
 
-Link = tuple[int, int]  # (source_index, target_index)
 FORMATS = ("pharaoh", "naacl")
 _PHARAOH_LINK = re.compile(r"^(\d+)([-?])(\d+)(?:-([SPsp]))?$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")

@@ -15,14 +15,13 @@ tokens. Two changes make a figure easier to read without changing what the rows 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.data import join_pieces, word_spans
+from attnviz.data import EOS, join_pieces, word_spans
 from attnviz.errors import InputError
-
-EOS = "<eos>"
 
 
 @dataclass
@@ -76,6 +75,30 @@ def word_index(tokens: list[str]) -> tuple[list[int], list[str]]:
     return index, words
 
 
+def word_groups(index: list[int]) -> list[list[int]]:
+    """The token positions of each word, in word order, from a token -> word index (:func:`word_index`)."""
+    groups: list[list[int]] = [[] for _ in range(max(index, default=-1) + 1)]
+    for position, word in enumerate(index):
+        groups[word].append(position)
+    return groups
+
+
+def merge_columns(a: np.ndarray, groups: list[list[int]], combine: Callable[..., np.ndarray] = np.sum) -> np.ndarray:
+    """Each source word's column: its pieces' columns combined along the last axis (summed by default)."""
+    a = np.asarray(a, dtype=np.float64)
+    if not groups:
+        return a[..., :0]
+    return np.stack([combine(a[..., g], axis=-1) for g in groups], axis=-1)  # [..., src_words]
+
+
+def mean_rows(a: np.ndarray | None, groups: list[list[int]]) -> np.ndarray | None:
+    """Each target word's row: the mean of its pieces' rows (``[tgt_words, ...]``); ``None`` stays ``None``."""
+    if a is None:
+        return None
+    a = np.asarray(a)
+    return np.stack([a[g].mean(axis=0) for g in groups]) if groups else a[:0]
+
+
 def merge_pieces(
     weights: np.ndarray, source_tokens: list[str], target_tokens: list[str]
 ) -> tuple[np.ndarray, list[str], list[str], list[int], list[int]]:
@@ -87,12 +110,8 @@ def merge_pieces(
     w = _check(weights, source_tokens, target_tokens)
     src_index, src_words = word_index(source_tokens)
     tgt_index, tgt_words = word_index(target_tokens)
-    cols = np.zeros((len(source_tokens), len(src_words)))  # [src, src_words] one-hot
-    cols[np.arange(len(source_tokens)), src_index] = 1.0
-    rows = np.zeros((len(tgt_words), len(target_tokens)))  # [tgt_words, tgt] averaging
-    rows[tgt_index, np.arange(len(target_tokens))] = 1.0
-    rows /= rows.sum(axis=1, keepdims=True)
-    return rows @ w @ cols, src_words, tgt_words, src_index, tgt_index
+    merged = mean_rows(merge_columns(w, word_groups(src_index)), word_groups(tgt_index))  # [tgt_words, src_words]
+    return merged, src_words, tgt_words, src_index, tgt_index
 
 
 def caption(eos_hidden: bool, merged: bool) -> str:

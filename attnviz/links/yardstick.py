@@ -15,14 +15,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from attnviz.data import Pair, join_pieces
+from attnviz.data import Link, Pair, join_pieces
 from attnviz.errors import DataError
 from attnviz.evaluation import AlignmentCounts
 from attnviz.links import eflomal as eflomal_align
 from attnviz.links import goldfile
 from attnviz.links.goldfile import GoldAlignment
 
-Link = tuple[int, int]  # (source_index, target_index)
 Words = list[str]
 SAMPLE_PAIRS = 2000
 FAST_EFLOMAL = {"n_samplers": 1, "rel_iterations": 0.5}

@@ -10,10 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from attnviz.data import Link
 from attnviz.errors import InputError
 from attnviz.plots.heatmap import apply_template, cell_size, display_tokens, label_px, tick_angle
-
-Link = tuple[int, int]  # (source_index, target_index)
 
 
 def training_curves(history: list[dict]) -> go.Figure:

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
+from attnviz.data import Link
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
 
@@ -241,7 +242,7 @@ def alignment_heatmap(
     values: str = "weights",
     zmin: float | None = None,
     zmax: float | None = None,
-    show_gold: list[tuple[int, int]] | None = None,
+    show_gold: list[Link] | None = None,
     highlight_step: int | None = None,
     hover: bool = True,
     title: str | None = None,

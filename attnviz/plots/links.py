@@ -15,10 +15,10 @@ from collections.abc import Iterable
 import numpy as np
 import plotly.graph_objects as go
 
+from attnviz.data import Link
 from attnviz.errors import InputError
 from attnviz.plots.heatmap import WEIGHT_SCALE, apply_template, cell_size, display_tokens, label_px, tick_angle
 
-Link = tuple[int, int]  # (source_index, target_index)
 COLORBAR_PX = 110  # right of the plot area: the colour bar and its title
 TITLE_PX, LEGEND_ROW_PX = 46, 24
 # marker per kind: (symbol, colour, size as a share of the cell, line width). Filled markers have a

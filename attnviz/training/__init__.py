@@ -1,8 +1,9 @@
 """Training: the fit loop, loss, guided alignment, distributed runs, recipes, the speed benchmark."""
 
 from attnviz.training.bench import TRANSLATE_TOKENS, run_bench
+from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess, join_torchrun
-from attnviz.training.fit import Progress, TrainConfig, build_translator, fit
+from attnviz.training.fit import build_translator, fit
 from attnviz.training.recipes import Recipe, run_recipe, unfinished
 
 __all__ = [

@@ -22,10 +22,8 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
-from attnviz.data import word_spans
+from attnviz.data import Link, word_spans
 from attnviz.errors import InputError
-
-Link = tuple[int, int]  # (source_index, target_index)
 
 # One fixed weight for the whole training. Chen et al. decay theirs so that translation takes
 # over late, and Garg et al. use 0.05 on one head of a multi-head Transformer whose other heads

@@ -24,10 +24,10 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from attnviz.data import Corpus, join_pieces, to_pharaoh
+from attnviz.data import Corpus, Link, join_pieces, to_pharaoh
 from attnviz.errors import ConfigError, DataError
 from attnviz.links import DIRECTIONS, SYMMETRIC, parse_pharaoh, run_eflomal
-from attnviz.training.guided import DEFAULT_WEIGHT, Link, piece_links
+from attnviz.training.guided import DEFAULT_WEIGHT, piece_links
 
 SOURCES = ("eflomal", "gold")  # or a path to a Pharaoh file
 CACHE_DIR = Path(os.environ.get("ATTNVIZ_LINKS_CACHE", Path(tempfile.gettempdir()) / "attnviz-links"))

@@ -8,15 +8,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from attnviz.data import Corpus, load_corpus
+from attnviz.data import Corpus, Link, load_corpus
 from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError, ConfigError
 from attnviz.evaluation import evaluate
 from attnviz.model import ModelConfig
 from attnviz.store import load_checkpoint, read_header, save
+from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess
-from attnviz.training.fit import Progress, TrainConfig, build_translator, fit
-from attnviz.training.guided import Link
+from attnviz.training.fit import build_translator, fit
 from attnviz.training.guided_links import CACHE_DIR, LINKS_DIR, GuidedConfig, training_links
 
 _MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}

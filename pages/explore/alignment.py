@@ -7,8 +7,9 @@ import re
 
 import streamlit as st
 
+from attnviz.data import to_pharaoh
 from attnviz.errors import AttnvizError
-from attnviz.links import DIRECTIONAL, agreement, reverse_entry, to_pharaoh
+from attnviz.links import DIRECTIONAL, agreement, reverse_entry
 from attnviz.plots import links_figure
 from pages.explore.gold import gold_view
 from pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links

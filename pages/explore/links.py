@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from attnviz.data import Pair, load_corpus
+from attnviz.data import Link, Pair, load_corpus
 from attnviz.evaluation import measured_on
 from attnviz.links import (
     EFLOMAL_METHOD,
@@ -29,7 +29,6 @@ from attnviz.store import shareable_meta
 from pages.shared.common import load_model, session_id
 
 Version = tuple[str, float]  # (path, mtime) of a checkpoint
-Link = tuple[int, int]
 Words = tuple[str, ...]
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from attnviz.data.spec import load_corpus
 from attnviz.store.checkpoint import save
-from attnviz.training.fit import TrainConfig, build_translator, fit
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import build_translator, fit
 
 TINY = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 16, "dropout": 0.0}
 # (file name, task, score, style): toy-fr opens first (a real-language task would), on general, the

@@ -7,7 +7,7 @@ import torch
 from attnviz import devices
 from attnviz.devices import pick_device
 from attnviz.errors import ConfigError
-from attnviz.training.fit import TrainConfig
+from attnviz.training.config import TrainConfig
 
 
 def test_device_choice():

@@ -6,11 +6,8 @@ import json
 import pytest
 
 from attnviz.cli.main import main
-from attnviz.links.extract import (
-    align_corpus,
-    align_words,
-    to_pharaoh,
-)
+from attnviz.data import to_pharaoh
+from attnviz.links.extract import align_corpus, align_words
 from attnviz.store.checkpoint import save
 from tests.support.cli import run
 

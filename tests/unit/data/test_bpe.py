@@ -11,7 +11,8 @@ from attnviz.data import load_corpus
 from attnviz.data.bpe import BPE, MAX_WORD_CHARS, copy_source_words, join_pieces, learn_bpe, word_spans
 from attnviz.errors import ConfigError, InputError
 from attnviz.store.checkpoint import load_checkpoint, save
-from attnviz.training.fit import TrainConfig, build_translator, fit
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import build_translator, fit
 
 # Sennrich et al. (2016)'s example vocabulary, as a stream of word tokens.
 WORDS = ["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3

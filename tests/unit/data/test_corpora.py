@@ -12,8 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from attnviz.data import DEFAULT_MULTI30K, corpora, load_corpus
-from attnviz.data.corpora import table_columns
+from attnviz.data import DEFAULT_MULTI30K, corpora, load_corpus, table_columns
 from attnviz.errors import ConfigError, DataError
 from tests.support.tables import PAIRS
 

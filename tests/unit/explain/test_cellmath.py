@@ -14,7 +14,8 @@ import pytest
 import torch
 
 from attnviz.errors import InputError
-from attnviz.explain.cellmath import CellMath, cell_numbers, formula_for, latex_lines, num, step, vector
+from attnviz.explain.cellmath import CellMath, cell_numbers, formula_for, latex_lines
+from attnviz.explain.steps import num, step, vector
 from attnviz.model.config import STYLES
 from attnviz.model.scores import SCORES
 from attnviz.store import pretrained_dir

@@ -9,7 +9,7 @@ import pytest
 
 from attnviz.errors import InputError
 from attnviz.explain import worked as explain
-from attnviz.explain.cellmath import vector
+from attnviz.explain.steps import vector
 from attnviz.model.scores import SCORES
 
 LOCAL = ("local_m", "local_p")

@@ -4,12 +4,12 @@ a corpus."""
 import numpy as np
 import pytest
 
+from attnviz.decoding import argmax_links
 from attnviz.errors import DataError, InputError
 from attnviz.links.extract import (
     SYMMETRIC,
     align_corpus,
     align_words,
-    argmax_links,
     symmetrise,
     threshold_links,
     transpose,

@@ -18,7 +18,9 @@ from safetensors.torch import load_file, save_file
 from attnviz.cli.main import main
 from attnviz.store.checkpoint import read_header
 from attnviz.training import distributed
-from attnviz.training.fit import TrainConfig, fit, make_batches
+from attnviz.training.batches import make_batches
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import fit
 from tests.support.paths import ROOT
 from tests.support.tiny import reverse_corpus, tiny_translator
 

@@ -14,7 +14,9 @@ from attnviz.cli.main import main as cli_main
 from attnviz.data.pairs import Corpus, make_pair
 from attnviz.devices import available_devices
 from attnviz.errors import ConfigError, InputError
-from attnviz.training.fit import TrainConfig, _linear, evaluate_loss, fit, make_batches
+from attnviz.training.batches import make_batches
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import _linear, evaluate_loss, fit
 from tests.support.tiny import WORD, tiny_translator
 
 

@@ -7,7 +7,9 @@ import pytest
 import torch
 
 from attnviz.errors import InputError
-from attnviz.training.fit import TrainConfig, _loss_and_accuracy, fit, make_batches
+from attnviz.training.batches import make_batches
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import _loss_and_accuracy, fit
 from attnviz.training.guided import guided_alignment_loss, piece_links, reference_alignment
 from tests.support.tiny import reverse_corpus, tiny_translator
 

@@ -1,0 +1,80 @@
+"""Multi30k (Elliott et al. 2016) from a local folder: ``train.en.gz``, ``val.de``, ``test_2016_flickr.fr.gz``, ..."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attnviz.data.corpora import DEFAULT_MAX_BYTES, RawPairs, check_file, drop_empty_rows, load_files
+from attnviz.errors import DataError
+
+DEFAULT_MULTI30K = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "multi30k"
+MULTI30K_LANGUAGES = ("en", "de", "fr")
+MULTI30K_FILES = {"train": "train", "valid": "val", "test": "test_2016_flickr"}
+
+
+def _find(folder: Path, stem: str) -> Path | None:
+    for name in (f"{stem}.gz", stem):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def load_multi30k(
+    source: str,
+    target: str,
+    folder: str | Path | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    empty: str = "drop",
+) -> tuple[dict[str, RawPairs], list[str]]:
+    """Multi30k pairs per split from ``folder`` (``train.en.gz``, ``val.de``, ...; gzipped or not)."""
+    for lang in (source, target):
+        if lang not in MULTI30K_LANGUAGES:
+            raise DataError(f"Multi30k has no language {lang!r}; choose from {', '.join(MULTI30K_LANGUAGES)}.")
+    if source == target:
+        raise DataError(f"source and target are both {source!r}; name two different languages.")
+    folder = Path(folder) if folder is not None else DEFAULT_MULTI30K
+    if not folder.is_dir():
+        raise DataError(
+            f"Multi30k folder {folder} does not exist; name the folder that holds train.en.gz, "
+            "val.en.gz, test_2016_flickr.en.gz, ... (e.g. multi30k-de-en@/path/to/multi30k)."
+        )
+    found = {
+        (split, lang): _find(folder, f"{stem}.{lang}")
+        for split, stem in MULTI30K_FILES.items()
+        for lang in MULTI30K_LANGUAGES
+    }
+    if not any(found.values()):
+        listing = ", ".join(sorted(p.name for p in folder.iterdir())[:10]) or "nothing"
+        raise DataError(
+            f"{folder} has no Multi30k files (expected train.en.gz, val.de.gz, test_2016_flickr.fr.gz "
+            f"or the same without .gz; found {listing}); rename the files or name another folder."
+        )
+    notes: list[str] = []
+    splits: dict[str, RawPairs] = {}
+    for split, stem in MULTI30K_FILES.items():
+        paths = [found[split, source], found[split, target]]
+        if paths == [None, None] and split != "train":
+            notes.append(f"{folder}: no {stem}.{source}/{stem}.{target}; the {split} split is cut from train")
+            continue
+        for lang, path in zip((source, target), paths, strict=True):
+            if path is None:
+                have = sorted({lang for (s, lang), p in found.items() if s == split and p})
+                raise DataError(
+                    f"{folder} has no {stem}.{lang}.gz (nor {stem}.{lang}); it has {split} files for "
+                    f"{', '.join(have) or 'no language'}. Add the file or choose another language pair."
+                )
+            check_file(path, max_bytes)
+        src_path, tgt_path = paths
+        columns = load_files("text", {"src": str(src_path), "tgt": str(tgt_path)})
+        src_lines, tgt_lines = columns["src"]["text"], columns["tgt"]["text"]
+        if len(src_lines) != len(tgt_lines):
+            short, long_ = sorted([(len(src_lines), src_path), (len(tgt_lines), tgt_path)], key=lambda x: x[0])
+            raise DataError(
+                f"{src_path.name} has {len(src_lines)} lines but {tgt_path.name} has {len(tgt_lines)}: "
+                f"line {short[0] + 1} of {long_[1]} has no partner in {short[1]}. The files must be "
+                "line-aligned translations; check that neither was truncated or edited."
+            )
+        rows = list(zip(src_lines, tgt_lines, strict=True))
+        splits[split] = drop_empty_rows(rows, f"{src_path.name}/{tgt_path.name}", 1, empty, notes)
+    return splits, notes

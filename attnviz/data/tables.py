@@ -1,0 +1,210 @@
+"""Pairs from two text columns of a local table: CSV, TSV, JSON Lines or Parquet, read via ``datasets``."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import tempfile
+from pathlib import Path
+
+from attnviz.data import corpora  # corpora.CACHE_DIR read at call time: setting it there moves this cache too
+from attnviz.data.corpora import (
+    DEFAULT_MAX_BYTES,
+    SCRATCH_PREFIX,
+    RawPairs,
+    check_columns,
+    check_file,
+    drop_empty_rows,
+    load_files,
+    read_rows,
+)
+from attnviz.errors import DataError
+
+TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "json", ".json": "json", ".parquet": "parquet"}
+_NULL_LINE = re.compile(rb"(?:\xef\xbb\xbf)?[ \t]*null")  # a line _refuse_null_records refuses
+
+
+def _refuse_null_records(path: Path, data: bytes) -> None:
+    """Refuse a line starting with ``null``: pyarrow's JSON reader segfaults on one (apache/arrow#47409)."""
+    m = re.search(rb"(?:\A|[\r\n])(?:\xef\xbb\xbf)?[ \t]*null", data)  # at a line start, after a BOM or spaces
+    if m:
+        line = data.count(b"\n", 0, m.end()) + 1
+        raise DataError(
+            f"{path}, line {line}: a record is null; each line must be a JSON object such as "
+            '{"en": "...", "de": "..."}. Delete the line or fill it in.'
+        )
+
+
+def _text_columns(path: Path, schema, wanted: list[str]) -> None:
+    """Refuse Parquet columns that are not text (numbers, lists, bytes would silently become text)."""
+    import pyarrow as pa
+
+    for column in wanted:
+        if column not in schema.names:
+            continue  # a nested field: checked row by row
+        kind = schema.field(column).type
+        if pa.types.is_struct(kind):
+            fields = ", ".join(f"{column}.{kind.field(i).name}" for i in range(kind.num_fields))
+            raise DataError(f"{path}: column {column!r} holds nested fields, not text; name one of them: {fields}")
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            raise DataError(
+                f"{path}: column {column!r} holds {kind} values, not text; name a text column, or write this "
+                "one as strings (e.g. df[col] = df[col].astype(str))"
+            )
+
+
+def _csv_header(path: Path, fmt: str) -> list[str]:
+    """The header row of a CSV or TSV file: its column names."""
+    import csv
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+            return next(csv.reader(f, delimiter="\t" if fmt == "tsv" else ","), [])
+    except csv.Error as e:
+        raise DataError(
+            f"{path}: the header row is not valid {fmt.upper()} ({e}); check it for an unclosed quote."
+        ) from e
+
+
+def table_format(path: str | Path, fmt: str | None = None) -> str:
+    """The table format of ``path`` (csv, tsv, json, parquet) from ``fmt`` or the file extension."""
+    path = Path(path)
+    suffix = "".join(path.suffixes[-2:-1]) if path.suffix == ".gz" else path.suffix
+    fmt = fmt or TABLE_FORMATS.get(suffix.lower())
+    if fmt == "jsonl":
+        fmt = "json"
+    if fmt not in TABLE_FORMATS.values():
+        raise DataError(
+            f"cannot tell the format of {path}; use a .csv, .tsv, .jsonl, .json or .parquet file or "
+            "add &format=csv (or tsv, jsonl, parquet) to the spec."
+        )
+    return fmt
+
+
+def load_table(
+    path: str | Path,
+    source_column: str,
+    target_column: str,
+    *,
+    fmt: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    empty: str = "drop",
+) -> tuple[RawPairs, list[str]]:
+    """Pairs from a CSV, TSV, JSON Lines or Parquet file, two of its columns, via ``datasets``."""
+    path = Path(path)
+    fmt = table_format(path, fmt)
+    data = check_file(path, max_bytes, text=fmt != "parquet")
+    if fmt == "json":
+        _refuse_null_records(path, data)
+    kwargs: dict = {}
+    first_line = 1
+    if fmt in ("csv", "tsv"):
+        import csv
+
+        header = _csv_header(path, fmt)
+        check_columns(path, fmt, header, [source_column, target_column])
+        from datasets import Features, Value
+
+        # every column read as text: "007" stays "007", "NA" stays "NA"
+        kwargs = {"features": Features({c: Value("string") for c in header}), "keep_default_na": False}
+        kwargs |= {"encoding": "utf-8-sig"}
+        if fmt == "tsv":
+            kwargs |= {"delimiter": "\t", "quoting": csv.QUOTE_NONE}
+        first_line = 2
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.read_schema(path)
+        except Exception as e:
+            raise DataError(f"{path} is not a readable Parquet file ({e}); write it again.") from e
+        check_columns(path, fmt, schema.names, [source_column, target_column])
+        _text_columns(path, schema, [source_column, target_column])
+    builder = "csv" if fmt == "tsv" else fmt
+    corpora.CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    # the Arrow copy datasets makes is read here once: it goes with the scratch folder (an upload's
+    # data is not left on disk)
+    with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX, dir=corpora.CACHE_DIR) as scratch:
+        records = load_files(builder, {"train": str(path)}, cache_dir=scratch, **kwargs)["train"]
+        if fmt == "json":
+            check_columns(path, fmt, list(records.column_names), [source_column, target_column])
+        unit = "row" if fmt == "parquet" else "line"
+        rows = read_rows(records, source_column, target_column, str(path), first_line, unit)
+    if not rows:
+        raise DataError(f"{path} holds no rows; add some or pick another file.")
+    notes: list[str] = []
+    return drop_empty_rows(rows, str(path), first_line, empty, notes), notes
+
+
+def _schema_columns(schema) -> tuple[list[str], list[str]]:
+    """The text columns of an Arrow schema as :func:`_field` reads them (nested ones as ``a.b``;
+    an exact name wins), and the others as ``name (type)``."""
+    import pyarrow as pa
+
+    top = set(schema.names)
+    text: list[str] = []
+    other: list[str] = []
+
+    def walk(parts: list[str], kind) -> None:
+        name = ".".join(parts)
+        if len(parts) > 1 and (name in top or any("." in part for part in parts)):
+            return  # a nested field that name would not reach: an exact column wins, dots split
+        if pa.types.is_struct(kind):
+            for i in range(kind.num_fields):
+                walk([*parts, kind.field(i).name], kind.field(i).type)
+        elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            text.append(name)
+        else:
+            other.append(f"{name} ({kind})")
+
+    for field in schema:
+        walk([field.name], field.type)
+    return text, other
+
+
+def table_columns(path: str | Path, *, fmt: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> list[str]:
+    """The columns of a CSV, TSV, JSON Lines or Parquet file that :func:`load_table` can read as
+    text: nested text fields as ``a.b``, an exact column name (``en.txt``) as it is. Null JSON
+    lines are skipped (loading refuses them, naming the line). A DataError says how to fix a file
+    with fewer than two text columns."""
+    path = Path(path)
+    fmt = table_format(path, fmt)
+    data = check_file(path, max_bytes, text=fmt != "parquet")
+    if fmt in ("csv", "tsv"):
+        text, other = _csv_header(path, fmt), []  # every CSV column is read as text
+        check_columns(path, fmt, text, [])
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.read_schema(path)
+        except Exception as e:
+            raise DataError(f"{path} is not a readable Parquet file ({e}); write it again.") from e
+        text, other = _schema_columns(schema)
+    else:
+        corpora.CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX, dir=corpora.CACHE_DIR) as scratch:
+            source = path
+            lines = data.splitlines(keepends=True)
+            kept = [line for line in lines if not _NULL_LINE.match(line)]
+            if not b"".join(kept).strip():
+                raise DataError(
+                    f"{path} holds no JSON records (only blank or null lines); write one JSON object per "
+                    'line such as {"en": "...", "de": "..."}.'
+                )
+            if len(kept) < len(lines):
+                source = Path(scratch) / path.name.removesuffix(".gz")
+                source.write_bytes(b"".join(kept))
+            records = load_files("json", {"train": str(source)}, cache_dir=scratch)["train"]
+            check_columns(path, fmt, list(records.column_names), [])
+            text, other = _schema_columns(records.data.schema)
+    if len(text) < 2:
+        found = f"only one text column, {text[0]}" if text else "no text column"
+        not_text = f" (not text: {', '.join(other)})" if other else ""
+        raise DataError(
+            f"{path} has {found}{not_text}; a pair needs a source and a target column of text. Write the "
+            "sentences as strings, one column per language: a header row such as en,de, or one JSON record "
+            'per line such as {"en": "...", "de": "..."}.'
+        )
+    return text
