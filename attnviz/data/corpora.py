@@ -147,7 +147,7 @@ def _field(record: dict, column: str, where: str) -> str:
 
 
 def _text_column(records, column: str) -> list[str | None] | None:
-    """A top-level text column read at once (100 times faster than record by record); None for
+    """A top-level text column read at once (far faster than record by record); None for
     a nested field or a column of other values, which :func:`_field` reads and checks row by row."""
     import pyarrow as pa
 

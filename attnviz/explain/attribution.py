@@ -41,7 +41,7 @@ from attnviz.model import Encoded, Seq2Seq
 
 METHODS = {"ig": "integrated gradients", "gxi": "gradient × input", "occlusion": "occlusion"}
 BASELINES = {"zeros": "the zero embedding", "pad": "the <pad> embedding", "unk": "the <unk> embedding"}
-MAX_SOURCE_TOKENS = 60  # cost grows as source × target × steps: about 1 s at 20 tokens
+MAX_SOURCE_TOKENS = 60  # cost grows as source × target × steps (docs/speed.md has the times)
 MAX_TARGET_TOKENS = 2 * MAX_SOURCE_TOKENS + 10  # a reference's tokens with <eos> (greedy stops there too)
 MAX_STEPS = 512
 MAX_ROWS = 1024  # rows of one pass: occluded sentences, or IG points × target steps in one backward

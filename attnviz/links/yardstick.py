@@ -1,9 +1,8 @@
 """Attention's word links beside a real aligner's, as the app shows them.
 
 * eflomal run fast enough for a click: the sentences to align plus a sample of the task's
-  training pairs (:data:`SAMPLE_PAIRS`), one sampler, half the iterations (:data:`FAST_EFLOMAL`);
-  about 1-2 s on two busy cores. On toy-fr's 500 test pairs it scored AER 0.032 (the full run of
-  benchmarks/alignment_yardstick.py, 10,000 training pairs and three samplers: 0.042).
+  training pairs (:data:`SAMPLE_PAIRS`), one sampler, half the iterations (:data:`FAST_EFLOMAL`).
+  Its AER beside the full run's (benchmarks/alignment_yardstick.py) is in docs/results.md.
 * the reverse model of a task (``multi30k-de-en`` -> ``multi30k-en-de``) for the symmetric methods.
 * gold alignments from the task's own test pairs or from uploaded files, scored for several
   aligners side by side.

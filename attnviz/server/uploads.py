@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 UPLOAD_ROOT = Path(tempfile.gettempdir()) / "attnviz-uploads"
 SERVER_PREFIX = "server-"
 MAX_UPLOAD_ROWS = 100_000  # rows kept of an upload: the Train form takes at most 50,000 training pairs
-MAX_UPLOAD_MB = 10  # and megabytes kept: memory grows with the words (40 MB of long rows took 1.1 GB)
+MAX_UPLOAD_MB = 10  # and megabytes kept: memory grows with the words, many times the file size
 JANITOR_SECONDS = 15.0  # how often ended sessions and finished trainings are looked for
 TRAINING = "training:"  # holder ids of trainings start with this; the others are session ids
 

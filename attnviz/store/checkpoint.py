@@ -194,7 +194,7 @@ _INIT_OPS = frozenset(
 
 class _NoInit(TorchFunctionMode):
     """Skips the in-place initialisation of new parameters: meta tensors hold no values, and torch
-    runs those ops on them through Python decompositions whose first import takes about 1 s."""
+    runs those ops on them through Python decompositions that are slow to import."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if func in _INIT_OPS:

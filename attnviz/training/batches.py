@@ -27,9 +27,8 @@ def make_batches(
     scored on ``tgt[:, 1:]``. With ``rng`` the order is shuffled (reproducibly). Batches group
     pairs of similar source length (about 4% source padding on Multi30k, 31% target padding,
     where the output layer does not run: see ``attnviz.training.fit._loss_and_accuracy``).
-    Grouping by target length instead (3% target padding, 21% source padding) ran de-en epochs
-    no faster than this (165 vs 168 s) and learned slightly less per step; benchmarks/README.md
-    has the figures.
+    Grouping by target length instead ran de-en epochs no faster and learned slightly less per
+    step (docs/speed.md, "Training on real data").
 
     ``links`` (guided training: one list per pair, ``(source_index, target_index)`` over its
     tokens) adds a fourth item, the links as a boolean grid ``[B, T, S]`` (see

@@ -20,11 +20,11 @@ def show_math(translator, al: Alignment, t: int, s: int, key: str) -> None:
     except AttnvizError as e:
         st.info(f"The numbers of this cell cannot be recomputed: {escape_markdown(str(e))}")
         return
-    # one KaTeX block, not one element a line: about 20 separate elements cost the browser ~60 ms a rerun
+    # one KaTeX block, not one element a line: many separate elements slow every rerun in the browser
     rows = [r"\displaystyle " + line for line in latex_lines(cell)]  # fractions as large as in a display
     st.latex(r"\begin{array}{l}" + r" \\[6pt] ".join(rows) + r"\end{array}")
     left, right = st.columns(2)
-    # the files are written when a button is pressed, not in every rerun (about 25 ms a cell)
+    # the files are written when a button is pressed, not in every rerun
     left.download_button("Every vector (CSV)", cell.to_csv, file_name=f"cell-{t}-{s}.csv", mime="text/csv",
                          key=f"{key}_csv", on_click="ignore")  # fmt: skip
     right.download_button("Every vector (JSON)", cell.to_json, file_name=f"cell-{t}-{s}.json",
