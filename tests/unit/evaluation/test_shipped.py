@@ -23,7 +23,7 @@ def test_every_recipe_has_a_model_and_the_folder_fits_120_mb():
 
 
 def test_the_models_of_one_multi30k_pair_share_one_recipe_but_score_and_style():
-    """Issue 13: one recipe and one budget per language pair, so the leaderboard compares scores and
+    """One recipe and one budget per language pair, so the leaderboard compares scores and
     styles (the guided twin adds its guidance on top). Where it trained is not part of the recipe:
     ``train.device`` may be "auto" (a lent GPU took some of them; the manifest's hardware says which)."""
     by_task: dict[str, set[str]] = {}
@@ -80,7 +80,7 @@ def test_quality_targets_of_the_built_in_tasks():
 
 def test_multi30k_models_report_test_and_valid_bleu_for_every_pair_and_style():
     multi30k = {e["name"]: e for e in ENTRIES if e["task"].startswith("multi30k")}
-    # every pair: additive, general and dot, each in both decoder styles (issue 13)
+    # every pair: additive, general and dot, each in both decoder styles
     assert {(e["task"], e["score"], e["style"]) for e in multi30k.values()} >= {
         (f"multi30k-{pair}", s, y) for pair in ("de-en", "en-de", "en-fr") for s in ("additive", "general", "dot")
         for y in ("bahdanau", "luong")
@@ -92,8 +92,8 @@ def test_multi30k_models_report_test_and_valid_bleu_for_every_pair_and_style():
         assert 0 < m["bleu_cased"] <= m["bleu"] + 0.5 and m["valid"]["n"] == 1014, name
         assert e["train_seconds"] <= 2 * 3600, name  # rebuildable within one sitting on a 2-core CPU
         assert e["hardware"], name
-    # the issues' targets (test_2016_flickr, case-insensitive): the de-en headline (additive/Bahdanau)
-    # >= 36.17 (issue 13: at or above the figure it had), best en-de >= 32, best en-fr >= 48
+    # the quality goals (test_2016_flickr, case-insensitive): the de-en headline (additive/Bahdanau)
+    # at least 36.17 BLEU, the best en-de at least 32, the best en-fr at least 48
     assert multi30k["multi30k-de-en-additive-bahdanau"]["metrics"]["bleu"] >= 36.17
     best = {t: max(e["metrics"]["bleu"] for e in multi30k.values() if e["task"] == t) for t in
             ("multi30k-en-de", "multi30k-en-fr")}  # fmt: skip
