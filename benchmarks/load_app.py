@@ -8,11 +8,8 @@ port with a private HOME and models folder.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,13 +91,6 @@ def session_plans(pool: list[str], sessions: int, per_session: int) -> list[list
 # ---------------------------------------------------------------- the server
 
 
-def free_port() -> int:
-    """A free TCP port on the loopback interface."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def server_env(tmp: Path, threads: int | None) -> dict[str, str]:
     """The server's environment: a private HOME and models folder (a training saves its model there)."""
     home, models = tmp / "home", tmp / "models"
@@ -140,21 +130,6 @@ def start_server(port: int, env: dict[str, str], log_path: Path, cpus: str | Non
     ]
     with log_path.open("w") as log:
         return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-
-
-def wait_healthy(port: int, proc: subprocess.Popen, timeout: float) -> None:
-    """Wait until the server answers ``ok`` on its health endpoint."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise TimeoutError(f"streamlit did not answer on port {port} within {timeout:.0f} s")
 
 
 def stop_server(proc: subprocess.Popen) -> None:

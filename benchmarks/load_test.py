@@ -43,7 +43,6 @@ sys.path.insert(0, str(ROOT))  # run as a script from anywhere: attnviz is impor
 
 from benchmarks.load_app import (  # noqa: E402
     DefaultModel,
-    free_port,
     load_default_model,
     sentence_pool,
     server_env,
@@ -51,7 +50,6 @@ from benchmarks.load_app import (  # noqa: E402
     session_plans,
     start_server,
     stop_server,
-    wait_healthy,
 )
 from benchmarks.load_sessions import (  # noqa: E402
     CHROMIUM,
@@ -62,6 +60,7 @@ from benchmarks.load_sessions import (  # noqa: E402
     TrainingResult,
     run_sessions,
 )
+from tests.support.browser import free_port, wait_healthy  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "load_results.json"
 MAX_SESSIONS = 16
