@@ -8,7 +8,7 @@ A dot/Luong model (emb 128, hidden 256) on random padded batches of 128 sentence
 tokens with a 6,800-word target vocabulary (Multi30k en-fr at min_freq 2), label smoothing
 0.1. Each round times ``--steps`` steps with ``nn.CrossEntropyLoss`` plus a separate argmax
 for accuracy (PyTorch's way), then with :func:`attnviz.training.loss.smoothed_cross_entropy`
-(attnviz's trainer: the same loss and gradient, see tests/test_loss.py). Prints the median
+(attnviz's trainer: the same loss and gradient, see tests/unit/training/test_loss.py). Prints the median
 target tokens per second of each and the ratio.
 """
 

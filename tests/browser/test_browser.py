@@ -2,7 +2,7 @@
 
 Measures (a) the time from starting ``streamlit run`` to the first heatmap drawn in Chromium and
 (b) the time from pressing Enter on a new sentence to the heatmap redrawn with its tokens, and
-writes them to ``benchmarks/browser_timings.json``. Set ``ATTNVIZ_SCREENSHOT=path`` to also copy
+writes them to ``benchmarks/results/browser_timings.json``. Set ``ATTNVIZ_SCREENSHOT=path`` to also copy
 the screenshot there (``docs/screenshot.png`` for the README).
 """
 

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(not ENTRIES, reason="no shipped models (pretrain
 def test_every_recipe_has_a_model_and_the_folder_fits_120_mb():
     recipes = {p.stem for p in (pretrained_dir() / "recipes").glob("*.json")}
     assert {e["name"] for e in ENTRIES} == recipes
-    # the issue's "120 MB" read strictly, in decimal megabytes (120 MiB would allow 5.8 MB more)
+    # the 120 MB budget read strictly, in decimal megabytes (120 MiB would allow 5.8 MB more)
     assert sum(p.stat().st_size for p in pretrained_dir().rglob("*") if p.is_file()) <= 120 * 10**6
 
 
