@@ -9,6 +9,7 @@ message on stderr for bad input, a bad data file, a bad checkpoint or running ou
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from types import ModuleType
@@ -65,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     except AttnvizError as e:
         print(f"attnviz {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`attnviz list | head`): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+        return 0
     except OSError as e:
         print(f"attnviz {args.command}: error: {e.strerror or e}: {e.filename or ''}", file=sys.stderr)
         return 2

@@ -83,3 +83,13 @@ def test_folders_follow_the_environment(tmp_path, monkeypatch):
     assert pretrained_dir() == (tmp_path / "shipped").resolve()
     assert models_dir() == (tmp_path / "mine").resolve()
     assert read_manifest() == []  # nothing shipped in the empty folder
+
+
+def test_a_reader_that_stops_early_is_no_error(tmp_path):
+    """``attnviz list | head``: the reader may close the pipe before the command writes; the
+    command stops quietly, with no error and no traceback (``true`` reads nothing at all)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(f"'{sys.executable}' -m attnviz list | true; echo ${{PIPESTATUS[0]}}", shell=True,
+                          executable="/bin/bash", cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.stdout.strip() == "0" and done.stderr == "", done.stderr
