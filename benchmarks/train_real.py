@@ -7,6 +7,7 @@ reports real (non-padding) target tokens per second and the implied time of one 
     python benchmarks/train_real.py --recipe pretrained/recipes/multi30k-de-en-additive-bahdanau.json --steps 20
     python benchmarks/train_real.py --recipe ... --threads 1 --precision bf16   # autocast mixed precision
     python benchmarks/train_real.py --recipe ... --guided   # plus the guided alignment loss
+    python benchmarks/train_real.py --recipe ... --device cuda --precision bf16   # on a GPU
 
 ``--guided`` takes the links and weight from the recipe's ``guided`` field (else eflomal links
 at the default weight) and reports apart the time to get the links (eflomal, or its cache) and
@@ -28,11 +29,17 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz.data.spec import load_corpus
-from attnviz.devices import PRECISIONS, autocast, training_precision
+from attnviz.devices import PRECISIONS, autocast, pick_device, training_precision
 from attnviz.training.batches import make_batches
 from attnviz.training.fit import _loss_and_accuracy, build_translator
 from attnviz.training.guided_links import GuidedConfig, training_links
 from attnviz.training.recipes import Recipe
+
+
+def _synchronize(device: torch.device) -> None:
+    """Wait for queued GPU work, so a timer reads finished steps (a no-op on the CPU)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
 
 
 def main() -> None:
@@ -44,14 +51,16 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=None, help="instead of the recipe's")
     parser.add_argument("--precision", choices=PRECISIONS, default="fp32", help="bf16: autocast mixed precision")
     parser.add_argument("--guided", action="store_true", help="add the guided alignment loss (see above)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N, mps or auto")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    precision = training_precision(args.precision, torch.device("cpu"))
+    device = pick_device(args.device)
+    precision = training_precision(args.precision, device)
     recipe = Recipe.from_file(args.recipe)
     corpus = load_corpus(recipe.data, **recipe.data_options)
     tr = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=0, **recipe.model)
-    model, batch_size = tr.model.train(), args.batch_size or recipe.train.get("batch_size", 64)
+    model, batch_size = tr.model.to(device).train(), args.batch_size or recipe.train.get("batch_size", 64)
     smoothing = recipe.train.get("label_smoothing", 0.0)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     guided, links, timings = (recipe.guided_config() or GuidedConfig()) if args.guided else None, None, {}
@@ -65,9 +74,10 @@ def main() -> None:
     tokens, start, aligns = 0, 0.0, []
     for i, batch in enumerate(batches[: args.warmup + args.steps]):
         if i == args.warmup:
+            _synchronize(device)
             tokens, start = 0, time.perf_counter()
-        with autocast(torch.device("cpu"), precision):
-            loss, _, n, align = _loss_and_accuracy(model, batch, "cpu", smoothing, 1.0)
+        with autocast(device, precision):
+            loss, _, n, align = _loss_and_accuracy(model, batch, device, smoothing, 1.0)
         if align is not None:
             aligns.append(align.item())
             loss = loss + guided.weight * align
@@ -76,10 +86,12 @@ def main() -> None:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         tokens += n
+    _synchronize(device)
     seconds = time.perf_counter() - start
     per_epoch = sum(len(p.target_tokens) + 1 for p in corpus.train) / (tokens / seconds)
     result = {
         "recipe": recipe.name,
+        "device": str(device),
         "threads": args.threads,
         "precision": precision,
         "batch_size": batch_size,
