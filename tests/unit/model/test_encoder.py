@@ -1,4 +1,7 @@
-"""The RNN encoder without packing equals the packed RNN, value and gradient; the reverse index."""
+"""The RNN encoder without packing equals the packed RNN, value and gradient; the reverse index; each
+direction of each layer gets a cuDNN weight buffer of its own."""
+
+import warnings
 
 import pytest
 import torch
@@ -92,3 +95,27 @@ def test_flattening_is_a_no_op_on_the_cpu():
     enc.flatten_parameters()
     enc.to("cpu")
     assert [p.data_ptr() for p in enc.rnn.parameters()] == pointers
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("cell", ["gru", "lstm"])
+def test_cudnn_uses_the_encoder_weights_in_place(cell, monkeypatch):
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)  # compare with the CPU in full float32
+    torch.manual_seed(0)
+    enc = RNNEncoder(ModelConfig(20, 20, encoder=cell, enc_layers=2, emb_dim=8, hidden_dim=6))
+    src, lengths = torch.randint(4, 20, (3, 5)), torch.tensor([5, 3, 1])
+    src[1, 3:], src[2, 1:] = 0, 0  # padding
+    expected = enc(src, lengths)
+    enc.to("cuda")
+    for layer in range(2):
+        for suffix in ("", "_reverse"):
+            weights = enc._weights(layer, suffix)
+            assert weights[0].storage_offset() == 0  # each direction begins a buffer of its own
+            assert len({w.untyped_storage().data_ptr() for w in weights}) == 1
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = enc(src.cuda(), lengths.cuda())
+        (out.memory.sum() + out.summary.sum()).backward()
+    assert not [w for w in seen if "contiguous chunk" in str(w.message)]
+    assert torch.allclose(out.memory.cpu(), expected.memory, atol=1e-5)
+    assert torch.allclose(out.summary.cpu(), expected.summary, atol=1e-5)
