@@ -1,10 +1,13 @@
 """Where and in what precision training runs: devices, bf16 support, autocast.
 
 Training defaults to the CPU in float32 (``TrainConfig(device="cpu", precision="fp32")``).
-``"auto"`` picks the first GPU when there is one; the ``"auto"`` precision picks bf16 where it
-measured faster on the de-en recipe and float32 elsewhere: GPUs that support bf16, CPUs with AMX,
-and AMD CPUs with AVX512-BF16 get bf16; an Intel Xeon with AVX512-BF16 but no AMX keeps float32
-(``"bf16"`` still runs there). The measurements are in docs/speed.md, "bf16 mixed precision".
+``"auto"`` picks the first GPU when there is one. The ``"auto"`` precision picks bf16 only where it
+was measured faster than float32 for attnviz's recipes: CPUs with AMX and AMD CPUs with
+AVX512-BF16. It keeps float32 on GPUs, where these small RNNs are bound by kernel launches, not by
+arithmetic, and bf16 autocast (which adds cast kernels) trained at 0.70-0.73x of float32 on an
+H200; and on an Intel Xeon with AVX512-BF16 but no AMX (0.65x). ``"bf16"`` still runs wherever the
+hardware supports it. The measurements are in docs/speed.md, "bf16 mixed precision" and "Devices
+and precision".
 """
 
 from __future__ import annotations
@@ -97,11 +100,11 @@ def bf16_supported(device: torch.device | str = "cpu") -> bool:
 
 def bf16_faster(device: torch.device | str = "cpu") -> bool:
     """Whether bf16 trains faster than float32 on ``device`` (the ``"auto"`` precision's rule; see
-    the module doc for the measurements): GPUs that support it, CPUs with AMX, AMD CPUs with
-    AVX512-BF16. Intel's AVX512-BF16 without AMX was measured slower."""
+    the module doc for the measurements): CPUs with AMX and AMD CPUs with AVX512-BF16. Intel's
+    AVX512-BF16 without AMX and GPUs were measured slower."""
     device = torch.device(device)
     if device.type != "cpu":
-        return bf16_supported(device)
+        return False
     flags = _cpu_flags()
     return "amx_bf16" in flags or ("avx512_bf16" in flags and _cpu_vendor() == "AuthenticAMD")
 

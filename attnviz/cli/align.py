@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from attnviz.cli.options import print_json
+from attnviz.cli.options import add_device, print_json
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
 from attnviz.links import METHODS, SYMMETRIC, align_words
@@ -42,6 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True)
     p.add_argument("--json", action="store_true")
     add_method_arguments(p, default=None)
+    add_device(p)
     p.add_argument("source")
     p.add_argument("target")
 
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     """The raw token-level argmax links (or the full trace as JSON); word links with ``--method``."""
     if args.method or args.reverse_model:
         return _word_links(args)
-    model = load(args.model, roots=model_roots(include_cwd=True))
+    model = load(args.model, device=args.device, roots=model_roots(include_cwd=True))
     al = model.align(args.source, args.target)
     if args.json:
         print_json(al.to_dict())
@@ -60,12 +61,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def load_models(args) -> tuple[Translator, Translator | None]:
-    """``--model`` and ``--reverse-model`` (None without it); the reverse model only for the symmetric methods."""
+    """``--model`` and ``--reverse-model`` (None without it) on ``--device``; the reverse model only for the
+    symmetric methods."""
     roots = model_roots(include_cwd=True)
     if args.reverse_model and args.method not in SYMMETRIC:
         raise InputError(f"--reverse-model is used by {', '.join(SYMMETRIC)} only; drop it or change --method")
-    reverse = load(args.reverse_model, roots=roots) if args.reverse_model else None
-    return load(args.model, roots=roots), reverse
+    reverse = load(args.reverse_model, device=args.device, roots=roots) if args.reverse_model else None
+    return load(args.model, device=args.device, roots=roots), reverse
 
 
 def _word_links(args) -> int:

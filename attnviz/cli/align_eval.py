@@ -6,6 +6,7 @@ import argparse
 import json
 
 from attnviz.cli.align import add_method_arguments, load_models
+from attnviz.cli.options import add_device
 from attnviz.errors import DataError
 from attnviz.links import align_corpus, goldfile
 
@@ -22,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--one-based", action="store_true", help="the gold indices start at 1 (NAACL files do)")
     add_method_arguments(parser, default="argmax")
     parser.add_argument("--per-sentence", action="store_true", help="also list each sentence's scores")
+    add_device(parser)
     parser.add_argument("--json", action="store_true")
 
 

@@ -1,10 +1,13 @@
-"""Pieces the command modules share: range-checked argparse types, ``--keep-unk``, JSON output."""
+"""Pieces the command modules share: range-checked argparse types, ``--keep-unk``, ``--device``, JSON output."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from collections.abc import Callable
+
+from attnviz.devices import DEVICES, check_device_name
+from attnviz.errors import ConfigError
 
 
 def _ranged(kind: type, lo: float, hi: float) -> Callable[[str], float]:
@@ -37,6 +40,25 @@ def add_keep_unk(p: argparse.ArgumentParser) -> None:
     """``--keep-unk`` of the commands that print translations."""
     p.add_argument("--keep-unk", action="store_true",
                    help="print <unk> as is (default: replace it by the source word attended to most)")  # fmt: skip
+
+
+def _device_name(text: str) -> str:
+    """An argparse type: a device name :func:`attnviz.devices.pick_device` accepts (whether this
+    machine has it is checked when the model loads)."""
+    try:
+        check_device_name(text)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def add_device(p: argparse.ArgumentParser, default: str = "cpu") -> None:
+    """``--device`` of the commands that load a model: pass ``args.device`` to
+    ``attnviz.store.load(name, device=...)``. A device this machine lacks is a one-line error
+    (exit 2) when the model loads."""
+    p.add_argument("--device", type=_device_name, default=default, metavar="DEVICE",
+                   help=f"where the model runs: {', '.join(DEVICES)} (the first GPU, else the CPU); "
+                   f"default {default}")  # fmt: skip
 
 
 def print_json(obj) -> None:

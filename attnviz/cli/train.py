@@ -51,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--precision",
         choices=["fp32", "bf16", "auto"],
         help="fp32 (default), bf16 (mixed precision: GPUs, CPUs with AVX512-BF16 or AMX) or auto (bf16 where "
-        "it was measured faster: GPUs, CPUs with AMX, AMD CPUs with AVX512-BF16; else fp32)",
+        "it was measured faster: CPUs with AMX, AMD CPUs with AVX512-BF16; else fp32, GPUs included)",
     )
     p.add_argument(
         "--distributed",

@@ -154,17 +154,19 @@ def evaluate_checkpoints(
     replace_unk: bool = True,
     roots: list | None = None,
     on_done: Callable[[int, str], None] | None = None,
+    device: str | None = None,
 ) -> BatchEvaluation:
     """Evaluate each model (a name or a checkpoint path) on ``data`` or its own task; a broken
     checkpoint, a missing data file or running out of memory is recorded in ``errors`` and the
     next model is evaluated: rows already measured are never lost. ``on_done(k, model)`` is
-    called after each model (for a progress bar)."""
+    called after each model (for a progress bar). ``device`` (cpu, cuda, cuda:N, mps, auto; default
+    the CPU) is where each model is loaded and measured."""
     from attnviz.store import load
 
     result = BatchEvaluation()
     for k, name in enumerate(models):
         try:
-            translator = load(name, roots=roots)
+            translator = load(name, device=device, roots=roots)
             pairs = own_pairs(translator, data, split, n)
             report = evaluate(translator, pairs, beam_size=beam_size, replace_unk=replace_unk)
             spec, _ = measured_on(translator.meta, data)

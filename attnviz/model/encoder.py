@@ -58,12 +58,37 @@ class RNNEncoder(nn.Module):
         self.directions = 2 if cfg.bidirectional else 1
         self.summary_dim = cfg.hidden_dim * self.directions
 
+    def _weights(self, layer: int, suffix: str) -> list[Tensor]:
+        """The input, recurrent and bias weights of one direction (``""`` or ``"_reverse"``) of one layer."""
+        return [
+            getattr(self.rnn, f"{name}_l{layer}{suffix}") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+        ]
+
+    def flatten_parameters(self) -> None:
+        """On cuDNN, give each direction of each layer one contiguous weight buffer of its own.
+
+        ``forward`` runs every direction of every layer as a one-layer RNN of its own (``_run``),
+        and cuDNN uses such weights in place only when they begin their own buffer.
+        ``nn.GRU.flatten_parameters`` packs all of them into one buffer, where only layer 0's
+        forward direction begins at the start, and every other call would warn "RNN module weights
+        are not part of single contiguous chunk of memory" and copy its weights. Runs after every
+        move (``.to``, ``.cuda``: see ``_apply``); a no-op where cuDNN does not run (the CPU).
+        """
+        for layer in range(self.rnn.num_layers):
+            for suffix in ("", "_reverse")[: self.directions]:
+                weights = self._weights(layer, suffix)
+                if _uses_cudnn(weights):
+                    _flatten_for_cudnn(weights, self.rnn.mode, self.rnn.hidden_size)
+
+    def _apply(self, fn, recurse: bool = True):
+        module = super()._apply(fn, recurse)  # nn.GRU's own _apply packs all its weights into one buffer
+        self.flatten_parameters()
+        return module
+
     def _run(self, x: Tensor, layer: int, suffix: str) -> Tensor:
         """One direction of one layer over ``x`` ``[B, S, I]`` from a zero state -> ``[B, S, H]``."""
         rnn = self.rnn
-        weights = [
-            getattr(rnn, f"{name}_l{layer}{suffix}") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-        ]
+        weights = self._weights(layer, suffix)
         h0 = x.new_zeros(1, x.size(0), rnn.hidden_size)  # [1, B, H]
         if isinstance(rnn, nn.LSTM):
             return _VF.lstm(x, (h0, h0), weights, True, 1, 0.0, self.training, False, True)[0]
@@ -89,6 +114,27 @@ class RNNEncoder(nn.Module):
         forward_final = x[..., :H].gather(1, last.expand(-1, 1, H)).squeeze(1)  # [B, H] after the last token
         finals = [forward_final] + ([x[:, 0, H:]] if self.directions == 2 else [])  # backward: after the first
         return EncoderOutput(x, torch.cat(finals, dim=-1))  # summary [B, dirs * H]
+
+
+def _uses_cudnn(weights: list[Tensor]) -> bool:
+    """Whether cuDNN runs an RNN on ``weights`` (the conditions of ``nn.RNNBase.flatten_parameters``)."""
+    return (
+        all(w.is_cuda and w.dtype == weights[0].dtype and torch.backends.cudnn.is_acceptable(w) for w in weights)
+        and len({w.data_ptr() for w in weights}) == len(weights)  # aliased weights take the copying path
+        and torch._use_cudnn_rnn_flatten_weight()
+    )
+
+
+def _flatten_for_cudnn(weights: list[Tensor], mode: str, hidden_size: int) -> None:
+    """Copy one direction's ``weights`` (input, recurrent, biases) into a new buffer laid out as a
+    one-layer, one-direction cuDNN RNN, and make them views of it."""
+    from torch.backends.cudnn import rnn as cudnn_rnn
+
+    input_size = weights[0].size(1)  # weight_ih [gates * H, I]
+    with torch.no_grad(), torch.cuda.device_of(weights[0]):
+        torch._cudnn_rnn_flatten_weight(
+            weights, len(weights), input_size, cudnn_rnn.get_cudnn_mode(mode), hidden_size, 0, 1, True, False
+        )
 
 
 class _SelfAttentionBlock(nn.Module):

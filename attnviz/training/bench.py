@@ -118,7 +118,7 @@ def time_training(
     return [train_step(forward, optimizer, loss_fn, batch) for _ in range(steps)]
 
 
-def _forbid_eos(model: Seq2Seq) -> Seq2Seq:
+def forbid_eos(model: Seq2Seq) -> Seq2Seq:
     """A copy whose output layer can never choose ``<eos>`` (fixed-length decoding)."""
     model = copy.deepcopy(model).eval()
     bias = model.decoder.out_bias if model.cfg.tie_embeddings else model.decoder.out.bias
@@ -129,7 +129,7 @@ def _forbid_eos(model: Seq2Seq) -> Seq2Seq:
 
 def time_translation(model: Seq2Seq, runs: int, seed: int = 0) -> list[float]:
     """Seconds of ``runs`` traced greedy decodes of one ``TRANSLATE_TOKENS``-token sentence."""
-    model = _forbid_eos(model)
+    model = forbid_eos(model)
     generator = torch.Generator().manual_seed(seed)
     words = torch.randint(FIRST_WORD_ID, model.cfg.src_vocab_size, (TRANSLATE_TOKENS,), generator=generator)
     src_ids = [*words.tolist(), EOS_ID]

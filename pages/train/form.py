@@ -92,7 +92,7 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     precision = c2.radio(
         "Precision", ["fp32", "bf16", "auto"], index=2, key="train_precision", persist_state="session", horizontal=True,
         help="bf16 mixed precision (autocast) where the hardware runs it natively; auto picks it where it was "
-             "measured faster (GPUs, CPUs with AMX, AMD CPUs with AVX512-BF16), else fp32.",
+             "measured faster (CPUs with AMX, AMD CPUs with AVX512-BF16), else fp32 (GPUs included).",
     )  # fmt: skip
     if precision == "bf16" and not bf16_supported(device):
         st.caption(f"This {device} has no native bf16: training would be refused; pick fp32 or auto.")

@@ -17,6 +17,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from attnviz.devices import available_devices
 from attnviz.store import catalog
 from attnviz.training.recipes import Recipe, run_recipe
 from tests.support.jobs import stranded_run, tiny_recipe
@@ -196,6 +197,32 @@ def test_evaluate_a_subset_with_charts_and_dashes_for_what_does_not_apply(models
     assert len(at.dataframe[-1].value) == 1
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert any("AER" in t for t in titles) and any("entropy" in t for t in titles)
+
+
+def test_evaluate_measures_on_the_device_chosen(models_dir, monkeypatch):
+    from attnviz import evaluation
+
+    asked, measure = [], evaluation.evaluate_checkpoints
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("device"))
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(evaluation, "evaluate_checkpoints", spy)
+    at = page("evaluate.py")
+    device = at.selectbox(key="eval_device")
+    assert device.options == available_devices()
+    if device.disabled:  # the CPU is the only choice
+        assert device.options == ["cpu"] and device.value == "cpu"
+    else:  # the first GPU is the default
+        assert device.value == available_devices()[1]
+        device.set_value("cpu")
+    at.multiselect(key="eval_models").set_value(["toyfr-dot-luong"])
+    at.number_input(key="eval_n").set_value(10)
+    at.button(key="eval_go").click().run()
+    assert not at.exception and asked == ["cpu"]
+    sample = at.dataframe[-1].value
+    assert list(sample["model"]) == ["toyfr-dot-luong"] and sample["n"].eq("10").all()
 
 
 # models named like spreadsheet formulas ("/" cannot be in a file name)

@@ -62,3 +62,10 @@ def test_auto_precision_picks_bf16_only_where_it_was_measured_faster(monkeypatch
     monkeypatch.setattr(devices, "_cpu_flags", lambda: flags)
     monkeypatch.setattr(devices, "_cpu_vendor", lambda: vendor)
     assert TrainConfig(precision="auto").hardware() == (torch.device("cpu"), picked)
+
+
+def test_auto_precision_keeps_fp32_on_gpus():
+    """bf16 autocast trained these small RNNs slower than fp32 on an H200 (docs/speed.md)."""
+    for name in ("cuda", "cuda:1", "mps"):
+        assert not devices.bf16_faster(name)
+        assert devices.training_precision("auto", torch.device(name)) == "fp32"

@@ -4,6 +4,7 @@ scored against a gold file; bad input exits 2 with one line."""
 import json
 
 import pytest
+import torch
 
 from attnviz.cli.main import main
 from attnviz.data import to_pharaoh
@@ -86,3 +87,29 @@ def test_cli_align_eval_bad_input_exits_2(capsys, files, tmp_path):
     assert code == 2 and "odd.txt has 1 lines but tgt.txt has 2" in err
     code, _, err = run(capsys, *base, "--gold", "missing.txt")
     assert code == 2 and "missing.txt" in err
+
+
+def test_cli_align_and_align_eval_run_on_the_device_asked_for(capsys, files):
+    pair = ["a b c d", "d c b a"]
+    code, out, _ = run(capsys, "align", "--model", files, "--device", "cpu", "--method", "argmax", *pair)
+    assert code == 0 and out.strip() == "0-3 1-2 2-1 3-0"
+    gold = ["--src", "src.txt", "--tgt", "tgt.txt", "--gold", "gold.txt"]
+    code, out, _ = run(capsys, "align-eval", "--model", files, *gold, "--device", "auto", "--json")
+    assert code == 0 and json.loads(out)["aer"] == 0.0
+    with pytest.raises(SystemExit) as e:  # not a device name: a usage error
+        main(["align", "--model", files, "--device", "tpu", *pair])
+    assert e.value.code == 2 and "unknown device 'tpu'" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_cli_align_on_cuda_without_a_gpu_is_a_one_line_error(capsys, files):
+    gold = ["--src", "src.txt", "--tgt", "tgt.txt", "--gold", "gold.txt"]
+    commands = [
+        ["align", "--model", files, "--device", "cuda", "a b", "b a"],
+        ["align", "--model", files, "--device", "cuda:0", "--method", "union", "--reverse-model", files, "a b", "b a"],
+        ["align-eval", "--model", files, *gold, "--device", "cuda"],
+    ]
+    for argv in commands:
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and not out and len(err.strip().splitlines()) == 1
+        assert err.startswith(f"attnviz {argv[0]}: error: ") and "no CUDA GPU" in err and "--device cpu" in err

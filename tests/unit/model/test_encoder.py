@@ -1,9 +1,13 @@
-"""The RNN encoder without packing equals the packed RNN, value and gradient; the reverse index."""
+"""The RNN encoder without packing equals the packed RNN, value and gradient; the reverse index; each
+direction of each layer gets a cuDNN weight buffer of its own."""
+
+import warnings
 
 import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from attnviz.model import encoder as encoder_module
 from attnviz.model.config import ModelConfig
 from attnviz.model.encoder import RNNEncoder, reverse_index
 
@@ -40,3 +44,78 @@ def test_unpacked_encoder_equals_the_packed_rnn(cell, bidirectional, layers):
 
 def test_reverse_index_reverses_within_each_length():
     assert reverse_index(torch.tensor([3, 1, 4]), 4).tolist() == [[2, 1, 0, 3], [0, 1, 2, 3], [3, 2, 1, 0]]
+
+
+@pytest.fixture
+def cudnn_on_cpu(monkeypatch):
+    """Run the cuDNN branch of ``flatten_parameters`` on the CPU: each call is recorded and packs
+    the weights into one new storage, as ``torch._cudnn_rnn_flatten_weight`` does on a GPU."""
+    calls = []
+
+    def pack(weights, mode, hidden_size):
+        calls.append(([tuple(w.shape) for w in weights], mode, hidden_size))
+        buffer = torch.cat([w.detach().reshape(-1) for w in weights])
+        offset = 0
+        with torch.no_grad():
+            for w in weights:
+                w.set_(buffer.untyped_storage(), offset, w.shape, w.stride())
+                offset += w.numel()
+
+    monkeypatch.setattr(encoder_module, "_uses_cudnn", lambda weights: True)
+    monkeypatch.setattr(encoder_module, "_flatten_for_cudnn", pack)
+    return calls
+
+
+@pytest.mark.parametrize("cell", ["gru", "lstm"])
+def test_each_direction_of_each_layer_gets_a_weight_buffer_of_its_own_after_a_move(cudnn_on_cpu, cell):
+    torch.manual_seed(0)
+    cfg = ModelConfig(20, 20, encoder=cell, enc_layers=2, emb_dim=8, hidden_dim=6)
+    enc = RNNEncoder(cfg).eval()
+    src, lengths = torch.randint(4, 20, (3, 5)), torch.tensor([5, 5, 5])
+    before = enc(src, lengths)
+    enc.to("cpu")  # every move ends in flatten_parameters, after nn.GRU/nn.LSTM packed its own
+    gates = 3 if cell == "gru" else 4
+    assert [(shapes[0], mode) for shapes, mode, _ in cudnn_on_cpu] == [
+        ((gates * 6, 8), cell.upper()), ((gates * 6, 8), cell.upper()),  # layer 0 reads the embeddings
+        ((gates * 6, 12), cell.upper()), ((gates * 6, 12), cell.upper()),  # layer 1 both directions
+    ]  # fmt: skip
+    storages = [
+        {w.untyped_storage().data_ptr() for w in enc._weights(layer, suffix)}
+        for layer in range(2)
+        for suffix in ("", "_reverse")
+    ]
+    assert all(len(s) == 1 for s in storages) and len(set().union(*storages)) == 4
+    after = enc(src, lengths)
+    assert torch.equal(before.memory, after.memory) and torch.equal(before.summary, after.summary)
+
+
+def test_flattening_is_a_no_op_on_the_cpu():
+    enc = RNNEncoder(ModelConfig(20, 20, emb_dim=8, hidden_dim=6))
+    pointers = [p.data_ptr() for p in enc.rnn.parameters()]
+    enc.flatten_parameters()
+    enc.to("cpu")
+    assert [p.data_ptr() for p in enc.rnn.parameters()] == pointers
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("cell", ["gru", "lstm"])
+def test_cudnn_uses_the_encoder_weights_in_place(cell, monkeypatch):
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)  # compare with the CPU in full float32
+    torch.manual_seed(0)
+    enc = RNNEncoder(ModelConfig(20, 20, encoder=cell, enc_layers=2, emb_dim=8, hidden_dim=6))
+    src, lengths = torch.randint(4, 20, (3, 5)), torch.tensor([5, 3, 1])
+    src[1, 3:], src[2, 1:] = 0, 0  # padding
+    expected = enc(src, lengths)
+    enc.to("cuda")
+    for layer in range(2):
+        for suffix in ("", "_reverse"):
+            weights = enc._weights(layer, suffix)
+            assert weights[0].storage_offset() == 0  # each direction begins a buffer of its own
+            assert len({w.untyped_storage().data_ptr() for w in weights}) == 1
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = enc(src.cuda(), lengths.cuda())
+        (out.memory.sum() + out.summary.sum()).backward()
+    assert not [w for w in seen if "contiguous chunk" in str(w.message)]
+    assert torch.allclose(out.memory.cpu(), expected.memory, atol=1e-5)
+    assert torch.allclose(out.summary.cpu(), expected.summary, atol=1e-5)

@@ -18,6 +18,7 @@ from safetensors.torch import load_file, save_file
 
 from attnviz.errors import CheckpointError
 from attnviz.model.config import ModelConfig
+from attnviz.model.encoder import RNNEncoder
 from attnviz.model.seq2seq import Seq2Seq
 from attnviz.store import checkout_dir, checkpoint
 from attnviz.store.checkpoint import _vocab_field, _vocab_from_field, load_checkpoint, read_header, save
@@ -207,3 +208,10 @@ def test_non_finite_weights_are_refused(corpus, models, value):
     path = save(tr, models / "nan.safetensors")
     with pytest.raises(CheckpointError, match="NaN or infinite"):
         load_checkpoint(path)
+
+
+def test_a_loaded_model_has_its_rnn_weights_flattened_on_its_device(saved, monkeypatch):
+    flattened = []
+    monkeypatch.setattr(RNNEncoder, "flatten_parameters", lambda self: flattened.append(self))
+    back = load_checkpoint(saved[1], device="cpu")
+    assert flattened[-1] is back.model.encoder  # after the weights were loaded and moved

@@ -14,6 +14,7 @@ from attnviz.cli.main import main as cli_main
 from attnviz.data.pairs import Corpus, make_pair
 from attnviz.devices import available_devices
 from attnviz.errors import ConfigError, InputError
+from attnviz.model.encoder import RNNEncoder
 from attnviz.training.batches import make_batches
 from attnviz.training.config import TrainConfig
 from attnviz.training.fit import _linear, evaluate_loss, fit
@@ -217,3 +218,12 @@ def test_a_guided_weight_without_links_is_a_config_error(corpus):
         fit(tiny_translator(corpus), corpus, TrainConfig(epochs=1, guided_weight=0.3))
     with pytest.raises(ConfigError, match="guided_weight=11"):
         TrainConfig(guided_weight=11)
+
+
+def test_training_flattens_the_rnn_weights_once_the_model_is_on_its_device(corpus, monkeypatch):
+    flattened = []
+    monkeypatch.setattr(RNNEncoder, "flatten_parameters", lambda self: flattened.append(self))
+    translator = tiny_translator(corpus)
+    flattened.clear()
+    fit(translator, corpus, TrainConfig(epochs=1, batch_size=8, max_steps=1))
+    assert translator.model.encoder in flattened
