@@ -43,21 +43,19 @@ class Evaluation:
 def translate_all(
     translator: Translator, pairs: list[Pair], beam_size: int = 1, replace_unk: bool = True
 ) -> tuple[list[str], int]:
-    """Outputs for every pair (empty for a source the model cannot read) and how many failed."""
-    readable, outputs, skipped = [], [""] * len(pairs), 0
+    """Outputs for every pair (empty for a source the model cannot read) and how many failed,
+    decoded in batches on the translator's device (:meth:`Translator.translate_batch`)."""
+    readable, sources, outputs = [], [], [""] * len(pairs)
     for i, pair in enumerate(pairs):
         try:
-            translator.source(pair.source)
+            sources.append(translator.source(pair.source))
             readable.append(i)
         except InputError:
-            skipped += 1
-    if beam_size == 1:
-        texts = translator.translate_batch([pairs[i].source for i in readable], replace_unk=replace_unk)
-    else:
-        texts = [translator.text_of(translator.translate(pairs[i].source, beam_size), replace_unk) for i in readable]
+            continue
+    texts = translator.translate_batch(sources, replace_unk=replace_unk, beam_size=beam_size)
     for i, text in zip(readable, texts, strict=True):
         outputs[i] = text
-    return outputs, skipped
+    return outputs, len(pairs) - len(readable)
 
 
 def evaluate(
@@ -154,17 +152,19 @@ def evaluate_checkpoints(
     replace_unk: bool = True,
     roots: list | None = None,
     on_done: Callable[[int, str], None] | None = None,
+    device: str | None = None,
 ) -> BatchEvaluation:
-    """Evaluate each model (a name or a checkpoint path) on ``data`` or its own task; a broken
-    checkpoint, a missing data file or running out of memory is recorded in ``errors`` and the
-    next model is evaluated: rows already measured are never lost. ``on_done(k, model)`` is
-    called after each model (for a progress bar)."""
+    """Evaluate each model (a name or a checkpoint path) on ``data`` or its own task, loaded on
+    ``device`` (cpu, cuda, auto, ...; the CPU by default); a broken checkpoint, a missing data file
+    or running out of memory is recorded in ``errors`` and the next model is evaluated: rows
+    already measured are never lost. ``on_done(k, model)`` is called after each model (for a
+    progress bar)."""
     from attnviz.store import load
 
     result = BatchEvaluation()
     for k, name in enumerate(models):
         try:
-            translator = load(name, roots=roots)
+            translator = load(name, device=device, roots=roots)
             pairs = own_pairs(translator, data, split, n)
             report = evaluate(translator, pairs, beam_size=beam_size, replace_unk=replace_unk)
             spec, _ = measured_on(translator.meta, data)
