@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from attnviz.cli.options import add_keep_unk, int_in, print_json
+from attnviz.devices import pick_device
 from attnviz.errors import AttnvizError
 from attnviz.store import model_roots
 
@@ -21,6 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", default="test", choices=["train", "valid", "test"])
     p.add_argument("--n", type=int_in(1, 1_000_000), default=None, help="evaluate the first N pairs only")
     p.add_argument("--beam", type=int_in(1, 20), default=1)
+    p.add_argument("--device", default="cpu",
+                   help="cpu (default), cuda, cuda:N, mps or auto (the first GPU, else the CPU)")  # fmt: skip
     p.add_argument("--json", action="store_true")
     add_keep_unk(p)
 
@@ -29,9 +32,10 @@ def run(args: argparse.Namespace) -> int:
     """Print each model's metrics; exit 2 when any model could not be measured (the others still print)."""
     from attnviz.evaluation import evaluate_checkpoints
 
+    pick_device(args.device)  # a device this machine lacks is one error, not one per model
     done = evaluate_checkpoints(
         args.model, data=args.data, split=args.split, n=args.n, beam_size=args.beam,
-        replace_unk=not args.keep_unk, roots=model_roots(include_cwd=True),
+        replace_unk=not args.keep_unk, roots=model_roots(include_cwd=True), device=args.device,
     )  # fmt: skip
     if len(args.model) == 1 and done.errors:
         raise AttnvizError(done.errors[0]["error"])

@@ -1,14 +1,20 @@
-"""``attnviz translate``: translate a sentence and show its alignment."""
+"""``attnviz translate``: translate a sentence and show its alignment, or translate a file."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from itertools import islice
+from typing import TextIO
 
 from attnviz.cli.options import add_keep_unk, int_in, print_json
+from attnviz.decoding import Translator
+from attnviz.errors import InputError
 from attnviz.store import load, model_roots
 
-HELP = "translate a sentence and show its alignment"
+HELP = "translate a sentence and show its alignment, or each line of a file"
+FILE_CHUNK = 2000  # lines decoded together: outputs come out as each chunk is done, memory stays bounded
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -16,13 +22,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="a model name (see `list`) or a .safetensors path")
     p.add_argument("--beam", type=int_in(1, 20), default=1)
     p.add_argument("--max-len", type=int_in(1, 1000), default=None)
-    p.add_argument("--json", action="store_true", help="print the full trace as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the full trace as JSON (with --file: one object a line, no trace)")  # fmt: skip
+    p.add_argument("--file", metavar="FILE",
+                   help="translate each line of FILE ('-': standard input) in batches, one translation per line; "
+                   "a line the model cannot read gives an empty line and a note on standard error")  # fmt: skip
+    p.add_argument("--device", default="cpu",
+                   help="cpu (default), cuda, cuda:N, mps or auto (the first GPU, else the CPU)")  # fmt: skip
     add_keep_unk(p)
-    p.add_argument("text")
+    p.add_argument("text", nargs="?", help="the sentence to translate (or give --file)")
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load(args.model, roots=model_roots(include_cwd=True))
+    if (args.text is None) == (args.file is None):
+        raise InputError("give either a sentence to translate or --file FILE")
+    model = load(args.model, device=args.device, roots=model_roots(include_cwd=True))
+    if args.file is not None:
+        if args.file == "-":
+            return translate_lines(model, sys.stdin, args)
+        with open(args.file, encoding="utf-8", errors="replace") as f:
+            return translate_lines(model, f, args)
     al = model.translate(args.text, beam_size=args.beam, max_len=args.max_len)
     replace_unk = not args.keep_unk
     if args.json:
@@ -37,3 +56,40 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print("unknown words:", ", ".join(unknown), file=sys.stderr)
     return 0
+
+
+def _chunks(lines: TextIO) -> Iterator[list[tuple[int, str]]]:
+    numbered = enumerate((line.rstrip("\r\n") for line in lines), start=1)
+    while chunk := list(islice(numbered, FILE_CHUNK)):
+        yield chunk
+
+
+def translate_lines(model: Translator, lines: TextIO, args: argparse.Namespace) -> int:
+    """One translation per input line, in order. A line the model cannot read (too long, say)
+    gives an empty output line and one note on standard error naming it; the rest is decoded.
+    Exit code 0 when every non-empty line was translated, else 2 (as a failed model in ``evaluate``)."""
+    refused = 0
+    for chunk in _chunks(lines):
+        numbers, sources, notes = [], [], {}
+        for number, line in chunk:
+            if not line.strip():
+                continue
+            try:
+                sources.append(model.source(line))
+                numbers.append(number)
+            except InputError as e:
+                notes[number] = str(e)
+                print(f"attnviz translate: line {number}: not translated: {e}", file=sys.stderr)
+        outputs = model.translate_batch(
+            sources, beam_size=args.beam, max_len=args.max_len, replace_unk=not args.keep_unk
+        )
+        translated = dict(zip(numbers, outputs, strict=True))
+        for number, _ in chunk:
+            if args.json:
+                entry = {"line": number, "error": notes[number]} if number in notes else {"line": number}
+                print_json({**entry, "translation": translated.get(number, "")})
+            else:
+                print(translated.get(number, ""))
+        refused += len(notes)
+        sys.stdout.flush()
+    return 2 if refused else 0

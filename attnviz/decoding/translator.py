@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from attnviz.data import BOS_ID, EOS, PAD_ID, UNK_ID, Tokenizer, Vocab, copy_source_words
+from attnviz.data import BOS_ID, EOS, PAD_ID, UNK, UNK_ID, Tokenizer, Vocab, copy_source_words
+from attnviz.decoding.beam import Decoded, beam_batch, budget_batches, padded
 from attnviz.decoding.search import Hypothesis, beam_search, encode_one, forced, greedy, greedy_batch
 from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
@@ -15,6 +16,9 @@ from attnviz.model import ModelConfig, Seq2Seq
 
 MAX_INPUT_CHARS = 2000
 MAX_BEAM = 20
+# A batch of batched beam search holds at most this many sentences x beams x longest source
+# tokens: on a CPU a batch whose attention fits the caches runs fastest, a GPU wants many rows.
+BEAM_TOKENS = {"cpu": 4096, "cuda": 65536}
 
 
 @dataclass
@@ -131,26 +135,68 @@ class Translator:
         al.target_tokens = [*self.tgt_tokenizer.split(target), EOS]  # show what the user typed
         return al
 
-    def translate_batch(self, texts: list[str], batch_size: int = 64, replace_unk: bool = True) -> list[str]:
-        """Greedy translations of many sentences (no trace): for evaluation. With ``replace_unk``
-        each ``<unk>`` becomes the source word attended to most, as in :meth:`text_of`."""
-        results = []
-        for i in range(0, len(texts), batch_size):
-            sources = [self.source(t) for t in texts[i : i + batch_size]]
-            lengths = torch.tensor([len(s.ids) for s in sources])
-            src = torch.zeros(len(sources), int(lengths.max()), dtype=torch.long)  # [B, S] padded
-            for row, s in enumerate(sources):
-                src[row, : len(s.ids)] = torch.tensor(s.ids)
-            max_len = self.default_max_len(int(lengths.max()))
-            decoded = greedy_batch(self.model, src.to(self.device), lengths.to(self.device), max_len)
-            for source, (ids, attended) in zip(sources, decoded, strict=True):
-                kept = [(i, s) for i, s in zip(ids, attended, strict=True) if i not in (PAD_ID, BOS_ID)]
-                tokens = self.tgt_vocab.decode([i for i, _ in kept])  # one token per kept id
-                if replace_unk:
-                    copies = {t: s for t, (i, s) in enumerate(kept) if i == UNK_ID}
-                    tokens = copy_source_words(tokens, copies, source.surface)
-                results.append(self.detokenize(tokens))
+    def translate_batch(
+        self,
+        texts: list[str] | list[Source],
+        batch_size: int = 64,
+        replace_unk: bool = True,
+        beam_size: int = 1,
+        max_len: int | None = None,
+        max_tokens: int | None = None,
+    ) -> list[str]:
+        """Translations of many sentences (no trace): for evaluation and files. ``texts`` may be
+        :meth:`source` results already. With ``replace_unk`` each ``<unk>`` becomes the source word
+        attended to most, as in :meth:`text_of`.
+
+        ``beam_size`` 1 is greedy search in batches of ``batch_size`` sentences, in order, each
+        batch decoding up to ``max_len`` steps or its longest sentence's :meth:`default_max_len`.
+        Above 1 it is batched beam search (:func:`~attnviz.decoding.beam.beam_batch`): each
+        sentence gets the translation :meth:`translate` gives it. Sentences of similar length
+        decode together, a batch holding at most ``max_tokens`` sentences x beams x source tokens
+        (one sentence at least; by default :data:`BEAM_TOKENS` for the device), each sentence up
+        to ``max_len`` steps or its own :meth:`default_max_len`."""
+        if not 1 <= beam_size <= MAX_BEAM:
+            raise InputError(f"beam size must be between 1 and {MAX_BEAM}, got {beam_size}")
+        sources = [t if isinstance(t, Source) else self.source(t) for t in texts]
+        if beam_size == 1:
+            return [
+                text
+                for i in range(0, len(sources), batch_size)
+                for text in self._greedy_texts(sources[i : i + batch_size], replace_unk, max_len)
+            ]
+        budget = max_tokens or BEAM_TOKENS.get(self.device.type, BEAM_TOKENS["cuda"])
+        results = [""] * len(sources)
+        for batch in budget_batches([len(s.ids) for s in sources], beam_size, budget):
+            chosen = [sources[i] for i in batch]
+            src, lengths = padded([s.ids for s in chosen], self.device)  # [N, S], [N]
+            limits = [max_len or self.default_max_len(len(s.ids)) for s in chosen]
+            decoded = beam_batch(self.model, src, lengths, beam_size, limits)
+            for i, source, (best, *_) in zip(batch, chosen, decoded, strict=True):
+                results[i] = self._beam_text(source, best, replace_unk)
         return results
+
+    def _greedy_texts(self, sources: list[Source], replace_unk: bool, max_len: int | None) -> list[str]:
+        src, lengths = padded([s.ids for s in sources], self.device)  # [B, S], [B]
+        max_len = max_len or self.default_max_len(int(lengths.max()))
+        texts = []
+        for source, (ids, attended) in zip(sources, greedy_batch(self.model, src, lengths, max_len), strict=True):
+            kept = [(i, s) for i, s in zip(ids, attended, strict=True) if i not in (PAD_ID, BOS_ID)]
+            tokens = self.tgt_vocab.decode([i for i, _ in kept])  # one token per kept id
+            if replace_unk:
+                copies = {t: s for t, (i, s) in enumerate(kept) if i == UNK_ID}
+                tokens = copy_source_words(tokens, copies, source.surface)
+            texts.append(self.detokenize(tokens))
+        return texts
+
+    def _beam_text(self, source: Source, hyp: Decoded, replace_unk: bool) -> str:
+        """What :meth:`text_of` gives for the same hypothesis decoded with its trace."""
+        tokens = self.tgt_vocab.decode(hyp.tokens, strip=False)
+        if tokens[-1:] == [EOS]:
+            tokens = tokens[:-1]
+        if replace_unk:
+            copies = {t: hyp.attended[t] for t, tok in enumerate(tokens) if tok == UNK}
+            tokens = copy_source_words(tokens, copies, source.surface)
+        return self.detokenize(tokens)
 
     def detokenize(self, tokens: list[str]) -> str:
         return self.tgt_tokenizer.detokenize(tokens)

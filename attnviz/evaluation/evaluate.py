@@ -43,21 +43,19 @@ class Evaluation:
 def translate_all(
     translator: Translator, pairs: list[Pair], beam_size: int = 1, replace_unk: bool = True
 ) -> tuple[list[str], int]:
-    """Outputs for every pair (empty for a source the model cannot read) and how many failed."""
-    readable, outputs, skipped = [], [""] * len(pairs), 0
+    """Outputs for every pair (empty for a source the model cannot read) and how many failed,
+    decoded in batches on the translator's device (:meth:`Translator.translate_batch`)."""
+    readable, sources, outputs = [], [], [""] * len(pairs)
     for i, pair in enumerate(pairs):
         try:
-            translator.source(pair.source)
+            sources.append(translator.source(pair.source))
             readable.append(i)
         except InputError:
-            skipped += 1
-    if beam_size == 1:
-        texts = translator.translate_batch([pairs[i].source for i in readable], replace_unk=replace_unk)
-    else:
-        texts = [translator.text_of(translator.translate(pairs[i].source, beam_size), replace_unk) for i in readable]
+            continue
+    texts = translator.translate_batch(sources, replace_unk=replace_unk, beam_size=beam_size)
     for i, text in zip(readable, texts, strict=True):
         outputs[i] = text
-    return outputs, skipped
+    return outputs, len(pairs) - len(readable)
 
 
 def evaluate(

@@ -1,0 +1,65 @@
+"""``attnviz translate --file``: one translation per line, batched, the same as one sentence at a time;
+a line the model cannot read is named on standard error and the rest decodes; ``--device`` for
+``translate`` and ``evaluate``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from attnviz.store.checkpoint import load_checkpoint
+from tests.support.cli import run
+
+LINES = ["a b c", "", "h g f e d c b a", "b", "x " * 150, "c Zebra a d"]
+
+
+@pytest.mark.parametrize("beam", ["1", "4"])
+def test_a_file_gives_one_translation_per_line(capsys, model_file, tmp_path, beam):
+    path = tmp_path / "in.txt"
+    path.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "translate", "--model", "good", "--beam", beam, "--file", str(path))
+    assert code == 2  # one line could not be read: named once on stderr, the rest translated
+    assert err.count("\n") == 1 and "line 5:" in err and "tokens" in err
+    model = load_checkpoint(model_file)
+    readable = [i for i, t in enumerate(LINES) if t.strip() and i != 4]
+    texts = model.translate_batch([LINES[i] for i in readable], beam_size=int(beam))
+    alone = [texts[readable.index(i)] if i in readable else "" for i in range(len(LINES))]
+    assert out.split("\n")[:-1] == alone
+    if beam != "1":  # beam search in batches: what each sentence gets alone, with its trace
+        assert texts == [model.text_of(model.translate(LINES[i], beam_size=int(beam))) for i in readable]
+
+    code, out, _ = run(capsys, "translate", "--model", "good", "--beam", beam, "--file", str(path), "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["line"] for r in rows] == list(range(1, 7)) and [r["translation"] for r in rows] == alone
+    assert "error" in rows[4] and "error" not in rows[0]
+
+
+def test_a_file_of_readable_lines_exits_0_and_standard_input_works(capsys, model_file, tmp_path, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("a b\nc d e\n"))
+    code, out, err = run(capsys, "translate", "--model", "good", "--beam", "3", "--file", "-", "--device", "cpu")
+    assert code == 0 and err == "" and len(out.splitlines()) == 2
+
+
+def test_a_sentence_or_a_file_not_both(capsys, model_file, tmp_path):
+    code, _, err = run(capsys, "translate", "--model", "good", "--file", str(tmp_path / "x.txt"), "a b")
+    assert code == 2 and "either" in err
+    code, _, err = run(capsys, "translate", "--model", "good")
+    assert code == 2 and "either" in err
+    code, _, err = run(capsys, "translate", "--model", "good", "--file", str(tmp_path / "missing.txt"))
+    assert code == 2 and err.count("\n") == 1
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+@pytest.mark.parametrize("command", [["translate", "a b"], ["evaluate", "--n", "2"]])
+def test_a_missing_gpu_is_one_line(capsys, model_file, command):
+    code, out, err = run(capsys, command[0], "--model", "good", "--device", "cuda", *command[1:])
+    assert code == 2 and out == "" and err.count("\n") == 1 and "no CUDA GPU" in err
+
+
+def test_evaluate_on_a_chosen_device(capsys, model_file):
+    code, out, _ = run(capsys, "evaluate", "--model", "good", "--n", "3", "--beam", "3", "--device", "auto", "--json")
+    assert code == 0 and json.loads(out)["beam_size"] == 3
