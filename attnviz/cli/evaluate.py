@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from attnviz.cli.options import add_keep_unk, int_in, print_json
+from attnviz.cli.options import add_device, add_keep_unk, int_in, print_json
 from attnviz.devices import pick_device
 from attnviz.errors import AttnvizError
 from attnviz.store import model_roots
@@ -22,8 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", default="test", choices=["train", "valid", "test"])
     p.add_argument("--n", type=int_in(1, 1_000_000), default=None, help="evaluate the first N pairs only")
     p.add_argument("--beam", type=int_in(1, 20), default=1)
-    p.add_argument("--device", default="cpu",
-                   help="cpu (default), cuda, cuda:N, mps or auto (the first GPU, else the CPU)")  # fmt: skip
+    add_device(p)
     p.add_argument("--json", action="store_true")
     add_keep_unk(p)
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import TextIO
 
-from attnviz.cli.options import add_keep_unk, int_in, print_json
+from attnviz.cli.options import add_device, add_keep_unk, int_in, print_json
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
 from attnviz.store import load, model_roots
@@ -27,8 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--file", metavar="FILE",
                    help="translate each line of FILE ('-': standard input) in batches, one translation per line; "
                    "a line the model cannot read gives an empty line and a note on standard error")  # fmt: skip
-    p.add_argument("--device", default="cpu",
-                   help="cpu (default), cuda, cuda:N, mps or auto (the first GPU, else the CPU)")  # fmt: skip
+    add_device(p)
     add_keep_unk(p)
     p.add_argument("text", nargs="?", help="the sentence to translate (or give --file)")
 
