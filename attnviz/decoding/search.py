@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 from torch import Tensor
 
 from attnviz.data import BOS_ID, EOS_ID
-from attnviz.model import Encoded, Seq2Seq, StepOutput
+from attnviz.model import Encoded, Memory, Seq2Seq, StepOutput
 
 
 @dataclass
@@ -54,6 +54,21 @@ def _hypothesis(tokens: list[int], log_probs: list[Tensor], steps: list[StepOutp
         contexts=stack(lambda s: s.attention.context),
         queries=stack(lambda s: s.queries),
         positions=positions,
+    )
+
+
+_NO_LOGITS = torch.empty(0)
+
+
+def _beams_of(memory: Memory, k: int) -> Memory:
+    """One sentence's memory for ``k`` beams: every beam reads the same source, so the rows are
+    views of the one row (``expand``), never copies made at every step."""
+    values, cache = memory.values, memory.cache  # [1, S, K], [1, S, *]
+    return Memory(
+        values.expand(k, *values.shape[1:]),  # [k, S, K]
+        cache.expand(k, *cache.shape[1:]),  # [k, S, *]
+        memory.mask.expand(k, -1),  # [k, S]
+        memory.lengths.expand(k),  # [k]
     )
 
 
@@ -111,12 +126,14 @@ def beam_search(
         logp = torch.log_softmax(out.logits[:, 0].float(), dim=-1)  # [k, V]
         total = (beam_logp.unsqueeze(1) + logp).view(-1)  # [k * V]
         cand_logp, cand = total.topk(min(2 * beam_size, total.numel()))
+        cand_tok_logp = logp.view(-1)[cand]  # [2 * beam] copied out: the trace keeps no [k, V] tensor
+        out = replace(out, logits=_NO_LOGITS)  # the trace keeps attention and queries, not the logits
         vocab = logp.size(1)
         next_rows, next_tokens, next_live = [], [], []
-        for lp, c in zip(cand_logp.tolist(), cand.tolist(), strict=True):
+        for i, (lp, c) in enumerate(zip(cand_logp.tolist(), cand.tolist(), strict=True)):
             row, tok = divmod(c, vocab)
             toks, lps, trace = live[row]
-            entry = ([*toks, tok], [*lps, logp[row, tok]], [*trace, (out, row)])
+            entry = ([*toks, tok], [*lps, cand_tok_logp[i]], [*trace, (out, row)])
             if tok == EOS_ID:
                 finished.append(entry)
             else:
@@ -128,7 +145,7 @@ def beam_search(
         if len(finished) >= beam_size or not next_live:
             break
         index = torch.tensor(next_rows, device=device)
-        state, memory = state.select(index), memory.expand(index)
+        state, memory = state.select(index), _beams_of(enc.memory, len(next_rows))
         y = torch.tensor(next_tokens, device=device)
         beam_logp = torch.tensor([lp for _, lp in next_live], device=device)
         live = [entry for entry, _ in next_live]

@@ -1,9 +1,9 @@
 """The model: score functions (one registry), the shared attention step, encoder, decoders, Seq2Seq, ModelConfig."""
 
-from attnviz.model.attention import Attention, get_score
+from attnviz.model.attention import Attention, Memory
 from attnviz.model.config import ENCODERS, STYLES, ModelConfig
 from attnviz.model.decoder import DecoderState, StepOutput
-from attnviz.model.scores import SCORES, Score, register
+from attnviz.model.scores import SCORES, Score, get_score, register
 from attnviz.model.seq2seq import Encoded, Seq2Seq, build_model
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "Attention",
     "DecoderState",
     "Encoded",
+    "Memory",
     "ModelConfig",
     "Score",
     "Seq2Seq",
