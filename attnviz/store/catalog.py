@@ -17,7 +17,7 @@ from attnviz.decoding import Translator
 from attnviz.devices import pick_device
 from attnviz.errors import CheckpointError
 from attnviz.store.checkpoint import load_checkpoint, read_header
-from attnviz.store.paths import SUFFIX, models_dir, pretrained_dir, read_manifest
+from attnviz.store.paths import SUFFIX, ModelWarning, models_dir, pretrained_dir, read_manifest
 
 
 def model_roots(include_cwd: bool = False) -> list[Path]:
@@ -37,7 +37,7 @@ def write_manifest(folder: Path | None = None, check=None) -> list[dict]:
     # by name, so a variant (NAME-guided) follows its base model, which is then its slot's default
     for path in sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: p.stem):
         header = read_header(path)
-        meta, cfg = header.get("meta", {}), header["config"]
+        meta, cfg = header["meta"], header["config"]
         entries.append(
             {
                 "name": path.stem,
@@ -66,12 +66,8 @@ def write_manifest(folder: Path | None = None, check=None) -> list[dict]:
     return entries
 
 
-class ModelWarning(UserWarning):
-    """A file in the models folder that is skipped (broken link, outside the folder, unreadable)."""
-
-
 def _entry(name: str, path: Path, header: dict, source: str, viewer: str | None) -> dict:
-    meta, cfg = header.get("meta") or {}, header.get("config") or {}
+    meta, cfg = header["meta"], header["config"]
     entry = {
         "name": name,
         "path": str(path),

@@ -28,6 +28,7 @@ from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.model import ModelConfig, Seq2Seq
 from attnviz.store.files import clean_stale_temp, fcntl
+from attnviz.store.header import MAX_HEADER_BYTES, validate_header
 from attnviz.store.paths import SUFFIX
 
 FORMAT = "attnviz-checkpoint"
@@ -35,6 +36,7 @@ FORMAT_VERSION = 2
 READS_VERSIONS = (1, 2)  # 1: vocabularies as JSON lists; 2: one token per line, compact UTF-8 header
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
 MAX_CHECKPOINT_BYTES = 512 * 1024 * 1024
+WEIGHT_DTYPES = ("F32", "F16")  # what save() writes: float32, or float16 with half=True
 
 
 def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
@@ -91,6 +93,11 @@ def _refuse_unsafe(path: Path) -> None:
     # safetensors: an 8-byte little-endian header length, then the JSON header ("{")
     header_len = int.from_bytes(head[:8], "little") if len(head) == 9 else -1
     if 0 < header_len <= path.stat().st_size - 8 and head[8:9] == b"{":
+        if header_len > MAX_HEADER_BYTES:
+            raise CheckpointError(
+                f"{path.name}: its header is {header_len / 2**20:.1f} MiB; checkpoint headers over "
+                f"{MAX_HEADER_BYTES // 2**20} MiB are refused"
+            )
         return
     if head[:2] == b"PK" or head[:1] == b"\x80":
         raise CheckpointError(
@@ -121,6 +128,8 @@ def read_header(path: str | Path) -> dict:
         header = json.loads(metadata["attnviz"])
     except json.JSONDecodeError as e:
         raise CheckpointError(f"{path.name}: the attnviz header is not valid JSON ({e})") from e
+    except RecursionError as e:
+        raise CheckpointError(f"{path.name}: the attnviz header nests too deeply; it was not written by attnviz") from e
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise CheckpointError(f"{path.name}: the header is not an attnviz checkpoint header")
     if header.get("format_version") not in READS_VERSIONS:
@@ -128,7 +137,7 @@ def read_header(path: str | Path) -> dict:
             f"{path.name} was written in checkpoint format {header.get('format_version')!r}; this attnviz "
             f"reads formats {', '.join(map(str, READS_VERSIONS))}. Retrain or convert it with the attnviz that made it."
         )
-    return header
+    return validate_header(header, path.name)
 
 
 def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Translator:
@@ -162,7 +171,13 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
                     f"(missing {missing}, unexpected {extra})"
                 )
             for name in sorted(names):  # shapes from the file's header: nothing is read or allocated yet
-                shape = list(f.get_slice(name).get_shape())
+                tensor = f.get_slice(name)
+                if tensor.get_dtype() not in WEIGHT_DTYPES:
+                    raise CheckpointError(
+                        f"{path.name}: weight {name} is stored as {tensor.get_dtype()}; attnviz writes weights as "
+                        f"{' or '.join(WEIGHT_DTYPES)}, so the file was edited"
+                    )
+                shape = list(tensor.get_shape())
                 if shape != expected[name]:
                     raise CheckpointError(
                         f"{path.name}: weight {name} has shape {shape}, the config needs {expected[name]}; "
@@ -180,10 +195,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
     model = Seq2Seq(cfg)
     model.load_state_dict(state)
     model.to(device)
-    meta = header.get("meta") or {}
-    if not isinstance(meta, dict):
-        raise CheckpointError(f"{path.name}: 'meta' must be a JSON object")
-    return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, meta)
+    return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, header["meta"])
 
 
 _INIT_OPS = frozenset(

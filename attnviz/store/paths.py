@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 from attnviz.errors import CheckpointError
+from attnviz.store.header import clean_manifest
 
 SUFFIX = ".safetensors"  # every attnviz checkpoint
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -56,16 +58,26 @@ def manifest_path() -> Path:
     return pretrained_dir() / "manifest.json"
 
 
+class ModelWarning(UserWarning):
+    """A file in the models folder that is skipped (broken link, outside the folder, unreadable),
+    or an entry of the manifest that is malformed."""
+
+
 def read_manifest() -> list[dict]:
-    """The shipped models' manifest entries (empty when nothing is shipped)."""
+    """The shipped models' manifest entries (empty when nothing is shipped); a malformed entry
+    is skipped with a :class:`ModelWarning`."""
     path = manifest_path()
     if not path.is_file():
         return []
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return list(data["models"])
-    except (json.JSONDecodeError, KeyError, TypeError) as e:
-        raise CheckpointError(f"{path} is malformed ({e}); restore it from git") from e
+        entries = data["models"]
+    except (json.JSONDecodeError, KeyError, TypeError, RecursionError) as e:
+        raise CheckpointError(f"{path} is malformed ({type(e).__name__}: {e}); restore it from git") from e
+    kept, skipped = clean_manifest(entries, path.name)
+    for line in skipped:
+        warnings.warn(line, ModelWarning, stacklevel=2)
+    return kept
 
 
 def recipe_path(name: str) -> Path:
