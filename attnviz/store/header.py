@@ -39,13 +39,18 @@ def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def clean_metrics(metrics: object) -> dict:
-    """A metrics object with only numbers (and true/false, None) kept; anything else is ``{}``."""
+def clean_metrics(metrics: object, depth: int = 0) -> dict:
+    """A metrics object with only numbers, true/false and None kept, a ``split`` name kept as
+    text and a nested split's metrics (``valid``) cleaned alike; anything else is ``{}``."""
     if not isinstance(metrics, dict):
         return {}
-    return {
-        k: v for k, v in metrics.items() if isinstance(k, str) and (v is None or isinstance(v, bool) or _is_number(v))
-    }
+    out = {}
+    for k, v in metrics.items():
+        if v is None or isinstance(v, bool) or _is_number(v) or (k == "split" and isinstance(v, str)):
+            out[k] = v
+        elif isinstance(v, dict) and depth == 0:
+            out[k] = clean_metrics(v, depth + 1)
+    return out
 
 
 def clean_meta(meta: object, where: str) -> dict:
