@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -107,22 +108,66 @@ def evaluate(
     )
 
 
+_STORED_SPEC = re.compile(r"^multi30k-(en|de|fr)-(en|de|fr)$")  # at the default folder: no @FOLDER
+_STORED_OPTIONS = {  # load_corpus options a checkpoint may name, with their JSON types
+    **dict.fromkeys(("n_train", "n_valid", "n_test", "seed", "min_len", "max_len"), int),
+    **dict.fromkeys(("lowercase", "target_lowercase", "dedupe"), bool),
+    **dict.fromkeys(("valid_fraction", "test_fraction"), float),
+    "empty": str,
+}
+
+
+def _stored_data(meta: dict) -> tuple[str, dict]:
+    """The data spec and options a checkpoint stored, if it names a built-in task or a Multi30k
+    pair at the default folder with known options of the right types; a checkpoint is untrusted,
+    so a path, a folder (``@``) or a Hub dataset (``hf:``) it names is never read."""
+    from attnviz.data import TASKS
+    from attnviz.errors import ConfigError
+
+    recipe = meta.get("recipe_full") if isinstance(meta.get("recipe_full"), dict) else {}
+    spec = recipe.get("data") or meta.get("task")
+    if not spec:
+        raise ConfigError("this model does not name its data; give a data spec (--data SPEC)")
+    if not isinstance(spec, str) or not (spec in TASKS or _STORED_SPEC.match(spec)):
+        shown = repr(spec)[:80]
+        raise ConfigError(
+            f"this model names its data as {shown}, which attnviz reads from a checkpoint only for a built-in "
+            "task or multi30k-SRC-TGT; give a data spec (--data SPEC)"
+        )
+    options = recipe.get("data_options", {}) if recipe.get("data") else {}
+    if not isinstance(options, dict):
+        raise ConfigError("this model's data_options is not a JSON object; give a data spec (--data SPEC)")
+    for key, value in options.items():
+        if key == "subwords":
+            continue
+        kind = _STORED_OPTIONS.get(key)
+        fits = value is None and key in ("max_len", "target_lowercase", "dedupe")
+        fits = fits or (kind is float and isinstance(value, int | float) and not isinstance(value, bool))
+        fits = fits or (kind is not None and isinstance(value, kind) and (kind is bool or not isinstance(value, bool)))
+        if not fits or (kind is int and value is not None and not 0 <= value <= 1_000_000):
+            raise ConfigError(
+                f"this model's data_options {key!r}: {repr(value)[:40]} is not a known option of its type; "
+                "give a data spec (--data SPEC)"
+            )
+    return spec, options
+
+
 def measured_on(meta: dict, data: str | None = None) -> tuple[str, dict]:
     """The data a model is measured on, as ``(spec, load_corpus options)``: ``data`` when given,
-    else the model's own data spec as its recipe named it (a folder ``@FOLDER`` and a table's
-    ``?src=``/``?tgt=`` kept), rebuilt with the options it was trained with, so the splits are
-    the ones it was trained and measured on. The one rule for the CLI, the app and the checks
+    else the model's own data spec as its recipe named it, rebuilt with the options it was
+    trained with, so the splits are the ones it was trained and measured on. A stored spec is
+    used only for a built-in task or a Multi30k pair at the default folder (:func:`_stored_data`);
+    a model trained on a file needs ``data``. The one rule for the CLI, the app and the checks
     of the shipped models."""
     from attnviz.data import pair_options
     from attnviz.errors import ConfigError
 
-    if meta.get("private") and not data:
+    if data:
+        return data, {}
+    if meta.get("private"):
         raise ConfigError("this model was trained on another session's upload; its data is private to that session")
-    recipe = meta.get("recipe_full") or {}
-    spec = data or recipe.get("data") or meta.get("task")
-    if not spec:
-        raise ConfigError("this model does not name its data; give a data spec (--data SPEC)")
-    return spec, pair_options({} if data else recipe.get("data_options", {}))
+    spec, options = _stored_data(meta)
+    return spec, pair_options(options)
 
 
 def own_pairs(translator: Translator, data: str | None = None, split: str = "test", n: int | None = None) -> list[Pair]:

@@ -26,12 +26,13 @@ def test_a_broken_checkpoint_does_not_lose_the_other_rows(capsys, models, model_
     assert code == 0 and json.loads(out)["n"] == 4
 
 
-def test_a_model_is_measured_on_its_own_data_spec_with_folder_and_columns_kept():
+def test_a_model_is_measured_on_its_own_built_in_data_spec_and_needs_data_for_a_file_or_folder():
     options = {"subwords": [8000, 0], "n_test": 50}
-    meta = {"task": "multi30k-de-en", "recipe_full": {"data": "multi30k-de-en@/data/m30k", "data_options": options}}
-    assert measured_on(meta) == ("multi30k-de-en@/data/m30k", {"n_test": 50})  # subwords only cut training text
-    table = {"recipe_full": {"data": "pairs.csv?src=en&tgt=fr", "data_options": {}}}
-    assert measured_on(table) == ("pairs.csv?src=en&tgt=fr", {})
+    meta = {"task": "multi30k-de-en", "recipe_full": {"data": "multi30k-de-en", "data_options": options}}
+    assert measured_on(meta) == ("multi30k-de-en", {"n_test": 50})  # subwords only cut training text
+    for spec in ("multi30k-de-en@/data/m30k", "pairs.csv?src=en&tgt=fr"):  # a checkpoint names no path
+        with pytest.raises(ConfigError, match="--data"):
+            measured_on({"recipe_full": {"data": spec, "data_options": {}}})
     assert measured_on(meta, data="toy-fr") == ("toy-fr", {})
     with pytest.raises(ConfigError, match="--data"):
         measured_on({})
