@@ -14,7 +14,7 @@ from attnviz.cli.options import float_in, int_in, print_json
 from attnviz.data import TASKS
 from attnviz.errors import AttnvizError, ConfigError
 from attnviz.model import ENCODERS, SCORES, STYLES
-from attnviz.store import SUFFIX, check_output, clean_stale_temp, models_dir, slugify
+from attnviz.store import SUFFIX, check_output, clean_stale_temp, models_dir, shipped_names, slugify
 
 HELP = "train a model from a recipe or from flags"
 
@@ -128,6 +128,11 @@ def _output_path(args, recipe) -> Path:
         raise ConfigError(
             f"{out} holds no unfinished training of this recipe to resume; drop --resume and choose another "
             "--name or --out, or add --force to overwrite it"
+        )
+    if not resuming and out.parent.resolve() == models_dir().resolve() and out.stem in shipped_names():
+        raise ConfigError(
+            f"{out.stem!r} is the name of a shipped model, which a model of that name in {out.parent} would "
+            "hide; choose another --name"
         )
     check_output(out, force=args.force, resuming=resuming)
     clean_stale_temp(out.parent)

@@ -24,6 +24,7 @@ from attnviz.store.files import (
     move_no_clobber,
     release_lock,
     reserve_name,
+    shipped_names,
     slugify,
 )
 from attnviz.store.paths import checkout_dir, recipe_path
@@ -52,6 +53,7 @@ __all__ = [
     "reserve_name",
     "save",
     "shareable_meta",
+    "shipped_names",
     "slugify",
     "visible_to",
 ]
