@@ -113,6 +113,20 @@ def test_bad_input_exits_2_with_one_line(capsys, model_path, tmp_path, argv, mes
 @pytest.mark.parametrize(
     "argv",
     [
+        ["data", "new\nline.csv?src=a&tgt=b"],  # a DataError
+        ["align-eval", "--model", "m", "--src", "new\nline.txt", "--tgt", "t", "--gold", "g"],  # an OSError
+        ["translate", "--model", "new\nline\x1b[2J.safetensors", "a"],
+    ],
+)
+def test_file_names_with_control_characters_stay_on_one_line(capsys, tmp_path, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "new\\nline" in err and "\x1b" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
         ["translate", "--model", "m", "--beam", "0", "x"],
         ["translate", "--model", "m", "--beam", "many", "x"],
         ["train", "--data", "dates", "--epochs", "-1"],
