@@ -19,6 +19,9 @@ from collections.abc import AsyncIterator
 
 import streamlit as st
 
+# served by this app: an emoji or a material icon name makes every page load fetch the favicon from a CDN
+PAGE_ICON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pages", "shared", "favicon.png")
+
 
 def _warm_up() -> None:
     """Server start: load torch, the library and Plotly, and decode the front page's example
@@ -126,7 +129,7 @@ def _run_timed(page) -> None:
 
 
 if __name__ == "__main__":  # a session's script run
-    st.set_page_config(page_title="attnviz", page_icon=":material/travel_explore:", layout="wide")
+    st.set_page_config(page_title="attnviz", page_icon=PAGE_ICON, layout="wide")
     page = st.navigation(_pages())
     _load_library()
     _run_timed(page)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 from types import ModuleType
@@ -64,13 +65,14 @@ def main(argv: list[str] | None = None) -> int:
             warnings.showwarning = _warn_one_line(args.command)
             return args.func(args)
     except AttnvizError as e:
-        print(f"attnviz {args.command}: error: {e}", file=sys.stderr)
+        print(f"attnviz {args.command}: error: {_one_line(str(e))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader went away (`attnviz list | head`): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
         return 0
     except OSError as e:
-        print(f"attnviz {args.command}: error: {e.strerror or e}: {e.filename or ''}", file=sys.stderr)
+        message = f"{e.strerror or e}: {e.filename or ''}"
+        print(f"attnviz {args.command}: error: {_one_line(message)}", file=sys.stderr)
         return 2
     except (MemoryError, RuntimeError) as e:
         if not _out_of_memory(e):
@@ -82,6 +84,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"attnviz {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _one_line(text: str) -> str:
+    """``text`` with control characters written as escapes (a newline as ``\\n``): a file name
+    holding a newline or a terminal escape stays on the message's one line."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def _out_of_memory(e: BaseException) -> bool:
@@ -97,6 +108,6 @@ def _warn_one_line(command: str):
     """``warnings.showwarning`` for the CLI: a skipped model is one line on stderr."""
 
     def show(message, category, filename, lineno, file=None, line=None) -> None:
-        print(f"attnviz {command}: warning: {message}", file=sys.stderr)
+        print(f"attnviz {command}: warning: {_one_line(str(message))}", file=sys.stderr)
 
     return show

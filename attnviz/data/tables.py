@@ -67,6 +67,26 @@ def _csv_header(path: Path, fmt: str) -> list[str]:
         ) from e
 
 
+def _refuse_extra_fields(path: Path, fmt: str, data: bytes, header: list[str]) -> None:
+    """Refuse a CSV or TSV row with more fields than the header: the reader would shift its columns."""
+    import csv
+    import io
+
+    options = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {}
+    reader = csv.reader(io.StringIO(data.decode("utf-8-sig"), newline=""), **options)
+    start = 1
+    try:
+        for row in reader:
+            if len(row) > len(header):
+                raise DataError(
+                    f"{path}, line {start}: {len(row)} fields but the header names {len(header)}; quote a "
+                    "field that holds a comma, or add a name for each extra column to the header."
+                )
+            start = reader.line_num + 1
+    except csv.Error:
+        return  # e.g. a field over csv's size limit: the table reader names its own problems
+
+
 def table_format(path: str | Path, fmt: str | None = None) -> str:
     """The table format of ``path`` (csv, tsv, json, parquet) from ``fmt`` or the file extension."""
     path = Path(path)
@@ -104,6 +124,7 @@ def load_table(
 
         header = _csv_header(path, fmt)
         check_columns(path, fmt, header, [source_column, target_column])
+        _refuse_extra_fields(path, fmt, data, header)
         from datasets import Features, Value
 
         # every column read as text: "007" stays "007", "NA" stays "NA"
@@ -174,6 +195,7 @@ def table_columns(path: str | Path, *, fmt: str | None = None, max_bytes: int = 
     if fmt in ("csv", "tsv"):
         text, other = _csv_header(path, fmt), []  # every CSV column is read as text
         check_columns(path, fmt, text, [])
+        _refuse_extra_fields(path, fmt, data, text)
     elif fmt == "parquet":
         import pyarrow.parquet as pq
 

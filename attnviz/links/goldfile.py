@@ -11,12 +11,14 @@ Links are ``(source_index, target_index)``, 0-based, whatever the file uses. Two
 
 ``one_based`` subtracts one from every index (NAACL sentence numbers included); in a 1-based
 NAACL file position 0 is the NULL word and its links are dropped. Every problem raises a
-:class:`~attnviz.errors.DataError` naming the file and line.
+:class:`~attnviz.errors.DataError` naming the file and line. Indices and sentence numbers are
+ASCII digits, at most six of them; files are read up to :data:`MAX_FILE_BYTES`.
 """
 
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +28,10 @@ from attnviz.errors import DataError
 from attnviz.evaluation import AlignmentCounts, alignment_counts
 
 FORMATS = ("pharaoh", "naacl")
-_PHARAOH_LINK = re.compile(r"^(\d+)([-?])(\d+)(?:-([SPsp]))?$")
-_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+MAX_FILE_BYTES = 50 * 2**20  # a sentence or gold file read by path
+_PHARAOH_LINK = re.compile(r"^([0-9]{1,6})([-?])([0-9]{1,6})(?:-([SPsp]))?$")
+_INDEX = re.compile(r"[0-9]{1,6}")  # an index or sentence number: ASCII digits, bounded
+_NUMBER = re.compile(r"^-?[0-9]{1,20}(?:\.[0-9]{1,20})?$")
 
 
 @dataclass
@@ -44,7 +48,7 @@ class GoldAlignment:
 
 
 def _looks_naacl(fields: list[str]) -> bool:
-    return 3 <= len(fields) <= 5 and all(f.isdigit() for f in fields[:3])
+    return 3 <= len(fields) <= 5 and all(_INDEX.fullmatch(f) for f in fields[:3])
 
 
 def _check_link(link: Link, lengths: list[tuple[int, int]] | None, k: int, where: str, one_based: bool) -> None:
@@ -89,8 +93,8 @@ def parse_pharaoh(
             m = _PHARAOH_LINK.match(item)
             if m is None:
                 raise DataError(
-                    f"{where}: {item!r} is not a Pharaoh link; write source-target indices such as "
-                    "'0-0 1-2', with '1?2' or '1-2-P' for possible links"
+                    f"{where}: {item[:40]!r} is not a Pharaoh link; write source-target indices (up to 6 digits "
+                    "0-9) such as '0-0 1-2', with '1?2' or '1-2-P' for possible links"
                 )
             i, sep, j, tag = m.groups()
             mark = "?" if sep == "?" else "-P" if tag else None
@@ -123,10 +127,10 @@ def parse_naacl(
             continue
         if any(_PHARAOH_LINK.match(f) for f in fields):
             raise DataError(f"{where}: {line.strip()!r} mixes formats: it holds Pharaoh links; use --format pharaoh")
-        if not 3 <= len(fields) <= 5 or not all(f.isdigit() for f in fields[:3]):
+        if not 3 <= len(fields) <= 5 or not all(_INDEX.fullmatch(f) for f in fields[:3]):
             raise DataError(
-                f"{where}: {line.strip()!r} is not a NAACL link; write 'sent_id i j [S|P] [confidence]' "
-                "with whole-number ids and positions"
+                f"{where}: {line.strip()[:80]!r} is not a NAACL link; write 'sent_id i j [S|P] [confidence]' "
+                "with whole-number ids and positions (up to 6 digits 0-9)"
             )
         extra = fields[3:]
         tag = extra.pop(0).upper() if extra and extra[0].upper() in ("S", "P") else "S"
@@ -154,7 +158,19 @@ def text_lines(data: bytes, name: str) -> list[str]:
 
 
 def _lines(path: str | Path) -> list[str]:
-    return text_lines(Path(path).read_bytes(), str(path))
+    """The lines of a regular file or pipe of at most :data:`MAX_FILE_BYTES`, read no further."""
+    path = Path(path)
+    mode = path.stat().st_mode  # a missing file: FileNotFoundError, naming it
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        raise DataError(f"{path} is not a regular file; give a text file with one sentence or gold line per line")
+    with path.open("rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise DataError(
+            f"{path} is over the {MAX_FILE_BYTES // 2**20} MB limit for a sentence or gold file; split it "
+            "(e.g. `split -l 100000`) and score the parts"
+        )
+    return text_lines(data, str(path))
 
 
 def sentences(lines: Iterable[str]) -> list[list[str]]:

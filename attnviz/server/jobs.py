@@ -270,14 +270,20 @@ class JobRegistry:
                     f"the server already runs {running} training(s), its limit (ATTNVIZ_MAX_TRAININGS="
                     f"{self.max_jobs}); try again when one finishes"
                 )
-            if resume is None:
-                out, fd = reserve_name(folder, stem)
-            else:
-                out = folder / f"{resume}{SUFFIX}"
-                fd = hold_lock(folder / STAGING / f"{resume}.lock")
-                if fd is None or not (folder / STAGING / out.name).is_file():
-                    release_lock(folder / STAGING / f"{resume}.lock", fd, remove=False)
-                    raise BusyError(f"the unfinished run {resume!r} is being resumed, kept or discarded elsewhere")
+            try:  # a read-only or missing models folder: the page's error, not a crash
+                if resume is None:
+                    out, fd = reserve_name(folder, stem)
+                else:
+                    out = folder / f"{resume}{SUFFIX}"
+                    fd = hold_lock(folder / STAGING / f"{resume}.lock")
+            except OSError as e:
+                raise ConfigError(
+                    f"cannot reserve a model name in {folder} ({e.strerror or e}); make the folder writable "
+                    "or set ATTNVIZ_MODELS to a writable one"
+                ) from e
+            if resume is not None and (fd is None or not (folder / STAGING / out.name).is_file()):
+                release_lock(folder / STAGING / f"{resume}.lock", fd, remove=False)
+                raise BusyError(f"the unfinished run {resume!r} is being resumed, kept or discarded elsewhere")
             job = TrainingJob(recipe, out, session_id, self.abandon_after, is_alive, fd, resume is not None,
                               session_id if private else None)  # fmt: skip
             self._jobs[session_id] = job

@@ -25,6 +25,8 @@ except ImportError:  # Windows: no flock; fall back to file ages
 
 STAGING = ".training"  # inside the models folder; list_models only globs the folder itself
 TEMP_GLOB = f".*{SUFFIX}.*.tmp"  # checkpoint.save's temporary files
+# safetensors' own temporary file, beside the one it writes (Rust's tempfile: ".tmp" and 6 characters)
+WRITER_TEMP = re.compile(r"\.tmp[A-Za-z0-9]{6}")
 STALE_SECONDS = 600.0  # a temporary file no live save holds and older than this is debris
 
 
@@ -195,12 +197,15 @@ def is_stale(path: Path, max_age: float = STALE_SECONDS) -> bool:
 def clean_stale_temp(folder: str | Path, max_age: float = STALE_SECONDS) -> list[Path]:
     """Delete the temporary files that a killed save left in ``folder`` (and its staging
     folder); a file that a live save holds or that is younger than ``max_age`` seconds is kept.
+    Both kinds are deleted: ``checkpoint.save``'s own (locked while it writes) and the one
+    safetensors writes through (``.tmpXXXXXX``, unlocked, so only its age tells a dead one).
     Returns what was deleted."""
     removed = []
     for sub in (Path(folder), Path(folder) / STAGING):
         if not sub.is_dir():
             continue
-        for path in sub.glob(TEMP_GLOB):
+        writer_temps = [p for p in sub.glob(".tmp*") if WRITER_TEMP.fullmatch(p.name)]
+        for path in [*sub.glob(TEMP_GLOB), *writer_temps]:
             if path.is_file() and is_stale(path, max_age):
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()

@@ -139,7 +139,7 @@ def run_recipe(
     if guided:
         translator.meta["guided"] = {**guided.to_dict(), "links_file": links_file}
     translator.meta.update(meta or {})
-    on_epoch_end = (lambda tr, _result: save(tr, out, half=recipe.half)) if out else None
+    on_epoch_end = (lambda tr, _result: _save(tr, out, recipe.half)) if out else None
     result = fit(
         translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress, group=group, links=links
     )
@@ -157,8 +157,21 @@ def run_recipe(
     if evaluate_split and corpus.split(evaluate_split) and main:
         measure(translator, recipe, corpus, evaluate_split)
     if out and main:
-        save(translator, out, half=recipe.half)
+        _save(translator, out, recipe.half)
     return translator
+
+
+def _save(translator: Translator, out: str | Path, half: bool) -> Path:
+    """``save``, a failed write (a full disk, a folder turned read-only) as one line naming the file."""
+    from safetensors import SafetensorError
+
+    try:
+        return save(translator, out, half=half)
+    except (OSError, SafetensorError) as e:
+        detail = e.strerror if isinstance(e, OSError) and e.strerror else " ".join(str(e).split())[:200]
+        raise CheckpointError(
+            f"could not write {out} ({detail}); free some disk space or choose a writable folder"
+        ) from e
 
 
 def _guided_links(
@@ -191,5 +204,5 @@ def remeasure(recipe: Recipe, path: str | Path) -> dict:
     measure(translator, recipe, load_corpus(recipe.data, **recipe.data_options))
     stored = translator.meta.get("recipe_full") or recipe.to_dict()  # the evaluation settings used now
     translator.meta["recipe_full"] = {**stored, "eval_beam": recipe.eval_beam, "eval_valid": recipe.eval_valid}
-    save(translator, path, half=recipe.half)
+    _save(translator, path, recipe.half)
     return translator.meta["metrics"]

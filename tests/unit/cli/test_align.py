@@ -89,6 +89,15 @@ def test_cli_align_eval_bad_input_exits_2(capsys, files, tmp_path):
     assert code == 2 and "missing.txt" in err
 
 
+@pytest.mark.parametrize("gold", ["0-" + "1" * 5000 + "\n0-0\n", "0-\u00b2\n0-0\n", "/dev/zero"])
+def test_cli_align_eval_odd_gold_indices_and_endless_files_exit_2(capsys, files, tmp_path, gold):
+    if not gold.startswith("/"):
+        (tmp_path / "odd.align").write_text(gold, encoding="utf-8")
+        gold = "odd.align"
+    code, _, err = run(capsys, "align-eval", "--model", files, "--src", "src.txt", "--tgt", "tgt.txt", "--gold", gold)
+    assert code == 2 and f"{gold} " in err and len(err.strip().splitlines()) == 1 and len(err) < 400
+
+
 def test_cli_align_and_align_eval_run_on_the_device_asked_for(capsys, files):
     pair = ["a b c d", "d c b a"]
     code, out, _ = run(capsys, "align", "--model", files, "--device", "cpu", "--method", "argmax", *pair)

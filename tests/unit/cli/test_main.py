@@ -5,6 +5,7 @@ memory and other errors."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -108,6 +109,20 @@ def test_bad_input_exits_2_with_one_line(capsys, model_path, tmp_path, argv, mes
     code, _, err = run(capsys, *argv)
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["data", "new\nline.csv?src=a&tgt=b"],  # a DataError
+        ["align-eval", "--model", "m", "--src", "new\nline.txt", "--tgt", "t", "--gold", "g"],  # an OSError
+        ["translate", "--model", "new\nline\x1b[2J.safetensors", "a"],
+    ],
+)
+def test_file_names_with_control_characters_stay_on_one_line(capsys, tmp_path, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "new\\nline" in err and "\x1b" not in err
 
 
 @pytest.mark.parametrize(
@@ -237,6 +252,27 @@ def test_out_of_memory_is_one_line_and_exit_2(capsys, monkeypatch, error):
     monkeypatch.setattr(bench, "run_bench", boom)
     code, _, err = run(capsys, "bench", "--hidden", "4096", "--emb", "4096", "--batch", "4096")
     assert code == 2 and err.count("\n") == 1 and "out of memory" in err and "smaller" in err
+
+
+def test_train_refuses_an_unwritable_folder_before_training(capsys, models, no_training, monkeypatch):
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: mode != os.W_OK)  # a read-only folder
+    code, _, err = run(capsys, "train", "--data", "reverse", "--quiet", "--name", "ro")
+    assert code == 2 and err.count("\n") == 1 and f"{models} is not writable" in err and not no_training
+
+
+def test_a_failed_checkpoint_write_is_one_line_and_exit_2(capsys, models, monkeypatch):
+    from safetensors import SafetensorError
+
+    from attnviz.training import recipes
+
+    def full(*args, **kwargs):
+        raise SafetensorError("Error while serializing: IoError(Os { code: 28, kind: StorageFull })")
+
+    monkeypatch.setattr(recipes, "save", full)
+    argv = ["train", "--data", "reverse", "--quiet", "--max-steps", "1", "--n-train", "20", "--name", "full"]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"could not write {models / 'full.safetensors'} (" in err and "StorageFull" in err
 
 
 def test_other_runtime_errors_still_show_the_bug(monkeypatch):

@@ -161,6 +161,25 @@ def test_empty_csv_rows_name_the_line(tmp_path):
     assert len(corpus) == 4 and corpus.notes == [f"{path}: dropped 2 rows with an empty side (line 3, 4)"]
 
 
+@pytest.mark.parametrize(("suffix", "sep"), [("csv", ","), ("tsv", "\t")])
+def test_rows_with_more_fields_than_the_header_are_refused_not_shifted(tmp_path, suffix, sep):
+    path = tmp_path / f"pairs.{suffix}"
+    rows = [("en", "fr"), *(("dog", "chien", "note0"), ("cat", "chat", "note1"))]
+    path.write_text("\n".join(sep.join(row) for row in rows) + "\n")
+    message = rf"pairs.{suffix}, line 2: 3 fields but the header names 2"
+    with pytest.raises(DataError, match=message):
+        load_corpus(f"{path}?src=en&tgt=fr")
+    with pytest.raises(DataError, match=message):
+        table_columns(path)
+
+
+def test_extra_field_after_a_multi_line_record_names_its_first_line(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text('en,fr\n"a\nlong dog","chien"\n"cat","chat",note\n')
+    with pytest.raises(DataError, match=r"pairs.csv, line 4: 3 fields but the header names 2"):
+        load_corpus(f"{path}?src=en&tgt=fr")
+
+
 @pytest.mark.parametrize("flag", [True, False])
 def test_offline_hub_fails_fast(monkeypatch, flag):
     import socket

@@ -78,3 +78,33 @@ def test_read_gold_files(tmp_path):
     path.write_bytes(b"0-0 \xff\n")
     with pytest.raises(DataError, match="not UTF-8"):
         read_gold(path, LENGTHS)
+
+
+@pytest.mark.parametrize(
+    ("parse", "line"),
+    [
+        (parse_pharaoh, "0-" + "1" * 5000),
+        (parse_pharaoh, "0-\u00b2"),
+        (parse_pharaoh, "0-1234567"),
+        (parse_naacl, "1 1 \u00b2 S"),
+        (parse_naacl, f"1 1 {'9' * 5000} S"),
+    ],
+)
+def test_indices_are_bounded_ascii_digits(parse, line):
+    with pytest.raises(DataError, match=r"gold file line 1: .* (is not a Pharaoh link|is not a NAACL link)") as e:
+        parse([line, ""], LENGTHS)
+    assert len(str(e.value)) < 300
+
+
+def test_read_files_are_bounded_and_regular(tmp_path, monkeypatch):
+    from attnviz.links import goldfile
+
+    with pytest.raises(DataError, match="/dev/zero is not a regular file"):
+        read_gold("/dev/zero", LENGTHS)
+    with pytest.raises(DataError, match="is not a regular file"):
+        goldfile.read_sentences(tmp_path)
+    monkeypatch.setattr(goldfile, "MAX_FILE_BYTES", 10)
+    path = tmp_path / "gold.align"
+    path.write_text("0-0 1-1 2-2\n0-0\n")
+    with pytest.raises(DataError, match=r"gold\.align is over the 0 MB limit"):
+        read_gold(path, LENGTHS)

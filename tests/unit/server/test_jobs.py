@@ -106,3 +106,33 @@ def test_two_concurrent_trainings_with_one_name_keep_both(models):
     assert paths == {models / "same.safetensors", models / "same-2.safetensors"}
     assert all(p.is_file() for p in paths)
     assert not list((models / files.STAGING).glob("*.lock"))  # reservations released
+
+
+def test_an_unwritable_models_folder_is_a_message_not_a_crash(tmp_path, monkeypatch):
+    from attnviz.errors import ConfigError
+
+    (tmp_path / "file").write_bytes(b"")  # a folder under a file: no one, root included, can write there
+    registry = JobRegistry(max_jobs=1)
+    message = r"cannot reserve a model name in .*file/models \(Not a directory\); make the folder writable"
+    with pytest.raises(ConfigError, match=message):
+        registry.submit("s1", tiny_recipe("m"), folder=tmp_path / "file" / "models")
+    with pytest.raises(ConfigError, match="cannot reserve a model name"):
+        registry.submit("s1", tiny_recipe("m"), folder=tmp_path / "file" / "models", resume="m")
+    assert registry.active() == []
+
+
+def test_a_failed_save_fails_the_job_with_one_line(tmp_path, monkeypatch):
+    from safetensors import SafetensorError
+
+    from attnviz.training import recipes
+
+    def full(*args, **kwargs):
+        raise SafetensorError('Error while serializing: IoError(Os { code: 28, kind: StorageFull,\n msg: "No space" })')
+
+    monkeypatch.setattr(recipes, "save", full)
+    job = JobRegistry(max_jobs=1).submit("s1", tiny_recipe("m", epochs=1), folder=tmp_path)
+    wait(job)
+    snap = job.snapshot()
+    staging = tmp_path / ".training" / "m.safetensors"
+    assert snap.status == FAILED and snap.error.startswith(f"could not write {staging} (")
+    assert "StorageFull" in snap.error and "\n" not in snap.error

@@ -32,3 +32,17 @@ def test_save_removes_stale_temporary_files_only(corpus, models):
         save(tiny_translator(corpus), models / "m.safetensors")
     assert not old.exists() and fresh.exists() and busy.exists()
     assert files.clean_stale_temp(models, max_age=0) == [] or not busy.exists()
+
+
+def test_safetensors_own_temporary_files_left_by_a_killed_save_are_removed(models):
+    staging = models / files.STAGING
+    staging.mkdir()
+    old, old_staged, fresh = models / ".tmpAb3xYz", staging / ".tmpQ9wErT", models / ".tmpFresh1"
+    others = [models / ".tmpnotours", models / "tmpAb3xYz", models / ".tmpAb3-yz"]  # not safetensors' pattern
+    hour_ago = time.time() - 3600
+    for path in (old, old_staged, fresh, *others):
+        path.write_bytes(b"partial")
+        if path is not fresh:
+            os.utime(path, (hour_ago, hour_ago))
+    assert sorted(files.clean_stale_temp(models)) == sorted([old, old_staged])
+    assert fresh.exists() and all(path.exists() for path in others)
