@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from attnviz.data import Pair
 from attnviz.decoding import Translator
@@ -117,10 +118,25 @@ _STORED_OPTIONS = {  # load_corpus options a checkpoint may name, with their JSO
 }
 
 
+def _trusted_file(spec: str) -> bool:
+    """Whether ``spec`` is a local table (``PATH?options``) lying in the models or uploads folder
+    (:func:`attnviz.store.data_roots`): the only files a checkpoint may name and have read."""
+    from attnviz.store import data_roots
+
+    if spec.startswith("hf:") or "@" in spec or spec.startswith("multi30k-"):
+        return False
+    try:
+        path = Path(spec.split("?", 1)[0]).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return path.is_file() and any(path.is_relative_to(Path(root).resolve()) for root in data_roots())
+
+
 def _stored_data(meta: dict) -> tuple[str, dict]:
-    """The data spec and options a checkpoint stored, if it names a built-in task or a Multi30k
-    pair at the default folder with known options of the right types; a checkpoint is untrusted,
-    so a path, a folder (``@``) or a Hub dataset (``hf:``) it names is never read."""
+    """The data spec and options a checkpoint stored, if it names a built-in task, a Multi30k pair
+    at the default folder or a table file in the models or uploads folder (:func:`_trusted_file`),
+    with known options of the right types; a checkpoint is untrusted, so any other path, a folder
+    (``@``) or a Hub dataset (``hf:``) it names is never read."""
     from attnviz.data import TASKS
     from attnviz.errors import ConfigError
 
@@ -128,11 +144,11 @@ def _stored_data(meta: dict) -> tuple[str, dict]:
     spec = recipe.get("data") or meta.get("task")
     if not spec:
         raise ConfigError("this model does not name its data; give a data spec (--data SPEC)")
-    if not isinstance(spec, str) or not (spec in TASKS or _STORED_SPEC.match(spec)):
+    if not isinstance(spec, str) or not (spec in TASKS or _STORED_SPEC.match(spec) or _trusted_file(spec)):
         shown = repr(spec)[:80]
         raise ConfigError(
             f"this model names its data as {shown}, which attnviz reads from a checkpoint only for a built-in "
-            "task or multi30k-SRC-TGT; give a data spec (--data SPEC)"
+            "task, multi30k-SRC-TGT or a file in the models or uploads folder; give a data spec (--data SPEC)"
         )
     options = recipe.get("data_options", {}) if recipe.get("data") else {}
     if not isinstance(options, dict):
@@ -156,8 +172,8 @@ def measured_on(meta: dict, data: str | None = None) -> tuple[str, dict]:
     """The data a model is measured on, as ``(spec, load_corpus options)``: ``data`` when given,
     else the model's own data spec as its recipe named it, rebuilt with the options it was
     trained with, so the splits are the ones it was trained and measured on. A stored spec is
-    used only for a built-in task or a Multi30k pair at the default folder (:func:`_stored_data`);
-    a model trained on a file needs ``data``. The one rule for the CLI, the app and the checks
+    used only for a built-in task, a Multi30k pair at the default folder or a file in the models
+    or uploads folder (:func:`_stored_data`); a model trained on another file needs ``data``. The one rule for the CLI, the app and the checks
     of the shipped models."""
     from attnviz.data import pair_options
     from attnviz.errors import ConfigError

@@ -31,18 +31,17 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnviz.store import hold_lock, is_locked, release_lock
+from attnviz.store import hold_lock, is_locked, release_lock, upload_root
 
 log = logging.getLogger(__name__)
 
-UPLOAD_ROOT = Path(tempfile.gettempdir()) / "attnviz-uploads"
+UPLOAD_ROOT = upload_root()
 SERVER_PREFIX = "server-"
 MAX_UPLOAD_ROWS = 100_000  # rows kept of an upload: the Train form takes at most 50,000 training pairs
 MAX_UPLOAD_MB = 10  # and megabytes kept: memory grows with the words, many times the file size

@@ -1,23 +1,11 @@
 """Files: where models live, safe writes and name reservations, safetensors checkpoints, the catalog."""
 
-from attnviz.store.catalog import (
-    SUFFIX,
-    ModelWarning,
-    list_models,
-    load,
-    load_checkpoint,
-    model_roots,
-    models_dir,
-    pretrained_dir,
-    read_header,
-    read_manifest,
-    shareable_meta,
-    visible_to,
-)
-from attnviz.store.checkpoint import clean_stale_temp, save
+from attnviz.store.catalog import list_models, load, model_roots, shareable_meta, visible_to
+from attnviz.store.checkpoint import load_checkpoint, read_header, save
 from attnviz.store.files import (
     STAGING,
     check_output,
+    clean_stale_temp,
     free_path,
     hold_lock,
     is_locked,
@@ -27,7 +15,17 @@ from attnviz.store.files import (
     shipped_names,
     slugify,
 )
-from attnviz.store.paths import checkout_dir, recipe_path
+from attnviz.store.paths import (
+    SUFFIX,
+    ModelWarning,
+    checkout_dir,
+    data_roots,
+    models_dir,
+    pretrained_dir,
+    read_manifest,
+    recipe_path,
+    upload_root,
+)
 
 __all__ = [
     "STAGING",
@@ -36,6 +34,7 @@ __all__ = [
     "check_output",
     "checkout_dir",
     "clean_stale_temp",
+    "data_roots",
     "free_path",
     "hold_lock",
     "is_locked",
@@ -55,5 +54,6 @@ __all__ = [
     "shareable_meta",
     "shipped_names",
     "slugify",
+    "upload_root",
     "visible_to",
 ]

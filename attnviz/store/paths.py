@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -24,6 +25,17 @@ from attnviz.store.header import clean_manifest
 
 SUFFIX = ".safetensors"  # every attnviz checkpoint
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+def upload_root() -> Path:
+    """Where the app keeps uploaded data files (one folder per server process below it)."""
+    return Path(tempfile.gettempdir()) / "attnviz-uploads"
+
+
+def data_roots() -> list[Path]:
+    """The folders a checkpoint's stored data file may lie in and still be read back: the models
+    folder and the app's uploads. A checkpoint naming a file anywhere else is not trusted."""
+    return [models_dir(), upload_root()]
 
 
 def checkout_dir() -> Path | None:

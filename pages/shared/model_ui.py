@@ -6,9 +6,10 @@ import streamlit as st
 
 from attnviz.data import Pair
 from attnviz.decoding import Translator
+from attnviz.errors import AttnvizError
 from attnviz.evaluation import measured_on
 from attnviz.store import shareable_meta
-from pages.shared.common import session_id, user_errors
+from pages.shared.common import error_text, session_id, user_errors
 from pages.shared.data_ui import cached_corpus
 from pages.shared.keys import EXPLORE_MODELS
 
@@ -39,9 +40,15 @@ def model_meta(translator: Translator) -> dict:
 
 
 def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
-    """The test split a model is measured on (attnviz.evaluation.evaluate.measured_on), loaded once."""
-    with user_errors():
+    """The test split a model is measured on (attnviz.evaluation.evaluate.measured_on), loaded once;
+    none, with a note saying why, when the model's data cannot be read back (a file outside the
+    models and uploads folders, another session's upload): the rest of the page still works."""
+    try:
         spec, options = measured_on(meta)
+    except AttnvizError as e:
+        st.caption(f"No test pairs for this model: {error_text(e)}")
+        return []
+    with user_errors():
         corpus = cached_corpus(spec, **options)
     return corpus.test[:limit] if limit else corpus.test
 

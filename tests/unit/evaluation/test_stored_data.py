@@ -1,5 +1,6 @@
-"""What a checkpoint says about its data is untrusted: only a built-in task or a Multi30k pair at
-the default folder, with known data options of their types, is read back; anything else asks for
+"""What a checkpoint says about its data is untrusted: only a built-in task, a Multi30k pair at the
+default folder or a table in the models or uploads folder, with known data options of their
+types, is read back; anything else asks for
 --data in one line, never reads a path, a folder or the Hub, never raises a traceback."""
 
 from __future__ import annotations
@@ -8,8 +9,8 @@ import pytest
 
 from attnviz.errors import ConfigError
 from attnviz.evaluation.evaluate import measured_on
+from tests.support.checkpoints import rewrite
 from tests.support.cli import run
-from tests.unit.store.test_header import rewrite
 
 HOSTILE = [
     "/etc/passwd?src=root&tgt=x&format=tsv",
@@ -58,3 +59,16 @@ def test_evaluate_refuses_a_checkpoint_that_names_hostile_data(capsys, models, m
     assert "root:" not in out + err and "/root" not in out.replace(data, "")
     code, out, _ = run(capsys, "evaluate", "--model", "hostile", "--data", "reverse", "--n", "4", "--json")
     assert code == 0 and '"n": 4' in out
+
+
+def test_a_stored_file_is_read_back_only_inside_the_models_or_uploads_folder(tmp_path, monkeypatch):
+    """The app's uploads and files kept beside the models are the user's own; anywhere else is not."""
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "models"))
+    (tmp_path / "models").mkdir()
+    inside, outside = tmp_path / "models" / "pairs.tsv", tmp_path / "pairs.tsv"
+    for path in (inside, outside):
+        path.write_text("en\tfr\na\tb\n", encoding="utf-8")
+    spec = f"{inside}?src=en&tgt=fr"
+    assert measured_on({"recipe_full": {"data": spec, "data_options": {}}}) == (spec, {})
+    with pytest.raises(ConfigError, match="models or uploads folder"):
+        measured_on({"recipe_full": {"data": f"{outside}?src=en&tgt=fr", "data_options": {}}})
