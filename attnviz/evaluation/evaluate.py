@@ -173,8 +173,8 @@ def measured_on(meta: dict, data: str | None = None) -> tuple[str, dict]:
     else the model's own data spec as its recipe named it, rebuilt with the options it was
     trained with, so the splits are the ones it was trained and measured on. A stored spec is
     used only for a built-in task, a Multi30k pair at the default folder or a file in the models
-    or uploads folder (:func:`_stored_data`); a model trained on another file needs ``data``. The one rule for the CLI, the app and the checks
-    of the shipped models."""
+    or uploads folder (:func:`_stored_data`); a model trained on another file needs ``data``. The
+    one rule for the CLI, the app and the checks of the shipped models."""
     from attnviz.data import pair_options
     from attnviz.errors import ConfigError
 
