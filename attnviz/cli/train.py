@@ -7,6 +7,8 @@ the output path before training starts.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -14,7 +16,17 @@ from attnviz.cli.options import float_in, int_in, print_json
 from attnviz.data import TASKS
 from attnviz.errors import AttnvizError, ConfigError
 from attnviz.model import ENCODERS, SCORES, STYLES
-from attnviz.store import SUFFIX, check_output, clean_stale_temp, models_dir, shipped_names, slugify
+from attnviz.store import (
+    STAGING,
+    SUFFIX,
+    check_output,
+    clean_stale_temp,
+    hold_lock,
+    models_dir,
+    release_lock,
+    shipped_names,
+    slugify,
+)
 
 HELP = "train a model from a recipe or from flags"
 
@@ -76,8 +88,15 @@ def run(args: argparse.Namespace) -> int:
     if args.precision:
         recipe.train["precision"] = args.precision
     out = _output_path(args, recipe)
-    with join_torchrun(recipe.train.get("device", "cpu")) if args.distributed else SingleProcess() as group:
-        translator = _train(args, recipe, out, group)
+    lock = _hold_output(out, args.distributed)
+    try:
+        with join_torchrun(recipe.train.get("device", "cpu")) if args.distributed else SingleProcess() as group:
+            translator = _train(args, recipe, out, group)
+    finally:
+        if lock is not None:
+            release_lock(*lock)
+            with contextlib.suppress(OSError):
+                lock[0].parent.rmdir()  # the staging folder, when nothing else is in it
     if not group.is_main:
         return 0
     for note in translator.meta.get("data_notes") or []:  # pairs dropped when the corpus was built
@@ -137,6 +156,22 @@ def _output_path(args, recipe) -> Path:
     check_output(out, force=args.force, resuming=resuming)
     clean_stale_temp(out.parent)
     return out
+
+
+def _hold_output(out: Path, distributed: bool) -> tuple[Path, int] | None:
+    """Reserve ``out`` for this training with the lock the app's trainings take
+    (``STAGING/NAME.lock`` beside it), so two trainings never write one file: another attnviz
+    train, or the app, holding it is a one-line error. Under torchrun, rank 0 holds it."""
+    if distributed and os.environ.get("RANK", "0") != "0":
+        return None
+    lock = out.parent / STAGING / f"{out.stem}.lock"
+    fd = hold_lock(lock)
+    if fd is None:
+        raise ConfigError(
+            f"another training is writing {out} right now (in the app or another attnviz train); wait for it "
+            "to finish or choose another --name or --out"
+        )
+    return lock, fd
 
 
 def _train(args, recipe, out: Path, group):

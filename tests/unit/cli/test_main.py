@@ -300,3 +300,37 @@ def test_the_cli_trains_with_guidance_from_flags(tmp_path, capsys):
     assert cli_main(["train", "--data", "reverse", "--max-steps", "1", *missing]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no links file at" in err
+
+
+def test_a_training_holding_the_output_makes_a_second_one_refuse(capsys, models, no_training):
+    """The CLI and the app reserve an output with one lock (``.training/NAME.lock``): while one
+    training holds it, `attnviz train` to the same file is a one-line error, and the app's
+    reservation moves to NAME-2; once released, the name is free again."""
+    from attnviz.store import STAGING, hold_lock, release_lock
+
+    lock = models / STAGING / "clash.lock"
+    fd = hold_lock(lock)  # what a running training (the app's or another CLI's) holds
+    try:
+        code, _, err = run(capsys, "train", "--data", "reverse", "--quiet", "--name", "clash")
+        assert code == 2 and "another training is writing" in err and err.count("\n") == 1, err
+        code, _, err = run(capsys, "train", "--data", "reverse", "--quiet", "--out", str(models / "clash.safetensors"))
+        assert code == 2 and "another training is writing" in err, err
+        assert not no_training
+    finally:
+        release_lock(lock, fd)
+    code, _, err = run(capsys, "train", "--data", "reverse", "--quiet", "--name", "clash")
+    assert code == 0 and no_training[-1][1] == models / "clash.safetensors", err
+    assert not lock.exists() and not (models / STAGING).exists()  # released, the folder tidied
+
+
+def test_the_app_does_not_take_a_name_a_cli_training_holds(models):
+    from attnviz.store import STAGING, hold_lock, release_lock, reserve_name
+
+    lock = models / STAGING / "shared.lock"
+    fd = hold_lock(lock)
+    try:
+        path, app_fd = reserve_name(models, "shared")
+        assert path == models / "shared-2.safetensors"
+        release_lock(models / STAGING / "shared-2.lock", app_fd)
+    finally:
+        release_lock(lock, fd)
