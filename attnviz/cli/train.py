@@ -17,12 +17,12 @@ from attnviz.data import TASKS
 from attnviz.errors import AttnvizError, ConfigError
 from attnviz.model import ENCODERS, SCORES, STYLES
 from attnviz.store import (
-    STAGING,
     SUFFIX,
     check_output,
     clean_stale_temp,
     hold_lock,
     models_dir,
+    name_lock,
     release_lock,
     shipped_names,
     slugify,
@@ -164,7 +164,7 @@ def _hold_output(out: Path, distributed: bool) -> tuple[Path, int] | None:
     train, or the app, holding it is a one-line error. Under torchrun, rank 0 holds it."""
     if distributed and os.environ.get("RANK", "0") != "0":
         return None
-    lock = out.parent / STAGING / f"{out.stem}.lock"
+    lock = name_lock(out.parent, out.stem)
     fd = hold_lock(lock)
     if fd is None:
         raise ConfigError(

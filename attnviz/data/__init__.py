@@ -4,7 +4,7 @@ from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
 from attnviz.data.corpora import clean_table_caches
 from attnviz.data.multi30k import DEFAULT_MULTI30K
 from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, from_pharaoh, to_pharaoh
-from attnviz.data.spec import TASKS, corpora, load_corpus, pair_options, tasks, toyfr
+from attnviz.data.spec import TASKS, corpora, is_file_spec, load_corpus, pair_options, tasks, toyfr
 from attnviz.data.summary import pairs_frame, summarize
 from attnviz.data.tables import table_columns
 from attnviz.data.toyfr import EXAMPLE, LEXICON
@@ -31,6 +31,7 @@ __all__ = [
     "copy_source_words",
     "corpora",
     "from_pharaoh",
+    "is_file_spec",
     "join_pieces",
     "load_corpus",
     "pair_options",

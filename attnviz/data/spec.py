@@ -289,3 +289,9 @@ def _with_subwords(corpus: Corpus, source_merges: int, target_merges: int) -> Co
     if len(readable) < len(train):
         notes.append(f"train: dropped {len(train) - len(readable)} pairs over {LONGEST_SOURCE} subword pieces")
     return Corpus(corpus.name, readable, cut(corpus.valid), cut(corpus.test), src_tok, tgt_tok, False, notes)
+
+
+def is_file_spec(spec: str) -> bool:
+    """Whether a data spec reads a local file (in the app: an upload), not a task, Multi30k or the Hub."""
+    spec = spec.strip()
+    return not (spec in TASKS or spec.startswith(("multi30k-", "hf:")))

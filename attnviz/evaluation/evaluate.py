@@ -121,9 +121,10 @@ _STORED_OPTIONS = {  # load_corpus options a checkpoint may name, with their JSO
 def _trusted_file(spec: str) -> bool:
     """Whether ``spec`` is a local table (``PATH?options``) lying in the models or uploads folder
     (:func:`attnviz.store.data_roots`): the only files a checkpoint may name and have read."""
+    from attnviz.data import is_file_spec
     from attnviz.store import data_roots
 
-    if spec.startswith("hf:") or "@" in spec or spec.startswith("multi30k-"):
+    if not is_file_spec(spec) or "@" in spec:
         return False
     try:
         path = Path(spec.split("?", 1)[0]).expanduser().resolve()

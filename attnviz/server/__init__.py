@@ -1,7 +1,7 @@
 """What the app needs that is not Streamlit: background training jobs, stranded runs, uploads, warm-up,
 model slots."""
 
-from attnviz.server.jobs import ACTIVE, REGISTRY, JobSnapshot, TrainingJob, is_file_spec
+from attnviz.server.jobs import ACTIVE, REGISTRY, JobSnapshot, TrainingJob
 from attnviz.server.siblings import default_score, default_style, matches, model_tasks, sibling, slots, task_of
 from attnviz.server.stranded import discard_stranded, keep_stranded, resume_stranded, stranded_runs
 from attnviz.server.uploads import (
@@ -35,7 +35,6 @@ __all__ = [
     "front_page",
     "hold_for_training",
     "hold_upload",
-    "is_file_spec",
     "keep_stranded",
     "matches",
     "model_tasks",

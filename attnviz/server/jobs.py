@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from attnviz.data import is_file_spec
 from attnviz.decoding import Alignment
 from attnviz.errors import AttnvizError, ConfigError
 from attnviz.store import (
@@ -37,6 +38,7 @@ from attnviz.store import (
     hold_lock,
     models_dir,
     move_no_clobber,
+    name_lock,
     release_lock,
     reserve_name,
     slugify,
@@ -55,14 +57,6 @@ class BusyError(AttnvizError):
 
 
 __all__ = ["STAGING", "BusyError", "JobRegistry", "JobSnapshot", "TrainingJob", "free_path", "slugify"]
-
-
-def is_file_spec(spec: str) -> bool:
-    """Whether a data spec reads a local file (in the app: an upload), not a task, Multi30k or the Hub."""
-    from attnviz.data import TASKS
-
-    spec = spec.strip()
-    return not (spec in TASKS or spec.startswith(("multi30k-", "hf:")))
 
 
 def max_trainings() -> int:
@@ -191,7 +185,7 @@ class TrainingJob:
 
     @property
     def lock_path(self) -> Path:
-        return self.out.parent / STAGING / f"{self.out.stem}.lock"
+        return name_lock(self.out.parent, self.out.stem)
 
     def _run(self) -> None:
         with self._lock:
@@ -275,14 +269,14 @@ class JobRegistry:
                     out, fd = reserve_name(folder, stem)
                 else:
                     out = folder / f"{resume}{SUFFIX}"
-                    fd = hold_lock(folder / STAGING / f"{resume}.lock")
+                    fd = hold_lock(name_lock(folder, resume))
             except OSError as e:
                 raise ConfigError(
                     f"cannot reserve a model name in {folder} ({e.strerror or e}); make the folder writable "
                     "or set ATTNVIZ_MODELS to a writable one"
                 ) from e
             if resume is not None and (fd is None or not (folder / STAGING / out.name).is_file()):
-                release_lock(folder / STAGING / f"{resume}.lock", fd, remove=False)
+                release_lock(name_lock(folder, resume), fd, remove=False)
                 raise BusyError(f"the unfinished run {resume!r} is being resumed, kept or discarded elsewhere")
             job = TrainingJob(recipe, out, session_id, self.abandon_after, is_alive, fd, resume is not None,
                               session_id if private else None)  # fmt: skip

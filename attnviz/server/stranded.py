@@ -20,6 +20,7 @@ from attnviz.store import (
     is_locked,
     models_dir,
     move_no_clobber,
+    name_lock,
     read_header,
     release_lock,
     slugify,
@@ -52,7 +53,7 @@ def stranded_runs(folder: Path | None = None, viewer: str | None = None) -> list
     staging = _staging(folder)
     runs = []
     for path in staging.glob(f"*{SUFFIX}") if staging.is_dir() else []:
-        if is_locked(staging / f"{path.stem}.lock"):
+        if is_locked(name_lock(staging.parent, path.stem)):
             continue  # a live training
         try:
             meta = read_header(path).get("meta") or {}

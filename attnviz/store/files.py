@@ -43,13 +43,19 @@ def shipped_names() -> set[str]:
     return {m.get("name") for m in read_manifest()}
 
 
+def name_lock(folder: Path, stem: str) -> Path:
+    """The lock a training holds on the model name ``stem`` of ``folder`` while it runs (the app's
+    jobs and ``attnviz train`` alike): ``folder/.training/stem.lock``."""
+    return Path(folder) / STAGING / f"{stem}.lock"
+
+
 def name_taken(folder: Path, stem: str) -> bool:
     """A model file, a live training or a stranded run (see :mod:`attnviz.server.stranded`) holds it."""
     staging = Path(folder) / STAGING
     return (
         (Path(folder) / f"{stem}{SUFFIX}").exists()
         or (staging / f"{stem}{SUFFIX}").exists()
-        or is_locked(staging / f"{stem}.lock")
+        or is_locked(name_lock(folder, stem))
     )
 
 
@@ -121,7 +127,7 @@ def reserve_name(folder: Path, stem: str) -> tuple[Path, int]:
             continue
         if (staging / f"{candidate}{SUFFIX}").exists():
             continue  # a stranded run keeps its name until it is kept or discarded
-        lock = staging / f"{candidate}.lock"
+        lock = name_lock(folder, candidate)
         fd = hold_lock(lock)
         if fd is None:
             continue

@@ -8,10 +8,10 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from attnviz.data import DEFAULT_MULTI30K, TASKS, Corpus, load_corpus
+from attnviz.data import DEFAULT_MULTI30K, TASKS, Corpus, is_file_spec, load_corpus
 from attnviz.data import table_columns as read_table_columns
 from attnviz.errors import AttnvizError
-from attnviz.server import MAX_UPLOAD_MB, MAX_UPLOAD_ROWS, hold_upload, is_file_spec, release_upload, store_upload
+from attnviz.server import MAX_UPLOAD_MB, MAX_UPLOAD_ROWS, hold_upload, release_upload, store_upload
 from pages.shared.common import error_text, escape_markdown, name_stored_file, session_id
 from pages.shared.keys import SHARED_UPLOAD, UPLOAD_SPEC
 from pages.shared.uploads import session_holder
