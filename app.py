@@ -97,6 +97,7 @@ def _pages() -> list:
         ),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare:", url_path="compare"),
         st.Page("pages/train/train.py", title="Train", icon=":material/model_training:", url_path="train"),
+        st.Page("pages/yours/yours.py", title="Your model", icon=":material/upload_file:", url_path="yours"),
         st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data"),
         st.Page("pages/evaluate.py", title="Evaluate", icon=":material/leaderboard:", url_path="evaluate"),
         st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),

@@ -24,6 +24,7 @@ LAYERS = (
     ("store",),
     ("evaluation",),
     ("links",),
+    ("external",),
     ("plots",),
     ("explain",),
     ("training",),

@@ -1,0 +1,9 @@
+"""Your model: the hf source."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+
+def render() -> None:
+    st.info("Not available yet.")
