@@ -18,6 +18,7 @@ from types import ModuleType
 from attnviz.cli import (
     align,
     align_eval,
+    attention,
     attribute,
     bench,
     data,
@@ -41,6 +42,7 @@ COMMANDS: dict[str, ModuleType] = {
     "data": data,
     "bench": bench,
     "attribute": attribute,
+    "attention": attention,
 }
 
 
