@@ -23,6 +23,7 @@ from attnviz.cli import (
     bench,
     data,
     evaluate,
+    import_joeynmt,
     leaderboard,
     list_models,
     train,
@@ -43,6 +44,7 @@ COMMANDS: dict[str, ModuleType] = {
     "bench": bench,
     "attribute": attribute,
     "attention": attention,
+    "import-joeynmt": import_joeynmt,
 }
 
 

@@ -12,6 +12,7 @@ from attnviz.external.attention_file import (
     read_attention_file,
 )
 from attnviz.external.file_links import matrix_names, score_files, word_links
+from attnviz.external.joeynmt import import_joeynmt, import_joeynmt_files
 
 __all__ = [
     "EXAMPLE_ATTENTION",
@@ -19,6 +20,8 @@ __all__ = [
     "AttentionFile",
     "attention_json",
     "attention_npz",
+    "import_joeynmt",
+    "import_joeynmt_files",
     "matrix_names",
     "read_attention",
     "read_attention_file",
