@@ -12,7 +12,7 @@ from attnviz.external.attention_file import (
     read_attention_file,
 )
 from attnviz.external.file_links import matrix_names, score_files, word_links
-from attnviz.external.joeynmt import import_joeynmt, import_joeynmt_files
+from attnviz.external.joeynmt import checkpoint_bytes, import_joeynmt, import_joeynmt_files, import_joeynmt_zip
 
 __all__ = [
     "EXAMPLE_ATTENTION",
@@ -20,8 +20,10 @@ __all__ = [
     "AttentionFile",
     "attention_json",
     "attention_npz",
+    "checkpoint_bytes",
     "import_joeynmt",
     "import_joeynmt_files",
+    "import_joeynmt_zip",
     "matrix_names",
     "read_attention",
     "read_attention_file",

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import io
 import pickle
+import tempfile
+import zipfile
 from pathlib import Path
 
 import torch
@@ -30,6 +32,7 @@ from attnviz.data import EOS, UNK, Tokenizer, Vocab
 from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError
 from attnviz.model import ModelConfig, build_model
+from attnviz.store import SUFFIX, save
 
 MAX_CKPT_BYTES = 500 * 2**20
 MAX_TEXT_BYTES = 20 * 2**20  # a config or a vocabulary file
@@ -300,3 +303,41 @@ def import_joeynmt_files(
         text, _read_text(vocab_paths[0], "vocabulary"), _read_text(vocab_paths[1], "vocabulary"),
         ckpt_path.read_bytes(), config.parent.name,
     )  # fmt: skip
+
+
+def import_joeynmt_zip(data: bytes, name: str = "model.zip") -> Translator:
+    """:func:`import_joeynmt` from a zip of a JoeyNMT model folder (``config.yaml``, ``src_vocab.txt``,
+    ``trg_vocab.txt``, ``best.ckpt`` or another ``.ckpt``, at any depth), read in memory; sizes checked
+    before anything is decompressed."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = [i for i in archive.infolist() if not i.is_dir()]
+    except (zipfile.BadZipFile, OSError):
+        raise CheckpointError(f"{name}: not a zip archive; zip the JoeyNMT model folder") from None
+    if sum(i.file_size for i in infos) > MAX_CKPT_BYTES + 3 * MAX_TEXT_BYTES:
+        raise CheckpointError(f"{name}: its files unpack to more than {MAX_CKPT_BYTES // 2**20} MB; zip only one model")
+
+    def member(*names: str, suffix: str | None = None) -> bytes:
+        found = [i for i in infos if Path(i.filename).name in names or (suffix and i.filename.endswith(suffix))]
+        found.sort(key=lambda i: (Path(i.filename).name not in names, i.filename))
+        if not found:
+            raise CheckpointError(f"{name}: no {' or '.join(names)} inside; zip the JoeyNMT model folder")
+        return archive.read(found[0])
+
+    def lines(raw: bytes, what: str) -> list[str]:
+        try:
+            return raw.decode("utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise CheckpointError(f"{name}: the {what} is not UTF-8 text") from None
+
+    text = "\n".join(lines(member("config.yaml"), "config"))
+    cfg = read_config(text, f"{name}: config.yaml")
+    model_config(cfg)
+    src, trg = lines(member("src_vocab.txt"), "vocabulary"), lines(member("trg_vocab.txt"), "vocabulary")
+    return import_joeynmt(text, src, trg, member("best.ckpt", suffix=".ckpt"), Path(name).stem)
+
+
+def checkpoint_bytes(translator: Translator) -> bytes:
+    """The attnviz ``.safetensors`` checkpoint of ``translator``, as bytes (a download)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return save(translator, Path(folder) / f"model{SUFFIX}").read_bytes()
