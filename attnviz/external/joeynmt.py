@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import re
 import tempfile
 import zipfile
 from pathlib import Path
@@ -62,13 +63,18 @@ def read_state(data: bytes, name: str = "checkpoint") -> dict[str, torch.Tensor]
     try:
         ckpt = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
-        first = str(e).strip().splitlines()[-1][:160] if str(e).strip() else "unsupported global"
+        if re.search(r"Unsupported operand|invalid load key", str(e)):  # not a pickle at all
+            raise CheckpointError(
+                f"{name}: not a checkpoint torch.load can read; give the .ckpt JoeyNMT saved"
+            ) from None
+        found = re.search(r"GLOBAL ([\w.]+)", str(e))
+        what = f"it holds an object of type {found.group(1)}" if found else "it holds objects other than tensors"
         raise CheckpointError(
-            f"{name}: refused: loading it would run code from the file ({first}); attnviz reads only tensors, "
-            "numbers and strings (torch.load(weights_only=True)). Re-save the model_state as a plain state_dict"
+            f"{name}: refused: {what}, and loading it would run code from the file; attnviz reads only tensors, "
+            "numbers and strings (torch.load(weights_only=True)). Re-save it as {'model_state': model.state_dict()}"
         ) from None
-    except (RuntimeError, EOFError, ValueError, OSError) as e:
-        raise CheckpointError(f"{name}: not a torch checkpoint ({' '.join(str(e).split())[:160]})") from None
+    except (RuntimeError, EOFError, ValueError, OSError):
+        raise CheckpointError(f"{name}: not a checkpoint torch.load can read; give the .ckpt JoeyNMT saved") from None
     state = ckpt.get("model_state", ckpt) if isinstance(ckpt, dict) else None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{name}: no model_state of tensors; give the .ckpt JoeyNMT saved (best.ckpt)")
@@ -207,12 +213,13 @@ def import_joeynmt(
     trg_vocab_lines: list[str],
     ckpt: bytes,
     name: str = "joeynmt",
+    ckpt_name: str = "checkpoint",
 ) -> Translator:
     """An attnviz :class:`Translator` from a JoeyNMT config's text, its two vocabulary files' lines and the
     ``.ckpt``'s bytes. Every mismatch raises :class:`CheckpointError` naming it."""
     cfg = read_config(config_text)
     acfg = model_config(cfg)
-    state = read_state(ckpt)
+    state = read_state(ckpt, ckpt_name)
     data = cfg.get("data") or {}
     levels = {side: (data.get(side) or {}).get("level", "word") for side in ("src", "trg")}
     vocabs = []
@@ -301,7 +308,7 @@ def import_joeynmt_files(
         raise CheckpointError(f"{ckpt_path}: over the {MAX_CKPT_BYTES // 2**20} MB limit of a checkpoint here")
     return import_joeynmt(
         text, _read_text(vocab_paths[0], "vocabulary"), _read_text(vocab_paths[1], "vocabulary"),
-        ckpt_path.read_bytes(), config.parent.name,
+        ckpt_path.read_bytes(), config.parent.name, str(ckpt_path),
     )  # fmt: skip
 
 
@@ -334,7 +341,7 @@ def import_joeynmt_zip(data: bytes, name: str = "model.zip") -> Translator:
     cfg = read_config(text, f"{name}: config.yaml")
     model_config(cfg)
     src, trg = lines(member("src_vocab.txt"), "vocabulary"), lines(member("trg_vocab.txt"), "vocabulary")
-    return import_joeynmt(text, src, trg, member("best.ckpt", suffix=".ckpt"), Path(name).stem)
+    return import_joeynmt(text, src, trg, member("best.ckpt", suffix=".ckpt"), Path(name).stem, f"{name}: the .ckpt")
 
 
 def checkpoint_bytes(translator: Translator) -> bytes:

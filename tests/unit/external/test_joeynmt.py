@@ -25,16 +25,21 @@ from attnviz.errors import CheckpointError  # noqa: E402
 from attnviz.external import import_joeynmt_files  # noqa: E402
 from attnviz.store import load, save  # noqa: E402
 from tests.support.cli import run  # noqa: E402
+from tests.support.joeynmt_files import joey_config, joey_state  # noqa: E402
 
 WORDS = ["a", "b", "c", "d", "e", "f", "g", "h"]
 SPECIALS = SimpleNamespace(**_check_special_symbols({}))
 
 
-def model_cfg(attention: str, rnn: str, layers: int, feeding: bool, init_hidden: str, scale: bool) -> dict:
-    emb = {"embedding_dim": 12, "scale": scale}
+def model_cfg(
+    attention: str, rnn: str, layers: int, feeding: bool, init_hidden: str, scale: bool, tied: bool = False
+) -> dict:
+    emb = {"embedding_dim": 16 if tied else 12, "scale": scale}
     side = {"type": "recurrent", "rnn_type": rnn, "hidden_size": 16, "num_layers": layers, "embeddings": emb}
     return {
         "initializer": "xavier_uniform",
+        "tied_embeddings": tied,
+        "tied_softmax": tied,
         "encoder": {**side, "bidirectional": True},
         "decoder": {**side, "attention": attention, "input_feeding": feeding, "init_hidden": init_hidden},
     }
@@ -108,6 +113,7 @@ VARIANTS = {
     "luong-lstm-2layers": ("luong", "lstm", 2, False, "bridge", True),
     "luong-gru-zero-init": ("luong", "gru", 1, True, "zero", False),
     "bahdanau-lstm-2layers-feeding": ("bahdanau", "lstm", 2, True, "bridge", False),
+    "luong-gru-tied": ("luong", "gru", 1, True, "bridge", False, True),
 }
 SENTENCES = [["a", "b", "c"], ["h", "g", "a", "d", "e"], ["f", "f", "b", "c", "a", "h"]]
 
@@ -145,7 +151,7 @@ def test_the_tiny_models_learned_their_task(joey):
 def test_a_checkpoint_that_needs_code_is_refused(joey, tmp_path):
     model, _, folder = joey
     torch.save({"model_state": model.state_dict(), "args": argparse.Namespace(lr=0.1)}, tmp_path / "evil.ckpt")
-    with pytest.raises(CheckpointError, match="refused: loading it would run code"):
+    with pytest.raises(CheckpointError, match=r"evil\.ckpt: refused: it holds an object of type argparse\.Namespace"):
         import_joeynmt_files(folder, ckpt=tmp_path / "evil.ckpt")
 
 
@@ -174,3 +180,15 @@ def test_cli_imports_and_refuses_in_one_line(joey, tmp_path, capsys, monkeypatch
     assert load(str(tmp_path / "models" / "tiny.safetensors")).translate("a b c").target_tokens[:3] == ["c", "b", "a"]
     code, out, err = run(capsys, "import-joeynmt", str(tmp_path), "--out", "other")
     assert code == 2 and not out and len(err.strip().splitlines()) == 1 and "not a JoeyNMT model folder" in err
+
+
+@pytest.mark.parametrize(
+    ("attention", "rnn", "layers", "feeding"), [("bahdanau", "gru", 1, True), ("luong", "lstm", 2, False)]
+)
+def test_the_folders_other_tests_write_have_joeynmts_names_and_shapes(attention, rnn, layers, feeding):
+    """tests/support/joeynmt_files.py stands in for JoeyNMT where it is not needed: it must match it."""
+    cfg = joey_config(attention, rnn, layers, feeding)
+    vocab = Vocabulary(["a", "b", "c"], SPECIALS)
+    real = joey_model.build_model(cfg["model"], src_vocab=vocab, trg_vocab=vocab).state_dict()
+    fake = joey_state(cfg, len(vocab), len(vocab))
+    assert {k: tuple(v.shape) for k, v in fake.items()} == {k: tuple(v.shape) for k, v in real.items()}
