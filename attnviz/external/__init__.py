@@ -2,12 +2,11 @@
 checkpoints, and attention matrices as files, each read into the same ``Alignment`` trace every
 view draws."""
 
+from attnviz.external.attention_export import attention_json, attention_npz
 from attnviz.external.attention_file import (
     EXAMPLE_ATTENTION,
     MAX_ATTENTION_BYTES,
     AttentionFile,
-    attention_json,
-    attention_npz,
     read_attention,
     read_attention_file,
 )

@@ -18,9 +18,13 @@ hypothesis, a model) and the whole file with optional metadata. The schema (docs
 * ``metadata`` (optional): a JSON object (NPZ: a JSON string), kept as it is.
 * ``format`` (optional): ``"attnviz-attention"``; ``version``: 1.
 
-attnviz's own export (:func:`attention_json`, the Explore page's "Everything (JSON)") writes the
-same schema with the whole trace beside the weights (contexts, decoder states, the score, the
-style, the beam's ``hypotheses``), and reading it back gives the same ``Alignment``.
+attnviz's own export (:mod:`attnviz.external.attention_export`; Explore's "Everything (JSON)",
+``attnviz translate --json``, ``attnviz align --json``) writes the same schema with the whole trace
+beside the weights (contexts, decoder states, the score, the style, the beam's ``hypotheses``), and
+reading it back gives the same ``Alignment``.
+
+Tokens: a final ``</s>`` is read as ``<eos>``; SentencePiece pieces (``▁`` starts a word) are written
+in attnviz's ``@@`` convention (:func:`sentencepiece_as_marks`) so that they merge into words.
 
 Everything is checked (types, shapes, finite values, sizes up to the ``MAX_*`` limits) and a
 problem raises :class:`~attnviz.errors.DataError` naming the file and the field. NPZ files are
@@ -38,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.data import EOS
+from attnviz.data import EOS, MARK
 from attnviz.decoding import Alignment
 from attnviz.errors import DataError
 
@@ -51,10 +55,11 @@ MAX_CELLS = 20_000_000  # over all matrices of a file
 MAX_TOKEN_CHARS = 200
 MAX_METADATA_BYTES = 64 * 2**10
 _END_MARKS = ("</s>", EOS)
+_SP_MARK = "\u2581"  # SentencePiece's word start
 # the trace fields of attnviz's own export, read back when present; the derived ones are ignored
 _TRACE = ("contexts", "states", "score", "style", "log_prob", "source_unknown", "positions", "window",
           "encoder_attention", "hypotheses")  # fmt: skip
-_DERIVED = ("coverage", "pharaoh", "unk_copies")
+_DERIVED = ("coverage", "pharaoh", "unk_copies", "translation")  # `attnviz translate --json` adds the last
 _MATRIX_KEYS = {"name", "weights", "scores", "source_tokens", "target_tokens", *_TRACE, *_DERIVED}
 _FILE_KEYS = {"format", "version", "metadata", "matrices", "names", *_MATRIX_KEYS}
 _NPZ_KEYS = {"format", "version", "metadata", "names", "name", "source_tokens", "target_tokens", "weights", "scores"}
@@ -267,7 +272,28 @@ def _tokens(value, where: str) -> list[str]:
     for k, tok in enumerate(value):
         if not isinstance(tok, str) or len(tok) > MAX_TOKEN_CHARS:
             raise DataError(f"{where}[{k}] must be a string of at most {MAX_TOKEN_CHARS} characters, got {tok!r:.60}")
-    return [*value[:-1], EOS] if value[-1] in _END_MARKS else list(value)
+    tokens = [*value[:-1], EOS] if value[-1] in _END_MARKS else list(value)
+    return sentencepiece_as_marks(tokens)
+
+
+def _special(token: str) -> bool:
+    return token.startswith("<") and token.endswith(">")
+
+
+def sentencepiece_as_marks(tokens: list[str]) -> list[str]:
+    """SentencePiece pieces (``▁`` starts a word: Marian, T5, mBART, NLLB) in attnviz's convention, where
+    ``@@`` ends a piece that does not end its word, so that pieces merge into words as for attnviz's own
+    BPE models: ``["▁the", "▁bl", "ack"]`` -> ``["the", "bl@@", "ack"]``. Tokens without ``▁``, or that
+    already use ``@@``, are returned as they are; special tokens (``<...>``) stay words of their own."""
+    if not any(t.startswith(_SP_MARK) for t in tokens) or any(t.endswith(MARK) for t in tokens):
+        return list(tokens)
+    starts = [i == 0 or t.startswith(_SP_MARK) or _special(t) or _special(tokens[i - 1]) for i, t in enumerate(tokens)]
+    out = []
+    for i, t in enumerate(tokens):
+        word = t[len(_SP_MARK) :] if t.startswith(_SP_MARK) and t != _SP_MARK else t
+        continued = i + 1 < len(tokens) and not starts[i + 1] and not _special(t)
+        out.append(word + MARK if continued else word)
+    return out
 
 
 def _array(value, where: str, ndims: tuple[int, ...], masked: bool = False) -> np.ndarray:
@@ -367,41 +393,3 @@ def _alignment(obj: Mapping, where: str, npz: bool) -> Alignment:
     if best is not None and best.target_tokens == tgt and np.array_equal(best.weights, al.weights):
         al.hypotheses[0] = al  # beam search lists the best decode itself first
     return al
-
-
-def _named(alignments: Alignment | Mapping[str, Alignment]) -> dict[str, Alignment]:
-    return {"attention": alignments} if isinstance(alignments, Alignment) else dict(alignments)
-
-
-def attention_json(alignments: Alignment | Mapping[str, Alignment], metadata: dict | None = None) -> str:
-    """One trace (the whole of it, :meth:`Alignment.to_dict`) or several named ones as an attention
-    file: :func:`read_attention` gives them back."""
-    head = {"format": FORMAT, "version": VERSION}
-    tail = {"metadata": metadata} if metadata else {}
-    if isinstance(alignments, Alignment):
-        return json.dumps({**head, **alignments.to_dict(), **tail}, ensure_ascii=False, indent=1)
-    matrices = [{"name": key, **al.to_dict()} for key, al in _named(alignments).items()]
-    return json.dumps({**head, "matrices": matrices, **tail}, ensure_ascii=False, indent=1)
-
-
-def attention_npz(alignments: Alignment | Mapping[str, Alignment], metadata: dict | None = None) -> bytes:
-    """Several named traces of one sentence pair (the same tokens) as an NPZ attention file: weights
-    ``[n, tgt, src]``, raw scores beside them, names, tokens and metadata."""
-    named = _named(alignments)
-    first = next(iter(named.values()))
-    for key, al in named.items():
-        if al.source_tokens != first.source_tokens or al.target_tokens != first.target_tokens:
-            raise DataError(f"{key!r} has other tokens than the first matrix; an NPZ file holds one sentence pair")
-    buffer = io.BytesIO()
-    np.savez_compressed(
-        buffer,
-        source_tokens=np.array(first.source_tokens),
-        target_tokens=np.array(first.target_tokens),
-        weights=np.stack([np.asarray(al.weights, np.float32) for al in named.values()]),  # [n, tgt, src]
-        scores=np.stack([np.asarray(al.scores, np.float32) for al in named.values()]),  # [n, tgt, src]
-        names=np.array(list(named)),
-        format=np.array(FORMAT),
-        version=np.array(VERSION),
-        metadata=np.array(json.dumps(metadata or {})),
-    )
-    return buffer.getvalue()

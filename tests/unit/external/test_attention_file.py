@@ -20,8 +20,10 @@ from attnviz.external import (
     read_attention,
     read_attention_file,
 )
+from attnviz.external.attention_file import sentencepiece_as_marks
 from attnviz.plots import alignment_json
 from tests.support.alignments import make_alignment
+from tests.support.cli import run
 
 
 def as_bytes(obj) -> bytes:
@@ -206,3 +208,22 @@ def test_read_from_disk(tmp_path):
     assert isinstance(al, Alignment) and al.weights.shape == (1, 2)
     with pytest.raises(DataError, match="is not a file"):
         read_attention_file(tmp_path)
+
+
+def test_sentencepiece_pieces_merge_into_words():
+    f = read_attention(as_bytes({
+        "source_tokens": ["▁the", "▁bl", "ack", "▁cat", "</s>"],
+        "target_tokens": ["▁le", "▁chat", "</s>"],
+        "weights": np.full((3, 5), 0.2).tolist(),
+    }))  # fmt: skip
+    al = f.alignments["attention"]
+    assert al.source_tokens == ["the", "bl@@", "ack", "cat", "<eos>"] and al.target_tokens == ["le", "chat", "<eos>"]
+    assert sentencepiece_as_marks(["a@@", "▁b"]) == ["a@@", "▁b"]  # already attnviz's convention: as is
+    assert sentencepiece_as_marks(["<pad>", "▁x", "y", "<unk>"]) == ["<pad>", "x@@", "y", "<unk>"]
+
+
+def test_translate_json_reads_as_an_attention_file(capsys):
+    code, out, _ = run(capsys, "translate", "--model", "toy-fr-general-luong", "--beam", "2", "--json", "the cat .")
+    best = read_attention(out.encode()).alignments["attention"]
+    assert code == 0 and best.source_tokens == ["the", "cat", ".", "<eos>"]
+    assert len(best.hypotheses) == 2 and best.hypotheses[0] is best  # the n-best list, best first
