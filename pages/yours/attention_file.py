@@ -48,9 +48,10 @@ def render() -> None:
         st.error(error_text(e))
         return
     first = next(iter(found.alignments.values()))
+    n = len(found.alignments)
     st.caption(
-        f"{escape_markdown(upload.name)}: {len(found.alignments)} matrices, {len(first.source_tokens)} source × "
-        f"{len(first.target_tokens)} target tokens in the first."
+        f"{escape_markdown(upload.name)}: {n} {'matrix' if n == 1 else 'matrices'}, {len(first.source_tokens)} "
+        f"source × {len(first.target_tokens)} target tokens{' in the first' if n > 1 else ''}."
     )
     if found.metadata:
         with st.expander("Metadata"):

@@ -87,13 +87,30 @@ def render() -> None:
         key=f"{KEY}_download",
     )
     text = st.text_input("Sentence", key=f"{KEY}_text", placeholder="Type a sentence and press Enter")
+    c1, c2 = st.columns([3, 1])
+    reference = c1.text_input(
+        "Reference translation (optional)", key=f"{KEY}_reference", help="Its attention, forced through it"
+    )
+    beam = c2.number_input("Beam", min_value=1, max_value=8, value=1, key=f"{KEY}_beam")
     if not text:
         st.info("Type a sentence in the model's source language.")
         return
     use_server_threads()
     try:
-        al = model.translate(text)
+        shown = _decodes(model, text, reference, int(beam))
     except AttnvizError as e:
         st.error(error_text(e))
         return
-    show_alignments({"greedy": al}, KEY)
+    show_alignments(shown, KEY)
+
+
+def _decodes(model: Translator, text: str, reference: str, beam: int) -> dict:
+    """The named traces of one sentence: the search's best (and its n-best), and the forced reference."""
+    best = model.translate(text, beam_size=beam, n_best=beam if beam > 1 else None)
+    name = "greedy" if beam == 1 else f"beam {beam}"
+    shown = {name: best}
+    for k, hyp in enumerate(best.hypotheses[1:], start=2):
+        shown[f"{name} · hypothesis {k}"] = hyp
+    if reference.strip():
+        shown = {"reference (forced)": model.align(text, reference), **shown}
+    return shown

@@ -70,6 +70,14 @@ def test_a_joeynmt_checkpoint_converts_and_shows_its_attention(tmp_path):
     assert not at.exception and not at.error
     layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert layout["xaxis"]["ticktext"][:3] == ["a", "b", "c"]  # the typed sentence, as the model read it
+    at.text_input(key="yours_joey_reference").set_value("y x").run()
+    at.number_input(key="yours_joey_beam").set_value(2).run()
+    assert not at.exception and not at.error
+    options = at.selectbox(key="yours_joey_matrix").options
+    assert options[:2] == ["reference (forced)", "beam 2"]
+    at.selectbox(key="yours_joey_matrix").set_value("reference (forced)").run()
+    layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    assert layout["yaxis"]["ticktext"] == ["y", "x", "&lt;eos&gt;"]  # the reference, HTML-escaped
 
 
 def test_a_joeynmt_checkpoint_that_needs_code_gets_one_message(tmp_path):
