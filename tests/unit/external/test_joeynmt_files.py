@@ -6,11 +6,13 @@ from __future__ import annotations
 import io
 import zipfile
 
+import numpy as np
 import pytest
 import torch
 import yaml
 
 from attnviz.errors import CheckpointError
+from attnviz.explain import cell_numbers
 from attnviz.external import import_joeynmt_files, import_joeynmt_zip
 from attnviz.store import load
 from tests.support.cli import run
@@ -97,3 +99,11 @@ def test_cli_import_and_its_one_line_errors(tmp_path, capsys, monkeypatch):
     ]:
         code, out, err = run(capsys, "import-joeynmt", *args)
         assert code == 2 and not out and len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_the_cell_arithmetic_of_an_imported_model_includes_its_bias(tmp_path):
+    tr = import_joeynmt_files(write_joey_folder(tmp_path / "m", joey_config(attention="luong")))
+    al = tr.translate("a b c")
+    cell = cell_numbers(tr, al, 0, 1)
+    assert cell["W_c [c_t; h_t] + b_c"].latex.startswith("W_c [c_t; h_t] + b_c = ")
+    assert cell.token_probability == pytest.approx(float(np.exp(al.token_log_probs[0])), rel=1e-4)
