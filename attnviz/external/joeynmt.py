@@ -252,6 +252,8 @@ def import_joeynmt(
         "name": name,
         "imported_from": "JoeyNMT",
         "joeynmt_attention": cfg["model"]["decoder"].get("attention", "bahdanau"),
+        "languages": [str((data.get(side) or {}).get("lang", "")) for side in ("src", "trg")],
+        "parameters": model.num_parameters(),
     }
     return Translator(model, Vocab(src_tokens), Vocab(tgt_tokens), *tokenizers, meta=meta)
 
