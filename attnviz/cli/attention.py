@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
             print_json({"method": args.method, "n": len(files), "matrices": corpus})
             return 0
         width = max(len(n) for n in names)
-        print(f"{'matrix':<{width}}  precision  recall  AER    ({args.method}, {len(files)} pairs)")
+        pairs = f"{len(files)} pair{'s' if len(files) > 1 else ''}"
+        print(f"{'matrix':<{width}}  precision  recall  AER    ({args.method}, {pairs})")
         for row in sorted(corpus, key=lambda r: r["AER"]):
             print(f"{row['aligner']:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['AER']:.3f}")
         return 0
