@@ -15,7 +15,7 @@ import yaml
 
 joey_model = pytest.importorskip(
     "joeynmt.model",
-    reason="JoeyNMT is not installed: pip install --no-deps joeynmt==2.3.0 and its runtime deps (requirements-dev.txt)",
+    reason="JoeyNMT is not installed: python -m pip install --no-deps -r requirements-joeynmt.txt",
 )
 from joeynmt.config import _check_special_symbols  # noqa: E402
 from joeynmt.search import recurrent_greedy  # noqa: E402
