@@ -18,10 +18,12 @@ from types import ModuleType
 from attnviz.cli import (
     align,
     align_eval,
+    attention,
     attribute,
     bench,
     data,
     evaluate,
+    import_joeynmt,
     leaderboard,
     list_models,
     train,
@@ -41,6 +43,8 @@ COMMANDS: dict[str, ModuleType] = {
     "data": data,
     "bench": bench,
     "attribute": attribute,
+    "attention": attention,
+    "import-joeynmt": import_joeynmt,
 }
 
 

@@ -201,15 +201,19 @@ def _context_steps(att: Attention, weights: Tensor, values: Tensor, context: Ten
 
 
 def _luong_output(translator: Translator, context: Tensor, query: Tensor) -> tuple[list[Step], Tensor]:
-    """The attentional state ``h~_t = tanh(W_c [c_t; h_t])`` and the logits the output layer reads from it."""
+    """The attentional state ``h~_t = tanh(W_c [c_t; h_t] (+ b_c))`` and the logits the output layer reads
+    from it (``b_c``: models with ``attentional_bias``, JoeyNMT's)."""
     decoder = translator.model.decoder
     W_c = decoder.W_c.weight.detach().to("cpu", torch.float64)  # [H, K + H]
     mixed = W_c @ torch.cat([context, query])  # [H]
+    bias = "" if decoder.W_c.bias is None else " + b_c"
+    if bias:
+        mixed = mixed + decoder.W_c.bias.detach().to("cpu", torch.float64)
     h_tilde = torch.tanh(mixed)
     logits = decoder.generate(h_tilde.to(translator.device, torch.float32))  # [V]
     return [
-        step("W_c [c_t; h_t]", r"W_c [c_t; h_t]", mixed),
-        step("attentional state", r"\tilde h_t = \tanh(W_c [c_t; h_t])", h_tilde),
+        step(f"W_c [c_t; h_t]{bias}", rf"W_c [c_t; h_t]{bias}", mixed),
+        step("attentional state", rf"\tilde h_t = \tanh(W_c [c_t; h_t]{bias})", h_tilde),
     ], logits
 
 

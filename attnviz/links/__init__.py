@@ -8,6 +8,7 @@ from attnviz.links.extract import (
     WordAlignment,
     align_corpus,
     align_words,
+    threshold_links,
     word_attention,
 )
 from attnviz.links.goldfile import FORMATS, parse_pharaoh, text_lines
@@ -51,6 +52,7 @@ __all__ = [
     "run_eflomal",
     "score_table",
     "text_lines",
+    "threshold_links",
     "word_attention",
     "word_pairs",
 ]

@@ -9,6 +9,7 @@ from attnviz.errors import CheckpointError, ConfigError
 STYLES = ("bahdanau", "luong")
 ENCODERS = ("gru", "lstm", "transformer")
 CELLS = ("gru", "lstm")
+LSTM_CELL_INITS = ("zeros", "bridge")
 _KINDS = {"int": (int, "a whole number"), "float": ((int, float), "a number"), "bool": (bool, "true or false"),
           "str": (str, "a string")}  # fmt: skip
 
@@ -36,6 +37,8 @@ class ModelConfig:
     window: int = 5  # half-width D of local attention
     local_content: str = "general"  # content score inside the local window
     max_src_len: int = 100  # longest source (tokens + <eos>) location attention can address
+    attentional_bias: bool = False  # Luong only: h~_t = tanh(W_c [c_t; h_t] + b_c) (JoeyNMT's attention vector)
+    lstm_cell_init: str = "zeros"  # LSTM decoder: first cell state "zeros", or "bridge" (h_0 itself, as JoeyNMT)
 
     def __post_init__(self) -> None:
         from attnviz.model.scores import get_score
@@ -58,6 +61,10 @@ class ModelConfig:
             raise ConfigError(f"window must be between 1 and 50, got {self.window}")
         if not 2 <= self.max_src_len <= 2000:
             raise ConfigError(f"max_src_len must be between 2 and 2000, got {self.max_src_len}")
+        if self.attentional_bias and self.style != "luong":
+            raise ConfigError("attentional_bias belongs to the Luong decoder; set style='luong' or drop it")
+        if self.lstm_cell_init not in LSTM_CELL_INITS:
+            raise ConfigError(f"unknown lstm_cell_init {self.lstm_cell_init!r}; choose one of {LSTM_CELL_INITS}")
         if self.input_feeding and self.style != "luong":
             raise ConfigError("input_feeding belongs to the Luong decoder; set style='luong' or drop it")
         if self.encoder == "transformer" and self.emb_dim % self.heads:

@@ -102,10 +102,14 @@ class Decoder(nn.Module):
         return self.out(x)
 
     def init_state(self, summary: Tensor) -> DecoderState:
-        """The bridge: s_0 = tanh(W_b summary), one slice per decoder layer. summary ``[B, F]``."""
+        """The bridge: s_0 = tanh(W_b summary), one slice per decoder layer. summary ``[B, F]``. An LSTM's
+        first cell state is zero, or s_0 too (``lstm_cell_init="bridge"``)."""
         B, L, H = summary.size(0), self.cfg.dec_layers, self.cfg.hidden_dim
         h0 = torch.tanh(self.bridge(summary)).view(B, L, H).transpose(0, 1).contiguous()  # [L, B, H]
-        hidden = (h0, torch.zeros_like(h0)) if self.cfg.cell == "lstm" else h0
+        if self.cfg.cell == "lstm":
+            hidden = (h0, h0.clone() if self.cfg.lstm_cell_init == "bridge" else torch.zeros_like(h0))
+        else:
+            hidden = h0
         feed = summary.new_zeros(B, H) if self.cfg.input_feeding else None
         return DecoderState(hidden, feed)
 
@@ -192,7 +196,7 @@ class LuongDecoder(Decoder):
     def __init__(self, cfg: ModelConfig, summary_dim: int):
         K, E, H = cfg.memory_dim, cfg.emb_dim, cfg.hidden_dim
         super().__init__(cfg, rnn_input=E + (H if cfg.input_feeding else 0), out_input=H, summary_dim=summary_dim)
-        self.W_c = nn.Linear(K + H, H, bias=False)
+        self.W_c = nn.Linear(K + H, H, bias=cfg.attentional_bias)
 
     def _attentional(
         self, out: Tensor, memory: Memory, steps: Tensor, override: Tensor | None = None

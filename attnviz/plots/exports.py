@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
 from attnviz.data import MARK, join_pieces
 from attnviz.decoding import Alignment
+from attnviz.external import attention_json
 from attnviz.plots.heatmap import alignment_matrix
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # spreadsheet formula injection
@@ -42,8 +41,9 @@ def matrix_csv(al: Alignment, values: str = "weights") -> str:
 
 
 def alignment_json(al: Alignment) -> str:
-    """Everything the decode recorded (:meth:`Alignment.to_dict`), as JSON."""
-    return json.dumps(al.to_dict(), ensure_ascii=False, indent=1)
+    """Everything the decode recorded (:meth:`Alignment.to_dict`) as an attention file
+    (:func:`attnviz.external.attention_json`): the Your model page and ``attnviz attention`` read it back."""
+    return attention_json(al)
 
 
 def pharaoh_text(al: Alignment) -> str:

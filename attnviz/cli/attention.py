@@ -1,0 +1,69 @@
+"""``attnviz attention``: read attention files (JSON or NPZ, any toolkit), list their matrices, extract
+word links, or score each matrix against a gold alignment file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from attnviz.cli.align import _threshold
+from attnviz.cli.options import print_json
+from attnviz.errors import DataError
+from attnviz.external import matrix_names, read_attention_file, score_files, word_links
+from attnviz.links import DIRECTIONAL, goldfile
+
+HELP = "read attention files from any toolkit: their matrices, word links, AER against gold"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``attnviz attention``."""
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="attention files (.json or .npz, see docs/your-model.md), one sentence pair each, in the "
+                   "order of the gold file's pairs")  # fmt: skip
+    p.add_argument("--matrix", action="append", metavar="NAME",
+                   help="only this matrix (repeat for several; default: all of them)")  # fmt: skip
+    p.add_argument("--method", choices=DIRECTIONAL, default="argmax",
+                   help="word links: argmax per target word, or every weight >= --threshold")  # fmt: skip
+    p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
+    p.add_argument("--gold", help="a gold alignment file (one pair per attention file): score each matrix")
+    p.add_argument("--format", choices=goldfile.FORMATS, default="pharaoh", help="gold format (default pharaoh)")
+    p.add_argument("--one-based", action="store_true", help="the gold indices start at 1 (NAACL files do)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+
+def _gold_lines(path: str) -> list[str]:
+    with Path(path).open("rb") as f:  # a missing file: exit 2 naming it
+        data = f.read(goldfile.MAX_FILE_BYTES + 1)
+    if len(data) > goldfile.MAX_FILE_BYTES:
+        raise DataError(f"{path} is over the {goldfile.MAX_FILE_BYTES // 2**20} MB limit of a gold file")
+    return goldfile.text_lines(data, path)
+
+
+def run(args: argparse.Namespace) -> int:
+    files = [read_attention_file(path) for path in args.files]
+    names = matrix_names(files, args.matrix)
+    if args.gold:
+        corpus, _ = score_files(
+            files, _gold_lines(args.gold), args.format, args.one_based, args.method, args.threshold, names, args.gold
+        )
+        if args.json:
+            print_json({"method": args.method, "n": len(files), "matrices": corpus})
+            return 0
+        width = max(len(n) for n in names)
+        pairs = f"{len(files)} pair{'s' if len(files) > 1 else ''}"
+        print(f"{'matrix':<{width}}  precision  recall  AER    ({args.method}, {pairs})")
+        for row in sorted(corpus, key=lambda r: r["AER"]):
+            print(f"{row['aligner']:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['AER']:.3f}")
+        return 0
+    out = []
+    for path, f in zip(args.files, files, strict=True):
+        for name in names:
+            al = f.alignments[name]
+            wa = word_links(al, args.method, args.threshold)
+            out.append({"file": path, "matrix": name, "shape": list(al.weights.shape), **wa.to_dict()})
+    if args.json:
+        print_json({"alignments": out, "metadata": [f.metadata for f in files]})
+        return 0
+    for row in out:
+        print(f"{row['file']}  {row['matrix']}  [{row['shape'][0]} x {row['shape'][1]}]  {row['pharaoh']}")
+    return 0

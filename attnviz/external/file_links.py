@@ -1,0 +1,81 @@
+"""Word links from attention read out of files, and their score against gold alignments.
+
+Each attention file holds one sentence pair; a list of them, in order, is a corpus a gold file
+(Pharaoh or NAACL, one pair per line or sentence number) scores, matrix by matrix: which layer,
+head or model aligns best.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from attnviz.data import EOS
+from attnviz.decoding import Alignment, argmax_links
+from attnviz.errors import DataError, InputError
+from attnviz.external.attention_file import AttentionFile
+from attnviz.links import DIRECTIONAL, WordAlignment, for_reading, goldfile, score_table, threshold_links
+
+
+def word_links(al: Alignment, method: str = "argmax", threshold: float = 0.3) -> WordAlignment:
+    """Word links of one matrix: subword pieces merged, the source ``<eos>`` column hidden (a row
+    parked there links nothing), the target ``<eos>`` row dropped; then ``argmax`` per target word
+    or every cell of at least ``threshold``."""
+    if method not in DIRECTIONAL:
+        raise InputError(
+            f"an attention file gives one direction; choose --method {' or '.join(DIRECTIONAL)} (not {method!r})"
+        )
+    shown = for_reading(al, hide=al.source_tokens[-1:] == [EOS], merge=True)
+    words = shown.alignment
+    weights = np.asarray(words.weights, dtype=np.float64)  # [tgt_words, src_words]
+    targets = list(words.target_tokens)
+    if targets[-1:] == [EOS]:
+        weights, targets = weights[:-1], targets[:-1]
+    links = argmax_links(weights) if method == "argmax" else threshold_links(weights, threshold)
+    return WordAlignment(list(words.source_tokens), targets, sorted(links), method, shown.rule)
+
+
+def matrix_names(files: Sequence[AttentionFile], names: Sequence[str] | None = None) -> list[str]:
+    """The matrices to score: ``names`` (or the first file's), each present in every file."""
+    if not files:
+        raise InputError("no attention file given")
+    wanted = list(names) if names else list(files[0].alignments)
+    for k, f in enumerate(files, start=1):
+        missing = [n for n in wanted if n not in f.alignments]
+        if missing:
+            have = ", ".join(repr(n) for n in list(f.alignments)[:8])
+            raise DataError(f"attention file {k} has no matrix named {missing[0]!r}; it has {have}")
+    return wanted
+
+
+def score_files(
+    files: Sequence[AttentionFile],
+    gold_lines: list[str],
+    fmt: str = "pharaoh",
+    one_based: bool = False,
+    method: str = "argmax",
+    threshold: float = 0.3,
+    names: Sequence[str] | None = None,
+    gold_name: str = "gold file",
+) -> tuple[list[dict], list[dict]]:
+    """Precision, recall and AER of each matrix's word links against ``gold_lines`` (one sentence pair
+    per file, in order): ``(one row per matrix, one row per sentence)`` as
+    :func:`attnviz.links.score_table` makes them."""
+    wanted = matrix_names(files, names)
+    predicted: dict[str, list] = {n: [] for n in wanted}
+    lengths = []
+    for k, f in enumerate(files, start=1):
+        shapes = set()
+        for n in wanted:
+            wa = word_links(f.alignments[n], method, threshold)
+            predicted[n].append(wa.links)
+            shapes.add((len(wa.source_words), len(wa.target_words)))
+        if len(shapes) > 1:
+            raise DataError(
+                f"attention file {k}: its matrices read as different numbers of words {sorted(shapes)}; "
+                "score matrices of the same sentence pair together"
+            )
+        lengths.append(shapes.pop())
+    gold = goldfile.parse_gold(gold_lines, lengths, fmt, one_based, name=gold_name)
+    return score_table(gold, predicted)
