@@ -16,7 +16,9 @@ def test_each_shipped_combination_resolves_and_impossible_ones_say_why():
     grid = siblings.slots(models, "t", config={"encoder": "transformer", "emb_dim": 32, "hidden_dim": 48})
     assert grid["dot", "luong"].entry["name"] == "a" and grid["dot", "bahdanau"].entry["name"] == "b"
     assert grid["scaled_dot", "luong"].reason.startswith("impossible")  # 32-d annotations, 48-d decoder
-    assert "train the missing sibling" in grid["general", "luong"].reason
+    assert "either style" in grid["general", "luong"].reason and "sibling" not in grid["general", "luong"].reason
+    alone = siblings.slots(models[:1], "t")["dot", "bahdanau"].reason  # dot/luong exists: its sibling can be trained
+    assert "train the missing sibling" in alone
     assert siblings.sibling(models, models[0], "bahdanau")["name"] == "b"
 
 
