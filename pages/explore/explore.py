@@ -125,7 +125,6 @@ def render() -> None:
     versions = {name: model_version(e) for name, e in entries.items()}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS
     keep_tab(VIEW_KEY, views)
-    url.stage(choice, text, models)  # the open view is known: a view's fragment may write it with its cell
     entry = choice.entry
     fmt = choice.image_format
     file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", entry["name"])
@@ -143,6 +142,7 @@ def render() -> None:
         "Export": lambda: export_view(first, file_stem),
     }  # fmt: skip
     tabs = st.tabs(views, key=VIEW_KEY, on_change="rerun")
+    url.stage(choice, text, models)  # the open view is known: a view's fragment may write it with its cell
     for name, tab in zip(views, tabs, strict=True):
         if tab.open is not False:  # lazy: only the open tab runs
             with tab:

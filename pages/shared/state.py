@@ -95,6 +95,9 @@ def write_url(values: dict[str, object] | None = None) -> None:
 def keep_tab(key: str, tabs: list[str]) -> None:
     """Before ``st.tabs(key=key)``: the tab open when the user last left the page (or the first)."""
     kept = f"{key}__kept"
-    if st.session_state.get(key) not in tabs:
-        st.session_state[key] = st.session_state.get(kept) if st.session_state.get(kept) in tabs else tabs[0]
-    st.session_state[kept] = st.session_state[key]
+    tab = st.session_state.get(key)
+    if tab not in tabs:
+        tab = st.session_state.get(kept) if st.session_state.get(kept) in tabs else tabs[0]
+    # assigned on every run: tabs with another list of labels (Both has one more) are a new widget,
+    # which takes a value set in code but not the old widget's
+    st.session_state[key] = st.session_state[kept] = tab
