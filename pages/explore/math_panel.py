@@ -24,8 +24,8 @@ def renormalised_note(al: Alignment, t: int, s: int) -> str | None:
         return None
     return (
         f"The map hides `<eos>` and rescales each row to sum to 1 without it: it shows"
-        f" {row[s]:.4f} / {rest:.4f} = **{row[s] / rest:.3f}** (the row's weight off `<eos>` is {rest:.4f})."
-        f" The numbers below are the model's own, {row[s]:.4f}, with `<eos>`."
+        f" {row[s]:.3g} / {rest:.3g} = **{row[s] / rest:.3f}**, this weight over the row's weight off `<eos>`."
+        f" The numbers below are the model's own, {row[s]:.3g}, with `<eos>` ({row[-1]:.3g})."
     )
 
 

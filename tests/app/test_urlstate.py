@@ -118,7 +118,10 @@ def test_hidden_eos_the_math_panel_says_how_the_map_weight_is_made(app_env):
     assert not at.exception
     notes = [c.value for c in at.caption if c.value.startswith("The map hides `<eos>`")]
     assert len(notes) == 1
-    raw, rest, shown = (float(x) for x in re.search(r"shows ([\d.]+) / ([\d.]+) = \*\*([\d.]+)\*\*", notes[0]).groups())
+    number = r"([\d.]+(?:e-?\d+)?)"
+    raw, rest, shown = (
+        float(x) for x in re.search(rf"shows {number} / {number} = \*\*{number}\*\*", notes[0]).groups()
+    )
     assert shown == pytest.approx(raw / rest, abs=1e-3)
 
 
