@@ -59,6 +59,13 @@ def test_a_link_restores_the_checkpoint_and_the_display_toggles(twin_env):
     assert fresh.text_input(key="explore_text").value == TEXT
 
 
+def test_streamlit_says_when_back_or_forward_started_a_run():
+    """pages.shared.state reads this flag of the pinned Streamlit's script-run context."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+
+    assert "is_history_navigation" in ScriptRunContext.__dataclass_fields__
+
+
 def test_back_restores_the_earlier_query_and_a_missing_parameter_is_its_default(app_env, monkeypatch):
     at = start()
     at.text_input(key="explore_text").set_value(TEXT).run()
