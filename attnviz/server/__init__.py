@@ -2,7 +2,16 @@
 model slots."""
 
 from attnviz.server.jobs import ACTIVE, REGISTRY, JobSnapshot, TrainingJob
-from attnviz.server.siblings import default_score, default_style, matches, model_tasks, sibling, slots, task_of
+from attnviz.server.siblings import (
+    default_score,
+    default_style,
+    front_example,
+    matches,
+    model_tasks,
+    sibling,
+    slots,
+    task_of,
+)
 from attnviz.server.stranded import discard_stranded, keep_stranded, resume_stranded, stranded_runs
 from attnviz.server.uploads import (
     MAX_UPLOAD_MB,
@@ -32,6 +41,7 @@ __all__ = [
     "default_score",
     "default_style",
     "discard_stranded",
+    "front_example",
     "front_page",
     "hold_for_training",
     "hold_upload",

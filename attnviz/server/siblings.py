@@ -15,6 +15,14 @@ from attnviz.model import SCORES, STYLES, Attention
 PREFERRED_TASKS = ("multi30k-en-fr", "multi30k-en-de", "multi30k-de-en", "toy-fr", "dates")
 # ... and the first score of these shipped in both styles (else the first shipped one).
 PREFERRED_SCORES = ("dot", "general", "additive")
+# The sentence a task opens on where its checkpoints' own example (the corpus's first test
+# sentence of median length) holds a word the models never learned ("igloo"). Each is
+# translated right by every shipped model of its task (`attnviz translate --model NAME`).
+FRONT_EXAMPLES = {
+    "multi30k-en-fr": "A black dog is running on the beach.",  # Un chien noir court sur la plage.
+    "multi30k-en-de": "A black dog is running on the beach.",  # Ein schwarzer Hund rennt am Strand.
+    "multi30k-de-en": "Ein schwarzer Hund läuft am Strand.",  # A black dog running on the beach.
+}
 
 
 @dataclass(frozen=True)
@@ -82,15 +90,20 @@ def slots(models: list[dict], task: str, config: dict | None = None, like: dict 
     of_task = [m for m in models if task_of(m) == task]
     out = {}
     for score in SCORES:
-        for style in STYLES:
-            entry = _pick(matches(of_task, task, score, style), like)
+        found = {style: _pick(matches(of_task, task, score, style), like) for style in STYLES}
+        for style, entry in found.items():
             reason = None
             if entry is None:
-                reason = (config and sizes_problem(config, score, style)) or (
-                    f"no {score}/{style} model for {task} yet: train the missing sibling on the Train page"
-                )
+                reason = (config and sizes_problem(config, score, style)) or _missing(task, score, style, found)
             out[score, style] = Slot(score, style, entry, reason)
     return out
+
+
+def _missing(task: str, score: str, style: str, found: dict) -> str:
+    """Why a possible slot is empty, and the way to fill it: from its sibling when one exists."""
+    if any(entry is not None for entry in found.values()):
+        return f"no {score}/{style} model for {task} yet: train the missing sibling on the Train page"
+    return f"no {score} model for {task} in either style yet: train one on the Train page (score function {score})"
 
 
 def sibling(models: list[dict], entry: dict, style: str) -> dict | None:
@@ -98,6 +111,14 @@ def sibling(models: list[dict], entry: dict, style: str) -> dict | None:
     if entry.get("style") == style:
         return entry
     return slots(models, task_of(entry), like=entry)[entry.get("score"), style].entry
+
+
+def front_example(models: list[dict], task: str) -> str | None:
+    """The sentence ``task`` opens on: its entry in FRONT_EXAMPLES when a shipped model of the
+    task is listed, else the example of its first model that has one."""
+    if task in FRONT_EXAMPLES and any(task_of(m) == task and m.get("source") == "pretrained" for m in models):
+        return FRONT_EXAMPLES[task]
+    return next((m["example"] for m in models if task_of(m) == task and m.get("example")), None)
 
 
 def model_tasks(models: list[dict]) -> list[str]:

@@ -11,9 +11,11 @@ def front_page() -> dict | None:
     """Load the front model (``siblings.front_entry``) and draw its example once: the first decode
     initialises torch's kernels and the first figure Plotly's validators. Returns the entry it
     warmed (None when nothing is shipped)."""
-    entry = siblings.front_entry(list_models())
-    if entry is None or not entry.get("example"):
+    models = list_models()
+    entry = siblings.front_entry(models)
+    example = entry and siblings.front_example(models, siblings.task_of(entry))
+    if not example:
         return entry
     translator = load(entry["path"])
-    alignment_heatmap(translator.translate(entry["example"])).to_json()
+    alignment_heatmap(translator.translate(example)).to_json()
     return entry

@@ -9,12 +9,13 @@ import streamlit as st
 
 from attnviz.data import LEXICON
 from attnviz.links import for_reading
-from attnviz.server import slots
-from pages.explore import sidebar
+from attnviz.server import front_example, slots
+from pages.explore import sidebar, url
 from pages.explore.alignment import alignment_view
 from pages.explore.attribution import attribution_view
 from pages.explore.tools import beam_view, export_view, whatif_view
-from pages.explore.views import CELL_KEY, context_view, difference_view, heatmap_view, step_view
+from pages.explore.url import BOTH_VIEWS, VIEW_KEY, VIEWS
+from pages.explore.views import context_view, difference_view, heatmap_view, step_view
 from pages.shared.common import (
     compact_top,
     escape_markdown,
@@ -25,29 +26,9 @@ from pages.shared.common import (
     user_errors,
 )
 from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, TRAIN_SIBLING
-from pages.shared.state import keep_tab, seed_from_url, write_url
+from pages.shared.state import keep_tab
 
-VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Alignment",
-         "Export"]  # fmt: skip
-BOTH_VIEWS = [*VIEWS[:6], "Difference", *VIEWS[6:]]
-VIEW_KEY = "explore_view"
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
-
-
-def _cell(text: str) -> tuple[int, int]:
-    t, s = (int(x) for x in text.split(","))
-    return t, s
-
-
-URL = {  # query parameter -> (session key, parse)
-    "task": (sidebar.TASK_KEY, str),
-    "score": (sidebar.SCORE_KEY, str),
-    "style": (sidebar.STYLE_KEY, str),
-    "text": (EXPLORE_TEXT, lambda v: v[:1000]),
-    "beam": (sidebar.BEAM_KEY, lambda v: min(max(int(v), 1), sidebar.MAX_BEAM_WIDTH)),
-    "view": (VIEW_KEY, lambda v: v if v in BOTH_VIEWS else VIEWS[0]),
-    "cell": (CELL_KEY, _cell),
-}
 
 
 def _translation_line(name: str, entry: dict, al) -> None:
@@ -93,11 +74,11 @@ def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason
 def render() -> None:
     compact_top()
     models = require_models()
-    seed_from_url(URL)
+    url.read_link(models)  # a shared link, or the history entry Back or Forward went to
     choice = sidebar.choose(models)
     if EXPLORE_TEXT not in st.session_state:
-        entry = choice.entry or next(m for m in models if m.get("task") == choice.task)
-        st.session_state[EXPLORE_TEXT] = entry.get("example") or ""
+        st.session_state[EXPLORE_TEXT] = front_example(models, choice.task) or ""
+    link_note = st.empty()  # the line on a link's unknown parts
     text = st.text_input(
         "Source sentence (press Enter to translate)", key=EXPLORE_TEXT, persist_state="session",
         help="One sentence in the model's source language; the heatmaps are redrawn on Enter.",
@@ -106,10 +87,13 @@ def render() -> None:
         _lexicon()
     for style, reason in choice.missing.items():
         _missing_note(models, choice, style, reason)
+    url.stage(choice, text, models)
     if not choice.entries:
+        url.write(link_note)
         st.stop()
     if not text.strip():
         st.warning("Type a sentence to translate (the box is empty).")
+        url.write(link_note)
         st.stop()
 
     st.session_state[EXPLORE_MODELS] = [e["name"] for e in choice.entries.values()]  # Compare opens on them
@@ -158,6 +142,7 @@ def render() -> None:
         "Export": lambda: export_view(first, file_stem),
     }  # fmt: skip
     tabs = st.tabs(views, key=VIEW_KEY, on_change="rerun")
+    url.stage(choice, text, models)  # the open view is known: a view's fragment may write it with its cell
     for name, tab in zip(views, tabs, strict=True):
         if tab.open is not False:  # lazy: only the open tab runs
             with tab:
@@ -166,12 +151,7 @@ def render() -> None:
                 if name in ("Per step", "Difference") and note:  # the heatmaps say it under the maps
                     st.caption(escape_markdown(rule))
                 draw[name]()
-    cell = st.session_state.get(CELL_KEY)
-    write_url({
-        "task": choice.task, "score": choice.score, "style": choice.mode, "text": text,
-        "beam": choice.beam if choice.beam > 1 else None, "view": st.session_state.get(VIEW_KEY),
-        "cell": f"{cell[0]},{cell[1]}" if cell else None,
-    })  # fmt: skip
+    url.write(link_note)
 
 
 render()

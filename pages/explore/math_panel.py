@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
+from attnviz.data import EOS
 from attnviz.decoding import Alignment
 from attnviz.errors import AttnvizError
 from attnviz.explain import cell_numbers, latex_lines
+from pages.explore.sidebar import EOS_KEY
 from pages.shared.common import escape_markdown
+
+
+def renormalised_note(al: Alignment, t: int, s: int) -> str | None:
+    """Why the map's weight of cell (t, s) differs from the model's own one below, when ``<eos>``
+    is hidden: the map divides the row by what ``<eos>`` left of it (None when nothing differs)."""
+    if al.source_tokens[-1:] != [EOS] or s >= len(al.source_tokens) - 1:
+        return None
+    row = np.asarray(al.weights[t], dtype=np.float64)  # [src]
+    rest = float(row[:-1].sum())
+    if rest <= 0:
+        return None
+    return (
+        f"The map hides `<eos>` and rescales each row to sum to 1 without it: it shows"
+        f" {row[s]:.3g} / {rest:.3g} = **{row[s] / rest:.3f}**, this weight over the row's weight off `<eos>`."
+        f" The numbers below are the model's own, {row[s]:.3g}, with `<eos>` ({row[-1]:.3g})."
+    )
 
 
 def show_math(translator, al: Alignment, t: int, s: int, key: str) -> None:
@@ -15,6 +34,9 @@ def show_math(translator, al: Alignment, t: int, s: int, key: str) -> None:
     with the full vectors as CSV/JSON downloads."""
     src, tgt = al.source_tokens[s], al.target_tokens[t]
     st.markdown(f"t={t} “{escape_markdown(tgt)}” ← s={s} “{escape_markdown(src)}”")
+    note = renormalised_note(al, t, s) if st.session_state.get(EOS_KEY) else None
+    if note:
+        st.caption(note)
     try:
         cell = cell_numbers(translator, al, t, s)
     except AttnvizError as e:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from attnviz.model import SCORES
-from attnviz.server import default_score, default_style, matches, model_tasks, slots, task_of
+from attnviz.server import default_score, default_style, front_example, matches, model_tasks, slots, task_of
 from pages.shared.common import escape_markdown, header_config, model_label
 from pages.shared.keys import EXPLORE_TEXT
 from pages.shared.reading_ui import merge_toggle
@@ -55,7 +55,7 @@ def _on_task_change(models: list[dict]) -> None:
     """A new task gets its example sentence (a sentence of another task would be unknown words),
     and a score and style it has."""
     task = st.session_state.get(TASK_KEY)
-    example = next((m["example"] for m in models if task_of(m) == task and m.get("example")), None)
+    example = front_example(models, task)
     if example:
         st.session_state[EXPLORE_TEXT] = example
     score = default_score(models, task)
@@ -120,9 +120,6 @@ def choose(models: list[dict]) -> Choice:
             choice.entries[style] = slot.entry
         else:
             choice.missing[style] = slot.reason or "not available"
-    if len(choice.entries) == 1 and not choice.missing:
-        entry = next(iter(choice.entries.values()))
-        st.sidebar.caption(f"Model: {escape_markdown(entry['name'])} ({entry['source']})")
     for style, entry in list(choice.entries.items()):
         found = matches(models, task, score, style)
         if len(found) > 1:
@@ -132,6 +129,9 @@ def choose(models: list[dict]) -> Choice:
             path = st.sidebar.selectbox(f"{MODES[style]} checkpoint", list(by_path), key=key,
                                         format_func=lambda p, b=by_path: model_label(b[p]))  # fmt: skip
             choice.entries[style] = by_path[path]
+    for style, entry in choice.entries.items():  # the checkpoints picked above, not their slots' first ones
+        who = f"{MODES[style]} model" if len(choice.styles) > 1 else "Model"
+        st.sidebar.caption(f"{who}: {escape_markdown(entry['name'])} ({entry['source']})")
 
     st.sidebar.header("Decoding and display")
     choice.beam = int(st.sidebar.slider("Beam width", 1, MAX_BEAM_WIDTH, key=BEAM_KEY, persist_state="session",

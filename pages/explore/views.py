@@ -24,6 +24,7 @@ from attnviz.plots import (
     step_animation,
     step_bar,
 )
+from pages.explore.captions import weights_caption
 from pages.explore.cursor import cell_cursor
 from pages.explore.math_panel import show_math
 from pages.shared.common import escape_markdown
@@ -100,8 +101,7 @@ def heatmap_view(
         st.caption(escape_markdown(rule))
     if values == "weights":
         st.caption(
-            r"Row $t$ is what the decoder read while writing target token $t$: $a_{t,s}$, each row sums to 1, and"
-            r" the context is $c_t = \sum_s a_{t,s} \bar h_s$. Click a cell for its numbers; ⚠ marks unknown words."
+            weights_caption(panels)  # each map's row sums as they are (local-p's are under 1)
             + (LOCAL_NOTE if any(al.window is not None for al in panels.values()) else "")
         )
         coverage = st.expander("Coverage: how much attention each source word received", key="explore_coverage_open",

@@ -5,6 +5,7 @@ All arithmetic comes from attnviz.explain.worked (the same steps and formatting 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -45,7 +46,10 @@ def worked_example_section() -> None:
     st.markdown("**1. Score** each key against the query:")
     for line in lines["score"]:
         st.latex(line)
-    st.markdown("**2. Softmax** turns scores into weights that sum to 1:")
+    if abs(float(np.sum(ex.weights)) - 1) > 1e-6:
+        st.markdown("**2. Softmax**, then local-p's Gaussian, turns scores into weights:")
+    else:
+        st.markdown("**2. Softmax** turns scores into weights that sum to 1:")
     for line in lines["weights"]:
         st.latex(line)
     st.markdown("**3. Context vector**: the keys averaged with those weights (here the values are the keys):")
@@ -54,5 +58,51 @@ def worked_example_section() -> None:
     table = pd.DataFrame({"key": [str(list(k)) for k in keys], "score": ex.scores.round(4),
                           "weight": ex.weights.round(4)})  # fmt: skip
     st.dataframe(table, key="learn_worked_table", hide_index=True)
-    st.caption("The largest score takes most of the weight: the softmax exaggerates differences, so a score of "
-               "12 against 3 puts almost all attention on the first key.")  # fmt: skip
+    st.caption(closing_caption(ex))
+
+
+def _share(weight: float) -> str:
+    if weight >= 0.95:
+        return "almost all of the weight"
+    if weight > 0.5:
+        return "most of the weight"
+    return "the largest share of the weight, though not most of it"
+
+
+def closing_caption(ex) -> str:
+    """What this example's numbers show (from ``ex``, a WorkedExample): which key wins and by how
+    much the softmax widened the gap, where the weights do not sum to 1 and why."""
+    weights = np.asarray(ex.weights, dtype=np.float64)  # [S]
+    scores = np.asarray(ex.scores, dtype=np.float64)  # [S]; -inf outside a local window
+    top = int(np.argmax(weights))
+    said = [f"Key {top + 1} takes {_share(weights[top])} ({weights[top]:.4f}),"]
+    inside = [k for k in np.argsort(-weights) if np.isfinite(scores[k]) and k != top]
+    if inside:
+        k = int(inside[0])
+        gap = scores[top] - scores[k]
+        if scores[top] == scores[k]:
+            said[0] = f"Keys {top + 1} and {k + 1} tie with score {scores[top]:.4g}: each takes {weights[top]:.4f},"
+            return _sentence(said)
+        digits = next(d for d in (4, 6, 8, 17) if d == 17 or f"{scores[top]:.{d}g}" != f"{scores[k]:.{d}g}")
+        said[0] += f" with score {scores[top]:.{digits}g} against {scores[k]:.{digits}g} for key {k + 1}"
+        if gap > 0:
+            ratio = f"{np.exp(gap):,.0f}" if gap > 7 else f"{np.exp(gap):.3g}"
+            said.append(f"the softmax turns a score gap of {gap:.3g} into a weight ratio of e^{gap:.3g} ≈ {ratio}")
+        elif ex.position is not None:
+            said.append(
+                f"its score is not the larger one: the Gaussian around p_t = {ex.position:.3g} favours the key"
+                " nearer to it"
+            )
+    if not np.all(np.isfinite(scores)):
+        said.append("keys outside the local window (score −∞) get weight 0")
+    total = float(weights.sum())
+    if abs(total - 1) > 1e-6:
+        said.append(
+            f"the weights sum to {total:.4f}, not 1: local-p multiplies the softmax by a Gaussian, which leaves"
+            " less than 1"
+        )
+    return _sentence(said)
+
+
+def _sentence(parts: list[str]) -> str:
+    return "; ".join(parts).replace(",;", ";").rstrip(",") + "."

@@ -1,4 +1,18 @@
-"""Explore's state in the URL: a view shared by its link opens as it was.
+"""A page's state in the URL: one browser history entry per user action, Back and Forward
+restore the state of their entry, a copied link opens the same view.
+
+Streamlit pushes a history entry for every message that changes ``st.query_params`` and, on
+Back or Forward, reruns the page with the entry's query (a *history navigation*, during which
+its writes replace the entry instead of pushing a new one). So a page:
+
+- reads the query with :func:`url_to_read` at its top: on a session's first visit (a shared
+  link) and on every history navigation, the URL is the truth;
+- stages its whole state with :func:`stage_url` once it is known, and writes it with
+  :func:`write_url` at its end, in one ``from_dict`` (one message, one entry). A fragment that
+  reruns alone (a clicked cell) writes its own part with :func:`write_url` too.
+
+A bare URL (no query) on a first visit stands for the page's defaults: the first write is then
+recorded, not pushed, so the entry the user arrived on is the state they saw first.
 
 Values that must survive a visit to another page are kept by the widgets themselves
 (``persist_state="session"``); the open tab, which ``st.tabs`` cannot keep, by :func:`keep_tab`.
@@ -6,43 +20,84 @@ Values that must survive a visit to another page are kept by the widgets themsel
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import streamlit as st
 
+_STAGED = "_url_staged"  # {param: text}: the page's state as it will be written
+_WRITTEN = "_url_written"  # {param: text}: the state the URL stands for (None before a first write)
+_BARE = "_url_bare"  # True while a first visit's bare URL stands for the defaults
 
-def seed_from_url(params: dict[str, tuple[str, Callable[[str], object]]]) -> None:
-    """On a session's first visit, widget values from the URL's query string.
 
-    ``params`` maps a query parameter to ``(session key, parse)``; a value that does not parse is
-    ignored (the widget keeps its default), so a hand-edited link cannot break the page.
+def _history_navigation() -> bool:
+    """Whether Back or Forward started this run (Streamlit's script-run context says it)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx  # internal: the pinned version has it
+
+    ctx = get_script_run_ctx()
+    return bool(getattr(ctx, "is_history_navigation", False))
+
+
+def url_to_read() -> dict[str, str] | None:
+    """The URL's query when it is the truth for this run, else None.
+
+    It is on a session's first visit with a query (a shared link) and on Back or Forward (then an
+    empty query is read too: the entry of a bare URL stands for the defaults). Any other run keeps
+    the session's state, whatever the address bar holds.
     """
-    if st.session_state.get("_url_seeded"):
-        return
-    st.session_state["_url_seeded"] = True
-    for name, (key, parse) in params.items():
-        raw = st.query_params.get(name)
-        if raw is None:
-            continue
-        try:
-            st.session_state[key] = parse(raw)
-        except (TypeError, ValueError):
-            continue
+    query = st.query_params.to_dict()
+    first = _WRITTEN not in st.session_state
+    if first:
+        st.session_state[_WRITTEN] = None
+        st.session_state[_BARE] = not query
+        return query or None
+    if _history_navigation():
+        st.session_state[_WRITTEN] = query
+        st.session_state[_BARE] = False
+        return query
+    return None
 
 
-def write_url(values: dict[str, object]) -> None:
-    """The page's state as the URL's query string (only what changed is written)."""
+def _text(value: object) -> str:
+    return "" if value is None or value is False else str(value)
+
+
+def stage_url(values: dict[str, object], replace: bool = False) -> None:
+    """Set these parameters of the state to be written (None, False and "" leave one out);
+    ``replace`` drops every parameter not given."""
+    staged = {} if replace else dict(st.session_state.get(_STAGED) or {})
     for name, value in values.items():
-        text = "" if value is None else str(value)
-        if not text:
-            st.query_params.pop(name, None)
-        elif st.query_params.get(name) != text:
-            st.query_params[name] = text
+        text = _text(value)
+        if text:
+            staged[name] = text
+        else:
+            staged.pop(name, None)
+    st.session_state[_STAGED] = staged
+
+
+def write_url(values: dict[str, object] | None = None) -> None:
+    """Stage ``values``, then write the staged state as the URL's query in one message (one history
+    entry) when it differs from what the URL stands for."""
+    if values:
+        stage_url(values)
+    want = dict(st.session_state.get(_STAGED) or {})
+    written = st.session_state.get(_WRITTEN)
+    if st.session_state.get(_BARE):
+        if written is None or want == written:  # the first visit's bare URL stands for this state
+            st.session_state[_WRITTEN] = want
+            return
+        st.session_state[_BARE] = False
+    query = st.query_params.to_dict()
+    if want == written and want == query:
+        return
+    st.session_state[_WRITTEN] = want
+    if want != query:
+        st.query_params.from_dict(want)
 
 
 def keep_tab(key: str, tabs: list[str]) -> None:
     """Before ``st.tabs(key=key)``: the tab open when the user last left the page (or the first)."""
     kept = f"{key}__kept"
-    if st.session_state.get(key) not in tabs:
-        st.session_state[key] = st.session_state.get(kept) if st.session_state.get(kept) in tabs else tabs[0]
-    st.session_state[kept] = st.session_state[key]
+    tab = st.session_state.get(key)
+    if tab not in tabs:
+        tab = st.session_state.get(kept) if st.session_state.get(kept) in tabs else tabs[0]
+    # assigned on every run: tabs with another list of labels (Both has one more) are a new widget,
+    # which takes a value set in code but not the old widget's
+    st.session_state[key] = st.session_state[kept] = tab

@@ -67,7 +67,8 @@ def test_a_missing_combination_is_offered_and_says_why(app_env):
     at.selectbox(key="explore_score").set_value("dot").run()  # toy-fr has no dot model here
     assert not at.exception
     reasons = " ".join(i.value for i in at.info)
-    assert "no dot/luong model for" in reasons and "Train page" in reasons
+    assert "no dot model for" in reasons and "either style" in reasons and "Train page" in reasons
+    assert "sibling" not in reasons and not any(b.label == "Train it" for b in at.button)  # there is none
     at.selectbox(key="explore_score").set_value("local_p").run()
     at.segmented_control(key="explore_style").set_value("bahdanau").run()
     assert "bahdanau model for" in " ".join(i.value for i in at.info)

@@ -3,6 +3,8 @@ slot's base model before its variants."""
 
 from __future__ import annotations
 
+import pytest
+
 from attnviz.server import siblings
 from attnviz.store import catalog
 
@@ -16,7 +18,9 @@ def test_each_shipped_combination_resolves_and_impossible_ones_say_why():
     grid = siblings.slots(models, "t", config={"encoder": "transformer", "emb_dim": 32, "hidden_dim": 48})
     assert grid["dot", "luong"].entry["name"] == "a" and grid["dot", "bahdanau"].entry["name"] == "b"
     assert grid["scaled_dot", "luong"].reason.startswith("impossible")  # 32-d annotations, 48-d decoder
-    assert "train the missing sibling" in grid["general", "luong"].reason
+    assert "either style" in grid["general", "luong"].reason and "sibling" not in grid["general", "luong"].reason
+    alone = siblings.slots(models[:1], "t")["dot", "bahdanau"].reason  # dot/luong exists: its sibling can be trained
+    assert "train the missing sibling" in alone
     assert siblings.sibling(models, models[0], "bahdanau")["name"] == "b"
 
 
@@ -33,3 +37,31 @@ def test_a_slot_with_a_shipped_variant_opens_on_the_base_model():
 
 def test_nothing_is_shipped_nothing_is_warmed():
     assert siblings.front_entry([]) is None
+
+
+def test_a_shipped_task_opens_on_its_front_example_a_task_of_ones_own_on_its_model_s():
+    shipped = {"name": "a", "task": "multi30k-en-fr", "source": "pretrained", "example": "in front of an igloo."}
+    own = {"name": "b", "task": "multi30k-en-fr", "source": "trained", "example": "my sentence"}
+    toy = {"name": "c", "task": "toy-fr", "source": "pretrained", "example": "the cat eats ."}
+    assert siblings.front_example([shipped, own], "multi30k-en-fr") == siblings.FRONT_EXAMPLES["multi30k-en-fr"]
+    assert siblings.front_example([own], "multi30k-en-fr") == "my sentence"  # not shipped here: the model's own
+    assert siblings.front_example([toy], "toy-fr") == "the cat eats ."
+
+
+# what each front example must come out as, from every shipped model of its task
+FRONT_TRANSLATIONS = {
+    "multi30k-en-fr": "Un chien noir court sur la plage.",
+    "multi30k-en-de": "Ein schwarzer Hund rennt am Strand.",
+    "multi30k-de-en": "A black dog running on the beach.",
+}
+
+
+@pytest.mark.parametrize("task", sorted(FRONT_TRANSLATIONS))
+def test_every_shipped_model_translates_its_task_s_front_example_right(task):
+    shipped = [m for m in catalog.list_models() if m["source"] == "pretrained" and siblings.task_of(m) == task]
+    if not shipped:
+        pytest.skip(f"no shipped {task} models here")
+    sentence = siblings.front_example(shipped, task)
+    for entry in shipped:
+        translator = catalog.load(entry["path"])
+        assert translator.text_of(translator.translate(sentence)) == FRONT_TRANSLATIONS[task], entry["name"]

@@ -1,0 +1,153 @@
+"""Explore's state in the URL (AppTest, tiny models): a link restores the checkpoint and display
+toggles, Back (a history navigation) restores an earlier query, a bad link falls back with one
+line; the sidebar names the checkpoint picked; the math panel and the Weights caption say what
+the maps show; Learn's closing caption follows the example's numbers."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pages.shared import state
+from tests.support.app import TEXT, start
+from tests.support.paths import APP
+
+TWIN = "toyfr-general-bahdanau-twin"
+
+
+@pytest.fixture
+def twin_env(app_env, tmp_path, monkeypatch):
+    """The tiny models and a second checkpoint of the general/Bahdanau slot."""
+    import streamlit as st
+
+    models = tmp_path / "models"
+    shutil.copytree(app_env, models)
+    shutil.copyfile(models / "toyfr-general-bahdanau.safetensors", models / f"{TWIN}.safetensors")
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(models))
+    st.cache_data.clear()
+    return models
+
+
+def query(at: AppTest) -> dict[str, str]:
+    return {k: v[-1] if isinstance(v, list) else v for k, v in at.query_params.items()}
+
+
+def test_a_link_restores_the_checkpoint_and_the_display_toggles(twin_env):
+    at = start(explore_style="both", explore_text=TEXT)
+    box = at.selectbox(key="explore_checkpoint_bahdanau")
+    default = box.value
+    other = next(o for o in box.options if o != box.format_func(default))
+    box.select(other).run()
+    at.toggle(key="explore_eos").set_value(True).run()
+    assert not at.exception
+    name = other.split(" · ")[0]
+    link = query(at)
+    assert link["bahdanau"] == name and link["hide_eos"] == "1" and link["style"] == "both"
+    shown = [c.value.replace("\\", "") for c in at.sidebar.caption]  # Markdown escapes: toyfr\-general
+    assert any(c.startswith(f"Bahdanau model: {name} (") for c in shown)  # the one picked
+
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.query_params.update(link)
+    fresh.run()
+    assert not fresh.exception
+    assert fresh.selectbox(key="explore_checkpoint_bahdanau").value.endswith(f"{name}.safetensors")
+    assert fresh.toggle(key="explore_eos").value is True
+    assert fresh.segmented_control(key="explore_style").value == "both"
+    assert fresh.text_input(key="explore_text").value == TEXT
+
+
+def test_streamlit_says_when_back_or_forward_started_a_run():
+    """pages.shared.state reads this flag of the pinned Streamlit's script-run context."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+
+    assert "is_history_navigation" in ScriptRunContext.__dataclass_fields__
+
+
+def test_back_restores_the_earlier_query_and_a_missing_parameter_is_its_default(app_env, monkeypatch):
+    at = start()
+    at.text_input(key="explore_text").set_value(TEXT).run()
+    earlier = query(at)
+    at.segmented_control(key="explore_style").set_value("both").run()
+    at.slider(key="explore_beam").set_value(3).run()
+    at.toggle(key="explore_eos").set_value(True).run()
+    assert query(at)["beam"] == "3" and query(at)["hide_eos"] == "1"
+    at.query_params.clear()
+    at.query_params.update(earlier)  # the browser's Back: Streamlit reruns on the entry's query
+    monkeypatch.setattr(state, "_history_navigation", lambda: True)
+    at.run()
+    assert not at.exception
+    assert at.segmented_control(key="explore_style").value == "luong"
+    assert at.slider(key="explore_beam").value == 1 and at.toggle(key="explore_eos").value is False
+    assert at.text_input(key="explore_text").value == TEXT
+    monkeypatch.setattr(state, "_history_navigation", lambda: False)
+    at.segmented_control(key="explore_style").set_value("bahdanau").run()  # an action after Back: the URL follows
+    assert query(at)["style"] == "bahdanau" and query(at)["text"] == TEXT
+
+
+def test_one_action_is_one_write_and_a_run_that_changes_nothing_writes_nothing(app_env, monkeypatch):
+    import streamlit as st
+
+    at = start()
+    real = type(st.query_params).from_dict
+    calls = []
+
+    def counted(self, values):
+        calls.append(dict(values))
+        return real(self, values)
+
+    monkeypatch.setattr(type(st.query_params), "from_dict", counted)
+    at.text_input(key="explore_text").set_value(TEXT).run()
+    assert len(calls) == 1, "one write (one history entry) for one action"
+    at.run()
+    assert len(calls) == 1
+
+
+def test_a_bad_link_opens_the_defaults_with_one_line(app_env):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"task": "klingon", "beam": "many", "cell": "x", "view": "<b>nope</b>", "colour": "red"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="explore_task").value == "toy-fr" and at.slider(key="explore_beam").value == 1
+    assert at.session_state["explore_view"] == "Weights"
+    notes = [i.value for i in at.info if "not known here" in i.value]
+    assert len(notes) == 1 and "\n" not in notes[0]
+    assert all(word in notes[0] for word in ("klingon", "many", "colour", "nope"))
+    assert "task" not in query(at) or query(at)["task"] == "toy-fr"  # the address bar says what is shown
+    at.segmented_control(key="explore_style").set_value("both").run()
+    assert not [i for i in at.info if "not known here" in i.value]  # the note goes with the link
+
+
+def test_hidden_eos_the_math_panel_says_how_the_map_weight_is_made(app_env):
+    at = start(explore_text=TEXT, explore_eos=True, explore_cell=(0, 1))
+    assert not at.exception
+    notes = [c.value for c in at.caption if c.value.startswith("The map hides `<eos>`")]
+    assert len(notes) == 1
+    number = r"([\d.]+(?:e-?\d+)?)"
+    raw, rest, shown = (
+        float(x) for x in re.search(rf"shows {number} / {number} = \*\*{number}\*\*", notes[0]).groups()
+    )
+    assert shown == pytest.approx(raw / rest, abs=1e-3)
+
+
+def test_the_weights_caption_tells_each_score_s_row_sums(app_env):
+    at = start(explore_text=TEXT)
+    assert any("each row sums to 1" in c.value for c in at.caption)
+    at.selectbox(key="explore_score").set_value("local_p").run()  # toy-fr's local-p model is Luong's
+    assert not at.exception
+    weights = [c.value for c in at.caption if c.value.startswith("Row $t$")]
+    assert weights and "each row sums to 1" not in weights[0] and "rows sum to" in weights[0]
+
+
+@pytest.mark.parametrize(("score", "said", "unsaid"), [("dot", "almost all", "not 1"),
+                                                       ("additive", "not most of it", "almost all"),
+                                                       ("local_p", "not 1", "almost all")])  # fmt: skip
+def test_learn_s_closing_caption_follows_the_example(app_env, score, said, unsaid):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.session_state["learn_worked_score"] = score
+    at.switch_page("pages/learn.py").run()
+    assert not at.exception
+    closing = next(c.value for c in at.caption if c.value.startswith(("Key ", "Keys ")))
+    assert said in closing and unsaid not in closing

@@ -1,0 +1,175 @@
+"""Explore's history in Chromium: one browser history entry per action, Back and Forward restore
+each state on the page, a copied link opens the same state in a fresh browser (checkpoint and
+display toggles included), a bad link opens the defaults with a one-line note."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import pytest
+
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, streamlit_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TEXT = "the girl sees the cat ."
+TWIN = "toyfr-general-bahdanau-twin"  # a second checkpoint of the general/Bahdanau slot
+
+# what the page shows, read from the DOM: the sentence, the style, the open view, the maps' titles,
+# the Bahdanau checkpoint box and the sidebar's model names, the <eos> toggle
+SNAPSHOT_JS = """() => {
+  const q = (sel) => document.querySelector(sel);
+  const texts = (sel) => Array.from(document.querySelectorAll(sel)).map(e => e.textContent.trim());
+  const box = q('.st-key-explore_checkpoint_bahdanau');
+  return {
+    text: (q('.st-key-explore_text input') || {}).value,
+    style: texts('.st-key-explore_style [role=radio][aria-checked=true]').join(),
+    view: texts('[role=tab][aria-selected=true]').join(),
+    titles: texts('.js-plotly-plot .gtitle').filter(t => t.includes(' / '))
+      .map(t => t.split(' · ').slice(0, 2).join(' · ')),
+    checkpoint: box ? (box.querySelector('input') || {value: ''}).value.split(' · ')[0] : null,
+    sidebar: texts('[data-testid=stSidebar] [data-testid=stCaptionContainer]').filter(t => t.includes('odel: ')),
+    eos: !!(q('.st-key-explore_eos input') || {}).checked,
+  };
+}"""
+
+# every history.pushState of the page, counted (a new entry; Streamlit's own writes included)
+COUNT_PUSHES_JS = """
+window.__pushes = 0;
+const push = history.pushState.bind(history);
+history.pushState = (...args) => { window.__pushes += 1; return push(...args); };
+"""
+
+
+@pytest.fixture
+def server(app_models_dir, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium` (CI does)")
+    pytest.importorskip("playwright.sync_api", reason="pip install playwright (never `playwright install`)")
+    models = tmp_path / "models"
+    shutil.copytree(app_models_dir, models)
+    shutil.copyfile(models / "toyfr-general-bahdanau.safetensors", models / f"{TWIN}.safetensors")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "ATTNVIZ_MODELS": str(models), "HOME": str(home), "OMP_NUM_THREADS": "1",
+           "ATTNVIZ_PRETRAINED": str(tmp_path / "no-pretrained")}  # fmt: skip
+    with streamlit_app(env, tmp_path / "streamlit.log") as (url, _):
+        yield url
+
+
+def settle(page) -> dict:
+    """Wait for Streamlit's rerun to end and the maps to be drawn; what the page shows."""
+    page.wait_for_timeout(400)  # a click's rerun starts after a short trip to the server
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning'",
+        timeout=WAIT_MS,
+    )
+    page.wait_for_timeout(600)
+    return page.evaluate(SNAPSHOT_JS)
+
+
+def act(page, action, expect: dict) -> dict:
+    """Do ``action``; the state it leads to (which must show ``expect``) and one new history entry."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    before = page.evaluate("window.__pushes")
+    action()
+    try:
+        page.wait_for_function(
+            f"want => {{ const s = ({SNAPSHOT_JS})(); return Object.entries(want).every(([k, v]) => s[k] === v); }}",
+            arg=expect,
+            timeout=WAIT_MS,
+        )
+    except Timeout:
+        pytest.fail(f"the page never showed {expect}: {page.evaluate(SNAPSHOT_JS)}")
+    state = settle(page)
+    assert page.evaluate("window.__pushes") == before + 1, f"one history entry for {expect}"
+    return state
+
+
+def go(page, move, expected: dict, where: str) -> None:
+    """Back or Forward: the page shows ``expected`` again, and adds no history entry."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    before = page.evaluate("window.__pushes")
+    move()
+    try:
+        page.wait_for_function(
+            f"want => JSON.stringify(({SNAPSHOT_JS})()) === JSON.stringify(want)", arg=expected, timeout=WAIT_MS
+        )
+    except Timeout:
+        pytest.fail(f"{where}: the page shows {page.evaluate(SNAPSHOT_JS)}, not {expected}")
+    assert settle(page) == expected, where
+    assert page.evaluate("window.__pushes") == before, f"{where} adds no entry"
+
+
+def test_back_forward_and_links_restore_every_state(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.add_init_script(COUNT_PUSHES_JS)
+        page.goto(f"{server}/", wait_until="domcontentloaded")
+        page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        start = settle(page)
+        style = page.locator(".st-key-explore_style")
+        box = page.locator(".st-key-explore_text input")
+
+        def type_text() -> None:
+            box.fill(TEXT)
+            box.press("Enter")
+
+        typed = act(page, type_text, {"text": TEXT})
+        assert typed["style"] == "Luong" and typed["titles"] == ["toyfr-general-luong · general / luong"]
+        both = act(page, lambda: style.get_by_text("Both", exact=True).click(), {"style": "Both"})
+        assert len(both["titles"]) == 2
+        per_step = act(page, lambda: page.get_by_role("tab", name="Per step").click(), {"view": "Per step"})
+        luong = act(page, lambda: style.get_by_text("Luong", exact=True).click(), {"style": "Luong"})
+        assert luong["text"] == TEXT and luong["view"] == "Per step"  # a style change keeps the view
+        page.screenshot(path=str(tmp_path / "history-1280.png"))
+
+        go(page, page.go_back, per_step, "Back to Both, Per step")
+        go(page, page.go_back, both, "Back to Both, Weights")
+        go(page, page.go_back, typed, "Back to the typed sentence")
+        go(page, page.go_forward, both, "Forward to Both")
+        assert start["text"] != TEXT
+
+        # a checkpoint and a display toggle are actions too, and part of the link
+        other = next(n for n in (TWIN, "toyfr-general-bahdanau") if n != both["checkpoint"])  # the slot's other one
+        picked = act(page, lambda: pick_checkpoint(page, other), {"checkpoint": other})
+        assert f"{other} · general / bahdanau" in picked["titles"]
+        hidden = act(page, lambda: page.locator(".st-key-explore_eos label").click(), {"eos": True})
+        assert all("<eos> hidden" in t for t in page.locator(".js-plotly-plot .gtitle").all_text_contents()[:2])
+        assert picked["sidebar"][0].startswith(f"Bahdanau model: {other} (")  # the sidebar names the one picked
+        link = page.url
+        go(page, page.go_back, picked, "Back turns the toggle off")
+
+        fresh = browser.new_context(viewport={"width": 1920, "height": 1080})
+        second = fresh.new_page()
+        second.goto(link, wait_until="domcontentloaded")
+        second.locator(".js-plotly-plot .heatmaplayer").nth(1).wait_for(timeout=WAIT_MS)
+        assert settle(second) == hidden, "a copied link opens the same state"
+        second.screenshot(path=str(tmp_path / "link-1920.png"))
+
+        second.goto(f"{server}/?task=klingon&view=Nope&cell=x&colour=red", wait_until="domcontentloaded")
+        second.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        opened = settle(second)
+        assert {k: opened[k] for k in ("style", "view", "titles")} == {k: start[k] for k in ("style", "view", "titles")}
+        notes = second.locator("[data-testid=stAlert] [data-testid=stMarkdownContainer]", has_text="not known here")
+        notes = notes.all_inner_texts()
+        assert len(notes) == 1 and "klingon" in notes[0] and "Nope" in notes[0] and "colour" in notes[0]
+        assert len(notes[0].strip().splitlines()) == 1, "one line"
+        second.screenshot(path=str(tmp_path / "bad-link-1280.png"))
+        assert page.locator("text=Traceback").count() == 0 and second.locator("text=Traceback").count() == 0
+        browser.close()
+
+
+def pick_checkpoint(page, name: str) -> None:
+    """Open the Bahdanau checkpoint box (scrolled up from the window's bottom edge) and pick ``name``."""
+    box = page.locator(".st-key-explore_checkpoint_bahdanau")
+    box.evaluate("e => e.scrollIntoView({block: 'center'})")
+    box.locator("button[aria-label=Open]").click()
+    page.locator("[role=option]").filter(has_text=re.compile(f"^{re.escape(name)} · ")).click()
