@@ -3,6 +3,8 @@ and ``dtw`` as an extraction method of attnviz models, scored against gold like 
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 
@@ -33,7 +35,7 @@ def test_the_path_is_monotonic_and_covers_both_sides():
     cost = rng.random((6, 9))
     path = dtw_path(cost)
     assert path[0] == (0, 0) and path[-1] == (5, 8)
-    for (t0, s0), (t1, s1) in zip(path, path[1:], strict=False):
+    for (t0, s0), (t1, s1) in pairwise(path):
         assert (t1 - t0, s1 - s0) in {(1, 1), (1, 0), (0, 1)}
     assert {t for t, _ in path} == set(range(6)) and {s for _, s in path} == set(range(9))
 
