@@ -2,4 +2,17 @@
 checkpoints, and attention matrices as files, each read into the same ``Alignment`` trace every
 view draws."""
 
-__all__: list[str] = []
+from attnviz.external.hf import HFModel, Info, check_folder, load_hf
+from attnviz.external.pieces import Grouping, group_pieces, word_marker
+from attnviz.external.trace import CrossAttention
+
+__all__: list[str] = [
+    "CrossAttention",
+    "Grouping",
+    "HFModel",
+    "Info",
+    "check_folder",
+    "group_pieces",
+    "load_hf",
+    "word_marker",
+]
