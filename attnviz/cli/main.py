@@ -22,6 +22,7 @@ from attnviz.cli import (
     bench,
     data,
     evaluate,
+    hf,
     leaderboard,
     list_models,
     train,
@@ -41,6 +42,7 @@ COMMANDS: dict[str, ModuleType] = {
     "data": data,
     "bench": bench,
     "attribute": attribute,
+    "hf": hf,
 }
 
 

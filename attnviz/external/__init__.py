@@ -3,6 +3,16 @@ checkpoints, and attention matrices as files, each read into the same ``Alignmen
 view draws."""
 
 from attnviz.external.folder import MAX_UNPACKED_MB, MAX_ZIP_MB, model_root, unpack_zip
+from attnviz.external.heads import (
+    Pick,
+    aer_grid,
+    every_pick,
+    force_words,
+    links_of,
+    parse_heads,
+    score_picks,
+    word_reading,
+)
 from attnviz.external.hf import HFModel, Info, check_folder, load_hf
 from attnviz.external.pieces import Grouping, group_pieces, word_marker
 from attnviz.external.trace import CrossAttention
@@ -14,10 +24,18 @@ __all__: list[str] = [
     "Grouping",
     "HFModel",
     "Info",
+    "Pick",
+    "aer_grid",
     "check_folder",
+    "every_pick",
+    "force_words",
     "group_pieces",
+    "links_of",
     "load_hf",
     "model_root",
+    "parse_heads",
+    "score_picks",
     "unpack_zip",
     "word_marker",
+    "word_reading",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -218,6 +219,7 @@ class HFModel:
             token_log_probs=log_probs.numpy().astype(np.float64),
             source_unknown=[i == unk for i in src_ids],
             model_type=self.info.model_type,
+            text=self.tokenizer.decode(tgt_ids, skip_special_tokens=True),
         )
 
     def _piece_text(self, piece: str) -> str:
@@ -231,9 +233,13 @@ def load_hf(folder: str | Path, device: str = "cpu") -> HFModel:
     config = check_folder(folder)
     path = Path(folder).expanduser().resolve()
     transformers = _transformers()
+    transformers.logging.set_verbosity_error()  # attnviz reports what matters itself, in one line
+    transformers.logging.disable_progress_bar()
     local = {"local_files_only": True, "trust_remote_code": False}
     try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(path, **local)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. Marian's "Recommended: pip install sacremoses"
+            tokenizer = transformers.AutoTokenizer.from_pretrained(path, **local)
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise CheckpointError(
             f"{path}: the tokenizer could not be read ({_short(e)}); save it into the folder with "

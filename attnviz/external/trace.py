@@ -45,6 +45,7 @@ class CrossAttention:
     token_log_probs: np.ndarray  # [tgt_pieces]
     source_unknown: list[bool]  # [src_pieces]
     model_type: str
+    text: str = ""  # the target as the tokenizer decodes it, special tokens left out
     hypotheses: list[CrossAttention] = field(default_factory=list)  # beam n-best, best first (self first)
 
     @property

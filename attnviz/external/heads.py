@@ -1,0 +1,125 @@
+"""Which heads align: word links of a Hugging Face model's cross-attention, for one pair or a corpus,
+scored against gold for every head at once (the search for Whisper's "alignment heads").
+
+A choice of attention is a :class:`Pick`: one head, one layer's heads averaged, everything
+averaged, or a set of heads averaged. Links come from the attnviz extraction methods
+(:data:`attnviz.links.DIRECTIONAL`: argmax, threshold, dtw) on the words (``<eos>`` hidden, pieces
+merged), so they compare with the links of attnviz's own models and of eflomal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.data import Link
+from attnviz.errors import DataError, InputError
+from attnviz.external.hf import HFModel
+from attnviz.external.trace import CrossAttention
+from attnviz.links import DIRECTIONAL, Reading, directional_links, goldfile, read_words
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A choice of cross-attention: ``heads`` (``(layer, head)`` pairs) averaged when given, else
+    ``layer``/``head`` as :meth:`CrossAttention.alignment` takes them."""
+
+    layer: int | None = None
+    head: int | None = None
+    heads: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def name(self) -> str:
+        if self.heads:
+            return "heads " + " ".join(f"{layer}:{head}" for layer, head in self.heads)
+        if self.layer is None:
+            return "all layers and heads"
+        return f"layer {self.layer}" + ("" if self.head is None else f", head {self.head}")
+
+
+def parse_heads(text: str) -> tuple[tuple[int, int], ...]:
+    """``"3:1 4:0"`` or ``"3:1,4:0"`` as ``((3, 1), (4, 0))``: layer:head pairs, 0-based."""
+    pairs = []
+    for item in text.replace(",", " ").split():
+        layer, sep, head = item.partition(":")
+        if not sep or not layer.isdigit() or not head.isdigit():
+            raise InputError(f"{item!r} is not a layer:head pair; write heads as 3:1 4:0 (0-based)")
+        pairs.append((int(layer), int(head)))
+    if not pairs:
+        raise InputError("no heads given; write them as layer:head pairs, e.g. 3:1 4:0")
+    return tuple(pairs)
+
+
+def word_reading(c: CrossAttention, pick: Pick) -> Reading:
+    """The chosen attention read as words, ``<eos>`` column hidden and the ``<eos>`` row left out."""
+    return read_words(c.alignment(pick.layer, pick.head, list(pick.heads) or None))
+
+
+def links_of(reading: Reading, method: str = "argmax", threshold: float = 0.3) -> set[Link]:
+    """The word links ``method`` (one of :data:`~attnviz.links.DIRECTIONAL`) extracts from a reading."""
+    if method not in DIRECTIONAL:
+        raise InputError(f"a Hugging Face model's links come from {', '.join(DIRECTIONAL)}, not {method!r}")
+    return directional_links(reading.weights, method, threshold)
+
+
+def force_words(model: HFModel, source: list[str], target: list[str], line: int | None = None) -> CrossAttention:
+    """``target`` forced through the model for ``source`` (both tokenized, joined by spaces), checked to
+    read as the same number of words as the gold indexes."""
+    where = f"line {line}: " if line is not None else ""
+    if not source or not target:
+        raise DataError(f"{where}an empty sentence; remove the pair from both files (and from the gold)")
+    c = model.force(" ".join(source), " ".join(target))
+    reading = word_reading(c, Pick())
+    if (len(reading.source_words), len(reading.target_words)) != (len(source), len(target)):
+        raise DataError(
+            f"{where}the tokenizer reads {len(reading.source_words)} source and {len(reading.target_words)} target "
+            f"words where the gold counts {len(source)} and {len(target)}; tokenize the files with spaces around "
+            "punctuation as the tokenizer cuts them"
+        )
+    return c
+
+
+def every_pick(layers: int, heads: int) -> list[Pick]:
+    """The average, each layer, and each head, in that order."""
+    picks = [Pick()] + [Pick(layer) for layer in range(layers)]
+    return picks + [Pick(layer, head) for layer in range(layers) for head in range(heads)]
+
+
+def score_picks(
+    model: HFModel,
+    sources: list[list[str]],
+    targets: list[list[str]],
+    gold: list[goldfile.GoldAlignment],
+    picks: list[Pick] | None = None,
+    method: str = "argmax",
+    threshold: float = 0.3,
+) -> list[dict]:
+    """Precision, recall and AER against ``gold`` of each pick's links (every head, layer and the
+    average by default), one forced decode per pair: rows ``{"attention", "layer", "head", "precision",
+    "recall", "AER", "links"}`` in the order of ``picks``."""
+    if not len(sources) == len(targets) == len(gold):
+        raise DataError(f"{len(sources)} source, {len(targets)} target sentences and {len(gold)} gold lines; give "
+                        "one of each per pair")  # fmt: skip
+    picks = picks or every_pick(model.info.layers, model.info.heads)
+    predicted: list[list[list[Link]]] = [[] for _ in picks]
+    for n, (src, tgt) in enumerate(zip(sources, targets, strict=True), start=1):
+        c = force_words(model, src, tgt, n)
+        for k, pick in enumerate(picks):
+            predicted[k].append(sorted(links_of(word_reading(c, pick), method, threshold)))
+    rows = []
+    for pick, links in zip(picks, predicted, strict=True):
+        total, _ = goldfile.score(links, gold)
+        rows.append({"attention": pick.name, "layer": pick.layer, "head": pick.head,
+                     "precision": round(total.precision, 3), "recall": round(total.recall, 3),
+                     "AER": round(total.aer, 3), "links": total.predicted})  # fmt: skip
+    return rows
+
+
+def aer_grid(rows: list[dict], layers: int, heads: int) -> np.ndarray:
+    """The AER of each single head from :func:`score_picks` rows: ``[layers, heads]`` (NaN where not scored)."""
+    grid = np.full((layers, heads), np.nan)
+    for row in rows:
+        if row["layer"] is not None and row["head"] is not None:
+            grid[row["layer"], row["head"]] = row["AER"]
+    return grid
