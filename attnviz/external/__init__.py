@@ -8,10 +8,12 @@ from attnviz.external.heads import (
     aer_grid,
     every_pick,
     force_words,
+    head_aer,
     links_of,
     parse_heads,
     score_picks,
     word_reading,
+    word_stack,
 )
 from attnviz.external.hf import HFModel, Info, check_folder, load_hf
 from attnviz.external.pieces import Grouping, group_pieces, word_marker
@@ -30,6 +32,7 @@ __all__: list[str] = [
     "every_pick",
     "force_words",
     "group_pieces",
+    "head_aer",
     "links_of",
     "load_hf",
     "model_root",
@@ -38,4 +41,5 @@ __all__: list[str] = [
     "unpack_zip",
     "word_marker",
     "word_reading",
+    "word_stack",
 ]

@@ -80,6 +80,25 @@ def force_words(model: HFModel, source: list[str], target: list[str], line: int 
     return c
 
 
+def word_stack(c: CrossAttention) -> tuple[np.ndarray, list[str], list[str]]:
+    """Every head read as words (:func:`word_reading`): ``([layers, heads, tgt_words, src_words], source words,
+    target words)``, for the grid of heads."""
+    readings = [[word_reading(c, Pick(layer, head)) for head in range(c.heads)] for layer in range(c.layers)]
+    stack = np.array([[r.weights for r in row] for row in readings])  # [layers, heads, tgt_words, src_words]
+    first = readings[0][0]
+    return stack, first.source_words, first.target_words
+
+
+def head_aer(c: CrossAttention, gold: goldfile.GoldAlignment, method: str = "argmax") -> np.ndarray:
+    """Each head's AER against one pair's gold links: ``[layers, heads]``."""
+    grid = np.zeros((c.layers, c.heads))
+    for layer in range(c.layers):
+        for head in range(c.heads):
+            links = links_of(word_reading(c, Pick(layer, head)), method)
+            grid[layer, head] = goldfile.score([sorted(links)], [gold])[0].aer
+    return grid
+
+
 def every_pick(layers: int, heads: int) -> list[Pick]:
     """The average, each layer, and each head, in that order."""
     picks = [Pick()] + [Pick(layer) for layer in range(layers)]

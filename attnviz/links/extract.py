@@ -132,8 +132,9 @@ def directional_links(weights: np.ndarray, method: str, threshold: float = 0.3) 
 
 
 def read_words(al: Alignment) -> Reading:
-    """An alignment's weights read as words (``<eos>`` column hidden, pieces merged), without the ``<eos>`` row."""
-    reading = read(al.weights, al.source_tokens, al.target_tokens)
+    """An alignment's weights read as words (pieces merged, the source's ``<eos>`` column hidden where it has
+    one), without the ``<eos>`` row."""
+    reading = read(al.weights, al.source_tokens, al.target_tokens, hide=al.source_tokens[-1:] == [EOS])
     if reading.target_words[-1:] == [EOS]:
         reading.weights = reading.weights[:-1]
         reading.target_words = reading.target_words[:-1]

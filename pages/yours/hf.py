@@ -1,9 +1,191 @@
-"""Your model: the hf source."""
+"""Your model: a Hugging Face encoder-decoder folder (MarianMT, T5, BART, mBART, NLLB, M2M100), by its
+path on the server or uploaded as a zip, read offline. Translate or force a reference, find the
+heads that align in a layer x head grid (scored against gold links when given), open one, compare
+heads, and every shared view over them (pages/yours/panel.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import streamlit as st
+
+from attnviz.errors import AttnvizError
+from attnviz.external import (
+    MAX_ZIP_MB,
+    CrossAttention,
+    HFModel,
+    Pick,
+    check_folder,
+    head_aer,
+    load_hf,
+    parse_heads,
+    unpack_zip,
+    word_stack,
+)
+from attnviz.links import parse_pharaoh
+from attnviz.plots import heads_grid, plot_config
+from attnviz.server import server_folder
+from pages.shared.common import escape_markdown
+from pages.yours import panel
+
+HOW_KEY, PATH_KEY, ZIP_KEY = "yours_hf_how", "yours_hf_path", "yours_hf_zip"
+TEXT_KEY, REFERENCE_KEY, BEAM_KEY = "yours_hf_text", "yours_hf_reference", "yours_hf_beam"
+SRC_LANG_KEY, TGT_LANG_KEY, GOLD_KEY = "yours_hf_src_lang", "yours_hf_tgt_lang", "yours_hf_gold"
+LAYER_KEY, HEAD_KEY, COMPARE_KEY, GRID_KEY = "yours_hf_layer", "yours_hf_head", "yours_hf_compare", "yours_hf_grid"
+HOWS = ("Path on the server", "Upload a zip")
+ALL = "all"
+MAX_GRID_HEADS = 16 * 16
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _model(path: str, version: float) -> HFModel:
+    """The model in ``path`` (``version``: its files' latest change, so an edited folder is read again)."""
+    return load_hf(path)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _decode(path: str, version: float, text: str, reference: str, beam: int, langs: tuple) -> CrossAttention:
+    model = _model(path, version)
+    source_lang, target_lang = langs
+    if reference:
+        return model.force(text, reference, source_lang, target_lang)
+    return model.translate(text, beam=beam, source_lang=source_lang, target_lang=target_lang)
+
+
+def _version(folder: Path) -> float:
+    return max((p.stat().st_mtime for p in folder.iterdir() if p.is_file()), default=0.0)
+
+
+def _folder() -> Path | None:
+    """The model folder the user gave (None, with a note, until there is one); AttnvizError when it is not one."""
+    how = st.segmented_control("Model folder", HOWS, default=HOWS[0], key=HOW_KEY) or HOWS[0]
+    if how == HOWS[0]:
+        text = st.text_input("Folder on the server", key=PATH_KEY, placeholder="/models/opus-mt-en-de",
+                             help="A folder saved by save_pretrained: config.json, model.safetensors and the "
+                             "tokenizer's files. Nothing is fetched from a hub.")  # fmt: skip
+        if not text.strip():
+            st.info("Give the path of a Hugging Face model folder on this server, or upload the folder as a zip.")
+            return None
+        folder = Path(text.strip()).expanduser()
+    else:
+        upload = st.file_uploader(f"The model folder as a zip (up to {MAX_ZIP_MB} MB)", type=["zip"], key=ZIP_KEY)
+        if upload is None:
+            st.info("Upload a zip of a model folder (zip -r model.zip FOLDER); bigger models: give their path.")
+            return None
+        folder = unpack_zip(upload.getvalue(), server_folder() / "hf")
+    check_folder(folder)
+    return folder.resolve()
+
+
+def _sentence(model: HFModel) -> tuple[str, str, int, tuple]:
+    """The source, the reference to force (empty: translate), the beam size and the language codes."""
+    text = st.text_input("Source sentence", key=TEXT_KEY, max_chars=2000, placeholder="Type a sentence, then Enter")
+    left, right = st.columns([3, 1])
+    reference = left.text_input("Force through a reference (optional)", key=REFERENCE_KEY, max_chars=2000,
+                                help="Your translation: the attention while the decoder is forced through "
+                                "it, to score against gold links. Empty: the model's own translation.")  # fmt: skip
+    beam = right.number_input("Beam", 1, 8, 1, key=BEAM_KEY, disabled=bool(reference.strip()))
+    langs = (None, None)
+    codes = model.languages()
+    if codes:
+        a, b = st.columns(2)
+        langs = (a.selectbox("Source language", [None, *codes], key=SRC_LANG_KEY),
+                 b.selectbox("Target language", [None, *codes], key=TGT_LANG_KEY))  # fmt: skip
+    return text.strip(), reference.strip(), int(beam), langs
+
+
+def _open_clicked() -> None:
+    """A click on a map of the grid opens that head in the pickers."""
+    points = st.session_state[GRID_KEY].selection.get("points", [])
+    data = points[0].get("customdata") if points else None
+    if data:
+        st.session_state[LAYER_KEY], st.session_state[HEAD_KEY] = int(data[0]), int(data[1])
+
+
+def _grid(c: CrossAttention, gold_line: str) -> None:
+    """Every head as a small map, each titled with its AER when gold links are given; a click opens one."""
+    if c.layers * c.heads > MAX_GRID_HEADS:
+        st.caption(f"{c.layers} × {c.heads} heads are too many for one grid; pick them below.")
+        return
+    stack, src, tgt = word_stack(c)
+    aer = None
+    if gold_line:
+        try:
+            gold = parse_pharaoh([gold_line], [(len(src), len(tgt))], name="the gold links")[0]
+            aer = head_aer(c, gold)
+        except AttnvizError as e:
+            st.error(escape_markdown(str(e)))
+    layer, head = st.session_state.get(LAYER_KEY), st.session_state.get(HEAD_KEY)
+    chosen = (layer, head) if isinstance(layer, int) and isinstance(head, int) else None
+    fig = heads_grid(stack, src, tgt, aer, chosen)
+    st.plotly_chart(fig, key=GRID_KEY, on_select=_open_clicked, selection_mode="points", width="content",
+                    config=plot_config("attnviz-heads"))  # fmt: skip
+    note = (
+        " Titles give each head's AER against the gold links (argmax links; the lowest in bold)."
+        if aer is not None
+        else ""
+    )
+    st.caption("Each map: rows are target words, columns source words, pieces merged, <eos> hidden."
+               + (note if aer is not None else ""))  # fmt: skip
+
+
+def _picks(c: CrossAttention) -> tuple[Pick, list[Pick]]:
+    """The opened attention (layer and head pickers) and the heads to compare it with."""
+    if st.session_state.get(LAYER_KEY) not in [ALL, *range(c.layers)]:
+        st.session_state[LAYER_KEY] = ALL
+    if st.session_state.get(HEAD_KEY) not in [ALL, *range(c.heads)]:
+        st.session_state[HEAD_KEY] = ALL
+    a, b, d = st.columns([1, 1, 3])
+    layer = a.selectbox("Layer", [ALL, *range(c.layers)], key=LAYER_KEY, help="0-based; all: every layer averaged")
+    head = b.selectbox("Head", [ALL, *range(c.heads)], key=HEAD_KEY, disabled=layer == ALL,
+                       help="0-based; all: the layer's heads averaged")  # fmt: skip
+    compare = d.text_input("Compare with heads (layer:head, up to 3)", key=COMPARE_KEY, placeholder="3:1 4:0",
+                           help="Each listed head is shown beside the opened one on one colour scale.")  # fmt: skip
+    opened = Pick() if layer == ALL else Pick(layer, None if head == ALL else head)
+    others = [Pick(*pair) for pair in parse_heads(compare)[:3]] if compare.strip() else []
+    return opened, others
 
 
 def render() -> None:
-    st.info("Not available yet.")
+    try:
+        folder = _folder()
+        if folder is None:
+            return
+        with st.spinner("Loading the model…"):
+            model = _model(str(folder), _version(folder))
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    info = model.info
+    marker = f", words marked by {info.marker}" if info.marker else ""
+    st.caption(escape_markdown(f"{info.name}: {info.model_type}, {info.layers} decoder layers × {info.heads} "
+                               f"cross-attention heads, {info.parameters:,} parameters, {info.vocab_size:,} "
+                               f"tokens{marker}. Read offline from {folder}."))  # fmt: skip
+    text, reference, beam, langs = _sentence(model)
+    if not text:
+        st.info("Type a source sentence and press Enter.")
+        return
+    try:
+        with st.spinner("Decoding…"):
+            c = _decode(str(folder), _version(folder), text, reference, beam, langs)
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    label = "Reference (forced)" if reference else "Translation"
+    st.markdown(f"**{label}:** {escape_markdown(c.text) or '(empty)'}")
+    if c.hypotheses:
+        st.dataframe(pd.DataFrame([{"translation": h.text, "log-probability": round(h.log_prob, 3)}
+                                   for h in c.hypotheses]), hide_index=True, key="yours_hf_nbest")  # fmt: skip
+    gold_line = st.text_input("Gold links of this pair (Pharaoh, 0-based over words)", key=GOLD_KEY,
+                              placeholder="0-0 1-2 2-1", help=panel.GOLD_HELP).strip()  # fmt: skip
+    with st.expander("Heads: every layer × head", expanded=True):
+        _grid(c, gold_line)
+    try:
+        opened, others = _picks(c)
+        picks = [opened, *(p for p in others if p != opened)]
+        alignments = {p.name: c.alignment(p.layer, p.head, list(p.heads) or None) for p in picks}
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    panel.show_alignments(alignments, "yours_hf_panel", gold=gold_line, default=list(alignments))
