@@ -19,7 +19,7 @@ from attnviz.external.hf import HFModel, Info, check_folder, load_hf
 from attnviz.external.pieces import Grouping, group_pieces, word_marker
 from attnviz.external.trace import CrossAttention
 
-__all__: list[str] = [
+__all__ = [
     "MAX_UNPACKED_MB",
     "MAX_ZIP_MB",
     "CrossAttention",
