@@ -5,7 +5,6 @@ view draws."""
 from attnviz.external.folder import MAX_UNPACKED_MB, MAX_ZIP_MB, model_root, unpack_zip
 from attnviz.external.heads import (
     Pick,
-    aer_grid,
     every_pick,
     force_words,
     head_aer,
@@ -27,7 +26,6 @@ __all__ = [
     "HFModel",
     "Info",
     "Pick",
-    "aer_grid",
     "check_folder",
     "every_pick",
     "force_words",

@@ -133,12 +133,3 @@ def score_picks(
                      "precision": round(total.precision, 3), "recall": round(total.recall, 3),
                      "AER": round(total.aer, 3), "links": total.predicted})  # fmt: skip
     return rows
-
-
-def aer_grid(rows: list[dict], layers: int, heads: int) -> np.ndarray:
-    """The AER of each single head from :func:`score_picks` rows: ``[layers, heads]`` (NaN where not scored)."""
-    grid = np.full((layers, heads), np.nan)
-    for row in rows:
-        if row["layer"] is not None and row["head"] is not None:
-            grid[row["layer"], row["head"]] = row["AER"]
-    return grid
