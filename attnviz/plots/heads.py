@@ -3,7 +3,7 @@
 Pure function: a ``[layers, heads, tgt, src]`` stack (read as words), its words and, where gold links
 were scored, each head's AER in; one Plotly figure out. Every map shares the 0-1 colour scale; each
 subplot's title names its head (``L2 H5``) and its AER; an invisible marker over each cell carries
-``(layer, head)`` as ``customdata``, so a click on any cell of a map selects that head
+``(layer, head, weight)`` as ``customdata`` and the hover, so a click on any cell of a map selects that head
 (``st.plotly_chart(on_select="rerun")``).
 """
 
@@ -57,13 +57,20 @@ def heads_grid(
     for layer in range(layers):
         for head in range(heads):
             where = {"row": layer + 1, "col": head + 1}
-            tip = f"layer {layer}, head {head}<br>%{{text}}: %{{z:.3f}}<extra></extra>"
-            fig.add_trace(go.Heatmap(z=w[layer, head], coloraxis="coloraxis", text=hover, xgap=0.5, ygap=0.5,
-                                     hovertemplate=tip), **where)  # fmt: skip
-            fig.add_trace(go.Scatter(x=cols_grid.ravel(), y=rows_grid.ravel(), mode="markers", hoverinfo="skip",
+            # the heatmap draws; the invisible markers on top take the hover and the click (a heatmap cell is
+            # not selectable): each carries (layer, head, weight)
+            fig.add_trace(go.Heatmap(z=w[layer, head], coloraxis="coloraxis", xgap=0.5, ygap=0.5, hoverinfo="skip"),
+                          **where)  # fmt: skip
+            data = [[layer, head, float(w[layer, head, t, s])] for t, s in zip(rows_grid.ravel(), cols_grid.ravel(),
+                                                                                 strict=True)]  # fmt: skip
+            fig.add_trace(go.Scatter(x=cols_grid.ravel(), y=rows_grid.ravel(), mode="markers", customdata=data,
+                                     text=[hover[t][s] for t, s in zip(rows_grid.ravel(), cols_grid.ravel(),
+                                                                       strict=True)],
+                                     hovertemplate=f"layer {layer}, head {head}<br>%{{text}}: "
+                                     "%{customdata[2]:.3f}<extra></extra>",
                                      marker={"symbol": "square", "size": max(4, side // max(n_src, n_tgt, 1)),
-                                             "opacity": 0}, customdata=[[layer, head]] * (n_src * n_tgt),
-                                     showlegend=False, name=f"L{layer} H{head}"), **where)  # fmt: skip
+                                             "opacity": 0}, showlegend=False, name=f"L{layer} H{head}"),
+                          **where)  # fmt: skip
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, range=[-0.5, n_src - 0.5])
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, range=[n_tgt - 0.5, -0.5])
     if chosen is not None and 0 <= chosen[0] < layers and 0 <= chosen[1] < heads:
@@ -76,6 +83,6 @@ def heads_grid(
         coloraxis={"colorscale": WEIGHT_SCALE, "cmin": 0, "cmax": 1, "colorbar": {"title": "weight", "thickness": 12}},
         title={"text": html.escape("Cross-attention of every head (layer × head); click a map to open it"),
                "font_size": 14},
-        dragmode=False, clickmode="event+select",
+        clickmode="event+select",
     )  # fmt: skip
     return apply_template(fig)

@@ -57,8 +57,9 @@ def _version(folder: Path) -> float:
     return max((p.stat().st_mtime for p in folder.iterdir() if p.is_file()), default=0.0)
 
 
-def _folder() -> Path | None:
-    """The model folder the user gave (None, with a note, until there is one); AttnvizError when it is not one."""
+def _folder() -> tuple[Path, str] | None:
+    """The model folder the user gave and where it came from (None, with a note, until there is one);
+    AttnvizError when it is not one."""
     how = st.segmented_control("Model folder", HOWS, default=HOWS[0], key=HOW_KEY) or HOWS[0]
     if how == HOWS[0]:
         text = st.text_input("Folder on the server", key=PATH_KEY, placeholder="/models/opus-mt-en-de",
@@ -68,14 +69,16 @@ def _folder() -> Path | None:
             st.info("Give the path of a Hugging Face model folder on this server, or upload the folder as a zip.")
             return None
         folder = Path(text.strip()).expanduser()
+        origin = str(folder)
     else:
         upload = st.file_uploader(f"The model folder as a zip (up to {MAX_ZIP_MB} MB)", type=["zip"], key=ZIP_KEY)
         if upload is None:
             st.info("Upload a zip of a model folder (zip -r model.zip FOLDER); bigger models: give their path.")
             return None
         folder = unpack_zip(upload.getvalue(), server_folder() / "hf")
+        origin = f"the upload {upload.name}"
     check_folder(folder)
-    return folder.resolve()
+    return folder.resolve(), origin
 
 
 def _sentence(model: HFModel) -> tuple[str, str, int, tuple]:
@@ -149,9 +152,10 @@ def _picks(c: CrossAttention) -> tuple[Pick, list[Pick]]:
 
 def render() -> None:
     try:
-        folder = _folder()
-        if folder is None:
+        given = _folder()
+        if given is None:
             return
+        folder, origin = given
         with st.spinner("Loading the model…"):
             model = _model(str(folder), _version(folder))
     except AttnvizError as e:
@@ -161,7 +165,7 @@ def render() -> None:
     marker = f", words marked by {info.marker}" if info.marker else ""
     st.caption(escape_markdown(f"{info.name}: {info.model_type}, {info.layers} decoder layers × {info.heads} "
                                f"cross-attention heads, {info.parameters:,} parameters, {info.vocab_size:,} "
-                               f"tokens{marker}. Read offline from {folder}."))  # fmt: skip
+                               f"tokens{marker}. Read offline from {origin}."))  # fmt: skip
     text, reference, beam, langs = _sentence(model)
     if not text:
         st.info("Type a source sentence and press Enter.")

@@ -65,9 +65,9 @@ def show_alignments(alignments: dict, key: str, gold: str | None = None, default
     if not chosen:
         st.info("Choose the attention to show.")
         return
-    with right:
-        merge = st.toggle("Pieces merged into words", value=True, key=f"{key}_merge")
-        hide = st.toggle("Hide <eos>", value=False, key=f"{key}_hide",
+    first, second = (right, right) if len(names) > 1 else st.columns(2)
+    merge = first.toggle("Pieces merged into words", value=True, key=f"{key}_merge")
+    hide = second.toggle("Hide <eos>", value=False, key=f"{key}_hide",
                          help="Leave out the source's end marker and renormalise each row over the words.")  # fmt: skip
     shown = {}
     for name in chosen:
