@@ -26,13 +26,14 @@ from attnviz.external import (
 from attnviz.links import parse_pharaoh
 from attnviz.plots import heads_grid, plot_config
 from attnviz.server import server_folder
-from pages.shared.common import escape_markdown
+from pages.shared.common import escape_markdown, get_model, session_models
 from pages.yours import panel
 
 HOW_KEY, PATH_KEY, ZIP_KEY = "yours_hf_how", "yours_hf_path", "yours_hf_zip"
 TEXT_KEY, REFERENCE_KEY, BEAM_KEY = "yours_hf_text", "yours_hf_reference", "yours_hf_beam"
 SRC_LANG_KEY, TGT_LANG_KEY, GOLD_KEY = "yours_hf_src_lang", "yours_hf_tgt_lang", "yours_hf_gold"
 LAYER_KEY, HEAD_KEY, COMPARE_KEY, GRID_KEY = "yours_hf_layer", "yours_hf_head", "yours_hf_compare", "yours_hf_grid"
+ATTNVIZ_KEY = "yours_hf_attnviz"
 HOWS = ("Path on the server", "Upload a zip")
 ALL = "all"
 MAX_GRID_HEADS = 16 * 16
@@ -150,6 +151,22 @@ def _picks(c: CrossAttention) -> tuple[Pick, list[Pick]]:
     return opened, others
 
 
+def _attnviz_model(text: str, target: str) -> dict:
+    """An attnviz model chosen to compare with, forced through the same target: ``{name: Alignment}`` (empty
+    when none is chosen or it cannot read the sentences, with a note)."""
+    models = {entry["name"]: entry for entry in session_models()}
+    name = st.selectbox("Compare with an attnviz model (forced through the same target)", [None, *sorted(models)],
+                        key=ATTNVIZ_KEY, help="Shown beside the heads on one colour scale; its words must match "
+                        "for the links to be compared.")  # fmt: skip
+    if name is None or not target:
+        return {}
+    try:
+        return {f"attnviz {name}": get_model(models[name]).align(text, target)}
+    except AttnvizError as e:
+        st.warning(escape_markdown(f"{name} cannot read this pair: {e}"))
+        return {}
+
+
 def render() -> None:
     try:
         given = _folder()
@@ -192,4 +209,5 @@ def render() -> None:
     except AttnvizError as e:
         st.error(escape_markdown(str(e)))
         return
+    alignments |= _attnviz_model(text, reference or c.text)
     panel.show_alignments(alignments, "yours_hf_panel", gold=gold_line, default=list(alignments))

@@ -77,3 +77,13 @@ def test_folders_that_are_not_models_are_refused_and_a_zip_is_asked_for(tmp_path
     assert "which is not an encoder" in at.error[0].value and not at.exception
     at.segmented_control(key="yours_hf_how").set_value("Upload a zip").run()
     assert not at.exception and any("Upload a zip" in i.value for i in at.info)
+
+
+def test_compared_with_an_attnviz_model_forced_through_the_same_reference(folder):
+    at = _open(page(), folder, "le chat noir .")
+    at.text_input(key="yours_hf_text").set_value("the black cat .").run()
+    at.selectbox(key="yours_hf_attnviz").set_value("toy-fr-general-luong").run()
+    assert not at.exception and not at.error
+    assert at.multiselect(key="yours_hf_panel_matrix").value == ["all layers and heads", "attnviz toy-fr-general-luong"]
+    titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)[1:]]
+    assert any("toy-fr-general-luong" in t for t in titles)
