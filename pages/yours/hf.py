@@ -54,6 +54,20 @@ def _decode(path: str, version: float, text: str, reference: str, beam: int, lan
     return model.translate(text, beam=beam, source_lang=source_lang, target_lang=target_lang)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def _word_stack(decode: tuple) -> tuple:
+    """Every head of the decode ``_decode(*decode)`` read as words (external.word_stack), once per decode."""
+    return word_stack(_decode(*decode))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _head_aer(decode: tuple, gold_line: str):
+    """Each head's AER ``[layers, heads]`` against the pair's gold links; DataError when they are malformed."""
+    _, src, tgt = _word_stack(decode)
+    gold = parse_pharaoh([gold_line], [(len(src), len(tgt))], name="the gold links")[0]
+    return head_aer(_decode(*decode), gold)
+
+
 def _version(folder: Path) -> float:
     return max((p.stat().st_mtime for p in folder.iterdir() if p.is_file()), default=0.0)
 
@@ -107,17 +121,16 @@ def _open_clicked() -> None:
         st.session_state[LAYER_KEY], st.session_state[HEAD_KEY] = int(data[0]), int(data[1])
 
 
-def _grid(c: CrossAttention, gold_line: str) -> None:
+def _grid(c: CrossAttention, decode: tuple, gold_line: str) -> None:
     """Every head as a small map, each titled with its AER when gold links are given; a click opens one."""
     if c.layers * c.heads > MAX_GRID_HEADS:
         st.caption(f"{c.layers} × {c.heads} heads are too many for one grid; pick them below.")
         return
-    stack, src, tgt = word_stack(c)
+    stack, src, tgt = _word_stack(decode)
     aer = None
     if gold_line:
         try:
-            gold = parse_pharaoh([gold_line], [(len(src), len(tgt))], name="the gold links")[0]
-            aer = head_aer(c, gold)
+            aer = _head_aer(decode, gold_line)
         except AttnvizError as e:
             st.error(escape_markdown(str(e)))
     layer, head = st.session_state.get(LAYER_KEY), st.session_state.get(HEAD_KEY)
@@ -125,11 +138,7 @@ def _grid(c: CrossAttention, gold_line: str) -> None:
     fig = heads_grid(stack, src, tgt, aer, chosen)
     st.plotly_chart(fig, key=GRID_KEY, on_select=_open_clicked, selection_mode="points", width="content",
                     config=plot_config("attnviz-heads"))  # fmt: skip
-    note = (
-        " Titles give each head's AER against the gold links (argmax links; the lowest in bold)."
-        if aer is not None
-        else ""
-    )
+    note = " Titles give each head's AER against the gold links (argmax links; the lowest in bold)."
     st.caption("Each map: rows are target words, columns source words, pieces merged, <eos> hidden."
                + (note if aer is not None else ""))  # fmt: skip
 
@@ -189,7 +198,8 @@ def render() -> None:
         return
     try:
         with st.spinner("Decoding…"):
-            c = _decode(str(folder), _version(folder), text, reference, beam, langs)
+            decode = (str(folder), _version(folder), text, reference, beam, langs)
+            c = _decode(*decode)
     except AttnvizError as e:
         st.error(escape_markdown(str(e)))
         return
@@ -201,7 +211,7 @@ def render() -> None:
     gold_line = st.text_input("Gold links of this pair (Pharaoh, 0-based over words)", key=GOLD_KEY,
                               placeholder="0-0 1-2 2-1", help=panel.GOLD_HELP).strip()  # fmt: skip
     with st.expander("Heads: every layer × head", expanded=True):
-        _grid(c, gold_line)
+        _grid(c, decode, gold_line)
     try:
         opened, others = _picks(c)
         picks = [opened, *(p for p in others if p != opened)]
