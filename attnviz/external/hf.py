@@ -107,7 +107,13 @@ class HFModel:
         vocab = list(tokenizer.get_vocab())
         self.info = Info(folder.name, cfg.model_type, int(layers), int(heads),
                          sum(p.numel() for p in model.parameters()), len(vocab), word_marker(vocab))  # fmt: skip
-        self._special = (set(tokenizer.all_special_ids) | {cfg.pad_token_id, cfg.decoder_start_token_id}) - {None}
+        codes = getattr(tokenizer, "lang_code_to_id", None) or {}  # M2M100's language tokens are not "special"
+        added = getattr(tokenizer, "added_tokens_decoder", None) or {}
+        special = set(tokenizer.all_special_ids) | {cfg.pad_token_id, cfg.decoder_start_token_id}
+        special |= {i for i in codes.values() if isinstance(i, int)} | {i for i, t in added.items() if t.special}
+        self._special = special - {None, tokenizer.unk_token_id}  # <unk> stands for a word: it stays
+        eos = model.generation_config.eos_token_id
+        self._eos = (set(eos if isinstance(eos, list) else [eos]) | {tokenizer.eos_token_id}) - {None}
         self._lock = threading.Lock()
 
     def languages(self) -> list[str]:
@@ -189,9 +195,7 @@ class HFModel:
     def _labels(self, sequence: torch.Tensor) -> torch.Tensor:
         """A generated sequence without its start token and without padding after ``</s>``: ``[1, tgt]``."""
         ids = sequence[1:].tolist()
-        eos = self.model.generation_config.eos_token_id
-        eos = set(eos if isinstance(eos, list) else [eos])
-        end = next((k + 1 for k, i in enumerate(ids) if i in eos), len(ids))
+        end = next((k + 1 for k, i in enumerate(ids) if i in self._eos), len(ids))
         return torch.tensor([ids[:end]])
 
     def _trace(self, enc, labels: torch.Tensor, source_lang: str | None) -> CrossAttention:
@@ -205,7 +209,8 @@ class HFModel:
         tgt_pieces = self.tokenizer.convert_ids_to_tokens(tgt_ids)
         text_of = self._piece_text
         source = group_pieces(src_pieces, [i in self._special for i in src_ids], self.info.marker, "source", text_of)
-        target = group_pieces(tgt_pieces, [i in self._special for i in tgt_ids], self.info.marker, "target", text_of)
+        target = group_pieces(tgt_pieces, [i in self._special for i in tgt_ids], self.info.marker, "target", text_of,
+                              ends_with_eos=bool(tgt_ids) and tgt_ids[-1] in self._eos)  # fmt: skip
         unk = self.tokenizer.unk_token_id
         return CrossAttention(
             source=source,

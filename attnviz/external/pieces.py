@@ -69,10 +69,12 @@ def group_pieces(
     marker: str | None,
     side: str,
     text_of: Callable[[str], str] = lambda p: p,
+    ends_with_eos: bool = True,
 ) -> Grouping:
     """The attnviz tokens of one side's tokenizer ``pieces`` (``special[i]``: piece ``i`` is a special
     token). ``side`` is ``"source"`` (specials gathered into a final ``<eos>``) or ``"target"`` (specials
-    left out, but a final special is ``<eos>``). ``text_of`` decodes a byte-level piece."""
+    left out, but a final ``</s>`` is ``<eos>``: ``ends_with_eos`` says whether the last piece is one).
+    ``text_of`` decodes a byte-level piece."""
     body = [i for i, s in enumerate(special) if not s]
     marks = _marked([pieces[i] for i in body], marker, text_of)
     texts: list[str] = []
@@ -103,7 +105,7 @@ def group_pieces(
     if side == "source" and rest:
         tokens.append(EOS)
         groups.append(rest)
-    elif side == "target" and special and special[-1]:
+    elif side == "target" and special and special[-1] and ends_with_eos:
         tokens.append(EOS)
         groups.append([len(special) - 1])
     return Grouping(tokens, groups)

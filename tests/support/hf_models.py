@@ -1,5 +1,5 @@
 """Tiny random Hugging Face encoder-decoders and their tokenizers, built on the spot (nothing downloaded):
-a SentencePiece model trained on a few sentences (Marian, T5) or a byte-level BPE (BART), and a
+a SentencePiece model trained on a few sentences (Marian, T5, M2M100) or a byte-level BPE (BART), and a
 model of a few thousand weights saved with ``save_pretrained`` (safetensors)."""
 
 from __future__ import annotations
@@ -109,4 +109,38 @@ def bart_folder(folder: Path, seed: int = 0) -> Path:
     return folder
 
 
-BUILDERS = {"marian": marian_folder, "t5": t5_folder, "bart": bart_folder}
+def m2m_folder(folder: Path, seed: int = 0) -> Path:
+    """An M2M100 folder (vocab.json, sentencepiece.bpe.model, language tokens ``__en__``, en -> fr):
+    2 decoder layers of 2 heads."""
+    folder.mkdir(parents=True, exist_ok=True)
+    model = _sentencepiece()
+    (folder / "sentencepiece.bpe.model").write_bytes(model)
+    sp = spm.SentencePieceProcessor(model_proto=model)
+    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+    for i in range(sp.get_piece_size()):
+        vocab.setdefault(sp.id_to_piece(i), len(vocab))
+    (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    tokenizer = transformers.M2M100Tokenizer(str(folder / "vocab.json"), str(folder / "sentencepiece.bpe.model"),
+                                             src_lang="en", tgt_lang="fr")  # fmt: skip
+    tokenizer.save_pretrained(folder)
+    _seed(seed)
+    config = transformers.M2M100Config(
+        vocab_size=len(vocab) + 120,
+        d_model=16,
+        encoder_layers=2,
+        decoder_layers=2,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=32,
+        decoder_ffn_dim=32,
+        max_position_embeddings=128,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
+        decoder_start_token_id=2,
+    )  # fmt: skip  (the language tokens come after the vocabulary: 100 codes and 8 made-up words)
+    transformers.M2M100ForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+BUILDERS = {"marian": marian_folder, "t5": t5_folder, "bart": bart_folder, "m2m_100": m2m_folder}

@@ -13,7 +13,7 @@ import torch
 from attnviz.errors import AttnvizError, CheckpointError, InputError
 from attnviz.external import group_pieces, load_hf
 from attnviz.links import directional_links, parse_pharaoh, read_words, score_table
-from tests.support.hf_models import BUILDERS, GOLD, REFERENCE, SOURCE, marian_folder
+from tests.support.hf_models import BUILDERS, GOLD, REFERENCE, SOURCE, m2m_folder, marian_folder
 
 
 @pytest.fixture(scope="module", params=sorted(BUILDERS))
@@ -22,7 +22,8 @@ def hf(request, tmp_path_factory):
 
 
 def test_info_counts_the_decoder_layers_and_heads(hf):
-    expected = {"marian": (3, 4, "▁"), "t5": (2, 2, "▁"), "bart": (2, 2, "Ġ")}[hf.info.model_type]
+    expected = {"marian": (3, 4, "▁"), "t5": (2, 2, "▁"), "bart": (2, 2, "Ġ"), "m2m_100": (2, 2, "▁")}
+    expected = expected[hf.info.model_type]
     assert (hf.info.layers, hf.info.heads, hf.info.marker) == expected
 
 
@@ -81,7 +82,8 @@ def test_pieces_fold_into_tokens_and_words(hf):
     first = c.target.groups[0]
     for k, group in enumerate(c.source.groups):
         assert al.weights[0, k] == pytest.approx(head[first][:, group].sum(axis=1).mean(), abs=1e-6)
-    special = [i for i, p in enumerate(c.source_pieces) if p in hf.tokenizer.all_special_tokens]
+    language = [p for p in c.source_pieces if p.startswith("__") and p.endswith("__")]  # M2M100's "__en__"
+    special = [i for i, p in enumerate(c.source_pieces) if p in [*hf.tokenizer.all_special_tokens, *language]]
     assert c.source.groups[-1] == special
     reading = read_words(al)
     assert reading.source_words == SOURCE.split() and reading.target_words == REFERENCE.split()
@@ -109,6 +111,18 @@ def test_bad_input_is_one_clear_error(hf):
         hf.force(SOURCE, "")
     with pytest.raises(InputError, match="language code"):
         hf.translate(SOURCE, target_lang="xx_YY")
+
+
+def test_a_multilingual_model_forces_its_target_language(tmp_path):
+    """M2M100: the target language token is forced first and left out of the shown target; the source's
+    language token is gathered into <eos>."""
+    model = load_hf(m2m_folder(tmp_path / "m2m"))
+    assert {"en", "fr"} <= set(model.languages())
+    c = model.translate(SOURCE, source_lang="en", target_lang="fr", max_new_tokens=4)
+    assert c.target_pieces[0] == "__fr__" and "__fr__" not in c.target_tokens
+    assert c.source_pieces[0] == "__en__" and c.source.groups[-1] == [0, len(c.source_pieces) - 1]
+    f = model.force(SOURCE, REFERENCE, source_lang="en", target_lang="fr")
+    assert read_words(f.alignment()).target_words == REFERENCE.split()
 
 
 def test_loading_reaches_no_network(tmp_path, monkeypatch):
