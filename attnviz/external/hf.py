@@ -209,8 +209,9 @@ class HFModel:
         tgt_pieces = self.tokenizer.convert_ids_to_tokens(tgt_ids)
         text_of = self._piece_text
         source = group_pieces(src_pieces, [i in self._special for i in src_ids], self.info.marker, "source", text_of)
-        target = group_pieces(tgt_pieces, [i in self._special for i in tgt_ids], self.info.marker, "target", text_of,
-                              ends_with_eos=bool(tgt_ids) and tgt_ids[-1] in self._eos)  # fmt: skip
+        tgt_special = [i in self._special for i in tgt_ids]
+        ends = [k for k, i in enumerate(tgt_ids) if i in self._eos and all(tgt_special[k:])]  # </s>, specials after
+        target = group_pieces(tgt_pieces, tgt_special, self.info.marker, "target", text_of, ends[0] if ends else None)
         unk = self.tokenizer.unk_token_id
         return CrossAttention(
             source=source,

@@ -12,7 +12,8 @@ from its vocabulary (:func:`word_marker`):
 Special tokens are not words: on the source side every special token (``</s>``, ``<s>``, a
 language code) is gathered into the one final ``<eos>`` column (attention parked on a special
 token, the NULL alignment ``<eos>`` stands for in attnviz); on the target side a language code
-forced as the first token is left out and the final ``</s>`` becomes ``<eos>``. A bare ``▁``
+forced as the first token (or after ``</s>``, as mBART-cc25 puts it) is left out and the final
+``</s>`` becomes ``<eos>``. A bare ``▁``
 (SentencePiece's word boundary as a piece of its own) joins the piece after it.
 """
 
@@ -69,12 +70,12 @@ def group_pieces(
     marker: str | None,
     side: str,
     text_of: Callable[[str], str] = lambda p: p,
-    ends_with_eos: bool = True,
+    eos: int | None = -1,
 ) -> Grouping:
     """The attnviz tokens of one side's tokenizer ``pieces`` (``special[i]``: piece ``i`` is a special
     token). ``side`` is ``"source"`` (specials gathered into a final ``<eos>``) or ``"target"`` (specials
-    left out, but a final ``</s>`` is ``<eos>``: ``ends_with_eos`` says whether the last piece is one).
-    ``text_of`` decodes a byte-level piece."""
+    left out but the one at position ``eos``, the target's ``</s>``, which becomes ``<eos>``; ``None``: the
+    target has none, -1: the last piece if it is special). ``text_of`` decodes a byte-level piece."""
     body = [i for i, s in enumerate(special) if not s]
     marks = _marked([pieces[i] for i in body], marker, text_of)
     texts: list[str] = []
@@ -105,9 +106,9 @@ def group_pieces(
     if side == "source" and rest:
         tokens.append(EOS)
         groups.append(rest)
-    elif side == "target" and special and special[-1] and ends_with_eos:
+    elif side == "target" and eos is not None and special and special[eos]:
         tokens.append(EOS)
-        groups.append([len(special) - 1])
+        groups.append([eos % len(special)])
     return Grouping(tokens, groups)
 
 

@@ -1,5 +1,5 @@
 """Tiny random Hugging Face encoder-decoders and their tokenizers, built on the spot (nothing downloaded):
-a SentencePiece model trained on a few sentences (Marian, T5, M2M100) or a byte-level BPE (BART), and a
+a SentencePiece model trained on a few sentences (Marian, T5, M2M100, mBART) or a byte-level BPE (BART), and a
 model of a few thousand weights saved with ``save_pretrained`` (safetensors)."""
 
 from __future__ import annotations
@@ -143,4 +143,24 @@ def m2m_folder(folder: Path, seed: int = 0) -> Path:
     return folder
 
 
-BUILDERS = {"marian": marian_folder, "t5": t5_folder, "bart": bart_folder, "m2m_100": m2m_folder}
+def mbart_folder(folder: Path, seed: int = 0) -> Path:
+    """An mBART folder (a unigram tokenizer.json, language codes ``en_XX`` after ``</s>``, as mBART-cc25):
+    2 decoder layers of 2 heads."""
+    folder.mkdir(parents=True, exist_ok=True)
+    sp = spm.SentencePieceProcessor(model_proto=_sentencepiece())
+    specials = [("<s>", 0.0), ("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
+    vocab = specials + [(sp.id_to_piece(i), sp.get_score(i)) for i in range(3, sp.get_piece_size())]
+    tokenizer = transformers.MBartTokenizer(vocab=vocab, src_lang="en_XX", tgt_lang="fr_XX")
+    tokenizer.save_pretrained(folder)
+    _seed(seed)
+    config = transformers.MBartConfig(
+        vocab_size=len(tokenizer) + 10, d_model=16, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=128,
+        pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2,
+    )  # fmt: skip
+    transformers.MBartForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+BUILDERS = {"marian": marian_folder, "t5": t5_folder, "bart": bart_folder, "m2m_100": m2m_folder,
+            "mbart": mbart_folder}  # fmt: skip

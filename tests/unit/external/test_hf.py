@@ -22,7 +22,8 @@ def hf(request, tmp_path_factory):
 
 
 def test_info_counts_the_decoder_layers_and_heads(hf):
-    expected = {"marian": (3, 4, "▁"), "t5": (2, 2, "▁"), "bart": (2, 2, "Ġ"), "m2m_100": (2, 2, "▁")}
+    expected = {"marian": (3, 4, "▁"), "t5": (2, 2, "▁"), "bart": (2, 2, "Ġ"), "m2m_100": (2, 2, "▁"),
+                "mbart": (2, 2, "▁")}  # fmt: skip
     expected = expected[hf.info.model_type]
     assert (hf.info.layers, hf.info.heads, hf.info.marker) == expected
 
