@@ -14,9 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.data import Link
+from attnviz.decoding import Alignment
 from attnviz.errors import DataError, InputError
 from attnviz.external.hf import HFModel
-from attnviz.external.trace import CrossAttention
+from attnviz.external.pieces import fold
+from attnviz.external.trace import STYLE, CrossAttention
 from attnviz.links import DIRECTIONAL, Reading, directional_links, goldfile, read_words
 
 
@@ -52,8 +54,12 @@ def parse_heads(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def word_reading(c: CrossAttention, pick: Pick) -> Reading:
-    """The chosen attention read as words, ``<eos>`` column hidden and the ``<eos>`` row left out."""
-    return read_words(c.alignment(pick.layer, pick.head, list(pick.heads) or None))
+    """The chosen attention read as words, ``<eos>`` column hidden and the ``<eos>`` row left out. Only the
+    weights are folded (not the contexts and the rest of a full ``Alignment``): this runs for every head."""
+    weights = fold(pieces_of(c, pick), c.target.groups, c.source.groups)  # [tgt, src]
+    empty = np.zeros((len(weights), 0))
+    return read_words(Alignment(c.source_tokens, c.target_tokens, weights, weights, empty, empty,
+                                [False] * len(c.source_tokens), c.model_type, STYLE))  # fmt: skip
 
 
 def links_of(reading: Reading, method: str = "argmax", threshold: float = 0.3) -> set[Link]:
@@ -80,22 +86,44 @@ def force_words(model: HFModel, source: list[str], target: list[str], line: int 
     return c
 
 
+def pieces_of(c: CrossAttention, pick: Pick) -> np.ndarray:
+    """A pick's weights on the tokenizer's pieces: ``[tgt_pieces, src_pieces]``."""
+    return c.heads_weights(list(pick.heads)) if pick.heads else c.pieces_weights(pick.layer, pick.head)
+
+
+def word_matrices(c: CrossAttention, picks: list[Pick]) -> tuple[np.ndarray, list[str], list[str]]:
+    """Each pick read as words as :func:`word_reading` reads one, all at once: ``([picks, tgt_words,
+    src_words], source words, target words)``. The word grouping is the same for every head of a decode,
+    so it is found once; a word's columns are summed, its rows averaged, the ``<eos>`` column left out
+    and each row renormalised (0 where all of it was on ``<eos>``)."""
+    reading = word_reading(c, Pick())  # the grouping: token -> word, -1 for the hidden <eos>
+    columns = [[i for t, w in enumerate(reading.source_index) if w == k for i in c.source.groups[t]]
+               for k in range(len(reading.source_words))]  # fmt: skip
+    rows = [[t for t, w in enumerate(reading.target_index) if w == k] for k in range(len(reading.target_words))]
+    stack = np.stack([pieces_of(c, pick) for pick in picks])  # [picks, tgt_pieces, src_pieces]
+    tokens = fold(stack, c.target.groups, None)  # [picks, tgt_tokens, src_pieces]: rows as the tokens read them
+    words = fold(tokens, rows, columns)  # [picks, tgt_words, src_words]
+    total = words.sum(axis=-1, keepdims=True)  # [picks, tgt_words, 1]
+    words = np.divide(words, total, out=np.zeros_like(words), where=total > 0)
+    return words, reading.source_words, reading.target_words
+
+
 def word_stack(c: CrossAttention) -> tuple[np.ndarray, list[str], list[str]]:
-    """Every head read as words (:func:`word_reading`): ``([layers, heads, tgt_words, src_words], source words,
-    target words)``, for the grid of heads."""
-    readings = [[word_reading(c, Pick(layer, head)) for head in range(c.heads)] for layer in range(c.layers)]
-    stack = np.array([[r.weights for r in row] for row in readings])  # [layers, heads, tgt_words, src_words]
-    first = readings[0][0]
-    return stack, first.source_words, first.target_words
+    """Every head read as words (:func:`word_matrices`): ``([layers, heads, tgt_words, src_words], source
+    words, target words)``, for the grid of heads."""
+    picks = [Pick(layer, head) for layer in range(c.layers) for head in range(c.heads)]
+    words, src, tgt = word_matrices(c, picks)
+    return words.reshape(c.layers, c.heads, *words.shape[1:]), src, tgt
 
 
 def head_aer(c: CrossAttention, gold: goldfile.GoldAlignment, method: str = "argmax") -> np.ndarray:
     """Each head's AER against one pair's gold links: ``[layers, heads]``."""
+    stack, _, _ = word_stack(c)
     grid = np.zeros((c.layers, c.heads))
     for layer in range(c.layers):
         for head in range(c.heads):
-            links = links_of(word_reading(c, Pick(layer, head)), method)
-            grid[layer, head] = goldfile.score([sorted(links)], [gold])[0].aer
+            links = sorted(directional_links(stack[layer, head], method))
+            grid[layer, head] = goldfile.score([links], [gold])[0].aer
     return grid
 
 
@@ -122,10 +150,12 @@ def score_picks(
                         "one of each per pair")  # fmt: skip
     picks = picks or every_pick(model.info.layers, model.info.heads)
     predicted: list[list[list[Link]]] = [[] for _ in picks]
+    if method not in DIRECTIONAL:
+        raise InputError(f"a Hugging Face model's links come from {', '.join(DIRECTIONAL)}, not {method!r}")
     for n, (src, tgt) in enumerate(zip(sources, targets, strict=True), start=1):
-        c = force_words(model, src, tgt, n)
-        for k, pick in enumerate(picks):
-            predicted[k].append(sorted(links_of(word_reading(c, pick), method, threshold)))
+        words, _, _ = word_matrices(force_words(model, src, tgt, n), picks)  # [picks, tgt_words, src_words]
+        for k, matrix in enumerate(words):
+            predicted[k].append(sorted(directional_links(matrix, method, threshold)))
     rows = []
     for pick, links in zip(picks, predicted, strict=True):
         total, _ = goldfile.score(links, gold)

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from attnviz.errors import AttnvizError, CheckpointError, InputError
-from attnviz.external import group_pieces, load_hf
+from attnviz.external import Pick, group_pieces, head_aer, load_hf, score_picks, word_reading, word_stack
 from attnviz.links import directional_links, parse_pharaoh, read_words, score_table
 from tests.support.hf_models import BUILDERS, GOLD, REFERENCE, SOURCE, m2m_folder, marian_folder
 
@@ -93,6 +93,21 @@ def test_pieces_fold_into_tokens_and_words(hf):
     gold = parse_pharaoh([GOLD], [(7, 7)])
     corpus, _ = score_table(gold, {"dtw": [sorted(links)]})
     assert corpus[0]["aligner"] == "dtw" and 0 <= corpus[0]["AER"] <= 1
+
+
+def test_every_head_read_at_once_equals_each_read_alone(hf):
+    c = hf.force(SOURCE, REFERENCE)
+    stack, src, tgt = word_stack(c)
+    assert (src, tgt) == (SOURCE.split(), REFERENCE.split())
+    for layer in range(c.layers):
+        for head in range(c.heads):
+            np.testing.assert_allclose(stack[layer, head], word_reading(c, Pick(layer, head)).weights, atol=1e-9)
+    gold = parse_pharaoh([GOLD], [(7, 7)])[0]
+    aer = head_aer(c, gold)
+    rows = score_picks(hf, [SOURCE.split()], [REFERENCE.split()], [gold])
+    assert {(r["layer"], r["head"]): r["AER"] for r in rows if r["head"] is not None} == {
+        (layer, head): round(aer[layer, head], 3) for layer in range(c.layers) for head in range(c.heads)
+    }
 
 
 def test_beam_gives_the_n_best_best_first(hf):
