@@ -20,10 +20,11 @@ from attnviz.external import (
     head_aer,
     load_hf,
     parse_heads,
+    score_picks,
     unpack_zip,
     word_stack,
 )
-from attnviz.links import parse_pharaoh
+from attnviz.links import DIRECTIONAL, FORMATS, gold_of_upload, parse_pharaoh, text_lines
 from attnviz.plots import heads_grid, plot_config
 from attnviz.server import server_folder
 from pages.shared.common import escape_markdown, get_model, session_models
@@ -34,6 +35,9 @@ TEXT_KEY, REFERENCE_KEY, BEAM_KEY = "yours_hf_text", "yours_hf_reference", "your
 SRC_LANG_KEY, TGT_LANG_KEY, GOLD_KEY = "yours_hf_src_lang", "yours_hf_tgt_lang", "yours_hf_gold"
 LAYER_KEY, HEAD_KEY, COMPARE_KEY, GRID_KEY = "yours_hf_layer", "yours_hf_head", "yours_hf_compare", "yours_hf_grid"
 ATTNVIZ_KEY = "yours_hf_attnviz"
+RANK_GOLD_KEY, RANK_SRC_KEY, RANK_TGT_KEY = "yours_hf_rank_gold", "yours_hf_rank_src", "yours_hf_rank_tgt"
+RANK_FORMAT_KEY, RANK_BASE_KEY = "yours_hf_rank_format", "yours_hf_rank_one_based"
+RANK_METHOD_KEY, RANK_KEY = "yours_hf_rank_method", "yours_hf_rank"
 HOWS = ("Path on the server", "Upload a zip")
 ALL = "all"
 MAX_GRID_HEADS = 16 * 16
@@ -160,6 +164,50 @@ def _picks(c: CrossAttention) -> tuple[Pick, list[Pick]]:
     return opened, others
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def _ranking(path: str, version: float, files: tuple, fmt: str, one_based: bool, method: str) -> tuple[list[dict], int]:
+    """Every head, layer and the average scored against a gold set (``files``: the gold, source and target
+    files as ``(name, bytes)``), lowest AER first, and the number of pairs; DataError for a bad file."""
+    (gold_name, gold), (src_name, src), (tgt_name, tgt) = files
+    sentences = (text_lines(src, src_name), text_lines(tgt, tgt_name))
+    gold_set = gold_of_upload(text_lines(gold, gold_name), gold_name, fmt, one_based, sentences, (src_name, tgt_name))
+    rows = score_picks(_model(path, version), gold_set.sources, gold_set.targets, gold_set.gold, method=method)
+    return sorted(rows, key=lambda row: row["AER"]), len(gold_set.gold)
+
+
+def _open_best(row: dict) -> None:
+    st.session_state[LAYER_KEY] = ALL if row["layer"] is None else row["layer"]
+    st.session_state[HEAD_KEY] = ALL if row["head"] is None else row["head"]
+
+
+def _rank(folder: Path) -> None:
+    """Every head ranked by AER on uploaded gold files, the best one opened with a click."""
+    left, right = st.columns(2)
+    gold = left.file_uploader("Gold alignment file", key=RANK_GOLD_KEY)
+    fmt = left.radio("Format", FORMATS, key=RANK_FORMAT_KEY, horizontal=True)
+    one_based = left.toggle("Indices start at 1", key=RANK_BASE_KEY)
+    src = right.file_uploader("Source sentences (tokenized, one per line)", key=RANK_SRC_KEY)
+    tgt = right.file_uploader("Target sentences (tokenized, one per line)", key=RANK_TGT_KEY)
+    method = st.segmented_control("Links from attention", DIRECTIONAL, default="argmax", key=RANK_METHOD_KEY,
+                                  help=panel.METHOD_HELP) or "argmax"  # fmt: skip
+    if gold is None or src is None or tgt is None:
+        st.info("Upload a gold alignment file and its source and target sentences: every head is forced through "
+                "each pair and scored, so you see which heads align.")  # fmt: skip
+        return
+    files = tuple((f.name, f.getvalue()) for f in (gold, src, tgt))
+    try:
+        with st.spinner("Forcing every pair and scoring every head…"):
+            rows, n = _ranking(str(folder), _version(folder), files, fmt, one_based, method)
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    st.caption(escape_markdown(f"{n} pairs, {method} links on words, lowest AER first."))
+    st.dataframe(pd.DataFrame(rows).drop(columns=["layer", "head"]), hide_index=True, key="yours_hf_rank_table",
+                 height=260)  # fmt: skip
+    st.button(f"Open the best: {rows[0]['attention']}", key="yours_hf_rank_open", on_click=_open_best,
+              args=(rows[0],))  # fmt: skip
+
+
 def _attnviz_model(text: str, target: str) -> dict:
     """An attnviz model chosen to compare with, forced through the same target: ``{name: Alignment}`` (empty
     when none is chosen or it cannot read the sentences, with a note)."""
@@ -212,6 +260,9 @@ def render() -> None:
                               placeholder="0-0 1-2 2-1", help=panel.GOLD_HELP).strip()  # fmt: skip
     with st.expander("Heads: every layer × head", expanded=True):
         _grid(c, decode, gold_line)
+    if st.toggle("Rank every head on a gold set (files)", key=RANK_KEY):
+        with st.container(border=True):
+            _rank(folder)
     try:
         opened, others = _picks(c)
         picks = [opened, *(p for p in others if p != opened)]

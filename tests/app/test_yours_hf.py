@@ -8,7 +8,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.hf_models import GOLD, REFERENCE, SOURCE, marian_folder
+from tests.support.hf_models import GOLD, REFERENCE, SENTENCES, SOURCE, marian_folder
 from tests.support.paths import APP
 
 
@@ -87,3 +87,20 @@ def test_compared_with_an_attnviz_model_forced_through_the_same_reference(folder
     assert at.multiselect(key="yours_hf_panel_matrix").value == ["all layers and heads", "attnviz toy-fr-general-luong"]
     titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)[1:]]
     assert any("toy-fr-general-luong" in t for t in titles)
+
+
+def test_every_head_ranked_on_uploaded_gold_files_and_the_best_opened(folder):
+    at = _open(page(), folder)
+    at.toggle(key="yours_hf_rank").set_value(True).run()
+    at.file_uploader(key="yours_hf_rank_src").set_value(("src.txt", f"{SENTENCES[0]}\n".encode(), "text/plain"))
+    at.file_uploader(key="yours_hf_rank_tgt").set_value(("tgt.txt", f"{SENTENCES[1]}\n".encode(), "text/plain"))
+    at.file_uploader(key="yours_hf_rank_gold").set_value(("gold.txt", f"{GOLD}\n".encode(), "text/plain")).run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value  # the ranking (AppTest finds no dataframe by key)
+    assert len(table) == 1 + 3 + 12 and list(table["AER"]) == sorted(table["AER"])
+    best = table["attention"][0]
+    at.button(key="yours_hf_rank_open").click().run()
+    layer, head = at.selectbox(key="yours_hf_layer").value, at.selectbox(key="yours_hf_head").value
+    assert best == (
+        "all layers and heads" if layer == "all" else f"layer {layer}" + ("" if head == "all" else f", head {head}")
+    )
