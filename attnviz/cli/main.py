@@ -23,6 +23,7 @@ from attnviz.cli import (
     bench,
     data,
     evaluate,
+    hf,
     import_joeynmt,
     leaderboard,
     list_models,
@@ -45,6 +46,7 @@ COMMANDS: dict[str, ModuleType] = {
     "attribute": attribute,
     "attention": attention,
     "import-joeynmt": import_joeynmt,
+    "hf": hf,
 }
 
 

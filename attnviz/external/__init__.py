@@ -11,21 +11,57 @@ from attnviz.external.attention_file import (
     read_attention_file,
 )
 from attnviz.external.file_links import matrix_names, score_files, word_links
+from attnviz.external.folder import MAX_UNPACKED_MB, MAX_ZIP_MB, model_root, unpack_zip
+from attnviz.external.heads import (
+    Pick,
+    every_pick,
+    force_words,
+    head_aer,
+    links_of,
+    parse_heads,
+    score_picks,
+    word_reading,
+    word_stack,
+)
+from attnviz.external.hf import HFModel, Info, check_folder, load_hf
 from attnviz.external.joeynmt import checkpoint_bytes, import_joeynmt, import_joeynmt_files, import_joeynmt_zip
+from attnviz.external.pieces import Grouping, group_pieces, word_marker
+from attnviz.external.trace import CrossAttention
 
 __all__ = [
     "EXAMPLE_ATTENTION",
     "MAX_ATTENTION_BYTES",
+    "MAX_UNPACKED_MB",
+    "MAX_ZIP_MB",
     "AttentionFile",
+    "CrossAttention",
+    "Grouping",
+    "HFModel",
+    "Info",
+    "Pick",
     "attention_json",
     "attention_npz",
+    "check_folder",
     "checkpoint_bytes",
+    "every_pick",
+    "force_words",
+    "group_pieces",
+    "head_aer",
     "import_joeynmt",
     "import_joeynmt_files",
     "import_joeynmt_zip",
+    "links_of",
+    "load_hf",
     "matrix_names",
+    "model_root",
+    "parse_heads",
     "read_attention",
     "read_attention_file",
     "score_files",
+    "score_picks",
+    "unpack_zip",
     "word_links",
+    "word_marker",
+    "word_reading",
+    "word_stack",
 ]

@@ -1,6 +1,7 @@
 """Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick."""
 
 from attnviz.links.display import common_steps, for_reading
+from attnviz.links.dtw import DTW_WIDTH, dtw_links, dtw_matrix, dtw_path
 from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
 from attnviz.links.extract import (
     DIRECTIONAL,
@@ -8,6 +9,8 @@ from attnviz.links.extract import (
     WordAlignment,
     align_corpus,
     align_words,
+    directional_links,
+    read_words,
     threshold_links,
     word_attention,
 )
@@ -30,6 +33,7 @@ from attnviz.links.yardstick import (
 __all__ = [
     "DIRECTIONAL",
     "DIRECTIONS",
+    "DTW_WIDTH",
     "EFLOMAL_METHOD",
     "FORMATS",
     "METHODS",
@@ -42,12 +46,17 @@ __all__ = [
     "align_corpus",
     "align_words",
     "common_steps",
+    "directional_links",
+    "dtw_links",
+    "dtw_matrix",
+    "dtw_path",
     "eflomal_links",
     "for_reading",
     "gold_of_pairs",
     "gold_of_upload",
     "goldfile",
     "parse_pharaoh",
+    "read_words",
     "reverse_entry",
     "run_eflomal",
     "score_table",

@@ -5,6 +5,8 @@ hidden: :mod:`attnviz.links.reading`), 0-based, the order of Pharaoh ``i-j`` lin
 
 * ``argmax``: each target word linked to the source word it attends to most.
 * ``threshold``: every (source, target) word pair whose weight reaches the threshold.
+* ``dtw``: Whisper's recipe, a monotonic path by dynamic time warping through the standardised,
+  median-filtered matrix (:mod:`attnviz.links.dtw`).
 * ``intersection``, ``union``, ``grow-diag``, ``grow-diag-final``, ``grow-diag-final-and``:
   the argmax links of a model and of the *reverse* model (target -> source, forced through the
   source) combined as in Koehn, Och & Marcu (2003) and Moses' ``symal``: start from the
@@ -21,11 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.data import EOS, Link, to_pharaoh
-from attnviz.decoding import Translator, argmax_links
+from attnviz.decoding import Alignment, Translator, argmax_links
 from attnviz.errors import DataError, InputError
+from attnviz.links.dtw import dtw_links
 from attnviz.links.reading import Reading, read
 
-DIRECTIONAL = ("argmax", "threshold")
+DIRECTIONAL = ("argmax", "threshold", "dtw")
 SYMMETRIC = ("intersection", "union", "grow-diag", "grow-diag-final", "grow-diag-final-and")
 METHODS = DIRECTIONAL + SYMMETRIC
 _NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -116,15 +119,32 @@ class WordAlignment:
         }
 
 
-def word_attention(translator: Translator, source: str, target: str) -> Reading:
-    """Forced decoding of ``target``, read as words: a :class:`~attnviz.links.reading.Reading`
-    without the ``<eos>`` row."""
-    al = translator.align(source, target)
-    reading = read(al.weights, al.source_tokens, al.target_tokens)
+def directional_links(weights: np.ndarray, method: str, threshold: float = 0.3) -> set[Link]:
+    """The links one direction's ``[tgt, src]`` word matrix gives by ``method``, one of :data:`DIRECTIONAL`;
+    ``dtw`` also takes a ``[heads, tgt, src]`` stack (Whisper's alignment heads)."""
+    if method == "argmax":
+        return argmax_links(weights)
+    if method == "threshold":
+        return threshold_links(weights, threshold)
+    if method == "dtw":
+        return dtw_links(weights)
+    raise InputError(f"{method!r} is not a one-direction method; choose one of {', '.join(DIRECTIONAL)}")
+
+
+def read_words(al: Alignment) -> Reading:
+    """An alignment's weights read as words (pieces merged, the source's ``<eos>`` column hidden where it has
+    one), without the ``<eos>`` row."""
+    reading = read(al.weights, al.source_tokens, al.target_tokens, hide=al.source_tokens[-1:] == [EOS])
     if reading.target_words[-1:] == [EOS]:
         reading.weights = reading.weights[:-1]
         reading.target_words = reading.target_words[:-1]
     return reading
+
+
+def word_attention(translator: Translator, source: str, target: str) -> Reading:
+    """Forced decoding of ``target``, read as words: a :class:`~attnviz.links.reading.Reading`
+    without the ``<eos>`` row."""
+    return read_words(translator.align(source, target))
 
 
 def align_words(
@@ -144,10 +164,8 @@ def align_words(
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     fwd = word_attention(translator, source, target)
-    if method == "argmax":
-        links = argmax_links(fwd.weights)
-    elif method == "threshold":
-        links = threshold_links(fwd.weights, threshold)
+    if method in DIRECTIONAL:
+        links = directional_links(fwd.weights, method, threshold)
     else:
         if reverse is None:
             raise InputError(

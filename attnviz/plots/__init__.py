@@ -23,6 +23,7 @@ from attnviz.plots.exports import (
     replace_token,
     step_table,
 )
+from attnviz.plots.heads import heads_grid
 from attnviz.plots.heatmap import plot_config, step_bar
 from attnviz.plots.links import gold_figure, links_figure
 
@@ -45,6 +46,7 @@ __all__ = [
     "gold_figure",
     "gold_heatmap",
     "has_cell",
+    "heads_grid",
     "js_plot",
     "length_histogram",
     "links_figure",

@@ -23,9 +23,10 @@ PARTS = {"sentence": "This sentence", "gold": "Scored against gold links"}
 SYMMETRIC = ("intersection", "union", "grow-diag-final")  # the ones offered; the CLI has all of extract.SYMMETRIC
 METHOD_HELP = (
     "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
-    "reaches the threshold. intersection, union, grow-diag-final: this model's argmax links combined with those "
-    "of the reverse model (target to source), as phrase-based systems symmetrise word aligners; offered when the "
-    "task's reverse model is there."
+    "reaches the threshold. dtw: Whisper's recipe, the cheapest monotonic path through the standardised attention "
+    "by dynamic time warping (every word linked, no reordering). intersection, union, grow-diag-final: this model's "
+    "argmax links combined with those of the reverse model (target to source), as phrase-based systems symmetrise "
+    "word aligners; offered when the task's reverse model is there."
 )
 
 

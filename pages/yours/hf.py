@@ -1,9 +1,274 @@
-"""Your model: the hf source."""
+"""Your model: a Hugging Face encoder-decoder folder (MarianMT, T5, BART, mBART, NLLB, M2M100), by its
+path on the server or uploaded as a zip, read offline. Translate or force a reference, find the
+heads that align in a layer x head grid (scored against gold links when given), open one, compare
+heads, and every shared view over them (pages/yours/panel.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import streamlit as st
+
+from attnviz.errors import AttnvizError
+from attnviz.external import (
+    MAX_ZIP_MB,
+    CrossAttention,
+    HFModel,
+    Pick,
+    check_folder,
+    head_aer,
+    load_hf,
+    parse_heads,
+    score_picks,
+    unpack_zip,
+    word_stack,
+)
+from attnviz.links import DIRECTIONAL, FORMATS, gold_of_upload, parse_pharaoh, text_lines
+from attnviz.plots import heads_grid, plot_config
+from attnviz.server import server_folder
+from pages.shared.common import escape_markdown, get_model, session_models
+from pages.yours import panel
+
+HOW_KEY, PATH_KEY, ZIP_KEY = "yours_hf_how", "yours_hf_path", "yours_hf_zip"
+TEXT_KEY, REFERENCE_KEY, BEAM_KEY = "yours_hf_text", "yours_hf_reference", "yours_hf_beam"
+SRC_LANG_KEY, TGT_LANG_KEY, GOLD_KEY = "yours_hf_src_lang", "yours_hf_tgt_lang", "yours_hf_gold"
+LAYER_KEY, HEAD_KEY, COMPARE_KEY, GRID_KEY = "yours_hf_layer", "yours_hf_head", "yours_hf_compare", "yours_hf_grid"
+ATTNVIZ_KEY = "yours_hf_attnviz"
+RANK_GOLD_KEY, RANK_SRC_KEY, RANK_TGT_KEY = "yours_hf_rank_gold", "yours_hf_rank_src", "yours_hf_rank_tgt"
+RANK_FORMAT_KEY, RANK_BASE_KEY = "yours_hf_rank_format", "yours_hf_rank_one_based"
+RANK_METHOD_KEY, RANK_KEY = "yours_hf_rank_method", "yours_hf_rank"
+HOWS = ("Path on the server", "Upload a zip")
+ALL = "all"
+MAX_GRID_HEADS = 16 * 16
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _model(path: str, version: float) -> HFModel:
+    """The model in ``path`` (``version``: its files' latest change, so an edited folder is read again)."""
+    return load_hf(path)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _decode(path: str, version: float, text: str, reference: str, beam: int, langs: tuple) -> CrossAttention:
+    model = _model(path, version)
+    source_lang, target_lang = langs
+    if reference:
+        return model.force(text, reference, source_lang, target_lang)
+    return model.translate(text, beam=beam, source_lang=source_lang, target_lang=target_lang)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _word_stack(decode: tuple) -> tuple:
+    """Every head of the decode ``_decode(*decode)`` read as words (external.word_stack), once per decode."""
+    return word_stack(_decode(*decode))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _head_aer(decode: tuple, gold_line: str):
+    """Each head's AER ``[layers, heads]`` against the pair's gold links; DataError when they are malformed."""
+    _, src, tgt = _word_stack(decode)
+    gold = parse_pharaoh([gold_line], [(len(src), len(tgt))], name="the gold links")[0]
+    return head_aer(_decode(*decode), gold)
+
+
+def _version(folder: Path) -> float:
+    return max((p.stat().st_mtime for p in folder.iterdir() if p.is_file()), default=0.0)
+
+
+def _folder() -> tuple[Path, str] | None:
+    """The model folder the user gave and where it came from (None, with a note, until there is one);
+    AttnvizError when it is not one."""
+    how = st.segmented_control("Model folder", HOWS, default=HOWS[0], key=HOW_KEY) or HOWS[0]
+    if how == HOWS[0]:
+        text = st.text_input("Folder on the server", key=PATH_KEY, placeholder="/models/opus-mt-en-de",
+                             help="A folder saved by save_pretrained: config.json, model.safetensors and the "
+                             "tokenizer's files. Nothing is fetched from a hub.")  # fmt: skip
+        if not text.strip():
+            st.info("Give the path of a Hugging Face model folder on this server, or upload the folder as a zip.")
+            return None
+        folder = Path(text.strip()).expanduser()
+        origin = str(folder)
+    else:
+        upload = st.file_uploader(f"The model folder as a zip (up to {MAX_ZIP_MB} MB)", type=["zip"], key=ZIP_KEY)
+        if upload is None:
+            st.info("Upload a zip of a model folder (zip -r model.zip FOLDER); bigger models: give their path.")
+            return None
+        folder = unpack_zip(upload.getvalue(), server_folder() / "hf")
+        origin = f"the upload {upload.name}"
+    check_folder(folder)
+    return folder.resolve(), origin
+
+
+def _sentence(model: HFModel) -> tuple[str, str, int, tuple]:
+    """The source, the reference to force (empty: translate), the beam size and the language codes."""
+    text = st.text_input("Source sentence", key=TEXT_KEY, max_chars=2000, placeholder="Type a sentence, then Enter")
+    left, right = st.columns([3, 1])
+    reference = left.text_input("Force through a reference (optional)", key=REFERENCE_KEY, max_chars=2000,
+                                help="Your translation: the attention while the decoder is forced through "
+                                "it, to score against gold links. Empty: the model's own translation.")  # fmt: skip
+    beam = right.number_input("Beam", 1, 8, 1, key=BEAM_KEY, disabled=bool(reference.strip()))
+    langs = (None, None)
+    codes = model.languages()
+    if codes:
+        a, b = st.columns(2)
+        langs = (a.selectbox("Source language", [None, *codes], key=SRC_LANG_KEY),
+                 b.selectbox("Target language", [None, *codes], key=TGT_LANG_KEY))  # fmt: skip
+    return text.strip(), reference.strip(), int(beam), langs
+
+
+def _open_clicked() -> None:
+    """A click on a map of the grid opens that head in the pickers."""
+    points = st.session_state[GRID_KEY].selection.get("points", [])
+    data = points[0].get("customdata") if points else None
+    if data:
+        st.session_state[LAYER_KEY], st.session_state[HEAD_KEY] = int(data[0]), int(data[1])
+
+
+def _grid(c: CrossAttention, decode: tuple, gold_line: str) -> None:
+    """Every head as a small map, each titled with its AER when gold links are given; a click opens one."""
+    if c.layers * c.heads > MAX_GRID_HEADS:
+        st.caption(f"{c.layers} × {c.heads} heads are too many for one grid; pick them below.")
+        return
+    stack, src, tgt = _word_stack(decode)
+    aer = None
+    if gold_line:
+        try:
+            aer = _head_aer(decode, gold_line)
+        except AttnvizError as e:
+            st.error(escape_markdown(str(e)))
+    layer, head = st.session_state.get(LAYER_KEY), st.session_state.get(HEAD_KEY)
+    chosen = (layer, head) if isinstance(layer, int) and isinstance(head, int) else None
+    fig = heads_grid(stack, src, tgt, aer, chosen)
+    st.plotly_chart(fig, key=GRID_KEY, on_select=_open_clicked, selection_mode="points", width="content",
+                    config=plot_config("attnviz-heads"))  # fmt: skip
+    note = " Titles give each head's AER against the gold links (argmax links; the lowest in bold)."
+    st.caption("Each map: rows are target words, columns source words, pieces merged, <eos> hidden."
+               + (note if aer is not None else ""))  # fmt: skip
+
+
+def _picks(c: CrossAttention) -> tuple[Pick, list[Pick]]:
+    """The opened attention (layer and head pickers) and the heads to compare it with."""
+    if st.session_state.get(LAYER_KEY) not in [ALL, *range(c.layers)]:
+        st.session_state[LAYER_KEY] = ALL
+    if st.session_state.get(HEAD_KEY) not in [ALL, *range(c.heads)]:
+        st.session_state[HEAD_KEY] = ALL
+    a, b, d = st.columns([1, 1, 3])
+    layer = a.selectbox("Layer", [ALL, *range(c.layers)], key=LAYER_KEY, help="0-based; all: every layer averaged")
+    head = b.selectbox("Head", [ALL, *range(c.heads)], key=HEAD_KEY, disabled=layer == ALL,
+                       help="0-based; all: the layer's heads averaged")  # fmt: skip
+    compare = d.text_input("Compare with heads (layer:head, up to 3)", key=COMPARE_KEY, placeholder="3:1 4:0",
+                           help="Each listed head is shown beside the opened one on one colour scale.")  # fmt: skip
+    opened = Pick() if layer == ALL else Pick(layer, None if head == ALL else head)
+    others = [Pick(*pair) for pair in parse_heads(compare)[:3]] if compare.strip() else []
+    return opened, others
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _ranking(path: str, version: float, files: tuple, fmt: str, one_based: bool, method: str) -> tuple[list[dict], int]:
+    """Every head, layer and the average scored against a gold set (``files``: the gold, source and target
+    files as ``(name, bytes)``), lowest AER first, and the number of pairs; DataError for a bad file."""
+    (gold_name, gold), (src_name, src), (tgt_name, tgt) = files
+    sentences = (text_lines(src, src_name), text_lines(tgt, tgt_name))
+    gold_set = gold_of_upload(text_lines(gold, gold_name), gold_name, fmt, one_based, sentences, (src_name, tgt_name))
+    rows = score_picks(_model(path, version), gold_set.sources, gold_set.targets, gold_set.gold, method=method)
+    return sorted(rows, key=lambda row: row["AER"]), len(gold_set.gold)
+
+
+def _open_best(row: dict) -> None:
+    st.session_state[LAYER_KEY] = ALL if row["layer"] is None else row["layer"]
+    st.session_state[HEAD_KEY] = ALL if row["head"] is None else row["head"]
+
+
+def _rank(folder: Path) -> None:
+    """Every head ranked by AER on uploaded gold files, the best one opened with a click."""
+    left, right = st.columns(2)
+    gold = left.file_uploader("Gold alignment file", key=RANK_GOLD_KEY)
+    fmt = left.radio("Format", FORMATS, key=RANK_FORMAT_KEY, horizontal=True)
+    one_based = left.toggle("Indices start at 1", key=RANK_BASE_KEY)
+    src = right.file_uploader("Source sentences (tokenized, one per line)", key=RANK_SRC_KEY)
+    tgt = right.file_uploader("Target sentences (tokenized, one per line)", key=RANK_TGT_KEY)
+    method = st.segmented_control("Links from attention", DIRECTIONAL, default="argmax", key=RANK_METHOD_KEY,
+                                  help=panel.METHOD_HELP) or "argmax"  # fmt: skip
+    if gold is None or src is None or tgt is None:
+        st.info("Upload a gold alignment file and its source and target sentences: every head is forced through "
+                "each pair and scored, so you see which heads align.")  # fmt: skip
+        return
+    files = tuple((f.name, f.getvalue()) for f in (gold, src, tgt))
+    try:
+        with st.spinner("Forcing every pair and scoring every head…"):
+            rows, n = _ranking(str(folder), _version(folder), files, fmt, one_based, method)
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    st.caption(escape_markdown(f"{n} pairs, {method} links on words, lowest AER first."))
+    st.dataframe(pd.DataFrame(rows).drop(columns=["layer", "head"]), hide_index=True, key="yours_hf_rank_table",
+                 height=260)  # fmt: skip
+    st.button(f"Open the best: {rows[0]['attention']}", key="yours_hf_rank_open", on_click=_open_best,
+              args=(rows[0],))  # fmt: skip
+
+
+def _attnviz_model(text: str, target: str) -> dict:
+    """An attnviz model chosen to compare with, forced through the same target: ``{name: Alignment}`` (empty
+    when none is chosen or it cannot read the sentences, with a note)."""
+    models = {entry["name"]: entry for entry in session_models()}
+    name = st.selectbox("Compare with an attnviz model (forced through the same target)", [None, *sorted(models)],
+                        key=ATTNVIZ_KEY, help="Shown beside the heads on one colour scale; its words must match "
+                        "for the links to be compared.")  # fmt: skip
+    if name is None or not target:
+        return {}
+    try:
+        return {f"attnviz {name}": get_model(models[name]).align(text, target)}
+    except AttnvizError as e:
+        st.warning(escape_markdown(f"{name} cannot read this pair: {e}"))
+        return {}
 
 
 def render() -> None:
-    st.info("Not available yet.")
+    try:
+        given = _folder()
+        if given is None:
+            return
+        folder, origin = given
+        with st.spinner("Loading the model…"):
+            model = _model(str(folder), _version(folder))
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    info = model.info
+    marker = f", words marked by {info.marker}" if info.marker else ""
+    st.caption(escape_markdown(f"{info.name}: {info.model_type}, {info.layers} decoder layers × {info.heads} "
+                               f"cross-attention heads, {info.parameters:,} parameters, {info.vocab_size:,} "
+                               f"tokens{marker}. Read offline from {origin}."))  # fmt: skip
+    text, reference, beam, langs = _sentence(model)
+    if not text:
+        st.info("Type a source sentence and press Enter.")
+        return
+    try:
+        with st.spinner("Decoding…"):
+            decode = (str(folder), _version(folder), text, reference, beam, langs)
+            c = _decode(*decode)
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    label = "Reference (forced)" if reference else "Translation"
+    st.markdown(f"**{label}:** {escape_markdown(c.text) or '(empty)'}")
+    if c.hypotheses:
+        st.dataframe(pd.DataFrame([{"translation": h.text, "log-probability": round(h.log_prob, 3)}
+                                   for h in c.hypotheses]), hide_index=True, key="yours_hf_nbest")  # fmt: skip
+    gold_line = st.text_input("Gold links of this pair (Pharaoh, 0-based over words)", key=GOLD_KEY,
+                              placeholder="0-0 1-2 2-1", help=panel.GOLD_HELP).strip()  # fmt: skip
+    with st.expander("Heads: every layer × head", expanded=True):
+        _grid(c, decode, gold_line)
+    if st.toggle("Rank every head on a gold set (files)", key=RANK_KEY):
+        with st.container(border=True):
+            _rank(folder)
+    try:
+        opened, others = _picks(c)
+        picks = [opened, *(p for p in others if p != opened)]
+        alignments = {p.name: c.alignment(p.layer, p.head, list(p.heads) or None) for p in picks}
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    alignments |= _attnviz_model(text, reference or c.text)
+    panel.show_alignments(alignments, "yours_hf_panel", gold=gold_line, default=list(alignments))

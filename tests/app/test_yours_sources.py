@@ -29,7 +29,7 @@ def test_an_attention_file_is_drawn_matrix_by_matrix():
         ("mine.json", json.dumps(EXAMPLE_ATTENTION).encode(), "application/json")
     ).run()
     assert not at.exception and not at.error
-    assert at.selectbox(key="yours_file_matrix").options == ["layer 0 head 0", "layer 0 head 1"]
+    assert at.multiselect(key="yours_file_matrix").options == ["layer 0 head 0", "layer 0 head 1"]
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert "black" in json.dumps(spec)
 
@@ -73,9 +73,9 @@ def test_a_joeynmt_checkpoint_converts_and_shows_its_attention(tmp_path):
     at.text_input(key="yours_joey_reference").set_value("y x").run()
     at.number_input(key="yours_joey_beam").set_value(2).run()
     assert not at.exception and not at.error
-    options = at.selectbox(key="yours_joey_matrix").options
+    options = at.multiselect(key="yours_joey_matrix").options
     assert options[:2] == ["reference (forced)", "beam 2"]
-    at.selectbox(key="yours_joey_matrix").set_value("reference (forced)").run()
+    at.multiselect(key="yours_joey_matrix").set_value(["reference (forced)"]).run()
     layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert layout["yaxis"]["ticktext"] == ["y", "x", "&lt;eos&gt;"]  # the reference, HTML-escaped
 

@@ -1,0 +1,125 @@
+"""``attnviz hf``: a Hugging Face encoder-decoder from a local folder: translate (or force a reference)
+and print the word links of a chosen head, layer or the average, scored against gold links; or rank
+every head by AER against a gold file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from attnviz.cli.align import _threshold
+from attnviz.cli.options import add_device, int_in, print_json
+from attnviz.data import to_pharaoh
+from attnviz.errors import DataError, InputError
+from attnviz.external import Pick, links_of, load_hf, parse_heads, score_picks, word_reading
+from attnviz.links import DIRECTIONAL, goldfile, parse_pharaoh
+
+HELP = "a Hugging Face encoder-decoder folder: its cross-attention per head as word links, scored against gold"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``attnviz hf``."""
+    p.add_argument("folder", help="the model folder (config.json, model.safetensors, tokenizer files); read offline")
+    p.add_argument("text", nargs="?", help="the source sentence (or give --src, --tgt and --gold to rank the heads)")
+    p.add_argument("--reference", help="force the decoder through this translation instead of translating")
+    p.add_argument("--beam", type=int_in(1, 16), default=1, help="beam size (default 1: greedy)")
+    p.add_argument("--max-new-tokens", type=int_in(1, 512), default=None)
+    p.add_argument("--source-lang", help="source language code of a multilingual tokenizer (eng_Latn, en_XX, en)")
+    p.add_argument("--target-lang", help="target language code, forced as the first target token (fra_Latn, fr)")
+    p.add_argument("--layer", type=int_in(0, 1000), help="decoder layer, 0-based (default: all layers averaged)")
+    p.add_argument("--head", type=int_in(0, 1000), help="head of --layer, 0-based (default: the layer's average)")
+    p.add_argument("--heads", help="several heads averaged, as layer:head pairs: '3:1 4:0' (Whisper's alignment heads)")
+    p.add_argument("--method", choices=DIRECTIONAL, default="argmax",
+                   help="word links: argmax per target word, every weight >= --threshold, or dtw (Whisper's "
+                   "monotonic path)")  # fmt: skip
+    p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
+    p.add_argument(
+        "--gold-links",
+        metavar="PHARAOH",
+        help="gold links of this pair ('0-0 1-2', 0-based over space-separated words; needs --reference)",
+    )
+    p.add_argument("--src", help="with --tgt and --gold: rank every head by AER on these sentences (one per line)")
+    p.add_argument("--tgt", help="target sentences, line by line with --src")
+    p.add_argument("--gold", help="gold alignment file for --src and --tgt")
+    p.add_argument("--format", choices=goldfile.FORMATS, default="pharaoh", help="gold format (default pharaoh)")
+    p.add_argument("--one-based", action="store_true", help="the gold indices start at 1 (NAACL files do)")
+    p.add_argument("--top", type=int_in(1, 10_000), default=10, help="rows of the head ranking printed (default 10)")
+    add_device(p)
+    p.add_argument("--json", action="store_true")
+
+
+def _pick(args: argparse.Namespace) -> Pick:
+    if args.heads and (args.layer is not None or args.head is not None):
+        raise InputError("give either --heads or --layer/--head, not both")
+    if args.head is not None and args.layer is None:
+        raise InputError("--head needs --layer: a head belongs to one layer")
+    return Pick(heads=parse_heads(args.heads)) if args.heads else Pick(args.layer, args.head)
+
+
+def run(args: argparse.Namespace) -> int:
+    corpus = (args.src, args.tgt, args.gold)
+    if any(corpus) and not all(corpus):
+        raise InputError("ranking the heads needs --src, --tgt and --gold together")
+    if all(corpus) == (args.text is not None):
+        raise InputError("give a source sentence, or --src, --tgt and --gold to rank the heads")
+    pick = _pick(args)
+    model = load_hf(args.folder, device=args.device)
+    return _rank(args, model, pick) if all(corpus) else _one(args, model, pick)
+
+
+def _one(args: argparse.Namespace, model, pick: Pick) -> int:
+    """One sentence: the translation (or the forced reference), the chosen attention's word links, their score."""
+    langs = {"source_lang": args.source_lang, "target_lang": args.target_lang}
+    if args.reference is not None:
+        c = model.force(args.text, args.reference, **langs)
+    else:
+        c = model.translate(args.text, beam=args.beam, max_new_tokens=args.max_new_tokens, **langs)
+    reading = word_reading(c, pick)
+    links = sorted(links_of(reading, args.method, args.threshold))
+    result = {"model": model.info.model_type, "layers": model.info.layers, "heads": model.info.heads,
+              "attention": pick.name, "method": args.method, "translation": c.text,
+              "source_words": reading.source_words, "target_words": reading.target_words,
+              "links": [list(link) for link in links], "pharaoh": to_pharaoh(links)}  # fmt: skip
+    if c.hypotheses:
+        result["n_best"] = [{"translation": h.text, "log_prob": round(h.log_prob, 4)} for h in c.hypotheses]
+    if args.gold_links is not None:
+        if args.reference is None:
+            raise InputError("--gold-links index the words of a given translation; give it with --reference")
+        lengths = [(len(reading.source_words), len(reading.target_words))]
+        gold = parse_pharaoh([args.gold_links], lengths, name="--gold-links")
+        total, _ = goldfile.score([links], gold)
+        result["gold"] = total.to_dict()
+    if args.json:
+        print_json(result)
+        return 0
+    print(f"{'reference' if args.reference is not None else 'translation'}: {c.text}")
+    for h in result.get("n_best", [])[1:]:
+        print(f"  n-best {h['log_prob']:9.3f}  {h['translation']}")
+    print(f"attention: {pick.name} ({model.info.model_type}, {model.info.layers} layers x {model.info.heads} heads)")
+    print(f"links ({args.method}, source-target over words): {result['pharaoh'] or '(none)'}")
+    for s, t in links:
+        print(f"  {reading.source_words[s]}  ->  {reading.target_words[t]}")
+    if "gold" in result:
+        g = result["gold"]
+        print(f"gold: precision {g['precision']:.3f}  recall {g['recall']:.3f}  AER {g['aer']:.3f}")
+    return 0
+
+
+def _rank(args: argparse.Namespace, model, pick: Pick) -> int:
+    """Every head, layer and the average (or the chosen attention only) scored against the gold file."""
+    sources, targets = goldfile.read_sentences(args.src), goldfile.read_sentences(args.tgt)
+    if len(sources) != len(targets):
+        raise DataError(f"{args.src} has {len(sources)} lines but {args.tgt} has {len(targets)}; give aligned files")
+    lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
+    gold = goldfile.read_gold(args.gold, lengths, args.format, args.one_based)
+    chosen = [pick] if args.layer is not None or args.heads else None  # None: every head, layer and the average
+    rows = score_picks(model, sources, targets, gold, chosen, args.method, args.threshold)
+    rows.sort(key=lambda row: row["AER"])
+    if args.json:
+        print(json.dumps({"model": model.info.model_type, "method": args.method, "n": len(gold), "rows": rows}))
+        return 0
+    print(f"{len(gold)} pairs, links by {args.method}; lowest AER first")
+    print(f"{'attention':<28} {'precision':>9} {'recall':>7} {'AER':>6}")
+    for row in rows[: args.top]:
+        print(f"{row['attention']:<28} {row['precision']:>9.3f} {row['recall']:>7.3f} {row['AER']:>6.3f}")
+    return 0

@@ -1,0 +1,123 @@
+"""A Hugging Face tokenizer's pieces as attnviz tokens, so the merge attnviz uses for its own BPE
+models (``@@`` ends a piece that does not end its word: :func:`attnviz.data.word_spans`) reads
+them as words.
+
+Each tokenizer family marks word boundaries its own way; the marker is found once per tokenizer,
+from its vocabulary (:func:`word_marker`):
+
+* ``▁`` (SentencePiece: Marian, T5, mBART, NLLB, M2M100) and ``Ġ`` (byte-level BPE: BART) start a word;
+* ``##`` (WordPiece) continues one;
+* ``</w>`` (the original BPE: FSMT) ends one.
+
+Special tokens are not words: on the source side every special token (``</s>``, ``<s>``, a
+language code) is gathered into the one final ``<eos>`` column (attention parked on a special
+token, the NULL alignment ``<eos>`` stands for in attnviz); on the target side a language code
+forced as the first token (or after ``</s>``, as mBART-cc25 puts it) is left out and the final
+``</s>`` becomes ``<eos>``. A bare ``▁``
+(SentencePiece's word boundary as a piece of its own) joins the piece after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.data import EOS, MARK
+
+MARKERS = {"▁": "start", "Ġ": "start", "##": "continue", "</w>": "end"}
+
+
+def word_marker(vocab: list[str]) -> str | None:
+    """The word-boundary marker most of the vocabulary uses (a key of :data:`MARKERS`), or ``None``."""
+    counts = {
+        marker: sum(1 for p in vocab if (p.endswith(marker) if kind == "end" else p.startswith(marker)))
+        for marker, kind in MARKERS.items()
+    }
+    best = max(counts, key=counts.get)
+    return best if counts[best] > 0 else None
+
+
+@dataclass
+class Grouping:
+    """Which tokenizer positions make each attnviz token."""
+
+    tokens: list[str]  # attnviz tokens: "pie@@" pieces, words, "<eos>" last when there is one
+    groups: list[list[int]]  # for each token, its positions in the tokenizer's sequence
+
+
+def _marked(pieces: list[str], marker: str | None, text_of: Callable[[str], str]) -> list[tuple[str, bool, bool]]:
+    """For each piece: its text without the marker, whether it starts a word, whether it ends one (None: unknown)."""
+    out = []
+    for p in pieces:
+        kind = MARKERS.get(marker or "")
+        if kind == "start":
+            out.append((text_of(p.removeprefix(marker)) if marker == "Ġ" else p.removeprefix(marker),
+                        p.startswith(marker), False))  # fmt: skip
+        elif kind == "continue":
+            out.append((p.removeprefix(marker), not p.startswith(marker), False))
+        elif kind == "end":
+            out.append((p.removesuffix(marker), False, p.endswith(marker)))
+        else:
+            out.append((p, True, True))
+    return out
+
+
+def group_pieces(
+    pieces: list[str],
+    special: list[bool],
+    marker: str | None,
+    side: str,
+    text_of: Callable[[str], str] = lambda p: p,
+    eos: int | None = -1,
+) -> Grouping:
+    """The attnviz tokens of one side's tokenizer ``pieces`` (``special[i]``: piece ``i`` is a special
+    token). ``side`` is ``"source"`` (specials gathered into a final ``<eos>``) or ``"target"`` (specials
+    left out but the one at position ``eos``, the target's ``</s>``, which becomes ``<eos>``; ``None``: the
+    target has none, -1: the last piece if it is special). ``text_of`` decodes a byte-level piece."""
+    body = [i for i, s in enumerate(special) if not s]
+    marks = _marked([pieces[i] for i in body], marker, text_of)
+    texts: list[str] = []
+    groups: list[list[int]] = []
+    starts: list[bool] = []
+    ends: list[bool] = []
+    pending: list[int] = []  # a bare word-start marker waiting for its piece
+    for position, (text, start, end) in zip(body, marks, strict=True):
+        if not text and start and not end:
+            pending.append(position)
+            continue
+        texts.append(text or pieces[position])
+        groups.append([*pending, position])
+        starts.append(start or bool(pending) or not groups[:-1])
+        ends.append(end)
+        pending = []
+    if pending:  # a marker with no piece after it: a token of its own
+        texts.append(pieces[pending[0]])
+        groups.append(pending)
+        starts.append(True)
+        ends.append(True)
+    tokens = []
+    for k, text in enumerate(texts):
+        last = k == len(texts) - 1
+        continues = not last and not ends[k] and not starts[k + 1]
+        tokens.append(text + MARK if continues and not text.endswith(MARK) else text)
+    rest = [i for i, s in enumerate(special) if s]
+    if side == "source" and rest:
+        tokens.append(EOS)
+        groups.append(rest)
+    elif side == "target" and eos is not None and special and special[eos]:
+        tokens.append(EOS)
+        groups.append([eos % len(special)])
+    return Grouping(tokens, groups)
+
+
+def fold(a: np.ndarray, rows: list[list[int]] | None, columns: list[list[int]] | None) -> np.ndarray:
+    """``a`` (``[..., rows, columns]``) with each group of ``rows`` averaged and each group of
+    ``columns`` summed: attention rows stay distributions over the grouped columns."""
+    a = np.asarray(a, dtype=np.float64)
+    if columns is not None:
+        a = np.stack([a[..., g].sum(axis=-1) for g in columns], axis=-1) if columns else a[..., :0]
+    if rows is not None:
+        a = np.stack([a[..., g, :].mean(axis=-2) for g in rows], axis=-2) if rows else a[..., :0, :]
+    return a

@@ -1,0 +1,106 @@
+"""Your model, Hugging Face folder: a tiny Marian folder by path, the heads grid scored against gold, a
+head opened, heads compared, links scored, the refusals (the zip's unpacking: tests/unit/external)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.support.hf_models import GOLD, REFERENCE, SENTENCES, SOURCE, marian_folder
+from tests.support.paths import APP
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return marian_folder(tmp_path_factory.mktemp("hf") / "opus-mt-tiny")
+
+
+def page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("pages/yours/yours.py").run()
+    return at
+
+
+def figures(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def _open(at: AppTest, folder, reference: str = "") -> AppTest:
+    at.text_input(key="yours_hf_path").set_value(str(folder)).run()
+    at.text_input(key="yours_hf_text").set_value(SOURCE).run()
+    if reference:
+        at.text_input(key="yours_hf_reference").set_value(reference).run()
+    return at
+
+
+def test_a_folder_by_path_translates_and_shows_the_heads_grid(folder):
+    at = _open(page(), folder)
+    assert not at.exception and not at.error
+    assert any("marian, 3 decoder layers × 4 cross" in c.value for c in at.caption)
+    assert any("Translation" in m.value for m in at.markdown)
+    grid = figures(at)[0]
+    assert sum(1 for t in grid["data"] if t["type"] == "heatmap") == 12  # 3 layers x 4 heads
+    titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)[1:]]
+    assert any("all layers and heads" in t for t in titles)
+
+
+def test_gold_scores_every_head_and_a_head_opens_and_compares(folder):
+    at = _open(page(), folder, REFERENCE)
+    at.text_input(key="yours_hf_gold").set_value(GOLD).run()
+    assert not at.exception and not at.error
+    titles = [a["text"] for a in figures(at)[0]["layout"]["annotations"]]
+    assert len(titles) == 12 and all(" · " in t for t in titles) and sum("<b>" in t for t in titles) == 1
+    at.selectbox(key="yours_hf_layer").set_value(1).run()
+    at.selectbox(key="yours_hf_head").set_value(2).run()
+    at.text_input(key="yours_hf_compare").set_value("0:1 2:3").run()
+    assert at.multiselect(key="yours_hf_panel_matrix").value == ["layer 1, head 2", "layer 0, head 1",
+                                                                 "layer 2, head 3"]  # fmt: skip
+    maps = [f for f in figures(at)[1:] if f["layout"].get("title")]
+    assert len(maps) == 3
+    at.segmented_control(key="yours_hf_panel_view").set_value("Word links and gold").run()
+    at.segmented_control(key="yours_hf_panel_method").set_value("dtw").run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    shown = ["layer 1, head 2", "layer 0, head 1", "layer 2, head 3"]
+    assert list(table["aligner"]) == [*shown, "DTW over the maps shown"]
+    assert all(0 <= v <= 1 for v in table["AER"]) and set(table["sure links"]) == {7}
+
+
+def test_folders_that_are_not_models_are_refused_and_a_zip_is_asked_for(tmp_path):
+    at = page()
+    at.text_input(key="yours_hf_path").set_value(str(tmp_path)).run()
+    assert "holds no config" in at.error[0].value
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2"}', encoding="utf-8")
+    at.text_input(key="yours_hf_path").set_value(str(tmp_path) + "/").run()
+    assert "which is not an encoder" in at.error[0].value and not at.exception
+    at.segmented_control(key="yours_hf_how").set_value("Upload a zip").run()
+    assert not at.exception and any("Upload a zip" in i.value for i in at.info)
+
+
+def test_compared_with_an_attnviz_model_forced_through_the_same_reference(folder):
+    at = _open(page(), folder, "le chat noir .")
+    at.text_input(key="yours_hf_text").set_value("the black cat .").run()
+    at.selectbox(key="yours_hf_attnviz").set_value("toy-fr-general-luong").run()
+    assert not at.exception and not at.error
+    assert at.multiselect(key="yours_hf_panel_matrix").value == ["all layers and heads", "attnviz toy-fr-general-luong"]
+    titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)[1:]]
+    assert any("toy-fr-general-luong" in t for t in titles)
+
+
+def test_every_head_ranked_on_uploaded_gold_files_and_the_best_opened(folder):
+    at = _open(page(), folder)
+    at.toggle(key="yours_hf_rank").set_value(True).run()
+    at.file_uploader(key="yours_hf_rank_src").set_value(("src.txt", f"{SENTENCES[0]}\n".encode(), "text/plain"))
+    at.file_uploader(key="yours_hf_rank_tgt").set_value(("tgt.txt", f"{SENTENCES[1]}\n".encode(), "text/plain"))
+    at.file_uploader(key="yours_hf_rank_gold").set_value(("gold.txt", f"{GOLD}\n".encode(), "text/plain")).run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value  # the ranking (AppTest finds no dataframe by key)
+    assert len(table) == 1 + 3 + 12 and list(table["AER"]) == sorted(table["AER"])
+    best = table["attention"][0]
+    at.button(key="yours_hf_rank_open").click().run()
+    layer, head = at.selectbox(key="yours_hf_layer").value, at.selectbox(key="yours_hf_head").value
+    assert best == (
+        "all layers and heads" if layer == "all" else f"layer {layer}" + ("" if head == "all" else f", head {head}")
+    )

@@ -1,0 +1,55 @@
+"""Your model's shared panel as the other sources call it (``show_alignments(dict, key)``): one
+alignment or several compared, the views, links scored against pasted gold, the exports."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+
+def _script():
+    from pages.yours import panel
+    from tests.support.alignments import make_alignment
+
+    source, target = ["the", "black", "cat", "."], ["le", "chat", "noir", "."]
+    panel.show_alignments({f"matrix {k}": make_alignment(source, target, seed=k) for k in range(3)}, "t")
+
+
+def _empty():
+    from pages.yours import panel
+
+    panel.show_alignments({}, "t")
+
+
+def test_one_matrix_then_three_compared_on_one_scale():
+    at = AppTest.from_function(_script, default_timeout=60).run()
+    assert not at.exception
+    assert at.multiselect(key="t_matrix").value == ["matrix 0"]
+    at.multiselect(key="t_matrix").set_value(["matrix 0", "matrix 1", "matrix 2"]).run()
+    maps = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(maps) == 3
+    assert len({(m["data"][0].get("zmin"), m["data"][0].get("zmax")) for m in maps}) == 1  # one colour scale
+    at.segmented_control(key="t_view").set_value("Per step").run()
+    assert not at.exception and len(at.get("plotly_chart")) == 1
+
+
+def test_links_scored_against_pasted_gold_and_a_malformed_gold_line():
+    at = AppTest.from_function(_script, default_timeout=60).run()
+    at.segmented_control(key="t_view").set_value("Word links and gold").run()
+    at.text_input(key="t_gold").set_value("0-0 1-2 2-1 3-3").run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert list(table["aligner"]) == ["matrix 0"] and table["sure links"][0] == 4
+    at.segmented_control(key="t_method").set_value("dtw").run()
+    assert not at.exception and 0 <= at.dataframe[0].value["AER"][0] <= 1
+    at.text_input(key="t_gold").set_value("0-9").run()
+    assert "outside sentence" in at.error[0].value
+
+
+def test_exports_and_nothing_to_show():
+    at = AppTest.from_function(_script, default_timeout=60).run()
+    at.segmented_control(key="t_view").set_value("Export").run()
+    assert not at.exception and len(at.get("download_button")) == 3
+    at = AppTest.from_function(_empty, default_timeout=60).run()
+    assert at.info[0].value == "Nothing to show."
