@@ -25,6 +25,7 @@ from attnviz.plots.exports import (
 )
 from attnviz.plots.heatmap import plot_config, step_bar
 from attnviz.plots.links import gold_figure, links_figure
+from attnviz.plots.show import show, show_both, show_steps
 
 __all__ = [
     "align_tops",
@@ -54,6 +55,9 @@ __all__ = [
     "plot_config",
     "replace_token",
     "shared_range",
+    "show",
+    "show_both",
+    "show_steps",
     "step_animation",
     "step_bar",
     "step_table",
