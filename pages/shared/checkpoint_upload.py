@@ -94,8 +94,10 @@ def _uploaded_list(uploads: list[dict], on_open: Opener | None) -> None:
         st.session_state.setdefault(name_key, entry["name"])
         st.text_input("Save as", key=name_key, help="A taken or shipped name gets -2, -3 ...: nothing is overwritten.")
         save, remove = st.columns(2)
-        save.button("Save to models folder", key=f"ckpt_save_{k}", on_click=_save, args=(entry, name_key, on_open))
-        remove.button("Remove", key=f"ckpt_remove_{k}", on_click=_remove, args=(entry,))
+        save.button("Save", key=f"ckpt_save_{k}", on_click=_save, args=(entry, name_key, on_open),
+                    help="Copy it into the models folder under this name: every session lists it then.")  # fmt: skip
+        remove.button("Remove", key=f"ckpt_remove_{k}", on_click=_remove, args=(entry,),
+                      help="Delete it now (closing this tab does too).")  # fmt: skip
 
 
 def _private_list(private: list[dict]) -> None:
