@@ -5,6 +5,7 @@ session trained on its uploads (private to it until then). attnviz.server.checkp
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import streamlit as st
@@ -39,6 +40,16 @@ def _describe(entry: dict) -> str:
     return f"{entry['name']} ({entry['score']}/{entry['style']}{task})"
 
 
+def _renamed(name: str, file_name: str) -> bool:
+    """Whether ``name`` is the file's stem with ``-uploaded`` added (another model had that name)."""
+    stem = file_name.rsplit(".", 1)[0]
+    return (
+        name != stem
+        and re.fullmatch(r".+-uploaded(-\d+)?", name) is not None
+        and not re.fullmatch(r".+-uploaded(-\d+)?", stem)
+    )
+
+
 def _uploaded(key: str, models: list[dict], on_open: Opener | None) -> None:
     file = st.session_state.get(key)
     if file is None:
@@ -49,7 +60,7 @@ def _uploaded(key: str, models: list[dict], on_open: Opener | None) -> None:
     except AttnvizError as e:
         st.session_state[MESSAGE_KEY] = ("error", f"Not opened: {error_text(e)}")
     else:
-        note = "" if entry["name"] == file.name.rsplit(".", 1)[0] else " (renamed: a model has its name)"
+        note = " (renamed: a model of that name is listed already)" if _renamed(entry["name"], file.name) else ""
         st.session_state[MESSAGE_KEY] = ("success", f"Opened {escape_markdown(_describe(entry))}{note}.")
         if on_open is not None:
             on_open(entry)

@@ -64,7 +64,7 @@ def upload(at: AppTest, name: str, data: bytes, key: str = UPLOADER) -> AppTest:
 
 def test_an_uploaded_checkpoint_opens_in_explore_and_every_page_of_its_session(fresh):
     at = upload(explore(), "mine.safetensors", (fresh / "toyfr-additive-bahdanau.safetensors").read_bytes())
-    assert any("Opened mine" in s.value for s in at.success), [s.value for s in at.success]
+    assert [s.value for s in at.success] == ["Opened mine \\(additive/bahdanau, task toy\\-fr\\)."]
     [entry] = checkpoints.session_checkpoints(SESSION)
     assert at.selectbox(key=f"{sidebar.CKPT_KEY}_bahdanau").value == entry["path"]  # the view uses it
     assert (at.selectbox(key=sidebar.SCORE_KEY).value, at.session_state[sidebar.STYLE_KEY]) == ("additive", "bahdanau")
@@ -128,6 +128,7 @@ def test_save_puts_it_in_the_models_folder_for_everyone_and_removal_or_the_end_f
     at = upload(explore(), "toyfr-general-luong.safetensors", data)
     [entry] = checkpoints.session_checkpoints(SESSION)
     assert entry["name"] == "toyfr-general-luong-uploaded"  # the folder has that name
+    assert any("renamed" in s.value for s in at.success), [s.value for s in at.success]
     at.text_input(key="ckpt_save_name_0").set_value("toyfr-general-luong")
     at.button(key="ckpt_save_0").click().run()
     assert not at.exception, at.exception
