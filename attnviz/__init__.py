@@ -8,6 +8,7 @@ The public API::
     al.weights, al.scores, al.contexts, al.source_tokens, al.target_tokens, al.hypotheses
     model.align(source, reference)                       # forced decoding on a given target
     cell = attnviz.cell_numbers(model, al, t=0, s=2)     # every number of one cell, from the parameters
+    attnviz.show(al), attnviz.show_both(a, b), attnviz.show_steps(al)  # Plotly figures (Jupyter draws them)
 """
 
 from attnviz.data import TASKS, load_corpus
@@ -57,4 +58,21 @@ __all__ = [
     "register",
     "run_recipe",
     "save",
+    "show",
+    "show_both",
+    "show_steps",
 ]
+
+FIGURES = ("show", "show_both", "show_steps")  # from attnviz.plots, imported on first use: the CLI needs no Plotly
+
+
+def __getattr__(name: str):
+    if name in FIGURES:
+        from attnviz import plots
+
+        return getattr(plots, name)
+    raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *FIGURES])

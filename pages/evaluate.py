@@ -8,8 +8,7 @@ import streamlit as st
 from attnviz.devices import available_devices
 from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_checkpoints, leaderboard_records
 from attnviz.plots import csv_text, metric_scatter, plot_config
-from attnviz.store import model_roots
-from pages.shared.common import escape_markdown, require_models
+from pages.shared.common import app_model_roots, escape_markdown, require_models
 from pages.shared.keys import EXPLORE_MODELS
 
 COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer", "entropy"]
@@ -105,7 +104,7 @@ if submitted:
 
             paths = [by_name[name]["path"] for name in chosen]
             result = evaluate_checkpoints(paths, split=split, n=int(n), beam_size=int(beam),
-                                          roots=model_roots(), on_done=done, device=device)  # fmt: skip
+                                          roots=app_model_roots(), on_done=done, device=device)  # fmt: skip
             status.update(label=f"Evaluated {len(result.rows)} of {len(chosen)} model(s)", state="complete")
         for err in result.errors:
             st.warning(f"{escape_markdown(str(err['model']))}: {escape_markdown(err['error'])}")

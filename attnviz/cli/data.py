@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from attnviz.data import TASKS, load_corpus, summarize
+from attnviz.data import TASKS, load_corpus, summarize_spec
 from attnviz.errors import ConfigError
 
 HELP = "print pairs of a data set (with gold links) or its summary"
@@ -38,12 +38,15 @@ def run(args: argparse.Namespace, out=None) -> int:
         raise ConfigError(f"give either a spec ({args.spec!r}) or --task ({args.task!r}), not both")
     if args.n < 0:
         raise ConfigError(f"--n must be 0 or more, got {args.n}")
+    if args.summary:  # a local table is read in chunks: memory stays bounded however long the file
+        summary = summarize_spec(spec, seed=args.seed, max_len=args.max_len)
+        for note in summary["notes"]:
+            print(f"note: {note}", file=sys.stderr)
+        print(json.dumps(summary, ensure_ascii=False, indent=2), file=out)
+        return 0
     corpus = load_corpus(spec, seed=args.seed, max_len=args.max_len)
     for note in corpus.notes:
         print(f"note: {note}", file=sys.stderr)
-    if args.summary:
-        print(json.dumps(summarize(corpus), ensure_ascii=False, indent=2), file=out)
-        return 0
     for pair in corpus.split(args.split)[: args.n]:
         print(json.dumps(pair.to_dict(), ensure_ascii=False), file=out)
     return 0

@@ -5,6 +5,7 @@ from attnviz.data.corpora import clean_table_caches
 from attnviz.data.multi30k import DEFAULT_MULTI30K
 from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, from_pharaoh, to_pharaoh
 from attnviz.data.spec import TASKS, corpora, is_file_spec, load_corpus, pair_options, tasks, toyfr
+from attnviz.data.streamed import summarize_spec
 from attnviz.data.summary import pairs_frame, summarize
 from attnviz.data.tables import table_columns
 from attnviz.data.toyfr import EXAMPLE, LEXICON
@@ -37,6 +38,7 @@ __all__ = [
     "pair_options",
     "pairs_frame",
     "summarize",
+    "summarize_spec",
     "table_columns",
     "tasks",
     "to_pharaoh",

@@ -24,6 +24,7 @@ from attnviz.errors import DataError
 
 RawPairs = list[tuple[str, str]]
 DEFAULT_MAX_BYTES = 256 * 2**20
+CHUNK_BYTES = 4 * 2**20  # what check_file and the streamed summary read at a time
 CACHE_DIR = Path(os.environ.get("ATTNVIZ_DATASETS_CACHE", Path(tempfile.gettempdir()) / "attnviz-datasets"))
 SCRATCH_PREFIX = "scratch-"  # a table's Arrow copy lives in CACHE_DIR/scratch-* only while it is read
 TABLE_BUILDERS = ("csv", "json", "parquet")  # the datasets builders of local tables
@@ -59,8 +60,10 @@ def load_files(builder: str, files: dict[str, str], cache_dir: str | None = None
     return {split: loaded[split] for split in files}
 
 
-def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True) -> bytes | None:
-    """Refuse a missing or over-large file, or (``text``) one whose bytes are not UTF-8; return those bytes."""
+def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True, keep: bool = True) -> bytes | None:
+    """Refuse a missing or over-large file, or (``text``) one whose bytes are not UTF-8. The
+    file is read in chunks of ``CHUNK_BYTES``; its bytes are returned when ``keep`` (else None, and
+    the check holds one chunk in memory at a time)."""
     if not path.is_file():
         raise DataError(f"{path} does not exist or is not a file; check the path.")
     size = path.stat().st_size
@@ -71,29 +74,44 @@ def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True
         )
     if not text:
         return None
+    kept: list[bytes] = []
+    total = lines = line_start = 0  # bytes, newlines and the offset of the last line's start before ``carry``
+    carry = b""  # a character cut by a chunk's end
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path) as f:
-                data = f.read(max_bytes + 1)
-        else:
-            data = path.read_bytes()
+        with gzip.open(path) if path.suffix == ".gz" else open(path, "rb") as f:
+            while chunk := f.read(CHUNK_BYTES):
+                if total + len(carry) + len(chunk) > max_bytes:
+                    raise DataError(
+                        f"{path} holds more than {max_bytes / 2**20:.0f} MB of text once decompressed; "
+                        "load a sample of it or raise max_bytes."
+                    )
+                if keep:
+                    kept.append(chunk)
+                data, carry = carry + chunk, b""
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    if e.reason != "unexpected end of data" or len(data) - e.start > 3:
+                        _not_utf8(path, data, e.start, lines, line_start - total)
+                    data, carry = data[: e.start], data[e.start :]
+                if b"\n" in data:
+                    line_start = total + data.rfind(b"\n") + 1
+                total, lines = total + len(data), lines + data.count(b"\n")
     except (OSError, EOFError, zlib.error) as e:
         raise DataError(f"{path} is not a readable gzip file ({e}); decompress it or fetch it again.") from e
-    if len(data) > max_bytes:
-        raise DataError(
-            f"{path} holds more than {max_bytes / 2**20:.0f} MB of text once decompressed; "
-            "load a sample of it or raise max_bytes."
-        )
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise DataError(
-            f"{path}, line {line}, column {column}: byte {data[e.start]:#04x} is not UTF-8; re-save the "
-            "file as UTF-8 (e.g. `iconv -f latin1 -t utf-8 in > out`)."
-        ) from e
-    return data
+    if carry:
+        _not_utf8(path, carry, 0, lines, line_start - total)
+    return b"".join(kept) if keep else None
+
+
+def _not_utf8(path: Path, data: bytes, at: int, lines_before: int, line_start: int) -> None:
+    """Refuse byte ``at`` of ``data``; ``line_start``: where the line open before ``data`` began (<= 0)."""
+    line = lines_before + data.count(b"\n", 0, at) + 1
+    start = data.rfind(b"\n", 0, at) + 1 or line_start
+    raise DataError(
+        f"{path}, line {line}, column {at - start + 1}: byte {data[at]:#04x} is not UTF-8; re-save the "
+        "file as UTF-8 (e.g. `iconv -f latin1 -t utf-8 in > out`)."
+    )
 
 
 def drop_empty_rows(rows: RawPairs, where: str, first_line: int, empty: str, notes: list[str]) -> RawPairs:
@@ -101,15 +119,27 @@ def drop_empty_rows(rows: RawPairs, where: str, first_line: int, empty: str, not
     bad = [i for i, (s, t) in enumerate(rows) if not s.strip() or not t.strip()]
     if not bad:
         return rows
-    lines = ", ".join(str(i + first_line) for i in bad[:5]) + (", ..." if len(bad) > 5 else "")
-    if empty == "error" or len(bad) == len(rows):
-        raise DataError(
-            f"{where}: {len(bad)} of {len(rows)} rows have an empty source or target (line {lines}); "
-            "fill or delete them, or load with empty='drop' to skip them."
-        )
-    notes.append(f"{where}: dropped {len(bad)} rows with an empty side (line {lines})")
+    empty_rows(where, [i + first_line for i in bad[:5]], len(bad), len(rows), empty, notes)
     drop = set(bad)
     return [r for i, r in enumerate(rows) if i not in drop]
+
+
+def empty_rows(where: str, first_lines: list[int], n_empty: int, n_rows: int, empty: str, notes: list[str]) -> None:
+    """Note ``n_empty`` rows with an empty side out of ``n_rows`` (the first at ``first_lines``), or
+    refuse them (``empty="error"``, or every row empty)."""
+    lines = ", ".join(str(n) for n in first_lines[:5]) + (", ..." if n_empty > 5 else "")
+    if empty == "error" or n_empty == n_rows:
+        raise DataError(
+            f"{where}: {n_empty} of {n_rows} rows have an empty source or target (line {lines}); "
+            "fill or delete them, or load with empty='drop' to skip them."
+        )
+    notes.append(f"{where}: dropped {n_empty} rows with an empty side (line {lines})")
+
+
+def no_rows(path: Path | str, n_rows: int) -> None:
+    """Refuse a table without rows."""
+    if not n_rows:
+        raise DataError(f"{path} holds no rows; add some or pick another file.")
 
 
 def check_columns(path: Path, fmt: str, available: list[str], wanted: list[str]) -> None:

@@ -90,11 +90,22 @@ def _filter(
             continue
         seen.add(key)
         kept.append(p)
-    if long_ and where != "task":
-        notes.append(f"{where}: dropped {long_} pairs outside {min_len}..{max_len or 'any'} tokens")
-    if dups and where != "task":
-        notes.append(f"{where}: dropped {dups} duplicate pairs")
+    if where != "task":
+        filter_notes(where, long_, dups, min_len, max_len, notes)
     return kept
+
+
+def filter_notes(where: str, long_: int, dups: int, min_len: int, max_len: int | None, notes: list[str]) -> None:
+    """The notes on pairs dropped for their length and as duplicates."""
+    if long_:
+        notes.append(f"{where}: dropped {long_} pairs outside {min_len}..{max_len or 'any'} tokens")
+    if dups:
+        notes.append(f"{where}: dropped {dups} duplicate pairs")
+
+
+def check_max_len(max_len: int | None) -> None:
+    if max_len is not None and not 1 <= max_len <= LONGEST_SOURCE:
+        raise ConfigError(f"max_len must be between 1 and {LONGEST_SOURCE} tokens (the longest source a model reads)")
 
 
 def _sample(pairs: list[Pair], n: int | None, seed: int) -> list[Pair]:
@@ -125,20 +136,25 @@ def _task(name: str, sizes: tuple[int, int, int], seed: int, tokenizer: Tokenize
     return Corpus(name, train, valid, test, tokenizer, tokenizer, True, notes, _EXAMPLES.get(name))
 
 
-def _cut(pairs: list[Pair], seed: int, n_valid: int | None, n_test: int | None, fractions: tuple[float, float]):
-    order = list(range(len(pairs)))
+def split_indices(
+    n: int, seed: int, n_valid: int | None, n_test: int | None, fractions: tuple[float, float]
+) -> tuple[list[int], list[int], list[int]]:
+    """The train, valid and test positions (each sorted) of ``n`` pairs shuffled with ``seed`` and
+    cut by ``n_valid``/``n_test`` or the (valid, test) ``fractions``: the one cut of a single file."""
+    order = list(range(n))
     random.Random(seed).shuffle(order)
-    n_test = n_test if n_test is not None else max(1, math.ceil(len(pairs) * fractions[1]))
-    n_valid = n_valid if n_valid is not None else max(1, math.ceil(len(pairs) * fractions[0]))
-    if n_test + n_valid >= len(pairs):
+    n_test = n_test if n_test is not None else max(1, math.ceil(n * fractions[1]))
+    n_valid = n_valid if n_valid is not None else max(1, math.ceil(n * fractions[0]))
+    if n_test + n_valid >= n:
         raise DataError(
-            f"only {len(pairs)} pairs: too few for {n_test} test and {n_valid} valid pairs plus a train "
+            f"only {n} pairs: too few for {n_test} test and {n_valid} valid pairs plus a train "
             "split; add data or ask for smaller n_test/n_valid."
         )
-    test = sorted(order[:n_test])
-    valid = sorted(order[n_test : n_test + n_valid])
-    train = sorted(order[n_test + n_valid :])
-    return [[pairs[i] for i in idx] for idx in (train, valid, test)]
+    return sorted(order[n_test + n_valid :]), sorted(order[n_test : n_test + n_valid]), sorted(order[:n_test])
+
+
+def _cut(pairs: list[Pair], seed: int, n_valid: int | None, n_test: int | None, fractions: tuple[float, float]):
+    return [[pairs[i] for i in idx] for idx in split_indices(len(pairs), seed, n_valid, n_test, fractions)]
 
 
 def load_corpus(
@@ -175,8 +191,7 @@ def load_corpus(
     for name, value in (("n_train", n_train), ("n_valid", n_valid), ("n_test", n_test)):
         if value is not None and value < 0:
             raise ConfigError(f"{name} must be 0 or more, got {value}")
-    if max_len is not None and not 1 <= max_len <= LONGEST_SOURCE:
-        raise ConfigError(f"max_len must be between 1 and {LONGEST_SOURCE} tokens (the longest source a model reads)")
+    check_max_len(max_len)
     filters = {"min_len": min_len, "max_len": max_len}
     merges = _subword_sizes(subwords)
     if spec in _GENERATORS:

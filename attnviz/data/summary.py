@@ -24,10 +24,10 @@ def pairs_frame(pairs: Sequence[Pair]) -> pd.DataFrame:
     )
 
 
-def _length_stats(lengths: list[int]) -> dict[str, float]:
-    if not lengths:
+def _length_stats(lengths: Sequence[int]) -> dict[str, float]:
+    if len(lengths) == 0:
         return {"min": 0, "mean": 0.0, "median": 0.0, "p95": 0.0, "max": 0}
-    s = pd.Series(lengths)
+    s = pd.Series(lengths, dtype="int64")
     return {
         "min": int(s.min()),
         "mean": round(float(s.mean()), 2),
@@ -39,7 +39,11 @@ def _length_stats(lengths: list[int]) -> dict[str, float]:
 
 def _unknown_rate(sentences: list[list[str]], vocab: Vocab) -> float:
     tokens = [t for sent in sentences for t in sent]
-    return round(sum(t not in vocab for t in tokens) / len(tokens), 4) if tokens else 0.0
+    return unknown_rate(sum(t not in vocab for t in tokens), len(tokens))
+
+
+def unknown_rate(unknown: int, tokens: int) -> float:
+    return round(unknown / tokens, 4) if tokens else 0.0
 
 
 def summarize(corpus: Corpus, source_vocab: Vocab | None = None, target_vocab: Vocab | None = None) -> dict:
@@ -53,16 +57,39 @@ def summarize(corpus: Corpus, source_vocab: Vocab | None = None, target_vocab: V
         source_vocab = source_vocab or built_source
         target_vocab = target_vocab or built_target
     splits = {name: corpus.split(name) for name in ("train", "valid", "test")}
+    return summary_of(
+        corpus,
+        {n: [len(p.source_tokens) for p in ps] for n, ps in splits.items()},
+        {n: [len(p.target_tokens) for p in ps] for n, ps in splits.items()},
+        (len(source_vocab) - len(SPECIALS), len(target_vocab) - len(SPECIALS)),
+        (
+            _unknown_rate([p.source_tokens for p in corpus.valid], source_vocab),
+            _unknown_rate([p.target_tokens for p in corpus.valid], target_vocab),
+        ),
+    )
+
+
+def summary_of(
+    corpus: Corpus,
+    source_lengths: dict[str, Sequence[int]],
+    target_lengths: dict[str, Sequence[int]],
+    vocab_sizes: tuple[int, int],
+    unknown_rates: tuple[float, float],
+) -> dict:
+    """The summary's fields from its parts: token counts per pair by split, vocabulary sizes (without
+    the special tokens) and valid's unknown rates, source then target. ``corpus`` gives the name,
+    the gold flag, the tokenizers and the notes (its splits may be empty: the streamed summary
+    keeps no pairs)."""
     return {
         "name": corpus.name,
         "has_gold": corpus.has_gold,
-        "pairs": {name: len(pairs) for name, pairs in splits.items()},
-        "source_length": {n: _length_stats([len(p.source_tokens) for p in ps]) for n, ps in splits.items()},
-        "target_length": {n: _length_stats([len(p.target_tokens) for p in ps]) for n, ps in splits.items()},
-        "source_vocab_size": len(source_vocab) - len(SPECIALS),
-        "target_vocab_size": len(target_vocab) - len(SPECIALS),
-        "valid_source_unknown_rate": _unknown_rate([p.source_tokens for p in corpus.valid], source_vocab),
-        "valid_target_unknown_rate": _unknown_rate([p.target_tokens for p in corpus.valid], target_vocab),
+        "pairs": {name: len(lengths) for name, lengths in source_lengths.items()},
+        "source_length": {n: _length_stats(lengths) for n, lengths in source_lengths.items()},
+        "target_length": {n: _length_stats(lengths) for n, lengths in target_lengths.items()},
+        "source_vocab_size": vocab_sizes[0],
+        "target_vocab_size": vocab_sizes[1],
+        "valid_source_unknown_rate": unknown_rates[0],
+        "valid_target_unknown_rate": unknown_rates[1],
         "tokenizers": {"source": corpus.source_tokenizer.describe(), "target": corpus.target_tokenizer.describe()},
         "notes": list(corpus.notes),
     }

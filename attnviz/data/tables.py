@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from attnviz.data import corpora  # corpora.CACHE_DIR read at call time: setting it there moves this cache too
@@ -16,6 +18,7 @@ from attnviz.data.corpora import (
     check_file,
     drop_empty_rows,
     load_files,
+    no_rows,
     read_rows,
 )
 from attnviz.errors import DataError
@@ -24,15 +27,21 @@ TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "json", ".json": "json"
 _NULL_LINE = re.compile(rb"(?:\xef\xbb\xbf)?[ \t]*null")  # a line _refuse_null_records refuses
 
 
-def _refuse_null_records(path: Path, data: bytes) -> None:
-    """Refuse a line starting with ``null``: pyarrow's JSON reader segfaults on one (apache/arrow#47409)."""
-    m = re.search(rb"(?:\A|[\r\n])(?:\xef\xbb\xbf)?[ \t]*null", data)  # at a line start, after a BOM or spaces
-    if m:
-        line = data.count(b"\n", 0, m.end()) + 1
-        raise DataError(
-            f"{path}, line {line}: a record is null; each line must be a JSON object such as "
-            '{"en": "...", "de": "..."}. Delete the line or fill it in.'
-        )
+def _binary(path: Path):
+    return gzip.open(path) if path.suffix == ".gz" else open(path, "rb")
+
+
+def _refuse_null_records(path: Path) -> None:
+    """Refuse a line starting with ``null``: pyarrow's JSON reader segfaults on one (apache/arrow#47409).
+    Read line by line."""
+    with _binary(path) as f:
+        for line, text in enumerate(f, start=1):
+            m = re.search(rb"(?:\A|\r)(?:\xef\xbb\xbf)?[ \t]*null", text)  # at a line start, after a BOM or spaces
+            if m:
+                raise DataError(
+                    f"{path}, line {line}: a record is null; each line must be a JSON object such as "
+                    '{"en": "...", "de": "..."}. Delete the line or fill it in.'
+                )
 
 
 def _text_columns(path: Path, schema, wanted: list[str]) -> None:
@@ -67,24 +76,26 @@ def _csv_header(path: Path, fmt: str) -> list[str]:
         ) from e
 
 
-def _refuse_extra_fields(path: Path, fmt: str, data: bytes, header: list[str]) -> None:
-    """Refuse a CSV or TSV row with more fields than the header: the reader would shift its columns."""
+def _refuse_extra_fields(path: Path, fmt: str, header: list[str]) -> None:
+    """Refuse a CSV or TSV row with more fields than the header: the reader would shift its columns.
+    Read row by row."""
     import csv
-    import io
 
     options = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {}
-    reader = csv.reader(io.StringIO(data.decode("utf-8-sig"), newline=""), **options)
+    opener = gzip.open if path.suffix == ".gz" else open
     start = 1
-    try:
-        for row in reader:
-            if len(row) > len(header):
-                raise DataError(
-                    f"{path}, line {start}: {len(row)} fields but the header names {len(header)}; quote a "
-                    "field that holds a comma, or add a name for each extra column to the header."
-                )
-            start = reader.line_num + 1
-    except csv.Error:
-        return  # e.g. a field over csv's size limit: the table reader names its own problems
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+        reader = csv.reader(f, **options)
+        try:
+            for row in reader:
+                if len(row) > len(header):
+                    raise DataError(
+                        f"{path}, line {start}: {len(row)} fields but the header names {len(header)}; quote a "
+                        "field that holds a comma, or add a name for each extra column to the header."
+                    )
+                start = reader.line_num + 1
+        except csv.Error:
+            return  # e.g. a field over csv's size limit: the table reader names its own problems
 
 
 def table_format(path: str | Path, fmt: str | None = None) -> str:
@@ -102,21 +113,20 @@ def table_format(path: str | Path, fmt: str | None = None) -> str:
     return fmt
 
 
-def load_table(
-    path: str | Path,
-    source_column: str,
-    target_column: str,
-    *,
-    fmt: str | None = None,
+@contextlib.contextmanager
+def open_records(
+    path: str | Path, source_column: str, target_column: str, *, fmt: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
-    empty: str = "drop",
-) -> tuple[RawPairs, list[str]]:
-    """Pairs from a CSV, TSV, JSON Lines or Parquet file, two of its columns, via ``datasets``."""
+) -> Iterator[tuple[object, int, str]]:  # fmt: skip
+    """The checked table as ``datasets`` records (an Arrow copy on disk, read as it is used), the
+    line (or row) number of its first record and the unit (``line`` or ``row``); the copy is
+    deleted when the block ends (an upload's data is not left on disk). Every check reads the
+    file a chunk or a line at a time."""
     path = Path(path)
     fmt = table_format(path, fmt)
-    data = check_file(path, max_bytes, text=fmt != "parquet")
+    check_file(path, max_bytes, text=fmt != "parquet", keep=False)
     if fmt == "json":
-        _refuse_null_records(path, data)
+        _refuse_null_records(path)
     kwargs: dict = {}
     first_line = 1
     if fmt in ("csv", "tsv"):
@@ -124,7 +134,7 @@ def load_table(
 
         header = _csv_header(path, fmt)
         check_columns(path, fmt, header, [source_column, target_column])
-        _refuse_extra_fields(path, fmt, data, header)
+        _refuse_extra_fields(path, fmt, header)
         from datasets import Features, Value
 
         # every column read as text: "007" stays "007", "NA" stays "NA"
@@ -144,18 +154,28 @@ def load_table(
         _text_columns(path, schema, [source_column, target_column])
     builder = "csv" if fmt == "tsv" else fmt
     corpora.CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    # the Arrow copy datasets makes is read here once: it goes with the scratch folder (an upload's
-    # data is not left on disk)
     with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX, dir=corpora.CACHE_DIR) as scratch:
         records = load_files(builder, {"train": str(path)}, cache_dir=scratch, **kwargs)["train"]
         if fmt == "json":
             check_columns(path, fmt, list(records.column_names), [source_column, target_column])
-        unit = "row" if fmt == "parquet" else "line"
-        rows = read_rows(records, source_column, target_column, str(path), first_line, unit)
-    if not rows:
-        raise DataError(f"{path} holds no rows; add some or pick another file.")
+        yield records, first_line, "row" if fmt == "parquet" else "line"
+
+
+def load_table(
+    path: str | Path,
+    source_column: str,
+    target_column: str,
+    *,
+    fmt: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    empty: str = "drop",
+) -> tuple[RawPairs, list[str]]:
+    """Pairs from a CSV, TSV, JSON Lines or Parquet file, two of its columns, via ``datasets``."""
+    with open_records(path, source_column, target_column, fmt=fmt, max_bytes=max_bytes) as (records, first, unit):
+        rows = read_rows(records, source_column, target_column, str(path), first, unit)
+    no_rows(path, len(rows))
     notes: list[str] = []
-    return drop_empty_rows(rows, str(path), first_line, empty, notes), notes
+    return drop_empty_rows(rows, str(path), first, empty, notes), notes
 
 
 def _schema_columns(schema) -> tuple[list[str], list[str]]:
@@ -191,11 +211,11 @@ def table_columns(path: str | Path, *, fmt: str | None = None, max_bytes: int = 
     with fewer than two text columns."""
     path = Path(path)
     fmt = table_format(path, fmt)
-    data = check_file(path, max_bytes, text=fmt != "parquet")
+    data = check_file(path, max_bytes, text=fmt != "parquet", keep=fmt == "json")  # JSON: null lines are cut below
     if fmt in ("csv", "tsv"):
         text, other = _csv_header(path, fmt), []  # every CSV column is read as text
         check_columns(path, fmt, text, [])
-        _refuse_extra_fields(path, fmt, data, text)
+        _refuse_extra_fields(path, fmt, text)
     elif fmt == "parquet":
         import pyarrow.parquet as pq
 

@@ -26,6 +26,7 @@ from attnviz.plots.exports import (
 from attnviz.plots.heads import heads_grid
 from attnviz.plots.heatmap import plot_config, step_bar
 from attnviz.plots.links import gold_figure, links_figure
+from attnviz.plots.show import show, show_both, show_steps
 
 __all__ = [
     "align_tops",
@@ -56,6 +57,9 @@ __all__ = [
     "plot_config",
     "replace_token",
     "shared_range",
+    "show",
+    "show_both",
+    "show_steps",
     "step_animation",
     "step_bar",
     "step_table",

@@ -1,6 +1,18 @@
 """What the app needs that is not Streamlit: background training jobs, stranded runs, uploads, warm-up,
 model slots."""
 
+from attnviz.server.checkpoints import (
+    MAX_CHECKPOINT_UPLOAD_MB,
+    MAX_CHECKPOINTS_PER_SESSION,
+    UPLOADED,
+    checkpoint_folder,
+    is_uploaded_checkpoint,
+    remove_checkpoint,
+    save_checkpoint,
+    session_checkpoints,
+    store_checkpoint,
+    uploaded_model,
+)
 from attnviz.server.jobs import ACTIVE, REGISTRY, JobSnapshot, TrainingJob
 from attnviz.server.siblings import (
     default_score,
@@ -31,13 +43,17 @@ from attnviz.server.warm import front_page, siblings
 
 __all__ = [
     "ACTIVE",
+    "MAX_CHECKPOINTS_PER_SESSION",
+    "MAX_CHECKPOINT_UPLOAD_MB",
     "MAX_UPLOAD_MB",
     "MAX_UPLOAD_ROWS",
     "REGISTRY",
+    "UPLOADED",
     "JobSnapshot",
     "Stored",
     "TrainingJob",
     "WebSessions",
+    "checkpoint_folder",
     "default_score",
     "default_style",
     "discard_stranded",
@@ -45,19 +61,25 @@ __all__ = [
     "front_page",
     "hold_for_training",
     "hold_upload",
+    "is_uploaded_checkpoint",
     "keep_stranded",
     "matches",
     "model_tasks",
     "release_upload",
+    "remove_checkpoint",
     "resume_stranded",
+    "save_checkpoint",
     "server_folder",
+    "session_checkpoints",
     "session_disconnected",
     "session_seen",
     "sibling",
     "siblings",
     "slots",
+    "store_checkpoint",
     "store_upload",
     "stranded_runs",
     "task_of",
+    "uploaded_model",
     "use_web_sessions",
 ]

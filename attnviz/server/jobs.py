@@ -15,7 +15,8 @@ as ``same`` and ``same-2``. A run that a killed server left in the staging folde
 kept, resumed or discarded through :mod:`attnviz.server.stranded`.
 
 A model trained on a file (an upload) records its session as ``meta["owner"]``; other sessions
-then see it without its example sentence and data path (``list_models(viewer=...)``).
+neither list nor load it (``list_models(viewer=...)``) until its owner shares it
+(:func:`attnviz.store.drop_owner`).
 """
 
 from __future__ import annotations
@@ -246,7 +247,7 @@ class JobRegistry:
         stranded run (see :func:`attnviz.server.stranded.stranded_runs`) to continue from its last
         epoch; pass the recipe :func:`attnviz.server.stranded.resume_stranded` returned. ``private``
         (default: when the data is a file, i.e. an upload) records ``session_id`` as the
-        model's owner, so other sessions do not see its example sentence and data path.
+        model's owner, so other sessions neither list nor load it until it is shared.
         """
         folder = Path(folder) if folder is not None else models_dir()
         stem = slugify(recipe.name)

@@ -190,6 +190,11 @@ class Ledger:
         self._lock = threading.Lock()
         self._holders: dict[Path, dict[str, Callable[[], bool]]] = {}
 
+    def _deleted(self, paths: list[Path]) -> None:
+        """Call each hook of :data:`ON_DELETE` with each deleted file (what was loaded from it is dropped)."""
+        for hook, path in itertools.product(ON_DELETE, paths):
+            hook(path)
+
     def store(self, data: bytes, name: str, holder: str, alive: Callable[[], bool]) -> Stored:
         """Write an upload (named by its content hash, never by the user's file name; its first
         ``MAX_UPLOAD_ROWS`` rows and ``MAX_UPLOAD_MB`` at most) unless it is there already, and hold
@@ -220,7 +225,8 @@ class Ledger:
                 return False
             self._holders.pop(path, None)
             path.unlink(missing_ok=True)
-            return True
+        self._deleted([path])
+        return True
 
     def collect(self) -> list[Path]:
         """Drop the holders that are gone and delete the files none is left for (returned)."""
@@ -242,10 +248,12 @@ class Ledger:
                     del self._holders[path]
                     path.unlink(missing_ok=True)
                     deleted.append(path)
+        self._deleted(deleted)
         return deleted
 
 
 LEDGER = Ledger()
+ON_DELETE: list[Callable[[Path], None]] = []  # called with every file a ledger deletes; a hook must not raise
 
 
 def store_upload(data: bytes, name: str, holder: str, alive: Callable[[], bool]) -> Stored:

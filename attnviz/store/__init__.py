@@ -1,7 +1,7 @@
 """Files: where models live, safe writes and name reservations, safetensors checkpoints, the catalog."""
 
-from attnviz.store.catalog import list_models, load, model_roots, shareable_meta, visible_to
-from attnviz.store.checkpoint import load_checkpoint, read_header, save
+from attnviz.store.catalog import catalog_entry, list_models, load, model_roots, shareable_meta, visible_to
+from attnviz.store.checkpoint import drop_owner, load_checkpoint, read_header, save
 from attnviz.store.files import (
     STAGING,
     check_output,
@@ -32,10 +32,12 @@ __all__ = [
     "STAGING",
     "SUFFIX",
     "ModelWarning",
+    "catalog_entry",
     "check_output",
     "checkout_dir",
     "clean_stale_temp",
     "data_roots",
+    "drop_owner",
     "free_path",
     "hold_lock",
     "is_locked",

@@ -3,7 +3,10 @@ models folder. ``load`` takes a model name or a path.
 
 A broken entry of the models folder (a dangling symlink, an unreadable file) is skipped with
 a :class:`ModelWarning`, never fatal. A model trained on a user's upload carries its owner's
-session id (``meta["owner"]``); other viewers do not see its example sentence nor its data path.
+session id (``meta["owner"]``): its vocabulary and example sentence reveal the upload's words, so
+other sessions neither list it nor load it (:func:`list_models`, :func:`visible_to`) until its
+owner shares it (:func:`attnviz.store.checkpoint.drop_owner`); the CLI (no session) lists it
+without its example sentence and data path.
 """
 
 from __future__ import annotations
@@ -66,7 +69,8 @@ def write_manifest(folder: Path | None = None, check=None) -> list[dict]:
     return entries
 
 
-def _entry(name: str, path: Path, header: dict, source: str, viewer: str | None) -> dict:
+def catalog_entry(name: str, path: Path, header: dict, source: str, viewer: str | None) -> dict:
+    """The catalog's description of one checkpoint (its validated ``header``), as ``viewer`` may see it."""
     meta, cfg = header["meta"], header["config"]
     entry = {
         "name": name,
@@ -139,7 +143,8 @@ def list_models(viewer: str | None = None) -> list[dict]:
     files in the models folder are skipped with a :class:`ModelWarning`, not fatal.
 
     ``viewer`` is the session asking (the app passes its session id): a model another session
-    trained on an upload is listed without its example sentence and data path."""
+    trained on an upload is left out. Without a viewer (the CLI) it is listed without its
+    example sentence and data path."""
     models = []
     for item in read_manifest():
         keys = ("name", "task", "score", "style", "example", "metrics", "parameters", "train_seconds")
@@ -149,7 +154,10 @@ def list_models(viewer: str | None = None) -> list[dict]:
     if folder.is_dir():
         for path, _ in _trained_files(folder):
             try:
-                models.append(_entry(path.stem, path, read_header(path), "trained", viewer))
+                header = read_header(path)
+                if viewer is not None and not visible_to(header["meta"], viewer):
+                    continue  # another session's private model
+                models.append(catalog_entry(path.stem, path, header, "trained", viewer))
             except (CheckpointError, OSError) as e:
                 warnings.warn(f"skipped {path.name}: {e}", ModelWarning, stacklevel=2)
     return models

@@ -198,6 +198,24 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
     return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, header["meta"])
 
 
+def drop_owner(path: str | Path, owner: str) -> Path:
+    """Share a model trained on an upload: rewrite its checkpoint (atomically, its weights in the
+    precision they were stored in) without ``meta["owner"]``, so every session lists and loads it.
+    Only ``owner``, the session recorded in the file, may do so; raises :class:`CheckpointError`."""
+    path = Path(path)
+    recorded = read_header(path)["meta"].get("owner")
+    if recorded is None:
+        return path  # shared already
+    if recorded != owner:
+        raise CheckpointError(f"{path.name} belongs to another session; only the session that trained it may share it")
+    translator = load_checkpoint(path)
+    with safe_open(str(path), framework="pt") as f:
+        names = f.keys()
+        half = all(f.get_slice(name).get_dtype() == "F16" for name in names)
+    translator.meta = {k: v for k, v in translator.meta.items() if k != "owner"}
+    return save(translator, path, half=half)
+
+
 _INIT_OPS = frozenset(
     [getattr(torch.nn.init, name) for name in dir(torch.nn.init) if name.endswith("_") and not name.startswith("_")]
     + [torch.Tensor.normal_, torch.Tensor.uniform_, torch.Tensor.zero_, torch.Tensor.fill_]

@@ -12,6 +12,7 @@ import streamlit as st
 
 from attnviz.model import SCORES
 from attnviz.server import default_score, default_style, front_example, matches, model_tasks, slots, task_of
+from pages.shared.checkpoint_upload import checkpoint_upload
 from pages.shared.common import escape_markdown, header_config, model_label
 from pages.shared.keys import EXPLORE_TEXT
 from pages.shared.reading_ui import merge_toggle
@@ -74,6 +75,16 @@ def _on_score_change(models: list[dict]) -> None:
         st.session_state[STYLE_KEY] = default_style(models, task, score)
 
 
+def _open_checkpoint(entry: dict) -> None:
+    """An uploaded (or just saved) checkpoint opens in the view: its task, score, style and file."""
+    if st.session_state.get(TASK_KEY) != task_of(entry) and entry.get("example"):
+        st.session_state[EXPLORE_TEXT] = entry["example"]
+    st.session_state[TASK_KEY], st.session_state[SCORE_KEY] = task_of(entry), entry["score"]
+    if st.session_state.get(STYLE_KEY) != "both":
+        st.session_state[STYLE_KEY] = entry["style"]
+    st.session_state[f"{CKPT_KEY}_{entry['style']}"] = entry["path"]
+
+
 def _ensure(key: str, options: list, default) -> None:
     if st.session_state.get(key) not in options:
         st.session_state[key] = default
@@ -132,6 +143,7 @@ def choose(models: list[dict]) -> Choice:
     for style, entry in choice.entries.items():  # the checkpoints picked above, not their slots' first ones
         who = f"{MODES[style]} model" if len(choice.styles) > 1 else "Model"
         st.sidebar.caption(f"{who}: {escape_markdown(entry['name'])} ({entry['source']})")
+    checkpoint_upload(models, on_open=_open_checkpoint)
 
     st.sidebar.header("Decoding and display")
     choice.beam = int(st.sidebar.slider("Beam width", 1, MAX_BEAM_WIDTH, key=BEAM_KEY, persist_state="session",

@@ -13,19 +13,41 @@ import streamlit as st
 from attnviz.decoding import Alignment, Translator
 from attnviz.devices import use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
-from attnviz.store import ModelWarning, list_models, load, model_roots, read_header
+from attnviz.server import checkpoint_folder, is_uploaded_checkpoint, session_checkpoints, uploaded_model
+from attnviz.store import ModelWarning, list_models, load, model_roots, read_header, visible_to
 from pages.shared.keys import FILE_NAMES
 
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
 
 
 @st.cache_resource(show_spinner="Loading model…")
+def _shared_model(path: str, mtime: float) -> Translator:
+    return load(path, roots=model_roots())
+
+
+def app_model_roots() -> list[Path]:
+    """The folders this session may load checkpoints from: the model folders and, once it uploaded
+    one, this server's uploaded checkpoints (its own are the only ones it lists)."""
+    return [*model_roots(), *([checkpoint_folder()] if session_checkpoints(session_id()) else [])]
+
+
 def load_model(path: str, mtime: float) -> Translator:
-    """One shared, read-only model per checkpoint file (and version of it) for all sessions.
+    """One shared, read-only model per checkpoint file (and version of it) for all sessions; a
+    checkpoint this session uploaded comes from its upload (attnviz.server.uploaded_model), never
+    from the shared cache, and another session's private model is refused.
 
     Decoding is thread-safe (no state is stored on modules); never train this object.
     """
-    return load(path, roots=model_roots())
+    sid = session_id()
+    own = uploaded_model(sid, path)
+    if own is not None:
+        return own
+    if is_uploaded_checkpoint(path):
+        raise CheckpointError("this uploaded checkpoint is not this session's, or it was removed; upload it again")
+    model = _shared_model(path, mtime)
+    if sid and not visible_to(model.meta, sid):
+        raise CheckpointError("this model was trained on another session's upload and is private to that session")
+    return model
 
 
 def model_version(entry: dict) -> tuple[str, float]:
@@ -93,9 +115,10 @@ def _models_of(viewer: str) -> tuple[list[dict], list[str]]:
 
 
 def session_models() -> list[dict]:
-    """Every model this session may see (another session's upload-trained models without their
-    example sentence and data path)."""
-    return _models_of(session_id())[0]
+    """Every model this session may see: the catalog (without other sessions' upload-trained
+    models) and the checkpoints this session uploaded."""
+    sid = session_id()
+    return [*_models_of(sid)[0], *session_checkpoints(sid)]
 
 
 def refresh_models() -> None:
@@ -135,6 +158,7 @@ def require_models() -> list[dict]:
     """All models, or an explanation and a stop when there are none."""
     with user_errors():
         models, skipped = _models_of(session_id())
+    models = [*models, *session_checkpoints(session_id())]
     for message in skipped:
         st.caption(f"⚠️ Skipped: {escape_markdown(message)}")
     if not models:

@@ -315,15 +315,19 @@ def shown_text(at: AppTest) -> str:
     return "\n".join(parts)
 
 
-def test_compare_shows_nothing_of_another_sessions_upload(private_models):
+def test_no_page_lists_a_model_another_session_trained_on_its_upload(private_models):
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/compare.py").run()
-    at.multiselect(key="cmp_models").set_value(["private", "toyfr-general-luong"]).run()
     assert not at.exception, at.exception
-    assert at.multiselect(key="cmp_models").value[0] == "private"
-    text = shown_text(at)
-    assert SECRET not in text and GEHEIM not in text and str(private_models) not in text
-    assert "cmp_use_pair" not in [t.key for t in at.toggle]  # its test pairs are not offered
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    assert "private" not in [o.split(" · ")[0] for o in at.multiselect(key="cmp_models").options]
+    for page, key in (("pages/evaluate.py", "eval_models"), ("pages/learn.py", "learn_model")):
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        widget = at.multiselect(key=key) if key == "eval_models" else at.selectbox(key=key)
+        assert "private" not in widget.options, page
+        text = shown_text(at)
+        assert SECRET not in text and GEHEIM not in text and str(private_models) not in text
 
 
 @pytest.fixture

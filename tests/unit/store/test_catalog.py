@@ -12,10 +12,11 @@ from attnviz.errors import CheckpointError, ConfigError
 from attnviz.evaluation.evaluate import measured_on
 from attnviz.server.jobs import DONE, JobRegistry
 from attnviz.store import catalog
-from attnviz.store.checkpoint import load_checkpoint
+from attnviz.store.checkpoint import drop_owner, load_checkpoint, read_header, save
 from attnviz.training.recipes import Recipe
 from tests.support.cli import run
 from tests.support.jobs import tiny_recipe, wait
+from tests.support.tiny import tiny_translator
 
 
 def test_a_dangling_symlink_is_skipped_with_a_warning(capsys, models, model_file, tmp_path):
@@ -55,7 +56,7 @@ def test_a_symlink_out_of_the_folder_is_refused_by_name(models, model_file, tmp_
         catalog.load(str(models / "secret.safetensors"), roots=catalog.model_roots())
 
 
-def test_models_trained_on_uploads_hide_their_example_from_other_sessions(models, tmp_path):
+def test_models_trained_on_uploads_are_private_to_their_session_until_shared(models, tmp_path):
     upload = tmp_path / "upload.tsv"
     upload.write_text("en\tde\n" + "".join(f"secret {i} row\tgeheim {i}\n" for i in range(40)), encoding="utf-8")
     registry = JobRegistry(max_jobs=1)
@@ -67,12 +68,12 @@ def test_models_trained_on_uploads_hide_their_example_from_other_sessions(models
     assert load_checkpoint(job.snapshot().result_path).meta["owner"] == "owner-session"
 
     def entry(viewer):
-        return next(m for m in catalog.list_models(viewer=viewer) if m["name"] == "private")
+        return next((m for m in catalog.list_models(viewer=viewer) if m["name"] == "private"), None)
 
     assert "secret" in entry("owner-session")["example"] and str(upload) in entry("owner-session")["task"]
-    for viewer in ("someone-else", None):  # None: a caller that names no session sees no private parts
-        hidden = entry(viewer)
-        assert hidden["example"] is None and str(upload) not in json.dumps(hidden)
+    assert entry("someone-else") is None  # another session does not list it: its words are the upload's
+    hidden = entry(None)  # the CLI (no session) lists it without its private parts
+    assert hidden["example"] is None and str(upload) not in json.dumps(hidden)
     # the loaded model's meta, as the app's pages read it (Compare's test pairs, Learn's example)
     meta = load_checkpoint(job.snapshot().result_path).meta
     assert catalog.shareable_meta(meta, "owner-session") is meta
@@ -82,6 +83,25 @@ def test_models_trained_on_uploads_hide_their_example_from_other_sessions(models
         measured_on(shared)
     with pytest.raises(ConfigError, match="--data"):  # a checkpoint's stored path is never read back
         measured_on(meta)
+    # sharing: only its owner may, and then every session lists it
+    path = job.snapshot().result_path
+    with pytest.raises(CheckpointError, match="another session"):
+        drop_owner(path, "someone-else")
+    assert entry("someone-else") is None
+    before = {k: v.dtype for k, v in load_checkpoint(path).model.state_dict().items()}
+    drop_owner(path, "owner-session")
+    assert entry("someone-else")["example"] == entry("owner-session")["example"]
+    assert "owner" not in load_checkpoint(path).meta
+    assert {k: v.dtype for k, v in load_checkpoint(path).model.state_dict().items()} == before
+
+
+def test_sharing_keeps_half_precision_weights_half(corpus, models):
+    tr = tiny_translator(corpus)
+    tr.meta.update({"owner": "me", "example": "a b c"})
+    path = save(tr, models / "half.safetensors", half=True)
+    size = path.stat().st_size
+    drop_owner(path, "me")
+    assert "owner" not in read_header(path)["meta"] and abs(path.stat().st_size - size) < 200
 
 
 def test_catalog_resolves_names_and_confines_paths(saved, tmp_path, monkeypatch):
