@@ -20,6 +20,7 @@ from attnviz.errors import InputError
 from attnviz.evaluation import entropy, js_divergence
 from attnviz.plots.heatmap import (
     DIVERGING_SCALE,
+    MIN_CELL_PX,
     WEIGHT_SCALE,
     add_alignment,
     alignment_matrix,
@@ -28,6 +29,7 @@ from attnviz.plots.heatmap import (
     display_tokens,
     label_px,
     tick_angle,
+    tick_px,
 )
 
 
@@ -46,8 +48,10 @@ def compare_heatmaps(
     values: str = "weights",
     zmin: float | None = None,
     zmax: float | None = None,
+    max_width: int | None = None,
 ) -> go.Figure:
-    """One heatmap per named alignment, side by side, on one colour scale with one colour bar."""
+    """One heatmap per named alignment, side by side, on one colour scale with one colour bar;
+    ``max_width`` narrows the cells (and their labels) so that the figure fits that many px."""
     if not alignments:
         raise InputError("compare_heatmaps needs at least one alignment; pass {name: alignment}")
     names = list(alignments)
@@ -69,10 +73,15 @@ def compare_heatmaps(
     for k, al in enumerate(als):  # same cell height everywhere: a shorter target gets a shorter plot
         fig.update_yaxes(domain=[1 - np.shape(al.weights)[0] / n_tgt, 1], row=1, col=k + 1)
     n_max = max(max(np.shape(al.weights)) for al in als)
-    cell = cell_size(n_max)
-    angle = min(tick_angle(al.source_tokens, cell) for al in als)
     left = max(label_px(al.target_tokens, 0) for al in als)
-    bottom = max(label_px(al.source_tokens, angle) for al in als)
+    cell = cell_size(n_max)
+    if max_width is not None:
+        cell = max(MIN_CELL_PX, min(cell, (max_width - len(als) * (left + 40) - 120) // sum(widths)))
+    angle = min(tick_angle(al.source_tokens, cell) for al in als)
+    font = tick_px(cell)
+    bottom = max(label_px(al.source_tokens, angle, font) for al in als)
+    fig.update_xaxes(tickangle=angle, tickfont_size=font)
+    fig.update_yaxes(tickfont_size=font)
     apply_template(fig)
     fig.update_layout(
         width=sum(widths) * cell + len(als) * (left + 40) + 120,
@@ -100,8 +109,11 @@ def row_labels(a: Alignment, b: Alignment) -> list[str]:
     return [x if x == y else f"{x} / {y}" for x, y in zip(ta, tb, strict=True)]
 
 
-def difference_heatmap(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> go.Figure:
-    """``a.weights - b.weights`` on a diverging scale symmetric around zero (same grid required)."""
+def difference_heatmap(
+    a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B"), max_width: int | None = None
+) -> go.Figure:
+    """``a.weights - b.weights`` on a diverging scale symmetric around zero (same grid required),
+    at most ``max_width`` px wide."""
     check_same_grid(a, b)
     wa = np.asarray(a.weights, dtype=np.float64)  # [tgt, src]
     wb = np.asarray(b.weights, dtype=np.float64)  # [tgt, src]
@@ -119,10 +131,15 @@ def difference_heatmap(a: Alignment, b: Alignment, names: tuple[str, str] = ("A"
     heat.update(zmin=-m, zmax=m, text=text, hovertemplate="%{text}<br>difference: %{z:+.3f}<extra></extra>")
     fig = go.Figure(heat.update(colorbar={"title": {"text": f"{na} − {nb}"}}))
     cell = cell_size(max(n_src, n_tgt))
-    angle = tick_angle(a.source_tokens, cell)
+    left = label_px(rows, 0)
+    if max_width is not None:
+        cell = max(MIN_CELL_PX, min(cell, (max_width - left - 140) // n_src))
+    angle, font = tick_angle(a.source_tokens, cell), tick_px(cell)
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, showgrid=False)
     fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=rows, autorange="reversed")
-    left, bottom = label_px(rows, 0), label_px(a.source_tokens, angle)
+    fig.update_xaxes(tickfont_size=font)
+    fig.update_yaxes(tickfont_size=font)
+    bottom = label_px(a.source_tokens, angle, font)
     apply_template(fig)
     fig.update_layout(
         title={"text": f"Attention difference: {na} − {nb}"},

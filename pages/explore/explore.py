@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import streamlit as st
 
 from attnviz.data import LEXICON
 from attnviz.links import for_reading
+from attnviz.plots import file_stem
 from attnviz.server import slots
 from pages.explore import sidebar
 from pages.explore.alignment import alignment_view
 from pages.explore.attribution import attribution_view
-from pages.explore.tools import beam_view, export_view, whatif_view
-from pages.explore.views import CELL_KEY, context_view, difference_view, heatmap_view, step_view
+from pages.explore.screen import measure_page
+from pages.explore.tools import beam_view, export_view
+from pages.explore.views import CELL_KEY, FILE_STEMS_KEY, context_view, difference_view, heatmap_view, step_view
+from pages.explore.whatif import whatif_view
 from pages.shared.common import (
     compact_top,
     escape_markdown,
@@ -24,13 +25,13 @@ from pages.shared.common import (
     translate,
     user_errors,
 )
-from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, TRAIN_SIBLING
-from pages.shared.state import keep_tab, seed_from_url, write_url
+from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, EXPLORE_VIEW, TRAIN_SIBLING
+from pages.shared.state import seed_from_url, write_url
 
 VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Alignment",
          "Export"]  # fmt: skip
 BOTH_VIEWS = [*VIEWS[:6], "Difference", *VIEWS[6:]]
-VIEW_KEY = "explore_view"
+TABS_KEY = "explore_view_tabs"  # the st.tabs widget: fed from, and writing to, EXPLORE_VIEW
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
 
 
@@ -45,7 +46,7 @@ URL = {  # query parameter -> (session key, parse)
     "style": (sidebar.STYLE_KEY, str),
     "text": (EXPLORE_TEXT, lambda v: v[:1000]),
     "beam": (sidebar.BEAM_KEY, lambda v: min(max(int(v), 1), sidebar.MAX_BEAM_WIDTH)),
-    "view": (VIEW_KEY, lambda v: v if v in BOTH_VIEWS else VIEWS[0]),
+    "view": (EXPLORE_VIEW, lambda v: v if v in BOTH_VIEWS else VIEWS[0]),
     "cell": (CELL_KEY, _cell),
 }
 
@@ -90,8 +91,22 @@ def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason
         st.switch_page("pages/train/train.py")
 
 
+def _open_view(views: list[str]) -> str:
+    """The tab to open: the view the user last opened (:data:`EXPLORE_VIEW`), whatever the style;
+    Difference, which only Both has, shows Weights in one style and opens again in Both."""
+    view = st.session_state.get(EXPLORE_VIEW)
+    if view not in BOTH_VIEWS:
+        view = st.session_state[EXPLORE_VIEW] = VIEWS[0]
+    return view if view in views else views[0]
+
+
+def _view_changed() -> None:
+    st.session_state[EXPLORE_VIEW] = st.session_state[TABS_KEY]
+
+
 def render() -> None:
     compact_top()
+    measure_page()
     models = require_models()
     seed_from_url(URL)
     choice = sidebar.choose(models)
@@ -140,36 +155,35 @@ def render() -> None:
     translators = {name: get_model(e) for name, e in entries.items()}
     versions = {name: model_version(e) for name, e in entries.items()}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS
-    keep_tab(VIEW_KEY, views)
-    entry = choice.entry
+    st.session_state[TABS_KEY] = _open_view(views)
     fmt = choice.image_format
-    file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", entry["name"])
+    names = {name: e["name"] for name, e in entries.items()}
+    st.session_state[FILE_STEMS_KEY] = {"": file_stem("-".join(names.values()), text)} | {
+        name: file_stem(model, text) for name, model in names.items()}  # fmt: skip
     draw = {
         "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, rule if note else ""),
         "Raw scores": lambda: heatmap_view(shown, "scores", {n: f"{t} · raw scores" for n, t in titles.items()},
                                            fmt, decoded, translators, rule if note else ""),
         "Per step": lambda: step_view(shown, fmt),
-        "Context vectors": lambda: context_view(panels, fmt),
-        "Attribution": lambda: attribution_view(panels, versions, text, fmt),
-        "Beam search": lambda: beam_view(panels, choice.beam, fmt),
+        "Context vectors": lambda: context_view(panels, fmt, titles),
+        "Attribution": lambda: attribution_view(panels, versions, text, fmt, titles),
+        "Beam search": lambda: beam_view(panels, choice.beam, fmt, titles),
         "Difference": lambda: difference_view(shown, fmt),
-        "What-if": lambda: whatif_view(entry, text, fmt),
-        "Alignment": lambda: alignment_view(entry, models, text, fmt),
-        "Export": lambda: export_view(first, file_stem),
+        "What-if": lambda: whatif_view(entries, text, fmt),
+        "Alignment": lambda: alignment_view(entries, models, text, fmt),
+        "Export": lambda: export_view(panels, names, text),
     }  # fmt: skip
-    tabs = st.tabs(views, key=VIEW_KEY, on_change="rerun")
+    tabs = st.tabs(views, key=TABS_KEY, on_change=_view_changed)
     for name, tab in zip(views, tabs, strict=True):
         if tab.open is not False:  # lazy: only the open tab runs
             with tab:
-                if name in ("What-if", "Alignment", "Export") and len(panels) > 1:
-                    st.caption(f"On the Bahdanau model `{escape_markdown(entry['name'])}`.")
                 if name in ("Per step", "Difference") and note:  # the heatmaps say it under the maps
                     st.caption(escape_markdown(rule))
                 draw[name]()
     cell = st.session_state.get(CELL_KEY)
     write_url({
         "task": choice.task, "score": choice.score, "style": choice.mode, "text": text,
-        "beam": choice.beam if choice.beam > 1 else None, "view": st.session_state.get(VIEW_KEY),
+        "beam": choice.beam if choice.beam > 1 else None, "view": st.session_state.get(EXPLORE_VIEW),
         "cell": f"{cell[0]},{cell[1]}" if cell else None,
     })  # fmt: skip
 

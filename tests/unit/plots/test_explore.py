@@ -25,7 +25,8 @@ def test_coverage_is_the_column_sum_and_flags_dropped_and_repeated_words():
 
 
 def test_a_narrow_map_fits_its_long_title_instead_of_clipping_it():
-    from attnviz.plots.explore import CHAR_EM, MIN_TITLE_PX, TITLE_PX, explore_heatmap
+    from attnviz.plots.explore import explore_heatmap
+    from attnviz.plots.heatmap import CHAR_EM, MIN_TITLE_PX, TITLE_PX
 
     al = make_alignment(["a", "b"], ["x"])
     title = "multi30k-de-en-additive-bahdanau · additive / bahdanau (<eos> hidden, rows renormalised)"
