@@ -27,10 +27,10 @@ from attnviz.plots import (
 )
 from pages.explore.cursor import cell_cursor
 from pages.explore.math_panel import show_math
-from pages.explore.paper import paper_download
 from pages.explore.screen import column_width, page_width
 from pages.shared.common import escape_markdown
 from pages.shared.keys import EXPLORE_TEXT
+from pages.shared.paper_ui import paper_download
 from pages.shared.state import write_url
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order

@@ -26,6 +26,7 @@ def _compare(
     text_of: Callable[[Alignment], str],
     width: int,
     panel: str,
+    title: str,
 ) -> None:
     """The two decodes step by step (changed steps marked) and side by side."""
     st.markdown(
@@ -40,7 +41,7 @@ def _compare(
     table = step_table(original.target_tokens, changed.target_tokens, ("original", name))
     styled = table.style.apply(lambda row: ["background-color: #fdd0a2" if row["changed"] else ""] * len(row), axis=1)
     st.dataframe(styled, hide_index=True, key=f"{key}_table")
-    fig = whatif_figure(original, changed, steps, ("original", name), max_width=width, title=panel)
+    fig = whatif_figure(original, changed, steps, ("original", name), max_width=width, title=title)
     chart(fig, f"{key}_figure", image_format, key.removeprefix("explore_"), panel)
 
 
@@ -98,7 +99,8 @@ def whatif_view(entries: dict[str, dict], text: str, image_format: str) -> None:
             with user_errors():
                 forced = translate(*versions[name], text, 1, ((min(step, len(base.target_tokens) - 1), onehot),))
             text_of = get_model(entries[name]).text_of
-            _compare(base, forced, "forced", image_format, f"explore_whatif_force_{name}", text_of, width, name)
+            title = f"{name} · {entries[name]['name']} · forced"
+            _compare(base, forced, "forced", image_format, f"explore_whatif_force_{name}", text_of, width, name, title)
 
     st.divider()
     st.caption("**Replace a source word** and see which target steps change" + (" for each model." if many else "."))
@@ -121,5 +123,6 @@ def whatif_view(entries: dict[str, dict], text: str, image_format: str) -> None:
             st.markdown(f"New sentence: {escape_markdown(new_text)}")
             with user_errors():
                 replaced = translate(*versions[name], new_text)
+            title = f"{name} · {entries[name]['name']} · replaced"
             _compare(base, replaced, "replaced", image_format, f"explore_whatif_replace_{name}", translator.text_of,
-                     width, name)  # fmt: skip
+                     width, name, title)  # fmt: skip
