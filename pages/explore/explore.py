@@ -106,10 +106,10 @@ def _view_changed() -> None:
 
 def render() -> None:
     compact_top()
-    measure_page()
     models = require_models()
     seed_from_url(URL)
     choice = sidebar.choose(models)
+    measure_page()  # at the sidebar's end, where its empty element takes no room
     if EXPLORE_TEXT not in st.session_state:
         entry = choice.entry or next(m for m in models if m.get("task") == choice.task)
         st.session_state[EXPLORE_TEXT] = entry.get("example") or ""

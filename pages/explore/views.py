@@ -36,6 +36,7 @@ from pages.shared.state import write_url
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
 FILE_STEMS_KEY = "explore_file_stems"  # {panel name or "": model-and-sentence file stem}, set by explore.py
+MATH_MIN_PX = 600  # two math panels narrower than this go one under the other
 CONTEXT_MIN_PX = 380  # a context panel narrower than this goes under the other
 MIN_SIDE_CELL_PX, SIDE_LABELS_PX = 12, 130  # Both stacks its maps when cells this small do not fit side by side
 LOCAL_NOTE = (
@@ -123,7 +124,7 @@ def heatmap_view(
     # cursor outlines the cell in the browser and shows its numbers before the server answers
     stack = not side_by_side(panels)
     width = panel_width(panels, stack)
-    figs = align_tops([explore_heatmap(al, values, titles[name], zmin, zmax, max_width=width, fill=True)
+    figs = align_tops([explore_heatmap(al, values, titles[name], zmin, zmax, max_width=width, fill=len(panels) > 1)
                        for name, al in panels.items()])  # fmt: skip
     keys = {name: f"explore_heat_{values}_{name}" for name in panels}
     for col, name, fig in zip(columns(panels, stack), panels, figs, strict=True):
@@ -156,7 +157,8 @@ def heatmap_view(
     t, s = _cell_boxes(panels, cell, values)
     write_url({"cell": f"{t},{s}"})  # a click reruns only this fragment, not the page's own write_url
     st.html(_CSS)
-    for col, name in zip(columns(panels, stack), panels, strict=True):
+    narrow = len(panels) > 1 and column_width(len(panels)) < MATH_MIN_PX  # the formulas need the page's width
+    for col, name in zip(columns(panels, stack or narrow), panels, strict=True):
         with col:
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**")
