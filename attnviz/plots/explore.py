@@ -160,7 +160,16 @@ LOW_COVERAGE, HIGH_COVERAGE = 0.3, 1.7  # below: perhaps dropped; above: perhaps
 LOW_COLOR = "#fd8d3c"
 
 
-def coverage_bar(al: Alignment) -> go.Figure:
+def _bar_cell(n_src: int, max_width: int | None) -> tuple[int, int]:
+    """A bar chart's px per source token and its tick font: narrower bars and smaller labels where
+    the chart must fit ``max_width`` (its axes and margins take about 160 px)."""
+    cell = cell_size(n_src, lo=14)
+    if max_width is not None:
+        cell = max(MIN_CELL_PX, min(cell, (max_width - 160) // max(n_src, 1)))
+    return cell, tick_px(cell)
+
+
+def coverage_bar(al: Alignment, max_width: int | None = None) -> go.Figure:
     """Total attention per source token (:meth:`Alignment.coverage`), with the line at 1.
 
     Bars under ``LOW_COVERAGE`` (orange) mark words the decoder hardly read, perhaps left
@@ -175,16 +184,16 @@ def coverage_bar(al: Alignment) -> go.Figure:
     bar = go.Bar(x=list(range(n_src)), y=cov.tolist(), marker={"color": colors}, text=text, textposition="none")
     fig = go.Figure(bar.update(hovertemplate="%{text}<extra></extra>", name="coverage"))
     fig.add_hline(y=1.0, line={"color": "#636363", "dash": "dot"})
-    cell = cell_size(n_src, lo=14)
+    cell, font = _bar_cell(n_src, max_width)
     angle = tick_angle(al.source_tokens, cell)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font)
     fig.update_xaxes(range=[-0.5, n_src - 0.5])
     fig.update_yaxes(title_text="Σ_t a_ts", rangemode="tozero")
     apply_template(fig)
     fig.update_layout(
         title={"text": "Coverage: total attention per source token"},
-        width=max(520, 160 + n_src * cell),
-        height=280 + label_px(al.source_tokens, angle),
+        width=max(min(520, max_width or 520), 160 + n_src * cell),
+        height=280 + label_px(al.source_tokens, angle, font),
         bargap=0.15,
     )
     return fig
@@ -209,7 +218,7 @@ def _frame_title(al: Alignment, t: int) -> str:
     return f"Step {t}: {target}{where}"
 
 
-def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
+def step_animation(al: Alignment, frame_ms: int = 700, max_width: int | None = None) -> go.Figure:
     """Every decoder step as an animation frame, played in the browser (no server round trip).
 
     Top: the softmax weights ``a_t`` over the source tokens (and, for local attention, the
@@ -242,9 +251,10 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
     ]  # fmt: skip
     still = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
     play = {"frame": {"duration": frame_ms, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
-    cell = cell_size(n_src, lo=14)
+    cell, font = _bar_cell(n_src, max_width)
     angle = tick_angle(al.source_tokens, cell)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, row=1, col=1)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font,
+                     row=1, col=1)  # fmt: skip
     fig.update_xaxes(range=[-0.5, n_src - 0.5], row=1, col=1)
     fig.update_yaxes(title_text="weight a_t(s)", range=[0, 1.05], row=1, col=1)
     fig.update_xaxes(title_text="context dimension", row=2, col=1)
@@ -254,8 +264,8 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
         title={"text": _frame_title(al, 0), "x": 0.02, "xanchor": "left", "y": 0.98, "yref": "container"},
         shapes=_window_shapes(al, 0),
         showlegend=False,
-        width=max(560, 160 + n_src * cell),
-        height=560 + label_px(al.source_tokens, angle),
+        width=max(min(560, max_width or 560), 160 + n_src * cell),
+        height=560 + label_px(al.source_tokens, angle, font),
         margin={"t": 120, "b": 170, "r": 70},
         updatemenus=[{
             "type": "buttons", "direction": "left", "x": 1, "y": 1.04, "xanchor": "right", "yanchor": "bottom",

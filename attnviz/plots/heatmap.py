@@ -104,11 +104,12 @@ def cell_size(n: int, target_px: float = 600, lo: int = 18, hi: int = 44) -> int
 
 def tick_angle(tokens: list[str], cell_px: int) -> int:
     """0 when every label fits in its cell, else -60 (rotated so long sentences stay readable), or
-    -90 when cells are narrower than a slanted label's footprint (about 18 px)."""
+    -90 when cells are narrower than a slanted label's footprint: a label of ``n`` characters
+    turned by 60 degrees spans ``cos 60 * 7n + sin 60 * 14`` px across (at least 18)."""
     longest = max((len(t) for t in tokens), default=0)
     if longest * 7 <= cell_px:
         return 0
-    return -60 if cell_px >= 18 else -90
+    return -60 if cell_px >= max(18, 0.5 * 7 * longest + 0.87 * 14) else -90
 
 
 TICK_PX, MIN_TICK_PX, MIN_CELL_PX = 12, 10, 12  # tick font: Plotly's default, the smallest kept; cells

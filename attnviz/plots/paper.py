@@ -19,6 +19,7 @@ from attnviz.decoding import Alignment
 from attnviz.errors import ConfigError, InputError
 from attnviz.plots.compare import shared_range
 from attnviz.plots.heatmap import (
+    CHAR_EM,
     DIVERGING_SCALE,
     WEIGHT_SCALE,
     add_alignment,
@@ -32,6 +33,7 @@ MIME = {"html": "text/html", "png": "image/png", "svg": "image/svg+xml", "pdf": 
 PAPER_CELL_PX = (14, 32)  # the smallest and largest cell of a paper figure
 PAPER_FONT = "Arial, Helvetica, sans-serif"  # a font every PDF viewer and journal template has
 TITLE_CHARS = 110  # the sentence's title wraps at this many characters a line
+SUBTITLE_PX = 13  # a map's title font
 
 
 def _check(panels: Mapping[str, Alignment], models: Mapping[str, str], values: str) -> None:
@@ -68,15 +70,19 @@ def paper_figure(
     n_src = max(np.shape(al.weights)[1] for al in als)
     n_tgt = max(np.shape(al.weights)[0] for al in als)
     lo, hi = PAPER_CELL_PX
-    cell = int(np.clip(900 / (cols * max(n_src, 1)), lo, hi))
+    lines = {n: [n, *models[n].split(" · ")] for n in names}  # a map's title: its panel, then its model's parts
+    title_px = max(len(line) for parts in lines.values() for line in parts) * SUBTITLE_PX * CHAR_EM
+    cell = max(int(np.clip(900 / (cols * max(n_src, 1)), lo, hi)), math.ceil(title_px / max(n_src, 1)))
     angle = min(tick_angle(al.source_tokens, cell) for al in als)
     left = max(label_px(al.target_tokens, 0) for al in als)
     bottom = max(label_px(al.source_tokens, angle) for al in als)
     map_w, map_h = n_src * cell, n_tgt * cell
-    gap_w, gap_h, top = left + 30, bottom + 70, 130  # room for a map's row labels, ticks and title
+    extra = (max(len(parts) for parts in lines.values()) - 2) * 16  # title lines beyond two
+    gap_w, gap_h, top = left + 30, bottom + 70 + extra, 110 + extra  # room for a map's row labels, ticks and title
     width = cols * map_w + (cols - 1) * gap_w + left + 130
     height = rows * map_h + (rows - 1) * gap_h + top + bottom + (40 if note else 10)
-    titles = [f"<b>{html.escape(n, quote=False)}</b><br>{html.escape(models[n], quote=False)}" for n in names]
+    escaped = {n: [html.escape(x, quote=False) for x in parts] for n, parts in lines.items()}
+    titles = ["<br>".join([f"<b>{parts[0]}</b>", *parts[1:]]) for parts in escaped.values()]
     fig = make_subplots(
         rows=rows,
         cols=cols,
@@ -85,7 +91,7 @@ def paper_figure(
         vertical_spacing=gap_h / (height - top - bottom - (40 if note else 10)) if rows > 1 else 0.1,
     )
     for annotation in fig.layout.annotations:  # the subplot titles (the ⚠ marks come later)
-        annotation.update(font={"size": 13}, yshift=8)
+        annotation.update(font={"size": SUBTITLE_PX}, yshift=8)
     for k, al in enumerate(als):
         row, col = k // cols + 1, k % cols + 1
         add_alignment(fig, al, values, zmin, zmax, hover=True, showscale=False, row=row, col=col)

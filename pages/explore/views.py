@@ -147,7 +147,13 @@ def heatmap_view(
                            " word hardly read; red (over 1.7) for one read again and again.")  # fmt: skip
                 for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
                     with col:
-                        chart(coverage_bar(al), f"explore_coverage_{name}", image_format, "coverage", name)
+                        chart(
+                            coverage_bar(al, panel_width(panels)),
+                            f"explore_coverage_{name}",
+                            image_format,
+                            "coverage",
+                            name,
+                        )
     else:
         st.caption(r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
                    r" lie outside a local window ($-\infty$).")  # fmt: skip
@@ -215,7 +221,13 @@ def step_view(panels: Panels, image_format: str) -> None:
         for name, al in panels.items():  # one under the other: the animation needs the page's width
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**")
-            chart(step_animation(al), f"explore_step_animation_{name}", image_format, "steps", name)
+            chart(
+                step_animation(al, max_width=page_width()),
+                f"explore_step_animation_{name}",
+                image_format,
+                "steps",
+                name,
+            )
 
 
 def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None:

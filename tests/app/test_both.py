@@ -75,5 +75,5 @@ def test_a_wide_page_fills_both_columns(app_env):
     wide = start(explore_style="both", explore_text=TEXT, explore_page_width=1480)
     w_narrow = [f["layout"]["width"] for f in specs(narrow)[:2]]
     w_wide = [f["layout"]["width"] for f in specs(wide)[:2]]
-    assert all(w <= (884 - 16) // 2 for w in w_narrow)
+    assert all(w <= (820 - 16) // 2 for w in w_narrow)
     assert all((1480 - 16) // 2 * 0.8 <= w <= (1480 - 16) // 2 for w in w_wide), w_wide
