@@ -26,7 +26,7 @@ from pages.shared.model_ui import model_meta, pick_models, test_pairs
 from pages.shared.paper_ui import paper_download
 from pages.shared.reading_ui import merge_toggle
 
-PER_ROW, PANEL_PX = 2, 400  # a wrapping grid: 2 maps a row, each at least 400 px wide at 1280 px
+PER_ROW, PANEL_PX = 2, 390  # a wrapping grid: 2 maps a row, in columns of 394 px at 1280 px
 
 st.title("Compare attention")
 models = require_models()
