@@ -54,7 +54,7 @@ def beam_view(panels: Panels, beam: int, image_format: str, titles: dict[str, st
         with rank:
             stack = not side_by_side(ranked)
             width = panel_width(ranked, stack)
-            figs = align_tops([explore_heatmap(h, "weights", f"{titles[name]} · #{k + 1}: {' '.join(h.output_tokens)}",
+            figs = align_tops([explore_heatmap(h, "weights", f"{titles[name]} · #{k + 1}",
                                                zmin, zmax, max_width=width, fill=len(ranked) > 1)
                                for name, h in ranked.items()])  # fmt: skip
             for col, name, fig in zip(columns(ranked, stack), ranked, figs, strict=True):
