@@ -164,7 +164,7 @@ def render() -> None:
         "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, rule if note else ""),
         "Raw scores": lambda: heatmap_view(shown, "scores", {n: f"{t} · raw scores" for n, t in titles.items()},
                                            fmt, decoded, translators, rule if note else ""),
-        "Per step": lambda: step_view(shown, fmt),
+        "Per step": lambda: step_view(shown, fmt, titles),
         "Context vectors": lambda: context_view(panels, fmt, titles),
         "Attribution": lambda: attribution_view(panels, versions, text, fmt, titles),
         "Beam search": lambda: beam_view(panels, choice.beam, fmt, titles),

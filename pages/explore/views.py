@@ -203,14 +203,16 @@ def _step_slider(n_steps: int) -> int:
     return int(st.slider("Decoder step t", 0, n_steps - 1, key=STEP_KEY, persist_state="session"))
 
 
-def step_view(panels: Panels, image_format: str) -> None:
-    """One step at a time for every panel with one slider, then the browser-side animation."""
+def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None:
+    """One step at a time for every panel (headed by its style and model) with one slider, then
+    the browser-side animation."""
     t = _step_slider(min(len(al.target_tokens) for al in panels.values()))
     width = panel_width(panels)
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
         with col:
             if len(panels) > 1:
-                st.markdown(f"**{escape_markdown(name)}**: step {t} writes “{escape_markdown(al.target_tokens[t])}”")
+                st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(titles[name])}: step {t} writes"
+                            f" “{escape_markdown(al.target_tokens[t])}”")  # fmt: skip
             chart(step_bar(al, t, max_width=width), f"explore_step_bar_{name}", image_format, f"step-{t}", name)
             chart(context_bar(al, t), f"explore_step_context_{name}", image_format, f"context-{t}", name)
             if al.positions is not None:
