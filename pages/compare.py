@@ -13,6 +13,7 @@ from attnviz.plots import (
     difference_heatmap,
     entropy_plot,
     explore_heatmap,
+    file_stem,
     gold_heatmap,
     js_plot,
     plot_config,
@@ -22,9 +23,10 @@ from pages.shared.common import escape_markdown, get_model, require_models, user
 from pages.shared.data_ui import uploaded_pairs
 from pages.shared.keys import EXPLORE_TEXT
 from pages.shared.model_ui import model_meta, pick_models, test_pairs
+from pages.shared.paper_ui import paper_download
 from pages.shared.reading_ui import merge_toggle
 
-PER_ROW, PANEL_PX = 2, 400  # a wrapping grid: 2 maps a row, each at least 400 px wide at 1280 px
+PER_ROW, PANEL_PX = 2, 390  # a wrapping grid: 2 maps a row, in columns of 394 px at 1280 px
 
 st.title("Compare attention")
 models = require_models()
@@ -113,6 +115,9 @@ for start in range(0, len(names), PER_ROW):
 rule = next((f"{r.rule} " for r in reading.values() if r.note), "")
 st.caption(escape_markdown(f"{rule}One colour scale for all models (weights: 0 to the largest weight; scores: "
                            "symmetric around 0)."))  # fmt: skip
+lines = {m["name"]: f"{m.get('score', '?')} / {m.get('style', '?')}" for m in chosen}  # under each map's name
+paper_download(aligned, lines, sentence, values, file_stem("-".join(names), sentence, f"figure-{values}"), "cmp_paper",
+               rule.strip())  # fmt: skip
 
 col_a, col_b = st.columns(2)
 a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a")

@@ -1,7 +1,7 @@
 """Pure figure builders (Plotly) and the file contents users download."""
 
 from attnviz.plots.compare import difference_heatmap, encoder_attention_heatmaps, entropy_plot, js_plot, shared_range
-from attnviz.plots.context import context_heatmap, context_projection
+from attnviz.plots.context import context_heatmap, context_projection, context_range
 from attnviz.plots.cursor import cursor_data, has_cell
 from attnviz.plots.data import gold_heatmap, length_histogram, metric_scatter, training_curves
 from attnviz.plots.explore import (
@@ -18,7 +18,10 @@ from attnviz.plots.exports import (
     alignment_json,
     changed_steps,
     csv_text,
+    file_stem,
     matrix_csv,
+    pair_csv,
+    pair_json,
     pharaoh_text,
     replace_token,
     step_table,
@@ -26,17 +29,22 @@ from attnviz.plots.exports import (
 from attnviz.plots.heads import heads_grid
 from attnviz.plots.heatmap import plot_config, step_bar
 from attnviz.plots.links import gold_figure, links_figure
+from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
 from attnviz.plots.show import show, show_both, show_steps
 
 __all__ = [
+    "IMAGE_FORMATS",
+    "MIME",
     "align_tops",
     "alignment_heatmap",
     "alignment_json",
     "attribution_heatmap",
+    "can_write_images",
     "changed_steps",
     "context_bar",
     "context_heatmap",
     "context_projection",
+    "context_range",
     "coverage_bar",
     "csv_text",
     "cursor_data",
@@ -44,6 +52,9 @@ __all__ = [
     "encoder_attention_heatmaps",
     "entropy_plot",
     "explore_heatmap",
+    "figure_html",
+    "figure_image",
+    "file_stem",
     "gold_figure",
     "gold_heatmap",
     "has_cell",
@@ -53,6 +64,9 @@ __all__ = [
     "links_figure",
     "matrix_csv",
     "metric_scatter",
+    "pair_csv",
+    "pair_json",
+    "paper_figure",
     "pharaoh_text",
     "plot_config",
     "replace_token",

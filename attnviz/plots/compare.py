@@ -20,6 +20,8 @@ from attnviz.errors import InputError
 from attnviz.evaluation import entropy, js_divergence
 from attnviz.plots.heatmap import (
     DIVERGING_SCALE,
+    FULL_CELL_PX,
+    MIN_CELL_PX,
     WEIGHT_SCALE,
     add_alignment,
     alignment_matrix,
@@ -28,6 +30,7 @@ from attnviz.plots.heatmap import (
     display_tokens,
     label_px,
     tick_angle,
+    tick_px,
 )
 
 
@@ -46,8 +49,11 @@ def compare_heatmaps(
     values: str = "weights",
     zmin: float | None = None,
     zmax: float | None = None,
+    max_width: int | None = None,
 ) -> go.Figure:
-    """One heatmap per named alignment, side by side, on one colour scale with one colour bar."""
+    """One heatmap per named alignment, side by side, on one colour scale with one colour bar;
+    ``max_width`` narrows the cells (and their labels) so that the figure fits that many px, and
+    puts the maps one under the other where side by side their labels could not stand upright."""
     if not alignments:
         raise InputError("compare_heatmaps needs at least one alignment; pass {name: alignment}")
     names = list(alignments)
@@ -56,30 +62,42 @@ def compare_heatmaps(
     zmin = lo if zmin is None else zmin
     zmax = hi if zmax is None else zmax
     widths = [np.shape(al.weights)[1] for al in als]
-    fig = make_subplots(
-        rows=1,
-        cols=len(als),
-        subplot_titles=[html.escape(n, quote=False) for n in names],
-        column_widths=[w / sum(widths) for w in widths],
-        horizontal_spacing=min(0.12, 0.5 / len(als)),
-    )
-    for k, al in enumerate(als):
-        add_alignment(fig, al, values, zmin, zmax, showscale=k == len(als) - 1, row=1, col=k + 1)
-    n_tgt = max(np.shape(al.weights)[0] for al in als)
-    for k, al in enumerate(als):  # same cell height everywhere: a shorter target gets a shorter plot
-        fig.update_yaxes(domain=[1 - np.shape(al.weights)[0] / n_tgt, 1], row=1, col=k + 1)
+    rows_n = [np.shape(al.weights)[0] for al in als]
     n_max = max(max(np.shape(al.weights)) for al in als)
-    cell = cell_size(n_max)
-    angle = min(tick_angle(al.source_tokens, cell) for al in als)
     left = max(label_px(al.target_tokens, 0) for al in als)
-    bottom = max(label_px(al.source_tokens, angle) for al in als)
+    cell = cell_size(n_max)
+    stacked = False
+    if max_width is not None:
+        side = (max_width - len(als) * (left + 40) - 120) // sum(widths)
+        stacked = len(als) > 1 and side < FULL_CELL_PX
+        room = (max_width - left - 160) // max(widths) if stacked else side
+        cell = max(MIN_CELL_PX, min(cell, room))
+    angle = min(tick_angle(al.source_tokens, cell) for al in als)
+    font = tick_px(cell)
+    bottom = max(label_px(al.source_tokens, angle, font) for al in als)
+    titles = [html.escape(n, quote=False) for n in names]
+    if stacked:  # one column: equal cells, each map as tall as its target
+        plot_h = sum(rows_n) * cell + (len(als) - 1) * (bottom + 40)
+        fig = make_subplots(rows=len(als), cols=1, subplot_titles=titles, row_heights=[r / sum(rows_n) for r in rows_n],
+                            vertical_spacing=(bottom + 40) / plot_h)  # fmt: skip
+    else:
+        shares = [w / sum(widths) for w in widths]
+        fig = make_subplots(rows=1, cols=len(als), subplot_titles=titles, column_widths=shares,
+                            horizontal_spacing=min(0.12, 0.5 / len(als)))  # fmt: skip
+    for k, al in enumerate(als):
+        row, col = (k + 1, 1) if stacked else (1, k + 1)
+        add_alignment(fig, al, values, zmin, zmax, showscale=k == len(als) - 1, row=row, col=col)
+        if not stacked:  # same cell height everywhere: a shorter target gets a shorter plot
+            fig.update_yaxes(domain=[1 - rows_n[k] / max(rows_n), 1], row=row, col=col)
+    fig.update_xaxes(tickangle=angle, tickfont_size=font)
+    fig.update_yaxes(tickfont_size=font)
     apply_template(fig)
-    fig.update_layout(
-        width=sum(widths) * cell + len(als) * (left + 40) + 120,
-        height=bottom + n_tgt * cell + 110,
-        margin={"l": left, "b": bottom, "t": 90, "r": 20},
-        plot_bgcolor="white",
-    )
+    if stacked:
+        width, height = max(widths) * cell + left + 160, plot_h + bottom + 110
+    else:
+        width, height = sum(widths) * cell + len(als) * (left + 40) + 120, bottom + max(rows_n) * cell + 110
+    fig.update_layout(width=width, height=height, margin={"l": left, "b": bottom, "t": 90, "r": 20},
+                      plot_bgcolor="white")  # fmt: skip
     return fig
 
 
@@ -100,8 +118,11 @@ def row_labels(a: Alignment, b: Alignment) -> list[str]:
     return [x if x == y else f"{x} / {y}" for x, y in zip(ta, tb, strict=True)]
 
 
-def difference_heatmap(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> go.Figure:
-    """``a.weights - b.weights`` on a diverging scale symmetric around zero (same grid required)."""
+def difference_heatmap(
+    a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B"), max_width: int | None = None
+) -> go.Figure:
+    """``a.weights - b.weights`` on a diverging scale symmetric around zero (same grid required),
+    at most ``max_width`` px wide."""
     check_same_grid(a, b)
     wa = np.asarray(a.weights, dtype=np.float64)  # [tgt, src]
     wb = np.asarray(b.weights, dtype=np.float64)  # [tgt, src]
@@ -119,10 +140,15 @@ def difference_heatmap(a: Alignment, b: Alignment, names: tuple[str, str] = ("A"
     heat.update(zmin=-m, zmax=m, text=text, hovertemplate="%{text}<br>difference: %{z:+.3f}<extra></extra>")
     fig = go.Figure(heat.update(colorbar={"title": {"text": f"{na} − {nb}"}}))
     cell = cell_size(max(n_src, n_tgt))
-    angle = tick_angle(a.source_tokens, cell)
+    left = label_px(rows, 0)
+    if max_width is not None:
+        cell = max(MIN_CELL_PX, min(cell, (max_width - left - 140) // n_src))
+    angle, font = tick_angle(a.source_tokens, cell), tick_px(cell)
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, showgrid=False)
     fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=rows, autorange="reversed")
-    left, bottom = label_px(rows, 0), label_px(a.source_tokens, angle)
+    fig.update_xaxes(tickfont_size=font)
+    fig.update_yaxes(tickfont_size=font)
+    bottom = label_px(a.source_tokens, angle, font)
     apply_template(fig)
     fig.update_layout(
         title={"text": f"Attention difference: {na} − {nb}"},
@@ -156,6 +182,9 @@ def entropy_plot(alignments: dict[str, Alignment]) -> go.Figure:
     return fig
 
 
+JS_STEP_PX = 30  # a step's bar in the Jensen-Shannon plot
+
+
 def js_plot(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> go.Figure:
     """Jensen-Shannon divergence (nats) between two alignments at each step (same grid required)."""
     check_same_grid(a, b)
@@ -166,13 +195,16 @@ def js_plot(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> 
     fig = go.Figure(bar.update(hovertemplate="step %{x}: %{text}<br>JS %{y:.3f} nats<extra></extra>"))
     fig.add_hline(y=math.log(2), line={"dash": "dash", "color": "#969696"}, annotation_text="maximum: ln 2")
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(js))), ticktext=rows, title_text="decoder step")
+    plain = [html.unescape(r) for r in rows]
+    angle = tick_angle(plain, JS_STEP_PX)  # a "x / y" label slanted or upright rather than over its neighbours
+    fig.update_xaxes(tickangle=angle)
     apply_template(fig)
     fig.update_layout(
         title={"text": "Jensen-Shannon divergence per step", "subtitle": {"text": f"{na} vs {nb}"}},
         margin={"t": 90},
         yaxis={"title": "JS divergence (nats)", "range": [0, math.log(2) * 1.1]},
-        width=max(500, 120 + len(js) * 30),
-        height=380,
+        width=max(500, 120 + len(js) * JS_STEP_PX),
+        height=300 + label_px(plain, angle),
     )
     return fig
 

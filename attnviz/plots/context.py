@@ -3,32 +3,48 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
-from attnviz.plots.heatmap import DIVERGING_SCALE, apply_template, cell_size, display_tokens
+from attnviz.plots.heatmap import DIVERGING_SCALE, apply_template, cell_size, display_tokens, fit_title
 
 
-def context_heatmap(al: Alignment) -> go.Figure:
-    """The context vectors ``c_t`` over decoder steps: ``[tgt, ctx_dim]`` as a diverging heatmap."""
+def _contexts(al: Alignment) -> np.ndarray:
     ctx = np.asarray(al.contexts, dtype=np.float64)  # [tgt, ctx_dim]
     if ctx.ndim != 2 or ctx.size == 0:
         raise InputError(f"this alignment has no context vectors (shape {ctx.shape})")
+    return ctx
+
+
+def context_range(al: Alignment) -> float:
+    """The largest ``|c_t|`` entry: several context maps share the scale ``[-m, m]`` of the largest."""
+    return float(np.abs(_contexts(al)).max()) or 1.0
+
+
+def context_heatmap(
+    al: Alignment, title: str = "Context vectors c_t", zmax: float | None = None, max_width: int | None = None
+) -> go.Figure:
+    """The context vectors ``c_t`` over decoder steps: ``[tgt, ctx_dim]`` as a diverging heatmap,
+    on ``[-zmax, zmax]`` (default: its own largest entry), at most ``max_width`` px wide."""
+    ctx = _contexts(al)  # [tgt, ctx_dim]
     n_tgt, dim = ctx.shape
-    fig = go.Figure(go.Heatmap(z=ctx, x=list(range(dim)), y=list(range(n_tgt)), colorscale=DIVERGING_SCALE, zmid=0))
-    fig.data[0].update(hovertemplate="step %{y}, dim %{x}: %{z:.3f}<extra></extra>", colorbar={"title": "c_t"})
+    m = context_range(al) if zmax is None else float(zmax)
+    fig = go.Figure(go.Heatmap(z=ctx, x=list(range(dim)), y=list(range(n_tgt)), colorscale=DIVERGING_SCALE))
+    fig.data[0].update(zmin=-m, zmax=m, hovertemplate="step %{y}, dim %{x}: %{z:.3f}<extra></extra>",
+                       colorbar={"title": "c_t"})  # fmt: skip
     cell = cell_size(n_tgt)
     fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=display_tokens(al.target_tokens))
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(title_text="context dimension")
+    width = max(500, 140 + dim * cell_size(dim, lo=4, hi=24))
+    width = min(width, max_width) if max_width else width
     apply_template(fig)
-    fig.update_layout(
-        width=max(500, 140 + dim * cell_size(dim, lo=4, hi=24)),
-        height=140 + n_tgt * cell,
-        title={"text": "Context vectors c_t"},
-    )
+    fig.update_layout(width=width, height=140 + n_tgt * cell, title={"text": html.escape(title, quote=False)})
+    fit_title(fig)
     return fig
 
 
@@ -66,7 +82,9 @@ def uncrowded(points: np.ndarray, min_gap: float = 0.08) -> list[bool]:
     return out
 
 
-def context_projection(al: Alignment) -> go.Figure:
+def context_projection(
+    al: Alignment, title: str = "Context vectors c_t, first two principal components", max_width: int | None = None
+) -> go.Figure:
     """The context vectors in 2-D (PCA by SVD), labelled by target token and joined in step order."""
     ctx = np.asarray(al.contexts, dtype=np.float64)  # [tgt, ctx_dim]
     if ctx.ndim != 2 or ctx.size == 0:
@@ -85,10 +103,11 @@ def context_projection(al: Alignment) -> go.Figure:
     )
     apply_template(fig)
     fig.update_layout(
-        title={"text": "Context vectors c_t, first two principal components"},
+        title={"text": html.escape(title, quote=False)},
         xaxis_title=f"PC1 ({ratio[0]:.0%} of variance)",
         yaxis_title=f"PC2 ({ratio[1]:.0%} of variance)",
-        width=640,
+        width=min(640, max_width) if max_width else 640,
         height=520,
     )
+    fit_title(fig)
     return fig

@@ -8,7 +8,6 @@ Pure functions: an :class:`Alignment` in, a Plotly figure out. Tokens go through
 from __future__ import annotations
 
 import html
-import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
@@ -22,12 +21,13 @@ from attnviz.plots.heatmap import (
     FULL_CELL_PX,
     GOLD_COLOR,
     MIN_CELL_PX,
-    TITLE_PAD_PX,
+    TITLE_PX,
     UNKNOWN_COLOR,
     alignment_heatmap,
     apply_template,
     cell_size,
     display_tokens,
+    fit_title,
     label_px,
     tick_angle,
     tick_px,
@@ -45,33 +45,43 @@ def explore_heatmap(
     zmin: float | None = None,
     zmax: float | None = None,
     max_width: int | None = None,
+    fill: bool = False,
 ) -> go.Figure:
     """:func:`attnviz.plots.heatmap.alignment_heatmap` with a plot area tall enough for its
     colour bar; ``zmin``/``zmax`` put several maps on one scale;
-    ``max_width`` shrinks the (square) cells so that the figure fits a column that wide."""
+    ``max_width`` shrinks the (square) cells so that the figure fits a column that wide, and with
+    ``fill`` also grows them (up to :data:`FILL_CELL_PX`, the map at most :data:`FILL_HEIGHT_PX`
+    tall) so that the figure fills it."""
     fig = alignment_heatmap(al, values, zmin=zmin, zmax=zmax, title=title)
     margin = fig.layout.margin
     plot_px = fig.layout.height - margin.t - margin.b
     if plot_px < MIN_PLOT_PX:
         fig.update_layout(height=fig.layout.height + MIN_PLOT_PX - plot_px)
     if max_width is not None:
-        _fit_width(fig, *np.shape(al.weights), max_width)
-    _wrap_title(fig)
+        n_tgt, n_src = np.shape(al.weights)
+        grow = min(FILL_CELL_PX, FILL_HEIGHT_PX // max(n_tgt, 1)) if fill else 0
+        _fit_width(fig, n_tgt, n_src, max_width, grow=grow)
+    fit_title(fig)
     return fig
 
 
 BAR_UNDER_PX = 64  # the height a colour bar takes under a map
 
 
-def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell: int = MIN_CELL_PX) -> None:
+FILL_CELL_PX, FILL_HEIGHT_PX = 96, 720  # a filling map's largest cell, and its largest plot height
+
+
+def _fit_width(
+    fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell: int = MIN_CELL_PX, grow: int = 0
+) -> None:
     """Shrink a heatmap's square cells so that the figure is at most ``max_width`` pixels wide (a
-    wider one would be squeezed by the browser, labels and all), and its labels with them. Where
-    that makes the cells smaller than full-size labels, the colour bar moves under the map and
-    gives its width to the cells."""
+    wider one would be squeezed by the browser, labels and all), and its labels with them; or grow
+    them up to ``grow`` px so that it fills that width. Where the cells get smaller than
+    full-size labels, the colour bar moves under the map and gives its width to the cells."""
     margin = fig.layout.margin
     fixed_w = fig.layout.width - n_src * _cell_px(fig, n_src)
     natural = _cell_px(fig, n_src)
-    cell = min(natural, (max_width - fixed_w) // max(n_src, 1))
+    cell = min(max(natural, grow), (max_width - fixed_w) // max(n_src, 1))
     under = cell < FULL_CELL_PX
     if under:  # the plot area: the width less the row labels (Plotly's automargin) and the right margin
         rows = [html.unescape(t) for t in fig.layout.yaxis.ticktext or []]
@@ -98,36 +108,6 @@ def _fit_width(fig: go.Figure, n_tgt: int, n_src: int, max_width: int, min_cell:
     for trace in fig.data:
         if trace.type == "scatter" and trace.name == "gold":
             trace.marker.size = cell * 0.8
-
-
-TITLE_PX, MIN_TITLE_PX, CHAR_EM, TITLE_LINE_PX = 17, 11, 0.58, 20  # title font sizes; a character's width (em)
-
-
-def _wrap_title(fig: go.Figure) -> None:
-    """Fit a title into its figure, so a short sentence's narrow map does not clip it: a smaller
-    font first (down to 11 px), then lines broken at the title's `` · `` parts (``general / luong``
-    stays on one line) and at spaces (HTML entities stay whole), with room made above the plot."""
-    text = fig.layout.title.text
-    if not text:
-        return
-    room = fig.layout.width - 30  # px
-    visible = len(html.unescape(text))
-    size = min(TITLE_PX, int(room / (visible * CHAR_EM)))
-    if size >= TITLE_PX:
-        return
-    if size >= MIN_TITLE_PX:
-        fig.update_layout(title_font_size=size)
-        return
-    width = max(int(room / (MIN_TITLE_PX * CHAR_EM)), 12)  # characters per line
-    lines: list[str] = []
-    for part in text.split(" · "):
-        if lines and len(lines[-1]) + 3 + len(part) <= width:
-            lines[-1] += " · " + part
-        else:
-            lines += textwrap.wrap(part, width=width, break_long_words=False, break_on_hyphens=False) or [part]
-    extra = (len(lines) - 1) * TITLE_LINE_PX
-    fig.update_layout(title_text="<br>".join(lines), title_font_size=MIN_TITLE_PX, title_y=1, title_pad_t=TITLE_PAD_PX,
-                      margin={"t": fig.layout.margin.t + extra}, height=fig.layout.height + extra)  # fmt: skip
 
 
 def align_tops(figs: list[go.Figure]) -> list[go.Figure]:
@@ -180,7 +160,16 @@ LOW_COVERAGE, HIGH_COVERAGE = 0.3, 1.7  # below: perhaps dropped; above: perhaps
 LOW_COLOR = "#fd8d3c"
 
 
-def coverage_bar(al: Alignment) -> go.Figure:
+def _bar_cell(n_src: int, max_width: int | None) -> tuple[int, int]:
+    """A bar chart's px per source token and its tick font: narrower bars and smaller labels where
+    the chart must fit ``max_width`` (its axes and margins take about 160 px)."""
+    cell = cell_size(n_src, lo=14)
+    if max_width is not None:
+        cell = max(MIN_CELL_PX, min(cell, (max_width - 160) // max(n_src, 1)))
+    return cell, tick_px(cell)
+
+
+def coverage_bar(al: Alignment, max_width: int | None = None) -> go.Figure:
     """Total attention per source token (:meth:`Alignment.coverage`), with the line at 1.
 
     Bars under ``LOW_COVERAGE`` (orange) mark words the decoder hardly read, perhaps left
@@ -195,16 +184,16 @@ def coverage_bar(al: Alignment) -> go.Figure:
     bar = go.Bar(x=list(range(n_src)), y=cov.tolist(), marker={"color": colors}, text=text, textposition="none")
     fig = go.Figure(bar.update(hovertemplate="%{text}<extra></extra>", name="coverage"))
     fig.add_hline(y=1.0, line={"color": "#636363", "dash": "dot"})
-    cell = cell_size(n_src, lo=14)
+    cell, font = _bar_cell(n_src, max_width)
     angle = tick_angle(al.source_tokens, cell)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font)
     fig.update_xaxes(range=[-0.5, n_src - 0.5])
     fig.update_yaxes(title_text="Σ_t a_ts", rangemode="tozero")
     apply_template(fig)
     fig.update_layout(
         title={"text": "Coverage: total attention per source token"},
-        width=max(520, 160 + n_src * cell),
-        height=280 + label_px(al.source_tokens, angle),
+        width=max(min(520, max_width or 520), 160 + n_src * cell),
+        height=280 + label_px(al.source_tokens, angle, font),
         bargap=0.15,
     )
     return fig
@@ -229,7 +218,7 @@ def _frame_title(al: Alignment, t: int) -> str:
     return f"Step {t}: {target}{where}"
 
 
-def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
+def step_animation(al: Alignment, frame_ms: int = 700, max_width: int | None = None) -> go.Figure:
     """Every decoder step as an animation frame, played in the browser (no server round trip).
 
     Top: the softmax weights ``a_t`` over the source tokens (and, for local attention, the
@@ -262,9 +251,10 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
     ]  # fmt: skip
     still = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
     play = {"frame": {"duration": frame_ms, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
-    cell = cell_size(n_src, lo=14)
+    cell, font = _bar_cell(n_src, max_width)
     angle = tick_angle(al.source_tokens, cell)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, row=1, col=1)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font,
+                     row=1, col=1)  # fmt: skip
     fig.update_xaxes(range=[-0.5, n_src - 0.5], row=1, col=1)
     fig.update_yaxes(title_text="weight a_t(s)", range=[0, 1.05], row=1, col=1)
     fig.update_xaxes(title_text="context dimension", row=2, col=1)
@@ -274,8 +264,8 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
         title={"text": _frame_title(al, 0), "x": 0.02, "xanchor": "left", "y": 0.98, "yref": "container"},
         shapes=_window_shapes(al, 0),
         showlegend=False,
-        width=max(560, 160 + n_src * cell),
-        height=560 + label_px(al.source_tokens, angle),
+        width=max(min(560, max_width or 560), 160 + n_src * cell),
+        height=560 + label_px(al.source_tokens, angle, font),
         margin={"t": 120, "b": 170, "r": 70},
         updatemenus=[{
             "type": "buttons", "direction": "left", "x": 1, "y": 1.04, "xanchor": "right", "yanchor": "bottom",
@@ -294,13 +284,23 @@ def step_animation(al: Alignment, frame_ms: int = 700) -> go.Figure:
 
 
 def whatif_figure(
-    original: Alignment, changed: Alignment, changed_steps: list[int], names: tuple[str, str]
+    original: Alignment,
+    changed: Alignment,
+    changed_steps: list[int],
+    names: tuple[str, str],
+    max_width: int | None = None,
+    title: str | None = None,
 ) -> go.Figure:
-    """The two decodes side by side on one colour scale, with the changed target steps outlined."""
+    """The two decodes side by side on one colour scale, with the changed target steps outlined,
+    at most ``max_width`` px wide."""
     a, b = (html.escape(n, quote=False) for n in names)
     if a == b:
         raise InputError("give the two decodes different names")
-    fig = compare_heatmaps({a: original, b: changed})
+    fig = compare_heatmaps({a: original, b: changed}, max_width=max_width)
+    if title:
+        fig.update_layout(title={"text": html.escape(title, quote=False), "y": 1, "yanchor": "top", "yref": "container",
+                                 "pad": {"t": 8}})  # fmt: skip
+        fit_title(fig)
     n_tgt, n_src = np.shape(changed.weights)
     for t in changed_steps:
         if 0 <= t < n_tgt:
@@ -311,15 +311,23 @@ def whatif_figure(
     return fig
 
 
-def attribution_heatmap(values: np.ndarray, al: Alignment, title: str, max_width: int | None = None) -> go.Figure:
+def attribution_heatmap(
+    values: np.ndarray,
+    al: Alignment,
+    title: str,
+    max_width: int | None = None,
+    zmax: float | None = None,
+    fill: bool = False,
+) -> go.Figure:
     """Attributions ``[tgt, src]`` on the axes of ``al``'s weights heatmap (same rows, columns
-    and cell size), on their own diverging scale symmetric around 0 (red: raises the chosen
-    token's log-probability, blue: lowers it)."""
+    and cell size), on a diverging scale ``[-zmax, zmax]`` (default: its own largest magnitude;
+    several maps pass one) symmetric around 0 (red: raises the chosen token's log-probability,
+    blue: lowers it)."""
     z = np.asarray(values, dtype=np.float64)  # [tgt, src]
     if z.shape != np.shape(al.weights):
         raise InputError(f"attributions of shape {z.shape} do not match the alignment's {np.shape(al.weights)}")
-    fig = explore_heatmap(al, "weights", title, max_width=max_width)
-    m = float(np.abs(z).max()) or 1.0
+    fig = explore_heatmap(al, "weights", title, max_width=max_width, fill=fill)
+    m = float(zmax) if zmax is not None else float(np.abs(z).max()) or 1.0
     heat = next(t for t in fig.data if t.type == "heatmap")
     heat.update(
         z=z, zmin=-m, zmax=m, zmid=None, colorscale=DIVERGING_SCALE, colorbar={"title": {"text": "attribution"}}

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
+import numpy as np
 import pandas as pd
 
-from attnviz.data import MARK, join_pieces
+from attnviz.data import MARK, join_pieces, to_pharaoh
 from attnviz.decoding import Alignment
 from attnviz.external import attention_json
 from attnviz.plots.heatmap import alignment_matrix
@@ -46,9 +50,52 @@ def alignment_json(al: Alignment) -> str:
     return attention_json(al)
 
 
-def pharaoh_text(al: Alignment) -> str:
-    """The argmax alignment in Pharaoh ``source-target`` format, one line."""
-    return al.to_pharaoh() + "\n"
+def pair_json(panels: dict[str, Alignment], models: dict[str, str], sentence: str) -> str:
+    """Several decodes of one sentence in one attention file (:func:`attnviz.external.attention_json`):
+    one matrix per panel (``"Bahdanau"``, ``"Luong"``) with everything its decode recorded, and the
+    sentence and each panel's model in the metadata. The Your model page and ``attnviz attention``
+    read it back."""
+    meta = {"sentence": sentence, "models": {name: models.get(name, "") for name in panels}}
+    return attention_json(dict(panels), metadata=meta)
+
+
+def pair_csv(panels: dict[str, Alignment], models: dict[str, str], values: str = "weights") -> str:
+    """Several decodes' matrices in one long CSV: one row per (panel, target step, source token)."""
+    frames = []
+    for name, al in panels.items():
+        z = alignment_matrix(al, values)  # [tgt, src]
+        t, s = np.meshgrid(range(z.shape[0]), range(z.shape[1]), indexing="ij")  # [tgt, src] each
+        frames.append(pd.DataFrame({
+            "panel": name, "model": models.get(name, ""), "step": t.ravel(),
+            "target": np.array(al.target_tokens)[t.ravel()], "position": s.ravel(),
+            "source": np.array(al.source_tokens)[s.ravel()], values: z.ravel(),
+        }))  # fmt: skip
+    return csv_text(pd.concat(frames, ignore_index=True), float_format="%.6g")
+
+
+def pharaoh_text(al: Alignment, with_eos: bool = False) -> str:
+    """The argmax alignment in Pharaoh ``source-target`` format, one line. Links to the source's
+    ``<eos>`` and the target's ``<eos>`` step are markers, not words: left out unless ``with_eos``."""
+    n_src, n_tgt = len(al.source_text_tokens), len(al.output_tokens)
+    links = [(s, t) for s, t in al.hard_links() if with_eos or (s < n_src and t < n_tgt)]
+    return to_pharaoh(links) + "\n"
+
+
+def slug(text: str, max_len: int = 40) -> str:
+    """A piece of a file name from any text: ASCII letters, digits and ``-`` (accents dropped,
+    everything else a dash), cut at a word boundary; ``""`` when nothing is left."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    out = re.sub(r"[^A-Za-z0-9]+", "-", ascii_text).strip("-")
+    if len(out) > max_len:
+        out = out[:max_len].rsplit("-", 1)[0] if "-" in out[:max_len] else out[:max_len]
+    return out.strip("-")
+
+
+def file_stem(model: str, sentence: str, what: str = "") -> str:
+    """A download's file name without extension: the model's name, a slug of the sentence, what
+    the file holds (``toy-fr-general-luong-the-cat-eats-weights``)."""
+    parts = [slug(model, 60), slug(sentence), slug(what, 30)]
+    return "-".join(p for p in parts if p) or "attnviz"
 
 
 def changed_steps(a: list[str], b: list[str]) -> list[int]:

@@ -9,6 +9,7 @@ the context vectors' figures in :mod:`attnviz.plots.context`.
 from __future__ import annotations
 
 import html
+import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
@@ -63,6 +64,36 @@ def plot_config(filename: str, image_format: str = "png") -> dict:
     }
 
 
+TITLE_PX, MIN_TITLE_PX, CHAR_EM, TITLE_LINE_PX = 17, 11, 0.58, 20  # title font sizes; a character's width (em)
+
+
+def fit_title(fig: go.Figure) -> None:
+    """Fit a title into its figure, so a short sentence's narrow map does not clip it: a smaller
+    font first (down to 11 px), then lines broken at the title's `` · `` parts (``general / luong``
+    stays on one line) and at spaces (HTML entities stay whole), with room made above the plot."""
+    text = fig.layout.title.text
+    if not text:
+        return
+    room = fig.layout.width - 30  # px
+    visible = len(html.unescape(text))
+    size = min(TITLE_PX, int(room / (visible * CHAR_EM)))
+    if size >= TITLE_PX:
+        return
+    if size >= MIN_TITLE_PX:
+        fig.update_layout(title_font_size=size)
+        return
+    width = max(int(room / (MIN_TITLE_PX * CHAR_EM)), 12)  # characters per line
+    lines: list[str] = []
+    for part in text.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+        else:
+            lines += textwrap.wrap(part, width=width, break_long_words=False, break_on_hyphens=False) or [part]
+    extra = (len(lines) - 1) * TITLE_LINE_PX
+    fig.update_layout(title_text="<br>".join(lines), title_font_size=MIN_TITLE_PX, title_y=1, title_pad_t=TITLE_PAD_PX,
+                      margin={"t": (fig.layout.margin.t or 100) + extra}, height=fig.layout.height + extra)  # fmt: skip
+
+
 # -- sizing ----------------------------------------------------------------------------------
 
 
@@ -73,11 +104,12 @@ def cell_size(n: int, target_px: float = 600, lo: int = 18, hi: int = 44) -> int
 
 def tick_angle(tokens: list[str], cell_px: int) -> int:
     """0 when every label fits in its cell, else -60 (rotated so long sentences stay readable), or
-    -90 when cells are narrower than a slanted label's footprint (about 18 px)."""
+    -90 when cells are narrower than a slanted label's footprint: a label of ``n`` characters
+    turned by 60 degrees spans ``cos 60 * 7n + sin 60 * 14`` px across (at least 18)."""
     longest = max((len(t) for t in tokens), default=0)
     if longest * 7 <= cell_px:
         return 0
-    return -60 if cell_px >= 18 else -90
+    return -60 if cell_px >= max(18, 0.5 * 7 * longest + 0.87 * 14) else -90
 
 
 TICK_PX, MIN_TICK_PX, MIN_CELL_PX = 12, 10, 12  # tick font: Plotly's default, the smallest kept; cells

@@ -109,7 +109,14 @@ def words_heatmap(
                      showgrid=False, zeroline=False)  # fmt: skip
     apply_template(fig)
     fig.update_layout(
-        title={"text": html.escape(title, quote=False), "y": 0.99, "yanchor": "top", "yref": "container", "x": 0.01},
+        title={
+            "text": html.escape(title, quote=False),
+            "y": 1,
+            "yanchor": "top",
+            "yref": "container",
+            "x": 0.01,
+            "pad": {"t": 6},
+        },
         width=width,
         height=top + n_tgt * cell + bottom,
         margin={"l": left, "b": bottom, "t": top, "r": 20},

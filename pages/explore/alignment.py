@@ -3,8 +3,6 @@ or both scored against gold links (pages/explore/gold.py)."""
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from attnviz.data import to_pharaoh
@@ -13,12 +11,13 @@ from attnviz.links import DIRECTIONAL, agreement, reverse_entry
 from attnviz.plots import links_figure
 from pages.explore.gold import gold_view
 from pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
-from pages.explore.views import ONE_WIDTH, chart
+from pages.explore.views import chart, columns, file_name, panel_width
 from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
 
 PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
     "explore_align_part", "explore_align_method", "explore_align_threshold", "explore_align_reference",
 )  # fmt: skip
+STACK_WORDS = 14  # a longer sentence's link maps go one under the other in Both
 PARTS = {"sentence": "This sentence", "gold": "Scored against gold links"}
 SYMMETRIC = ("intersection", "union", "grow-diag-final")  # the ones offered; the CLI has all of extract.SYMMETRIC
 METHOD_HELP = (
@@ -48,16 +47,17 @@ def pick_method(entry: dict, models: list[dict], where) -> Method:
     return Method(name, 0.3, model_version(reverse), reverse["name"])
 
 
-def alignment_view(entry: dict, models: list[dict], text: str, image_format: str) -> None:
-    """This sentence's links, or the links of a gold set scored, for the model of ``entry``."""
+def alignment_view(entries: dict[str, dict], models: list[dict], text: str, image_format: str) -> None:
+    """This sentence's links, or the links of a gold set scored, for every shown model (``entries``:
+    panel name -> catalog entry), side by side."""
     left, right = st.columns([2, 3])
     part = left.segmented_control("Show the links of", list(PARTS), format_func=PARTS.get, key=PART_KEY,
                                   persist_state="session", default="sentence") or "sentence"  # fmt: skip
-    method = pick_method(entry, models, right)
+    method = pick_method(next(iter(entries.values())), models, right)
     if part == "gold":
-        gold_view(entry, method, image_format)
+        gold_view(entries, method, image_format)
     else:
-        sentence_view(entry, method, text, image_format)
+        sentence_view(entries, method, text, image_format)
 
 
 def _eflomal(entry: dict, source: list[str], target: list[str]) -> tuple[list | None, str]:
@@ -73,17 +73,31 @@ def _eflomal(entry: dict, source: list[str], target: list[str]) -> tuple[list | 
     return run.links[0], eflomal_note(run, "this pair")
 
 
-def sentence_view(entry: dict, method: Method, text: str, image_format: str) -> None:
-    """Attention's and eflomal's links for the sentence, on the word-level heatmap and as Pharaoh lines."""
-    model = model_version(entry)
-    with user_errors():
-        translation = get_model(entry).text_of(translate(*model, text))
-    reference = st.text_input("Align on", key=REFERENCE_KEY, max_chars=1000, placeholder=translation,
-                              help="A translation of your own; empty: the model's translation.")  # fmt: skip
-    target = reference.strip() or translation
+def sentence_view(entries: dict[str, dict], method: Method, text: str, image_format: str) -> None:
+    """Attention's and eflomal's links for the sentence, per model on its word-level heatmap and as
+    Pharaoh lines; every model aligned on its own translation or on the one typed."""
+    translations = {}
+    for name, entry in entries.items():
+        with user_errors():
+            translations[name] = get_model(entry).text_of(translate(*model_version(entry), text))
+    shown = " / ".join(dict.fromkeys(t for t in translations.values() if t))
+    reference = st.text_input("Align on", key=REFERENCE_KEY, max_chars=1000, placeholder=shown,
+                              help="A translation of your own; empty: each model's own translation.")  # fmt: skip
+    many = len(entries) > 1
+    stack = many and len(text.split()) > STACK_WORDS
+    width = panel_width(entries, stack=stack or not many)
+    for col, (name, entry) in zip(columns(entries, stack=stack), entries.items(), strict=True):
+        with col:
+            _links_of(name if many else "", entry, method, text, reference.strip() or translations[name], width,
+                      image_format)  # fmt: skip
+
+
+def _links_of(panel: str, entry: dict, method: Method, text: str, target: str, width: int, image_format: str) -> None:
+    """One model's links on its word-level heatmap, beside eflomal's, with their Pharaoh lines."""
     if not target.strip():
         st.info("The model translated the sentence to nothing; type a translation to align on.")
         return
+    model = model_version(entry)
     try:
         reading, links = word_links(model, method, text, target)
     except AttnvizError as e:
@@ -92,17 +106,17 @@ def sentence_view(entry: dict, method: Method, text: str, image_format: str) -> 
     efl, efl_note = _eflomal(entry, reading.source_words, reading.target_words)
     name = f"attention ({method.name})"
     layers = {name: ("attention", links.links)} | ({"eflomal": ("eflomal", efl)} if efl is not None else {})
-    title = f"{entry['name']}: word links"
-    fig = links_figure(reading.weights, reading.source_words, reading.target_words, layers, title, ONE_WIDTH)
-    chart(fig, "explore_align_links", image_format, "alignment")
+    title = f"{panel} · {entry['name']}: word links" if panel else f"{entry['name']}: word links"
+    fig = links_figure(reading.weights, reading.source_words, reading.target_words, layers, title, width)
+    chart(fig, f"explore_align_links{'_' + panel if panel else ''}", image_format, "alignment", panel or None)
     how = {"threshold": f"every weight ≥ {method.threshold:.2f}", "argmax": "each target word's largest weight"}
     rule = how.get(method.name, f"{method.name} of this model's and {method.reverse_name}'s argmax links")
     agree = f" Attention and eflomal agree at F1 = {agreement(links.links, efl):.2f}." if efl is not None else ""
     st.caption(escape_markdown(f"{reading.caption} Links from attention: {rule}. {efl_note}{agree}"))
-    _pharaoh_downloads({name: links.links, "eflomal": efl}, entry["name"])
+    _pharaoh_downloads({name: links.links, "eflomal": efl}, panel)
 
 
-def _pharaoh_downloads(aligners: dict[str, list | None], stem: str) -> None:
+def _pharaoh_downloads(aligners: dict[str, list | None], panel: str) -> None:
     """Each aligner's links as a Pharaoh line (source-target, 0-based, on words) with a download."""
     shown = {name: links for name, links in aligners.items() if links is not None}
     st.markdown("**Pharaoh** (`source-target`, 0-based word indices)")
@@ -111,6 +125,7 @@ def _pharaoh_downloads(aligners: dict[str, list | None], stem: str) -> None:
         short = name.split()[0]
         col.caption(escape_markdown(name))
         col.code(line or "(no links)", language=None, wrap_lines=True)
-        file = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{stem}-{short}") + ".pharaoh"
-        col.download_button(f"Download {short}'s links", line + "\n", file_name=file, mime="text/plain",
-                            key=f"explore_align_dl_{short}", on_click="ignore")  # fmt: skip
+        file = f"{file_name(f'{short}-links', panel or None)}.pharaoh"
+        key = f"explore_align_dl_{short}{'_' + panel if panel else ''}"
+        col.download_button(f"Download {short}'s links", line + "\n", file_name=file, mime="text/plain", key=key,
+                            on_click="ignore")  # fmt: skip

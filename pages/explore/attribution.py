@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from attnviz.explain import MAX_SOURCE_TOKENS, Attribution, attribute
-from attnviz.plots import attribution_heatmap
-from pages.explore.views import Panels, chart, columns, panel_width
+from attnviz.plots import align_tops, attribution_heatmap, explore_heatmap, shared_range
+from pages.explore.views import Panels, chart, columns, panel_width, side_by_side
 from pages.shared.common import escape_markdown, load_model, user_errors
 
 METHODS = {"ig": "Integrated gradients", "gxi": "Gradient × input", "occlusion": "Occlusion (one token)"}
@@ -22,32 +23,50 @@ def cached_attribution(path: str, mtime: float, text: str, method: str) -> Attri
     return attribute(load_model(path, mtime), text, method=method)
 
 
-def attribution_view(panels: Panels, versions: dict[str, tuple[str, float]], text: str, image_format: str) -> None:
-    """Per panel: the attribution heatmap on the weights' axes, per-step agreement, a summary."""
+def attribution_view(
+    panels: Panels, versions: dict[str, tuple[str, float]], text: str, image_format: str, titles: dict[str, str]
+) -> None:
+    """Per panel: its attention map and, beside it, the attribution map on the same axes (one
+    colour scale per kind of map across the panels), per-step agreement, a summary."""
     method = st.segmented_control("Method", list(METHODS), format_func=METHODS.get, key=METHOD_KEY,
                                   persist_state="session", default="ig") or "ig"  # fmt: skip
-    for col, name in zip(columns(panels), panels, strict=True):
-        with col:
-            with st.spinner(f"{METHODS[method]} for {name}…"), user_errors():
-                attr = cached_attribution(*versions[name], text, method)
-            title = f"{name}: {attr.method_name}"
-            fig = attribution_heatmap(attr.values, attr.alignment, title, max_width=panel_width(panels))
-            chart(fig, f"explore_attribution_{name}", image_format, f"attribution-{name}")
-            st.markdown(escape_markdown(attr.summary()))
-            rows = [
-                {"step": t, "target": attr.target_tokens[t], "attention's first": attr.attention_top[t],
-                 "attribution's first": attr.attribution_top[t],
-                 "Spearman": None if math.isnan(attr.spearman[t]) else round(float(attr.spearman[t]), 3),
-                 "top-1 agrees": bool(attr.top1[t]),
-                 **({"IG delta": round(float(attr.delta[t]), 4)} if attr.delta is not None else {})}
-                for t in range(len(attr.target_tokens))
-            ]  # fmt: skip
+    attrs: dict[str, Attribution] = {}
+    for name in panels:
+        with st.spinner(f"{METHODS[method]} for {name}…"), user_errors():
+            attrs[name] = cached_attribution(*versions[name], text, method)
+    lo, hi = shared_range([a.alignment for a in attrs.values()], "weights")
+    m = max(float(np.abs(np.asarray(a.values, dtype=np.float64)).max()) for a in attrs.values()) or 1.0
+    for name, attr in attrs.items():
+        pair = {"attention": attr.alignment, "attribution": attr.alignment}  # drawn side by side
+        stack = not side_by_side(pair)
+        width = panel_width(pair, stack)
+        figs = align_tops([
+            explore_heatmap(attr.alignment, "weights", f"{titles[name]} · attention", lo, hi, max_width=width,
+                            fill=True),
+            attribution_heatmap(attr.values, attr.alignment, f"{titles[name]} · {attr.method_name}", width, m,
+                                fill=True),
+        ])  # fmt: skip
+        for col, kind, fig in zip(columns(pair, stack), pair, figs, strict=True):
+            with col:
+                chart(fig, f"explore_attribution_{kind}_{name}", image_format, f"{kind}-{method}", name)
+        st.markdown(f"**{escape_markdown(name)}**: {escape_markdown(attr.summary())}" if len(panels) > 1
+                    else escape_markdown(attr.summary()))  # fmt: skip
+        rows = [
+            {"step": t, "target": attr.target_tokens[t], "attention's first": attr.attention_top[t],
+             "attribution's first": attr.attribution_top[t],
+             "Spearman": None if math.isnan(attr.spearman[t]) else round(float(attr.spearman[t]), 3),
+             "top-1 agrees": bool(attr.top1[t]),
+             **({"IG delta": round(float(attr.delta[t]), 4)} if attr.delta is not None else {})}
+            for t in range(len(attr.target_tokens))
+        ]  # fmt: skip
+        with st.expander(f"{name}: step by step", key=f"explore_attr_steps_{name}"):
             st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"explore_attr_table_{name}")
+    scale = " One colour scale per kind of map for both models." if len(panels) > 1 else ""
     st.caption(
         f"What each source token contributed to the log-probability of the token chosen at each step, from the "
         f"source embeddings, summed over their dimensions; baseline: the zero embedding. Integrated gradients "
         f"sums the gradient along the straight path from the baseline (its delta: how far the sum is from the "
         f"log-probability difference it should equal); gradient × input is its one-point version; occlusion "
         f"replaces one source token by the baseline and re-decodes. Red raises the chosen token, blue lowers it. "
-        f"Sources longer than {MAX_SOURCE_TOKENS} tokens are refused (the cost grows with source × target)."
+        f"Sources longer than {MAX_SOURCE_TOKENS} tokens are refused (the cost grows with source × target).{scale}"
     )

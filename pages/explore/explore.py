@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import streamlit as st
 
 from attnviz.data import LEXICON
 from attnviz.links import for_reading
+from attnviz.plots import file_stem
 from attnviz.server import front_example, slots
 from pages.explore import sidebar, url
 from pages.explore.alignment import alignment_view
 from pages.explore.attribution import attribution_view
-from pages.explore.tools import beam_view, export_view, whatif_view
-from pages.explore.url import BOTH_VIEWS, VIEW_KEY, VIEWS
-from pages.explore.views import context_view, difference_view, heatmap_view, step_view
+from pages.explore.screen import measure_page
+from pages.explore.tools import beam_view, export_view
+from pages.explore.url import BOTH_VIEWS, VIEWS
+from pages.explore.views import FILE_STEMS_KEY, context_view, difference_view, heatmap_view, step_view
+from pages.explore.whatif import whatif_view
 from pages.shared.common import (
     compact_top,
     escape_markdown,
@@ -25,9 +26,9 @@ from pages.shared.common import (
     translate,
     user_errors,
 )
-from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, TRAIN_SIBLING
-from pages.shared.state import keep_tab
+from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, EXPLORE_VIEW, TRAIN_SIBLING
 
+TABS_KEY = "explore_view_tabs"  # the st.tabs widget: fed from, and writing to, EXPLORE_VIEW
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
 
 
@@ -71,11 +72,25 @@ def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason
         st.switch_page("pages/train/train.py")
 
 
+def _open_view(views: list[str]) -> str:
+    """The tab to open: the view the user last opened (:data:`EXPLORE_VIEW`), whatever the style;
+    Difference, which only Both has, shows Weights in one style and opens again in Both."""
+    view = st.session_state.get(EXPLORE_VIEW)
+    if view not in BOTH_VIEWS:
+        view = st.session_state[EXPLORE_VIEW] = VIEWS[0]
+    return view if view in views else views[0]
+
+
+def _view_changed() -> None:
+    st.session_state[EXPLORE_VIEW] = st.session_state[TABS_KEY]
+
+
 def render() -> None:
     compact_top()
     models = require_models()
     url.read_link(models)  # a shared link, or the history entry Back or Forward went to
     choice = sidebar.choose(models)
+    measure_page()  # at the sidebar's end, where its empty element takes no room
     if EXPLORE_TEXT not in st.session_state:
         st.session_state[EXPLORE_TEXT] = front_example(models, choice.task) or ""
     link_note = st.empty()  # the line on a link's unknown parts
@@ -124,30 +139,29 @@ def render() -> None:
     translators = {name: get_model(e) for name, e in entries.items()}
     versions = {name: model_version(e) for name, e in entries.items()}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS
-    keep_tab(VIEW_KEY, views)
-    entry = choice.entry
+    st.session_state[TABS_KEY] = _open_view(views)
     fmt = choice.image_format
-    file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", entry["name"])
+    names = {name: e["name"] for name, e in entries.items()}
+    st.session_state[FILE_STEMS_KEY] = {"": file_stem("-".join(names.values()), text)} | {
+        name: file_stem(model, text) for name, model in names.items()}  # fmt: skip
     draw = {
         "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, rule if note else ""),
         "Raw scores": lambda: heatmap_view(shown, "scores", {n: f"{t} · raw scores" for n, t in titles.items()},
                                            fmt, decoded, translators, rule if note else ""),
-        "Per step": lambda: step_view(shown, fmt),
-        "Context vectors": lambda: context_view(panels, fmt),
-        "Attribution": lambda: attribution_view(panels, versions, text, fmt),
-        "Beam search": lambda: beam_view(panels, choice.beam, fmt),
+        "Per step": lambda: step_view(shown, fmt, titles),
+        "Context vectors": lambda: context_view(panels, fmt, titles),
+        "Attribution": lambda: attribution_view(panels, versions, text, fmt, titles),
+        "Beam search": lambda: beam_view(panels, choice.beam, fmt, titles),
         "Difference": lambda: difference_view(shown, fmt),
-        "What-if": lambda: whatif_view(entry, text, fmt),
-        "Alignment": lambda: alignment_view(entry, models, text, fmt),
-        "Export": lambda: export_view(first, file_stem),
+        "What-if": lambda: whatif_view(entries, text, fmt),
+        "Alignment": lambda: alignment_view(entries, models, text, fmt),
+        "Export": lambda: export_view(panels, names, text),
     }  # fmt: skip
-    tabs = st.tabs(views, key=VIEW_KEY, on_change="rerun")
+    tabs = st.tabs(views, key=TABS_KEY, on_change=_view_changed)
     url.stage(choice, text, models)  # the open view is known: a view's fragment may write it with its cell
     for name, tab in zip(views, tabs, strict=True):
         if tab.open is not False:  # lazy: only the open tab runs
             with tab:
-                if name in ("What-if", "Alignment", "Export") and len(panels) > 1:
-                    st.caption(f"On the Bahdanau model `{escape_markdown(entry['name'])}`.")
                 if name in ("Per step", "Difference") and note:  # the heatmaps say it under the maps
                     st.caption(escape_markdown(rule))
                 draw[name]()

@@ -19,7 +19,7 @@ from pages.explore.links import (
     test_split,
     word_links,
 )
-from pages.explore.views import ONE_WIDTH, chart
+from pages.explore.views import chart, columns, panel_width
 from pages.shared.common import escape_markdown, model_version
 
 SOURCE_KEY, FORMAT_KEY, BASE_KEY = "explore_gold_source", "explore_gold_format", "explore_gold_one_based"
@@ -73,29 +73,33 @@ def _gold_set(entry: dict) -> GoldSet | None:
     return gold_of_pairs(test, origin) if kind == "builtin" else _uploaded_gold(test)
 
 
-def gold_view(entry: dict, method: Method, image_format: str) -> None:
-    """Corpus and per-sentence precision, recall and AER of attention (``method``) and eflomal, and one
-    pair's heatmap with gold and predicted links."""
+def gold_view(entries: dict[str, dict], method: Method, image_format: str) -> None:
+    """Corpus and per-sentence precision, recall and AER of attention (``method``) for every shown
+    model (``entries``: panel name -> catalog entry) and of eflomal, and one pair's maps with gold
+    and predicted links, one per model side by side."""
+    entry = next(iter(entries.values()))
     if reads_characters(model_version(entry)):
         st.info("Gold links join words; this model reads characters, so its links are not scored here. The Evaluate "
                 "page reports its AER on its own gold (links of characters).")  # fmt: skip
         return
+    many = len(entries) > 1
+    labels = {name: f"{name} attention ({method.name})" if many else f"attention ({method.name})" for name in entries}
     try:
         gold = _gold_set(entry)
         if gold is None:
             return
-        model = model_version(entry)
         sources, targets = tuple(map(tuple, gold.sources)), tuple(map(tuple, gold.targets))
-        with st.spinner(f"Aligning {len(sources)} pairs with attention…"):
-            attention = corpus_links(model, method, sources, targets)
+        predicted = {}
+        for name, e in entries.items():
+            with st.spinner(f"Aligning {len(sources)} pairs with {name}'s attention…"):
+                predicted[labels[name]] = corpus_links(model_version(e), method, sources, targets)
     except AttnvizError as e:
         st.error(escape_markdown(str(e)))
         return
-    name = f"attention ({method.name})"
-    predicted, note = {name: attention}, ""
+    note = ""
     try:
         with st.spinner(f"eflomal on {len(sources)} pairs…"):
-            run = eflomal_run(*data_of(model), tuple(zip(sources, targets, strict=True)))
+            run = eflomal_run(*data_of(model_version(entry)), tuple(zip(sources, targets, strict=True)))
         predicted["eflomal"], note = run.links, eflomal_note(run, f"the {len(sources)} pairs")
     except AttnvizError as e:
         note = f"eflomal did not run: {e}"
@@ -106,13 +110,19 @@ def gold_view(entry: dict, method: Method, image_format: str) -> None:
         "AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), precision = |A∩P| / |A|, recall = |A∩S| / |S| (Och & Ney "
         f"2003), summed over the pairs. Attention is forced through each gold target and read on words. {note}"
     ))  # fmt: skip
-    _sentence(entry, method, gold, predicted, sentences, image_format)
+    _sentence(entries, labels, method, gold, predicted, sentences, image_format)
 
 
 def _sentence(
-    entry: dict, method: Method, gold: GoldSet, predicted: dict, sentences: list[dict], image_format: str
+    entries: dict[str, dict],
+    labels: dict[str, str],
+    method: Method,
+    gold: GoldSet,
+    predicted: dict,
+    sentences: list[dict],
+    image_format: str,
 ) -> None:
-    """The per-sentence table and one chosen pair's heatmap with gold and predicted links."""
+    """The per-sentence table and one chosen pair's maps (one per model) with gold and predicted links."""
     for row, src, tgt in zip(sentences, gold.sources, gold.targets, strict=True):
         row.update({"source": " ".join(src), "target": " ".join(tgt)})
     table = st.expander("Per sentence: precision, recall and AER of each pair", key="explore_gold_table_open",
@@ -124,21 +134,27 @@ def _sentence(
         st.session_state[PAIR_KEY] = 0
     left, right = st.columns([1, 3], vertical_alignment="bottom")
     k = int(left.number_input(f"Pair (0-{n - 1})", 0, n - 1, key=PAIR_KEY))
-    if st.session_state.get(SHOW_KEY) not in predicted:
-        st.session_state[SHOW_KEY] = next(iter(predicted))
-    who = right.segmented_control("Predicted links of", list(predicted), key=SHOW_KEY) or next(iter(predicted))
+    kinds = ["attention", *(["eflomal"] if "eflomal" in predicted else [])]
+    if st.session_state.get(SHOW_KEY) not in kinds:
+        st.session_state[SHOW_KEY] = kinds[0]
+    kind = right.segmented_control("Predicted links of", kinds, key=SHOW_KEY) or kinds[0]
     src, tgt, g = gold.sources[k], gold.targets[k], gold.gold[k]
-    try:
-        reading, _ = word_links(model_version(entry), method, " ".join(src), " ".join(tgt))
-    except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
-        return
-    scores = " · ".join(f"{key.split()[-1]} {value:.3f}" for key, value in sentences[k].items() if key.startswith(who))
-    st.caption(escape_markdown(f"Pair {k}, {who}: {scores}"))
-    title = f"Pair {k}: {who}"
-    fig = gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, ONE_WIDTH)
-    chart(fig, "explore_gold_figure", image_format, f"gold-{k}")
+    for col, (name, entry) in zip(columns(entries, stack=len(src) > 18), entries.items(), strict=True):
+        who = labels[name] if kind == "attention" else "eflomal"
+        with col:
+            try:
+                reading, _ = word_links(model_version(entry), method, " ".join(src), " ".join(tgt))
+            except AttnvizError as e:
+                st.error(escape_markdown(str(e)))
+                continue
+            scores = " · ".join(f"{key.split()[-1]} {value:.3f}" for key, value in sentences[k].items()
+                                if key.startswith(who))  # fmt: skip
+            st.caption(escape_markdown(f"Pair {k}, {who}: {scores}"))
+            title = f"{name} · {entry['name']} · pair {k}: {who}"
+            width = panel_width(entries, stack=len(src) > 18)
+            fig = gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, width)
+            chart(fig, f"explore_gold_figure_{name}", image_format, f"gold-{k}", name)
     st.caption(
-        "Under the links: the attention weights read on words, the end marker hidden. A hit is a predicted link "
-        "in the gold (sure or possible), a wrong link one outside it, a miss a sure link not predicted."
+        "Under the links: each model's attention weights read on words, the end marker hidden. A hit is a predicted"
+        " link in the gold (sure or possible), a wrong link one outside it, a miss a sure link not predicted."
     )

@@ -13,6 +13,7 @@ from attnviz.plots import (
     context_bar,
     context_heatmap,
     context_projection,
+    context_range,
     coverage_bar,
     difference_heatmap,
     entropy_plot,
@@ -27,31 +28,64 @@ from attnviz.plots import (
 from pages.explore.captions import weights_caption
 from pages.explore.cursor import cell_cursor
 from pages.explore.math_panel import show_math
+from pages.explore.screen import column_width, page_width
 from pages.shared.common import escape_markdown
+from pages.shared.keys import EXPLORE_TEXT
+from pages.shared.paper_ui import paper_download
 from pages.shared.state import write_url
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
-BOTH_WIDTH, ONE_WIDTH = 390, 860  # px: two maps side by side (columns of 394 px), or one, fit the page at 1280 px
+FILE_STEMS_KEY = "explore_file_stems"  # {panel name or "": model-and-sentence file stem}, set by explore.py
+MATH_MIN_PX = 600  # two math panels narrower than this go one under the other
+CONTEXT_MIN_PX = 380  # a context panel narrower than this goes under the other
+MIN_SIDE_CELL_PX, SIDE_LABELS_PX = 12, 130  # Both stacks its maps when cells this small do not fit side by side
 LOCAL_NOTE = (
     r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = t$; local-p predicts"
     r" $p_t = S\,\sigma(v_p^\top \tanh(W_p h_t))$ and multiplies by a Gaussian, $\sigma = D/2$); other cells are 0."
 )
+_CSS = """<style>
+.stMainBlockContainer .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
+</style>"""
 
 
-def chart(fig, key: str, image_format: str, name: str) -> None:
-    """``st.plotly_chart`` at the figure's own size, zoom and pan on, a PNG/SVG download button."""
-    st.plotly_chart(fig, key=key, width="content", config=plot_config(f"attnviz-{name}", image_format))
+def file_name(name: str, panel: str | None = None) -> str:
+    """A download's file name without extension: the model (the panel's, or the pair's in Both),
+    a slug of the sentence and ``name``."""
+    stems = st.session_state.get(FILE_STEMS_KEY) or {}
+    stem = stems.get(panel or "", stems.get(""))
+    return f"{stem}-{name}" if stem else f"attnviz-{name}"
 
 
-def columns(panels: Panels) -> list:
-    """One column per panel (a single panel uses the page's width)."""
-    return [st.container()] if len(panels) == 1 else list(st.columns(len(panels), gap="medium"))
+def chart(fig, key: str, image_format: str, name: str, panel: str | None = None) -> None:
+    """``st.plotly_chart`` at the figure's own size, zoom and pan on, a PNG/SVG download button
+    whose file is named after the model and the sentence."""
+    st.plotly_chart(fig, key=key, width="content", config=plot_config(file_name(name, panel), image_format))
 
 
-def panel_width(panels: Panels) -> int:
-    """The widest figure a panel's column holds at 1280 px: the page, or half of it in Both."""
-    return BOTH_WIDTH if len(panels) > 1 else ONE_WIDTH
+def side_by_side(panels: Panels) -> bool:
+    """Whether the panels' maps fit side by side with legible cells (else one under the other)."""
+    if len(panels) == 1:
+        return False
+    n_src = max(np.shape(al.weights)[1] for al in panels.values())
+    return column_width(len(panels)) >= SIDE_LABELS_PX + n_src * MIN_SIDE_CELL_PX
+
+
+def columns(panels: Panels, stack: bool | None = None) -> list:
+    """One column per panel, side by side when their maps fit (``stack`` forces either way);
+    one under the other, each the page's width, otherwise."""
+    if stack is None:
+        stack = not side_by_side(panels)
+    if len(panels) == 1 or stack:
+        return [st.container() for _ in panels]
+    return list(st.columns(len(panels), gap="small"))
+
+
+def panel_width(panels: Panels, stack: bool | None = None) -> int:
+    """The widest figure a panel's column holds: the page, or a column of two side by side."""
+    if stack is None:
+        stack = not side_by_side(panels)
+    return page_width() if len(panels) == 1 or stack else column_width(len(panels))
 
 
 def _grid(panels: Panels) -> tuple[int, int]:
@@ -89,13 +123,14 @@ def heatmap_view(
     cell = current_cell(panels)
     # the figures do not depend on the cell, so a click re-sends and redraws none of them: the
     # cursor outlines the cell in the browser and shows its numbers before the server answers
-    width = panel_width(panels)
-    figs = align_tops([explore_heatmap(al, values, titles[name], zmin, zmax, max_width=width)
+    stack = not side_by_side(panels)
+    width = panel_width(panels, stack)
+    figs = align_tops([explore_heatmap(al, values, titles[name], zmin, zmax, max_width=width, fill=len(panels) > 1)
                        for name, al in panels.items()])  # fmt: skip
     keys = {name: f"explore_heat_{values}_{name}" for name in panels}
-    for col, name, fig in zip(columns(panels), panels, figs, strict=True):
+    for col, name, fig in zip(columns(panels, stack), panels, figs, strict=True):
         with col:
-            chart(fig, keys[name], image_format, f"{values}-{name}")
+            chart(fig, keys[name], image_format, values, name)
     cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}", on_click=_store_cell)
     if rule:
         st.caption(escape_markdown(rule))
@@ -112,13 +147,24 @@ def heatmap_view(
                            " word hardly read; red (over 1.7) for one read again and again.")  # fmt: skip
                 for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
                     with col:
-                        chart(coverage_bar(al), f"explore_coverage_{name}", image_format, f"coverage-{name}")
+                        chart(
+                            coverage_bar(al, panel_width(panels)),
+                            f"explore_coverage_{name}",
+                            image_format,
+                            "coverage",
+                            name,
+                        )
     else:
         st.caption(r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
                    r" lie outside a local window ($-\infty$).")  # fmt: skip
+    if len(panels) > 1:
+        sentence = st.session_state.get(EXPLORE_TEXT) or ""
+        paper_download(panels, titles, sentence, values, file_name(f"figure-{values}"), f"explore_paper_{values}", rule)
     t, s = _cell_boxes(panels, cell, values)
     write_url({"cell": f"{t},{s}"})  # a click reruns only this fragment, not the page's own write_url
-    for col, name in zip(columns(panels), panels, strict=True):
+    st.html(_CSS)
+    narrow = len(panels) > 1 and column_width(len(panels)) < MATH_MIN_PX  # the formulas need the page's width
+    for col, name in zip(columns(panels, stack or narrow), panels, strict=True):
         with col:
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**")
@@ -157,16 +203,18 @@ def _step_slider(n_steps: int) -> int:
     return int(st.slider("Decoder step t", 0, n_steps - 1, key=STEP_KEY, persist_state="session"))
 
 
-def step_view(panels: Panels, image_format: str) -> None:
-    """One step at a time for every panel with one slider, then the browser-side animation."""
+def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None:
+    """One step at a time for every panel (headed by its style and model) with one slider, then
+    the browser-side animation."""
     t = _step_slider(min(len(al.target_tokens) for al in panels.values()))
     width = panel_width(panels)
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
         with col:
             if len(panels) > 1:
-                st.markdown(f"**{escape_markdown(name)}**: step {t} writes “{escape_markdown(al.target_tokens[t])}”")
-            chart(step_bar(al, t, max_width=width), f"explore_step_bar_{name}", image_format, f"step-{t}-{name}")
-            chart(context_bar(al, t), f"explore_step_context_{name}", image_format, f"context-{t}-{name}")
+                st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(titles[name])}: step {t} writes"
+                            f" “{escape_markdown(al.target_tokens[t])}”")  # fmt: skip
+            chart(step_bar(al, t, max_width=width), f"explore_step_bar_{name}", image_format, f"step-{t}", name)
+            chart(context_bar(al, t), f"explore_step_context_{name}", image_format, f"context-{t}", name)
             if al.positions is not None:
                 st.markdown(rf"Predicted centre $p_{{{t}}} = {float(al.positions[t]):.3f}$, $D = {al.window}$.")
     st.caption(r"Bars: the softmax $a_t$ over the source, with the raw scores $e_t$ (dotted, right axis); below, the"
@@ -175,18 +223,32 @@ def step_view(panels: Panels, image_format: str) -> None:
         for name, al in panels.items():  # one under the other: the animation needs the page's width
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**")
-            chart(step_animation(al), f"explore_step_animation_{name}", image_format, f"steps-{name}")
+            chart(
+                step_animation(al, max_width=page_width()),
+                f"explore_step_animation_{name}",
+                image_format,
+                "steps",
+                name,
+            )
 
 
-def context_view(panels: Panels, image_format: str) -> None:
-    """The context vectors of every step: as a heatmap and projected to 2-D."""
-    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None:
+    """The context vectors of every step: as a heatmap (one colour scale for every panel) and
+    projected to 2-D, each titled with its panel's model."""
+    m = max(context_range(al) for al in panels.values())
+    stack = len(panels) > 1 and column_width(len(panels)) < CONTEXT_MIN_PX
+    width = panel_width(panels, stack)
+    for col, (name, al) in zip(columns(panels, stack), panels.items(), strict=True):
         with col:
-            chart(context_heatmap(al), f"explore_context_heatmap_{name}", image_format, f"contexts-{name}")
+            title = f"{titles[name]} · context vectors c_t"
+            fig = context_heatmap(al, title=title, zmax=m if len(panels) > 1 else None, max_width=width)
+            chart(fig, f"explore_context_heatmap_{name}", image_format, "contexts", name)
             if len(al.target_tokens) >= 2:
-                chart(context_projection(al), f"explore_context_projection_{name}", image_format, f"ctx2d-{name}")
+                fig = context_projection(al, title=f"{titles[name]} · c_t in 2-D (PCA)", max_width=width)
+                chart(fig, f"explore_context_projection_{name}", image_format, "ctx2d", name)
+    one = " One colour scale for both panels." if len(panels) > 1 else ""
     st.caption(r"Each row is $c_t = \sum_s a_{t,s} \bar h_s$. The projection keeps the two directions of largest"
-               " variance (PCA): steps that read the same source words land close together.")  # fmt: skip
+               " variance (PCA): steps that read the same source words land close together." + one)  # fmt: skip
 
 
 def difference_view(panels: Panels, image_format: str) -> None:
@@ -199,7 +261,9 @@ def difference_view(panels: Panels, image_format: str) -> None:
                 f" step, and the difference is shown for the {len(a2.target_tokens)} steps both have.")  # fmt: skip
     if not a2.target_tokens:
         return
-    chart(difference_heatmap(b2, a2, (nb, na)), "explore_difference", image_format, "difference")
+    chart(
+        difference_heatmap(b2, a2, (nb, na), max_width=page_width()), "explore_difference", image_format, "difference"
+    )
     st.caption(f"Red: {nb} attends more than {na} at that step; blue: less. A row label `x / y` means the two"
                " models wrote different tokens at that step.")  # fmt: skip
     left, right = st.columns(2)

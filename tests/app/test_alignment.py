@@ -165,7 +165,7 @@ def test_built_in_gold_scores_attention_and_eflomal(app_env):
     names = {d["name"] for d in fig["data"] if d["type"] == "scatter"}
     assert "gold sure" in names and names & {"hit: predicted, in gold", "wrong: predicted, not in gold"}
     at.number_input(key="explore_gold_pair").set_value(3).run()
-    assert not at.exception and specs(at)[0]["layout"]["title"]["text"].startswith("Pair 3")
+    assert not at.exception and "pair 3" in specs(at)[0]["layout"]["title"]["text"]
 
 
 def _upload(at: AppTest, gold: bytes, name: str = "gold.txt") -> AppTest:
@@ -197,11 +197,25 @@ def test_an_uploaded_gold_file_is_scored_and_a_malformed_one_names_its_line(app_
     assert "short.txt line 2: the file has 1 lines but there are 2 sentence pairs" in unescape(at.error[0].value)
 
 
-def test_in_both_the_alignment_view_uses_the_bahdanau_model(app_env):
+def test_in_both_the_alignment_view_aligns_with_both_models_side_by_side(app_env):
     at = start(explore_style="both", explore_text=TEXT, explore_view="Alignment", explore_align_reference=REFERENCE)
     assert not at.exception, at.exception
-    assert any("On the Bahdanau model" in c.value for c in at.caption)
-    assert len(specs(at)) == 1 and "bahdanau" in specs(at)[0]["layout"]["title"]["text"]
+    titles = [s["layout"]["title"]["text"] for s in specs(at)]
+    assert len(titles) == 2 and "Bahdanau" in titles[0] and "Luong" in titles[1]
+    assert "bahdanau" in titles[0] and "luong" in titles[1]  # each panel names its own model
+    code_spans = [part for c in [*at.caption, *at.markdown] for part in c.value.split("`")[1::2]]
+    assert not any("\\" in part for part in code_spans)  # an escaped name inside `code` shows its backslashes
+    keys = [b.proto.id for b in at.get("download_button")]
+    assert len(keys) >= 2  # each model's Pharaoh links
+
+
+def test_in_both_gold_scores_each_model(app_env):
+    at = start(explore_style="both", explore_text=TEXT, explore_view="Alignment", explore_align_part="gold")
+    assert not at.exception, at.exception
+    table = at.dataframe[0].value
+    assert list(table["aligner"])[:2] == ["Bahdanau attention (argmax)", "Luong attention (argmax)"]
+    titles = [s["layout"]["title"]["text"] for s in specs(at)]
+    assert len(titles) == 2 and titles[0].startswith("Bahdanau") and titles[1].startswith("Luong")
 
 
 def test_a_character_model_gets_attention_links_but_no_word_yardsticks(app_env):

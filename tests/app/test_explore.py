@@ -173,10 +173,11 @@ def test_what_if_forces_attention_and_replaces_a_word(app_env):
 def test_downloads_carry_the_matrices(app_env, media):
     at = start("Export")
     assert not at.exception
-    files = {}
+    files, names = {}, []
     for button in at.get("download_button"):
         data, name = media[Path(button.proto.url).stem]
         files[name.rsplit("-", 1)[-1] if "-" in name else name] = data.decode()
+        names.append(name)
     tr = load_checkpoint(app_env / "toyfr-general-luong.safetensors")
     al = tr.translate(EXAMPLE)
     weights = pd.read_csv(io.StringIO(files["weights.csv"]))
@@ -187,7 +188,9 @@ def test_downloads_carry_the_matrices(app_env, media):
     doc = json.loads(files["alignment.json"])
     assert doc["target_tokens"] == al.target_tokens and doc["pharaoh"] == al.to_pharaoh()
     pharaoh = next(v for k, v in files.items() if k.endswith(".pharaoh"))
-    assert pharaoh.strip() == al.to_pharaoh()
+    words = [f"{s}-{t}" for s, t in al.hard_links() if s < len(al.source_tokens) - 1 and t < len(al.output_tokens)]
+    assert pharaoh.split() == words  # the links of <eos> left out
+    assert all(name.startswith("toyfr-general-luong-") for name in names)  # the model, then the sentence
 
 
 def test_the_math_panel_shows_the_outlined_cell(app_env):

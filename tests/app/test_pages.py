@@ -72,7 +72,8 @@ def test_compare_opens_on_explores_models_in_a_grid_on_one_scale_and_gold_aer():
     maps = [f for f in figures(at) if any(d["type"] == "heatmap" for d in f["data"])][:3]
     heat = [next(d for d in f["data"] if d["type"] == "heatmap") for f in maps]
     assert len(heat) == 3 and len({(d["zmin"], d["zmax"]) for d in heat}) == 1  # one scale
-    assert all(f["layout"]["width"] <= 420 for f in maps)  # each fits its grid cell
+    assert all(f["layout"]["width"] <= 394 for f in maps)  # each fits its grid cell
+    assert [b.proto.label for b in at.get("download_button")].count("HTML") == 1  # the grid as one paper figure
     at.toggle(key="cmp_use_pair").set_value(True).run()
     assert not at.exception
     titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)]

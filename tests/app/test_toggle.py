@@ -110,15 +110,19 @@ def test_a_broken_link_falls_back_to_defaults(app_env):
     assert at.slider(key="explore_beam").value == 1 and at.session_state["explore_view"] == "Weights"
 
 
-def test_attribution_view_mirrors_the_weights_heatmap(app_env):
+def test_attribution_view_draws_attribution_beside_attention_on_one_scale_per_kind(app_env):
     at = start(explore_style="both", explore_text=TEXT, explore_view="Attribution")
     assert not at.exception
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(specs) == 2 and all("integrated gradients" in s["layout"]["title"]["text"] for s in specs)
+    names = [s["layout"]["title"]["text"] for s in specs]
+    assert len(specs) == 4  # per side: attention, then its attribution
+    assert ["bahdanau" in n for n in names] == [True, True, False, False]
+    assert all("luong" in n for n in names[2:]) and all("integrated gradients" in n for n in names[1::2])
     heat = [next(d for d in s["data"] if d["type"] == "heatmap") for s in specs]
-    assert all(h["zmin"] == -h["zmax"] for h in heat)  # its own scale, symmetric around 0
+    assert heat[1]["zmin"] == -heat[1]["zmax"] and heat[1]["zmax"] == heat[3]["zmax"]  # one attribution scale
+    assert heat[0]["zmax"] == heat[2]["zmax"] and heat[0]["zmin"] == heat[2]["zmin"] == 0  # one weight scale
     assert any("Spearman" in m.value for m in at.markdown)
     table = at.dataframe[0].value
     assert {"attention's first", "attribution's first", "Spearman", "IG delta"} <= set(table.columns)
     at.segmented_control(key="explore_attr_method").set_value("occlusion").run()
-    assert not at.exception and "occlusion" in titles(at)[0].lower()
+    assert not at.exception and "occlusion" in titles(at)[1].lower()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, streamlit_app
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, problems, settle, streamlit_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -14,46 +14,6 @@ LONG = " ".join(["the black cat eats the apple ."] * 6)[:-2] + " ."  # about 40 
 MEDIUM = " ".join(["the black cat eats the apple ."] * 3)  # 22 tokens with <eos>
 SIZES = [(1280, 720), (1920, 1080)]
 TITLES = {"Compare": "Compare attention", "Data": "Data", "Evaluate": "Evaluate", "Learn": "How attention works"}
-
-# Text boxes of every Plotly figure: a problem is two boxes of different parts (title, legend,
-# buttons, slider, annotations, axis titles, tick labels) that overlap, two tick labels of one
-# axis that overlap, or a box outside its figure.
-OVERLAPS_JS = """() => {
-  const problems = [];
-  const parts = {title: '.gtitle', legend: '.legend text', button: '.updatemenu-button text',
-                 slider: '.slider-group text', note: '.annotation-text', xtitle: '.g-xtitle text',
-                 ytitle: '.g-ytitle text', x: '.xtick text', y: '.ytick text', x2: '.x2tick text',
-                 subtitle: '.gtitle-subtitle'};
-  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
-  document.querySelectorAll('.js-plotly-plot').forEach((plot, k) => {
-    const frame = plot.querySelector('.main-svg').getBoundingClientRect();
-    const boxes = [];
-    for (const [part, sel] of Object.entries(parts)) {
-      plot.querySelectorAll(sel).forEach(el => {
-        const r = el.getBoundingClientRect();
-        if (r.width > 0 && r.height > 0 && (el.textContent || '').trim()) boxes.push({part, r, text: el.textContent});
-      });
-    }
-    for (const b of boxes) {
-      const out = b.r.left < frame.left - 2 || b.r.right > frame.right + 2;
-      if (out || b.r.top < frame.top - 2 || b.r.bottom > frame.bottom + 2)
-        problems.push(`figure ${k}: ${b.part} "${b.text}" is cut off`);
-    }
-    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-      const a = boxes[i], b = boxes[j];
-      const sameAxis = a.part === b.part && ['x', 'y', 'x2'].includes(a.part);
-      if ((a.part !== b.part || sameAxis) && hit(a.r, b.r))
-        problems.push(`figure ${k}: ${a.part} "${a.text}" overlaps ${b.part} "${b.text}"`);
-    }
-  });
-  return problems;
-}"""
-
-
-def settle(page, ms: int = 2500) -> None:
-    """Wait until Streamlit has finished the rerun, then for Plotly's last paint."""
-    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=WAIT_MS)
-    page.wait_for_timeout(ms)
 
 
 def open_page(page, name: str, title: str) -> None:
@@ -67,10 +27,6 @@ def open_page(page, name: str, title: str) -> None:
         except Exception:  # playwright's TimeoutError; the second try raises
             if attempt:
                 raise
-
-
-def problems(page, where: str) -> list[str]:
-    return [f"{where}: {p}" for p in page.evaluate(OVERLAPS_JS)]
 
 
 @pytest.fixture
@@ -277,7 +233,7 @@ def test_a_first_visit_to_a_page_url_opens_it_inside_the_app(server):
         page.get_by_role("heading", name="Evaluate").wait_for(timeout=WAIT_MS)
         settle(page, 500)
         links = page.locator("[data-testid=stSidebarNav] a").all_text_contents()
-        app_pages = ["Explore", "Compare", "Train", "Data", "Evaluate", "Learn"]
+        app_pages = ["Explore", "Compare", "Train", "Your model", "Data", "Evaluate", "Learn"]
         assert len(links) == len(app_pages), links
         assert all(name in link for name, link in zip(app_pages, links, strict=True)), links
         page.goto(f"{server}/train")

@@ -68,3 +68,72 @@ def streamlit_app(env: dict[str, str] | None = None, log_path: Path | None = Non
             proc.kill()
         if log_path:
             log.close()
+
+
+# Text boxes of every Plotly figure: a problem is two boxes of different parts (title, legend,
+# buttons, slider, annotations, axis titles, tick labels) that overlap, two tick labels of one
+# axis that overlap, or a box outside its figure.
+OVERLAPS_JS = """() => {
+  const problems = [];
+  const parts = {title: '.gtitle', legend: '.legend text', button: '.updatemenu-button text',
+                 slider: '.slider-group text', note: '.annotation-text', xtitle: '.g-xtitle text',
+                 ytitle: '.g-ytitle text', x: '.xtick text', y: '.ytick text', x2: '.x2tick text',
+                 subtitle: '.gtitle-subtitle'};
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  document.querySelectorAll('.js-plotly-plot').forEach((plot, k) => {
+    const frame = plot.querySelector('.main-svg').getBoundingClientRect();
+    const boxes = [];
+    for (const [part, sel] of Object.entries(parts)) {
+      plot.querySelectorAll(sel).forEach(el => {
+        const r = el.getBoundingClientRect();
+        if (r.width > 0 && r.height > 0 && (el.textContent || '').trim()) boxes.push({part, r, text: el.textContent});
+      });
+    }
+    for (const b of boxes) {
+      const out = b.r.left < frame.left - 2 || b.r.right > frame.right + 2;
+      if (out || b.r.top < frame.top - 2 || b.r.bottom > frame.bottom + 2)
+        problems.push(`figure ${k}: ${b.part} "${b.text}" is cut off`);
+    }
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i], b = boxes[j];
+      const sameAxis = a.part === b.part && ['x', 'y', 'x2'].includes(a.part);
+      if ((a.part !== b.part || sameAxis) && hit(a.r, b.r))
+        problems.push(`figure ${k}: ${a.part} "${a.text}" overlaps ${b.part} "${b.text}"`);
+    }
+  });
+  return problems;
+}"""
+
+
+def settle(page, ms: int = 2500) -> None:
+    """Wait until Streamlit has finished the rerun, then for Plotly's last paint."""
+    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=WAIT_MS)
+    page.wait_for_timeout(ms)
+
+
+# A figure wider than its column (the page cuts it), and a formula cut or scrolled in its box.
+CUT_JS = """() => {
+  const problems = [];
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  if (!main) return problems;
+  const page = main.getBoundingClientRect();
+  document.querySelectorAll('.js-plotly-plot').forEach((plot, k) => {
+    const svg = plot.querySelector('.main-svg');
+    if (!svg) return;
+    const r = svg.getBoundingClientRect();
+    const col = plot.closest('[data-testid="stColumn"]');
+    const box = col ? col.getBoundingClientRect() : page;
+    if (r.width > 0 && (r.right > box.right + 2 || r.left < box.left - 2))
+      problems.push(`figure ${k} (${Math.round(r.width)} px) runs out of its column (${Math.round(box.width)} px)`);
+  });
+  document.querySelectorAll('.katex-display').forEach((el, k) => {
+    if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 4)  // 4 px of slack
+      problems.push(`formula ${k} is cut: ${el.scrollWidth} px in ${el.clientWidth} px`);
+  });
+  return problems;
+}"""
+
+
+def problems(page, where: str) -> list[str]:
+    """Every text of a figure printed over another or cut off, figure cut by its column, formula cut."""
+    return [f"{where}: {p}" for p in page.evaluate(OVERLAPS_JS) + page.evaluate(CUT_JS)]

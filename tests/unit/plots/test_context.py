@@ -17,3 +17,14 @@ def test_context_views():
     assert len(proj.data[0].x) == 4 and list(proj.data[0].text) == display_tokens(al.target_tokens)
     one = make_alignment(["a"], [])  # a single step still projects
     assert len(context_projection(one).data[0].x) == 1
+
+
+def test_context_maps_share_a_scale_and_fit_a_column():
+    from attnviz.plots.context import context_heatmap, context_range
+
+    a = make_alignment(["a", "b"], ["x"], seed=1)
+    b = make_alignment(["a", "b"], ["x"], seed=2)
+    m = max(context_range(a), context_range(b))
+    figs = [context_heatmap(al, title="Luong · m · context vectors c_t", zmax=m, max_width=380) for al in (a, b)]
+    assert {(f.data[0].zmin, f.data[0].zmax) for f in figs} == {(-m, m)}
+    assert all(f.layout.width <= 380 and "Luong" in f.layout.title.text for f in figs)

@@ -25,7 +25,8 @@ def test_coverage_is_the_column_sum_and_flags_dropped_and_repeated_words():
 
 
 def test_a_narrow_map_fits_its_long_title_instead_of_clipping_it():
-    from attnviz.plots.explore import CHAR_EM, MIN_TITLE_PX, TITLE_PX, explore_heatmap
+    from attnviz.plots.explore import explore_heatmap
+    from attnviz.plots.heatmap import CHAR_EM, MIN_TITLE_PX, TITLE_PX
 
     al = make_alignment(["a", "b"], ["x"])
     title = "multi30k-de-en-additive-bahdanau · additive / bahdanau (<eos> hidden, rows renormalised)"
@@ -101,3 +102,28 @@ def test_narrow_cells_get_smaller_upright_labels_that_do_not_overlap():
     bars = step_bar(al, 0, max_width=390)
     assert bars.layout.width <= 390 and bars.layout.xaxis.tickfont.size < TICK_PX
     assert step_bar(al, 0).layout.xaxis.tickfont.size == TICK_PX  # unconstrained: full-size labels
+
+
+def test_a_filling_map_grows_its_cells_to_its_column_and_stays_square():
+    from attnviz.plots.explore import FILL_CELL_PX, explore_heatmap
+
+    al = make_alignment(["the", "cat", "eats", "the", "fish"], ["le", "chat", "mange", "le", "poisson"])
+    small = explore_heatmap(al, max_width=390, title="Bahdanau · toy · general / bahdanau")
+    wide = explore_heatmap(al, max_width=740, fill=True, title="Bahdanau · toy · general / bahdanau")
+    assert small.layout.width <= 390 and 600 <= wide.layout.width <= 740
+    n_src, n_tgt = len(al.source_tokens), len(al.target_tokens)
+    cell = (wide.layout.width - wide.layout.margin.l - 140) / n_src  # the plot area less the colour bar
+    assert 60 <= cell <= FILL_CELL_PX
+    plot_h = wide.layout.height - wide.layout.margin.t - wide.layout.margin.b
+    assert plot_h == pytest.approx(n_tgt * cell, abs=25)  # square cells (the heatmap keeps 20 px of slack)
+    assert (wide.layout.title.font.size or 17) >= 15  # a title that fits is not shrunk
+
+
+def test_whatif_figure_fits_a_narrow_page_with_labels_apart():
+    from attnviz.plots.explore import whatif_figure
+
+    words = ["the", "small", "dog", "does", "not", "eat", "the", "big", "red", "apple", "of", "the", "girl"]
+    a, b = make_alignment(words, words, seed=1), make_alignment(words, words, seed=2)
+    fig = whatif_figure(a, b, [1], ("original", "forced"), max_width=880, title="Bahdanau · m · forced")
+    assert fig.layout.width <= 880 and fig.layout.xaxis.tickangle in (-60, -90, 0)
+    assert "Bahdanau" in fig.layout.title.text

@@ -9,6 +9,7 @@ import pandas as pd
 
 from attnviz.plots.exports import changed_steps, matrix_csv, replace_token
 from attnviz.store.checkpoint import load_checkpoint
+from tests.support.alignments import make_alignment
 
 
 def test_export_helpers():
@@ -33,3 +34,45 @@ def test_the_csv_guard_also_quotes_a_formula_behind_leading_spaces():
 
     assert safe_cell("  =1+1") == "'  =1+1" and safe_cell(" @SUM(1)") == "' @SUM(1)"
     assert safe_cell("a = b") == "a = b" and safe_cell("la maison") == "la maison"
+
+
+def test_pharaoh_leaves_out_the_links_of_eos_unless_asked():
+    from attnviz.plots.exports import pharaoh_text
+
+    al = make_alignment(["a", "b"], ["x", "y"], seed=3)
+    al.weights[:] = 0
+    al.weights[0, 1] = al.weights[1, 2] = al.weights[2, 0] = 1  # x<-b, y<-<eos>, <eos><-a
+    assert pharaoh_text(al).split() == ["1-0"]
+    assert pharaoh_text(al, with_eos=True).split() == ["1-0", "2-1", "0-2"]
+
+
+def test_file_stems_carry_the_model_and_a_slug_of_the_sentence():
+    from attnviz.plots.exports import file_stem, slug
+
+    assert file_stem("toy-fr-general-luong", "The café, où l'on mange!", "weights") == (
+        "toy-fr-general-luong-The-cafe-ou-l-on-mange-weights"
+    )
+    assert len(slug("word " * 40)) <= 40 and not slug("word " * 40).endswith("-")
+    assert file_stem("", "???") == "attnviz"
+
+
+def test_the_pair_in_one_file():
+    import io
+    import json
+
+    import pandas as pd
+
+    from attnviz.external import read_attention
+    from attnviz.plots.exports import pair_csv, pair_json
+
+    panels = {"Bahdanau": make_alignment(["a"], ["x"], seed=1), "Luong": make_alignment(["a"], ["x", "y"], seed=2)}
+    models = {"Bahdanau": "m-b", "Luong": "m-l"}
+    text = pair_json(panels, models, "a")
+    doc = json.loads(text)
+    assert doc["metadata"] == {"sentence": "a", "models": models}
+    assert [m["name"] for m in doc["matrices"]] == ["Bahdanau", "Luong"]
+    back = read_attention(text.encode(), "pair.json")  # the same schema as any attention file
+    assert back.alignments["Luong"].target_tokens == ["x", "y", "<eos>"]
+    assert back.metadata["models"]["Luong"] == "m-l"
+    frame = pd.read_csv(io.StringIO(pair_csv(panels, models)))
+    assert len(frame) == 2 * 3 + 2 * 2 and set(frame["panel"]) == {"Bahdanau", "Luong"}

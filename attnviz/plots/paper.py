@@ -1,0 +1,149 @@
+"""One figure for a paper: several attention maps of one sentence (Explore's Both view, Compare's
+grid) as a single Plotly figure on one colour scale, titled with the sentence, each map with its
+model's name and decoder style; and that figure as a file (self-contained HTML always; PNG, SVG
+and PDF through kaleido, which drives a local Chromium and needs no network)."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import math
+import textwrap
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from attnviz.decoding import Alignment
+from attnviz.errors import ConfigError, InputError
+from attnviz.plots.compare import shared_range
+from attnviz.plots.heatmap import (
+    CHAR_EM,
+    DIVERGING_SCALE,
+    WEIGHT_SCALE,
+    add_alignment,
+    apply_template,
+    label_px,
+    tick_angle,
+)
+
+IMAGE_FORMATS = ("png", "svg", "pdf")  # what kaleido writes
+MIME = {"html": "text/html", "png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
+PAPER_CELL_PX = (14, 32)  # the smallest and largest cell of a paper figure
+PAPER_FONT = "Arial, Helvetica, sans-serif"  # a font every PDF viewer and journal template has
+TITLE_CHARS = 110  # the sentence's title wraps at this many characters a line
+SUBTITLE_PX = 13  # a map's title font
+
+
+def _check(panels: Mapping[str, Alignment], models: Mapping[str, str], values: str) -> None:
+    if not panels:
+        raise InputError("a paper figure needs at least one map; pass {panel name: alignment}")
+    missing = [name for name in panels if name not in models]
+    if missing:
+        raise InputError(f"no model name for panel(s) {missing}: pass one model line per panel")
+    if values not in ("weights", "scores"):
+        raise InputError(f"values must be 'weights' or 'scores', got {values!r}")
+
+
+def paper_figure(
+    panels: Mapping[str, Alignment],
+    models: Mapping[str, str],
+    sentence: str,
+    values: str = "weights",
+    columns: int | None = None,
+    note: str = "",
+) -> go.Figure:
+    """The maps of ``panels`` (panel name -> alignment, in display order) in one figure.
+
+    Each map is titled ``panel name`` over its line of ``models`` (the model's name, score and
+    style); one colour bar serves every map (:func:`attnviz.plots.compare.shared_range`); the
+    figure's title is ``sentence``; ``note`` (how the maps were changed for reading, say) goes
+    under the maps. ``columns`` maps a row (default: all in one row up to 3, then rows of 2).
+    Cells are square and equal in every map, so longer translations get taller maps.
+    """
+    _check(panels, models, values)
+    names, als = list(panels), list(panels.values())
+    cols = columns or (len(als) if len(als) <= 3 else 2)
+    rows = math.ceil(len(als) / cols)
+    zmin, zmax = shared_range(als, values)
+    n_src = max(np.shape(al.weights)[1] for al in als)
+    n_tgt = max(np.shape(al.weights)[0] for al in als)
+    lo, hi = PAPER_CELL_PX
+    lines = {n: [n, *models[n].split(" · ")] for n in names}  # a map's title: its panel, then its model's parts
+    title_px = max(len(line) for parts in lines.values() for line in parts) * SUBTITLE_PX * CHAR_EM
+    cell = max(int(np.clip(900 / (cols * max(n_src, 1)), lo, hi)), math.ceil(title_px / max(n_src, 1)))
+    angle = min(tick_angle(al.source_tokens, cell) for al in als)
+    left = max(label_px(al.target_tokens, 0) for al in als)
+    bottom = max(label_px(al.source_tokens, angle) for al in als)
+    map_w, map_h = n_src * cell, n_tgt * cell
+    extra = (max(len(parts) for parts in lines.values()) - 2) * 16  # title lines beyond two
+    gap_w, gap_h, top = left + 30, bottom + 70 + extra, 110 + extra  # room for a map's row labels, ticks and title
+    width = cols * map_w + (cols - 1) * gap_w + left + 130
+    height = rows * map_h + (rows - 1) * gap_h + top + bottom + (40 if note else 10)
+    escaped = {n: [html.escape(x, quote=False) for x in parts] for n, parts in lines.items()}
+    titles = ["<br>".join([f"<b>{parts[0]}</b>", *parts[1:]]) for parts in escaped.values()]
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=titles + [""] * (rows * cols - len(titles)),
+        horizontal_spacing=gap_w / (width - left - 130),
+        vertical_spacing=gap_h / (height - top - bottom - (40 if note else 10)) if rows > 1 else 0.1,
+    )
+    for annotation in fig.layout.annotations:  # the subplot titles (the ⚠ marks come later)
+        annotation.update(font={"size": SUBTITLE_PX}, yshift=8)
+    for k, al in enumerate(als):
+        row, col = k // cols + 1, k % cols + 1
+        add_alignment(fig, al, values, zmin, zmax, hover=True, showscale=False, row=row, col=col)
+        heat = next(t for t in reversed(fig.data) if t.type == "heatmap")
+        heat.update(coloraxis="coloraxis")
+        # square cells: every map's axes span the same pixels per token; a shorter one ends early
+        fig.update_xaxes(range=[-0.5, n_src - 0.5], tickangle=angle, row=row, col=col)
+        fig.update_yaxes(range=[n_tgt - 0.5, -0.5], row=row, col=col)
+    scale = WEIGHT_SCALE if values == "weights" else DIVERGING_SCALE
+    bar_title = "attention weight" if values == "weights" else "raw score"
+    lines = textwrap.wrap(f"“{sentence.strip()}”", TITLE_CHARS) if sentence.strip() else ["(empty sentence)"]
+    wrapped = "<br>".join(html.escape(line, quote=False) for line in lines)
+    apply_template(fig)
+    fig.update_layout(
+        coloraxis={"colorscale": scale, "cmin": zmin, "cmax": zmax, "colorbar": {"title": {"text": bar_title}}},
+        title={"text": wrapped, "x": 0.5,
+               "xanchor": "center", "y": 0.99, "yanchor": "top", "yref": "container", "font": {"size": 15}},
+        width=width,
+        height=height,
+        margin={"l": left, "r": 130, "t": top, "b": bottom + (40 if note else 10)},
+        font={"family": PAPER_FONT},
+        plot_bgcolor="white",
+        showlegend=False,
+    )  # fmt: skip
+    if note:
+        fig.add_annotation(text=html.escape(note, quote=False), x=0, xref="paper", xanchor="left", y=0,
+                           yref="paper", yanchor="top", yshift=-(bottom + 8), showarrow=False,
+                           font={"size": 11, "color": "#555"})  # fmt: skip
+    return fig
+
+
+def figure_html(fig: go.Figure) -> str:
+    """``fig`` as one HTML file that opens offline (plotly.js inside it), with its toolbar's
+    camera button saving a PNG."""
+    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+
+
+def can_write_images() -> bool:
+    """Whether PNG, SVG and PDF can be written here: kaleido is installed (it drives a local Chromium)."""
+    return importlib.util.find_spec("kaleido") is not None
+
+
+def figure_image(fig: go.Figure, image_format: str, scale: float = 2.0) -> bytes:
+    """``fig`` as PNG, SVG or PDF bytes, drawn by kaleido in a local Chromium (no network)."""
+    if image_format not in IMAGE_FORMATS:
+        raise InputError(f"image_format must be one of {', '.join(IMAGE_FORMATS)}, got {image_format!r}")
+    if not can_write_images():
+        raise ConfigError("PNG, SVG and PDF files need kaleido: pip install kaleido==1.5.0 (and a Chromium)")
+    try:
+        return fig.to_image(format=image_format, scale=scale if image_format == "png" else 1.0)
+    except (RuntimeError, ValueError, OSError) as e:
+        raise ConfigError(
+            f"kaleido could not draw the figure ({e}); it needs Chromium: apt-get install chromium, or set"
+            " BROWSER_PATH to a Chrome or Chromium executable"
+        ) from e

@@ -1,0 +1,45 @@
+"""The figure for a paper: the maps of a view (Both's two, Compare's grid) as one figure on one
+colour scale with the sentence, model names and styles (attnviz.plots.paper_figure), offered as
+self-contained HTML, and as PNG, SVG and PDF where kaleido is installed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import streamlit as st
+
+from attnviz.decoding import Alignment
+from attnviz.plots import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
+
+
+def _file(builder: Callable, fmt: str) -> Callable[[], bytes | str]:
+    """What the download button runs when pressed (on its own thread: no Streamlit calls)."""
+    if fmt == "html":
+        return lambda: figure_html(builder())
+    return lambda: figure_image(builder(), fmt)
+
+
+def paper_download(
+    panels: Mapping[str, Alignment],
+    models: Mapping[str, str],
+    sentence: str,
+    values: str,
+    stem: str,
+    key: str,
+    note: str = "",
+) -> None:
+    """Download buttons for the panels' maps as one figure; the file is built when pressed."""
+    panels, models = dict(panels), dict(models)
+
+    def builder():
+        return paper_figure(panels, models, sentence, values, note=note)
+
+    formats = ["html", *IMAGE_FORMATS] if can_write_images() else ["html"]
+    cols = st.columns([2.2, *[1] * len(formats)], vertical_alignment="center")
+    cols[0].markdown("**One figure for a paper**: every map on one colour scale, with the sentence and the models")
+    for col, fmt in zip(cols[1:], formats, strict=True):
+        col.download_button(fmt.upper(), _file(builder, fmt), file_name=f"{stem}.{fmt}", mime=MIME[fmt],
+                            key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:")  # fmt: skip
+    if not can_write_images():
+        st.caption("PNG or SVG: open the HTML file and press the camera button in its toolbar (kaleido, which would"
+                   " write PNG, SVG and PDF here, is not installed).")  # fmt: skip

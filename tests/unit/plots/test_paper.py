@@ -1,0 +1,72 @@
+"""The figure for a paper: every map in one figure on one colour scale, with the sentence, the
+models and their styles; HTML always, images through kaleido where it is installed."""
+
+import numpy as np
+import pytest
+
+from attnviz.errors import InputError
+from attnviz.plots.paper import can_write_images, figure_html, figure_image, paper_figure
+from tests.support.alignments import heatmaps, make_alignment
+
+
+def pair():
+    a = make_alignment(["the", "cat", "eats"], ["le", "chat", "mange"], seed=1)
+    b = make_alignment(["the", "cat", "eats"], ["le", "chat"], seed=2)
+    b.weights = b.weights * 0.5  # a smaller maximum: the scale must still reach a's
+    return {"Bahdanau": a, "Luong": b}
+
+
+MODELS = {"Bahdanau": "toy-fr-general-bahdanau · general / bahdanau", "Luong": "toy-fr-general-luong · general / luong"}
+
+
+def test_both_maps_share_one_colour_axis_and_carry_sentence_models_and_styles():
+    panels = pair()
+    fig = paper_figure(panels, MODELS, "the cat eats", note="<eos> hidden")
+    hs = heatmaps(fig)
+    assert len(hs) == 2 and all(h.coloraxis == "coloraxis" for h in hs)
+    axis = fig.layout.coloraxis
+    assert axis.cmin == 0 and axis.cmax == pytest.approx(panels["Bahdanau"].weights.max())
+    assert "the cat eats" in fig.layout.title.text
+    texts = [a.text for a in fig.layout.annotations]
+    assert any("Bahdanau" in t and "general / bahdanau" in t for t in texts)
+    assert any("Luong" in t and "general / luong" in t for t in texts)
+    assert any("&lt;eos&gt; hidden" in t for t in texts)  # the note, escaped
+
+
+def test_square_equal_cells_and_a_grid_for_many_models():
+    panels = pair()
+    fig = paper_figure(panels, MODELS, "the cat eats")
+    x1, x2 = fig.layout.xaxis.domain, fig.layout.xaxis2.domain
+    assert x1[1] - x1[0] == pytest.approx(x2[1] - x2[0])  # same width: same cells
+    assert list(fig.layout.yaxis.range) == list(fig.layout.yaxis2.range)  # rows line up, shorter maps end early
+    four = {f"m{k}": make_alignment(["a", "b"], ["x"], seed=k) for k in range(4)}
+    grid = paper_figure(four, {n: n for n in four}, "a b", columns=2)
+    assert len(heatmaps(grid)) == 4 and grid.layout.yaxis3.domain[1] < grid.layout.yaxis.domain[0]
+
+
+def test_scores_use_a_symmetric_range_and_bad_input_says_how_to_fix():
+    fig = paper_figure(pair(), MODELS, "x", values="scores")
+    assert fig.layout.coloraxis.cmin == -fig.layout.coloraxis.cmax
+    with pytest.raises(InputError, match="model line"):
+        paper_figure(pair(), {"Bahdanau": "m"}, "x")
+    with pytest.raises(InputError, match="at least one map"):
+        paper_figure({}, {}, "x")
+
+
+def test_html_is_self_contained_and_escapes_the_sentence():
+    fig = paper_figure(pair(), MODELS, "<script>alert(1)</script> the cat")
+    page = figure_html(fig)
+    assert "<script>alert(1)</script>" not in page.split("Plotly.newPlot")[-1]
+    assert 'src="https://cdn.plot.ly' not in page and len(page) > 1_000_000  # plotly.js inside: opens offline
+
+
+def test_images_need_kaleido_or_say_how_to_get_it():
+    fig = paper_figure(pair(), MODELS, "the cat eats")
+    with pytest.raises(InputError, match="png, svg, pdf"):
+        figure_image(fig, "gif")
+    if not can_write_images():
+        with pytest.raises(Exception, match="pip install kaleido"):
+            figure_image(fig, "png")
+    else:
+        assert figure_image(fig, "svg").startswith(b"<svg")
+        assert np.frombuffer(figure_image(fig, "png")[:8], np.uint8).tolist()[1:4] == list(b"PNG")
