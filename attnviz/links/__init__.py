@@ -5,13 +5,15 @@ from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
 from attnviz.links.extract import (
     DIRECTIONAL,
     METHODS,
+    CorpusAlignment,
     WordAlignment,
     align_corpus,
     align_words,
     word_attention,
 )
-from attnviz.links.goldfile import FORMATS, parse_pharaoh, text_lines
+from attnviz.links.goldfile import BASES, FORMATS, GoldFile, detect_format, parse_gold, parse_pharaoh
 from attnviz.links.reading import Reading
+from attnviz.links.textfile import is_bitext, sentence_pairs, text_lines
 from attnviz.links.yardstick import (
     EFLOMAL_METHOD,
     SAMPLE_PAIRS,
@@ -27,6 +29,7 @@ from attnviz.links.yardstick import (
 )
 
 __all__ = [
+    "BASES",
     "DIRECTIONAL",
     "DIRECTIONS",
     "EFLOMAL_METHOD",
@@ -34,6 +37,8 @@ __all__ = [
     "METHODS",
     "SAMPLE_PAIRS",
     "SYMMETRIC",
+    "CorpusAlignment",
+    "GoldFile",
     "GoldSet",
     "Reading",
     "WordAlignment",
@@ -41,15 +46,19 @@ __all__ = [
     "align_corpus",
     "align_words",
     "common_steps",
+    "detect_format",
     "eflomal_links",
     "for_reading",
     "gold_of_pairs",
     "gold_of_upload",
     "goldfile",
+    "is_bitext",
+    "parse_gold",
     "parse_pharaoh",
     "reverse_entry",
     "run_eflomal",
     "score_table",
+    "sentence_pairs",
     "text_lines",
     "word_attention",
     "word_pairs",
