@@ -1,5 +1,6 @@
 """Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick."""
 
+from attnviz.links import textfile
 from attnviz.links.display import common_steps, for_reading
 from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
 from attnviz.links.extract import (
@@ -60,6 +61,7 @@ __all__ = [
     "score_table",
     "sentence_pairs",
     "text_lines",
+    "textfile",
     "word_attention",
     "word_pairs",
 ]
