@@ -61,8 +61,8 @@ def toy_fr() -> dict:
         ]
         sources, targets = [p.source_tokens for p in test], [p.target_tokens for p in test]
         row = {"evaluate": counts(as_evaluate, sure, possible)}
-        row["argmax"] = counts(align_corpus(model, sources, targets, "argmax"), sure, possible)
-        row["threshold-0.3"] = counts(align_corpus(model, sources, targets, "threshold"), sure, possible)
+        row["argmax"] = counts(align_corpus(model, sources, targets, "argmax").links, sure, possible)
+        row["threshold-0.3"] = counts(align_corpus(model, sources, targets, "threshold").links, sure, possible)
         row["seconds"] = round(time.perf_counter() - start, 1)
         out["attention"][name] = row
     return out
@@ -87,7 +87,7 @@ def multi30k() -> dict:
     sources, targets = [s for s, _ in test], [t for _, t in test]
     for method, rev in (("argmax", None), ("grow-diag-final", reverse), ("intersection", reverse)):
         start = time.perf_counter()
-        links = align_corpus(forward, sources, targets, method, rev)
+        links = align_corpus(forward, sources, targets, method, rev).links
         out[method] = {**counts(links, reference), "seconds": round(time.perf_counter() - start, 1)}
     return out
 

@@ -48,7 +48,7 @@ def main() -> None:
     for path in args.checkpoints:
         model = catalog.load(path)
         m = model.meta.get("metrics") or {}
-        links = align_corpus(model, [s for s, _ in test], [t for _, t in test], "argmax")
+        links = align_corpus(model, [s for s, _ in test], [t for _, t in test], "argmax").links
         agreement = sum(metrics.alignment_counts(links, reference), metrics.AlignmentCounts()).to_dict()
         row = {
             "guided": (model.meta.get("guided") or {}).get("weight", 0.0),

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from attnviz.cli.align import add_method_arguments, load_models
-from attnviz.cli.options import add_device
-from attnviz.errors import DataError
-from attnviz.links import align_corpus, goldfile
+from attnviz.cli.options import add_device, add_gold_convention, gold_base
+from attnviz.errors import InputError
+from attnviz.links import align_corpus, goldfile, textfile
 
 HELP = "precision, recall and AER of attention links against a gold file"
 
@@ -16,37 +17,80 @@ HELP = "precision, recall and AER of attention links against a gold file"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``attnviz align-eval``."""
     parser.add_argument("--model", required=True, help="a model name (see `list`) or a .safetensors path")
-    parser.add_argument("--src", required=True, help="source sentences, one per line, tokens separated by spaces")
-    parser.add_argument("--tgt", required=True, help="target sentences, line by line with --src")
+    parser.add_argument(
+        "--src", help="source sentences, one a line, words separated by spaces; or a 'source ||| target' bitext alone"
+    )
+    parser.add_argument("--tgt", help="target sentences, line by line with --src (not with a bitext)")
+    parser.add_argument("--bitext", help="a 'source ||| target' file, one pair a line (instead of --src and --tgt)")
     parser.add_argument("--gold", required=True, help="gold alignment file")
-    parser.add_argument("--format", choices=goldfile.FORMATS, default="pharaoh", help="gold format (default pharaoh)")
-    parser.add_argument("--one-based", action="store_true", help="the gold indices start at 1 (NAACL files do)")
+    add_gold_convention(parser)
     add_method_arguments(parser, default="argmax")
     parser.add_argument("--per-sentence", action="store_true", help="also list each sentence's scores")
     add_device(parser)
     parser.add_argument("--json", action="store_true")
 
 
+def _text(args: argparse.Namespace) -> tuple[list[list[str]], list[list[str]], str, tuple[str, str]]:
+    """The given words of each pair, how they were read, and the names of their files."""
+    if args.bitext and (args.src or args.tgt):
+        raise InputError("give either --bitext or --src (with --tgt), not both")
+    path = args.bitext or args.src
+    if not path:
+        raise InputError("give the sentences: --bitext FILE ('source ||| target' lines), or --src and --tgt")
+    if args.tgt is None and not args.bitext and not textfile.is_bitext(textfile.file_lines(path)):
+        raise InputError(f"{path} is not a 'source ||| target' bitext; give --tgt with the target sentences")
+    sources, targets = textfile.read_pairs(path, args.tgt)
+    names = (path, args.tgt) if args.tgt else (path, path)
+    textfile.check_pairs(sources, targets, names)
+    how = f"{path} and {args.tgt}, one sentence a line" if args.tgt else f"{path}, 'source ||| target' lines"
+    return sources, targets, how, names
+
+
 def run(args: argparse.Namespace) -> int:
-    """Align every pair of ``--src``/``--tgt`` and print precision, recall and AER against ``--gold``."""
-    sources, targets = goldfile.read_sentences(args.src), goldfile.read_sentences(args.tgt)
-    if len(sources) != len(targets):
-        raise DataError(f"{args.src} has {len(sources)} lines but {args.tgt} has {len(targets)}; give aligned files")
+    """Align every pair of the text and print precision, recall and AER against ``--gold``."""
+    args.base = gold_base(args)
+    sources, targets, text, names = _text(args)
     lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
-    gold = goldfile.read_gold(args.gold, lengths, args.format, args.one_based)
+    gold = goldfile.read_gold(args.gold, lengths, args.format, args.base)
+    for warning in gold.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     model, reverse = load_models(args)
-    predicted = align_corpus(model, sources, targets, args.method, reverse, args.threshold)
-    corpus, per_sentence = goldfile.score(predicted, gold)
-    result = {"model": args.model, "method": args.method, "n": len(gold), **corpus.to_dict()}
+    aligned = align_corpus(model, sources, targets, args.method, reverse, args.threshold)
+    for k, why in aligned.skipped.items():
+        print(f"warning: {names[0]} line {k + 1} skipped: {why}", file=sys.stderr)
+    corpus, per_sentence = goldfile.score(aligned.links, gold.alignments)
+    unk = aligned.with_unknown()
+    result = {
+        "model": args.model,
+        "method": args.method,
+        "n": aligned.aligned,
+        "pairs": len(lengths),
+        "skipped": [{"line": k + 1, "reason": why} for k, why in aligned.skipped.items()],
+        "unk_pairs": len(unk),
+        "gold": {
+            "file": args.gold,
+            "format": gold.format,
+            "base": gold.base,
+            "how": gold.how,
+            "null_links": gold.null_links,
+            "warnings": gold.warnings,
+        },
+        "text": text,
+        **corpus.to_dict(),
+    }
     if args.reverse_model:
         result["reverse_model"] = args.reverse_model
     if args.per_sentence:
-        result["sentences"] = [c.to_dict() for c in per_sentence]
+        result["sentences"] = [c.to_dict() if c is not None else None for c in per_sentence]
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0
+    print(f"{'gold':>10}: {args.gold}: {gold.convention()}")
+    print(f"{'text':>10}: {text}")
+    skipped = f", {len(aligned.skipped)} skipped (the model cannot read them)" if aligned.skipped else ""
+    print(f"{'pairs':>10}: {aligned.aligned} of {len(lengths)} scored{skipped}; {len(unk)} hold a word read as <unk>")
     for key in ("model", "method", "n", "precision", "recall", "f1", "aer"):
         print(f"{key:>10}: {result[key]}")
     for n, c in enumerate(per_sentence if args.per_sentence else [], start=1):
-        print(f"{n:>6}  P {c.precision:.3f}  R {c.recall:.3f}  AER {c.aer:.3f}")
+        print(f"{n:>6}  skipped" if c is None else f"{n:>6}  P {c.precision:.3f}  R {c.recall:.3f}  AER {c.aer:.3f}")
     return 0

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from attnviz.cli.align import _threshold
-from attnviz.cli.options import print_json
+from attnviz.cli.options import add_gold_convention, gold_base, print_json
 from attnviz.errors import DataError
 from attnviz.external import matrix_names, read_attention_file, score_files, word_links
 from attnviz.links import DIRECTIONAL, goldfile
@@ -26,8 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="word links: argmax per target word, or every weight >= --threshold")  # fmt: skip
     p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
     p.add_argument("--gold", help="a gold alignment file (one pair per attention file): score each matrix")
-    p.add_argument("--format", choices=goldfile.FORMATS, default="pharaoh", help="gold format (default pharaoh)")
-    p.add_argument("--one-based", action="store_true", help="the gold indices start at 1 (NAACL files do)")
+    add_gold_convention(p)
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
@@ -44,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     names = matrix_names(files, args.matrix)
     if args.gold:
         corpus, _ = score_files(
-            files, _gold_lines(args.gold), args.format, args.one_based, args.method, args.threshold, names, args.gold
+            files, _gold_lines(args.gold), args.format, gold_base(args), args.method, args.threshold, names, args.gold
         )
         if args.json:
             print_json({"method": args.method, "n": len(files), "matrices": corpus})

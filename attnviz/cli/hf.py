@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from attnviz.cli.align import _threshold
-from attnviz.cli.options import add_device, int_in, print_json
+from attnviz.cli.options import add_device, add_gold_convention, gold_base, int_in, print_json
 from attnviz.data import to_pharaoh
-from attnviz.errors import DataError, InputError
+from attnviz.errors import InputError
 from attnviz.external import Pick, links_of, load_hf, parse_heads, score_picks, word_reading
-from attnviz.links import DIRECTIONAL, goldfile, parse_pharaoh
+from attnviz.links import DIRECTIONAL, goldfile, parse_pharaoh, textfile
 
 HELP = "a Hugging Face encoder-decoder folder: its cross-attention per head as word links, scored against gold"
 
@@ -41,8 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--src", help="with --tgt and --gold: rank every head by AER on these sentences (one per line)")
     p.add_argument("--tgt", help="target sentences, line by line with --src")
     p.add_argument("--gold", help="gold alignment file for --src and --tgt")
-    p.add_argument("--format", choices=goldfile.FORMATS, default="pharaoh", help="gold format (default pharaoh)")
-    p.add_argument("--one-based", action="store_true", help="the gold indices start at 1 (NAACL files do)")
+    add_gold_convention(p)
     p.add_argument("--top", type=int_in(1, 10_000), default=10, help="rows of the head ranking printed (default 10)")
     add_device(p)
     p.add_argument("--json", action="store_true")
@@ -107,11 +107,13 @@ def _one(args: argparse.Namespace, model, pick: Pick) -> int:
 
 def _rank(args: argparse.Namespace, model, pick: Pick) -> int:
     """Every head, layer and the average (or the chosen attention only) scored against the gold file."""
-    sources, targets = goldfile.read_sentences(args.src), goldfile.read_sentences(args.tgt)
-    if len(sources) != len(targets):
-        raise DataError(f"{args.src} has {len(sources)} lines but {args.tgt} has {len(targets)}; give aligned files")
+    sources, targets = textfile.read_pairs(args.src, args.tgt)
+    textfile.check_pairs(sources, targets, (args.src, args.tgt))
     lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
-    gold = goldfile.read_gold(args.gold, lengths, args.format, args.one_based)
+    found = goldfile.read_gold(args.gold, lengths, args.format, gold_base(args))
+    for warning in found.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    gold = found.alignments
     chosen = [pick] if args.layer is not None or args.heads else None  # None: every head, layer and the average
     rows = score_picks(model, sources, targets, gold, chosen, args.method, args.threshold)
     rows.sort(key=lambda row: row["AER"])

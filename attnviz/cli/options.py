@@ -1,4 +1,5 @@
-"""Pieces the command modules share: range-checked argparse types, ``--keep-unk``, ``--device``, JSON output."""
+"""Pieces the command modules share: range-checked argparse types, ``--keep-unk``, ``--device``, a gold
+file's ``--format`` and ``--base``, JSON output."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 from collections.abc import Callable
 
 from attnviz.devices import DEVICES, check_device_name
-from attnviz.errors import ConfigError
+from attnviz.errors import ConfigError, InputError
+from attnviz.links import FORMATS
 
 
 def _ranged(kind: type, lo: float, hi: float) -> Callable[[str], float]:
@@ -59,6 +61,37 @@ def add_device(p: argparse.ArgumentParser, default: str = "cpu") -> None:
     p.add_argument("--device", type=_device_name, default=default, metavar="DEVICE",
                    help=f"where the model runs: {', '.join(DEVICES)} (the first GPU, else the CPU); "
                    f"default {default}")  # fmt: skip
+
+
+def _base(text: str) -> int | str:
+    if text == "auto":
+        return text
+    if text in ("0", "1"):
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text!r} is not an index base; give 0, 1 or auto")
+
+
+def add_gold_convention(p: argparse.ArgumentParser) -> None:
+    """``--format``, ``--base`` and ``--one-based``: how a gold alignment file is written (read them with
+    :func:`gold_base` and ``args.format``)."""
+    p.add_argument(
+        "--format", choices=("auto", *FORMATS), default="auto",
+        help="gold format: pharaoh (i-j, i?j, i-j-P), talp (i-j, ipj), naacl (sent i j [S|P]); default auto",
+    )  # fmt: skip
+    p.add_argument(
+        "--base", type=_base, default="auto", metavar="{auto,0,1}",
+        help="what the gold file numbers the first word: 0, 1 or auto (detected from the sentence lengths)",
+    )  # fmt: skip
+    p.add_argument("--one-based", action="store_true", help="the same as --base 1")
+
+
+def gold_base(args: argparse.Namespace) -> int | str:
+    """The index base the options of :func:`add_gold_convention` ask for."""
+    if args.one_based:
+        if args.base not in ("auto", 1):
+            raise InputError("--one-based is --base 1; give one of them")
+        return 1
+    return args.base
 
 
 def print_json(obj) -> None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from attnviz.data.bpe import BPE, MARK, join_pieces
-from attnviz.errors import CheckpointError, ConfigError
+from attnviz.data.vocab import UNK
+from attnviz.errors import CheckpointError, ConfigError, InputError
 
 KINDS = ("word", "char")
 # A word: letters/digits/marks with inner apostrophes or hyphens; anything else is one token.
@@ -73,6 +75,28 @@ class Tokenizer:
                 end = start + len(piece.removesuffix(MARK))
                 surface.append(word[start:end] + piece[end - start :])
                 start = end
+        return surface, normal
+
+    def cut_words(self, words: Sequence[str]) -> tuple[list[str], list[str]]:
+        """Surface tokens and vocabulary forms of a sentence given as words (pre-tokenized text, as
+        gold sets come): each word is cut on its own, never across words. The tokens of a word the
+        tokenizer splits (``Mr.`` -> ``Mr`` ``.``, or subword pieces) carry ``@@`` on all but the
+        last in the surface, so they join back into the given word (:func:`~attnviz.data.bpe.word_spans`);
+        a word the tokenizer keeps nothing of is one ``<unk>``. Raises :class:`InputError` for a
+        character tokenizer (its tokens are not words) and for a word ending in ``@@``."""
+        if self.kind != "word":
+            raise InputError("this model reads characters, not words; given words need a model with a word tokenizer")
+        surface, normal = [], []
+        for word in words:
+            if word.endswith(MARK) and len(word) > len(MARK):
+                raise InputError(
+                    f"the word {word[:40]!r} ends with {MARK}, the subword mark; join subword pieces into words first"
+                )
+            shown, forms = self.cut(word)
+            if not shown:
+                shown, forms = [word], [UNK]
+            surface.extend(t if t.endswith(MARK) or k == len(shown) - 1 else t + MARK for k, t in enumerate(shown))
+            normal.extend(forms)
         return surface, normal
 
     def normalize(self, token: str) -> str:

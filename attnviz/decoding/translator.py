@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,6 +17,7 @@ from attnviz.model import ModelConfig, Seq2Seq
 
 MAX_INPUT_CHARS = 2000
 MAX_BEAM = 20
+MAX_TARGET_TOKENS = 1000  # a forced target
 # A batch of batched beam search holds at most this many sentences x beams x longest source
 # tokens: on a CPU a batch whose attention fits the caches runs fastest, a GPU wants many rows.
 BEAM_TOKENS = {"cpu": 4096, "cuda": 65536}
@@ -56,16 +58,12 @@ class Translator:
     def max_source_tokens(self) -> int:
         return self.config.max_src_len - 1  # room for <eos>
 
-    def source(self, text: str) -> Source:
-        """Tokenize and check a source sentence; raise :class:`InputError` if unusable."""
-        if not isinstance(text, str):
-            raise InputError(f"the source must be text, got {type(text).__name__}")
-        if len(text) > MAX_INPUT_CHARS:
-            raise InputError(
-                f"the text is {len(text):,} characters long; the limit is {MAX_INPUT_CHARS:,}. "
-                "Type one sentence at a time."
-            )
-        surface, normal = self.src_tokenizer.cut(text)  # vocabulary forms: subword pieces with bpe
+    def source(self, text: str | Sequence[str]) -> Source:
+        """Tokenize and check a source sentence; raise :class:`InputError` if unusable.
+
+        ``text`` is typed text, cut by the model's tokenizer, or a sentence given as words (a list:
+        pre-tokenized text), each word cut on its own (:meth:`Tokenizer.cut_words`)."""
+        surface, normal = self._cut(self.src_tokenizer, text, "source")  # vocabulary forms: subword pieces with bpe
         if not surface:
             raise InputError("the text is empty; type a sentence to translate")
         if len(surface) > self.max_source_tokens:
@@ -76,6 +74,28 @@ class Translator:
         ids = self.src_vocab.encode(normal, eos=True)
         unknown = [t not in self.src_vocab for t in normal] + [False]
         return Source([*surface, EOS], ids, unknown)
+
+    @staticmethod
+    def _cut(tokenizer: Tokenizer, text: str | Sequence[str], side: str) -> tuple[list[str], list[str]]:
+        """Surface tokens and vocabulary forms of typed text or of given words, within the length limit."""
+        if not isinstance(text, str) and not (
+            isinstance(text, Sequence) and all(isinstance(w, str) and w and not w.isspace() for w in text)
+        ):
+            raise InputError(f"the {side} must be text or a list of words, got {type(text).__name__}")
+        chars = len(text) if isinstance(text, str) else sum(map(len, text)) + len(text) - 1
+        if chars > MAX_INPUT_CHARS:
+            raise InputError(
+                f"the {side} is {chars:,} characters long; the limit is {MAX_INPUT_CHARS:,}. "
+                "Give one sentence at a time."
+            )
+        return tokenizer.cut(text) if isinstance(text, str) else tokenizer.cut_words(text)
+
+    def unknown_words(self, words: Sequence[str], side: str = "source") -> list[bool]:
+        """For each given word, whether the model reads ``<unk>`` somewhere in it (``side``: ``"source"``
+        or ``"target"``, whose tokenizer and vocabulary are used)."""
+        tokenizer, vocab = (self.src_tokenizer, self.src_vocab) if side == "source" else (self.tgt_tokenizer,
+                                                                                         self.tgt_vocab)  # fmt: skip
+        return [any(t not in vocab for t in tokenizer.cut_words([w])[1]) for w in words]
 
     def default_max_len(self, n_source: int) -> int:
         return min(2 * n_source + 10, 4 * self.config.max_src_len)
@@ -122,17 +142,20 @@ class Translator:
             if not np.all(np.isfinite(values)) or values.min() < 0 or values.sum() <= 0:
                 raise InputError(f"step {step}: weights must be non-negative numbers with a positive sum")
 
-    def align(self, source: str, target: str) -> Alignment:
-        """Force the decoder through ``target`` and return what it attends to at each step."""
+    def align(self, source: str | Sequence[str], target: str | Sequence[str]) -> Alignment:
+        """Force the decoder through ``target`` and return what it attends to at each step.
+
+        Each side is typed text or a list of given words (pre-tokenized text: every word is cut on
+        its own and its tokens join back into it, see :meth:`Tokenizer.cut_words`)."""
         src = self.source(source)
-        tgt_tokens = self.tgt_tokenizer.tokenize(target)
+        surface, tgt_tokens = self._cut(self.tgt_tokenizer, target, "target")
         if not tgt_tokens:
             raise InputError("the target is empty; give the translation to align")
-        if len(tgt_tokens) > 1000:
-            raise InputError(f"the target has {len(tgt_tokens)} tokens; the limit is 1000")
+        if len(tgt_tokens) > MAX_TARGET_TOKENS:
+            raise InputError(f"the target has {len(tgt_tokens)} tokens; the limit is {MAX_TARGET_TOKENS}")
         hyp = forced(self.model, src.ids, self.tgt_vocab.encode(tgt_tokens, eos=True))
         al = self._alignment(src, hyp, self._encoder_attention(src.ids))
-        al.target_tokens = [*self.tgt_tokenizer.split(target), EOS]  # show what the user typed
+        al.target_tokens = [*surface, EOS]  # show what the user typed
         return al
 
     def translate_batch(

@@ -52,8 +52,8 @@ def matrix_names(files: Sequence[AttentionFile], names: Sequence[str] | None = N
 def score_files(
     files: Sequence[AttentionFile],
     gold_lines: list[str],
-    fmt: str = "pharaoh",
-    one_based: bool = False,
+    fmt: str = "auto",
+    base: int | str = "auto",
     method: str = "argmax",
     threshold: float = 0.3,
     names: Sequence[str] | None = None,
@@ -77,5 +77,5 @@ def score_files(
                 "score matrices of the same sentence pair together"
             )
         lengths.append(shapes.pop())
-    gold = goldfile.parse_gold(gold_lines, lengths, fmt, one_based, name=gold_name)
-    return score_table(gold, predicted)
+    gold = goldfile.parse_gold(gold_lines, lengths, fmt, base, name=gold_name)
+    return score_table(gold.alignments, predicted)

@@ -1,11 +1,13 @@
 """Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick."""
 
+from attnviz.links import textfile
 from attnviz.links.display import common_steps, for_reading
 from attnviz.links.dtw import DTW_WIDTH, dtw_links, dtw_matrix, dtw_path
 from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
 from attnviz.links.extract import (
     DIRECTIONAL,
     METHODS,
+    CorpusAlignment,
     WordAlignment,
     align_corpus,
     align_words,
@@ -14,8 +16,9 @@ from attnviz.links.extract import (
     threshold_links,
     word_attention,
 )
-from attnviz.links.goldfile import FORMATS, parse_pharaoh, text_lines
+from attnviz.links.goldfile import BASES, FORMATS, GoldFile, detect_format, parse_gold, parse_pharaoh
 from attnviz.links.reading import Reading
+from attnviz.links.textfile import is_bitext, sentence_pairs, text_lines
 from attnviz.links.yardstick import (
     EFLOMAL_METHOD,
     SAMPLE_PAIRS,
@@ -31,6 +34,7 @@ from attnviz.links.yardstick import (
 )
 
 __all__ = [
+    "BASES",
     "DIRECTIONAL",
     "DIRECTIONS",
     "DTW_WIDTH",
@@ -39,6 +43,8 @@ __all__ = [
     "METHODS",
     "SAMPLE_PAIRS",
     "SYMMETRIC",
+    "CorpusAlignment",
+    "GoldFile",
     "GoldSet",
     "Reading",
     "WordAlignment",
@@ -46,6 +52,7 @@ __all__ = [
     "align_corpus",
     "align_words",
     "common_steps",
+    "detect_format",
     "directional_links",
     "dtw_links",
     "dtw_matrix",
@@ -55,12 +62,16 @@ __all__ = [
     "gold_of_pairs",
     "gold_of_upload",
     "goldfile",
+    "is_bitext",
+    "parse_gold",
     "parse_pharaoh",
     "read_words",
     "reverse_entry",
     "run_eflomal",
     "score_table",
+    "sentence_pairs",
     "text_lines",
+    "textfile",
     "threshold_links",
     "word_attention",
     "word_pairs",

@@ -31,6 +31,7 @@ from attnviz.links.reading import Reading, read
 DIRECTIONAL = ("argmax", "threshold", "dtw")
 SYMMETRIC = ("intersection", "union", "grow-diag", "grow-diag-final", "grow-diag-final-and")
 METHODS = DIRECTIONAL + SYMMETRIC
+Text = str | list[str]  # typed text, or a sentence given as words
 _NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
 
 
@@ -141,25 +142,27 @@ def read_words(al: Alignment) -> Reading:
     return reading
 
 
-def word_attention(translator: Translator, source: str, target: str) -> Reading:
+def word_attention(translator: Translator, source: Text, target: Text) -> Reading:
     """Forced decoding of ``target``, read as words: a :class:`~attnviz.links.reading.Reading`
-    without the ``<eos>`` row."""
+    without the ``<eos>`` row. Each side is typed text (the model's tokenizer finds the words) or a
+    list of given words (each cut by the model on its own, its tokens merged back into it)."""
     return read_words(translator.align(source, target))
 
 
 def align_words(
     translator: Translator,
-    source: str,
-    target: str,
+    source: Text,
+    target: Text,
     method: str = "argmax",
     reverse: Translator | None = None,
     threshold: float = 0.3,
 ) -> WordAlignment:
     """Word links between ``source`` and ``target`` from the model's attention.
 
-    Symmetric methods also need ``reverse``, a model of the opposite direction (for a de-en
-    model an en-de one), forced through ``source`` given ``target``; both must cut the sentences
-    into the same words.
+    Each side is typed text or a list of given words (:func:`word_attention`). Symmetric methods
+    also need ``reverse``, a model of the opposite direction (for a de-en model an en-de one),
+    forced through ``source`` given ``target``; both must cut the sentences into the same words
+    (given words always are).
     """
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
@@ -183,6 +186,23 @@ def align_words(
     return WordAlignment(fwd.source_words, fwd.target_words, sorted(links), method, fwd.caption)
 
 
+@dataclass
+class CorpusAlignment:
+    """Attention's word links for a corpus of given words, with the pairs the model could not read."""
+
+    links: list[list[Link] | None]  # per pair; None where skipped
+    skipped: dict[int, str]  # pair index (0-based) -> why the model could not align it
+    unknown: list[tuple[int, int]]  # per pair: source and target words the model reads <unk> in
+
+    @property
+    def aligned(self) -> int:
+        return len(self.links) - len(self.skipped)
+
+    def with_unknown(self) -> list[int]:
+        """The pairs (0-based) that hold a word the model reads ``<unk>`` in."""
+        return [k for k, (s, t) in enumerate(self.unknown) if s or t]
+
+
 def align_corpus(
     translator: Translator,
     sources: list[list[str]],
@@ -190,29 +210,36 @@ def align_corpus(
     method: str = "argmax",
     reverse: Translator | None = None,
     threshold: float = 0.3,
-) -> list[list[Link]]:
-    """Word links for every pair of tokenized sentences (tokens joined by spaces for the model).
+) -> CorpusAlignment:
+    """Word links for every pair of given words (pre-tokenized sentences, as gold files index them).
 
-    Gold files index space-separated tokens, so the model must read each sentence as the same
-    number of words; a pair it reads differently raises :class:`DataError` naming the line.
+    Each space-separated token is a word: the model's tokenizer and subword pieces apply inside it
+    and are merged back, so the links index the given words. A word the model cannot read is
+    ``<unk>`` inside its sentence; a pair the model cannot take (too long for it) is skipped, with
+    the reason in :attr:`CorpusAlignment.skipped`. An empty sentence raises :class:`DataError`.
     """
     if len(sources) != len(targets):
         raise DataError(
             f"{len(sources)} source but {len(targets)} target sentences; the files must hold one pair per line"
         )
-    aligned = []
-    for n, (src, tgt) in enumerate(zip(sources, targets, strict=True), start=1):
+    links: list[list[Link] | None] = []
+    skipped, unknown = {}, []
+    for k, (src, tgt) in enumerate(zip(sources, targets, strict=True)):
         if not src or not tgt:
-            raise DataError(f"line {n}: an empty sentence; remove the pair from both files (and from the gold)")
+            raise DataError(f"line {k + 1}: an empty sentence; remove the pair from both files (and from the gold)")
+        unknown.append((sum(translator.unknown_words(src)), sum(translator.unknown_words(tgt, "target"))))
         try:
-            wa = align_words(translator, " ".join(src), " ".join(tgt), method, reverse, threshold)
+            wa = align_words(translator, list(src), list(tgt), method, reverse, threshold)
         except InputError as e:
-            raise DataError(f"line {n}: {e}") from None
+            skipped[k] = str(e)
+            links.append(None)
+            continue
         if (len(wa.source_words), len(wa.target_words)) != (len(src), len(tgt)):
-            raise DataError(
-                f"line {n}: the model reads {len(wa.source_words)} source and {len(wa.target_words)} target words "
-                f"where the files have {len(src)} and {len(tgt)} space-separated tokens; tokenize the files "
-                "with spaces around punctuation"
+            skipped[k] = (
+                f"the model read {len(wa.source_words)} source and {len(wa.target_words)} target words where the "
+                f"pair has {len(src)} and {len(tgt)}"
             )
-        aligned.append(wa.links)
-    return aligned
+            links.append(None)
+            continue
+        links.append(wa.links)
+    return CorpusAlignment(links, skipped, unknown)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from attnviz.data import Link, Pair, join_pieces
 from attnviz.errors import DataError
 from attnviz.evaluation import AlignmentCounts
 from attnviz.links import eflomal as eflomal_align
-from attnviz.links import goldfile
+from attnviz.links import goldfile, textfile
 from attnviz.links.goldfile import GoldAlignment
 
 Words = list[str]
@@ -75,6 +75,8 @@ class GoldSet:
     targets: list[Words]
     gold: list[GoldAlignment]
     origin: str  # for the page: "toy-fr test split (500 pairs)", an uploaded file's name
+    convention: str = ""  # how a gold file was read (GoldFile.convention); empty for built-in gold
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def lengths(self) -> list[tuple[int, int]]:
@@ -109,53 +111,54 @@ def gold_of_pairs(pairs: list[Pair], origin: str) -> GoldSet:
 def gold_of_upload(
     gold_lines: list[str],
     gold_name: str,
-    fmt: str,
-    one_based: bool,
-    sentences: tuple[list[str], list[str]] | None = None,
-    names: tuple[str, str] = ("source file", "target file"),
+    fmt: str = "auto",
+    base: int | str = "auto",
+    sentences: tuple[list[str], list[str] | None] | None = None,
+    names: tuple[str, str | None] = ("source file", "target file"),
     fallback: list[Pair] | None = None,
 ) -> GoldSet:
-    """A gold file's links for the sentence pairs of ``sentences`` (the source and target files'
-    lines) or, for a Pharaoh file of as many lines as ``fallback`` has pairs, for those pairs.
+    """A gold file's links (format ``fmt`` and index ``base``, each given or ``"auto"``) for the sentence
+    pairs of ``sentences``: the source and target files' lines, or a ``source ||| target`` bitext's lines
+    and ``None``. Without them, a one-line-a-pair file of as many lines as ``fallback`` has pairs is read
+    on those pairs.
 
     Every problem raises :class:`DataError` naming the file and line (from :mod:`attnviz.links.goldfile`).
     """
     if sentences is not None:
-        sources, targets = (goldfile.sentences(lines) for lines in sentences)
-        if len(sources) != len(targets):
-            raise DataError(
-                f"{names[0]} has {len(sources)} lines but {names[1]} has {len(targets)}; "
-                "upload files with one sentence of the same pair per line"
-            )
+        sources, targets = textfile.sentence_pairs(sentences[0], sentences[1], names)
         origin = gold_name
-    elif fmt == "pharaoh" and fallback and len(gold_lines) == len(fallback):
+    elif fallback and len(gold_lines) == len(fallback) and goldfile.detect_format(gold_lines, gold_name) != "naacl":
         sources, targets = [list(p.source_tokens) for p in fallback], [list(p.target_tokens) for p in fallback]
         origin = f"{gold_name} on the task's {len(fallback)} test pairs"
     else:
         have = f"the task's test split has {len(fallback)} pairs" if fallback else "the task has no test pairs here"
         raise DataError(
-            f"{gold_name}: upload the source and target sentence files too ({len(gold_lines)} gold lines; {have}, "
-            "and only a Pharaoh file of as many lines can use them)"
+            f"{gold_name}: upload the sentences too ({len(gold_lines)} gold lines; {have}, and only a file of one "
+            "line a pair, as many lines, can use them)"
         )
     _check_size(len(sources))
-    for side, sents in zip(names, (sources, targets), strict=True):
-        empty = next((k for k, words in enumerate(sents, start=1) if not words), None)
-        if empty is not None:
-            raise DataError(f"{side} line {empty}: an empty sentence; remove the pair from all three files")
+    textfile.check_pairs(sources, targets, (names[0], names[1] or names[0]))
     lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
-    gold = goldfile.parse_gold(gold_lines, lengths, fmt, one_based, name=gold_name)
-    return GoldSet(sources, targets, gold, origin)
+    read = goldfile.parse_gold(gold_lines, lengths, fmt, base, name=gold_name)
+    return GoldSet(sources, targets, read.alignments, origin, read.convention(), read.warnings)
 
 
-def score_table(gold: list[GoldAlignment], predicted: dict[str, list[list[Link]]]) -> tuple[list[dict], list[dict]]:
-    """Precision, recall and AER of each aligner (name -> links per sentence) against ``gold``:
-    ``(corpus rows, one per aligner; per-sentence rows, one per pair with each aligner's columns)``."""
+def score_table(
+    gold: list[GoldAlignment], predicted: dict[str, list[list[Link] | None]]
+) -> tuple[list[dict], list[dict]]:
+    """Precision, recall and AER of each aligner (name -> links per sentence, ``None`` for a pair it
+    skipped) against ``gold``: ``(corpus rows, one per aligner; per-sentence rows, one per pair with
+    each aligner's columns)``."""
     corpus, sentences = [], [{"pair": k} for k in range(len(gold))]
     for name, links in predicted.items():
         total, per_sentence = goldfile.score(links, gold)
-        corpus.append({"aligner": name, **_row(total), "links": total.predicted, "sure links": total.sure})
+        scored = sum(c is not None for c in per_sentence)
+        corpus.append(
+            {"aligner": name, **_row(total), "pairs": scored, "links": total.predicted, "sure links": total.sure}
+        )
         for row, counts in zip(sentences, per_sentence, strict=True):
-            row.update({f"{name} {key}": value for key, value in _row(counts).items() if key != "F1"})
+            if counts is not None:  # None: a pair the model could not read, left out
+                row.update({f"{name} {key}": value for key, value in _row(counts).items() if key != "F1"})
     return corpus, sentences
 
 

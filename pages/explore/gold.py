@@ -7,7 +7,16 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.errors import AttnvizError
-from attnviz.links import FORMATS, GoldSet, gold_of_pairs, gold_of_upload, score_table, text_lines
+from attnviz.links import (
+    FORMATS,
+    CorpusAlignment,
+    GoldSet,
+    gold_of_pairs,
+    gold_of_upload,
+    is_bitext,
+    score_table,
+    text_lines,
+)
 from attnviz.plots import gold_figure
 from pages.explore.links import (
     Method,
@@ -25,12 +34,22 @@ from pages.shared.common import escape_markdown, model_version
 SOURCE_KEY, FORMAT_KEY, BASE_KEY = "explore_gold_source", "explore_gold_format", "explore_gold_one_based"
 GOLD_FILE_KEY, SRC_FILE_KEY, TGT_FILE_KEY = "explore_gold_file", "explore_gold_src_file", "explore_gold_tgt_file"
 PAIR_KEY, SHOW_KEY = "explore_gold_pair", "explore_gold_show"
-FORMAT_NAMES = {"pharaoh": "Pharaoh (i-j, i?j, i-j-P)", "naacl": "NAACL (sent i j [S|P])"}
+FORMAT_NAMES = {
+    "auto": "Detect",
+    "pharaoh": "Pharaoh (i-j, i?j, i-j-P)",
+    "talp": "talp (i-j, ipj)",
+    "naacl": "NAACL (sent i j [S|P])",
+}
+BASE_NAMES = {"auto": "Detect", 0: "0 (first word is 0)", 1: "1 (first word is 1)"}
 UPLOAD_HELP = (
-    "Pharaoh: one line per sentence pair, `i-j` a sure link, `i?j` or `i-j-P` a possible one. NAACL/talp: one "
-    "line per link, `sent_id i j [S|P] [confidence]`. The sentence files hold one sentence per line, tokens "
-    "separated by spaces, as the gold indices count them; without them a Pharaoh file of one line per test pair "
-    "is read on the task's test split."
+    "Pharaoh: one line per sentence pair, `i-j` a sure link, `i?j` or `i-j-P` a possible one. talp: the same with "
+    "`ipj` for a possible link (the Hansards set). NAACL: one line per link, `sent_id i j [S|P] [confidence]`. "
+    "Detect reads the format from the lines and the index base from the sentence lengths (an index equal to a "
+    "sentence's length is 1-based, an index 0 is 0-based)."
+)
+SENTENCES_HELP = (
+    "One sentence per line, words separated by spaces, as the gold indices count them; or one `source ||| target` "
+    "bitext alone. Without sentences a one-line-a-pair gold file is read on the task's test split."
 )
 
 
@@ -38,22 +57,25 @@ def _uploaded_gold(test: list) -> GoldSet | None:
     """The uploaded files as a gold set (None until a gold file is uploaded); DataError on a malformed file."""
     left, right = st.columns(2)
     gold = left.file_uploader("Gold alignment file", key=GOLD_FILE_KEY, help=UPLOAD_HELP)
-    fmt = left.radio("Format", FORMATS, format_func=FORMAT_NAMES.get, key=FORMAT_KEY, horizontal=True)
-    one_based = left.toggle("Indices start at 1", key=BASE_KEY, help="NAACL files usually do; Pharaoh files rarely.")
-    src = right.file_uploader("Source sentences (tokenized, one per line)", key=SRC_FILE_KEY)
-    tgt = right.file_uploader("Target sentences (tokenized, one per line)", key=TGT_FILE_KEY)
+    fmt = left.radio("Format", ("auto", *FORMATS), format_func=FORMAT_NAMES.get, key=FORMAT_KEY, horizontal=True)
+    base = left.radio("Index base", list(BASE_NAMES), format_func=BASE_NAMES.get, key=BASE_KEY, horizontal=True)
+    src = right.file_uploader("Sentences: source, or a `source ||| target` bitext", key=SRC_FILE_KEY,
+                              help=SENTENCES_HELP)  # fmt: skip
+    tgt = right.file_uploader("Target sentences (not with a bitext)", key=TGT_FILE_KEY)
     if gold is None:
-        st.info("Upload a gold alignment file (and its sentence files) to score the links against it.")
+        st.info("Upload a gold alignment file (and its sentences) to score the links against it.")
         return None
     sentences = names = None
-    if src is not None and tgt is not None:
-        sentences = (text_lines(src.getvalue(), src.name), text_lines(tgt.getvalue(), tgt.name))
-        names = (src.name, tgt.name)
+    src_lines = text_lines(src.getvalue(), src.name) if src is not None else None
+    if src_lines is not None and (tgt is not None or is_bitext(src_lines)):
+        sentences = (src_lines, text_lines(tgt.getvalue(), tgt.name) if tgt is not None else None)
+        names = (src.name, tgt.name if tgt is not None else None)
     elif src is not None or tgt is not None:
-        st.info("Upload both sentence files (source and target), or neither to use the task's test pairs.")
+        st.info("Upload both sentence files (source and target), a `source ||| target` bitext, or neither to use "
+                "the task's test pairs.")  # fmt: skip
         return None
     lines = text_lines(gold.getvalue(), gold.name)
-    return gold_of_upload(lines, gold.name, fmt, one_based, sentences, names or ("source file", "target file"), test)
+    return gold_of_upload(lines, gold.name, fmt, base, sentences, names or ("source file", "target file"), test)
 
 
 def _gold_set(entry: dict) -> GoldSet | None:
@@ -89,28 +111,53 @@ def gold_view(entries: dict[str, dict], method: Method, image_format: str) -> No
         if gold is None:
             return
         sources, targets = tuple(map(tuple, gold.sources)), tuple(map(tuple, gold.targets))
-        predicted = {}
+        aligned: dict[str, CorpusAlignment] = {}
         for name, e in entries.items():
             with st.spinner(f"Aligning {len(sources)} pairs with {name}'s attention…"):
-                predicted[labels[name]] = corpus_links(model_version(e), method, sources, targets)
+                aligned[name] = corpus_links(model_version(e), method, sources, targets)
     except AttnvizError as e:
         st.error(escape_markdown(str(e)))
         return
+    predicted = {labels[name]: a.links for name, a in aligned.items()}
+    # a pair any model skipped (too long for it) is left out for every aligner, so all are scored on the same pairs
+    skipped = {k for a in aligned.values() for k, links in enumerate(a.links) if links is None}
+    predicted = {who: [None if k in skipped else x for k, x in enumerate(links)] for who, links in predicted.items()}
     note = ""
     try:
         with st.spinner(f"eflomal on {len(sources)} pairs…"):
             run = eflomal_run(*data_of(model_version(entry)), tuple(zip(sources, targets, strict=True)))
-        predicted["eflomal"], note = run.links, eflomal_note(run, f"the {len(sources)} pairs")
+        kept = [None if k in skipped else links for k, links in enumerate(run.links)]
+        predicted["eflomal"], note = kept, eflomal_note(run, f"the {len(sources)} pairs")
     except AttnvizError as e:
         note = f"eflomal did not run: {e}"
     corpus, sentences = score_table(gold.gold, predicted)
-    st.markdown(f"**{escape_markdown(gold.origin)}**: {len(sources)} pairs, scored for the corpus")
+    _report(gold, aligned, skipped)
+    scored = len(gold.gold) - len(skipped)
+    st.markdown(f"**{escape_markdown(gold.origin)}**: {scored} pairs, scored for the corpus")
     st.dataframe(pd.DataFrame(corpus), hide_index=True, key="explore_gold_corpus")
     st.caption(escape_markdown(
         "AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), precision = |A∩P| / |A|, recall = |A∩S| / |S| (Och & Ney "
         f"2003), summed over the pairs. Attention is forced through each gold target and read on words. {note}"
     ))  # fmt: skip
     _sentence(entries, labels, method, gold, predicted, sentences, image_format)
+
+
+def _report(gold: GoldSet, aligned: dict[str, CorpusAlignment], skipped: set[int]) -> None:
+    """How the gold file was read, its warnings, and the pairs the models could not read."""
+    if gold.convention:
+        st.caption(escape_markdown(f"Read as {gold.convention}."))
+    for warning in gold.warnings:
+        st.warning(escape_markdown(warning))
+    if skipped:
+        why = {k: r for a in aligned.values() for k, r in a.skipped.items()}
+        listed = "; ".join(f"pair {k}: {why[k]}" for k in sorted(skipped)[:5])
+        more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
+        st.warning(escape_markdown(f"{len(skipped)} pairs skipped, the model cannot read them: {listed}{more}"))
+    for name, a in aligned.items():
+        unk = a.with_unknown()
+        if unk:
+            who = f"{name}'s model" if len(aligned) > 1 else "this model"
+            st.caption(escape_markdown(f"{len(unk)} of {len(gold.gold)} pairs hold a word {who} reads as <unk>."))
 
 
 def _sentence(
@@ -142,8 +189,11 @@ def _sentence(
     for col, (name, entry) in zip(columns(entries, stack=len(src) > 18), entries.items(), strict=True):
         who = labels[name] if kind == "attention" else "eflomal"
         with col:
+            if predicted[who][k] is None:
+                st.info(f"Pair {k} was skipped: a model cannot read it (see the note above the table).")
+                continue
             try:
-                reading, _ = word_links(model_version(entry), method, " ".join(src), " ".join(tgt))
+                reading, _ = word_links(model_version(entry), method, tuple(src), tuple(tgt))
             except AttnvizError as e:
                 st.error(escape_markdown(str(e)))
                 continue

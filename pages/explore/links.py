@@ -17,6 +17,7 @@ from attnviz.evaluation import measured_on
 from attnviz.links import (
     EFLOMAL_METHOD,
     SAMPLE_PAIRS,
+    CorpusAlignment,
     Reading,
     WordAlignment,
     align_corpus,
@@ -42,19 +43,25 @@ class Method(NamedTuple):
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
-def word_links(model: Version, method: Method, source: str, target: str) -> tuple[Reading, WordAlignment]:
+def word_links(
+    model: Version, method: Method, source: str | Words, target: str | Words
+) -> tuple[Reading, WordAlignment]:
     """The word-level attention of ``target`` forced through the model (``<eos>`` hidden, pieces merged)
-    and the links ``method`` extracts from it."""
+    and the links ``method`` extracts from it. Each side is typed text or a tuple of given words (a gold
+    set's: the model's tokens are merged back into them)."""
     translator = load_model(*model)
     reverse = load_model(*method.reverse) if method.reverse else None
+    source, target = (side if isinstance(side, str) else list(side) for side in (source, target))
     return word_attention(translator, source, target), align_words(
         translator, source, target, method.name, reverse, method.threshold
     )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def corpus_links(model: Version, method: Method, sources: tuple[Words, ...], targets: tuple[Words, ...]) -> list:
-    """Attention's links for every pair of tokenized sentences (attnviz.links.extract.align_corpus)."""
+def corpus_links(
+    model: Version, method: Method, sources: tuple[Words, ...], targets: tuple[Words, ...]
+) -> CorpusAlignment:
+    """Attention's links for every pair of given words, with the pairs skipped (attnviz.links.extract.align_corpus)."""
     translator = load_model(*model)
     reverse = load_model(*method.reverse) if method.reverse else None
     return align_corpus(translator, [list(s) for s in sources], [list(t) for t in targets], method.name, reverse,

@@ -190,7 +190,7 @@ def test_an_uploaded_gold_file_is_scored_and_a_malformed_one_names_its_line(app_
     assert not at.exception
     errors = [e.value for e in at.error]
     assert errors and r"\*\*evil\*\*\_\[x\]\(http" in errors[0]  # the file name shown literally
-    assert "evil**_[x](http://e).txt line 1: '2-x' is not a Pharaoh link" in unescape(errors[0])
+    assert "evil**_[x](http://e).txt line 1: '2-x' is not a gold link" in unescape(errors[0])
     assert not at.get("plotly_chart")
 
     at = _upload(at, b"0-0\n", name="short.txt")  # one line for two pairs
@@ -226,3 +226,25 @@ def test_a_character_model_gets_attention_links_but_no_word_yardsticks(app_env):
     at.segmented_control(key="explore_align_part").set_value("gold").run()
     assert not at.exception and not at.error
     assert any("reads characters" in i.value for i in at.info)
+
+
+def test_an_uploaded_talp_file_with_a_bitext_shows_the_convention_it_detected(app_env):
+    at = start(explore_text=TEXT, explore_view="Alignment", explore_align_part="gold")
+    at.radio(key="explore_gold_source").set_value("upload").run()
+    bitext = b"the girl sees the cat .   ||| la fille voit le chat .  \nthe cat eats . ||| le chat mange .\n"
+    at.file_uploader(key="explore_gold_src_file").set_value(("test.en-fr", bitext, "text/plain"))
+    at.file_uploader(key="explore_gold_file").set_value(("enfr.talp", b"1-1 2-2 3-3 4-4 5-5 6-6\n1-1 2p2 3-3 4-4\n",
+                                                         "text/plain"))  # fmt: skip
+    at.run()
+    assert not at.exception and not at.error, at.error
+    captions = [unescape(c.value) for c in at.caption]
+    assert any(c.startswith("Read as talp (one line a pair, i-j sure, ipj possible), 1-based (detected: 0-based is "
+                            "ruled out, line 1: link 6-6 has an index equal") for c in captions), captions  # fmt: skip
+    table = at.dataframe[0].value
+    assert table["sure links"].tolist() == [9, 9] and table["pairs"].tolist() == [2, 2]
+
+    at.radio(key="explore_gold_one_based").set_value(0).run()  # the base given, and wrong: the line is named
+    assert "enfr.talp line 1: link 6-6 has an index equal to its sentence's length" in unescape(at.error[0].value)
+    at.radio(key="explore_gold_one_based").set_value("auto").run()
+    at.file_uploader(key="explore_gold_file").set_value(("enfr.talp", b"1-1\n1-1 2:2\n", "text/plain")).run()
+    assert "enfr.talp line 2: '2:2' is not a gold link" in unescape(at.error[0].value)

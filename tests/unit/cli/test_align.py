@@ -56,7 +56,7 @@ def files(trained, tmp_path, monkeypatch):
     sources, targets = [["a", "b", "c", "d"], ["e", "f", "g"]], [["d", "c", "b", "a"], ["g", "f", "e"]]
     (tmp_path / "src.txt").write_text("".join(" ".join(s) + "\n" for s in sources), encoding="utf-8")
     (tmp_path / "tgt.txt").write_text("".join(" ".join(t) + "\n" for t in targets), encoding="utf-8")
-    own = align_corpus(trained, sources, targets)
+    own = align_corpus(trained, sources, targets).links
     (tmp_path / "gold.txt").write_text("".join(to_pharaoh(links) + "\n" for links in own), encoding="utf-8")
     return str(model)
 
@@ -78,10 +78,14 @@ def test_cli_align_eval_bad_input_exits_2(capsys, files, tmp_path):
     code, _, err = run(capsys, *base, "--gold", "short.txt")
     assert code == 2 and "short.txt line 2" in err and len(err.strip().splitlines()) == 1
     (tmp_path / "talp.txt").write_text("1 1 4 S\n2 1 3\n", encoding="utf-8")
-    code, _, err = run(capsys, *base, "--gold", "talp.txt", "--format", "naacl", "--json")
-    assert code == 2 and "link 1-4 is outside sentence 1" in err and "--one-based" in err
+    code, _, err = run(capsys, *base, "--gold", "talp.txt", "--format", "naacl", "--base", "0", "--json")
+    assert code == 2 and "talp.txt line 1: link 1-4 is outside its sentence" in err
+    assert "fit 1-based: use --base 1" in err
     code, out, _ = run(capsys, *base, "--gold", "talp.txt", "--format", "naacl", "--one-based", "--json")
-    assert code == 0 and json.loads(out)["sure"] == 2
+    assert code == 0 and json.loads(out)["sure"] == 2 and json.loads(out)["gold"]["how"] == "given"
+    code, out, _ = run(capsys, *base, "--gold", "talp.txt", "--json")  # naacl and 1-based, detected
+    gold = json.loads(out)["gold"]
+    assert code == 0 and (gold["format"], gold["base"]) == ("naacl", 1) and gold["how"].startswith("detected")
     (tmp_path / "odd.txt").write_text("a b c\n", encoding="utf-8")
     code, _, err = run(capsys, "align-eval", "--model", files, "--src", "odd.txt", "--tgt", "tgt.txt", "--gold", "x")
     assert code == 2 and "odd.txt has 1 lines but tgt.txt has 2" in err

@@ -35,3 +35,24 @@ def test_tokenizer_round_trips_through_a_dict(subword_tokenizer):
         Tokenizer.from_dict({**saved, "merges": [["a"]]})
     with pytest.raises(ConfigError, match="word tokenizer"):
         Tokenizer("char", bpe=BPE([]))
+
+
+def test_given_words_are_cut_inside_and_join_back(subword_tokenizer):
+    from attnviz.data.bpe import join_pieces, word_spans
+    from attnviz.errors import InputError
+
+    words = ["Mr.", "Orangehats", "l'homme", "\x07", "!"]
+    surface, forms = subword_tokenizer.cut_words(words)
+    assert join_pieces(surface) == words  # each given word's tokens join back into it, never across words
+    assert len({span for span in word_spans(surface)}) == len(words)
+    first = surface.index(".") + 1  # "Mr." is the tokenizer's "mr" and "." (and pieces), inside the one word
+    assert (
+        join_pieces(surface[:first]) == ["Mr."]
+        and forms[first - 1] == "."
+        and join_pieces(forms[: first - 1]) == ["mr"]
+    )
+    assert forms[surface.index("\x07")] == "<unk>"  # a word the tokenizer keeps nothing of: <unk>, not an error
+    with pytest.raises(InputError, match="ends with @@"):
+        subword_tokenizer.cut_words(["orange@@", "hat"])
+    with pytest.raises(InputError, match="reads characters"):
+        Tokenizer("char").cut_words(["a"])

@@ -140,3 +140,18 @@ def test_forcing_attention_at_one_step_changes_what_follows(trained):
         trained.translate("a b c d", overrides={0: [1.0, 0.0]})
     with pytest.raises(InputError, match="greedy"):
         trained.translate("a b c d", beam_size=2, overrides={0: onto_a})
+
+
+def test_align_on_given_words_cuts_inside_each_word(trained):
+    from attnviz.data import EOS, join_pieces
+
+    al = trained.align(["a", "b.", "zebra"], ["c", "a"])
+    assert al.source_tokens == ["a", "b@@", ".", "zebra", EOS]  # "b." is the model's b and ., marked to join back
+    assert join_pieces(al.source_text_tokens) == ["a", "b.", "zebra"]
+    assert al.source_unknown[:2] == [False, False] and al.source_unknown[3]  # zebra: <unk> inside the sentence
+    assert al.weights.shape == (3, 5)
+    typed = trained.align("a b. zebra", "c a")  # typed text: the tokenizer finds the words
+    assert typed.source_tokens == ["a", "b", ".", "zebra", EOS]
+    assert np.allclose(al.weights, typed.weights)  # the same tokens reach the model either way
+    with pytest.raises(InputError, match="the source must be text or a list of words"):
+        trained.align(["a", ""], ["a"])

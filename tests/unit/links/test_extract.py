@@ -73,10 +73,20 @@ def test_symmetric_methods_lie_between_intersection_and_union(trained):
     assert links["grow-diag"] <= links["grow-diag-final-and"] <= links["grow-diag-final"]
 
 
-def test_align_corpus_checks_the_word_counts(trained):
-    [links] = align_corpus(trained, [["a", "b", "c", "d"]], [["d", "c", "b", "a"]])
-    assert links == [(0, 3), (1, 2), (2, 1), (3, 0)]
-    with pytest.raises(DataError, match="line 1: the model reads 4 source and 3 target words where the files have 3"):
-        align_corpus(trained, [["a", "b", "c."]], [["c", "b", "a"]])
+def test_align_corpus_reads_the_given_words(trained):
+    aligned = align_corpus(trained, [["a", "b", "c", "d"]], [["d", "c", "b", "a"]])
+    assert aligned.links == [[(0, 3), (1, 2), (2, 1), (3, 0)]] and aligned.skipped == {} and aligned.aligned == 1
+    # "c." is one given word: the model's "c" and "." are merged back into it, never a fourth word
+    words = align_corpus(trained, [["a", "b", "c."]], [["c", "b", "a"]])
+    assert len(words.links[0]) == 3 and {i for i, _ in words.links[0]} <= {0, 1, 2}
     with pytest.raises(DataError, match="line 1: an empty sentence"):
         align_corpus(trained, [[]], [["a"]])
+
+
+def test_align_corpus_reads_unknown_words_and_skips_a_pair_too_long(trained):
+    long = ["a"] * trained.max_source_tokens + ["b"]
+    aligned = align_corpus(trained, [["a", "zebra", "b"], long, ["c"]], [["b", "qq", "a"], ["a"], ["c"]])
+    assert aligned.links[0] is not None and len(aligned.links[0]) == 3  # zebra, qq: <unk> inside the sentence
+    assert aligned.unknown[0] == (1, 1) and aligned.with_unknown() == [0]
+    assert aligned.links[1] is None and "this model reads at most" in aligned.skipped[1]
+    assert aligned.links[2] == [(0, 0)] and aligned.aligned == 2

@@ -44,13 +44,13 @@ def test_gold_from_pairs_and_from_uploaded_lines():
     assert on_test.sources == [["a", "b"], ["c"]] and on_test.origin == "g.txt on the task's 2 test pairs"
     own = gold_of_upload(["1 1 1 S", "1 2 2 P"], "g.naacl", "naacl", True, (["a b"], ["x y"]))
     assert own.gold[0].sure == {(0, 0)} and own.gold[0].possible == {(0, 0), (1, 1)}
-    with pytest.raises(DataError, match="upload the source and target sentence files"):
+    with pytest.raises(DataError, match="upload the sentences too"):
         gold_of_upload(["0-0"], "g.txt", "pharaoh", False, fallback=pairs)  # 1 line, 2 test pairs
     with pytest.raises(DataError, match=r"has 2 lines but t\.txt has 1"):
         gold_of_upload(["0-0", "0-0"], "g.txt", "pharaoh", False, (["a", "b"], ["x"]), ("s.txt", "t.txt"))
-    with pytest.raises(DataError, match=r"g\.txt line 1: link 2-0 is outside"):
+    with pytest.raises(DataError, match=r"g\.txt line 1: link 2-0 has an index equal to its sentence's length"):
         gold_of_upload(["2-0"], "g.txt", "pharaoh", False, (["a b"], ["x y"]))
-    with pytest.raises(DataError, match=r"s\.txt line 2: an empty sentence"):
+    with pytest.raises(DataError, match=r"s\.txt line 2: an empty source sentence"):
         gold_of_upload(["0-0", ""], "g.txt", "pharaoh", False, (["a", " "], ["x", "y"]), ("s.txt", "t.txt"))
     with pytest.raises(DataError, match="no gold alignment"):
         gold_of_pairs([_pair("a", "x")], "data")

@@ -1,0 +1,49 @@
+"""The text side of a gold set: sentence files or a ``source ||| target`` bitext, read as given words."""
+
+import re
+
+import pytest
+
+from attnviz.errors import DataError
+from attnviz.links.textfile import bitext, check_pairs, is_bitext, read_pairs, sentence_pairs
+
+
+def test_a_bitext_as_shipped_is_read_as_given_words(tmp_path):
+    path = tmp_path / "test.en-fr"
+    path.write_text(
+        "2 .   ||| 2 .  \nlet us remember , Mr. Speaker   ||| souvenons - nous , monsieur  \n", encoding="utf-8"
+    )
+    sources, targets = read_pairs(path)
+    assert sources == [["2", "."], ["let", "us", "remember", ",", "Mr.", "Speaker"]]
+    assert targets == [["2", "."], ["souvenons", "-", "nous", ",", "monsieur"]]
+    assert is_bitext(["", "a ||| b"]) and not is_bitext(["a b", "c ||| d"])
+
+
+def test_two_sentence_files_are_read_line_by_line(tmp_path):
+    (tmp_path / "s.txt").write_text("Mr. Speaker\nhear , hear !\n", encoding="utf-8")
+    (tmp_path / "t.txt").write_text("monsieur le Orateur\nbravo !\n", encoding="utf-8")
+    sources, targets = read_pairs(tmp_path / "s.txt", tmp_path / "t.txt")
+    assert sources[0] == ["Mr.", "Speaker"] and targets[1] == ["bravo", "!"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (["a ||| b", "c d"], "bi line 2: no ' ||| ' separator in 'c d'"),
+        (["a ||| b ||| c"], "bi line 1: 2 ' ||| ' separators"),
+    ],
+)
+def test_a_bad_bitext_line_is_named(lines, message):
+    with pytest.raises(DataError, match=re.escape(message)):
+        bitext(lines, "bi")
+
+
+def test_the_layouts_are_not_mixed_up():
+    with pytest.raises(DataError, match=re.escape("s.txt: its first line has no ' ||| '; give a 'source ||| target'")):
+        sentence_pairs(["a b"], None, ("s.txt", None))
+    with pytest.raises(DataError, match=re.escape("s.txt line 1 holds ' ||| ': a 'source ||| target' bitext")):
+        sentence_pairs(["a ||| b"], ["b"], ("s.txt", "t.txt"))
+    with pytest.raises(DataError, match=r"s\.txt has 2 lines but t\.txt has 1"):
+        sentence_pairs(["a", "b"], ["c"], ("s.txt", "t.txt"))
+    with pytest.raises(DataError, match="bi line 2: an empty target sentence"):
+        check_pairs([["a"], ["b"]], [["c"], []], ("bi", "bi"))
