@@ -2,6 +2,7 @@
 
 from attnviz.store.catalog import catalog_entry, list_models, load, model_roots, shareable_meta, visible_to
 from attnviz.store.checkpoint import drop_owner, load_checkpoint, read_header, save
+from attnviz.store.header import MAX_DEPTH, too_deep
 from attnviz.store.files import (
     STAGING,
     check_output,
@@ -60,4 +61,6 @@ __all__ = [
     "slugify",
     "upload_root",
     "visible_to",
+    "MAX_DEPTH",
+    "too_deep",
 ]
