@@ -65,3 +65,9 @@ def test_not_a_zip_too_big_and_a_bomb_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(folder_module, "MAX_FILES", 2)
     with pytest.raises(DataError, match="3 files"):
         unpack_zip(_zip({"config.json": b"{}", "a": b"", "b": b""}), tmp_path)
+
+
+def test_a_name_over_the_file_systems_limit_is_one_error(tmp_path):
+    with pytest.raises(DataError, match="could not be unpacked.*File name too long"):
+        unpack_zip(_zip({"x" * 300: b"x", "config.json": b"{}"}), tmp_path)
+    assert not list(tmp_path.iterdir())  # the partial folder is removed
