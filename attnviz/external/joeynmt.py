@@ -24,6 +24,7 @@ import pickle
 import re
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 import torch
@@ -48,12 +49,51 @@ def read_config(text: str, name: str = "config") -> dict:
         cfg = yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise CheckpointError(f"{name}: not valid YAML ({' '.join(str(e).split())[:160]})") from None
+    except RecursionError:
+        raise CheckpointError(f"{name}: nested too deeply to be a JoeyNMT config") from None
     if not isinstance(cfg, dict) or not isinstance(cfg.get("model"), dict):
         raise CheckpointError(f"{name}: not a JoeyNMT config (no 'model' section); give the config.yaml of the model")
     for side in ("encoder", "decoder"):
         if not isinstance(cfg["model"].get(side), dict):
             raise CheckpointError(f"{name}: model.{side} is missing; give the config.yaml the model was trained with")
+    _check_types(cfg, name)
     return cfg
+
+
+# the config values the import reads besides the sizes (ModelConfig checks those): their types
+_SECTIONS = ("data", "data.src", "data.trg", "data.special_symbols", "model.encoder.embeddings",
+             "model.decoder.embeddings")  # fmt: skip
+_VALUES = {"model_dir": str, "data.src.voc_file": str, "data.trg.voc_file": str, "data.src.lang": str,
+           "data.trg.lang": str, "data.src.lowercase": bool, "data.trg.lowercase": bool, "data.src.max_length": int,
+           "model.encoder.embeddings.scale": bool, "model.decoder.embeddings.scale": bool,
+           "model.decoder.input_feeding": bool, "data.special_symbols.lang_tags": list,
+           **{f"data.special_symbols.{k}_token": str for k, _, _ in _JOEY_SPECIALS},
+           **{f"data.special_symbols.{k}_id": int for k, _, _ in _JOEY_SPECIALS}}  # fmt: skip
+_TYPE_NAMES = {
+    str: "a string",
+    bool: "true or false",
+    int: "a whole number",
+    list: "a list of strings",
+    dict: "a mapping",
+}
+
+
+def _lookup(cfg: dict, dotted: str):
+    value = cfg
+    for key in dotted.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _check_types(cfg: dict, name: str) -> None:
+    """Each value the import reads has the type JoeyNMT gives it (absent or null: the default)."""
+    for dotted, kind in [*((d, dict) for d in _SECTIONS), *_VALUES.items()]:
+        value = _lookup(cfg, dotted)
+        good = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+        if kind is list and good:
+            good = all(isinstance(v, str) for v in value)
+        if value is not None and not good:
+            raise CheckpointError(f"{name}: {dotted} is {value!r:.60}; it must be {_TYPE_NAMES[kind]}")
 
 
 def read_state(data: bytes, name: str = "checkpoint") -> dict[str, torch.Tensor]:
@@ -78,6 +118,10 @@ def read_state(data: bytes, name: str = "checkpoint") -> dict[str, torch.Tensor]
     state = ckpt.get("model_state", ckpt) if isinstance(ckpt, dict) else None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{name}: no model_state of tensors; give the .ckpt JoeyNMT saved (best.ckpt)")
+    for key, value in state.items():
+        if not value.is_floating_point() or not torch.isfinite(value).all():
+            what = "is not floating point" if not value.is_floating_point() else "holds NaN or infinite values"
+            raise CheckpointError(f"{name}: {key} {what}; give a checkpoint of a trained model")
     return state
 
 
@@ -261,7 +305,8 @@ def import_joeynmt(
 def _read_text(path: Path, what: str) -> list[str]:
     if not path.is_file():
         raise CheckpointError(f"{path}: no {what} there; give its path")
-    data = path.read_bytes()[: MAX_TEXT_BYTES + 1]
+    with path.open("rb") as f:
+        data = f.read(MAX_TEXT_BYTES + 1)
     if len(data) > MAX_TEXT_BYTES:
         raise CheckpointError(f"{path}: over the {MAX_TEXT_BYTES // 2**20} MB limit of a {what}")
     try:
@@ -331,7 +376,12 @@ def import_joeynmt_zip(data: bytes, name: str = "model.zip") -> Translator:
         found.sort(key=lambda i: (Path(i.filename).name not in names, i.filename))
         if not found:
             raise CheckpointError(f"{name}: no {' or '.join(names)} inside; zip the JoeyNMT model folder")
-        return archive.read(found[0])
+        try:
+            return archive.read(found[0])
+        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError, zlib.error) as e:
+            raise CheckpointError(
+                f"{name}: {found[0].filename} could not be unpacked ({e}); zip the folder again"
+            ) from None
 
     def lines(raw: bytes, what: str) -> list[str]:
         try:

@@ -2,7 +2,6 @@
 
 from attnviz.store.catalog import catalog_entry, list_models, load, model_roots, shareable_meta, visible_to
 from attnviz.store.checkpoint import drop_owner, load_checkpoint, read_header, save
-from attnviz.store.header import MAX_DEPTH, too_deep
 from attnviz.store.files import (
     STAGING,
     check_output,
@@ -17,6 +16,7 @@ from attnviz.store.files import (
     shipped_names,
     slugify,
 )
+from attnviz.store.header import MAX_DEPTH, too_deep
 from attnviz.store.paths import (
     SUFFIX,
     ModelWarning,
@@ -30,6 +30,7 @@ from attnviz.store.paths import (
 )
 
 __all__ = [
+    "MAX_DEPTH",
     "STAGING",
     "SUFFIX",
     "ModelWarning",
@@ -59,8 +60,7 @@ __all__ = [
     "shareable_meta",
     "shipped_names",
     "slugify",
+    "too_deep",
     "upload_root",
     "visible_to",
-    "MAX_DEPTH",
-    "too_deep",
 ]
