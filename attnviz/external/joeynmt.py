@@ -23,6 +23,7 @@ import io
 import pickle
 import re
 import tempfile
+import warnings
 import zipfile
 import zlib
 from pathlib import Path
@@ -33,6 +34,7 @@ import yaml
 from attnviz.data import EOS, UNK, Tokenizer, Vocab
 from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError
+from attnviz.external.joeynmt_types import check_types
 from attnviz.model import ModelConfig, build_model
 from attnviz.store import SUFFIX, save
 
@@ -56,44 +58,8 @@ def read_config(text: str, name: str = "config") -> dict:
     for side in ("encoder", "decoder"):
         if not isinstance(cfg["model"].get(side), dict):
             raise CheckpointError(f"{name}: model.{side} is missing; give the config.yaml the model was trained with")
-    _check_types(cfg, name)
+    check_types(cfg, name)
     return cfg
-
-
-# the config values the import reads besides the sizes (ModelConfig checks those): their types
-_SECTIONS = ("data", "data.src", "data.trg", "data.special_symbols", "model.encoder.embeddings",
-             "model.decoder.embeddings")  # fmt: skip
-_VALUES = {"model_dir": str, "data.src.voc_file": str, "data.trg.voc_file": str, "data.src.lang": str,
-           "data.trg.lang": str, "data.src.lowercase": bool, "data.trg.lowercase": bool, "data.src.max_length": int,
-           "model.encoder.embeddings.scale": bool, "model.decoder.embeddings.scale": bool,
-           "model.decoder.input_feeding": bool, "data.special_symbols.lang_tags": list,
-           **{f"data.special_symbols.{k}_token": str for k, _, _ in _JOEY_SPECIALS},
-           **{f"data.special_symbols.{k}_id": int for k, _, _ in _JOEY_SPECIALS}}  # fmt: skip
-_TYPE_NAMES = {
-    str: "a string",
-    bool: "true or false",
-    int: "a whole number",
-    list: "a list of strings",
-    dict: "a mapping",
-}
-
-
-def _lookup(cfg: dict, dotted: str):
-    value = cfg
-    for key in dotted.split("."):
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
-
-
-def _check_types(cfg: dict, name: str) -> None:
-    """Each value the import reads has the type JoeyNMT gives it (absent or null: the default)."""
-    for dotted, kind in [*((d, dict) for d in _SECTIONS), *_VALUES.items()]:
-        value = _lookup(cfg, dotted)
-        good = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
-        if kind is list and good:
-            good = all(isinstance(v, str) for v in value)
-        if value is not None and not good:
-            raise CheckpointError(f"{name}: {dotted} is {value!r:.60}; it must be {_TYPE_NAMES[kind]}")
 
 
 def read_state(data: bytes, name: str = "checkpoint") -> dict[str, torch.Tensor]:
@@ -101,7 +67,9 @@ def read_state(data: bytes, name: str = "checkpoint") -> dict[str, torch.Tensor]
     if len(data) > MAX_CKPT_BYTES:
         raise CheckpointError(f"{name}: over the {MAX_CKPT_BYTES // 2**20} MB limit of a checkpoint here")
     try:
-        ckpt = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch's notes on an old pickle protocol: the error below says enough
+            warnings.simplefilter("ignore")
+            ckpt = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         if re.search(r"Unsupported operand|invalid load key", str(e)):  # not a pickle at all
             raise CheckpointError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import pickle
 import subprocess
 import sys
 import zipfile
@@ -77,6 +78,17 @@ def test_a_checkpoint_of_nan_or_integer_weights_is_refused(tmp_path, change, mes
     state = torch.load(folder / "best.ckpt", weights_only=True)["model_state"]
     torch.save({"model_state": {k: change(v) for k, v in state.items()}}, folder / "best.ckpt")
     _one_line(_import(tmp_path, str(folder), "--out", "m"), message)
+
+
+def test_a_plain_pickle_is_refused_in_one_line_and_runs_nothing(tmp_path):
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {tmp_path / 'ran'}",))
+
+    folder = write_joey_folder(tmp_path / "m")
+    (folder / "best.ckpt").write_bytes(pickle.dumps({"model_state": Evil()}))
+    _one_line(_import(tmp_path, str(folder), "--out", "m"), "not a checkpoint torch.load can read")
+    assert not (tmp_path / "ran").exists()
 
 
 def test_a_huge_vocabulary_file_is_refused_without_reading_it(tmp_path):

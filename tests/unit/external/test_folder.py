@@ -68,6 +68,6 @@ def test_not_a_zip_too_big_and_a_bomb_are_refused(tmp_path, monkeypatch):
 
 
 def test_a_name_over_the_file_systems_limit_is_one_error(tmp_path):
-    with pytest.raises(DataError, match="could not be unpacked.*File name too long"):
+    with pytest.raises(DataError, match=r"could not be unpacked.*File name too long"):
         unpack_zip(_zip({"x" * 300: b"x", "config.json": b"{}"}), tmp_path)
     assert not list(tmp_path.iterdir())  # the partial folder is removed
