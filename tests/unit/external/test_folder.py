@@ -77,5 +77,5 @@ def test_an_encrypted_member_is_one_error(tmp_path):
     raw = bytearray(_zip({"config.json": b"{}"}))
     for header, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # the encryption bit in both headers
         raw[raw.find(header) + flags_at] |= 1
-    with pytest.raises(DataError, match="could not be unpacked.*encrypted"):
+    with pytest.raises(DataError, match=r"could not be unpacked.*encrypted"):
         unpack_zip(bytes(raw), tmp_path)
