@@ -18,6 +18,7 @@ import yaml
 
 from attnviz.errors import CheckpointError
 from attnviz.external import import_joeynmt_zip
+from attnviz.store import hold_lock, name_lock, release_lock
 from tests.support.joeynmt_files import joey_config, write_joey_folder
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -118,3 +119,16 @@ def test_a_zip_whose_member_fails_its_checksum_is_one_error(tmp_path):
     raw[central + 16] ^= 0xFF  # its CRC-32
     with pytest.raises(CheckpointError, match="could not be unpacked"):
         import_joeynmt_zip(bytes(raw), "m.zip")
+
+
+def test_a_name_another_process_is_writing_is_refused(tmp_path):
+    folder = write_joey_folder(tmp_path / "m")
+    (tmp_path / "models").mkdir()
+    lock = name_lock(tmp_path / "models", "taken")
+    fd = hold_lock(lock)  # as a training in the app or the CLI holds it
+    try:
+        _one_line(_import(tmp_path, str(folder), "--out", "taken"), "another attnviz process is writing")
+    finally:
+        release_lock(lock, fd)
+    assert not (tmp_path / "models" / "taken.safetensors").exists()
+    assert _import(tmp_path, str(folder), "--out", "taken").returncode == 0
