@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from attnviz.errors import ConfigError
 from attnviz.external import import_joeynmt_files
-from attnviz.store import SUFFIX, check_output, models_dir, save
+from attnviz.store import SUFFIX, check_output, hold_lock, models_dir, name_lock, release_lock, save
 
 HELP = "import a JoeyNMT 2.x recurrent model (config.yaml, vocabularies, .ckpt) as an attnviz model"
 
@@ -26,7 +27,15 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out.endswith(SUFFIX) else models_dir() / f"{args.out}{SUFFIX}"
     out = check_output(out, force=args.force)
     translator = import_joeynmt_files(args.config, args.ckpt, args.src_vocab, args.trg_vocab)
-    path = save(translator, out)
+    lock = name_lock(out.parent, out.stem)  # the reservation trainings and the app take
+    fd = hold_lock(lock)
+    if fd is None:
+        raise ConfigError(f"another attnviz process is writing {out} right now; wait for it or choose another --out")
+    try:
+        out = check_output(out, force=args.force)  # a file saved while the model was read
+        path = save(translator, out)
+    finally:
+        release_lock(lock, fd)
     cfg = translator.config
     print(f"{path}: JoeyNMT {translator.meta['joeynmt_attention']} attention as attnviz {cfg.score}/{cfg.style}, "
           f"{cfg.encoder} encoder, {cfg.cell} decoder, {translator.model.num_parameters():,} parameters")  # fmt: skip

@@ -24,7 +24,6 @@ from attnviz.store import (
     models_dir,
     name_lock,
     release_lock,
-    shipped_names,
     slugify,
 )
 
@@ -147,11 +146,6 @@ def _output_path(args, recipe) -> Path:
         raise ConfigError(
             f"{out} holds no unfinished training of this recipe to resume; drop --resume and choose another "
             "--name or --out, or add --force to overwrite it"
-        )
-    if not resuming and out.parent.resolve() == models_dir().resolve() and out.stem in shipped_names():
-        raise ConfigError(
-            f"{out.stem!r} is the name of a shipped model, which a model of that name in {out.parent} would "
-            "hide; choose another --name"
         )
     check_output(out, force=args.force, resuming=resuming)
     clean_stale_temp(out.parent)

@@ -33,9 +33,7 @@ read with ``allow_pickle=False``: nothing in a file runs code.
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,13 +43,13 @@ import numpy as np
 from attnviz.data import EOS, MARK
 from attnviz.decoding import Alignment
 from attnviz.errors import DataError
+from attnviz.external.attention_read import MAX_CELLS, npz_fields, strict_json
 
 FORMAT = "attnviz-attention"
 VERSION = 1
 MAX_ATTENTION_BYTES = 50 * 2**20  # one attention file
 MAX_TOKENS = 1000  # per side of a sentence
 MAX_MATRICES = 1024  # e.g. 16 layers x 64 heads
-MAX_CELLS = 20_000_000  # over all matrices of a file
 MAX_TOKEN_CHARS = 200
 MAX_METADATA_BYTES = 64 * 2**10
 _END_MARKS = ("</s>", EOS)
@@ -62,7 +60,6 @@ _TRACE = ("contexts", "states", "score", "style", "log_prob", "source_unknown", 
 _DERIVED = ("coverage", "pharaoh", "unk_copies", "translation")  # `attnviz translate --json` adds the last
 _MATRIX_KEYS = {"name", "weights", "scores", "source_tokens", "target_tokens", *_TRACE, *_DERIVED}
 _FILE_KEYS = {"format", "version", "metadata", "matrices", "names", *_MATRIX_KEYS}
-_NPZ_KEYS = {"format", "version", "metadata", "names", "name", "source_tokens", "target_tokens", "weights", "scores"}
 
 # The smallest useful file: two heads of one layer over one sentence pair (docs/your-model.md)
 EXAMPLE_ATTENTION = {
@@ -105,57 +102,15 @@ def read_attention(data: bytes, name: str = "attention file") -> AttentionFile:
             f"{name}: over the {MAX_ATTENTION_BYTES // 2**20} MB limit of an attention file; keep fewer matrices"
         )
     if data[:4] == b"PK\x03\x04":
-        return _from_mapping(_npz_fields(data, name), name, npz=True)
+        return _from_mapping(npz_fields(data, name), name, npz=True)
     try:
         text = data.decode("utf-8-sig")
-        obj = json.loads(text, parse_constant=_no_constant)
     except UnicodeDecodeError as e:
         raise DataError(f"{name}: neither an NPZ archive nor UTF-8 JSON ({e.reason} at byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise DataError(f"{name}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
-    except ValueError as e:
-        raise DataError(f"{name}: {e}") from None
+    obj = strict_json(text, name)
     if not isinstance(obj, dict):
         raise DataError(f"{name}: the file must hold a JSON object with source_tokens, target_tokens and weights")
     return _from_mapping(obj, name, npz=False)
-
-
-def _no_constant(word: str):
-    raise ValueError(f"{word} is not allowed: every value must be a finite number (write null for a masked score)")
-
-
-def _npz_fields(data: bytes, name: str) -> dict:
-    try:
-        archive = np.load(io.BytesIO(data), allow_pickle=False)
-        names = archive.files
-    except (ValueError, OSError, zipfile.BadZipFile) as e:
-        raise DataError(f"{name}: not a readable NPZ archive ({e})") from None
-    fields = {}
-    for key in names:
-        try:
-            fields[key] = archive[key]
-        except ValueError:
-            raise DataError(
-                f"{name}: field {key!r} is an object array, which needs pickle to read; save strings as a "
-                "unicode array (np.array(tokens)) and numbers as floats"
-            ) from None
-    unknown = sorted(set(fields) - _NPZ_KEYS)
-    if unknown:
-        raise DataError(f"{name}: unknown field {unknown[0]!r}; an NPZ file has {', '.join(sorted(_NPZ_KEYS))}")
-    for key in ("format", "version", "name"):
-        if key in fields:
-            if fields[key].ndim != 0 or fields[key].dtype.kind not in "Uiu":
-                raise DataError(f"{name}: field {key!r} must be one string or number (a 0-d array)")
-            fields[key] = fields[key].item()
-    if "metadata" in fields:
-        meta = fields["metadata"]
-        if meta.dtype.kind != "U" or meta.ndim != 0:
-            raise DataError(f"{name}: field 'metadata' must be one JSON string (np.array(json.dumps(meta)))")
-        try:
-            fields["metadata"] = json.loads(str(meta), parse_constant=_no_constant)
-        except ValueError as e:
-            raise DataError(f"{name}: field 'metadata' is not valid JSON ({e})") from None
-    return fields
 
 
 def _from_mapping(obj: Mapping, name: str, npz: bool) -> AttentionFile:

@@ -83,7 +83,7 @@ def unpack_zip(data: bytes, parent: Path) -> Path:
         except OSError:
             if not dest.is_dir():
                 raise
-    except (zipfile.BadZipFile, EOFError, FileExistsError, NotImplementedError) as e:
+    except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError) as e:  # RuntimeError: encrypted
         raise DataError(f"the zip could not be unpacked ({e}); zip the folder again") from None
     finally:
         shutil.rmtree(partial, ignore_errors=True)

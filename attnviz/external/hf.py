@@ -14,6 +14,7 @@ every attnviz view reads.
 from __future__ import annotations
 
 import json
+import math
 import threading
 import warnings
 from dataclasses import dataclass
@@ -25,11 +26,14 @@ import torch
 from attnviz.errors import CheckpointError, InputError
 from attnviz.external.pieces import group_pieces, word_marker
 from attnviz.external.trace import CrossAttention
+from attnviz.store import MAX_DEPTH, too_deep
 
 MAX_SOURCE_CHARS = 2000
 MAX_SOURCE_PIECES = 512
 MAX_BEAM = 16
 MAX_NEW_TOKENS = 512
+MAX_CONFIG_BYTES = 2**20
+MAX_UNSTORED = 10_000_000  # weights a config may describe beyond twice those stored (random-initialised ones)
 PICKLES = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack", "model.ckpt")
 
 
@@ -56,10 +60,21 @@ def check_folder(folder: str | Path) -> dict:
             f"{path} holds no config.json, so it is not a Hugging Face model folder; save one with "
             "model.save_pretrained(folder) and tokenizer.save_pretrained(folder)"
         )
+    deep = False
     try:
-        config = json.loads(config_file.read_text(encoding="utf-8"))
+        with config_file.open("rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise CheckpointError(f"{config_file} is over {MAX_CONFIG_BYTES // 2**20} MB; it is not a model config")
+        config = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise CheckpointError(f"{config_file} is not valid JSON ({e})") from None
+    except RecursionError:  # deeper than the parser goes
+        deep = True
+    if deep or too_deep(config):
+        raise CheckpointError(
+            f"{config_file} nests more than {MAX_DEPTH} levels; it is not a transformers model config"
+        )
     if not isinstance(config, dict) or not isinstance(config.get("model_type"), str):
         raise CheckpointError(f"{config_file} names no model_type; it is not a transformers model config")
     if config.get("auto_map"):
@@ -175,7 +190,10 @@ class HFModel:
         options = {"max_new_tokens": limit, "num_beams": beam, "num_return_sequences": beam, "do_sample": False}
         if target_lang:
             options["forced_bos_token_id"] = self._language_id(target_lang)
-        out = self.model.generate(**enc, **options, return_dict_in_generate=True)  # sequences [beam, 1 + new]
+        try:
+            out = self.model.generate(**enc, **options, return_dict_in_generate=True)  # sequences [beam, 1 + new]
+        except (ValueError, TypeError, KeyError) as e:  # the folder's generation_config.json or config.json
+            raise CheckpointError(f"{self.folder}: the model's generation settings do not work ({_short(e)})") from None
         hyps = [self._trace(enc, self._labels(seq), source_lang) for seq in out.sequences]
         best = hyps[0]
         best.hypotheses = hyps if beam > 1 else []
@@ -242,11 +260,14 @@ def load_hf(folder: str | Path, device: str = "cpu") -> HFModel:
     transformers.logging.set_verbosity_error()  # attnviz reports what matters itself, in one line
     transformers.logging.disable_progress_bar()
     local = {"local_files_only": True, "trust_remote_code": False}
+    _check_sizes(transformers, path, config, local)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. Marian's "Recommended: pip install sacremoses"
             tokenizer = transformers.AutoTokenizer.from_pretrained(path, **local)
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except MemoryError:
+        raise
+    except Exception as e:  # an untrusted folder: whatever transformers raises is the folder's fault
         raise CheckpointError(
             f"{path}: the tokenizer could not be read ({_short(e)}); save it into the folder with "
             "tokenizer.save_pretrained(folder)"
@@ -255,12 +276,52 @@ def load_hf(folder: str | Path, device: str = "cpu") -> HFModel:
         model = transformers.AutoModelForSeq2SeqLM.from_pretrained(
             path, **local, use_safetensors=True, attn_implementation="eager"
         )
-    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as e:
+    except MemoryError:
+        raise
+    except Exception as e:  # as above
         raise CheckpointError(
             f"{path}: a {config['model_type']} model that transformers cannot load as a text encoder-decoder "
             f"({_short(e)})"
         ) from None
     return HFModel(path, model.to(device).eval(), tokenizer)
+
+
+def _stored_values(path: Path) -> int:
+    """How many numbers the folder's safetensors files hold, from their headers (nothing else is read)."""
+    from safetensors import SafetensorError, safe_open
+
+    total = 0
+    for file in sorted(path.glob("*.safetensors")):
+        try:
+            with safe_open(file, "pt") as f:
+                total += sum(math.prod(f.get_slice(k).get_shape()) for k in f.keys())  # noqa: SIM118
+        except (SafetensorError, OSError) as e:
+            raise CheckpointError(f"{file}: not a safetensors file ({_short(e)}); save the model again") from None
+    return total
+
+
+def _check_sizes(transformers, path: Path, config: dict, local: dict) -> None:
+    """Refuse a config that describes more weights than the folder holds: transformers would fill the
+    missing ones with random values, so a small edited config could make it allocate any amount of memory.
+    The model is built on the meta device (no memory) to count its parameters."""
+    stored = _stored_values(path)
+    try:
+        cfg = transformers.AutoConfig.from_pretrained(path, **local)
+        with torch.device("meta"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            described = sum(p.numel() for p in transformers.AutoModelForSeq2SeqLM.from_config(cfg).parameters())
+    except MemoryError:
+        raise
+    except Exception as e:  # an untrusted config: whatever transformers raises is its fault
+        raise CheckpointError(
+            f"{path}: a {config['model_type']} config that transformers cannot build as a text encoder-decoder "
+            f"({_short(e)})"
+        ) from None
+    if described > 2 * stored + MAX_UNSTORED:  # sinusoidal positions and tied weights are not stored
+        raise CheckpointError(
+            f"{path}: config.json describes {described:,} weights but the safetensors files hold {stored:,}; give "
+            "the config.json saved with these weights"
+        )
 
 
 def _first(config, *names: str) -> int:

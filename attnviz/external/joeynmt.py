@@ -23,7 +23,9 @@ import io
 import pickle
 import re
 import tempfile
+import warnings
 import zipfile
+import zlib
 from pathlib import Path
 
 import torch
@@ -32,6 +34,7 @@ import yaml
 from attnviz.data import EOS, UNK, Tokenizer, Vocab
 from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError
+from attnviz.external.joeynmt_types import check_types
 from attnviz.model import ModelConfig, build_model
 from attnviz.store import SUFFIX, save
 
@@ -48,11 +51,14 @@ def read_config(text: str, name: str = "config") -> dict:
         cfg = yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise CheckpointError(f"{name}: not valid YAML ({' '.join(str(e).split())[:160]})") from None
+    except RecursionError:
+        raise CheckpointError(f"{name}: nested too deeply to be a JoeyNMT config") from None
     if not isinstance(cfg, dict) or not isinstance(cfg.get("model"), dict):
         raise CheckpointError(f"{name}: not a JoeyNMT config (no 'model' section); give the config.yaml of the model")
     for side in ("encoder", "decoder"):
         if not isinstance(cfg["model"].get(side), dict):
             raise CheckpointError(f"{name}: model.{side} is missing; give the config.yaml the model was trained with")
+    check_types(cfg, name)
     return cfg
 
 
@@ -61,7 +67,9 @@ def read_state(data: bytes, name: str = "checkpoint") -> dict[str, torch.Tensor]
     if len(data) > MAX_CKPT_BYTES:
         raise CheckpointError(f"{name}: over the {MAX_CKPT_BYTES // 2**20} MB limit of a checkpoint here")
     try:
-        ckpt = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch's notes on an old pickle protocol: the error below says enough
+            warnings.simplefilter("ignore")
+            ckpt = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         if re.search(r"Unsupported operand|invalid load key", str(e)):  # not a pickle at all
             raise CheckpointError(
@@ -78,6 +86,10 @@ def read_state(data: bytes, name: str = "checkpoint") -> dict[str, torch.Tensor]
     state = ckpt.get("model_state", ckpt) if isinstance(ckpt, dict) else None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{name}: no model_state of tensors; give the .ckpt JoeyNMT saved (best.ckpt)")
+    for key, value in state.items():
+        if not value.is_floating_point() or not torch.isfinite(value).all():
+            what = "is not floating point" if not value.is_floating_point() else "holds NaN or infinite values"
+            raise CheckpointError(f"{name}: {key} {what}; give a checkpoint of a trained model")
     return state
 
 
@@ -261,7 +273,8 @@ def import_joeynmt(
 def _read_text(path: Path, what: str) -> list[str]:
     if not path.is_file():
         raise CheckpointError(f"{path}: no {what} there; give its path")
-    data = path.read_bytes()[: MAX_TEXT_BYTES + 1]
+    with path.open("rb") as f:
+        data = f.read(MAX_TEXT_BYTES + 1)
     if len(data) > MAX_TEXT_BYTES:
         raise CheckpointError(f"{path}: over the {MAX_TEXT_BYTES // 2**20} MB limit of a {what}")
     try:
@@ -331,7 +344,12 @@ def import_joeynmt_zip(data: bytes, name: str = "model.zip") -> Translator:
         found.sort(key=lambda i: (Path(i.filename).name not in names, i.filename))
         if not found:
             raise CheckpointError(f"{name}: no {' or '.join(names)} inside; zip the JoeyNMT model folder")
-        return archive.read(found[0])
+        try:
+            return archive.read(found[0])
+        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError, zlib.error) as e:
+            raise CheckpointError(
+                f"{name}: {found[0].filename} could not be unpacked ({e}); zip the folder again"
+            ) from None
 
     def lines(raw: bytes, what: str) -> list[str]:
         try:

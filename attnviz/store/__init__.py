@@ -16,6 +16,7 @@ from attnviz.store.files import (
     shipped_names,
     slugify,
 )
+from attnviz.store.header import MAX_DEPTH, too_deep
 from attnviz.store.paths import (
     SUFFIX,
     ModelWarning,
@@ -29,6 +30,7 @@ from attnviz.store.paths import (
 )
 
 __all__ = [
+    "MAX_DEPTH",
     "STAGING",
     "SUFFIX",
     "ModelWarning",
@@ -58,6 +60,7 @@ __all__ = [
     "shareable_meta",
     "shipped_names",
     "slugify",
+    "too_deep",
     "upload_root",
     "visible_to",
 ]

@@ -16,7 +16,7 @@ import unicodedata
 from pathlib import Path
 
 from attnviz.errors import ConfigError
-from attnviz.store.paths import SUFFIX, pretrained_dir, read_manifest
+from attnviz.store.paths import SUFFIX, models_dir, pretrained_dir, read_manifest
 
 try:
     import fcntl
@@ -167,8 +167,9 @@ def inside(path: Path, folder: Path) -> bool:
 
 def check_output(path: str | Path, force: bool = False, resuming: bool = False) -> Path:
     """Refuse a checkpoint destination before any work: a wrong suffix, a folder that cannot
-    hold it, a place inside ``pretrained/`` (rebuilt only by ``pretrained/build.py``), an
-    existing file without ``force`` (``resuming`` allows the file being resumed)."""
+    hold it, a place inside ``pretrained/`` (rebuilt only by ``pretrained/build.py``), a shipped
+    model's name in the models folder (it would hide that model), an existing file without
+    ``force`` (``resuming`` allows the file being resumed)."""
     path = Path(path).expanduser()
     if path.suffix != SUFFIX:
         raise ConfigError(f"checkpoints are saved as {SUFFIX} files; got {path.name!r}: name it {path.stem}{SUFFIX}")
@@ -186,6 +187,11 @@ def check_output(path: str | Path, force: bool = False, resuming: bool = False) 
             break
     if path.is_dir():
         raise ConfigError(f"{path} is a folder; give a file name ending in {SUFFIX}")
+    if not resuming and path.parent.resolve() == models_dir().resolve() and path.stem in shipped_names():
+        raise ConfigError(
+            f"{path.stem!r} is the name of a shipped model, which a model of that name in {path.parent} would "
+            "hide; choose another --name or --out"
+        )
     if (path.exists() or path.is_symlink()) and not (force or resuming):
         raise ConfigError(f"{path} already exists; add --force to overwrite it, or choose another --name or --out")
     return path

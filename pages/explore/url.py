@@ -125,9 +125,13 @@ def read_link(models: list[dict]) -> None:
     st.session_state[_NOTE] = (_note(bad), None) if bad else None
 
 
+MAX_NOTED = 6  # unknown parts named in the note; the rest are counted
+
+
 def _note(bad: list[str]) -> str:
     verb = "is" if len(bad) == 1 else "are"
-    return f"This link's {escape_markdown(', '.join(bad))} {verb} not known here: opened with the defaults instead."
+    named = ", ".join(bad[:MAX_NOTED]) + (f" and {len(bad) - MAX_NOTED} more" if len(bad) > MAX_NOTED else "")
+    return f"This link's {escape_markdown(named)} {verb} not known here: opened with the defaults instead."
 
 
 def stage(choice: sidebar.Choice, text: str, models: list[dict]) -> None:

@@ -151,3 +151,12 @@ def test_learn_s_closing_caption_follows_the_example(app_env, score, said, unsai
     assert not at.exception
     closing = next(c.value for c in at.caption if c.value.startswith(("Key ", "Keys ")))
     assert said in closing and unsaid not in closing
+
+
+def test_a_link_of_hundreds_of_unknown_parameters_gets_a_short_note(app_env):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({f"p{i}<b>": "x" * 50 for i in range(300)})
+    at.run()
+    assert not at.exception
+    [note] = [i.value for i in at.info if "not known here" in i.value]
+    assert "and 294 more" in note and len(note) < 300

@@ -65,3 +65,17 @@ def test_not_a_zip_too_big_and_a_bomb_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(folder_module, "MAX_FILES", 2)
     with pytest.raises(DataError, match="3 files"):
         unpack_zip(_zip({"config.json": b"{}", "a": b"", "b": b""}), tmp_path)
+
+
+def test_a_name_over_the_file_systems_limit_is_one_error(tmp_path):
+    with pytest.raises(DataError, match=r"could not be unpacked.*File name too long"):
+        unpack_zip(_zip({"x" * 300: b"x", "config.json": b"{}"}), tmp_path)
+    assert not list(tmp_path.iterdir())  # the partial folder is removed
+
+
+def test_an_encrypted_member_is_one_error(tmp_path):
+    raw = bytearray(_zip({"config.json": b"{}"}))
+    for header, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # the encryption bit in both headers
+        raw[raw.find(header) + flags_at] |= 1
+    with pytest.raises(DataError, match=r"could not be unpacked.*encrypted"):
+        unpack_zip(bytes(raw), tmp_path)
