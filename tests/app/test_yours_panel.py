@@ -44,7 +44,7 @@ def test_links_scored_against_pasted_gold_and_a_malformed_gold_line():
     at.segmented_control(key="t_method").set_value("dtw").run()
     assert not at.exception and 0 <= at.dataframe[0].value["AER"][0] <= 1
     at.text_input(key="t_gold").set_value("0-9").run()
-    assert "outside sentence" in at.error[0].value
+    assert "is outside its sentence" in at.error[0].value
 
 
 def test_exports_and_nothing_to_show():
