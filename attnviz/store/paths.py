@@ -38,6 +38,14 @@ def data_roots() -> list[Path]:
     return [models_dir(), upload_root()]
 
 
+def hf_roots() -> list[Path]:
+    """The folders under which the app opens a Hugging Face model folder by its path on the server:
+    the models folder and each folder of ``$ATTNVIZ_HF_FOLDERS`` (separated by ``os.pathsep``). The
+    command line opens any folder its user can read."""
+    extra = [Path(p).expanduser().resolve() for p in os.environ.get("ATTNVIZ_HF_FOLDERS", "").split(os.pathsep) if p]
+    return [models_dir(), *extra]
+
+
 def checkout_dir() -> Path | None:
     """The repository the package runs from (it holds ``pretrained/`` and ``app.py``), or None
     for a package installed into site-packages."""

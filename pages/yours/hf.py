@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from attnviz.errors import AttnvizError
+from attnviz.errors import AttnvizError, InputError
 from attnviz.external import (
     MAX_ZIP_MB,
     CrossAttention,
@@ -27,6 +27,7 @@ from attnviz.external import (
 from attnviz.links import DIRECTIONAL, FORMATS, gold_of_upload, parse_pharaoh, text_lines
 from attnviz.plots import heads_grid, plot_config
 from attnviz.server import server_folder
+from attnviz.store import hf_roots
 from pages.shared.common import escape_markdown, get_model, session_models
 from pages.yours import panel
 
@@ -87,7 +88,14 @@ def _folder() -> tuple[Path, str] | None:
         if not text.strip():
             st.info("Give the path of a Hugging Face model folder on this server, or upload the folder as a zip.")
             return None
-        folder = Path(text.strip()).expanduser()
+        folder = Path(text.strip()).expanduser().resolve()
+        roots = hf_roots()
+        if not any(folder.is_relative_to(root) for root in roots):  # said before looking: no probing the disk
+            listed = ", ".join(str(r) for r in roots)
+            raise InputError(
+                f"the app opens model folders inside {listed} only; move or link the folder there (or add its "
+                "parent to ATTNVIZ_HF_FOLDERS when starting the app), or upload it as a zip"
+            )
         origin = str(folder)
     else:
         upload = st.file_uploader(f"The model folder as a zip (up to {MAX_ZIP_MB} MB)", type=["zip"], key=ZIP_KEY)

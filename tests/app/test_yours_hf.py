@@ -12,6 +12,12 @@ from tests.support.hf_models import GOLD, REFERENCE, SENTENCES, SOURCE, marian_f
 from tests.support.paths import APP
 
 
+@pytest.fixture(autouse=True)
+def hf_folders(tmp_path_factory, monkeypatch):
+    """The app opens folders by path only under the models folder and $ATTNVIZ_HF_FOLDERS."""
+    monkeypatch.setenv("ATTNVIZ_HF_FOLDERS", str(tmp_path_factory.getbasetemp()))
+
+
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     return marian_folder(tmp_path_factory.mktemp("hf") / "opus-mt-tiny")
@@ -104,3 +110,13 @@ def test_every_head_ranked_on_uploaded_gold_files_and_the_best_opened(folder):
     assert best == (
         "all layers and heads" if layer == "all" else f"layer {layer}" + ("" if head == "all" else f", head {head}")
     )
+
+
+def test_a_folder_outside_the_allowed_ones_is_refused_without_saying_whether_it_exists():
+    at = page()
+    messages = []
+    for path in ("/root", "/no/such/folder", "/etc/../root"):
+        at.text_input(key="yours_hf_path").set_value(path).run()
+        assert not at.exception
+        messages.append(at.error[0].value)
+    assert len(set(messages)) == 1 and "inside" in messages[0] and "ATTNVIZ\\_HF\\_FOLDERS" in messages[0]
