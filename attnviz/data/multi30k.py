@@ -12,6 +12,14 @@ MULTI30K_LANGUAGES = ("en", "de", "fr")
 MULTI30K_FILES = {"train": "train", "valid": "val", "test": "test_2016_flickr"}
 
 
+def _looks_like_multi30k(name: str) -> bool:
+    """A file name that names a Multi30k split or language (``train.en.txt``, ``val-de.gz``)."""
+    lower = name.lower()
+    return any(stem in lower for stem in ("train", "val", "test")) and any(
+        f".{lang}" in lower or f"-{lang}" in lower or f"_{lang}" in lower for lang in MULTI30K_LANGUAGES
+    )
+
+
 def _find(folder: Path, stem: str) -> Path | None:
     for name in (f"{stem}.gz", stem):
         if (folder / name).is_file():
@@ -45,10 +53,12 @@ def load_multi30k(
         for lang in MULTI30K_LANGUAGES
     }
     if not any(found.values()):
-        listing = ", ".join(sorted(p.name for p in folder.iterdir())[:10]) or "nothing"
+        # only names that look like a Multi30k file misnamed: the error must not list a folder's contents
+        near = sorted(p.name for p in folder.iterdir() if _looks_like_multi30k(p.name))[:10]
+        listing = f"; found {', '.join(near)}" if near else ""
         raise DataError(
             f"{folder} has no Multi30k files (expected train.en.gz, val.de.gz, test_2016_flickr.fr.gz "
-            f"or the same without .gz; found {listing}); rename the files or name another folder."
+            f"or the same without .gz{listing}); rename the files or name another folder."
         )
     notes: list[str] = []
     splits: dict[str, RawPairs] = {}

@@ -87,8 +87,10 @@ def test_empty_rows_dropped_with_a_note_or_refused(m30k):
 def test_folder_problems(tmp_path, m30k):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.txt").write_text("hi")
-    with pytest.raises(DataError, match=r"has no Multi30k files .*found notes.txt"):
+    (tmp_path / "empty" / "train.en.txt").write_text("hi")
+    with pytest.raises(DataError, match=r"has no Multi30k files .*found train.en.txt\)") as error:
         load_corpus(f"multi30k-de-en@{tmp_path / 'empty'}")
+    assert "notes.txt" not in str(error.value)  # a folder's other files are not listed
     with pytest.raises(DataError, match="does not exist"):
         load_corpus(f"multi30k-de-en@{tmp_path / 'nowhere'}")
     (m30k / "train.fr.gz").unlink()
