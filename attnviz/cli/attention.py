@@ -4,13 +4,11 @@ word links, or score each matrix against a gold alignment file."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from attnviz.cli.align import _threshold
 from attnviz.cli.options import add_gold_convention, gold_base, print_json
-from attnviz.errors import DataError
 from attnviz.external import matrix_names, read_attention_file, score_files, word_links
-from attnviz.links import DIRECTIONAL, goldfile
+from attnviz.links import DIRECTIONAL, textfile
 
 HELP = "read attention files from any toolkit: their matrices, word links, AER against gold"
 
@@ -31,11 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _gold_lines(path: str) -> list[str]:
-    with Path(path).open("rb") as f:  # a missing file: exit 2 naming it
-        data = f.read(goldfile.MAX_FILE_BYTES + 1)
-    if len(data) > goldfile.MAX_FILE_BYTES:
-        raise DataError(f"{path} is over the {goldfile.MAX_FILE_BYTES // 2**20} MB limit of a gold file")
-    return goldfile.text_lines(data, path)
+    """The gold file's lines (a missing, oversized or undecodable file: exit 2 naming it)."""
+    return textfile.file_lines(path)
 
 
 def run(args: argparse.Namespace) -> int:
