@@ -36,7 +36,7 @@ def test_each_matrix_is_scored_against_gold():
     rows = {r["aligner"]: r for r in corpus}
     assert rows["layer 0 head 0"]["AER"] == round(1 - (5 + 5) / (6 + 5), 3)  # 6 links, 5 of them the 5 sure
     assert rows["layer 0 head 1"]["AER"] == round(1 - (4 + 4) / (6 + 5), 3) and len(per_sentence) == 2
-    with pytest.raises(DataError, match="gold file line 1: link 3-1 has an index equal to its sentence.s length"):
+    with pytest.raises(DataError, match=r"gold file line 1: link 3-1 has an index equal to its sentence.s length"):
         score_files([f], ["3-1"], base=0)
 
 
