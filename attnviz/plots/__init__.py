@@ -24,6 +24,7 @@ from attnviz.plots.exports import (
     step_table,
 )
 from attnviz.plots.heatmap import plot_config, step_bar
+from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.links import gold_figure, links_figure
 
 __all__ = [
@@ -52,7 +53,10 @@ __all__ = [
     "metric_scatter",
     "pharaoh_text",
     "plot_config",
+    "point_label",
     "replace_token",
+    "replay_figure",
+    "replay_html",
     "shared_range",
     "step_animation",
     "step_bar",
