@@ -14,6 +14,7 @@ from pages.explore import sidebar
 from pages.explore.alignment import alignment_view
 from pages.explore.attribution import attribution_view
 from pages.explore.tools import beam_view, export_view, whatif_view
+from pages.explore.training_view import training_view
 from pages.explore.views import CELL_KEY, context_view, difference_view, heatmap_view, step_view
 from pages.shared.common import (
     compact_top,
@@ -28,7 +29,7 @@ from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, TRAIN_SIBLING
 from pages.shared.state import keep_tab, seed_from_url, write_url
 
 VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Alignment",
-         "Export"]  # fmt: skip
+         "Training", "Export"]  # fmt: skip
 BOTH_VIEWS = [*VIEWS[:6], "Difference", *VIEWS[6:]]
 VIEW_KEY = "explore_view"
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
@@ -156,6 +157,7 @@ def render() -> None:
         "What-if": lambda: whatif_view(entry, text, fmt),
         "Alignment": lambda: alignment_view(entry, models, text, fmt),
         "Export": lambda: export_view(first, file_stem),
+        "Training": lambda: training_view(entries, fmt),
     }  # fmt: skip
     tabs = st.tabs(views, key=VIEW_KEY, on_change="rerun")
     for name, tab in zip(views, tabs, strict=True):
