@@ -24,6 +24,7 @@ from attnviz.cli import (
     evaluate,
     leaderboard,
     list_models,
+    replay,
     train,
     translate,
 )
@@ -41,6 +42,7 @@ COMMANDS: dict[str, ModuleType] = {
     "data": data,
     "bench": bench,
     "attribute": attribute,
+    "replay": replay,
 }
 
 

@@ -16,8 +16,7 @@ import warnings
 import numpy as np
 import torch
 
-from attnviz.decoding import AlignmentHistory, HistoryProbe
-from attnviz.decoding.history import POINT_KINDS, POINT_NUMBERS
+from attnviz.decoding import POINT_KINDS, POINT_NUMBERS, AlignmentHistory, HistoryProbe
 from attnviz.store.paths import ModelWarning
 
 FIELD = "alignment_history"  # the header field
