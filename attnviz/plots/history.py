@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from attnviz.errors import InputError
-from attnviz.plots.heatmap import GOLD_COLOR, WEIGHT_SCALE, apply_template, display_tokens
+from attnviz.plots.heatmap import GOLD_COLOR, WEIGHT_SCALE, apply_template, display_tokens, label_px
 
 AXES = {"step": "step", "epochs": "epoch"}  # the progress axis: optimiser steps or (fractional) epochs
 CURVES = (("loss", "training loss"), ("aer", "AER (probes)"), ("entropy", "entropy (nats)"))
@@ -67,9 +67,15 @@ def _gold(probe: dict) -> go.Scatter | None:
                       hoverinfo="skip", showlegend=False)  # fmt: skip
 
 
-def _style_heatmap_axes(fig: go.Figure, probe: dict, row: int, col: int) -> None:
+def _tick_angle(probe: dict, width_px: float) -> int:
+    """Upright source labels when each fits its column of a heatmap ``width_px`` wide, else slanted."""
+    src = probe["source_tokens"]
+    return 0 if max(len(t) for t in src) * 7 <= width_px / len(src) else -60
+
+
+def _style_heatmap_axes(fig: go.Figure, probe: dict, row: int, col: int, width_px: float) -> None:
     src, tgt = display_tokens(probe["source_tokens"]), display_tokens(probe["target_tokens"])
-    angle = 0 if max(len(t) for t in src) * 7 <= 560 / len(src) else -60
+    angle = _tick_angle(probe, width_px)
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(src))), ticktext=src, tickangle=angle, side="top",
                      range=[-0.5, len(src) - 0.5], showgrid=False, row=row, col=col)  # fmt: skip
     fig.update_yaxes(tickmode="array", tickvals=list(range(len(tgt))), ticktext=tgt, autorange="reversed",
@@ -136,7 +142,7 @@ def replay_figure(
         gold = _gold(p)
         if gold is not None:
             fig.add_trace(gold, **heat_at(k))
-        _style_heatmap_axes(fig, p, **heat_at(k))
+        _style_heatmap_axes(fig, p, **heat_at(k), width_px=560 / n)
         if n > 1:
             fig.update_yaxes(title_text=f"<b>{html.escape(names[k])}</b>", **heat_at(k))
     for c, (key, title) in enumerate(curves):
@@ -175,9 +181,12 @@ def replay_figure(
 
     apply_template(fig)
     rows = max(len(h["probes"][probe]["target_tokens"]) for h in items)
+    shown = [h["probes"][probe] for h in items]
+    labels = max(label_px(p["source_tokens"], _tick_angle(p, 560 / n)) for p in shown)
+    top = 50 + 20 * n + labels  # the title's lines, then the slanted source tokens above the maps
     height = max(600, 200 + 26 * rows) if n == 1 else 420 + 24 * rows
     fig.update_layout(title={"text": title(places[index]), "x": 0.01, "xanchor": "left", "font": {"size": 14}},
-                      height=height, margin={"t": 110 + 18 * (n - 1), "b": 60, "l": 90, "r": 30},
+                      height=height, margin={"t": top, "b": 60, "l": 90, "r": 30},
                       legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 0.99, "yanchor": "top",
                               "yref": "container"})  # fmt: skip
     if len(places) > 1:
