@@ -101,7 +101,8 @@ def main() -> int:
     if args.default:
         task, n, hidden, epochs = args.default
         model = {"emb_dim": 32, "hidden_dim": int(hidden), "attn_dim": 32, "dropout": 0.1}
-        settings["Train page default"] = (task, int(n), model, {"batch_size": 32, "lr": 3e-3}, int(epochs))
+        label = f"{task}, {n} pairs, hidden {hidden}, batch 32, {epochs} epochs (--default)"
+        settings[label] = (task, int(n), model, {"batch_size": 32, "lr": 3e-3}, int(epochs))
     results = []
     for name, (task, n, model, options, epochs) in settings.items():
         on, off, shares, last = [], [], [], None

@@ -159,6 +159,8 @@ def replay_figure(
             fig.add_trace(go.Scatter(**_marker(items[k], xs[k], at(k, places[index]), key), mode="markers",
                                      marker=ring, hoverinfo="skip", showlegend=False), **curve_at(c))  # fmt: skip
             moving.append(len(fig.data) - 1)
+        pad = (places[-1] - places[0]) * 0.03 or 0.5
+        fig.update_xaxes(range=[places[0] - pad, places[-1] + pad], **curve_at(c))  # one range on every curve
         if n > 1 or c == len(curves) - 1:
             fig.update_xaxes(title_text=AXES[axis], **curve_at(c))
         if key == "aer":

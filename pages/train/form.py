@@ -21,7 +21,7 @@ STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend 
 ENCODERS = ["gru", "lstm", "transformer"]
 # The defaults teach: on toy-fr they form a visible alignment in about a minute on 2 CPU cores
 # (docs/app.md, "The default training").
-DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_PAIRS = 4, 32, 4000
+DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_PAIRS = 6, 32, 8000
 PROBES = {"toy-fr": EXAMPLE, "dates": "saturday 22nd of november 2026", "copy": "a b c d e", "reverse": "a b c d e",
           "sort": "h c a f c b"}  # fmt: skip
 
@@ -90,7 +90,9 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     )  # fmt: skip
     _follow_default("train_probe", PROBES.get(spec, ""))
     probe = st.text_input("Probe sentence (its alignment is redrawn after every epoch)", max_chars=80,
-                          key="train_probe", persist_state="session")  # fmt: skip
+                          key="train_probe", persist_state="session",
+                          help="Its free translation is drawn after each epoch. The alignment history replays "
+                               "it too when the data holds its translation, and four test pairs always.")  # fmt: skip
     # the first free name: never a shipped model's nor one in the models folder
     _follow_default("train_name", free_path(models_dir(), slugify(f"{label}-{score}-{style}"[:56])).stem)
     c1, c2 = st.columns(2)
