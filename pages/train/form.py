@@ -19,9 +19,9 @@ from pages.train.replay import history_panel
 
 STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend with h_t)"}
 ENCODERS = ["gru", "lstm", "transformer"]
-# The defaults teach: on toy-fr they form a visible alignment in about a minute on 2 CPU cores
+# The defaults teach: on toy-fr they form a clear alignment in about a minute on 2 CPU cores
 # (docs/app.md, "The default training").
-DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_PAIRS = 6, 32, 8000
+DEFAULT_STYLE, DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_PAIRS = "luong", 6, 32, 8000
 PROBES = {"toy-fr": EXAMPLE, "dates": "saturday 22nd of november 2026", "copy": "a b c d e", "reverse": "a b c d e",
           "sort": "h c a f c b"}  # fmt: skip
 
@@ -67,7 +67,8 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     score = c1.selectbox(
         "Score function", list(SCORES), index=list(SCORES).index("additive"), key="train_score", persist_state="session"
     )
-    style = c2.radio("Decoder", list(STYLES), format_func=STYLES.get, key="train_style", persist_state="session")
+    style = c2.radio("Decoder", list(STYLES), index=list(STYLES).index(DEFAULT_STYLE), format_func=STYLES.get,
+                     key="train_style", persist_state="session")  # fmt: skip
     encoder = c3.selectbox("Encoder", ENCODERS, key="train_encoder", persist_state="session")
     c1, c2, c3, c4 = st.columns(4)
     emb = c1.number_input("Embedding size", 8, 512, 32, step=8, key="train_emb", persist_state="session")

@@ -94,11 +94,11 @@ def test_a_model_without_history_says_so_and_offers_to_retrain_it(no_history):
 
 
 def test_the_train_form_suggests_a_free_name_and_shows_it(no_history):
-    shutil.copy(no_history / "toyfr-general-luong.safetensors", no_history / "toy-fr-additive-bahdanau.safetensors")
+    shutil.copy(no_history / "toyfr-general-luong.safetensors", no_history / "toy-fr-additive-luong.safetensors")
     at = AppTest.from_file(APP, default_timeout=60)
     at.switch_page("pages/train/train.py").run()
     assert not at.exception
-    assert at.text_input(key="train_name").value == "toy-fr-additive-bahdanau-2"
+    assert at.text_input(key="train_name").value == "toy-fr-additive-luong-2"
     at.text_input(key="train_name").set_value("toyfr general luong").run()
     captions = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "Saved as **toyfr-general-luong-2**" in captions
