@@ -36,7 +36,7 @@ def _without_history(name: str, entry: dict) -> None:
     """Say that a model has no history and offer to retrain it from its own recipe."""
     meta = get_model(entry).meta
     left, right = st.columns([4, 1], vertical_alignment="center")
-    text = (f"**{escape_markdown(name)}** (`{escape_markdown(entry['name'])}`) was trained without an alignment "
+    text = (f"**{escape_markdown(name)}** ({escape_markdown(entry['name'])}) was trained without an alignment "
             "history, so there is nothing to replay.")  # fmt: skip
     if meta.get("recipe_full") and visible_to(meta, session_id()):
         left.info(text + " Retrain it with its own recipe: the new model records one.", icon=":material/history:")
