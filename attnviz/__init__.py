@@ -9,6 +9,7 @@ The public API::
     model.align(source, reference)                       # forced decoding on a given target
     cell = attnviz.cell_numbers(model, al, t=0, s=2)     # every number of one cell, from the parameters
     attnviz.show(al), attnviz.show_both(a, b), attnviz.show_steps(al)  # Plotly figures (Jupyter draws them)
+    attnviz.read_history("models/mine.safetensors")      # how its attention formed, as plain data
 """
 
 from attnviz.data import TASKS, load_corpus
@@ -18,7 +19,7 @@ from attnviz.errors import AttnvizError, CheckpointError, ConfigError, DataError
 from attnviz.evaluation import Evaluation, evaluate
 from attnviz.explain import Attribution, CellMath, attribute, cell_numbers, latex_lines
 from attnviz.model import SCORES, Attention, ModelConfig, Score, Seq2Seq, build_model, register
-from attnviz.store import list_models, load, load_checkpoint, save
+from attnviz.store import list_models, load, load_checkpoint, read_history, save
 from attnviz.training import Progress, Recipe, TrainConfig, build_translator, fit, run_recipe
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "load_checkpoint",
     "load_corpus",
     "pick_device",
+    "read_history",
     "register",
     "run_recipe",
     "save",

@@ -27,6 +27,7 @@ from attnviz.cli import (
     import_joeynmt,
     leaderboard,
     list_models,
+    replay,
     train,
     translate,
 )
@@ -47,6 +48,7 @@ COMMANDS: dict[str, ModuleType] = {
     "attention": attention,
     "import-joeynmt": import_joeynmt,
     "hf": hf,
+    "replay": replay,
 }
 
 

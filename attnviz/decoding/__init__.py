@@ -1,7 +1,18 @@
 """Decoding: greedy, beam and forced search with the full attention trace, the Translator, the Alignment."""
 
+from attnviz.decoding.history import POINT_KINDS, POINT_NUMBERS, AlignmentHistory, HistoryProbe
 from attnviz.decoding.search import encode_one, greedy
 from attnviz.decoding.trace import Alignment, argmax_links
 from attnviz.decoding.translator import Translator
 
-__all__ = ["Alignment", "Translator", "argmax_links", "encode_one", "greedy"]
+__all__ = [
+    "POINT_KINDS",
+    "POINT_NUMBERS",
+    "Alignment",
+    "AlignmentHistory",
+    "HistoryProbe",
+    "Translator",
+    "argmax_links",
+    "encode_one",
+    "greedy",
+]

@@ -10,6 +10,7 @@ import torch
 
 from attnviz.data import BOS_ID, EOS, PAD_ID, UNK, UNK_ID, Tokenizer, Vocab, copy_source_words
 from attnviz.decoding.beam import Decoded, beam_batch, budget_batches, padded
+from attnviz.decoding.history import AlignmentHistory
 from attnviz.decoding.search import Hypothesis, beam_search, encode_one, forced, greedy, greedy_batch
 from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
@@ -34,7 +35,8 @@ class Source:
 
 @dataclass
 class Translator:
-    """``Seq2Seq`` + tokenizers + vocabularies + metadata (task, metrics, recipe)."""
+    """``Seq2Seq`` + tokenizers + vocabularies + metadata (task, metrics, recipe) and, for a model
+    trained with it, the alignment history of its training."""
 
     model: Seq2Seq
     src_vocab: Vocab
@@ -42,6 +44,7 @@ class Translator:
     src_tokenizer: Tokenizer
     tgt_tokenizer: Tokenizer
     meta: dict = field(default_factory=dict)
+    history: AlignmentHistory | None = None
 
     def __post_init__(self) -> None:
         self.model.eval()

@@ -28,6 +28,7 @@ from attnviz.plots.exports import (
 )
 from attnviz.plots.heads import heads_grid
 from attnviz.plots.heatmap import plot_config, step_bar
+from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.links import gold_figure, links_figure
 from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
 from attnviz.plots.show import show, show_both, show_steps
@@ -69,7 +70,10 @@ __all__ = [
     "paper_figure",
     "pharaoh_text",
     "plot_config",
+    "point_label",
     "replace_token",
+    "replay_figure",
+    "replay_html",
     "shared_range",
     "show",
     "show_both",

@@ -82,6 +82,7 @@ class JobSnapshot:
     error: str | None
     result_path: Path | None
     seconds: float
+    history: dict | None = None  # the alignment history so far, as plain data (attnviz.training.history)
 
     @property
     def active(self) -> bool:
@@ -115,6 +116,7 @@ class TrainingJob:
     steps: list[dict] = field(default_factory=list)
     epochs: list[dict] = field(default_factory=list)
     probe: Alignment | None = None
+    history: dict | None = None
     latest: dict | None = None
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
@@ -161,12 +163,15 @@ class TrainingJob:
             return JobSnapshot(
                 self.recipe.name, self.status, list(self.steps), list(self.epochs), self.probe,
                 dict(self.latest) if self.latest else None, self.error, self.result_path, end - self.started,
+                self.history,
             )  # fmt: skip
 
     def _report(self, progress: Progress) -> None:
         row = progress.as_row()
         with self._lock:
             self.latest = row
+            if progress.history is not None:  # a new plain-data copy each time: snapshots may share it
+                self.history = progress.history
             if progress.kind == "epoch":
                 self.epochs.append(row)
                 self.probe = progress.probe or self.probe

@@ -1,7 +1,7 @@
 """Files: where models live, safe writes and name reservations, safetensors checkpoints, the catalog."""
 
 from attnviz.store.catalog import catalog_entry, list_models, load, model_roots, shareable_meta, visible_to
-from attnviz.store.checkpoint import drop_owner, load_checkpoint, read_header, save
+from attnviz.store.checkpoint import drop_owner, load_checkpoint, read_header, read_history, save
 from attnviz.store.files import (
     STAGING,
     check_output,
@@ -54,6 +54,7 @@ __all__ = [
     "name_lock",
     "pretrained_dir",
     "read_header",
+    "read_history",
     "read_manifest",
     "recipe_path",
     "release_lock",

@@ -1,5 +1,6 @@
 """Checkpoints: one ``.safetensors`` file holding the weights and, in its JSON header, the
-config, vocabularies, tokenizers, recipe and metrics. Loading never unpickles anything.
+config, vocabularies, tokenizers, recipe and metrics; a model trained with an alignment history
+also stores it there (:mod:`attnviz.store.history`). Loading never unpickles anything.
 
 Writes are atomic (a temporary file in the same folder, fsync, then rename), so a crash
 during a save leaves the previous file intact; the temporary file is locked while it is
@@ -29,6 +30,7 @@ from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.model import ModelConfig, Seq2Seq
 from attnviz.store.files import clean_stale_temp, fcntl
 from attnviz.store.header import MAX_HEADER_BYTES, validate_header
+from attnviz.store.history import FIELD, history_from, history_header, history_tensors, is_history_tensor
 from attnviz.store.paths import SUFFIX
 
 FORMAT = "attnviz-checkpoint"
@@ -56,6 +58,9 @@ def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
     }
     dtype = torch.float16 if half else torch.float32
     tensors = {k: v.detach().to("cpu", dtype).contiguous() for k, v in translator.model.state_dict().items()}
+    if translator.history is not None:
+        header[FIELD] = history_header(translator.history)
+        tensors.update(history_tensors(translator.history))
     path.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_temp(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -163,7 +168,8 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
     expected = _expected_shapes(cfg)
     try:
         with safe_open(str(path), framework="pt") as f:
-            names = set(f.keys())
+            stored = set(f.keys())
+            names = {n for n in stored if not is_history_tensor(n)}
             if names != set(expected):
                 missing, extra = sorted(set(expected) - names)[:3], sorted(names - set(expected))[:3]
                 raise CheckpointError(
@@ -184,6 +190,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
                         "the config or the weights were edited"
                     )
             state = {name: f.get_tensor(name).float() for name in names}
+            recorded = {name: f.get_tensor(name) for name in stored - names}
     except (SafetensorError, OSError, RuntimeError) as e:
         raise CheckpointError(f"{path.name}: the weights cannot be read (corrupt or truncated): {e}") from e
     bad = sorted(name for name, tensor in state.items() if not torch.isfinite(tensor).all())
@@ -195,7 +202,25 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
     model = Seq2Seq(cfg)
     model.load_state_dict(state)
     model.to(device)
-    return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, header["meta"])
+    history = history_from(header.get(FIELD), recorded, path.name)
+    return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, header["meta"], history)
+
+
+def read_history(path: str | Path) -> dict | None:
+    """The alignment history of the checkpoint at ``path`` as plain data for plots (see
+    :meth:`attnviz.decoding.AlignmentHistory.to_dict`), read without the model's weights; None
+    for a model trained without one (or whose history was malformed)."""
+    path = Path(path)
+    header = read_header(path)
+    if FIELD not in header:
+        return None
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            recorded = {name: f.get_tensor(name) for name in f.keys() if is_history_tensor(name)}  # noqa: SIM118
+    except (SafetensorError, OSError, RuntimeError) as e:
+        raise CheckpointError(f"{path.name}: the alignment history cannot be read (corrupt or truncated): {e}") from e
+    history = history_from(header[FIELD], recorded, path.name)
+    return None if history is None else history.to_dict()
 
 
 def drop_owner(path: str | Path, owner: str) -> Path:

@@ -4,6 +4,7 @@ A checkpoint is untrusted input: its ``config`` and ``meta`` must be JSON object
 at most :data:`MAX_HEADER_BYTES` and :data:`MAX_DEPTH` levels deep. Wrong-typed values that only
 describe a model (a metric that is a string, a task that is a number) are dropped, so one edited
 file shows less, never breaks a page; a wrong-typed ``owner`` refuses the file (it guards privacy).
+The ``alignment_history`` field and its tensors are checked alike, in :mod:`attnviz.store.history`.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def make_batches(
         batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
     if rng is not None:
         rng.shuffle(batches)
-    return [_pad([encoded[i] for i in batch]) for batch in batches]
+    return [pad_batch([encoded[i] for i in batch]) for batch in batches]
 
 
 def _checked_links(k: int, pair: Pair, links: Sequence[Link]) -> list[Link]:
@@ -67,7 +67,8 @@ def _checked_links(k: int, pair: Pair, links: Sequence[Link]) -> list[Link]:
     return list(links)
 
 
-def _pad(items: list[tuple[list[int], list[int], list[Link] | None]]) -> Batch:
+def pad_batch(items: list[tuple[list[int], list[int], list[Link] | None]]) -> Batch:
+    """``(source ids, <bos> target ids <eos>, links or None)`` per pair -> one padded batch."""
     lengths = torch.tensor([len(s) for s, _, _ in items])
     src = torch.full((len(items), int(lengths.max())), PAD_ID)  # [B, S]
     tgt = torch.full((len(items), max(len(t) for _, t, _ in items)), PAD_ID)  # [B, T+1]

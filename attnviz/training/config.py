@@ -4,7 +4,7 @@ after each step and epoch (``Progress``) and what it returns (``TrainResult``)."
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import torch
 
@@ -37,6 +37,7 @@ class TrainConfig:
     precision: str = "fp32"  # "bf16": autocast mixed precision; "auto": bf16 where native (see attnviz.devices)
     num_threads: int | None = None  # torch threads for this (training) thread
     average_last: int = 0  # also try the mean of the weights at the last N epoch ends (checkpoint averaging)
+    record_history: bool = True  # record the probes' alignment history (attnviz.training.history)
     guided_weight: float = (
         0.0  # weight of the guided alignment loss (attnviz.training.guided); 0: off, >0: fit needs links
     )
@@ -91,11 +92,13 @@ class Progress:
     align_loss: float | None = None  # the guided alignment loss (guided training only)
     hardware: str | None = None  # what the training runs on, e.g. "AMD EPYC CPU, 1 thread"
     probe: Alignment | None = None
+    history: dict | None = None  # the alignment history as plain data, on reports that added a point
 
     def as_row(self) -> dict:
-        """The report without its probe; without guidance also without ``align_loss``, so unguided
-        histories read as before."""
-        return {k: v for k, v in asdict(self).items() if k != "probe" and not (k == "align_loss" and v is None)}
+        """The report without its probe and history; without guidance also without ``align_loss``,
+        so unguided histories read as before."""
+        values = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("probe", "history")}
+        return {k: v for k, v in values.items() if not (k == "align_loss" and v is None)}
 
 
 @dataclass

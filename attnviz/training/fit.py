@@ -28,6 +28,7 @@ from attnviz.training.batches import make_batches
 from attnviz.training.config import Progress, TrainConfig, TrainResult
 from attnviz.training.distributed import Batch, SingleProcess
 from attnviz.training.guided import guided_alignment_loss, reference_rows
+from attnviz.training.history import HistoryRecorder, geometric
 from attnviz.training.loss import smoothed_cross_entropy
 
 
@@ -134,6 +135,7 @@ class TrainRun:
     bad_epochs: int = 0  # epochs since the best validation loss
     best_state: dict | None = None  # the weights of the best epoch of this run
     snapshots: collections.deque = field(default_factory=collections.deque)  # epoch-end weights to average
+    recorder: HistoryRecorder | None = None  # the alignment history (rank 0, cfg.record_history)
 
     @property
     def guided(self) -> bool:
@@ -223,13 +225,27 @@ def run_epoch(
         loss_sum, align_sum, correct, n = train_step(run, batch)
         totals.loss, totals.correct, totals.tokens = totals.loss + loss_sum, totals.correct + correct, totals.tokens + n
         totals.align += align_sum
+        recorded = _record_step(run, epoch, loss_sum, correct, n)
         if callback and group.is_main:
             elapsed = time.perf_counter() - run.start
-            callback(Progress("step", run.step, run.total_steps, epoch, cfg.epochs, loss_sum / max(n, 1),
+            report = Progress("step", run.step, run.total_steps, epoch, cfg.epochs, loss_sum / max(n, 1),
                               correct / max(n, 1), elapsed, elapsed / run.step * (run.total_steps - run.step),
                               lr=run.lr, hardware=run.hardware,
-                              align_loss=align_sum / max(n, 1) if run.guided else None))  # fmt: skip
+                              align_loss=align_sum / max(n, 1) if run.guided else None)  # fmt: skip
+            report.history = run.recorder.history.to_dict() if recorded else None
+            callback(report)
     return totals
+
+
+def _record_step(run: TrainRun, epoch: int, loss_sum: float, correct: int, tokens: int) -> bool:
+    """Count the step in the alignment history and record a point at a geometric step; whether it did."""
+    if run.recorder is None:
+        return False
+    run.recorder.add_step(loss_sum, correct, tokens)
+    if not geometric(run.step):
+        return False
+    run.recorder.record(run.model, run.device, "step", run.step, epoch, time.perf_counter() - run.start)
+    return True
 
 
 def end_epoch(
@@ -263,6 +279,9 @@ def end_epoch(
     if cfg.probe and group.is_main:
         model.eval()
         report.probe = translator.translate(cfg.probe)
+    if run.recorder is not None:
+        run.recorder.record(model, run.device, "epoch", run.step, epoch, elapsed, valid_loss)
+        report.history = run.recorder.history.to_dict() if callback else None
     result.history.append(report.as_row())
     result.epochs_run = epoch
     if callback and group.is_main:
@@ -326,6 +345,10 @@ def fit(
     ``group`` (from :func:`attnviz.training.distributed.join_torchrun`) trains this process's shard of every
     batch with DistributedDataParallel; only its rank 0 calls ``callback`` and ``on_epoch_end``.
 
+    With ``cfg.record_history`` rank 0 records the alignment history of the training in
+    ``translator.history`` (:mod:`attnviz.training.history`); a resumed training continues the
+    history its checkpoint holds. Reports that add a point carry it as plain data (``history``).
+
     With ``cfg.guided_weight`` > 0 the loss of a batch is ``L_translation + guided_weight *
     L_align`` (:mod:`attnviz.training.guided`), ``links`` holding the reference links of every pair of
     ``corpus.train``, in order, over its tokens (:func:`attnviz.training.guided_links.training_links`
@@ -342,6 +365,11 @@ def fit(
     first_epoch = int(resume.get("epoch", 0)) + 1
     rng = random.Random(cfg.seed if first_epoch == 1 else cfg.seed * 1000 + first_epoch)
     run = start_run(translator, corpus, cfg, group, resume)
+    if cfg.record_history and group.is_main:
+        steps_per_epoch = math.ceil(len(corpus.train) / cfg.batch_size)
+        run.recorder = HistoryRecorder.start(translator, corpus, cfg.probe, steps_per_epoch, bool(resume))
+        if run.recorder is not None and not resume:
+            run.recorder.record(run.model, run.device, "start", 0, 0, 0.0)
     result = TrainResult(history=list(resume.get("history", [])))
     result.best_valid_loss = float(resume.get("best_valid_loss") or math.inf)
     for epoch in range(first_epoch, cfg.epochs + 1):

@@ -14,6 +14,7 @@ from pages.explore.alignment import alignment_view
 from pages.explore.attribution import attribution_view
 from pages.explore.screen import measure_page
 from pages.explore.tools import beam_view, export_view
+from pages.explore.training_view import training_view
 from pages.explore.url import BOTH_VIEWS, VIEWS
 from pages.explore.views import FILE_STEMS_KEY, context_view, difference_view, heatmap_view, step_view
 from pages.explore.whatif import whatif_view
@@ -156,6 +157,7 @@ def render() -> None:
         "What-if": lambda: whatif_view(entries, text, fmt),
         "Alignment": lambda: alignment_view(entries, models, text, fmt),
         "Export": lambda: export_view(panels, names, text),
+        "Training": lambda: training_view(entries, fmt),
     }  # fmt: skip
     tabs = st.tabs(views, key=TABS_KEY, on_change=_view_changed)
     url.stage(choice, text, models)  # the open view is known: a view's fragment may write it with its cell

@@ -20,7 +20,7 @@ from pages.shared.state import stage_url, url_to_read, write_url
 
 VIEW_KEY = "explore_view"  # the open view (st.tabs' key)
 VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Alignment",
-         "Export"]  # fmt: skip
+         "Training", "Export"]  # fmt: skip
 BOTH_VIEWS = [*VIEWS[:6], "Difference", *VIEWS[6:]]
 STYLES = ("bahdanau", "luong")
 FORMATS = ("png", "svg")

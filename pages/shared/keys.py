@@ -4,6 +4,7 @@ stays in that page, beside its widget."""
 EXPLORE_TEXT = "explore_text"  # str: Explore's source sentence; Compare starts from it
 EXPLORE_VIEW = "explore_view"  # str: Explore's open view ("Weights", ..., "Difference"); its tabs are fed from it
 EXPLORE_MODELS = "explore_models"  # list[str]: the models Explore shows; Compare and Evaluate open on them
+TRAIN_RETRAIN = "train_retrain"  # model path: Explore's Training view asks Train to retrain it from its recipe
 TRAIN_SIBLING = "train_sibling"  # (model path, style): Explore's "train the missing sibling" asks Train for it
 SHARED_UPLOAD = "upload_shared"  # a data_ui.SharedUpload: one upload for the Data and Train pages
 UPLOAD_SPEC = "upload_spec"  # (data spec with its columns, file name): the upload's pairs, offered by Compare

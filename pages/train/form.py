@@ -8,14 +8,20 @@ import streamlit as st
 
 from attnviz.data import EXAMPLE
 from attnviz.devices import available_devices, bf16_supported
+from attnviz.errors import AttnvizError
 from attnviz.model import SCORES
 from attnviz.plots import alignment_heatmap, training_curves
 from attnviz.server import REGISTRY, JobSnapshot, TrainingJob
+from attnviz.store import free_path, models_dir, slugify
 from attnviz.training import Recipe
 from pages.shared.common import escape_markdown, refresh_models
+from pages.train.replay import history_panel
 
 STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend with h_t)"}
 ENCODERS = ["gru", "lstm", "transformer"]
+# The defaults teach: on toy-fr they form a clear alignment in about a minute on 2 CPU cores
+# (docs/app.md, "The default training").
+DEFAULT_STYLE, DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_PAIRS = "luong", 6, 32, 8000
 PROBES = {"toy-fr": EXAMPLE, "dates": "saturday 22nd of november 2026", "copy": "a b c d e", "reverse": "a b c d e",
           "sort": "h c a f c b"}  # fmt: skip
 
@@ -61,20 +67,22 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     score = c1.selectbox(
         "Score function", list(SCORES), index=list(SCORES).index("additive"), key="train_score", persist_state="session"
     )
-    style = c2.radio("Decoder", list(STYLES), format_func=STYLES.get, key="train_style", persist_state="session")
+    style = c2.radio("Decoder", list(STYLES), index=list(STYLES).index(DEFAULT_STYLE), format_func=STYLES.get,
+                     key="train_style", persist_state="session")  # fmt: skip
     encoder = c3.selectbox("Encoder", ENCODERS, key="train_encoder", persist_state="session")
     c1, c2, c3, c4 = st.columns(4)
     emb = c1.number_input("Embedding size", 8, 512, 32, step=8, key="train_emb", persist_state="session")
-    hidden = c2.number_input("Hidden size", 8, 512, 48, step=8, key="train_hidden", persist_state="session")
+    hidden = c2.number_input("Hidden size", 8, 512, 64, step=8, key="train_hidden", persist_state="session")
     attn = c3.number_input("Attention size", 4, 512, 32, step=4, key="train_attn", persist_state="session")
     heads = c4.number_input(
         "Heads (Transformer)", 1, 8, 2, key="train_heads", persist_state="session", disabled=encoder != "transformer"
     )
     c1, c2, c3, c4 = st.columns(4)
-    epochs = c1.number_input("Epochs", 1, 50, 3, key="train_epochs", persist_state="session")
-    batch = c2.number_input("Batch size", 4, 512, 64, step=4, key="train_batch", persist_state="session")
+    epochs = c1.number_input("Epochs", 1, 50, DEFAULT_EPOCHS, key="train_epochs", persist_state="session")
+    batch = c2.number_input("Batch size", 4, 512, DEFAULT_BATCH, step=4, key="train_batch", persist_state="session")
     lr = c3.number_input("Learning rate", 1e-5, 0.1, 3e-3, format="%.4f", key="train_lr", persist_state="session")
-    n_train = c4.number_input("Training pairs", 50, 50_000, 2000, step=100, key="train_n", persist_state="session")
+    n_train = c4.number_input("Training pairs", 50, 50_000, DEFAULT_PAIRS, step=100, key="train_n",
+                              persist_state="session")  # fmt: skip
     subwords = st.number_input(
         "Subword units: BPE merges per side (0 keeps whole words)", 0, 32_000, 0, step=500, key="train_subwords",
             persist_state="session",
@@ -83,8 +91,11 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     )  # fmt: skip
     _follow_default("train_probe", PROBES.get(spec, ""))
     probe = st.text_input("Probe sentence (its alignment is redrawn after every epoch)", max_chars=80,
-                          key="train_probe", persist_state="session")  # fmt: skip
-    _follow_default("train_name", f"{label}-{score}-{style}".replace(" ", "-")[:60])
+                          key="train_probe", persist_state="session",
+                          help="Its free translation is drawn after each epoch. The alignment history replays "
+                               "it too when the data holds its translation, and four test pairs always.")  # fmt: skip
+    # the first free name: never a shipped model's nor one in the models folder
+    _follow_default("train_name", free_path(models_dir(), slugify(f"{label}-{score}-{style}"[:56])).stem)
     c1, c2 = st.columns(2)
     devices = available_devices()
     device = c1.selectbox("Device", devices, key="train_device", persist_state="session",
@@ -97,6 +108,13 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     if precision == "bf16" and not bf16_supported(device):
         st.caption(f"This {device} has no native bf16: training would be refused; pick fp32 or auto.")
     name = st.text_input("Model name", max_chars=60, key="train_name", persist_state="session")
+    try:
+        saves_as = free_path(models_dir(), slugify(name)).stem
+    except AttnvizError as e:  # a name without letters or digits: Start says so too
+        st.caption(escape_markdown(str(e)))
+    else:
+        taken = "" if saves_as == name.strip() else " (the name typed is taken, or made file-safe)"
+        st.caption(f"Saved as **{escape_markdown(saves_as)}**{taken}.")
     if not st.button("Start training", type="primary", key="train_start"):
         return None
     if encoder == "transformer" and emb % heads:
@@ -124,6 +142,7 @@ def draw(snap: JobSnapshot) -> None:
     valid = [{"step": e["step"], "epoch": e["epoch"], "valid_loss": e["valid_loss"],
               "valid_accuracy": e["valid_accuracy"]} for e in snap.epochs]  # fmt: skip
     st.plotly_chart(training_curves(snap.steps + valid), key="train_curves")
+    history_panel(snap)
     if snap.probe is not None:
         title = f"Probe after epoch {len(snap.epochs)}"
         st.plotly_chart(alignment_heatmap(snap.probe, title=title), key="train_probe_map")

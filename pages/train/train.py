@@ -23,6 +23,7 @@ from pages.shared.common import escape_markdown, get_model, refresh_models, sess
 from pages.shared.data_ui import pick_data
 from pages.shared.keys import TRAIN_SIBLING
 from pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
+from pages.train.replay import retrain_panel
 
 
 def submit(sid: str, recipe: Recipe) -> None:
@@ -112,6 +113,7 @@ if job is not None:
     st.divider()
 
 stranded_panel(sid)
+retrain_panel(sid, submit)
 sibling_panel(sid)
 with st.sidebar:
     picked = pick_data("train")

@@ -151,7 +151,11 @@ def test_train_a_tiny_model_to_completion(models_dir):
     assert not at.exception
     assert at.success and "page-trained.safetensors" in at.success[0].value.replace("\\", "")
     assert (models_dir / "page-trained.safetensors").is_file()
-    assert len(at.get("plotly_chart")) >= 2  # curves and the probe's heatmap
+    at.run()  # the panel may have been drawn just before the job ended
+    assert len(at.get("plotly_chart")) >= 3  # curves, the replay of the alignment history and the probe's heatmap
+    replay = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("frames")]
+    assert replay and replay[0]["frames"][0]["layout"]["title"]["text"].startswith("untrained")
+    assert at.download_button(key="train_history_html") is not None
 
 
 def test_train_name_follows_score_and_style_is_never_blank_and_the_form_survives_a_page_change(models_dir):

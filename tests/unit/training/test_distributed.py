@@ -16,7 +16,7 @@ import torch.multiprocessing as mp
 from safetensors.torch import load_file, save_file
 
 from attnviz.cli.main import main
-from attnviz.store.checkpoint import read_header
+from attnviz.store.checkpoint import read_header, read_history
 from attnviz.training import distributed
 from attnviz.training.batches import make_batches
 from attnviz.training.config import TrainConfig
@@ -45,7 +45,9 @@ def _rank(rank: int, world: int, port: int, out: str) -> None:
     with distributed.join_torchrun("cpu") as group:
         result = fit(translator, corpus, TrainConfig(**CFG), callback=reports.append, group=group)
     save_file({k: v.contiguous() for k, v in translator.model.state_dict().items()}, f"{out}/rank{rank}.safetensors")
-    record = {"history": result.history, "reports": len(reports), "hardware": translator.meta["hardware"]}
+    steps = None if translator.history is None else [p["step"] for p in translator.history.points]
+    record = {"history": result.history, "reports": len(reports), "hardware": translator.meta["hardware"],
+              "alignment_steps": steps}  # fmt: skip
     Path(f"{out}/rank{rank}.json").write_text(json.dumps(record))
 
 
@@ -67,6 +69,9 @@ def test_two_processes_train_like_one_on_the_whole_batch(tmp_path):
         for key in ("loss", "accuracy", "valid_loss", "valid_accuracy"):
             assert mine[key] == pytest.approx(theirs[key], rel=1e-4), key
     assert main_record["reports"] > 0 and other["reports"] == 0  # rank 0 alone reports
+    # rank 0 alone records the alignment history, at the steps a single process records it
+    assert other["alignment_steps"] is None
+    assert main_record["alignment_steps"] == [p["step"] for p in single.history.points]
     assert main_record["hardware"].endswith("x 2 processes (gloo)")
 
 
@@ -107,6 +112,8 @@ def test_torchrun_trains_a_recipe_and_rank_0_saves_it(tmp_path):
     meta = read_header(out)["meta"]
     assert meta["hardware"].endswith("x 2 processes (gloo)") and meta["device"] == "cpu"
     assert len(meta["history"]) == 2 and meta["metrics"]["n"] == 8
+    history = read_history(out)  # rank 0 recorded it and saved it with the weights
+    assert history is not None and history["points"][0]["kind"] == "start"
 
 
 def test_a_rank_shards_the_links_with_its_rows():

@@ -1,0 +1,49 @@
+"""``attnviz replay``: a model's alignment history, as a table of its points, as JSON, or as an
+HTML animation that plays offline (two models, e.g. Bahdanau and Luong, on one axis)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from attnviz.cli.options import print_json
+from attnviz.errors import InputError
+from attnviz.store import load
+
+HELP = "replay how a model's attention formed while it trained (its alignment history)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``attnviz replay``."""
+    p.add_argument("models", nargs="+", metavar="MODEL", help="a shipped model's name or a checkpoint path")
+    p.add_argument("--out", metavar="FILE.html", help="write the animation (one self-contained HTML file) here")
+    p.add_argument("--axis", choices=["step", "epochs"], default="step", help="progress axis (default: step)")
+    p.add_argument("--probe", type=int, default=0, help="which probe pair to show (0-based; default 0)")
+    p.add_argument("--json", action="store_true", help="print the histories as JSON (points and probes)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from attnviz.plots import point_label, replay_figure, replay_html
+
+    histories = {}
+    for name in args.models:
+        history = load(name).history
+        if history is None:
+            raise InputError(f"{name} was trained without an alignment history; retrain it (attnviz train) to get one")
+        histories[name] = history.to_dict()
+    if args.json:
+        print_json(histories)
+        return 0
+    if args.out:
+        if not args.out.endswith(".html"):
+            raise InputError(f"--out must name an .html file, got {args.out!r}")
+        fig = replay_figure(histories, probe=args.probe, axis=args.axis)
+        Path(args.out).write_text(replay_html(fig, f"attnviz: {', '.join(histories)}"), encoding="utf-8")
+        print(f"wrote {args.out} ({len(fig.frames)} frames)")
+        return 0
+    for name, history in histories.items():
+        probes = history["probes"]
+        print(f"{name}: {len(history['points'])} points, {len(probes)} probes")
+        for point in history["points"]:
+            print("  " + point_label(point))
+    return 0

@@ -1,0 +1,104 @@
+"""Explore's Training view (AppTest, tiny models): the replay of a model's alignment history, the two
+styles on one axis in Both, a model without history offered for retraining; the Train page's
+suggested name never collides with a saved model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attnviz.store.checkpoint import load_checkpoint, save
+from attnviz.training.recipes import Recipe
+from tests.support.app import TEXT
+from tests.support.paths import APP
+
+
+def start(**state) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in {"explore_text": TEXT, "explore_view": "Training", **state}.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def replay(at: AppTest) -> dict:
+    assert not at.exception, at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    found = [s for s in specs if s.get("frames")]
+    assert len(found) == 1, "one replay figure"
+    return found[0]
+
+
+def test_the_training_view_replays_the_history(app_env):
+    at = start()
+    spec = replay(at)
+    heat = [t for t in spec["data"] if t["type"] == "heatmap"]
+    assert len(heat) == 1 and (heat[0]["zmin"], heat[0]["zmax"]) == (0, 1)  # one fixed colour scale
+    assert spec["layout"]["sliders"][0]["steps"]
+    assert spec["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate"
+    assert spec["frames"][0]["layout"]["title"]["text"].startswith("untrained")
+    titles = [a["text"] for a in spec["layout"]["annotations"]]
+    assert {"training loss", "AER (probes)", "entropy (nats)"} <= set(titles)  # toy-fr has gold links
+    assert at.download_button(key="explore_history_html") is not None
+    table = at.dataframe[0].value
+    assert list(table["model"]) == ["Luong"] and 0 <= table["last AER"][0] <= 1
+    at.selectbox(key="explore_history_probe").set_value(2).run()
+    assert replay(at)["frames"] and not at.error
+
+
+def test_both_replays_the_two_styles_on_one_axis_of_progress(app_env):
+    at = start(explore_style="both")
+    spec = replay(at)
+    assert len([t for t in spec["data"] if t["type"] == "heatmap"]) == 2
+    assert "Bahdanau: " in spec["layout"]["title"]["text"] and "Luong: " in spec["layout"]["title"]["text"]
+    steps = [f["name"] for f in spec["frames"]]
+    assert steps[0] == "0" and all(s.replace(",", "").isdigit() for s in steps)
+    at.radio(key="explore_history_axis").set_value("epochs").run()
+    by_epochs = replay(at)
+    assert all("." in f["name"] for f in by_epochs["frames"]) and by_epochs["frames"][-1]["name"] == "2.00"
+
+
+@pytest.fixture
+def no_history(app_models_dir, tmp_path, monkeypatch):
+    """The app models, with toyfr-general-luong saved again without its history but with a recipe."""
+    import streamlit as st
+
+    folder = tmp_path / "models"
+    shutil.copytree(app_models_dir, folder)
+    path = folder / "toyfr-general-luong.safetensors"
+    translator = load_checkpoint(path)
+    translator.history = None
+    recipe = Recipe("toyfr-general-luong", "toy-fr", {"n_train": 400, "n_valid": 40, "n_test": 40},
+                    model={"score": "general", "style": "luong"}, train={"epochs": 1})  # fmt: skip
+    translator.meta["recipe_full"] = recipe.to_dict()
+    save(translator, path)
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
+    st.cache_data.clear()
+    return folder
+
+
+def test_a_model_without_history_says_so_and_offers_to_retrain_it(no_history):
+    at = start()
+    assert not at.exception
+    assert any("trained without an alignment history" in i.value for i in at.info)
+    assert not [c for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("frames")]
+    at.button(key="explore_retrain_Luong").click().run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    # the retraining never overwrites the model: it saves under the next free name
+    assert "Saved as **toyfr-general-luong-2**" in captions.replace("\\", "")
+    assert at.button(key="train_retrain_start") is not None
+
+
+def test_the_train_form_suggests_a_free_name_and_shows_it(no_history):
+    shutil.copy(no_history / "toyfr-general-luong.safetensors", no_history / "toy-fr-additive-luong.safetensors")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("pages/train/train.py").run()
+    assert not at.exception
+    assert at.text_input(key="train_name").value == "toy-fr-additive-luong-2"
+    at.text_input(key="train_name").set_value("toyfr general luong").run()
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "Saved as **toyfr-general-luong-2**" in captions

@@ -1,0 +1,46 @@
+"""``attnviz replay``: a model's alignment history as a table, as JSON and as an HTML animation;
+a model without one is a one-line error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attnviz.store.checkpoint import save
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import fit
+from tests.support.cli import run
+from tests.support.tiny import tiny_translator
+
+
+@pytest.fixture(scope="module")
+def recorded(corpus, tmp_path_factory):
+    translator = tiny_translator(corpus)
+    fit(translator, corpus, TrainConfig(epochs=1, batch_size=8, patience=None))
+    return save(translator, tmp_path_factory.mktemp("replay") / "recorded.safetensors")
+
+
+def test_replay_lists_the_points(capsys, recorded):
+    code, out, _ = run(capsys, "replay", str(recorded))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].endswith("6 points, 5 probes") or "points" in lines[0]
+    assert lines[1].strip().startswith("untrained") and "AER" in lines[2] and "loss" in lines[2]
+
+
+def test_replay_json_and_html(capsys, recorded, tmp_path):
+    code, out, _ = run(capsys, "replay", str(recorded), "--json")
+    history = json.loads(out)[str(recorded)]
+    assert code == 0 and history["points"][0]["kind"] == "start" and history["probes"][0]["weights"]
+    page = tmp_path / "replay.html"
+    code, out, _ = run(capsys, "replay", str(recorded), "--out", str(page), "--axis", "epochs")
+    assert code == 0 and page.is_file() and f"{len(history['points'])} frames" in out
+    assert "<title>attnviz:" in page.read_text(encoding="utf-8")
+
+
+def test_a_model_without_history_is_a_one_line_error(capsys, corpus, tmp_path):
+    plain = tiny_translator(corpus)
+    path = save(plain, tmp_path / "plain.safetensors")
+    code, _, err = run(capsys, "replay", str(path))
+    assert code == 2 and err.count("\n") == 1 and "without an alignment history" in err

@@ -1,0 +1,94 @@
+"""The replay figure: a probe's heatmap on a fixed 0..1 scale with gold links, the loss, AER and
+entropy curves with a marker at the current point, one animation frame per place on the progress
+axis (shared by two histories), and a self-contained HTML export."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz.errors import InputError
+from attnviz.plots import point_label, replay_figure, replay_html
+
+
+def _history(steps: list[int], per_epoch: int = 4, aer: bool = True) -> dict:
+    """A history of one 2x3 probe whose attention moves onto its gold diagonal step by step."""
+    points, weights = [], []
+    for k, step in enumerate(steps):
+        sharp = k / max(len(steps) - 1, 1)
+        w = np.full((2, 3), (1 - sharp) / 3)
+        w[0, 0] += sharp
+        w[1, 1] += sharp
+        weights.append(w.tolist())
+        points.append({"kind": "start" if step == 0 else "step", "step": step, "epoch": step // per_epoch + (step > 0),
+                       "epochs": step / per_epoch, "loss": None if step == 0 else 3.0 - sharp, "accuracy": None,
+                       "valid_loss": None, "aer": 1 - sharp if aer else None, "entropy": 1.0 - sharp,
+                       "seconds": step * 0.1})  # fmt: skip
+    probe = {"role": "test", "source_tokens": ["a", "<b>", "<eos>"], "target_tokens": ["x", "<eos>"],
+             "sure": [[0, 0]], "possible": [[0, 0]], "weights": weights}  # fmt: skip
+    return {"points": points, "probes": [probe]}
+
+
+def test_one_history_replays_frame_by_frame_on_a_fixed_scale():
+    history = _history([0, 1, 2, 4, 8])
+    fig = replay_figure({"model": history})
+    heatmap = fig.data[0]
+    assert heatmap.type == "heatmap" and (heatmap.zmin, heatmap.zmax) == (0.0, 1.0)
+    assert np.allclose(heatmap.z, history["probes"][0]["weights"][-1])  # opens at the last point
+    assert "&lt;b&gt;" in fig.layout.xaxis.ticktext  # tokens are escaped
+    gold = [t for t in fig.data if t.name == "gold link"]
+    assert list(gold[0].x) == [0] and list(gold[0].y) == [0]
+    curves = {t.name: t for t in fig.data if t.type == "scatter" and t.mode == "lines+markers"}
+    assert len(curves) == 1 or all(c.x is not None for c in curves.values())
+    assert [f.name for f in fig.frames] == ["0", "1", "2", "4", "8"]
+    assert np.allclose(fig.frames[0].data[0].z, history["probes"][0]["weights"][0])
+    assert "untrained" in fig.frames[0].layout.title.text and "step 8" in fig.layout.title.text
+    # the markers on the three curves move to the frame's point
+    markers = fig.frames[2].data[1:]
+    assert [list(m.x) for m in markers] == [[2.0]] * 3
+    assert fig.layout.sliders[0].active == 4 and len(fig.layout.sliders[0].steps) == 5
+    assert fig.layout.updatemenus[0].buttons[0].method == "animate"
+
+
+def test_a_point_without_a_value_has_no_marker_on_that_curve():
+    fig = replay_figure({"model": _history([0, 2, 4])}, index=0)
+    loss_marker = fig.frames[0].data[1]  # loss is not measured before the first step
+    assert list(loss_marker.x) == [] and "loss" not in point_label(_history([0])["points"][0])
+
+
+def test_without_gold_there_is_no_aer_curve():
+    fig = replay_figure({"model": _history([0, 1, 2], aer=False)})
+    titles = [a.text for a in fig.layout.annotations]
+    assert "AER (probes)" not in titles and "training loss" in titles
+
+
+def test_two_histories_share_one_axis_of_progress():
+    early, late = _history([0, 2, 4]), _history([0, 3, 6])
+    fig = replay_figure({"Bahdanau": early, "Luong": late}, axis="step")
+    assert [f.name for f in fig.frames] == ["0", "2", "3", "4", "6"]
+    # at step 3 the first history shows its step-2 point, the second its step-3 point
+    frame = fig.frames[2]
+    assert np.allclose(frame.data[0].z, early["probes"][0]["weights"][1])
+    assert np.allclose(frame.data[1].z, late["probes"][0]["weights"][1])
+    assert "Bahdanau: step 2" in frame.layout.title.text and "Luong: step 3" in frame.layout.title.text
+    by_epochs = replay_figure({"Bahdanau": early, "Luong": late}, axis="epochs")
+    assert [f.name for f in by_epochs.frames] == ["0.00", "0.50", "0.75", "1.00", "1.50"]
+
+
+def test_bad_requests_are_input_errors():
+    history = _history([0, 1])
+    with pytest.raises(InputError, match="axis"):
+        replay_figure({"m": history}, axis="time")
+    with pytest.raises(InputError, match="probe"):
+        replay_figure({"m": history}, probe=3)
+    with pytest.raises(InputError, match="no recorded points"):
+        replay_figure({"m": {"points": [], "probes": history["probes"]}})
+    with pytest.raises(InputError, match="index"):
+        replay_figure({"m": history}, index=9)
+
+
+def test_the_html_export_is_self_contained():
+    page = replay_html(replay_figure({"model": _history([0, 1, 2])}), title="toy <replay>")
+    assert page.lower().startswith("<!doctype html>") and "<title>toy &lt;replay&gt;</title>" in page
+    assert len(page) > 1_000_000 and '<script src="http' not in page  # plotly.js inlined: plays offline
+    assert '"frames"' in page or "addFrames" in page

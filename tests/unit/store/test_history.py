@@ -1,0 +1,84 @@
+"""The alignment history in a checkpoint: saved with the weights, loaded back exactly, read
+without the weights as plain data, and dropped with a warning (the model still loads) when edited."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+
+import numpy as np
+import pytest
+
+from attnviz.store import ModelWarning, load_checkpoint, read_history, save
+from attnviz.store.history import FIELD
+from attnviz.training.config import TrainConfig
+from attnviz.training.fit import fit
+from tests.support.checkpoints import rewrite
+from tests.support.tiny import tiny_translator
+
+
+@pytest.fixture(scope="module")
+def recorded(corpus, tmp_path_factory):
+    translator = tiny_translator(corpus)
+    fit(translator, corpus, TrainConfig(epochs=2, batch_size=8, lr=1e-2, patience=None))
+    path = save(translator, tmp_path_factory.mktemp("history") / "recorded.safetensors", half=True)
+    return translator, path
+
+
+def test_a_saved_history_loads_back_exactly(recorded):
+    translator, path = recorded
+    loaded = load_checkpoint(path).history
+    assert loaded.points == translator.history.points
+    assert [p.to_dict() for p in loaded.probes] == [p.to_dict() for p in translator.history.probes]
+    for kept, written in zip(loaded.weights, translator.history.weights, strict=True):
+        assert kept.dtype == np.float16 and np.array_equal(kept, written.astype(np.float16))
+
+
+def test_read_history_gives_plain_data(recorded):
+    translator, path = recorded
+    data = read_history(path)
+    json.dumps(data)  # plain data: lists, numbers, strings
+    assert data["points"] == translator.history.points
+    first = data["probes"][0]
+    assert np.asarray(first["weights"]).shape == (len(data["points"]), len(first["target_tokens"]),
+                                                 len(first["source_tokens"]))  # fmt: skip
+
+
+def test_a_model_without_history_has_none(corpus, tmp_path):
+    translator = tiny_translator(corpus)
+    path = save(translator, tmp_path / "plain.safetensors")
+    assert read_history(path) is None and load_checkpoint(path).history is None
+
+
+def test_a_copied_file_keeps_its_history(recorded, tmp_path):
+    _, path = recorded
+    copy = shutil.copy(path, tmp_path / "uploaded.safetensors")
+    assert read_history(copy)["points"] == read_history(path)["points"]
+
+
+def _edit_points(header: dict) -> dict:
+    header[FIELD]["points"][0]["step"] = "zero"
+    return header
+
+
+def _edit_probe(header: dict) -> dict:
+    header[FIELD]["probes"][0]["target_tokens"] = header[FIELD]["probes"][0]["target_tokens"][:-1]
+    return header
+
+
+def _drop_field(header: dict) -> dict:
+    del header[FIELD]
+    return header
+
+
+@pytest.mark.parametrize("edit", [_edit_points, _edit_probe, _drop_field], ids=["point", "shape", "no-field"])
+def test_an_edited_history_is_skipped_with_a_warning_and_the_model_loads(recorded, tmp_path, edit):
+    _, path = recorded
+    edited = rewrite(path, tmp_path / "edited.safetensors", attnviz=edit)
+    with pytest.warns(ModelWarning, match="alignment history was skipped"):
+        translator = load_checkpoint(edited)
+    assert translator.history is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        assert read_history(edited) is None
