@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, problems, settle, streamlit_app
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, app_server, problems, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -31,15 +31,7 @@ def open_page(page, name: str, title: str) -> None:
 
 @pytest.fixture
 def server(app_models_dir, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium` (CI does)")
-    pytest.importorskip("playwright.sync_api", reason="pip install playwright (never `playwright install`)")
-    import os
-
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {**os.environ, "ATTNVIZ_MODELS": str(app_models_dir), "HOME": str(home), "OMP_NUM_THREADS": "1"}
-    with streamlit_app(env, tmp_path / "streamlit.log") as (url, _):
+    with app_server(app_models_dir, tmp_path) as url:
         yield url
 
 

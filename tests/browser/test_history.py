@@ -4,13 +4,12 @@ display toggles included), a bad link opens the defaults with a one-line note.""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, streamlit_app
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, app_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -45,17 +44,10 @@ history.pushState = (...args) => { window.__pushes += 1; return push(...args); }
 
 @pytest.fixture
 def server(app_models_dir, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium` (CI does)")
-    pytest.importorskip("playwright.sync_api", reason="pip install playwright (never `playwright install`)")
     models = tmp_path / "models"
     shutil.copytree(app_models_dir, models)
     shutil.copyfile(models / "toyfr-general-bahdanau.safetensors", models / f"{TWIN}.safetensors")
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {**os.environ, "ATTNVIZ_MODELS": str(models), "HOME": str(home), "OMP_NUM_THREADS": "1",
-           "ATTNVIZ_PRETRAINED": str(tmp_path / "no-pretrained")}  # fmt: skip
-    with streamlit_app(env, tmp_path / "streamlit.log") as (url, _):
+    with app_server(models, tmp_path, ATTNVIZ_PRETRAINED=str(tmp_path / "no-pretrained")) as url:
         yield url
 
 

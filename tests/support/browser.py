@@ -3,6 +3,7 @@ Chromium that Playwright drives (the browser tests and the browser benchmarks sh
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -103,6 +104,22 @@ OVERLAPS_JS = """() => {
   });
   return problems;
 }"""
+
+
+@contextmanager
+def app_server(models: Path, tmp_path: Path, **env: str) -> Iterator[str]:
+    """The app on ``models`` (``ATTNVIZ_MODELS``) with a HOME of its own under ``tmp_path``, one
+    torch thread and ``env`` on top; skips the test where Chromium or Playwright is missing."""
+    import pytest
+
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium` (CI does)")
+    pytest.importorskip("playwright.sync_api", reason="pip install playwright (never `playwright install`)")
+    home = tmp_path / "home"
+    home.mkdir()
+    full = {**os.environ, "ATTNVIZ_MODELS": str(models), "HOME": str(home), "OMP_NUM_THREADS": "1", **env}
+    with streamlit_app(full, tmp_path / "streamlit.log") as (url, _):
+        yield url
 
 
 def settle(page, ms: int = 2500) -> None:
