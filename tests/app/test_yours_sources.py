@@ -54,8 +54,8 @@ def joey_page(tmp_path) -> tuple[AppTest, dict[str, bytes]]:
     return at, {p.name: p.read_bytes() for p in folder.iterdir()}
 
 
-def test_a_joeynmt_checkpoint_converts_and_shows_its_attention(tmp_path):
-    at, files = joey_page(tmp_path)
+def upload_joey(at: AppTest, files: dict[str, bytes]) -> None:
+    """The JoeyNMT source's four uploads (config, checkpoint, both vocabularies), then a run."""
     for key, name in (
         ("config", "config.yaml"),
         ("ckpt", "best.ckpt"),
@@ -64,6 +64,11 @@ def test_a_joeynmt_checkpoint_converts_and_shows_its_attention(tmp_path):
     ):
         at.file_uploader(key=f"yours_joey_{key}").set_value((name, files[name], "application/octet-stream"))
     at.run()
+
+
+def test_a_joeynmt_checkpoint_converts_and_shows_its_attention(tmp_path):
+    at, files = joey_page(tmp_path)
+    upload_joey(at, files)
     assert not at.exception and not at.error
     assert at.download_button(key="yours_joey_download")
     at.text_input(key="yours_joey_text").set_value("a b c").run()
@@ -87,13 +92,6 @@ def test_a_joeynmt_checkpoint_that_needs_code_gets_one_message(tmp_path):
     evil = io.BytesIO()
     torch.save(state, evil)
     files["best.ckpt"] = evil.getvalue()
-    for key, name in (
-        ("config", "config.yaml"),
-        ("ckpt", "best.ckpt"),
-        ("src", "src_vocab.txt"),
-        ("trg", "trg_vocab.txt"),
-    ):
-        at.file_uploader(key=f"yours_joey_{key}").set_value((name, files[name], "application/octet-stream"))
-    at.run()
+    upload_joey(at, files)
     assert not at.exception
     assert len(at.error) == 1 and "argparse" in at.error[0].value and "run code" in at.error[0].value
