@@ -8,6 +8,13 @@ reports real (non-padding) target tokens per second and the implied time of one 
     python benchmarks/train_real.py --recipe ... --threads 1 --precision bf16   # autocast mixed precision
     python benchmarks/train_real.py --recipe ... --guided   # plus the guided alignment loss
     python benchmarks/train_real.py --recipe ... --device cuda --precision bf16   # on a GPU
+    python benchmarks/train_real.py --recipe ... --device cuda --graphs   # the decoder as CUDA graphs
+
+``--graphs`` replays the Bahdanau decoder's recurrence as CUDA graphs (``attnviz.training.graphs``,
+what ``fit`` does on a GPU). Each bucket shape is captured once, the first time a batch needs it;
+before the clock starts, one forward and backward pass of every timed batch captures the shapes
+the timed steps will need, so the steps are timed as in the rest of a training, and the capture's
+time and the number of graphs are reported apart.
 
 ``--guided`` takes the links and weight from the recipe's ``guided`` field (else eflomal links
 at the default weight) and reports apart the time to get the links (eflomal, or its cache) and
@@ -32,6 +39,7 @@ from attnviz.data.spec import load_corpus
 from attnviz.devices import PRECISIONS, autocast, pick_device, training_precision
 from attnviz.training.batches import make_batches
 from attnviz.training.fit import _loss_and_accuracy, build_translator
+from attnviz.training.graphs import graphs_apply, use_graphs
 from attnviz.training.guided_links import GuidedConfig, training_links
 from attnviz.training.recipes import Recipe
 
@@ -52,6 +60,7 @@ def main() -> None:
     parser.add_argument("--precision", choices=PRECISIONS, default="fp32", help="bf16: autocast mixed precision")
     parser.add_argument("--guided", action="store_true", help="add the guided alignment loss (see above)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N, mps or auto")
+    parser.add_argument("--graphs", action="store_true", help="the decoder recurrence as CUDA graphs (see above)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -62,7 +71,7 @@ def main() -> None:
     tr = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=0, **recipe.model)
     model, batch_size = tr.model.to(device).train(), args.batch_size or recipe.train.get("batch_size", 64)
     smoothing = recipe.train.get("label_smoothing", 0.0)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=device.type == "cuda")  # as fit
     guided, links, timings = (recipe.guided_config() or GuidedConfig()) if args.guided else None, None, {}
     if guided:
         start = time.perf_counter()
@@ -71,6 +80,19 @@ def main() -> None:
     start = time.perf_counter()
     batches = make_batches(corpus.train, tr.src_vocab, tr.tgt_vocab, batch_size, random.Random(0), links)
     timings["batching_seconds"] = round(time.perf_counter() - start, 1)
+    graphs = None
+    if args.graphs:
+        why_not = graphs_apply(model, device, precision, 1.0, 1)
+        if why_not:
+            sys.exit(f"train_real: CUDA graphs do not apply here: {why_not}")
+        graphs = use_graphs(model)
+        _synchronize(device)
+        start = time.perf_counter()
+        for batch in batches[: args.warmup + args.steps]:  # capture every bucket the timed steps need
+            _loss_and_accuracy(model, batch, device, smoothing, 1.0)[0].backward()
+        optimizer.zero_grad(set_to_none=True)
+        _synchronize(device)
+        timings["graph_capture_seconds"], timings["graphs"] = round(time.perf_counter() - start, 1), len(graphs.graphs)
     tokens, start, aligns = 0, 0.0, []
     for i, batch in enumerate(batches[: args.warmup + args.steps]):
         if i == args.warmup:
@@ -94,6 +116,7 @@ def main() -> None:
         "device": str(device),
         "threads": args.threads,
         "precision": precision,
+        "cuda_graphs": bool(graphs),
         "batch_size": batch_size,
         "steps": args.steps,
         "guided_weight": guided.weight if guided else 0.0,

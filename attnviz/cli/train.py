@@ -64,6 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="fp32 (default), bf16 (mixed precision: GPUs, CPUs with AVX512-BF16 or AMX) or auto (bf16 where "
         "it was measured faster: CPUs with AMX, AMD CPUs with AVX512-BF16; else fp32, GPUs included)",
     )
+    p.add_argument("--no-cuda-graphs", action="store_true",
+                   help="on a GPU, run the Bahdanau decoder's recurrence eagerly, not as CUDA graphs")  # fmt: skip
     p.add_argument(
         "--distributed",
         action="store_true",
@@ -86,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     recipe = _recipe_from_args(args)
     if args.precision:
         recipe.train["precision"] = args.precision
+    if args.no_cuda_graphs:
+        recipe.train["cuda_graphs"] = False
     out = _output_path(args, recipe)
     lock = _hold_output(out, args.distributed)
     try:

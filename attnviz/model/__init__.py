@@ -1,8 +1,8 @@
 """The model: score functions (one registry), the shared attention step, encoder, decoders, Seq2Seq, ModelConfig."""
 
-from attnviz.model.attention import Attention, Memory
+from attnviz.model.attention import Attention, AttentionOutput, Memory
 from attnviz.model.config import ENCODERS, STYLES, ModelConfig
-from attnviz.model.decoder import DecoderState, StepOutput
+from attnviz.model.decoder import DecoderState, Recurrence, StepOutput
 from attnviz.model.scores import SCORES, Score, get_score, register
 from attnviz.model.seq2seq import Encoded, Seq2Seq, build_model
 
@@ -11,10 +11,12 @@ __all__ = [
     "SCORES",
     "STYLES",
     "Attention",
+    "AttentionOutput",
     "DecoderState",
     "Encoded",
     "Memory",
     "ModelConfig",
+    "Recurrence",
     "Score",
     "Seq2Seq",
     "StepOutput",

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -33,6 +34,15 @@ class DecoderState:
         """Reorder/repeat batch rows (beam search); ``index`` ``[B']``."""
         hidden = tuple(h[:, index] for h in self.hidden) if isinstance(self.hidden, tuple) else self.hidden[:, index]
         return DecoderState(hidden, None if self.feed is None else self.feed[index])
+
+
+@dataclass
+class Recurrence:
+    """What a teacher-forced recurrence gives the output layer (:meth:`BahdanauDecoder.recur`)."""
+
+    outputs: Tensor  # [B, T, H] the RNN's top states s_t
+    attention: AttentionOutput  # weights/scores [B, T, S], context [B, T, K]
+    queries: Tensor  # [B, T, H] the states that queried attention, s_{t-1}
 
 
 @dataclass
@@ -81,14 +91,15 @@ class Decoder(nn.Module):
         else:
             self.out = nn.Linear(out_input, cfg.tgt_vocab_size)
 
-    def rnn_step(self, inp: Tensor, hidden: RNNState) -> tuple[Tensor, RNNState]:
+    def rnn_step(self, inp: Tensor, hidden: RNNState, fused: bool = False) -> tuple[Tensor, RNNState]:
         """One RNN step: inp ``[B, 1, I]`` -> (out ``[B, 1, H]``, hidden).
 
-        Without autograd a single-layer GRU runs as ``gru_cell`` on the same weights: the
-        same maths, about twice as fast at batch 1 (decoding). Training keeps ``nn.GRU``,
-        whose backward is faster.
+        Without autograd, or with ``fused``, a single-layer GRU runs as ``gru_cell`` on the same
+        weights: the same maths, about twice as fast at batch 1 (decoding), and plain kernels
+        that a CUDA graph captures (:mod:`attnviz.training.graphs`). Training otherwise keeps
+        ``nn.GRU``, whose backward is faster on the CPU.
         """
-        if self.cfg.cell == "gru" and self.cfg.dec_layers == 1 and not torch.is_grad_enabled():
+        if self.cfg.cell == "gru" and self.cfg.dec_layers == 1 and (fused or not torch.is_grad_enabled()):
             rnn = self.rnn
             h = torch.gru_cell(inp[:, 0], hidden[0], rnn.weight_ih_l0, rnn.weight_hh_l0, rnn.bias_ih_l0, rnn.bias_hh_l0)
             return h.unsqueeze(1), h.unsqueeze(0)  # [B, 1, H], [1, B, H]
@@ -159,13 +170,28 @@ class BahdanauDecoder(Decoder):
     def __init__(self, cfg: ModelConfig, summary_dim: int):
         K, E, H = cfg.memory_dim, cfg.emb_dim, cfg.hidden_dim
         super().__init__(cfg, rnn_input=E + K, out_input=H + K + E, summary_dim=summary_dim)
+        # Runs the teacher-forced recurrence instead of :meth:`recur` when set (same arguments and
+        # results): attnviz.training.graphs replays it as CUDA graphs while a GPU trains.
+        self.recurrence: Callable[[Tensor, DecoderState, Memory], Recurrence] | None = None
 
-    def _attend_and_step(self, emb: Tensor, state: DecoderState, memory: Memory, t: int, override=None):
+    def _attend_and_step(self, emb: Tensor, state: DecoderState, memory: Memory, t: int, override=None, fused=False):
         query = _top(state.hidden).unsqueeze(1)  # [B, 1, H] = s_{t-1}
         steps = torch.full((1,), t, device=emb.device)
         att = self.attention(query, memory, steps, None if override is None else override.unsqueeze(1))
-        out, hidden = self.rnn_step(torch.cat([emb, att.context], dim=-1), state.hidden)  # out [B, 1, H]
+        out, hidden = self.rnn_step(torch.cat([emb, att.context], dim=-1), state.hidden, fused)  # out [B, 1, H]
         return out, att, query, DecoderState(hidden)
+
+    def recur(self, emb: Tensor, state: DecoderState, memory: Memory, fused: bool = False) -> Recurrence:
+        """The teacher-forced recurrence: the embedded targets ``emb`` ``[B, T, E]`` (``<bos> y_1 ...``)
+        -> the RNN outputs s_t ``[B, T, H]``, the attention ``[B, T, S]`` and its queries s_{t-1}
+        ``[B, T, H]``. ``fused``: the GRU as ``gru_cell`` (see :meth:`Decoder.rnn_step`)."""
+        outs, atts, queries = [], [], []
+        for t in range(emb.size(1)):
+            out, att, query, state = self._attend_and_step(emb[:, t : t + 1], state, memory, t, fused=fused)
+            outs.append(out)
+            atts.append(att)
+            queries.append(query)
+        return Recurrence(torch.cat(outs, dim=1), _concat_attention(atts), torch.cat(queries, dim=1))
 
     def step(self, y_prev, state, memory, t, override=None):
         emb = self.dropout(self.embedding(y_prev)).unsqueeze(1)  # [B, 1, E]
@@ -178,16 +204,10 @@ class BahdanauDecoder(Decoder):
             return super().forward(tgt_in, state, memory, teacher_forcing, scored)
         # Teacher forcing: only the recurrence is sequential; the output layer runs once.
         emb = self.dropout(self.embedding(tgt_in))  # [B, T, E]
-        outs, atts, queries = [], [], []
-        for t in range(tgt_in.size(1)):
-            out, att, query, state = self._attend_and_step(emb[:, t : t + 1], state, memory, t)
-            outs.append(out)
-            atts.append(att)
-            queries.append(query)
-        att = _concat_attention(atts)
-        features = torch.cat([torch.cat(outs, dim=1), att.context, emb], dim=-1)  # [B, T, H + K + E]
+        rec = (self.recurrence or self.recur)(emb, state, memory)
+        features = torch.cat([rec.outputs, rec.attention.context, emb], dim=-1)  # [B, T, H + K + E]
         logits = self.generate(features if scored is None else features[scored])  # [B, T, V] or [N, V]
-        return StepOutput(logits, att, torch.cat(queries, dim=1))
+        return StepOutput(logits, rec.attention, rec.queries)
 
 
 class LuongDecoder(Decoder):

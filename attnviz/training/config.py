@@ -38,6 +38,7 @@ class TrainConfig:
     num_threads: int | None = None  # torch threads for this (training) thread
     average_last: int = 0  # also try the mean of the weights at the last N epoch ends (checkpoint averaging)
     record_history: bool = True  # record the probes' alignment history (attnviz.training.history)
+    cuda_graphs: bool = True  # replay the decoder recurrence as CUDA graphs where it applies (training.graphs)
     guided_weight: float = (
         0.0  # weight of the guided alignment loss (attnviz.training.guided); 0: off, >0: fit needs links
     )

@@ -27,6 +27,7 @@ from attnviz.model import ModelConfig, build_model
 from attnviz.training.batches import make_batches
 from attnviz.training.config import Progress, TrainConfig, TrainResult
 from attnviz.training.distributed import Batch, SingleProcess
+from attnviz.training.graphs import drop_graphs, graphs_apply, use_graphs
 from attnviz.training.guided import guided_alignment_loss, reference_rows
 from attnviz.training.history import HistoryRecorder, geometric
 from attnviz.training.loss import smoothed_cross_entropy
@@ -169,7 +170,9 @@ def start_run(translator: Translator, corpus: Corpus, cfg: TrainConfig, group: S
     total_steps = steps_per_epoch * cfg.epochs
     if cfg.max_steps:
         total_steps = min(total_steps, cfg.max_steps)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, fused=device.type == "cuda")  # one kernel a step
+    if cfg.cuda_graphs and not graphs_apply(model, device, precision, cfg.teacher_forcing, group.world):
+        use_graphs(model)
     start = time.perf_counter() - float(resume.get("seconds", 0.0))
     return TrainRun(
         translator, cfg, group, model, trained, device, precision, hardware, valid_batches, optimizer, total_steps,
@@ -372,12 +375,15 @@ def fit(
             run.recorder.record(run.model, run.device, "start", 0, 0, 0.0)
     result = TrainResult(history=list(resume.get("history", [])))
     result.best_valid_loss = float(resume.get("best_valid_loss") or math.inf)
-    for epoch in range(first_epoch, cfg.epochs + 1):
-        run.model.train()
-        batches = make_batches(corpus.train, translator.src_vocab, translator.tgt_vocab, cfg.batch_size, rng,
-                               links if guided else None)  # fmt: skip
-        totals = run_epoch(run, batches, epoch, result, callback, should_stop)
-        if totals.tokens == 0 or end_epoch(run, epoch, totals, result, callback, on_epoch_end):
-            break
+    try:
+        for epoch in range(first_epoch, cfg.epochs + 1):
+            run.model.train()
+            batches = make_batches(corpus.train, translator.src_vocab, translator.tgt_vocab, cfg.batch_size, rng,
+                                   links if guided else None)  # fmt: skip
+            totals = run_epoch(run, batches, epoch, result, callback, should_stop)
+            if totals.tokens == 0 or end_epoch(run, epoch, totals, result, callback, on_epoch_end):
+                break
+    finally:
+        drop_graphs(run.model)  # also when a step fails: the model goes back eager
     finish_run(run, result)
     return result
