@@ -11,8 +11,11 @@ its writes replace the entry instead of pushing a new one). So a page:
   :func:`write_url` at its end, in one ``from_dict`` (one message, one entry). A fragment that
   reruns alone (a clicked cell) writes its own part with :func:`write_url` too.
 
-A bare URL (no query) on a first visit stands for the page's defaults: the first write is then
-recorded, not pushed, so the entry the user arrived on is the state they saw first.
+The URL of a first visit stands for the state it opened: a bare URL for the page's defaults, a
+link for what the page read from it (its unknown parts at their defaults). The first write is then
+recorded, not pushed, so the entry the user arrived on is the state they saw first, and Back from
+their first action returns to it (a corrected copy of a link would be a second entry that Back
+lands on without a visible change).
 
 Values that must survive a visit to another page are kept by the widgets themselves
 (``persist_state="session"``); the open tab, which ``st.tabs`` cannot keep, by :func:`keep_tab`.
@@ -24,7 +27,7 @@ import streamlit as st
 
 _STAGED = "_url_staged"  # {param: text}: the page's state as it will be written
 _WRITTEN = "_url_written"  # {param: text}: the state the URL stands for (None before a first write)
-_BARE = "_url_bare"  # True while a first visit's bare URL stands for the defaults
+_FIRST = "_url_first"  # True while a first visit's URL stands for the state it opened
 
 
 def _history_navigation() -> bool:
@@ -46,11 +49,11 @@ def url_to_read() -> dict[str, str] | None:
     first = _WRITTEN not in st.session_state
     if first:
         st.session_state[_WRITTEN] = None
-        st.session_state[_BARE] = not query
+        st.session_state[_FIRST] = True
         return query or None
     if _history_navigation():
         st.session_state[_WRITTEN] = query
-        st.session_state[_BARE] = False
+        st.session_state[_FIRST] = False
         return query
     return None
 
@@ -79,11 +82,11 @@ def write_url(values: dict[str, object] | None = None) -> None:
         stage_url(values)
     want = dict(st.session_state.get(_STAGED) or {})
     written = st.session_state.get(_WRITTEN)
-    if st.session_state.get(_BARE):
-        if written is None or want == written:  # the first visit's bare URL stands for this state
+    if st.session_state.get(_FIRST):
+        if written is None or want == written:  # the first visit's URL stands for this state
             st.session_state[_WRITTEN] = want
             return
-        st.session_state[_BARE] = False
+        st.session_state[_FIRST] = False
     query = st.query_params.to_dict()
     if want == written and want == query:
         return

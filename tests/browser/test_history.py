@@ -152,9 +152,14 @@ def test_back_forward_and_links_restore_every_state(server, tmp_path):
         assert shown(settle(second)) == shown(hidden), "a copied link opens the same state"
         second.screenshot(path=str(tmp_path / "link-1920.png"))
 
+        bad = fresh.new_page()
+        bad.add_init_script(COUNT_PUSHES_JS)
+        second.close()
+        second = bad
         second.goto(f"{server}/?task=klingon&view=Nope&cell=x&colour=red", wait_until="domcontentloaded")
         second.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
         opened = settle(second)
+        assert second.evaluate("window.__pushes") == 0, "a bad link is one history entry, not two"
         assert {k: opened[k] for k in ("style", "view", "titles")} == {k: start[k] for k in ("style", "view", "titles")}
         notes = second.locator("[data-testid=stAlert] [data-testid=stMarkdownContainer]", has_text="not known here")
         notes = notes.all_inner_texts()
