@@ -8,7 +8,6 @@ import streamlit as st
 
 from attnviz.errors import AttnvizError
 from attnviz.links import (
-    FORMATS,
     CorpusAlignment,
     GoldSet,
     gold_of_pairs,
@@ -30,22 +29,13 @@ from pages.explore.links import (
 )
 from pages.explore.views import chart, columns, panel_width
 from pages.shared.common import escape_markdown, model_version
+from pages.shared.gold_convention import gold_convention
 
-SOURCE_KEY, FORMAT_KEY, BASE_KEY = "explore_gold_source", "explore_gold_format", "explore_gold_one_based"
+SOURCE_KEY, CONVENTION_KEY = "explore_gold_source", "explore_gold"  # the convention: explore_gold_format, _base
 GOLD_FILE_KEY, SRC_FILE_KEY, TGT_FILE_KEY = "explore_gold_file", "explore_gold_src_file", "explore_gold_tgt_file"
 PAIR_KEY, SHOW_KEY = "explore_gold_pair", "explore_gold_show"
-FORMAT_NAMES = {
-    "auto": "Detect",
-    "pharaoh": "Pharaoh (i-j, i?j, i-j-P)",
-    "talp": "talp (i-j, ipj)",
-    "naacl": "NAACL (sent i j [S|P])",
-}
-BASE_NAMES = {"auto": "Detect", 0: "0 (first word is 0)", 1: "1 (first word is 1)"}
 UPLOAD_HELP = (
-    "Pharaoh: one line per sentence pair, `i-j` a sure link, `i?j` or `i-j-P` a possible one. talp: the same with "
-    "`ipj` for a possible link (the Hansards set). NAACL: one line per link, `sent_id i j [S|P] [confidence]`. "
-    "Detect reads the format from the lines and the index base from the sentence lengths (an index equal to a "
-    "sentence's length is 1-based, an index 0 is 0-based)."
+    "Pharaoh, talp (the Hansards set) or NAACL links, 0- or 1-based: say which below, or leave it to auto-detect."
 )
 SENTENCES_HELP = (
     "One sentence per line, words separated by spaces, as the gold indices count them; or one `source ||| target` "
@@ -53,29 +43,46 @@ SENTENCES_HELP = (
 )
 
 
+def _sentences(src, tgt) -> tuple[tuple | None, tuple | None] | None:
+    """The uploaded sentences as ``gold_of_upload`` takes them, ``(lines, names)``: ``(None, None)`` for none
+    (the task's test pairs are used); None, with a note, when they are half given."""
+    src_lines = text_lines(src.getvalue(), src.name) if src is not None else None
+    if src_lines is not None and (tgt is not None or is_bitext(src_lines)):
+        lines = (src_lines, text_lines(tgt.getvalue(), tgt.name) if tgt is not None else None)
+        return lines, (src.name, tgt.name if tgt is not None else None)
+    if src is not None or tgt is not None:
+        st.info("Upload both sentence files (source and target), a `source ||| target` bitext, or neither to use "
+                "the task's test pairs.")  # fmt: skip
+        return None
+    return None, None
+
+
 def _uploaded_gold(test: list) -> GoldSet | None:
     """The uploaded files as a gold set (None until a gold file is uploaded); DataError on a malformed file."""
     left, right = st.columns(2)
     gold = left.file_uploader("Gold alignment file", key=GOLD_FILE_KEY, help=UPLOAD_HELP)
-    fmt = left.radio("Format", ("auto", *FORMATS), format_func=FORMAT_NAMES.get, key=FORMAT_KEY, horizontal=True)
-    base = left.radio("Index base", list(BASE_NAMES), format_func=BASE_NAMES.get, key=BASE_KEY, horizontal=True)
     src = right.file_uploader("Sentences: source, or a `source ||| target` bitext", key=SRC_FILE_KEY,
                               help=SENTENCES_HELP)  # fmt: skip
     tgt = right.file_uploader("Target sentences (not with a bitext)", key=TGT_FILE_KEY)
+    given, problem = None, None  # given: the sentences as _sentences returns them, once a gold file is there
+    if gold is not None:
+        try:
+            given = _sentences(src, tgt)
+        except AttnvizError as e:  # a malformed sentence file: the radios stay, the error is shown once
+            problem = e
+
+    def read(fmt: str, base: int | str) -> GoldSet:
+        sentences, names = given
+        lines = text_lines(gold.getvalue(), gold.name)
+        return gold_of_upload(lines, gold.name, fmt, base, sentences, names or ("source file", "target file"), test)
+
+    fmt, base = gold_convention(CONVENTION_KEY, (lambda f, b: read(f, b).convention) if given else None, left)
+    if problem is not None:
+        raise problem
     if gold is None:
         st.info("Upload a gold alignment file (and its sentences) to score the links against it.")
         return None
-    sentences = names = None
-    src_lines = text_lines(src.getvalue(), src.name) if src is not None else None
-    if src_lines is not None and (tgt is not None or is_bitext(src_lines)):
-        sentences = (src_lines, text_lines(tgt.getvalue(), tgt.name) if tgt is not None else None)
-        names = (src.name, tgt.name if tgt is not None else None)
-    elif src is not None or tgt is not None:
-        st.info("Upload both sentence files (source and target), a `source ||| target` bitext, or neither to use "
-                "the task's test pairs.")  # fmt: skip
-        return None
-    lines = text_lines(gold.getvalue(), gold.name)
-    return gold_of_upload(lines, gold.name, fmt, base, sentences, names or ("source file", "target file"), test)
+    return read(fmt, base) if given else None
 
 
 def _gold_set(entry: dict) -> GoldSet | None:

@@ -24,11 +24,12 @@ from attnviz.external import (
     unpack_zip,
     word_stack,
 )
-from attnviz.links import DIRECTIONAL, FORMATS, gold_of_upload, parse_pharaoh, text_lines
+from attnviz.links import DIRECTIONAL, GoldFile, GoldSet, gold_of_upload, parse_gold, text_lines
 from attnviz.plots import heads_grid, plot_config
 from attnviz.server import server_folder
 from attnviz.store import hf_roots
 from pages.shared.common import escape_markdown, get_model, session_models
+from pages.shared.gold_convention import gold_convention
 from pages.yours import panel
 
 HOW_KEY, PATH_KEY, ZIP_KEY = "yours_hf_how", "yours_hf_path", "yours_hf_zip"
@@ -37,8 +38,7 @@ SRC_LANG_KEY, TGT_LANG_KEY, GOLD_KEY = "yours_hf_src_lang", "yours_hf_tgt_lang",
 LAYER_KEY, HEAD_KEY, COMPARE_KEY, GRID_KEY = "yours_hf_layer", "yours_hf_head", "yours_hf_compare", "yours_hf_grid"
 ATTNVIZ_KEY = "yours_hf_attnviz"
 RANK_GOLD_KEY, RANK_SRC_KEY, RANK_TGT_KEY = "yours_hf_rank_gold", "yours_hf_rank_src", "yours_hf_rank_tgt"
-RANK_FORMAT_KEY, RANK_BASE_KEY = "yours_hf_rank_format", "yours_hf_rank_one_based"
-RANK_METHOD_KEY, RANK_KEY = "yours_hf_rank_method", "yours_hf_rank"
+RANK_METHOD_KEY, RANK_KEY = "yours_hf_rank_method", "yours_hf_rank"  # RANK_KEY's convention: _format, _base
 HOWS = ("Path on the server", "Upload a zip")
 ALL = "all"
 MAX_GRID_HEADS = 16 * 16
@@ -65,12 +65,18 @@ def _word_stack(decode: tuple) -> tuple:
     return word_stack(_decode(*decode))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _head_aer(decode: tuple, gold_line: str):
-    """Each head's AER ``[layers, heads]`` against the pair's gold links; DataError when they are malformed."""
+def _pair_gold(decode: tuple, gold: tuple) -> GoldFile:
+    """The pair's gold links (``gold``: the line, its format and base) over the decode's words; DataError
+    when they are malformed or do not fit the convention."""
     _, src, tgt = _word_stack(decode)
-    gold = parse_pharaoh([gold_line], [(len(src), len(tgt))], name="the gold links")[0]
-    return head_aer(_decode(*decode), gold)
+    line, fmt, base = gold
+    return parse_gold([line], [(len(src), len(tgt))], fmt, base, name="the gold links")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _head_aer(decode: tuple, gold: tuple):
+    """Each head's AER ``[layers, heads]`` against the pair's gold links (:func:`_pair_gold`)."""
+    return head_aer(_decode(*decode), _pair_gold(decode, gold).alignments[0])
 
 
 def _version(folder: Path) -> float:
@@ -133,16 +139,16 @@ def _open_clicked() -> None:
         st.session_state[LAYER_KEY], st.session_state[HEAD_KEY] = int(data[0]), int(data[1])
 
 
-def _grid(c: CrossAttention, decode: tuple, gold_line: str) -> None:
+def _grid(c: CrossAttention, decode: tuple, gold: tuple | None) -> None:
     """Every head as a small map, each titled with its AER when gold links are given; a click opens one."""
     if c.layers * c.heads > MAX_GRID_HEADS:
         st.caption(f"{c.layers} × {c.heads} heads are too many for one grid; pick them below.")
         return
     stack, src, tgt = _word_stack(decode)
     aer = None
-    if gold_line:
+    if gold:
         try:
-            aer = _head_aer(decode, gold_line)
+            aer = _head_aer(decode, gold)
         except AttnvizError as e:
             st.error(escape_markdown(str(e)))
     layer, head = st.session_state.get(LAYER_KEY), st.session_state.get(HEAD_KEY)
@@ -172,15 +178,23 @@ def _picks(c: CrossAttention) -> tuple[Pick, list[Pick]]:
     return opened, others
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _ranking(path: str, version: float, files: tuple, fmt: str, one_based: bool, method: str) -> tuple[list[dict], int]:
-    """Every head, layer and the average scored against a gold set (``files``: the gold, source and target
-    files as ``(name, bytes)``), lowest AER first, and the number of pairs; DataError for a bad file."""
+def _gold_set(files: tuple, fmt: str, base: int | str) -> GoldSet:
+    """The gold set of ``files`` (the gold, source and target files as ``(name, bytes)``) read in the
+    convention ``fmt``, ``base``; DataError for a bad file."""
     (gold_name, gold), (src_name, src), (tgt_name, tgt) = files
     sentences = (text_lines(src, src_name), text_lines(tgt, tgt_name))
-    gold_set = gold_of_upload(text_lines(gold, gold_name), gold_name, fmt, one_based, sentences, (src_name, tgt_name))
+    return gold_of_upload(text_lines(gold, gold_name), gold_name, fmt, base, sentences, (src_name, tgt_name))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _ranking(
+    path: str, version: float, files: tuple, fmt: str, base: int | str, method: str
+) -> tuple[list[dict], GoldSet]:
+    """Every head, layer and the average scored against a gold set (``_gold_set(files, fmt, base)``), lowest
+    AER first, and the gold set; DataError for a bad file."""
+    gold_set = _gold_set(files, fmt, base)
     rows = score_picks(_model(path, version), gold_set.sources, gold_set.targets, gold_set.gold, method=method)
-    return sorted(rows, key=lambda row: row["AER"]), len(gold_set.gold)
+    return sorted(rows, key=lambda row: row["AER"]), gold_set
 
 
 def _open_best(row: dict) -> None:
@@ -192,23 +206,26 @@ def _rank(folder: Path) -> None:
     """Every head ranked by AER on uploaded gold files, the best one opened with a click."""
     left, right = st.columns(2)
     gold = left.file_uploader("Gold alignment file", key=RANK_GOLD_KEY)
-    fmt = left.radio("Format", FORMATS, key=RANK_FORMAT_KEY, horizontal=True)
-    one_based = left.toggle("Indices start at 1", key=RANK_BASE_KEY)
     src = right.file_uploader("Source sentences (tokenized, one per line)", key=RANK_SRC_KEY)
     tgt = right.file_uploader("Target sentences (tokenized, one per line)", key=RANK_TGT_KEY)
+    files = tuple((f.name, f.getvalue()) for f in (gold, src, tgt)) if None not in (gold, src, tgt) else None
+    read = (lambda f, b: _gold_set(files, f, b).convention) if files else None
+    fmt, base = gold_convention(RANK_KEY, read, left)
     method = st.segmented_control("Links from attention", DIRECTIONAL, default="argmax", key=RANK_METHOD_KEY,
                                   help=panel.METHOD_HELP) or "argmax"  # fmt: skip
-    if gold is None or src is None or tgt is None:
+    if files is None:
         st.info("Upload a gold alignment file and its source and target sentences: every head is forced through "
                 "each pair and scored, so you see which heads align.")  # fmt: skip
         return
-    files = tuple((f.name, f.getvalue()) for f in (gold, src, tgt))
     try:
         with st.spinner("Forcing every pair and scoring every head…"):
-            rows, n = _ranking(str(folder), _version(folder), files, fmt, one_based, method)
+            rows, gold_set = _ranking(str(folder), _version(folder), files, fmt, base, method)
     except AttnvizError as e:
         st.error(escape_markdown(str(e)))
         return
+    for warning in gold_set.warnings:
+        st.warning(escape_markdown(warning))
+    n = len(gold_set.gold)
     st.caption(escape_markdown(f"{n} pairs, {method} links on words, lowest AER first."))
     st.dataframe(pd.DataFrame(rows).drop(columns=["layer", "head"]), hide_index=True, key="yours_hf_rank_table",
                  height=260)  # fmt: skip
@@ -264,10 +281,12 @@ def render() -> None:
     if c.hypotheses:
         st.dataframe(pd.DataFrame([{"translation": h.text, "log-probability": round(h.log_prob, 3)}
                                    for h in c.hypotheses]), hide_index=True, key="yours_hf_nbest")  # fmt: skip
-    gold_line = st.text_input("Gold links of this pair (Pharaoh, 0-based over words)", key=GOLD_KEY,
-                              placeholder="0-0 1-2 2-1", help=panel.GOLD_HELP).strip()  # fmt: skip
+    gold_line = st.text_input("Gold links of this pair (over words)", key=GOLD_KEY, placeholder="0-0 1-2 2-1",
+                              help=panel.GOLD_HELP).strip()  # fmt: skip
+    read = (lambda f, b: _pair_gold(decode, (gold_line, f, b)).convention()) if gold_line else None
+    gold = (gold_line, *gold_convention(GOLD_KEY, read))
     with st.expander("Heads: every layer × head", expanded=True):
-        _grid(c, decode, gold_line)
+        _grid(c, decode, gold if gold_line else None)
     if st.toggle("Rank every head on a gold set (files)", key=RANK_KEY):
         with st.container(border=True):
             _rank(folder)
@@ -279,4 +298,4 @@ def render() -> None:
         st.error(escape_markdown(str(e)))
         return
     alignments |= _attnviz_model(text, reference or c.text)
-    panel.show_alignments(alignments, "yours_hf_panel", gold=gold_line, default=list(alignments))
+    panel.show_alignments(alignments, "yours_hf_panel", gold=gold, default=list(alignments))

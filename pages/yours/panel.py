@@ -13,7 +13,7 @@ import streamlit as st
 
 from attnviz.decoding import Alignment
 from attnviz.errors import AttnvizError
-from attnviz.links import DIRECTIONAL, directional_links, for_reading, parse_pharaoh, read_words, score_table
+from attnviz.links import DIRECTIONAL, directional_links, for_reading, parse_gold, read_words, score_table
 from attnviz.plots import (
     alignment_json,
     explore_heatmap,
@@ -25,6 +25,7 @@ from attnviz.plots import (
     step_animation,
 )
 from pages.shared.common import escape_markdown
+from pages.shared.gold_convention import gold_convention
 
 ONE_WIDTH, COMPARE_WIDTH = 860, 420  # px: one map across the page, or two to four side by side
 MAX_COMPARED = 4
@@ -35,8 +36,9 @@ METHOD_HELP = (
     "(standardised per source word) by dynamic time warping; with several maps shown, their average is one more row."
 )
 GOLD_HELP = (
-    "Gold links of this pair in Pharaoh format: `i-j` a sure link from source word i to target word j, `i?j` or "
-    "`i-j-P` a possible one, counted over the words the maps show (pieces merged, <eos> left out)."
+    "Gold links of this pair, counted over the words the maps show (pieces merged, <eos> left out): Pharaoh or talp "
+    "`i-j` a sure link from source word i to target word j (possible: Pharaoh `i?j` or `i-j-P`, talp `ipj`), or one "
+    "NAACL link `sent_id i j [S|P]`. Say the format and index base below, or leave them to auto-detect."
 )
 
 
@@ -44,11 +46,13 @@ def _chart(fig, key: str, name: str) -> None:
     st.plotly_chart(fig, key=key, width="content", config=plot_config(f"attnviz-{name}"))
 
 
-def show_alignments(alignments: dict, key: str, gold: str | None = None, default: list[str] | None = None) -> None:
+def show_alignments(
+    alignments: dict, key: str, gold: tuple[str, str, int | str] | None = None, default: list[str] | None = None
+) -> None:
     """The shared views over ``alignments`` (name -> ``Alignment``): the user picks one, or up to
     :data:`MAX_COMPARED` to compare side by side on one colour scale (``default``: those shown first,
-    and again whenever it changes). ``gold``: the pair's gold links in Pharaoh format, given by the
-    page (``None``: the panel asks for them)."""
+    and again whenever it changes). ``gold``: the pair's gold links given by the page, ``(line, fmt, base)``
+    as :func:`pages.shared.gold_convention.gold_convention` asks them (``None``: the panel asks for them)."""
     if not alignments:
         st.info("Nothing to show.")
         return
@@ -97,20 +101,21 @@ def _heatmaps(panels: dict[str, Alignment], key: str) -> None:
             _chart(explore_heatmap(al, title=name, zmin=zmin, zmax=zmax, max_width=width), f"{key}_map_{k}", "map")
 
 
-def _gold(key: str, n_src: int, n_tgt: int, given: str | None):
-    """The gold links (``given``, or pasted here) as a ``GoldAlignment``; ``None`` when there are none,
-    DataError when malformed."""
-    line, one_based = given or "", False
+def _gold(key: str, n_src: int, n_tgt: int, given: tuple[str, str, int | str] | None):
+    """The gold links as a ``GoldAlignment``: ``given`` by the page as ``(line, fmt, base)``, or pasted here
+    with the convention asked beside them; ``None`` when there are none, DataError when they are malformed
+    or do not fit the convention."""
+
+    def read(line: str, fmt: str, base: int | str):
+        return parse_gold([line], [(n_src, n_tgt)], fmt, base, name="the gold links")
+
     if given is None:
-        left, right = st.columns([4, 1], vertical_alignment="bottom")
-        line = left.text_input("Gold links (Pharaoh)", key=f"{key}_gold", placeholder="0-0 1-2 2-1", help=GOLD_HELP)
-        one_based = right.toggle("1-based", key=f"{key}_gold_one_based")
-    if not line.strip():
-        return None
-    return parse_pharaoh([line], [(n_src, n_tgt)], one_based, name="the gold links")[0]
+        line = st.text_input("Gold links", key=f"{key}_gold", placeholder="0-0 1-2 2-1", help=GOLD_HELP).strip()
+        given = (line, *gold_convention(f"{key}_gold", (lambda f, b: read(line, f, b).convention()) if line else None))
+    return read(*given).alignments[0] if given[0] else None
 
 
-def _links(panels: dict[str, Alignment], key: str, given_gold: str | None) -> None:
+def _links(panels: dict[str, Alignment], key: str, given_gold: tuple | None) -> None:
     """Each shown attention's word links, with the gold links' precision, recall and AER when pasted."""
     left, right = st.columns([2, 1], vertical_alignment="bottom")
     method = left.segmented_control("Links from attention", DIRECTIONAL, default="argmax", key=f"{key}_method",

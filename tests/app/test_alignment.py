@@ -196,6 +196,10 @@ def test_an_uploaded_gold_file_is_scored_and_a_malformed_one_names_its_line(app_
     at = _upload(at, b"0-0\n", name="short.txt")  # one line for two pairs
     assert "short.txt line 2: the file has 1 lines but there are 2 sentence pairs" in unescape(at.error[0].value)
 
+    at.file_uploader(key="explore_gold_src_file").set_value(("latin1.txt", b"caf\xe9\n", "text/plain")).run()
+    assert not at.exception and len(at.error) == 1 and "latin1.txt: not UTF-8 text" in unescape(at.error[0].value)
+    assert at.radio(key="explore_gold_format").value == "auto"  # the convention's radios stay on the page
+
 
 def test_in_both_the_alignment_view_aligns_with_both_models_side_by_side(app_env):
     at = start(explore_style="both", explore_text=TEXT, explore_view="Alignment", explore_align_reference=REFERENCE)
@@ -243,8 +247,18 @@ def test_an_uploaded_talp_file_with_a_bitext_shows_the_convention_it_detected(ap
     table = at.dataframe[0].value
     assert table["sure links"].tolist() == [9, 9] and table["pairs"].tolist() == [2, 2]
 
-    at.radio(key="explore_gold_one_based").set_value(0).run()  # the base given, and wrong: the line is named
+    assert any(c.startswith("Auto-detect: talp (one line a pair, i-j sure, ipj possible), 1-based (detected")
+               for c in captions), captions  # the shared widget's caption, under the radios  # fmt: skip
+
+    at.radio(key="explore_gold_base").set_value(0).run()  # the base given, and wrong: the line is named
+    assert len(at.error) == 1 and not at.get("plotly_chart")
     assert "enfr.talp line 1: link 6-6 has an index equal to its sentence's length" in unescape(at.error[0].value)
-    at.radio(key="explore_gold_one_based").set_value("auto").run()
+    assert any(unescape(c.value).startswith("Auto-detect: talp (") for c in at.caption)  # the fitting one stays shown
+    at.radio(key="explore_gold_base").set_value(1).run()
+    at.radio(key="explore_gold_format").set_value("talp").run()  # given and right: read as given
+    read_as = "Read as talp (one line a pair, i-j sure, ipj possible), 1-based (given)"
+    assert not at.error and any(unescape(c.value).startswith(read_as) for c in at.caption)
+    at.radio(key="explore_gold_format").set_value("auto").run()
+    at.radio(key="explore_gold_base").set_value("auto").run()
     at.file_uploader(key="explore_gold_file").set_value(("enfr.talp", b"1-1\n1-1 2:2\n", "text/plain")).run()
     assert "enfr.talp line 2: '2:2' is not a gold link" in unescape(at.error[0].value)

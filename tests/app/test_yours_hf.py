@@ -58,6 +58,15 @@ def test_gold_scores_every_head_and_a_head_opens_and_compares(folder):
     assert not at.exception and not at.error
     titles = [a["text"] for a in figures(at)[0]["layout"]["annotations"]]
     assert len(titles) == 12 and all(" · " in t for t in titles) and sum("<b>" in t for t in titles) == 1
+    assert any(c.value.startswith(r"Auto\-detect\: pharaoh") for c in at.caption)  # the shared convention widget
+    at.radio(key="yours_hf_gold_base").set_value(1).run()  # the pair's links given 1-based, and they hold a 0
+    assert not at.exception and at.error and "has an index 0" in at.error[0].value
+    one_based = " ".join(f"{int(i) + 1}-{int(j) + 1}" for i, j in (link.split("-") for link in GOLD.split()))
+    at.text_input(key="yours_hf_gold").set_value(one_based).run()  # the same links 1-based: the same AERs
+    assert not at.exception and not at.error
+    assert [a["text"] for a in figures(at)[0]["layout"]["annotations"]] == titles
+    at.radio(key="yours_hf_gold_base").set_value("auto").run()
+    at.text_input(key="yours_hf_gold").set_value(GOLD).run()
     at.selectbox(key="yours_hf_layer").set_value(1).run()
     at.selectbox(key="yours_hf_head").set_value(2).run()
     at.text_input(key="yours_hf_compare").set_value("0:1 2:3").run()
@@ -101,6 +110,12 @@ def test_every_head_ranked_on_uploaded_gold_files_and_the_best_opened(folder):
     at.file_uploader(key="yours_hf_rank_src").set_value(("src.txt", f"{SENTENCES[0]}\n".encode(), "text/plain"))
     at.file_uploader(key="yours_hf_rank_tgt").set_value(("tgt.txt", f"{SENTENCES[1]}\n".encode(), "text/plain"))
     at.file_uploader(key="yours_hf_rank_gold").set_value(("gold.txt", f"{GOLD}\n".encode(), "text/plain")).run()
+    assert not at.exception and not at.error
+    assert any(c.value.startswith(r"Auto\-detect\: pharaoh") for c in at.caption)  # the shared convention widget
+    at.radio(key="yours_hf_rank_format").set_value("naacl").run()  # a Pharaoh file read as NAACL: one message
+    assert not at.exception and len(at.error) == 1 and "it holds Pharaoh links" in at.error[0].value
+    at.radio(key="yours_hf_rank_format").set_value("pharaoh").run()
+    at.radio(key="yours_hf_rank_base").set_value(0).run()
     assert not at.exception and not at.error
     table = at.dataframe[0].value  # the ranking (AppTest finds no dataframe by key)
     assert len(table) == 1 + 3 + 12 and list(table["AER"]) == sorted(table["AER"])

@@ -4,8 +4,14 @@ alignment or several compared, the views, links scored against pasted gold, the 
 from __future__ import annotations
 
 import json
+import re
 
 from streamlit.testing.v1 import AppTest
+
+
+def plain(markdown: str) -> str:
+    """A message as the user reads it (Markdown escapes removed)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def _script():
@@ -45,6 +51,25 @@ def test_links_scored_against_pasted_gold_and_a_malformed_gold_line():
     assert not at.exception and 0 <= at.dataframe[0].value["AER"][0] <= 1
     at.text_input(key="t_gold").set_value("0-9").run()
     assert "is outside its sentence" in at.error[0].value
+
+
+def test_pasted_gold_in_the_shared_convention_widget_1_based_detected_and_a_contradicting_base():
+    at = AppTest.from_function(_script, default_timeout=60).run()
+    at.segmented_control(key="t_view").set_value("Word links and gold").run()
+    at.text_input(key="t_gold").set_value("0-0 1-2 2-1 3-3").run()
+    zero_based = at.dataframe[0].value
+    at.text_input(key="t_gold").set_value("1-1 2-3 3-2 4-4").run()  # the same links, 1-based: 4 is a length
+    assert not at.exception and not at.error
+    assert at.dataframe[0].value.equals(zero_based)
+    captions = [plain(c.value) for c in at.caption]
+    assert any(c.startswith("Auto-detect: pharaoh (one line a pair, i-j sure, i?j or i-j-P possible), 1-based "
+                            "(detected: 0-based is ruled out") for c in captions), captions  # fmt: skip
+    at.radio(key="t_gold_base").set_value(0).run()
+    assert not at.exception and len(at.error) == 1 and not at.dataframe
+    assert "link 4-4 has an index equal to its sentence's length" in plain(at.error[0].value)
+    at.radio(key="t_gold_base").set_value(1).run()
+    at.radio(key="t_gold_format").set_value("naacl").run()  # a Pharaoh line read as NAACL: named, not a crash
+    assert not at.exception and len(at.error) == 1 and "use --format pharaoh" in plain(at.error[0].value)
 
 
 def test_exports_and_nothing_to_show():
