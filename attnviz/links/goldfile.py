@@ -159,13 +159,19 @@ def _pair_links(lines: list[str], lengths: list[tuple[int, int]], fmt: str, name
         fields = line.split()
         where = f"{name} line {k + 1}"
         if _kind(fields) == "naacl":
-            raise DataError(f"{where}: {line.strip()!r} looks like NAACL (sent_id i j [S|P]); use --format naacl")
+            raise DataError(
+                f"{where}: {line.strip()!r} looks like NAACL (sent_id i j [S|P]); read it as NAACL (--format naacl)"
+            )
         for item in fields:
             m = _LINK.match(item)
             sep, tag = (m.group(2), m.group(4)) if m else ("", None)
             mark = "p" if sep in ("p", "P") else "?" if sep == "?" else "-P" if (tag or "S").upper() == "P" else None
             if m is None or (mark and _FORMAT_OF_MARK[mark] != fmt) or (fmt == "talp" and tag):
-                hint = f"; use --format {_FORMAT_OF_MARK[mark]} (or auto)" if m and mark else ""
+                hint = (
+                    f"; read it as {_FORMAT_OF_MARK[mark]} (--format {_FORMAT_OF_MARK[mark]}) or auto-detect"
+                    if m and mark
+                    else ""
+                )
                 raise DataError(
                     f"{where}: {item[:40]!r} is not a {_TITLE[fmt]} link; write source-target indices (up to 6 "
                     f"digits 0-9) such as '0-0 1-2', with {_POSSIBLE[fmt]} for a possible link{hint}"
@@ -189,7 +195,8 @@ def _naacl_links(lines: list[str], name: str) -> list[_Raw]:
             continue
         if any(_LINK.match(f) for f in fields):
             raise DataError(
-                f"{name} line {n}: {line.strip()[:40]!r} mixes formats: it holds Pharaoh links; use --format pharaoh"
+                f"{name} line {n}: {line.strip()[:40]!r} mixes formats: it holds Pharaoh links; "
+                "read it as Pharaoh (--format pharaoh)"
             )
         if _kind(fields) != "naacl":
             raise DataError(
@@ -235,8 +242,11 @@ def _choose_base(raw: list[_Raw], lengths: list[tuple[int, int]], fmt: str, base
         bad = misfits[base]
         if bad is not None:
             other = 1 - base
-            hint = f"the indices fit {other}-based: use --base {other} or auto" if misfits[other] is None else (
-                "check that the text and the gold file hold the same pairs")  # fmt: skip
+            hint = (
+                f"the indices fit {other}-based: read it {other}-based (--base {other}) or auto-detect"
+                if misfits[other] is None
+                else "check that the text and the gold file hold the same pairs"
+            )
             raise DataError(f"{name} line {bad[0].line}: {bad[1]}; {hint}")
         warnings = []
         if misfits[1 - base] is None and raw and _looks_other(raw, fmt, base):

@@ -29,7 +29,7 @@ from pages.explore.links import (
 )
 from pages.explore.views import chart, columns, panel_width
 from pages.shared.common import escape_markdown, model_version
-from pages.shared.gold_convention import gold_convention
+from pages.shared.gold_convention import AUTO, gold_convention
 
 SOURCE_KEY, CONVENTION_KEY = "explore_gold_source", "explore_gold"  # the convention: explore_gold_format, _base
 GOLD_FILE_KEY, SRC_FILE_KEY, TGT_FILE_KEY = "explore_gold_file", "explore_gold_src_file", "explore_gold_tgt_file"
@@ -151,7 +151,8 @@ def gold_view(entries: dict[str, dict], method: Method, image_format: str) -> No
 
 def _report(gold: GoldSet, aligned: dict[str, CorpusAlignment], skipped: set[int]) -> None:
     """How the gold file was read, its warnings, and the pairs the models could not read."""
-    if gold.convention:
+    chosen = {st.session_state.get(f"{CONVENTION_KEY}_{part}") for part in ("format", "base")} != {AUTO}
+    if gold.convention and chosen:  # left to auto-detect, the convention widget's caption says it
         st.caption(escape_markdown(f"Read as {gold.convention}."))
     for warning in gold.warnings:
         st.warning(escape_markdown(warning))

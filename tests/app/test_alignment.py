@@ -242,8 +242,7 @@ def test_an_uploaded_talp_file_with_a_bitext_shows_the_convention_it_detected(ap
     at.run()
     assert not at.exception and not at.error, at.error
     captions = [unescape(c.value) for c in at.caption]
-    assert any(c.startswith("Read as talp (one line a pair, i-j sure, ipj possible), 1-based (detected: 0-based is "
-                            "ruled out, line 1: link 6-6 has an index equal") for c in captions), captions  # fmt: skip
+    assert not any(c.startswith("Read as") for c in captions), captions  # auto-detect's caption says it once
     table = at.dataframe[0].value
     assert table["sure links"].tolist() == [9, 9] and table["pairs"].tolist() == [2, 2]
 

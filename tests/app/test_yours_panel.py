@@ -69,7 +69,8 @@ def test_pasted_gold_in_the_shared_convention_widget_1_based_detected_and_a_cont
     assert "link 4-4 has an index equal to its sentence's length" in plain(at.error[0].value)
     at.radio(key="t_gold_base").set_value(1).run()
     at.radio(key="t_gold_format").set_value("naacl").run()  # a Pharaoh line read as NAACL: named, not a crash
-    assert not at.exception and len(at.error) == 1 and "use --format pharaoh" in plain(at.error[0].value)
+    assert not at.exception and len(at.error) == 1
+    assert "read it as Pharaoh (--format pharaoh)" in plain(at.error[0].value)
 
 
 def test_exports_and_nothing_to_show():

@@ -39,7 +39,9 @@ def test_malformed_pharaoh_names_the_line(lines, message):
 
 
 def test_pharaoh_one_based_refuses_index_zero():
-    with pytest.raises(DataError, match=r"line 1: link 0-1 has an index 0, .* the indices fit 0-based: use --base 0"):
+    with pytest.raises(
+        DataError, match=r"line 1: link 0-1 has an index 0, .* fit 0-based: read it 0-based \(--base 0\)"
+    ):
         parse_pharaoh(["0-1", "1-1"], LENGTHS, one_based=True)
 
 
@@ -158,9 +160,9 @@ def test_the_base_is_detected_both_ways_and_a_given_base_is_checked():
     ) and "1-based is ruled out, line 1: link 0-0 has an index 0" in zero.how
     one = parse_gold(["1-1 2-2", "1-2 2-1", "1-1"], [(2, 2)] * 3, name="g.txt")
     assert one.base == 1 and [g.sure for g in one.alignments] == [g.sure for g in zero.alignments]
-    with pytest.raises(DataError, match=r"g.txt line 1: link 2-2 has an index equal .* fit 1-based: use --base 1"):
+    with pytest.raises(DataError, match=r"g.txt line 1: link 2-2 has an index equal .* read it 1-based \(--base 1\)"):
         parse_gold(["1-1 2-2", "1-2 2-1", "1-1"], [(2, 2)] * 3, base=0, name="g.txt")
-    with pytest.raises(DataError, match=r"g.txt line 1: link 0-0 has an index 0, .* fit 0-based: use --base 0"):
+    with pytest.raises(DataError, match=r"g.txt line 1: link 0-0 has an index 0, .* read it 0-based \(--base 0\)"):
         parse_gold(["0-0 1-1", "0-1 1-0", "0-0"], [(2, 2)] * 3, base=1, name="g.txt")
     with pytest.raises(DataError, match="the index base is 0, 1 or auto"):
         parse_gold(["0-0"], [(2, 2)], base=2)
@@ -202,11 +204,11 @@ def test_indices_that_fit_neither_base_are_refused():
 
 
 def test_a_given_format_is_read_as_that_format():
-    with pytest.raises(DataError, match=r"line 1: '3p1' is not a Pharaoh link.* use --format talp"):
+    with pytest.raises(DataError, match=r"line 1: '3p1' is not a Pharaoh link.* read it as talp \(--format talp\)"):
         parse_gold(HANSARDS_LIKE[1:2], [(3, 3)], "pharaoh")
-    with pytest.raises(DataError, match=r"line 1: '1\?1' is not a talp link.* use --format pharaoh"):
+    with pytest.raises(DataError, match=r"line 1: '1\?1' is not a talp link.* read it as pharaoh \(--format pharaoh\)"):
         parse_gold(["1?1"], [(3, 3)], "talp")
-    with pytest.raises(DataError, match=r"line 1: .* mixes formats: it holds Pharaoh links; use --format pharaoh"):
+    with pytest.raises(DataError, match=r"line 1: .* mixes formats: .* read it as Pharaoh \(--format pharaoh\)"):
         parse_gold(HANSARDS_LIKE, HANSARDS_LENGTHS, "naacl")
     with pytest.raises(DataError, match="unknown gold format 'giza'; choose one of auto, pharaoh, talp, naacl"):
         parse_gold(HANSARDS_LIKE, HANSARDS_LENGTHS, "giza")
