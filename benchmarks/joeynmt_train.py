@@ -17,6 +17,13 @@ by attnviz's ``make_batches`` with ``random.Random(0)``:
   smoothing), normalised by tokens, zero_grad, backward, clipping, Adam, ``loss.item()`` and the
   correct-token count.
 
+On a CUDA GPU in fp32 attnviz trains a Bahdanau decoder's recurrence as CUDA graphs
+(``attnviz.training.graphs``, as ``fit`` does there); the benchmark then times attnviz twice,
+with graphs (``attnviz``) and eagerly (``attnviz-eager``, ``cuda_graphs=False``), from the same
+initial weights. Each bucket shape is captured once, the first time a batch needs it; one forward
+and backward pass over the timed batches captures them all before the clock starts (the capture's
+seconds and the number of graphs are reported), so the steps are timed as in the rest of a training.
+
 Both use Adam at the recipe's learning rate and its clipping norm. ``--warmup`` steps each run
 untimed first; then each of ``--rounds`` rounds times ``--steps`` steps of each tool on the same
 batches, attnviz first in odd rounds and JoeyNMT first in even ones (the GPU is synchronised
@@ -53,13 +60,12 @@ from attnviz.devices import autocast, describe
 from attnviz.errors import AttnvizError
 from attnviz.training import SingleProcess, TrainConfig, build_translator
 from attnviz.training.batches import make_batches
-from attnviz.training.fit import TrainRun, start_run, train_step
+from attnviz.training.fit import TrainRun, _loss_and_accuracy, start_run, train_step
 from attnviz.training.recipes import Recipe
 
 DEFAULT_RECIPE = "pretrained/recipes/multi30k-de-en-additive-bahdanau.json"
 JOEY_ATTENTION = {"additive": "bahdanau", "general": "luong"}  # attnviz score -> JoeyNMT attention
 JOEY_PAD, JOEY_UNK, JOEY_BOS, JOEY_EOS = 1, 0, 2, 3  # JoeyNMT's default special ids
-TOOLS = ("attnviz", "joeynmt")
 
 
 def _synchronize(device: torch.device) -> None:
@@ -211,6 +217,14 @@ def main() -> None:
     run = start_run(tr, corpus, cfg, SingleProcess(), {})  # seeds, threads, device, Adam at the recipe's lr
     device, precision = run.device, run.precision
     run.model.train()
+    graphs = run.model.decoder.recurrence if recipe.model.get("style", "bahdanau") == "bahdanau" else None
+    eager = None
+    if graphs is not None:  # the same model trained eagerly, from the same initial weights
+        twin = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=seed,
+                                **recipe.model)  # fmt: skip
+        eager = start_run(twin, corpus, TrainConfig(**{**cfg.to_dict(), "cuda_graphs": False}), SingleProcess(), {})
+        eager.model.train()
+    tools = ("attnviz", "attnviz-eager", "joeynmt") if eager else ("attnviz", "joeynmt")
 
     torch.manual_seed(seed)
     joey_cfg = joey_config(recipe.model)
@@ -222,17 +236,27 @@ def main() -> None:
     tokens = [int((tgt[:, 1:] != PAD_ID).sum()) for _, _, tgt in batches]
     steps = {
         "attnviz": lambda i: attnviz_step(run, batches[i]),
+        "attnviz-eager": lambda i: attnviz_step(eager, batches[i]),
         "joeynmt": lambda i: joey_step(joey, joey_opt, joey_batches[i], device, precision, cfg.clip),
     }
     first = joey_batch(joey_batches[0], device)
     if first.ntokens != tokens[0]:
         sys.exit(f"joeynmt_train: JoeyNMT scores {first.ntokens} target tokens of batch 1, attnviz {tokens[0]}")
-    warm = {tool: [steps[tool](i % len(batches)) for i in range(args.warmup)] for tool in TOOLS}
+    warm = {tool: [steps[tool](i % len(batches)) for i in range(args.warmup)] for tool in tools}
+    capture = {}
+    if graphs is not None:
+        _synchronize(device)
+        start = time.perf_counter()
+        for i in sorted({(args.warmup + k) % len(batches) for k in range(args.rounds * args.steps)}):
+            _loss_and_accuracy(run.model, batches[i], device, cfg.label_smoothing, 1.0)[0].backward()
+        run.optimizer.zero_grad(set_to_none=True)
+        _synchronize(device)
+        capture = {"graph_capture_seconds": round(time.perf_counter() - start, 1), "graphs": len(graphs.graphs)}
 
     rounds = []
     for r in range(args.rounds):
         ids = [(args.warmup + r * args.steps + k) % len(batches) for k in range(args.steps)]
-        order = TOOLS if r % 2 == 0 else TOOLS[::-1]  # round 1 (odd): attnviz first
+        order = tools if r % 2 == 0 else tools[::-1]  # round 1 (odd): attnviz first
         row: dict = {"round": r + 1, "order": list(order), "target_tokens": sum(tokens[i] for i in ids)}
         for tool in order:
             _synchronize(device)
@@ -244,6 +268,10 @@ def main() -> None:
                          "target_tokens_per_s": round(row["target_tokens"] / seconds),
                          "loss_first_last": [round(losses[0], 3), round(losses[-1], 3)]}  # fmt: skip
         row["ratio"] = round(row["attnviz"]["target_tokens_per_s"] / row["joeynmt"]["target_tokens_per_s"], 3)
+        if eager:
+            row["ratio_eager"] = round(
+                row["attnviz-eager"]["target_tokens_per_s"] / row["joeynmt"]["target_tokens_per_s"], 3
+            )
         rounds.append(row)
 
     ratios = [row["ratio"] for row in rounds]
@@ -267,11 +295,15 @@ def main() -> None:
         "sizes": sizes,
         "warmup": args.warmup,
         "steps": args.steps,
-        "warmup_loss_first": {tool: round(warm[tool][0], 3) for tool in TOOLS} if args.warmup else None,
+        "cuda_graphs": graphs is not None,
+        **capture,
+        "warmup_loss_first": {tool: round(warm[tool][0], 3) for tool in tools} if args.warmup else None,
         "rounds": rounds,
         "ratio_median": round(statistics.median(ratios), 3),
         "ratio_range": [min(ratios), max(ratios)],
     }
+    if eager:
+        result["ratio_eager_median"] = round(statistics.median(row["ratio_eager"] for row in rounds), 3)
     text = json.dumps(result, indent=1)
     if args.out:
         Path(args.out).write_text(text + "\n")
@@ -282,12 +314,15 @@ def main() -> None:
           f"JoeyNMT {joeynmt.__version__}; batch {cfg.batch_size}, {args.steps} steps a round")  # fmt: skip
     print(f"parameters: attnviz {result['sizes']['parameters']['attnviz']:,}, "
           f"JoeyNMT {result['sizes']['parameters']['joeynmt']:,}")  # fmt: skip
-    print(f"{'round':>5} {'first':>8} {'attnviz ms':>11} {'tok/s':>8} {'JoeyNMT ms':>11} {'tok/s':>8} {'ratio':>6}")
+    if capture:
+        print(f"CUDA graphs: {capture['graphs']} captured in {capture['graph_capture_seconds']} s")
+    print(f"{'round':>5} {'tool':>14} {'ms/step':>9} {'tok/s':>8}")
     for row in rounds:
-        a, j = row["attnviz"], row["joeynmt"]
-        print(f"{row['round']:>5} {row['order'][0]:>8} {a['step_ms']:>11.1f} {a['target_tokens_per_s']:>8} "
-              f"{j['step_ms']:>11.1f} {j['target_tokens_per_s']:>8} {row['ratio']:>6.2f}")  # fmt: skip
+        for tool in row["order"]:
+            print(f"{row['round']:>5} {tool:>14} {row[tool]['step_ms']:>9.1f} {row[tool]['target_tokens_per_s']:>8}")
     print(f"attnviz / JoeyNMT target tokens per second: median {result['ratio_median']}, range {result['ratio_range']}")
+    if eager:
+        print(f"attnviz eager / JoeyNMT: median {result['ratio_eager_median']}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ that it changes nothing.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import torch
@@ -76,7 +77,8 @@ class RecurrenceGraphs:
     capture: bool = True
     graphs: dict[tuple, nn.Module] = field(default_factory=dict)
     replays: int = 0  # recurrences run from a graph
-    eager: int = 0  # recurrences run eagerly (evaluation, no gradient, or past MAX_GRAPHS)
+    eager: int = 0  # recurrences run eagerly (evaluation, no gradient, past MAX_GRAPHS, or a failed capture)
+    failed: str = ""  # why a capture failed; then the training goes on eagerly
 
     def __call__(self, emb: Tensor, state: DecoderState, memory: Memory) -> Recurrence:
         if not (torch.is_grad_enabled() and self.decoder.training) or torch.is_autocast_enabled():
@@ -115,14 +117,28 @@ class RecurrenceGraphs:
     def _graph(self, args: tuple[Tensor, ...]) -> nn.Module | None:
         key = tuple(tuple(a.shape) for a in args)
         if key not in self.graphs:
-            if len(self.graphs) >= MAX_GRAPHS:
+            if len(self.graphs) >= MAX_GRAPHS or self.failed:
                 return None
             samples = tuple(torch.zeros_like(a).requires_grad_(a.requires_grad) for a in args)
             samples[4].fill_(True)  # a mask with real tokens, as every batch has
             samples[5].fill_(args[4].size(1))
-            self.graphs[key] = torch.cuda.make_graphed_callables(
-                _Step(self.decoder, self._local), samples, allow_unused_input=True
-            )
+            with warnings.catch_warnings():
+                # the warm-up runs on a side stream while this step's graph holds the parameters' gradient
+                # nodes, made on the default stream: torch warns of a synchronisation, harmless here
+                warnings.filterwarnings("ignore", message="The AccumulateGrad node's stream does not match")
+                try:
+                    self.graphs[key] = torch.cuda.make_graphed_callables(
+                        _Step(self.decoder, self._local), samples, allow_unused_input=True
+                    )
+                except RuntimeError as e:  # e.g. another thread used the GPU during the capture
+                    self.failed = " ".join(str(e).split())[:200]
+                    warnings.warn(
+                        f"CUDA graphs could not be captured ({self.failed}); training goes on without them "
+                        "(--no-cuda-graphs, or cuda_graphs=False, says so from the start)",
+                        RuntimeWarning,
+                        stacklevel=2,
+                    )
+                    return None
         return self.graphs[key]
 
 

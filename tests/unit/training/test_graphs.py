@@ -87,6 +87,22 @@ def test_a_copy_of_the_model_runs_eagerly_and_leaves_the_original_its_graphs():
     assert twin.decoder.recurrence is None and model.decoder.recurrence is graphs
 
 
+def test_a_failed_capture_trains_on_eagerly_and_says_so_once(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
+
+    monkeypatch.setattr(torch.cuda, "make_graphed_callables", refuse)
+    model, batch = _model("additive"), _batch()
+    eager = _run(model, batch)
+    graphs = use_graphs(model)  # capturing, here on the CPU: the capture fails
+    with pytest.warns(RuntimeWarning, match="CUDA graphs could not be captured .* stream is capturing"):
+        first = _run(model, batch)
+    second = _run(model, batch)  # no second try, no second warning
+    _close(eager, first, atol=1e-6)
+    _close(eager, second, atol=1e-6)
+    assert graphs.failed and graphs.eager == 2 and not graphs.graphs
+
+
 def test_where_graphs_apply():
     gpu, cpu = torch.device("cuda"), torch.device("cpu")
     assert graphs_apply(_model("additive"), gpu, "fp32", 1.0, 1) == ""
@@ -112,11 +128,16 @@ def test_a_cpu_training_keeps_the_eager_recurrence_and_its_config_records_the_ch
 @pytest.mark.parametrize("score", ["additive", "local_p", "location"])
 def test_captured_graphs_give_the_eager_outputs_and_gradients(score):
     model, batch = _model(score, "cuda"), _batch("cuda")
-    eager = _run(model, batch)
     graphs = use_graphs(model)
-    for _ in range(2):  # the capture, then a replay on the same bucket
-        _close(eager, _run(model, batch), atol=1e-4)
-    assert len(graphs.graphs) == 1 and graphs.replays == 2
+    # the capture, then a replay on the same bucket. Captured first: on an H100 (torch 2.11) a process's
+    # first capture failed when an eager gru_cell backward had run before it (training captures first)
+    captured, replayed = _run(model, batch), _run(model, batch)
+    assert not graphs.failed and len(graphs.graphs) == 1 and graphs.replays == 2
+    # eagerly through the kernels the graphs hold (gru_cell; cuDNN's GRU multiplies in TF32 by default)
+    model.decoder.recurrence = lambda emb, state, memory: model.decoder.recur(emb, state, memory, fused=True)
+    eager = _run(model, batch)
+    _close(eager, captured, atol=1e-4)
+    _close(eager, replayed, atol=1e-4)
 
 
 @cuda
