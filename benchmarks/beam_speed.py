@@ -13,6 +13,10 @@ the clock waits for the GPU (``torch.cuda.synchronize``) before each reading.
 
     OMP_NUM_THREADS=1 python benchmarks/beam_speed.py --threads 1 2 --out benchmarks/results/beam_speed.json
     python benchmarks/beam_speed.py --device cuda --limit 200
+    python benchmarks/beam_speed.py --bf16   # also batched beam 5 under bf16 autocast
+
+``--bf16`` adds a row: batched beam 5 under ``torch.autocast`` in bfloat16, with how many of its
+lines differ from float32's and its BLEU (whether lower precision would pay for decoding here).
 """
 
 from __future__ import annotations
@@ -72,7 +76,9 @@ def bleu(outputs: list[str], references: list[str]) -> float | None:
     return round(metrics.bleu(outputs, references, lowercase=True), 2)
 
 
-def measure(translator: Translator, sources: list[str], references: list[str], max_tokens: int | None) -> dict:
+def measure(
+    translator: Translator, sources: list[str], references: list[str], max_tokens: int | None, bf16: bool = False
+) -> dict:
     """One row per way of decoding, and how batched beam 5 compares with one at a time."""
     device = translator.device
     options = {} if max_tokens is None else {"max_tokens": max_tokens}
@@ -90,17 +96,27 @@ def measure(translator: Translator, sources: list[str], references: list[str], m
             lambda b=beam: translator.translate_batch(sources, beam_size=b, **options), device
         )
         rows.append({"decoding": f"batched, beam {beam}", "beam": beam, "seconds": seconds})
+    half = None
+    if bf16:
+        with torch.autocast(device.type, dtype=torch.bfloat16):
+            translator.translate_batch(sources[:20], beam_size=5, **options)  # warm-up
+            half, seconds = timed(lambda: translator.translate_batch(sources, beam_size=5, **options), device)
+        rows.append({"decoding": "batched, beam 5, bf16 autocast", "beam": 5, "seconds": seconds})
     for row in rows:
         row["sentences_per_s"] = round(len(sources) / row["seconds"], 1)
         row["speedup"] = round(base / row["seconds"], 2)
         row["seconds"] = round(row["seconds"], 2)
     same_beam = outputs[ONE_AT_A_TIME]
-    return {
+    result = {
         "rows": rows,
         "differing_lines": sum(a != b for a, b in zip(single, same_beam, strict=True)),
         "bleu_one_at_a_time": bleu(single, references),
         "bleu_batched": bleu(same_beam, references),
     }
+    if half is not None:
+        result["bf16_differing_lines"] = sum(a != b for a, b in zip(same_beam, half, strict=True))
+        result["bleu_bf16"] = bleu(half, references)
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None, help="only the first N sentences (a quick run)")
     p.add_argument("--max-tokens", type=int, default=None,
                    help="batched beam's budget: sentences x beams x source tokens")  # fmt: skip
+    p.add_argument("--bf16", action="store_true", help="also batched beam 5 under bf16 autocast")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.add_argument("--out", help="also write the JSON here, e.g. benchmarks/results/beam_speed.json")
     args = p.parse_args(argv)
@@ -124,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for threads in args.threads:
         torch.set_num_threads(threads)
-        result = measure(translator, sources, references, args.max_tokens)
+        result = measure(translator, sources, references, args.max_tokens, args.bf16)
         runs.append({"threads": threads, "hardware": describe(device), **result})
         if not args.json:
             print(f"\n{len(sources)} sentences, {describe(device)}")
@@ -134,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{row['decoding']:<26} {figures}")
             print(f"batched beam 5 against one at a time: {result['differing_lines']} differing lines; BLEU "
                   f"{result['bleu_batched']} against {result['bleu_one_at_a_time']}")  # fmt: skip
+            if "bleu_bf16" in result:
+                print(f"bf16 against float32, batched beam 5: {result['bf16_differing_lines']} differing lines; "
+                      f"BLEU {result['bleu_bf16']}")  # fmt: skip
     report = {
         "model": Path(args.model).name, "sentences": len(sources), "device": str(device),
         "torch": torch.__version__, "python": platform.python_version(), "runs": runs,
