@@ -17,7 +17,15 @@ import plotly.graph_objects as go
 
 from attnviz.data import Link
 from attnviz.errors import InputError
-from attnviz.plots.heatmap import WEIGHT_SCALE, apply_template, cell_size, display_tokens, label_px, tick_angle
+from attnviz.plots.heatmap import (
+    WEIGHT_SCALE,
+    apply_template,
+    cell_size,
+    display_tokens,
+    fit_title,
+    label_px,
+    tick_angle,
+)
 
 COLORBAR_PX = 110  # right of the plot area: the colour bar and its title
 TITLE_PX, LEGEND_ROW_PX = 46, 24
@@ -126,6 +134,7 @@ def words_heatmap(
         hovermode="closest",
     )
     fig.layout.meta = {"cell_px": cell}
+    fit_title(fig)  # a short sentence's narrow map: a smaller font, then lines
     return fig
 
 

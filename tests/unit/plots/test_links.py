@@ -42,3 +42,17 @@ def test_gold_figure_gives_each_kind_its_own_symbol_and_only_kinds_that_occur():
     narrow = gold_figure(w, ["a", "b", "c"], ["x", "y", "z"], [(0, 0), (2, 1)], [(0, 0), (1, 1)], [(2, 2)],
                          max_width=200)  # fmt: skip
     assert narrow.layout.margin.t > fig.layout.margin.t  # five entries wrap onto more legend rows
+
+
+def test_a_narrow_map_fits_its_long_title_by_font_then_lines():
+    w = np.eye(3)
+    links = {"layer 0 head 0": ("attention", [(0, 0), (1, 1)])}
+    title = "layer 0 head 0: argmax links against gold"
+    fig = links_figure(w, ["a", "b", "c"], ["x", "y", "z"], links, title)
+    size = fig.layout.title.font.size
+    width = fig.layout.width - 30
+    lines = fig.layout.title.text.split("<br>")
+    assert size is not None and size < 17  # smaller than a wide map's title
+    assert all(len(line) * size * 0.58 <= width for line in lines)  # every line fits the figure
+    long = links_figure(w, ["a", "b", "c"], ["x", "y", "z"], links, title + " and a good deal more text" * 3)
+    assert "<br>" in long.layout.title.text and long.layout.height > fig.layout.height  # lines, with room made
