@@ -10,8 +10,9 @@ import streamlit as st
 
 from attnviz.explain import MAX_SOURCE_TOKENS, Attribution, attribute
 from attnviz.plots import align_tops, attribution_heatmap, explore_heatmap, shared_range
-from pages.explore.views import Panels, chart, columns, panel_width, side_by_side
+from pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
 from pages.shared.common import escape_markdown, load_model, user_errors
+from pages.shared.paper_ui import paper_download
 
 METHODS = {"ig": "Integrated gradients", "gxi": "Gradient × input", "occlusion": "Occlusion (one token)"}
 METHOD_KEY = "explore_attr_method"
@@ -61,6 +62,10 @@ def attribution_view(
         ]  # fmt: skip
         with st.expander(f"{name}: step by step", key=f"explore_attr_steps_{name}"):
             st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"explore_attr_table_{name}")
+    method_name = next(iter(attrs.values())).method_name
+    paper_download({n: a.alignment for n, a in attrs.items()}, titles, text, "weights",
+                   file_name(f"figure-attribution-{method}"), f"explore_paper_attribution_{method}",
+                   attributions={n: a.values for n, a in attrs.items()}, method=method_name)  # fmt: skip
     scale = " One colour scale per kind of map for both models." if len(panels) > 1 else ""
     st.caption(
         f"What each source token contributed to the log-probability of the token chosen at each step, from the "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import numpy as np
 import streamlit as st
 
 from attnviz.decoding import Alignment
@@ -27,16 +28,21 @@ def paper_download(
     stem: str,
     key: str,
     note: str = "",
+    attributions: Mapping[str, np.ndarray] | None = None,
+    method: str = "attribution",
 ) -> None:
-    """Download buttons for the panels' maps as one figure; the file is built when pressed."""
+    """Download buttons for the panels' maps as one figure; the file is built when pressed. With
+    ``attributions`` each panel's attention and attribution maps go side by side."""
     panels, models = dict(panels), dict(models)
+    attributions = None if attributions is None else dict(attributions)
 
     def builder():
-        return paper_figure(panels, models, sentence, values, note=note)
+        return paper_figure(panels, models, sentence, values, note=note, attributions=attributions, method=method)
 
     formats = ["html", *IMAGE_FORMATS] if can_write_images() else ["html"]
     cols = st.columns([2.2, *[1] * len(formats)], vertical_alignment="center")
-    cols[0].markdown("**One figure for a paper**: every map on one colour scale, with the sentence and the models")
+    what = "a colour scale per kind of map" if attributions is not None else "every map on one colour scale"
+    cols[0].markdown(f"**One figure for a paper**: {what}, with the sentence and the models")
     for col, fmt in zip(cols[1:], formats, strict=True):
         col.download_button(fmt.upper(), _file(builder, fmt), file_name=f"{stem}.{fmt}", mime=MIME[fmt],
                             key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:")  # fmt: skip

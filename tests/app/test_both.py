@@ -41,6 +41,8 @@ def test_both_shows_every_view_for_both_models(app_env, view):
     if view in ("Weights", "Raw scores"):
         assert len(heat_ranges(figs[:2])) == 1  # one colour range for both maps
         assert [b.proto.label for b in at.get("download_button")][:1] == ["HTML"]  # the figure for a paper
+    if view == "Attribution":  # the figure for a paper: attention and attribution of both styles
+        assert {b.key for b in at.get("download_button")} >= {"explore_paper_attribution_ig_html"}
     if view == "Context vectors":
         maps = [f for f in figs if "context vectors" in title(f)]
         assert len(maps) == 2 and len(heat_ranges(maps)) == 1

@@ -70,3 +70,26 @@ def test_images_need_kaleido_or_say_how_to_get_it():
     else:
         assert figure_image(fig, "svg").startswith(b"<svg")
         assert np.frombuffer(figure_image(fig, "png")[:8], np.uint8).tolist()[1:4] == list(b"PNG")
+
+
+def test_attributions_go_beside_attention_on_a_second_symmetric_colour_bar():
+    panels = pair()
+    attrs = {n: np.linspace(-1.0, 2.0, al.weights.size).reshape(al.weights.shape) for n, al in panels.items()}
+    fig = paper_figure(panels, MODELS, "the cat eats", attributions=attrs, method="integrated gradients")
+    hs = heatmaps(fig)
+    assert [h.coloraxis for h in hs] == ["coloraxis", "coloraxis2"] * 2  # a row per style: attention, attribution
+    assert np.array_equal(np.asarray(hs[1].z, dtype=float), attrs["Bahdanau"])
+    assert fig.layout.coloraxis.cmin == 0 and fig.layout.coloraxis2.cmin == -2.0 == -fig.layout.coloraxis2.cmax
+    assert fig.layout.coloraxis2.colorbar.title.text == "integrated gradients"
+    bars = fig.layout.coloraxis.colorbar, fig.layout.coloraxis2.colorbar
+    assert bars[0].y - bars[0].len >= bars[1].y + bars[1].len  # one above the other, not overlapping
+    texts = [a.text for a in fig.layout.annotations]
+    assert any("Luong · integrated gradients" in t and "general / luong" in t for t in texts)
+    assert any("Bahdanau · attention" in t for t in texts)
+    assert fig.layout.yaxis3.domain[1] < fig.layout.yaxis.domain[0]  # Luong's row under Bahdanau's
+    with pytest.raises(InputError, match="do not match"):
+        paper_figure(panels, MODELS, "x", attributions={**attrs, "Luong": attrs["Bahdanau"]})
+    with pytest.raises(InputError, match="no attributions for panel 'Luong'"):
+        paper_figure(panels, MODELS, "x", attributions={"Bahdanau": attrs["Bahdanau"]})
+    with pytest.raises(InputError, match="values='weights'"):
+        paper_figure(panels, MODELS, "x", values="scores", attributions=attrs)
