@@ -173,6 +173,7 @@ def start_run(translator: Translator, corpus: Corpus, cfg: TrainConfig, group: S
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, fused=device.type == "cuda")  # one kernel a step
     if cfg.cuda_graphs and not graphs_apply(model, device, precision, cfg.teacher_forcing, group.world):
         use_graphs(model)
+        hardware += ", CUDA graphs"  # the progress reports and the checkpoint say so
     start = time.perf_counter() - float(resume.get("seconds", 0.0))
     return TrainRun(
         translator, cfg, group, model, trained, device, precision, hardware, valid_batches, optimizer, total_steps,

@@ -150,4 +150,5 @@ def test_a_gpu_training_replays_graphs_and_learns_as_eager():
         result = fit(tr, corpus, cfg)
         losses[graphs] = result.best_valid_loss
         assert tr.model.decoder.recurrence is None
+        assert tr.meta["hardware"].endswith(", CUDA graphs") == graphs  # the checkpoint says how it trained
     assert losses[True] == pytest.approx(losses[False], rel=1e-3)
