@@ -283,10 +283,11 @@ def render() -> None:
                                    for h in c.hypotheses]), hide_index=True, key="yours_hf_nbest")  # fmt: skip
     gold_line = st.text_input("Gold links of this pair (over words)", key=GOLD_KEY, placeholder="0-0 1-2 2-1",
                               help=panel.GOLD_HELP).strip()  # fmt: skip
-    read = (lambda f, b: _pair_gold(decode, (gold_line, f, b)).convention()) if gold_line else None
-    gold = (gold_line, *gold_convention(GOLD_KEY, read))
+    gold = None  # the convention is asked once there are links to read
+    if gold_line:
+        gold = (gold_line, *gold_convention(GOLD_KEY, lambda f, b: _pair_gold(decode, (gold_line, f, b)).convention()))
     with st.expander("Heads: every layer × head", expanded=True):
-        _grid(c, decode, gold if gold_line else None)
+        _grid(c, decode, gold)
     if st.toggle("Rank every head on a gold set (files)", key=RANK_KEY):
         with st.container(border=True):
             _rank(folder)
@@ -298,4 +299,5 @@ def render() -> None:
         st.error(escape_markdown(str(e)))
         return
     alignments |= _attnviz_model(text, reference or c.text)
-    panel.show_alignments(alignments, "yours_hf_panel", gold=gold, default=list(alignments))
+    # the page asks for the pair's links (empty: none), so the panel does not ask again
+    panel.show_alignments(alignments, "yours_hf_panel", gold=gold or ("", "auto", "auto"), default=list(alignments))

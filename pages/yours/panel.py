@@ -111,7 +111,9 @@ def _gold(key: str, n_src: int, n_tgt: int, given: tuple[str, str, int | str] | 
 
     if given is None:
         line = st.text_input("Gold links", key=f"{key}_gold", placeholder="0-0 1-2 2-1", help=GOLD_HELP).strip()
-        given = (line, *gold_convention(f"{key}_gold", (lambda f, b: read(line, f, b).convention()) if line else None))
+        if not line:  # the convention is asked once there are links to read
+            return None
+        given = (line, *gold_convention(f"{key}_gold", lambda f, b: read(line, f, b).convention()))
     return read(*given).alignments[0] if given[0] else None
 
 

@@ -54,8 +54,11 @@ def test_a_folder_by_path_translates_and_shows_the_heads_grid(folder):
 
 def test_gold_scores_every_head_and_a_head_opens_and_compares(folder):
     at = _open(page(), folder, REFERENCE)
+    keys = {r.key for r in at.radio}
+    assert "yours_hf_gold_format" not in keys and "yours_hf_panel_gold_format" not in keys  # no links, no question
     at.text_input(key="yours_hf_gold").set_value(GOLD).run()
     assert not at.exception and not at.error
+    assert "yours_hf_gold_format" in {r.key for r in at.radio}
     titles = [a["text"] for a in figures(at)[0]["layout"]["annotations"]]
     assert len(titles) == 12 and all(" · " in t for t in titles) and sum("<b>" in t for t in titles) == 1
     assert any(c.value.startswith(r"Auto\-detect\: pharaoh") for c in at.caption)  # the shared convention widget
