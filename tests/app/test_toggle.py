@@ -126,3 +126,9 @@ def test_attribution_view_draws_attribution_beside_attention_on_one_scale_per_ki
     assert {"attention's first", "attribution's first", "Spearman", "IG delta"} <= set(table.columns)
     at.segmented_control(key="explore_attr_method").set_value("occlusion").run()
     assert not at.exception and "occlusion" in titles(at)[1].lower()
+
+
+def test_one_style_s_attribution_offers_the_figure_for_a_paper(app_env):
+    at = start(explore_text=TEXT, explore_view="Attribution")
+    assert not at.exception
+    assert "explore_paper_attribution_ig_html" in {b.key for b in at.get("download_button")}
