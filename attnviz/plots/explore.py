@@ -311,6 +311,15 @@ def whatif_figure(
     return fig
 
 
+def attribution_matrix(values: np.ndarray, al: Alignment, name: str = "") -> np.ndarray:
+    """Attributions ``[tgt, src]`` as floats, checked against ``al``'s weights (``name``: whose, for the error)."""
+    z = np.asarray(values, dtype=np.float64)  # [tgt, src]
+    if z.shape != np.shape(al.weights):
+        whose = f"{name}: " if name else ""
+        raise InputError(f"{whose}attributions of shape {z.shape} do not match the alignment's {np.shape(al.weights)}")
+    return z
+
+
 def attribution_heatmap(
     values: np.ndarray,
     al: Alignment,
@@ -323,9 +332,7 @@ def attribution_heatmap(
     and cell size), on a diverging scale ``[-zmax, zmax]`` (default: its own largest magnitude;
     several maps pass one) symmetric around 0 (red: raises the chosen token's log-probability,
     blue: lowers it)."""
-    z = np.asarray(values, dtype=np.float64)  # [tgt, src]
-    if z.shape != np.shape(al.weights):
-        raise InputError(f"attributions of shape {z.shape} do not match the alignment's {np.shape(al.weights)}")
+    z = attribution_matrix(values, al)  # [tgt, src]
     fig = explore_heatmap(al, "weights", title, max_width=max_width, fill=fill)
     m = float(zmax) if zmax is not None else float(np.abs(z).max()) or 1.0
     heat = next(t for t in fig.data if t.type == "heatmap")

@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 from attnviz.decoding import Alignment
 from attnviz.errors import ConfigError, InputError
 from attnviz.plots.compare import shared_range
+from attnviz.plots.explore import attribution_matrix
 from attnviz.plots.heatmap import (
     CHAR_EM,
     DIVERGING_SCALE,
@@ -162,11 +163,7 @@ def _maps(
     for n, al in panels.items():
         if n not in attributions:
             raise InputError(f"no attributions for panel {n!r}: pass one [target, source] array per panel")
-        z = np.asarray(attributions[n], dtype=np.float64)
-        if z.shape != np.shape(al.weights):
-            raise InputError(
-                f"{n}: attributions of shape {z.shape} do not match the alignment's {np.shape(al.weights)}"
-            )
+        z = attribution_matrix(attributions[n], al, n)
         parts = models[n].split(" · ")
         maps += [([f"{n} · attention", *parts], al, None), ([f"{n} · {method}", *parts], al, z)]
     return maps
