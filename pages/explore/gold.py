@@ -3,6 +3,8 @@ own test split (toy-fr has gold) or from uploaded files, per sentence and for th
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 import streamlit as st
 
@@ -71,6 +73,7 @@ def _uploaded_gold(test: list) -> GoldSet | None:
         except AttnvizError as e:  # a malformed sentence file: the radios stay, the error is shown once
             problem = e
 
+    @functools.cache  # auto-detect's caption and the read below are one parse when both are left to it
     def read(fmt: str, base: int | str) -> GoldSet:
         sentences, names = given
         lines = text_lines(gold.getvalue(), gold.name)

@@ -178,6 +178,7 @@ def _picks(c: CrossAttention) -> tuple[Pick, list[Pick]]:
     return opened, others
 
 
+@st.cache_data(max_entries=8, show_spinner=False)  # read for the convention's caption and for the ranking
 def _gold_set(files: tuple, fmt: str, base: int | str) -> GoldSet:
     """The gold set of ``files`` (the gold, source and target files as ``(name, bytes)``) read in the
     convention ``fmt``, ``base``; DataError for a bad file."""
