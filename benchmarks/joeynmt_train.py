@@ -60,18 +60,13 @@ from attnviz.devices import autocast, describe
 from attnviz.errors import AttnvizError
 from attnviz.training import SingleProcess, TrainConfig, build_translator
 from attnviz.training.batches import make_batches
-from attnviz.training.fit import TrainRun, _loss_and_accuracy, start_run, train_step
+from attnviz.training.fit import TrainRun, start_run, train_step
 from attnviz.training.recipes import Recipe
+from benchmarks.train_real import capture_graphs, synchronize
 
 DEFAULT_RECIPE = "pretrained/recipes/multi30k-de-en-additive-bahdanau.json"
 JOEY_ATTENTION = {"additive": "bahdanau", "general": "luong"}  # attnviz score -> JoeyNMT attention
 JOEY_PAD, JOEY_UNK, JOEY_BOS, JOEY_EOS = 1, 0, 2, 3  # JoeyNMT's default special ids
-
-
-def _synchronize(device: torch.device) -> None:
-    """Wait for queued GPU work, so a timer reads finished steps (a no-op on the CPU)."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 def attnviz_step(run: TrainRun, batch) -> float:
@@ -217,7 +212,7 @@ def main() -> None:
     run = start_run(tr, corpus, cfg, SingleProcess(), {})  # seeds, threads, device, Adam at the recipe's lr
     device, precision = run.device, run.precision
     run.model.train()
-    graphs = run.model.decoder.recurrence if recipe.model.get("style", "bahdanau") == "bahdanau" else None
+    graphs = getattr(run.model.decoder, "recurrence", None)  # set where fit would train on graphs
     eager = None
     if graphs is not None:  # the same model trained eagerly, from the same initial weights
         twin = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=seed,
@@ -245,13 +240,8 @@ def main() -> None:
     warm = {tool: [steps[tool](i % len(batches)) for i in range(args.warmup)] for tool in tools}
     capture = {}
     if graphs is not None:
-        _synchronize(device)
-        start = time.perf_counter()
-        for i in sorted({(args.warmup + k) % len(batches) for k in range(args.rounds * args.steps)}):
-            _loss_and_accuracy(run.model, batches[i], device, cfg.label_smoothing, 1.0)[0].backward()
-        run.optimizer.zero_grad(set_to_none=True)
-        _synchronize(device)
-        capture = {"graph_capture_seconds": round(time.perf_counter() - start, 1), "graphs": len(graphs.graphs)}
+        timed = sorted({(args.warmup + k) % len(batches) for k in range(args.rounds * args.steps)})
+        capture = capture_graphs(run.model, graphs, [batches[i] for i in timed], device, cfg.label_smoothing)
 
     rounds = []
     for r in range(args.rounds):
@@ -259,10 +249,10 @@ def main() -> None:
         order = tools if r % 2 == 0 else tools[::-1]  # round 1 (odd): attnviz first
         row: dict = {"round": r + 1, "order": list(order), "target_tokens": sum(tokens[i] for i in ids)}
         for tool in order:
-            _synchronize(device)
+            synchronize(device)
             start = time.perf_counter()
             losses = [steps[tool](i) for i in ids]
-            _synchronize(device)
+            synchronize(device)
             seconds = time.perf_counter() - start
             row[tool] = {"step_ms": round(1000 * seconds / args.steps, 2),
                          "target_tokens_per_s": round(row["target_tokens"] / seconds),

@@ -44,10 +44,23 @@ from attnviz.training.guided_links import GuidedConfig, training_links
 from attnviz.training.recipes import Recipe
 
 
-def _synchronize(device: torch.device) -> None:
+def synchronize(device: torch.device) -> None:
     """Wait for queued GPU work, so a timer reads finished steps (a no-op on the CPU)."""
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def capture_graphs(model: torch.nn.Module, graphs, batches: list, device: torch.device, smoothing: float) -> dict:
+    """One forward and backward pass over ``batches`` (no optimiser step), so that ``graphs`` (the
+    model's :class:`attnviz.training.graphs.RecurrenceGraphs`) hold every bucket they need before
+    the clock starts; the capture's seconds and the number of graphs."""
+    synchronize(device)
+    start = time.perf_counter()
+    for batch in batches:
+        _loss_and_accuracy(model, batch, device, smoothing, 1.0)[0].backward()
+    model.zero_grad(set_to_none=True)
+    synchronize(device)
+    return {"graph_capture_seconds": round(time.perf_counter() - start, 1), "graphs": len(graphs.graphs)}
 
 
 def main() -> None:
@@ -86,17 +99,11 @@ def main() -> None:
         if why_not:
             sys.exit(f"train_real: CUDA graphs do not apply here: {why_not}")
         graphs = use_graphs(model)
-        _synchronize(device)
-        start = time.perf_counter()
-        for batch in batches[: args.warmup + args.steps]:  # capture every bucket the timed steps need
-            _loss_and_accuracy(model, batch, device, smoothing, 1.0)[0].backward()
-        optimizer.zero_grad(set_to_none=True)
-        _synchronize(device)
-        timings["graph_capture_seconds"], timings["graphs"] = round(time.perf_counter() - start, 1), len(graphs.graphs)
+        timings |= capture_graphs(model, graphs, batches[: args.warmup + args.steps], device, smoothing)
     tokens, start, aligns = 0, 0.0, []
     for i, batch in enumerate(batches[: args.warmup + args.steps]):
         if i == args.warmup:
-            _synchronize(device)
+            synchronize(device)
             tokens, start = 0, time.perf_counter()
         with autocast(device, precision):
             loss, _, n, align = _loss_and_accuracy(model, batch, device, smoothing, 1.0)
@@ -108,7 +115,7 @@ def main() -> None:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         tokens += n
-    _synchronize(device)
+    synchronize(device)
     seconds = time.perf_counter() - start
     per_epoch = sum(len(p.target_tokens) + 1 for p in corpus.train) / (tokens / seconds)
     result = {
