@@ -80,9 +80,9 @@ def size_of(translator) -> dict:
     history = translator.history
     header = len(json.dumps(history_header(history), ensure_ascii=False, separators=(",", ":")).encode())
     with tempfile.TemporaryDirectory() as folder:
-        with_history = save(translator, Path(folder) / "a.safetensors", half=True).stat().st_size
+        with_history = save(translator, Path(folder) / "a.safetensors", store="fp16").stat().st_size
         translator.history = None
-        without = save(translator, Path(folder) / "b.safetensors", half=True).stat().st_size
+        without = save(translator, Path(folder) / "b.safetensors", store="fp16").stat().st_size
         translator.history = history
     return {"tensor_bytes": history.nbytes, "header_bytes": header, "file_growth_bytes": with_history - without,
             "points": len(history), "probes": len(history.probes)}  # fmt: skip

@@ -72,6 +72,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="data-parallel over the processes of a torchrun job: "
         "torchrun --nproc_per_node N -m attnviz train ... --distributed",
     )
+    p.add_argument(
+        "--store",
+        choices=["fp32", "fp16", "int8"],
+        help="how the checkpoint keeps the weights (default fp32, whatever the recipe says): fp16, or int8 with a "
+        "scale per output row, a quarter of the bytes (what the shipped models use)",
+    )
     p.add_argument("--out", help="checkpoint path (default: models/NAME.safetensors); never inside pretrained/")
     p.add_argument("--force", action="store_true", help="overwrite --out (or models/NAME.safetensors) if it exists")
     p.add_argument("--resume", action="store_true",
@@ -136,6 +142,7 @@ def _recipe_from_args(args):
         recipe.max_vocab = args.max_vocab
     if args.name:
         recipe.name = args.name
+    recipe.store = args.store or "fp32"  # your own trainings keep full precision unless asked
     recipe.name = slugify(recipe.name)  # a name is a file stem, never a path
     return Recipe(**recipe.to_dict())  # re-validate
 

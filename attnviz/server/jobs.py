@@ -257,7 +257,8 @@ class JobRegistry:
         folder = Path(folder) if folder is not None else models_dir()
         stem = slugify(recipe.name)
         if resume is None:
-            recipe = replace(recipe, name=stem, train={"num_threads": 1, **recipe.train})
+            # an app training keeps full precision, whatever the recipe it was copied from stores
+            recipe = replace(recipe, name=stem, store="fp32", train={"num_threads": 1, **recipe.train})
             recipe = Recipe(**recipe.to_dict())  # re-validate
         private = is_file_spec(recipe.data) if private is None else private
         with self._lock:

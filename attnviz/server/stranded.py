@@ -64,7 +64,7 @@ def stranded_runs(folder: Path | None = None, viewer: str | None = None) -> list
             continue
         progress = meta.get("progress") or {}
         try:
-            recipe = Recipe(**meta["recipe_full"])
+            recipe = Recipe.from_dict(meta["recipe_full"])
         except (KeyError, TypeError, AttnvizError):
             recipe = None
         runs.append(

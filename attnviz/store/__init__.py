@@ -1,7 +1,7 @@
 """Files: where models live, safe writes and name reservations, safetensors checkpoints, the catalog."""
 
 from attnviz.store.catalog import catalog_entry, list_models, load, model_roots, shareable_meta, visible_to
-from attnviz.store.checkpoint import drop_owner, load_checkpoint, read_header, read_history, save
+from attnviz.store.checkpoint import drop_owner, load_checkpoint, read_header, read_history, save, stored_as
 from attnviz.store.files import (
     STAGING,
     check_output,
@@ -29,10 +29,12 @@ from attnviz.store.paths import (
     recipe_path,
     upload_root,
 )
+from attnviz.store.quantize import STORES
 
 __all__ = [
     "MAX_DEPTH",
     "STAGING",
+    "STORES",
     "SUFFIX",
     "ModelWarning",
     "catalog_entry",
@@ -63,6 +65,7 @@ __all__ = [
     "shareable_meta",
     "shipped_names",
     "slugify",
+    "stored_as",
     "too_deep",
     "upload_root",
     "visible_to",

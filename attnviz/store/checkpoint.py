@@ -32,23 +32,26 @@ from attnviz.store.files import clean_stale_temp, fcntl
 from attnviz.store.header import MAX_HEADER_BYTES, validate_header
 from attnviz.store.history import FIELD, history_from, history_header, history_tensors, is_history_tensor
 from attnviz.store.paths import SUFFIX
+from attnviz.store.quantize import check_store, check_stored, decode_weights, encode_weights, store_of, weight_names
 
 FORMAT = "attnviz-checkpoint"
 FORMAT_VERSION = 2
-READS_VERSIONS = (1, 2)  # 1: vocabularies as JSON lists; 2: one token per line, compact UTF-8 header
+INT8_FORMAT_VERSION = 3  # written only for int8 weights, so a reader without them refuses the file by its version
+READS_VERSIONS = (1, 2, 3)  # 1: vocabularies as JSON lists; 2: one token per line, compact UTF-8 header; 3: int8
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
 MAX_CHECKPOINT_BYTES = 512 * 1024 * 1024
-WEIGHT_DTYPES = ("F32", "F16")  # what save() writes: float32, or float16 with half=True
 
 
-def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
-    """Write ``translator`` to ``path`` (``.safetensors``) atomically; return the path."""
+def save(translator: Translator, path: str | Path, store: str = "fp32") -> Path:
+    """Write ``translator`` to ``path`` (``.safetensors``) atomically; return the path. ``store``
+    is how the weights are kept: ``"fp32"``, ``"fp16"`` or ``"int8"`` (see :mod:`attnviz.store.quantize`)."""
     path = Path(path)
     if path.suffix != SUFFIX:
         raise CheckpointError(f"checkpoints are saved as {SUFFIX} files; got {path.name!r}")
+    check_store(store)
     header = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": INT8_FORMAT_VERSION if store == "int8" else FORMAT_VERSION,
         "config": translator.config.to_dict(),
         "src_vocab": _vocab_field(translator.src_vocab.to_list()),
         "tgt_vocab": _vocab_field(translator.tgt_vocab.to_list()),
@@ -56,8 +59,7 @@ def save(translator: Translator, path: str | Path, half: bool = False) -> Path:
         "tgt_tokenizer": translator.tgt_tokenizer.to_dict(),
         "meta": translator.meta,
     }
-    dtype = torch.float16 if half else torch.float32
-    tensors = {k: v.detach().to("cpu", dtype).contiguous() for k, v in translator.model.state_dict().items()}
+    tensors = encode_weights(translator.model.state_dict(), store)
     if translator.history is not None:
         header[FIELD] = history_header(translator.history)
         tensors.update(history_tensors(translator.history))
@@ -169,28 +171,26 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
     try:
         with safe_open(str(path), framework="pt") as f:
             stored = set(f.keys())
-            names = {n for n in stored if not is_history_tensor(n)}
+            history = {n for n in stored if is_history_tensor(n)}
+            names = weight_names(stored - history)
             if names != set(expected):
                 missing, extra = sorted(set(expected) - names)[:3], sorted(names - set(expected))[:3]
                 raise CheckpointError(
                     f"{path.name}: the weights do not fit the architecture in its config "
                     f"(missing {missing}, unexpected {extra})"
                 )
-            for name in sorted(names):  # shapes from the file's header: nothing is read or allocated yet
-                tensor = f.get_slice(name)
-                if tensor.get_dtype() not in WEIGHT_DTYPES:
+            # dtypes and shapes from the file's header: nothing is read or allocated yet
+            codes = {n: f.get_slice(n).get_dtype() for n in stored - history}
+            shapes = {n: list(f.get_slice(n).get_shape()) for n in stored - history}
+            check_stored(path.name, codes, shapes, stored)
+            for name in sorted(names):
+                if shapes[name] != expected[name]:
                     raise CheckpointError(
-                        f"{path.name}: weight {name} is stored as {tensor.get_dtype()}; attnviz writes weights as "
-                        f"{' or '.join(WEIGHT_DTYPES)}, so the file was edited"
-                    )
-                shape = list(tensor.get_shape())
-                if shape != expected[name]:
-                    raise CheckpointError(
-                        f"{path.name}: weight {name} has shape {shape}, the config needs {expected[name]}; "
+                        f"{path.name}: weight {name} has shape {shapes[name]}, the config needs {expected[name]}; "
                         "the config or the weights were edited"
                     )
-            state = {name: f.get_tensor(name).float() for name in names}
-            recorded = {name: f.get_tensor(name) for name in stored - names}
+            state = decode_weights(path.name, names, f.get_tensor)
+            recorded = {name: f.get_tensor(name) for name in history}
     except (SafetensorError, OSError, RuntimeError) as e:
         raise CheckpointError(f"{path.name}: the weights cannot be read (corrupt or truncated): {e}") from e
     bad = sorted(name for name, tensor in state.items() if not torch.isfinite(tensor).all())
@@ -234,11 +234,18 @@ def drop_owner(path: str | Path, owner: str) -> Path:
     if recorded != owner:
         raise CheckpointError(f"{path.name} belongs to another session; only the session that trained it may share it")
     translator = load_checkpoint(path)
-    with safe_open(str(path), framework="pt") as f:
-        names = f.keys()
-        half = all(f.get_slice(name).get_dtype() == "F16" for name in names)
     translator.meta = {k: v for k, v in translator.meta.items() if k != "owner"}
-    return save(translator, path, half=half)
+    return save(translator, path, store=stored_as(path))
+
+
+def stored_as(path: str | Path) -> str:
+    """How the checkpoint at ``path`` keeps its weights: ``"fp32"``, ``"fp16"`` or ``"int8"``."""
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            codes = {n: f.get_slice(n).get_dtype() for n in f.keys() if not is_history_tensor(n)}  # noqa: SIM118
+    except (SafetensorError, OSError) as e:
+        raise CheckpointError(f"{Path(path).name} is not a readable safetensors file: {e}") from e
+    return store_of({n: c for n, c in codes.items() if n in weight_names(set(codes))})
 
 
 _INIT_OPS = frozenset(

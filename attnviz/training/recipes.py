@@ -13,7 +13,7 @@ from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError, ConfigError
 from attnviz.evaluation import evaluate
 from attnviz.model import ModelConfig
-from attnviz.store import load_checkpoint, read_header, save
+from attnviz.store import STORES, load_checkpoint, read_header, save
 from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess
 from attnviz.training.fit import build_translator, fit
@@ -41,7 +41,7 @@ class Recipe:
     train: dict = field(default_factory=dict)
     eval_beam: int = 1
     eval_valid: bool = False  # also measure BLEU on the validation split (stored as metrics["valid"])
-    half: bool = False  # store weights in float16
+    store: str = "fp32"  # how the checkpoint keeps the weights: fp32, fp16 or int8 (attnviz.store.quantize)
     guided: dict = field(default_factory=dict)  # guided alignment training (attnviz.training.guided_links)
 
     def __post_init__(self) -> None:
@@ -62,6 +62,8 @@ class Recipe:
                     f"recipe {self.name!r}: unknown {label} settings {unknown}; allowed: {sorted(allowed)}"
                 )
         self.guided_config()
+        if self.store not in STORES:
+            raise ConfigError(f"recipe {self.name!r}: unknown store {self.store!r}; choose one of {', '.join(STORES)}")
 
     def guided_config(self) -> GuidedConfig | None:
         """The guided training settings, or None when the recipe trains without guidance."""
@@ -76,6 +78,15 @@ class Recipe:
         return data
 
     @classmethod
+    def from_dict(cls, data: dict) -> Recipe:
+        """A recipe from its JSON object; an older recipe's ``"half": true`` reads as ``"store": "fp16"``."""
+        data = dict(data)
+        if "half" in data:
+            half = data.pop("half")
+            data.setdefault("store", "fp16" if half is True else "fp32")
+        return cls(**data)
+
+    @classmethod
     def from_file(cls, path: str | Path) -> Recipe:
         path = Path(path)
         try:
@@ -87,7 +98,7 @@ class Recipe:
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: a recipe must be a JSON object")
         try:
-            return cls(**data)
+            return cls.from_dict(data)
         except TypeError as e:
             raise ConfigError(f"{path}: {e}") from e
 
@@ -139,7 +150,8 @@ def run_recipe(
     if guided:
         translator.meta["guided"] = {**guided.to_dict(), "links_file": links_file}
     translator.meta.update(meta or {})
-    on_epoch_end = (lambda tr, _result: _save(tr, out, recipe.half)) if out else None
+    # every epoch in full precision, so a resumed training goes on from the weights it had
+    on_epoch_end = (lambda tr, _result: _save(tr, out, "fp32")) if out else None
     result = fit(
         translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress, group=group, links=links
     )
@@ -157,16 +169,16 @@ def run_recipe(
     if evaluate_split and corpus.split(evaluate_split) and main:
         measure(translator, recipe, corpus, evaluate_split)
     if out and main:
-        _save(translator, out, recipe.half)
+        _save(translator, out, recipe.store)
     return translator
 
 
-def _save(translator: Translator, out: str | Path, half: bool) -> Path:
+def _save(translator: Translator, out: str | Path, store: str) -> Path:
     """``save``, a failed write (a full disk, a folder turned read-only) as one line naming the file."""
     from safetensors import SafetensorError
 
     try:
-        return save(translator, out, half=half)
+        return save(translator, out, store=store)
     except (OSError, SafetensorError) as e:
         detail = e.strerror if isinstance(e, OSError) and e.strerror else " ".join(str(e).split())[:200]
         raise CheckpointError(
@@ -204,5 +216,5 @@ def remeasure(recipe: Recipe, path: str | Path) -> dict:
     measure(translator, recipe, load_corpus(recipe.data, **recipe.data_options))
     stored = translator.meta.get("recipe_full") or recipe.to_dict()  # the evaluation settings used now
     translator.meta["recipe_full"] = {**stored, "eval_beam": recipe.eval_beam, "eval_valid": recipe.eval_valid}
-    _save(translator, path, recipe.half)
+    _save(translator, path, recipe.store)
     return translator.meta["metrics"]

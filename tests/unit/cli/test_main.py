@@ -181,6 +181,28 @@ def test_train_from_recipe_file(capsys, tmp_path):
     assert code == 2 and "unknown model settings" in err
 
 
+def test_train_keeps_full_precision_unless_asked(capsys, tmp_path):
+    from attnviz.store import stored_as
+
+    recipe = {
+        "name": "tiny-sort",
+        "data": "sort",
+        "data_options": {"n_train": 100, "n_valid": 10, "n_test": 10},
+        "model": {"score": "dot", "style": "luong", "emb_dim": 16, "hidden_dim": 24, "attn_dim": 16},
+        "train": {"epochs": 1, "batch_size": 32},
+        "store": "int8",  # what a shipped recipe says
+    }
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(recipe))
+    full, small = tmp_path / "full.safetensors", tmp_path / "small.safetensors"
+    assert run(capsys, "train", "--recipe", str(path), "--out", str(full), "--quiet")[0] == 0
+    assert run(capsys, "train", "--recipe", str(path), "--out", str(small), "--store", "int8", "--quiet")[0] == 0
+    assert stored_as(full) == "fp32" and stored_as(small) == "int8"
+    with pytest.raises(SystemExit):  # argparse: exit 2 with the choices
+        run(capsys, "train", "--recipe", str(path), "--store", "int4", "--quiet")
+    assert "int8" in capsys.readouterr().err
+
+
 def test_module_entry_point_exits_2_without_traceback(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "attnviz", "translate", "--model", str(tmp_path / "nope.safetensors"), "hi"],

@@ -53,7 +53,7 @@ def test_shipped_model_loads_translates_and_matches_its_header(entry):
 def test_shipped_model_was_trained_by_its_recipe_file(entry):
     """The recipe in pretrained/recipes/ is the one stored in the checkpoint, so rebuilding it
     trains what ships (a recipe edited after training would fail here)."""
-    stored = Recipe(**read_header(pretrained_dir() / entry["file"])["meta"]["recipe_full"]).to_dict()
+    stored = Recipe.from_dict(read_header(pretrained_dir() / entry["file"])["meta"]["recipe_full"]).to_dict()
     recipe = Recipe.from_file(pretrained_dir() / "recipes" / f"{entry['name']}.json").to_dict()
     if recipe["train"].get("precision") == "auto":  # resolved per device at training time: the stored one is concrete
         assert stored["train"]["precision"] in ("fp32", "bf16", "auto")

@@ -98,7 +98,7 @@ def test_models_trained_on_uploads_are_private_to_their_session_until_shared(mod
 def test_sharing_keeps_half_precision_weights_half(corpus, models):
     tr = tiny_translator(corpus)
     tr.meta.update({"owner": "me", "example": "a b c"})
-    path = save(tr, models / "half.safetensors", half=True)
+    path = save(tr, models / "half.safetensors", store="fp16")
     size = path.stat().st_size
     drop_owner(path, "me")
     assert "owner" not in read_header(path)["meta"] and abs(path.stat().st_size - size) < 200

@@ -37,7 +37,7 @@ def test_round_trip_is_exact(saved):
 
 def test_half_precision_storage_loads_as_float32(saved, tmp_path):
     tr, _ = saved
-    path = save(tr, tmp_path / "half.safetensors", half=True)
+    path = save(tr, tmp_path / "half.safetensors", store="fp16")
     back = load_checkpoint(path)
     assert next(back.model.parameters()).dtype == torch.float32
     assert back.translate("a b").target_tokens  # decodes

@@ -22,7 +22,7 @@ from tests.support.tiny import tiny_translator
 def recorded(corpus, tmp_path_factory):
     translator = tiny_translator(corpus)
     fit(translator, corpus, TrainConfig(epochs=2, batch_size=8, lr=1e-2, patience=None))
-    path = save(translator, tmp_path_factory.mktemp("history") / "recorded.safetensors", half=True)
+    path = save(translator, tmp_path_factory.mktemp("history") / "recorded.safetensors", store="fp16")
     return translator, path
 
 

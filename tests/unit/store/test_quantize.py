@@ -1,0 +1,161 @@
+"""int8 weight storage: the round trip within one quantisation step a row, the dequantized model is
+the one loaded, drop_owner keeps the storage, and a damaged scale is refused with a clear message."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+
+from attnviz.errors import CheckpointError
+from attnviz.store import drop_owner, load_checkpoint, read_header, save, stored_as
+from attnviz.store.quantize import (
+    LEVELS,
+    SCALE_SUFFIX,
+    dequantize_rows,
+    encode_weights,
+    quantize_rows,
+)
+from attnviz.training import Recipe
+from tests.support.tiny import tiny_translator
+
+
+@pytest.fixture
+def int8_file(corpus, tmp_path):
+    tr = tiny_translator(corpus, score="general", style="luong")
+    return tr, save(tr, tmp_path / "q.safetensors", store="int8")
+
+
+def test_rows_round_trip_within_half_a_step():
+    w = torch.randn(7, 11) * torch.logspace(-3, 1, 7)[:, None]  # rows of very different sizes
+    w[3] = 0.0  # an all-zero row stays zero
+    q, scale = quantize_rows(w)
+    assert q.dtype == torch.int8 and scale.shape == (7,) and int(q.abs().max()) <= LEVELS
+    back = dequantize_rows(q, scale)
+    assert torch.all((back - w).abs() <= scale[:, None] / 2 + 1e-7)
+    assert torch.equal(back[3], torch.zeros(11))
+    assert torch.allclose(back.abs().amax(dim=1), w.abs().amax(dim=1))  # each row's largest value is exact
+
+
+def test_matrices_are_int8_and_biases_float16():
+    state = {"m.weight": torch.randn(4, 3), "m.bias": torch.randn(4)}
+    out = encode_weights(state, "int8")
+    assert out["m.weight"].dtype == torch.int8 and out["m.weight" + SCALE_SUFFIX].dtype == torch.float32
+    assert out["m.bias"].dtype == torch.float16 and set(out) == {"m.weight", "m.weight" + SCALE_SUFFIX, "m.bias"}
+
+
+def test_an_int8_checkpoint_loads_the_dequantized_model(int8_file):
+    tr, path = int8_file
+    back = load_checkpoint(path)
+    assert read_header(path)["format_version"] == 3 and stored_as(path) == "int8"
+    assert next(back.model.parameters()).dtype == torch.float32
+    for name, weight in tr.model.state_dict().items():
+        loaded = back.model.state_dict()[name]
+        if weight.dim() >= 2:
+            q, scale = quantize_rows(weight)
+            assert torch.equal(loaded, dequantize_rows(q, scale))  # exactly what the file stands for
+        else:
+            assert torch.equal(loaded, weight.half().float())
+    a, b = tr.translate("a b c d"), back.translate("a b c d")
+    assert a.target_tokens == b.target_tokens
+    assert np.abs(a.weights - b.weights).max() < 0.05
+
+
+def test_int8_is_smaller_than_float16(corpus, tmp_path):
+    tr = tiny_translator(corpus, emb_dim=64, hidden_dim=64, attn_dim=64)
+    sizes = {s: save(tr, tmp_path / f"{s}.safetensors", store=s).stat().st_size for s in ("fp32", "fp16", "int8")}
+    assert sizes["int8"] < 0.6 * sizes["fp16"] < 0.6 * sizes["fp32"]
+
+
+def test_saving_a_dequantized_model_again_is_stable(int8_file, tmp_path):
+    _, path = int8_file
+    once = load_checkpoint(path)
+    twice = load_checkpoint(save(once, tmp_path / "again.safetensors", store="int8"))
+    for name, weight in once.model.state_dict().items():
+        assert torch.allclose(weight, twice.model.state_dict()[name], atol=1e-6)
+
+
+def test_drop_owner_keeps_int8(corpus, tmp_path):
+    tr = tiny_translator(corpus)
+    tr.meta["owner"] = "s1"
+    path = save(tr, tmp_path / "mine.safetensors", store="int8")
+    drop_owner(path, "s1")
+    assert stored_as(path) == "int8" and "owner" not in read_header(path)["meta"]
+
+
+def _rewrite(path, tmp_path, change):
+    with safe_open(str(path), framework="pt") as f:
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+        metadata = f.metadata()
+    change(tensors)
+    out = tmp_path / "edited.safetensors"
+    save_file(tensors, out, metadata=metadata)
+    return out
+
+
+EMB = "decoder.embedding.weight"
+SCALE = EMB + SCALE_SUFFIX
+
+
+def _nan_scale(t):
+    t[SCALE] = torch.full_like(t[SCALE], float("nan"))
+
+
+def _negative_scale(t):
+    t[SCALE] = -t[SCALE]
+
+
+def _missing_scale(t):
+    del t[SCALE]
+
+
+def _short_scale(t):
+    t[SCALE] = torch.ones(2)
+
+
+def _integer_scale(t):
+    t[SCALE] = torch.ones(t[EMB].shape[0], dtype=torch.int32)
+
+
+def _orphan_scale(t):
+    t["encoder.nothing" + SCALE_SUFFIX] = torch.ones(3)
+
+
+def _integer_bias(t):
+    bias = next(name for name, w in t.items() if w.dim() == 1 and not name.endswith(SCALE_SUFFIX))
+    t[bias] = t[bias].to(torch.int32)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_nan_scale, "negative, NaN or infinite"),
+        (_negative_scale, "negative, NaN or infinite"),
+        (_missing_scale, "scale .* is missing"),
+        (_short_scale, "not one float per row"),
+        (_integer_scale, "not one float per row"),
+        (_orphan_scale, "not int8 weights"),
+        (_integer_bias, "stored as I32"),
+    ],
+)
+def test_a_damaged_scale_is_refused_with_a_clear_message(int8_file, tmp_path, change, message):
+    _, path = int8_file
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(_rewrite(path, tmp_path, change))
+
+
+def test_unknown_storage_is_refused(corpus, tmp_path):
+    with pytest.raises(CheckpointError, match="fp32, fp16, int8"):
+        save(tiny_translator(corpus), tmp_path / "x.safetensors", store="int4")
+
+
+def test_recipes_read_the_older_half_flag():
+    base = {"name": "r", "data": "toy-fr"}
+    assert Recipe.from_dict({**base, "half": True}).store == "fp16"
+    assert Recipe.from_dict({**base, "half": False}).store == "fp32"
+    assert Recipe.from_dict({**base, "store": "int8"}).store == "int8"
+    assert "half" not in json.dumps(Recipe.from_dict({**base, "half": True}).to_dict())
