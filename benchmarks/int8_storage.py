@@ -1,0 +1,128 @@
+"""What int8 storage costs each shipped model: BLEU and attention of the stored model against the
+same weights unquantized.
+
+For every checkpoint in ``--reference`` (default: the shipped folder), the weights as that file
+holds them are the reference; the int8 model is what :func:`attnviz.store.save` with
+``store="int8"`` writes and :func:`attnviz.store.load_checkpoint` reads back (a real file round
+trip). Both decode the model's own test split with the beam its recipe evaluates with
+(:func:`attnviz.evaluation.translate_all`) and are compared on BLEU (lowercased sacreBLEU,
+``evaluate``'s ``bleu``), exact match, the number of output lines that differ, and, forced on the
+first ``--n-attention`` test pairs, the largest and the mean absolute difference of the attention
+weights. The file sizes are those of the two storages.
+
+    OMP_NUM_THREADS=1 python benchmarks/int8_storage.py --out benchmarks/results/int8_storage.json
+    python benchmarks/int8_storage.py --models toy-fr-dot-luong multi30k-de-en-dot-luong
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script from anywhere
+
+from attnviz.data import load_corpus  # noqa: E402
+from attnviz.decoding import Translator  # noqa: E402
+from attnviz.evaluation.evaluate import measured_on, translate_all  # noqa: E402
+from attnviz.evaluation.metrics import bleu as corpus_bleu  # noqa: E402
+from attnviz.store import load_checkpoint, pretrained_dir, read_manifest, save, stored_as  # noqa: E402
+
+_CORPORA: dict[str, list] = {}
+
+
+def _test_pairs(translator: Translator) -> list:
+    spec, options = measured_on(translator.meta)
+    key = json.dumps([spec, options], sort_keys=True)
+    if key not in _CORPORA:
+        _CORPORA[key] = load_corpus(spec, **options).test
+    return _CORPORA[key]
+
+
+def _decode(translator: Translator, pairs: list, beam: int) -> tuple[list[str], dict]:
+    outputs, _ = translate_all(translator, pairs, beam_size=beam)
+    tokens = translator.tgt_tokenizer.tokenize
+    exact = sum(tokens(o) == tokens(p.target) for o, p in zip(outputs, pairs, strict=True)) / len(pairs)
+    bleu = corpus_bleu(outputs, [p.target for p in pairs], lowercase=True)
+    return outputs, {"bleu": round(bleu, 2), "exact_match": round(exact, 4)}
+
+
+def _attention_gap(a: Translator, b: Translator, pairs: list) -> tuple[float, float]:
+    worst, total, cells = 0.0, 0.0, 0
+    for pair in pairs:
+        wa, wb = a.align(pair.source, pair.target).weights, b.align(pair.source, pair.target).weights
+        gap = np.abs(wa - wb)  # [target tokens, source tokens]
+        worst, total, cells = max(worst, float(gap.max())), total + float(gap.sum()), cells + gap.size
+    return worst, total / max(cells, 1)
+
+
+def measure(path: Path, n_attention: int, folder: Path) -> dict:
+    reference = load_checkpoint(path)
+    quantized = load_checkpoint(save(reference, folder / path.name, store="int8"))
+    pairs = _test_pairs(reference)
+    beam = int((reference.meta.get("recipe_full") or {}).get("eval_beam") or 1)
+    start = time.perf_counter()
+    ref_out, ref_scores = _decode(reference, pairs, beam)
+    q_out, q_scores = _decode(quantized, pairs, beam)
+    worst, mean = _attention_gap(reference, quantized, pairs[:n_attention])
+    return {
+        "model": path.stem,
+        "reference_storage": stored_as(path),
+        "n": len(pairs),
+        "beam": beam,
+        "reference": ref_scores,
+        "int8": q_scores,
+        "bleu_change": round(q_scores["bleu"] - ref_scores["bleu"], 2),
+        "lines_differ": sum(a != b for a, b in zip(ref_out, q_out, strict=True)),
+        "attention_max_abs_diff": round(worst, 4),
+        "attention_mean_abs_diff": round(mean, 6),
+        "attention_pairs": min(n_attention, len(pairs)),
+        "bytes_reference": path.stat().st_size,
+        "bytes_int8": (folder / path.name).stat().st_size,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reference", type=Path, default=None, help="folder of checkpoints (default: pretrained/)")
+    parser.add_argument("--models", nargs="*", help="model names (default: every model in the manifest)")
+    parser.add_argument("--n-attention", type=int, default=100, help="test pairs whose attention is compared")
+    parser.add_argument("--out", type=Path, help="write the rows as JSON here")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    folder = args.reference or pretrained_dir()
+    names = args.models or [m["name"] for m in read_manifest()]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp))
+            rows.append(row)
+            print(
+                f"{name:<42} BLEU {row['reference']['bleu']:6.2f} -> {row['int8']['bleu']:6.2f} "
+                f"({row['bleu_change']:+.2f}), {row['lines_differ']:4d} lines differ, attention max "
+                f"{row['attention_max_abs_diff']:.4f} mean {row['attention_mean_abs_diff']:.6f}, "
+                f"{row['bytes_reference'] / 1e6:.2f} -> {row['bytes_int8'] / 1e6:.2f} MB",
+                flush=True,
+            )
+    if args.out:
+        summary = {
+            "machine": f"{platform.processor() or platform.machine()}, 1 thread",
+            "largest_bleu_change": max((abs(r["bleu_change"]) for r in rows), default=0.0),
+            "largest_attention_max_abs_diff": max((r["attention_max_abs_diff"] for r in rows), default=0.0),
+            "rows": rows,
+        }
+        args.out.write_text(json.dumps(summary, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
