@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from attnviz.cli.adapting import adapted_models, add_adapt_arguments
 from attnviz.cli.options import add_device, print_json
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
@@ -43,6 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true")
     add_method_arguments(p, default=None)
     add_device(p)
+    add_adapt_arguments(p)
     p.add_argument("source")
     p.add_argument("target")
 
@@ -52,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.method or args.reverse_model:
         return _word_links(args)
     model = load(args.model, device=args.device, roots=model_roots(include_cwd=True))
+    model, _ = adapted_models(args, model, None, [args.source.split()], [args.target.split()])
     al = model.align(args.source, args.target)
     if args.json:
         print_json(al.to_dict())
@@ -72,7 +75,7 @@ def load_models(args) -> tuple[Translator, Translator | None]:
 
 def _word_links(args) -> int:
     """``align --method M``: the word links as a Pharaoh line, or JSON."""
-    model, reverse = load_models(args)
+    model, reverse = adapted_models(args, *load_models(args), [args.source.split()], [args.target.split()])
     wa = align_words(model, args.source, args.target, args.method, reverse, args.threshold)
     if args.json:
         print(json.dumps(wa.to_dict(), ensure_ascii=False))

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from attnviz.cli.adapting import adapted_models, add_adapt_arguments, yardstick_links
 from attnviz.cli.align import add_method_arguments, load_models
 from attnviz.cli.options import add_device, add_gold_convention, gold_base
 from attnviz.errors import InputError
@@ -26,6 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_gold_convention(parser)
     add_method_arguments(parser, default="argmax")
     parser.add_argument("--per-sentence", action="store_true", help="also list each sentence's scores")
+    add_adapt_arguments(parser)
+    parser.add_argument(
+        "--yardstick",
+        action="store_true",
+        help="also align the same pairs with eflomal (grow-diag-final-and) and score it beside attention",
+    )
     add_device(parser)
     parser.add_argument("--json", action="store_true")
 
@@ -54,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     gold = goldfile.read_gold(args.gold, lengths, args.format, args.base)
     for warning in gold.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    model, reverse = load_models(args)
+    model, reverse = adapted_models(args, *load_models(args), sources, targets)
     aligned = align_corpus(model, sources, targets, args.method, reverse, args.threshold)
     for k, why in aligned.skipped.items():
         print(f"warning: {names[0]} line {k + 1} skipped: {why}", file=sys.stderr)
@@ -80,6 +87,13 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.reverse_model:
         result["reverse_model"] = args.reverse_model
+    if args.adapt:
+        result["adapted"] = model.meta["adapted"]
+    table = [{"aligner": _attention_name(args), **corpus.to_dict()}]
+    if args.yardstick:
+        eflomal_total, _ = goldfile.score(yardstick_links(sources, targets), gold.alignments)
+        table.append({"aligner": "eflomal grow-diag-final-and", **eflomal_total.to_dict()})
+        result["table"] = table
     if args.per_sentence:
         result["sentences"] = [c.to_dict() if c is not None else None for c in per_sentence]
     if args.json:
@@ -91,6 +105,17 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'pairs':>10}: {aligned.aligned} of {len(lengths)} scored{skipped}; {len(unk)} hold a word read as <unk>")
     for key in ("model", "method", "n", "precision", "recall", "f1", "aer"):
         print(f"{key:>10}: {result[key]}")
+    if args.yardstick:
+        width = max(len(row["aligner"]) for row in table)
+        print(f"\n{'aligner':<{width}}  precision  recall     AER")
+        for row in table:
+            print(f"{row['aligner']:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['aer']:6.3f}")
     for n, c in enumerate(per_sentence if args.per_sentence else [], start=1):
         print(f"{n:>6}  skipped" if c is None else f"{n:>6}  P {c.precision:.3f}  R {c.recall:.3f}  AER {c.aer:.3f}")
     return 0
+
+
+def _attention_name(args: argparse.Namespace) -> str:
+    """The attention row's name in the yardstick table: model, method, and how it was adapted."""
+    adapted = f", adapted {args.adapt} steps{' guided' if args.adapt_guided else ''}" if args.adapt else ""
+    return f"{args.model} {args.method}{adapted}"

@@ -71,3 +71,31 @@ def test_align_eval_names_a_bad_gold_line_and_a_wrong_base(shipped_like):
         shipped_like, "align-eval", "--model", "rev", "--src", "test.a-b", "--tgt", "test.a-b", "--gold", "g"
     )
     assert done.returncode == 2 and "test.a-b line 1 holds ' ||| '" in done.stderr
+
+
+def test_adapt_and_yardstick_score_an_adapted_copy_beside_eflomal(shipped_like):
+    pytest.importorskip("eflomal")
+    model_file = shipped_like / "models" / "rev.safetensors"
+    before = model_file.read_bytes()
+    args = ["align-eval", "--model", "rev", "--bitext", "test.a-b", "--gold", "gold.talp", "--base", "1"]
+    plain = json.loads(attnviz(shipped_like, *args, "--json").stdout)
+    done = attnviz(shipped_like, *args, "--adapt", "5", "--adapt-lr", "0.01", "--yardstick", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["adapted"]["steps_run"] == 5 and result["adapted"]["pairs"] == 3  # the long pair is left out
+    assert "adapted a copy of" in done.stderr and "its file is unchanged" in done.stderr
+    assert [row["aligner"] for row in result["table"]] == ["rev argmax, adapted 5 steps", "eflomal grow-diag-final-and"]
+    assert result["table"][0]["aer"] == result["aer"] and plain["n"] == result["n"]
+    assert model_file.read_bytes() == before  # the model's own file is never written
+    text = attnviz(shipped_like, *args, "--adapt", "2", "--yardstick").stdout
+    assert "eflomal grow-diag-final-and" in text and "precision  recall     AER" in text
+
+
+def test_adapt_refuses_bad_values_in_one_line(shipped_like):
+    args = ["align-eval", "--model", "rev", "--bitext", "test.a-b", "--gold", "gold.talp", "--base", "1"]
+    done = attnviz(shipped_like, *args, "--adapt", "0")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "--adapt" in done.stderr
+    (shipped_like / "empty.a-b").write_text("", encoding="utf-8")
+    done = attnviz(shipped_like, "align", "--model", "rev", "--adapt", "3", "a b c", "c b a")
+    assert done.returncode == 0, done.stderr
+    assert "adapted a copy of" in done.stderr
