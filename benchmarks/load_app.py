@@ -37,12 +37,12 @@ class DefaultModel:
 
 def load_default_model() -> DefaultModel:
     """The model Explore opens on (attnviz.server.siblings' defaults), read in this process for the expected ticks."""
-    from attnviz.server import siblings
+    from attnviz.server import front_entry, task_of
     from attnviz.store import catalog
 
-    first = siblings.front_entry(catalog.list_models())
+    first = front_entry(catalog.list_models())
     translator = catalog.load(first["path"])
-    return DefaultModel(translator, first["name"], siblings.task_of(first), first.get("example") or "")
+    return DefaultModel(translator, first["name"], task_of(first), first.get("example") or "")
 
 
 def candidate_sentences(task: str, example: str, count: int) -> list[str]:
