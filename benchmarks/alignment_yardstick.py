@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import attnviz
 from attnviz.data.tokenize import Tokenizer
-from attnviz.evaluation import metrics
+from attnviz.evaluation import AlignmentCounts, alignment_counts, alignment_links
 from attnviz.links import eflomal as eflomal_align
 from attnviz.links.extract import align_corpus
 
@@ -37,7 +37,7 @@ DE_EN, EN_DE = "multi30k-de-en-additive-bahdanau", "multi30k-en-de-additive-bahd
 
 
 def counts(links, sure, possible=None) -> dict:
-    return sum(metrics.alignment_counts(links, sure, possible), metrics.AlignmentCounts()).to_dict()
+    return sum(alignment_counts(links, sure, possible), AlignmentCounts()).to_dict()
 
 
 def toy_fr() -> dict:
@@ -56,8 +56,7 @@ def toy_fr() -> dict:
         model = attnviz.load(name)
         start = time.perf_counter()
         as_evaluate = [
-            metrics.alignment_links(model.align(p.source, p.target), len(p.source_tokens), len(p.target_tokens))
-            for p in test
+            alignment_links(model.align(p.source, p.target), len(p.source_tokens), len(p.target_tokens)) for p in test
         ]
         sources, targets = [p.source_tokens for p in test], [p.target_tokens for p in test]
         row = {"evaluate": counts(as_evaluate, sure, possible)}

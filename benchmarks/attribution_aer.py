@@ -3,7 +3,7 @@
 For every shipped model of the tasks with gold links (toy-fr, dates), on the first ``--pairs``
 test pairs: forced decoding on the reference, each target token linked to its argmax source
 position (``<eos>`` row dropped, an argmax on source ``<eos>`` is no link:
-``metrics.alignment_links``), for attention and for each attribution method; then corpus AER
+``attnviz.evaluation.alignment_links``), for attention and for each attribution method; then corpus AER
 and the mean per-step agreement of each method with attention (Spearman, top-1).
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/attribution_aer.py --pairs 100
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from attnviz import load_corpus
 from attnviz.errors import InputError
-from attnviz.evaluation import metrics
+from attnviz.evaluation import aer, alignment_links
 from attnviz.explain.attribution import METHODS, attribute
 from attnviz.store import catalog, pretrained_dir
 from attnviz.store.checkpoint import read_header
@@ -68,9 +68,9 @@ def measure(path: Path, pairs, methods: list[str], steps: int) -> dict:
             skipped += 1
             continue
         al = results[0].alignment
-        links["attention"].append(metrics.alignment_links(al, n_src, n_tgt))
+        links["attention"].append(alignment_links(al, n_src, n_tgt))
         for m, a in zip(methods, results, strict=True):
-            links[m].append(metrics.alignment_links(replace(al, weights=a.values), n_src, n_tgt))
+            links[m].append(alignment_links(replace(al, weights=a.values), n_src, n_tgt))
             rho[m].extend(a.spearman[np.isfinite(a.spearman)].tolist())
             top1[m].extend(a.top1.tolist())
             if a.delta is not None:
@@ -81,7 +81,7 @@ def measure(path: Path, pairs, methods: list[str], steps: int) -> dict:
         "pairs": len(sure),
         "skipped": skipped,
         "seconds": round(time.perf_counter() - start, 1),
-        "aer": {name: round(metrics.aer(hard, sure, possible), 4) for name, hard in links.items()},
+        "aer": {name: round(aer(hard, sure, possible), 4) for name, hard in links.items()},
         "spearman": {m: round(float(np.mean(v)), 4) if v else None for m, v in rho.items()},
         "top1": {m: round(float(np.mean(v)), 4) if v else None for m, v in top1.items()},
         "ig_abs_delta": {

@@ -70,10 +70,10 @@ def timed(fn: Callable[[], list[str]], device: torch.device) -> tuple[list[str],
 
 def bleu(outputs: list[str], references: list[str]) -> float | None:
     try:
-        from attnviz.evaluation import metrics
+        from attnviz.evaluation import bleu as corpus_bleu
     except ImportError:  # sacrebleu is missing
         return None
-    return round(metrics.bleu(outputs, references, lowercase=True), 2)
+    return round(corpus_bleu(outputs, references, lowercase=True), 2)
 
 
 def measure(

@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attnviz.evaluation import metrics
+from attnviz.evaluation import AlignmentCounts, alignment_counts
 from attnviz.links.extract import align_corpus
 from attnviz.store import catalog
 from benchmarks.alignment_yardstick import multi30k_reference
@@ -49,7 +49,7 @@ def main() -> None:
         model = catalog.load(path)
         m = model.meta.get("metrics") or {}
         links = align_corpus(model, [s for s, _ in test], [t for _, t in test], "argmax").links
-        agreement = sum(metrics.alignment_counts(links, reference), metrics.AlignmentCounts()).to_dict()
+        agreement = sum(alignment_counts(links, reference), AlignmentCounts()).to_dict()
         row = {
             "guided": (model.meta.get("guided") or {}).get("weight", 0.0),
             "bleu": m.get("bleu"), "valid_bleu": (m.get("valid") or {}).get("bleu"), "beam": m.get("beam_size"),

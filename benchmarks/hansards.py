@@ -37,8 +37,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import attnviz
 from attnviz.data import DEFAULT_MULTI30K, Tokenizer
 from attnviz.decoding import argmax_links
+from attnviz.links import (
+    GoldAlignment,
+    file_lines,
+    parse_gold,
+    read_pairs,
+    score_links,
+    word_attention,
+    word_pairs,
+)
 from attnviz.links import eflomal as eflomal_align
-from attnviz.links import goldfile, textfile, word_attention, word_pairs
 from attnviz.links.extract import symmetrise, threshold_links, transpose
 
 try:  # Whisper's monotonic (DTW) extraction, where attnviz.links has it
@@ -54,7 +62,7 @@ THRESHOLD = 0.3
 def scores(links, gold, keep) -> dict:
     """Precision, recall, AER (and counts) over the pairs of ``keep``."""
     chosen = [links[k] if k in keep else None for k in range(len(gold))]
-    total, _ = goldfile.score(chosen, gold)
+    total, _ = score_links(chosen, gold)
     return {"pairs": len(keep), **total.to_dict()}
 
 
@@ -68,8 +76,8 @@ def seen_only(links, gold, seen) -> dict:
     kept_links, kept_gold = [], []
     for predicted, g, (src, tgt) in zip(links, gold, seen, strict=True):
         kept_links.append(_inside(predicted, src, tgt))
-        kept_gold.append(goldfile.GoldAlignment(_inside(g.sure, src, tgt), _inside(g.possible, src, tgt)))
-    total, _ = goldfile.score(kept_links, kept_gold)
+        kept_gold.append(GoldAlignment(_inside(g.sure, src, tgt), _inside(g.possible, src, tgt)))
+    total, _ = score_links(kept_links, kept_gold)
     return {"pairs": len(gold), **total.to_dict()}
 
 
@@ -117,10 +125,10 @@ def main() -> None:
     torch.set_num_threads(1)
 
     folder = Path(args.gold)
-    sources, targets = textfile.read_pairs(folder / "test.en-fr")
+    sources, targets = read_pairs(folder / "test.en-fr")
     sources, targets = sources[: args.limit], targets[: args.limit]
     lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
-    gold_file = goldfile.parse_gold(textfile.file_lines(folder / "enfr.talp")[: len(lengths)], lengths)
+    gold_file = parse_gold(file_lines(folder / "enfr.talp")[: len(lengths)], lengths)
     gold = gold_file.alignments
     en_seen, fr_seen, train = seen_words(args.multi30k)
     in_vocab = {

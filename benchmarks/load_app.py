@@ -37,27 +37,20 @@ class DefaultModel:
 
 def load_default_model() -> DefaultModel:
     """The model Explore opens on (attnviz.server.siblings' defaults), read in this process for the expected ticks."""
-    from attnviz.server import siblings
+    from attnviz.server import front_entry, task_of
     from attnviz.store import catalog
 
-    first = siblings.front_entry(catalog.list_models())
+    first = front_entry(catalog.list_models())
     translator = catalog.load(first["path"])
-    return DefaultModel(translator, first["name"], siblings.task_of(first), first.get("example") or "")
+    return DefaultModel(translator, first["name"], task_of(first), first.get("example") or "")
 
 
 def candidate_sentences(task: str, example: str, count: int) -> list[str]:
     """About ``count`` source sentences of ``task`` (its seeded generator), or variants of the example."""
-    from attnviz.data import tasks, toyfr
+    from attnviz.data import TASKS, task_pairs
 
-    generators = {
-        "dates": tasks.dates,
-        "toy-fr": toyfr.generate,
-        "copy": tasks.copy,
-        "reverse": tasks.reverse,
-        "sort": tasks.sort,
-    }
-    if task in generators:
-        return [pair.source for pair in generators[task](count, seed=SENTENCE_SEED)]
+    if task in TASKS:
+        return [pair.source for pair in task_pairs(task, count, seed=SENTENCE_SEED)]
     if task.startswith("multi30k-en-"):  # English source: plain sentences of Multi30k's kind, all different
         who = ["A man", "A woman", "A young boy", "Two girls", "An old man", "A dog", "Three children", "A worker"]
         what = ["is walking", "is sitting", "is running", "is standing", "is playing", "is waiting"]

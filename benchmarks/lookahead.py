@@ -15,7 +15,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attnviz.evaluation import metrics
+from attnviz.evaluation import alignment_links
 from attnviz.evaluation.evaluate import own_pairs
 from attnviz.store import catalog
 
@@ -30,7 +30,7 @@ def lookahead(name: str, n_pairs: int = 200) -> dict[str, float]:
         gold: dict[int, set[int]] = {}
         for i, j in pair.sure:  # (source, target)
             gold.setdefault(j, set()).add(i)
-        for i, j in metrics.alignment_links(al, len(pair.source_tokens), len(pair.target_tokens)):
+        for i, j in alignment_links(al, len(pair.source_tokens), len(pair.target_tokens)):
             if j in gold:
                 kind = "hit" if i in gold[j] else "ahead" if any(0 < i - g <= 2 for g in gold[j]) else "other"
                 counts[kind] += 1

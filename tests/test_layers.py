@@ -1,92 +1,56 @@
-"""The package's shape: role subpackages in layers, no cycles, no Streamlit in the library,
-no torch in the app's pages, and the pages and other subpackages use each subpackage's public names.
+"""The package's shape: role subpackages in layers, no cycles, no Streamlit in the library, no app in
+the library, no torch in the app's pages, no module in an ``__all__``, and the pages and other
+subpackages use each subpackage's public names.
 
-Reads the source with ``ast`` (imports inside functions and under TYPE_CHECKING count too), so a
-cycle cannot hide in a late import.
+The rules are functions of ``tests/support/layers.py`` over source text (read with ``ast``); every
+import counts, a late one inside a function or under TYPE_CHECKING too, so neither a layer break
+nor a cycle can hide in a lazy import. The last tests plant a breach of each rule and see it reported.
 """
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-LIBRARY = ROOT / "attnviz"
-# Lowest first. A module may import its own subpackage and any lower layer, never a higher one.
-LAYERS = (
-    ("errors",),
-    ("data",),
-    ("devices",),
-    ("model",),
-    ("decoding",),
-    ("store",),
-    ("evaluation",),
-    ("links",),
-    ("external",),
-    ("plots",),
-    ("explain",),
-    ("training",),
-    ("server",),
-    ("cli",),
-    ("__init__", "__main__"),  # the package's front door: `import attnviz`, `python -m attnviz`
+from tests.support.layers import (
+    LIBRARY,
+    RANK,
+    ROOT,
+    Import,
+    app_imports,
+    exported,
+    file_imports,
+    imports,
+    module_name,
+    modules_in_all,
+    package_of,
+    part_of,
+    private_uses,
+    reached,
+    upward,
 )
-RANK = {part: i for i, parts in enumerate(LAYERS) for part in parts}
-SUBPACKAGES = tuple(p.name for p in LIBRARY.iterdir() if (p / "__init__.py").is_file())
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports(path: Path, package: str | None = None) -> list[tuple[str, list[str], int]]:
-    """Every ``import``: (module, names imported from it, line), relative imports resolved
-    against ``package`` (by default the file's own)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    if package is None:
-        package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(a.name, [], node.lineno) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            found.append((base, [a.name for a in node.names], node.lineno))
-    return found
-
-
-def part_of(module: str) -> str:
-    """The layer part of an attnviz module: its subpackage, or the top-level module's name."""
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else "__init__"
-
 
 LIBRARY_FILES = sorted(LIBRARY.rglob("*.py"))
 APP_FILES = sorted([ROOT / "app.py", *(ROOT / "pages").rglob("*.py")])
 
 
+def _id(path):
+    return str(path.relative_to(ROOT))
+
+
 def test_every_library_module_has_a_layer():
     unknown = {part_of(module_name(p)) for p in LIBRARY_FILES} - set(RANK)
-    assert not unknown, f"add {unknown} to LAYERS in tests/test_layers.py"
+    assert not unknown, f"add {unknown} to LAYERS in tests/support/layers.py"
 
 
-def upward(own: str, found: list[tuple[str, list[str], int]]) -> list[str]:
-    """The imports in ``found`` that reach a layer above ``own``."""
-    return [
-        f"line {line}: {target} ({part_of(target)}) is above {own}"
-        for target, _, line in found
-        if target.startswith("attnviz.") and RANK[part_of(target)] > RANK[own]
-    ]
-
-
-@pytest.mark.parametrize("path", LIBRARY_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", LIBRARY_FILES, ids=_id)
 def test_no_import_goes_up_a_layer(path):
-    bad = upward(part_of(module_name(path)), imports(path))
+    bad = upward(part_of(module_name(path)), file_imports(path))
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("path", LIBRARY_FILES, ids=_id)
+def test_the_library_does_not_import_the_app(path):
+    bad = app_imports(file_imports(path))
     assert not bad, bad
 
 
@@ -94,15 +58,8 @@ def _module_graph() -> dict[str, set[str]]:
     known = {module_name(p) for p in LIBRARY_FILES}
     graph = {}
     for path in LIBRARY_FILES:
-        edges = set()
-        for target, names, _ in imports(path):
-            if not target.startswith("attnviz"):
-                continue
-            for name in names or [""]:  # `from attnviz.store import catalog` imports the module catalog
-                full = f"{target}.{name}" if name and f"{target}.{name}" in known else target
-                if full in known:
-                    edges.add(full)
-        graph[module_name(path)] = edges - {module_name(path)}
+        reach = {target for imp in file_imports(path) for target in reached(imp)}
+        graph[module_name(path)] = (reach & known) - {module_name(path)}
     return graph
 
 
@@ -133,48 +90,111 @@ def test_no_import_cycle():
 
 
 def _public(subpackage: str) -> set[str]:
-    tree = ast.parse((LIBRARY / subpackage / "__init__.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
-            return set(ast.literal_eval(node.value))
-    return set()
+    return set(exported((LIBRARY / subpackage / "__init__.py").read_text(encoding="utf-8")))
 
 
-@pytest.mark.parametrize("path", LIBRARY_FILES + APP_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", LIBRARY_FILES + APP_FILES, ids=_id)
 def test_other_subpackages_are_used_through_their_public_names(path):
     """From outside a subpackage, ``from attnviz.<sub> import name`` with ``name`` in its
     ``__all__``; never ``attnviz.<sub>.<module>``."""
     own = part_of(module_name(path)) if path.is_relative_to(LIBRARY) else None
-    bad = []
-    for target, names, line in imports(path):
-        parts = target.split(".")
-        if parts[0] != "attnviz" or len(parts) < 2 or parts[1] == own or parts[1] not in SUBPACKAGES:
-            continue
-        if len(parts) > 2:
-            bad.append(f"line {line}: imports the module {target}; import its public names from attnviz.{parts[1]}")
-            continue
-        hidden = sorted(set(names) - _public(parts[1]))
-        if hidden:
-            bad.append(f"line {line}: {hidden} are not in attnviz.{parts[1]}.__all__")
+    bad = private_uses(own, file_imports(path), _public)
     assert not bad, bad
 
 
-@pytest.mark.parametrize("path", LIBRARY_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", LIBRARY_FILES, ids=_id)
+def test_no_module_is_exported(path):
+    """``__all__`` holds names a caller uses, never a module whose private names it would reach."""
+    bad = modules_in_all(path.read_text(encoding="utf-8"), module_name(path), package_of(path))
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("path", LIBRARY_FILES, ids=_id)
 def test_the_library_does_not_import_streamlit(path):
-    assert not [t for t, _, _ in imports(path) if t.split(".")[0] == "streamlit"]
+    assert not [t for t, _, _ in file_imports(path) if t.split(".")[0] == "streamlit"]
 
 
-@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", APP_FILES, ids=_id)
 def test_the_app_does_not_import_torch(path):
-    assert not [t for t, _, _ in imports(path) if t.split(".")[0] == "torch"]
+    assert not [t for t, _, _ in file_imports(path) if t.split(".")[0] == "torch"]
 
 
-def test_the_checker_sees_an_upward_import_and_a_cycle(tmp_path):
-    """The rules above would pass on nothing: prove they catch what they look for."""
-    sample = tmp_path / "m.py"
-    sample.write_text("def f():\n    from ..server import warm\n", encoding="utf-8")
-    found = imports(sample, package="attnviz.model")
-    assert found == [("attnviz.server", ["warm"], 2)]
-    assert upward("model", found) and not upward("cli", found)
+# The rules above would pass on nothing: each is shown a planted breach, and a clean source.
+
+
+def test_relative_imports_resolve_against_the_importing_package():
+    assert imports("from . import tasks", "attnviz.data") == [Import("attnviz.data", ("tasks",), 1)]
+    assert imports("from ..server import warm", "attnviz.model") == [Import("attnviz.server", ("warm",), 1)]
+    assert imports("from ... import server", "attnviz.data.sub") == [Import("attnviz", ("server",), 1)]
+    assert imports("from ... import server", "attnviz.data") == [Import("", ("server",), 1)]
+    assert reached(Import("attnviz", ("server", "load"), 1)) == ["attnviz.server", "attnviz"]
+    assert reached(Import("attnviz.data", ("tasks", "Pair"), 1)) == ["attnviz.data.tasks", "attnviz.data"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f():\n    from ..server import warm\n",  # a lazy import counts
+        "from attnviz import server\n",
+        "from .. import server\n",
+        "import attnviz.server.jobs\n",
+        "from attnviz import load\n",  # the front door imports every layer
+        "from ...server import jobs\n",  # above the top-level package: Python refuses it
+    ],
+)
+def test_the_checker_sees_an_upward_import(source):
+    found = imports(source, "attnviz.model")
+    assert upward("model", found)
+
+
+def test_an_import_is_upward_only_from_below():
+    found = imports("from .. import server", "attnviz.model")
+    assert upward("model", found) and not upward("cli", found) and not upward("server", found)
+
+
+@pytest.mark.parametrize(
+    "source", ["import pages.shared\n", "from pages.shared import common\n", "import app\n", "import pages\n"]
+)
+def test_the_checker_sees_the_library_import_the_app(source):
+    assert app_imports(imports(source, "attnviz.data"))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '__all__ = ["tasks"]\n',  # a submodule named, unbound: `from attnviz.data import *` loads it
+        'from attnviz.data import tasks\n__all__ = ["tasks"]\n',
+        'from . import tasks as generators\n__all__ = ["generators"]\n',
+        'from attnviz.data.spec import tasks\n__all__ = ["tasks"]\n',  # spec imported the module
+        'import numpy as np\n__all__ = ["np"]\n',
+    ],
+)
+def test_the_checker_sees_a_module_in_all(source):
+    assert modules_in_all(source, "attnviz.data", "attnviz.data")
+
+
+def test_the_checker_sees_a_private_use_of_another_subpackage():
+    found = imports("from attnviz.data.tasks import dates\nfrom attnviz.links import goldfile\n", "attnviz.cli")
+    assert len(private_uses("cli", found, lambda sub: {"Pair"})) == 2
+    own = imports("from attnviz.links import goldfile\n", "attnviz.links")
+    assert not private_uses("links", own, lambda sub: set())  # a subpackage's own modules are its own business
+
+
+def test_a_clean_source_breaks_no_rule():
+    source = (
+        "from attnviz.errors import DataError\n"
+        "from . import tasks\n"
+        "from .pairs import Pair\n"
+        "def f():\n    from attnviz.data import TASKS\n"
+        '__all__ = ["DataError", "Pair", "TASKS"]\n'
+    )
+    found = imports(source, "attnviz.data")
+    assert not upward("data", found)
+    assert not app_imports(found)
+    assert not private_uses("data", found, lambda sub: {"DataError"})
+    assert not modules_in_all(source, "attnviz.data", "attnviz.data")
+
+
+def test_the_checker_sees_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None

@@ -10,7 +10,7 @@ from attnviz.cli.adapting import adapted_models, add_adapt_arguments, yardstick_
 from attnviz.cli.align import add_method_arguments, load_models
 from attnviz.cli.options import add_device, add_gold_convention, gold_base
 from attnviz.errors import InputError
-from attnviz.links import align_corpus, goldfile, textfile
+from attnviz.links import align_corpus, check_pairs, file_lines, is_bitext, read_gold, read_pairs, score_links
 
 HELP = "precision, recall and AER of attention links against a gold file"
 
@@ -44,11 +44,11 @@ def _text(args: argparse.Namespace) -> tuple[list[list[str]], list[list[str]], s
     path = args.bitext or args.src
     if not path:
         raise InputError("give the sentences: --bitext FILE ('source ||| target' lines), or --src and --tgt")
-    if args.tgt is None and not args.bitext and not textfile.is_bitext(textfile.file_lines(path)):
+    if args.tgt is None and not args.bitext and not is_bitext(file_lines(path)):
         raise InputError(f"{path} is not a 'source ||| target' bitext; give --tgt with the target sentences")
-    sources, targets = textfile.read_pairs(path, args.tgt)
+    sources, targets = read_pairs(path, args.tgt)
     names = (path, args.tgt) if args.tgt else (path, path)
-    textfile.check_pairs(sources, targets, names)
+    check_pairs(sources, targets, names)
     how = f"{path} and {args.tgt}, one sentence a line" if args.tgt else f"{path}, 'source ||| target' lines"
     return sources, targets, how, names
 
@@ -58,14 +58,14 @@ def run(args: argparse.Namespace) -> int:
     args.base = gold_base(args)
     sources, targets, text, names = _text(args)
     lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
-    gold = goldfile.read_gold(args.gold, lengths, args.format, args.base)
+    gold = read_gold(args.gold, lengths, args.format, args.base)
     for warning in gold.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     model, reverse = adapted_models(args, *load_models(args), sources, targets)
     aligned = align_corpus(model, sources, targets, args.method, reverse, args.threshold)
     for k, why in aligned.skipped.items():
         print(f"warning: {names[0]} line {k + 1} skipped: {why}", file=sys.stderr)
-    corpus, per_sentence = goldfile.score(aligned.links, gold.alignments)
+    corpus, per_sentence = score_links(aligned.links, gold.alignments)
     unk = aligned.with_unknown()
     result = {
         "model": args.model,

@@ -8,7 +8,7 @@ import argparse
 from attnviz.cli.align import _threshold
 from attnviz.cli.options import add_gold_convention, gold_base, print_json
 from attnviz.external import matrix_names, read_attention_file, score_files, word_links
-from attnviz.links import DIRECTIONAL, textfile
+from attnviz.links import DIRECTIONAL, file_lines
 
 HELP = "read attention files from any toolkit: their matrices, word links, AER against gold"
 
@@ -30,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _gold_lines(path: str) -> list[str]:
     """The gold file's lines (a missing, oversized or undecodable file: exit 2 naming it)."""
-    return textfile.file_lines(path)
+    return file_lines(path)
 
 
 def run(args: argparse.Namespace) -> int:

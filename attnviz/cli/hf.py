@@ -13,7 +13,7 @@ from attnviz.cli.options import add_device, add_gold_convention, gold_base, int_
 from attnviz.data import to_pharaoh
 from attnviz.errors import InputError
 from attnviz.external import Pick, links_of, load_hf, parse_heads, score_picks, word_reading
-from attnviz.links import DIRECTIONAL, goldfile, parse_pharaoh, textfile
+from attnviz.links import DIRECTIONAL, check_pairs, parse_pharaoh, read_gold, read_pairs, score_links
 
 HELP = "a Hugging Face encoder-decoder folder: its cross-attention per head as word links, scored against gold"
 
@@ -87,7 +87,7 @@ def _one(args: argparse.Namespace, model, pick: Pick) -> int:
             raise InputError("--gold-links index the words of a given translation; give it with --reference")
         lengths = [(len(reading.source_words), len(reading.target_words))]
         gold = parse_pharaoh([args.gold_links], lengths, name="--gold-links")
-        total, _ = goldfile.score([links], gold)
+        total, _ = score_links([links], gold)
         result["gold"] = total.to_dict()
     if args.json:
         print_json(result)
@@ -107,10 +107,10 @@ def _one(args: argparse.Namespace, model, pick: Pick) -> int:
 
 def _rank(args: argparse.Namespace, model, pick: Pick) -> int:
     """Every head, layer and the average (or the chosen attention only) scored against the gold file."""
-    sources, targets = textfile.read_pairs(args.src, args.tgt)
-    textfile.check_pairs(sources, targets, (args.src, args.tgt))
+    sources, targets = read_pairs(args.src, args.tgt)
+    check_pairs(sources, targets, (args.src, args.tgt))
     lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
-    found = goldfile.read_gold(args.gold, lengths, args.format, gold_base(args))
+    found = read_gold(args.gold, lengths, args.format, gold_base(args))
     for warning in found.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     gold = found.alignments

@@ -4,7 +4,7 @@ from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
 from attnviz.data.corpora import clean_table_caches
 from attnviz.data.multi30k import DEFAULT_MULTI30K
 from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, from_pharaoh, to_pharaoh
-from attnviz.data.spec import TASKS, corpora, is_file_spec, load_corpus, pair_options, tasks, toyfr
+from attnviz.data.spec import TASKS, is_file_spec, load_corpus, pair_options, task_pairs
 from attnviz.data.streamed import summarize_spec
 from attnviz.data.summary import pairs_frame, summarize
 from attnviz.data.tables import table_columns
@@ -30,7 +30,6 @@ __all__ = [
     "Vocab",
     "clean_table_caches",
     "copy_source_words",
-    "corpora",
     "from_pharaoh",
     "is_file_spec",
     "join_pieces",
@@ -40,8 +39,7 @@ __all__ = [
     "summarize",
     "summarize_spec",
     "table_columns",
-    "tasks",
+    "task_pairs",
     "to_pharaoh",
-    "toyfr",
     "word_spans",
 ]

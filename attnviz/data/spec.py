@@ -115,11 +115,19 @@ def _sample(pairs: list[Pair], n: int | None, seed: int) -> list[Pair]:
     return [pairs[i] for i in keep]
 
 
-def _task(name: str, sizes: tuple[int, int, int], seed: int, tokenizer: Tokenizer, filters: dict) -> Corpus:
+def task_pairs(name: str, n: int, seed: int = 0) -> list[Pair]:
+    """``n`` pairs of the built-in task ``name`` (a key of :data:`TASKS`) from its seeded generator,
+    with gold links, before any filter or split: ``load_corpus`` draws its splits from these."""
+    if name not in _GENERATORS:
+        raise ConfigError(f"unknown task {name!r}; choose one of {', '.join(TASKS)}")
     generate, _ = _GENERATORS[name]
+    return generate(n, seed)
+
+
+def _task(name: str, sizes: tuple[int, int, int], seed: int, tokenizer: Tokenizer, filters: dict) -> Corpus:
     wanted, notes, pairs = sum(sizes), [], []
     for round_ in range(6):  # rare short rounds (duplicates, length filter) are topped up
-        extra = generate(int((wanted - len(pairs)) * 1.2) + 50, seed * 7919 + round_)
+        extra = task_pairs(name, int((wanted - len(pairs)) * 1.2) + 50, seed * 7919 + round_)
         pairs = _filter(pairs + extra, "task", dedupe=True, notes=notes, **filters)
         if len(pairs) >= wanted:
             break

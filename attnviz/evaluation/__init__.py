@@ -1,7 +1,7 @@
 """Measuring models: BLEU, AER, entropy; evaluating checkpoints; the leaderboard."""
 
 from attnviz.evaluation.compare import aer_rows
-from attnviz.evaluation.evaluate import Evaluation, evaluate, evaluate_checkpoints, measured_on, metrics
+from attnviz.evaluation.evaluate import Evaluation, evaluate, evaluate_checkpoints, measured_on
 from attnviz.evaluation.leaderboard import (
     LEADERBOARD_KEYS,
     attribution_records,
@@ -14,6 +14,7 @@ from attnviz.evaluation.metrics import (
     aer,
     alignment_counts,
     alignment_links,
+    bleu,
     entropy,
     js_divergence,
     mean_entropy,
@@ -28,6 +29,7 @@ __all__ = [
     "alignment_counts",
     "alignment_links",
     "attribution_records",
+    "bleu",
     "entropy",
     "evaluate",
     "evaluate_checkpoints",
@@ -36,6 +38,5 @@ __all__ = [
     "leaderboard_records",
     "mean_entropy",
     "measured_on",
-    "metrics",
     "write_table",
 ]

@@ -10,7 +10,7 @@ from pathlib import Path
 from attnviz.data import Pair
 from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError, InputError
-from attnviz.evaluation import metrics
+from attnviz.evaluation.metrics import aer, alignment_links, bleu, mean_entropy
 
 
 @dataclass
@@ -88,7 +88,7 @@ def evaluate(
             continue
         weights.append(al.weights)
         if pair.sure is not None:
-            hard.append(metrics.alignment_links(al, len(pair.source_tokens), len(pair.target_tokens)))
+            hard.append(alignment_links(al, len(pair.source_tokens), len(pair.target_tokens)))
             sure.append(pair.sure)
             possible.append(pair.possible or pair.sure)
     examples = [
@@ -97,11 +97,11 @@ def evaluate(
     ]
     return Evaluation(
         n=len(pairs),
-        bleu=metrics.bleu(outputs, references, lowercase=True),
-        bleu_cased=metrics.bleu(outputs, references, lowercase=False),
+        bleu=bleu(outputs, references, lowercase=True),
+        bleu_cased=bleu(outputs, references, lowercase=False),
         exact_match=sum(exact) / len(pairs),
-        entropy=metrics.mean_entropy(weights),
-        aer=metrics.aer(hard, sure, possible) if sure else None,
+        entropy=mean_entropy(weights),
+        aer=aer(hard, sure, possible) if sure else None,
         beam_size=beam_size,
         replace_unk=replace_unk,
         skipped=skipped,

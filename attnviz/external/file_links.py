@@ -15,7 +15,7 @@ from attnviz.data import EOS
 from attnviz.decoding import Alignment, argmax_links
 from attnviz.errors import DataError, InputError
 from attnviz.external.attention_file import AttentionFile
-from attnviz.links import DIRECTIONAL, WordAlignment, for_reading, goldfile, score_table, threshold_links
+from attnviz.links import DIRECTIONAL, WordAlignment, for_reading, parse_gold, score_table, threshold_links
 
 
 def word_links(al: Alignment, method: str = "argmax", threshold: float = 0.3) -> WordAlignment:
@@ -77,5 +77,5 @@ def score_files(
                 "score matrices of the same sentence pair together"
             )
         lengths.append(shapes.pop())
-    gold = goldfile.parse_gold(gold_lines, lengths, fmt, base, name=gold_name)
+    gold = parse_gold(gold_lines, lengths, fmt, base, name=gold_name)
     return score_table(gold.alignments, predicted)

@@ -19,7 +19,7 @@ from attnviz.errors import DataError, InputError
 from attnviz.external.hf import HFModel
 from attnviz.external.pieces import fold
 from attnviz.external.trace import STYLE, CrossAttention
-from attnviz.links import DIRECTIONAL, Reading, directional_links, goldfile, read_words
+from attnviz.links import DIRECTIONAL, GoldAlignment, Reading, directional_links, read_words, score_links
 
 
 @dataclass(frozen=True)
@@ -116,14 +116,14 @@ def word_stack(c: CrossAttention) -> tuple[np.ndarray, list[str], list[str]]:
     return words.reshape(c.layers, c.heads, *words.shape[1:]), src, tgt
 
 
-def head_aer(c: CrossAttention, gold: goldfile.GoldAlignment, method: str = "argmax") -> np.ndarray:
+def head_aer(c: CrossAttention, gold: GoldAlignment, method: str = "argmax") -> np.ndarray:
     """Each head's AER against one pair's gold links: ``[layers, heads]``."""
     stack, _, _ = word_stack(c)
     grid = np.zeros((c.layers, c.heads))
     for layer in range(c.layers):
         for head in range(c.heads):
             links = sorted(directional_links(stack[layer, head], method))
-            grid[layer, head] = goldfile.score([links], [gold])[0].aer
+            grid[layer, head] = score_links([links], [gold])[0].aer
     return grid
 
 
@@ -137,7 +137,7 @@ def score_picks(
     model: HFModel,
     sources: list[list[str]],
     targets: list[list[str]],
-    gold: list[goldfile.GoldAlignment],
+    gold: list[GoldAlignment],
     picks: list[Pick] | None = None,
     method: str = "argmax",
     threshold: float = 0.3,
@@ -158,7 +158,7 @@ def score_picks(
             predicted[k].append(sorted(directional_links(matrix, method, threshold)))
     rows = []
     for pick, links in zip(picks, predicted, strict=True):
-        total, _ = goldfile.score(links, gold)
+        total, _ = score_links(links, gold)
         rows.append({"attention": pick.name, "layer": pick.layer, "head": pick.head,
                      "precision": round(total.precision, 3), "recall": round(total.recall, 3),
                      "AER": round(total.aer, 3), "links": total.predicted})  # fmt: skip

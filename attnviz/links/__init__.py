@@ -1,6 +1,5 @@
 """Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick."""
 
-from attnviz.links import textfile
 from attnviz.links.display import common_steps, for_reading
 from attnviz.links.dtw import DTW_WIDTH, dtw_links, dtw_matrix, dtw_path
 from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
@@ -16,9 +15,19 @@ from attnviz.links.extract import (
     threshold_links,
     word_attention,
 )
-from attnviz.links.goldfile import BASES, FORMATS, GoldFile, detect_format, parse_gold, parse_pharaoh
+from attnviz.links.goldfile import (
+    BASES,
+    FORMATS,
+    GoldAlignment,
+    GoldFile,
+    detect_format,
+    parse_gold,
+    parse_pharaoh,
+    read_gold,
+    score_links,
+)
 from attnviz.links.reading import Reading
-from attnviz.links.textfile import is_bitext, sentence_pairs, text_lines
+from attnviz.links.textfile import check_pairs, file_lines, is_bitext, read_pairs, sentence_pairs, text_lines
 from attnviz.links.yardstick import (
     EFLOMAL_METHOD,
     SAMPLE_PAIRS,
@@ -27,7 +36,6 @@ from attnviz.links.yardstick import (
     eflomal_links,
     gold_of_pairs,
     gold_of_upload,
-    goldfile,
     reverse_entry,
     score_table,
     word_pairs,
@@ -44,6 +52,7 @@ __all__ = [
     "SAMPLE_PAIRS",
     "SYMMETRIC",
     "CorpusAlignment",
+    "GoldAlignment",
     "GoldFile",
     "GoldSet",
     "Reading",
@@ -51,6 +60,7 @@ __all__ = [
     "agreement",
     "align_corpus",
     "align_words",
+    "check_pairs",
     "common_steps",
     "detect_format",
     "directional_links",
@@ -58,20 +68,22 @@ __all__ = [
     "dtw_matrix",
     "dtw_path",
     "eflomal_links",
+    "file_lines",
     "for_reading",
     "gold_of_pairs",
     "gold_of_upload",
-    "goldfile",
     "is_bitext",
     "parse_gold",
     "parse_pharaoh",
+    "read_gold",
+    "read_pairs",
     "read_words",
     "reverse_entry",
     "run_eflomal",
+    "score_links",
     "score_table",
     "sentence_pairs",
     "text_lines",
-    "textfile",
     "threshold_links",
     "word_attention",
     "word_pairs",

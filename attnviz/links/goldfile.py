@@ -345,7 +345,7 @@ def parse_naacl(
     return parse_gold(lines, lengths, "naacl", int(one_based), name).alignments
 
 
-def score(
+def score_links(
     predicted: Iterable[Iterable[Link] | None], gold: list[GoldAlignment]
 ) -> tuple[AlignmentCounts, list[AlignmentCounts | None]]:
     """Corpus and per-sentence precision/recall/AER counts of predicted links against gold; a pair

@@ -151,7 +151,7 @@ def score_table(
     each aligner's columns)``."""
     corpus, sentences = [], [{"pair": k} for k in range(len(gold))]
     for name, links in predicted.items():
-        total, per_sentence = goldfile.score(links, gold)
+        total, per_sentence = goldfile.score_links(links, gold)
         scored = sum(c is not None for c in per_sentence)
         corpus.append(
             {"aligner": name, **_row(total), "pairs": scored, "links": total.predicted, "sure links": total.sure}

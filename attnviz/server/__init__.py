@@ -17,6 +17,7 @@ from attnviz.server.jobs import ACTIVE, REGISTRY, JobSnapshot, TrainingJob
 from attnviz.server.siblings import (
     default_score,
     default_style,
+    front_entry,
     front_example,
     matches,
     model_tasks,
@@ -39,7 +40,7 @@ from attnviz.server.uploads import (
     store_upload,
     use_web_sessions,
 )
-from attnviz.server.warm import front_page, siblings
+from attnviz.server.warm import front_page
 
 __all__ = [
     "ACTIVE",
@@ -57,6 +58,7 @@ __all__ = [
     "default_score",
     "default_style",
     "discard_stranded",
+    "front_entry",
     "front_example",
     "front_page",
     "hold_for_training",
@@ -74,7 +76,6 @@ __all__ = [
     "session_disconnected",
     "session_seen",
     "sibling",
-    "siblings",
     "slots",
     "store_checkpoint",
     "store_upload",

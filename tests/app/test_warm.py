@@ -7,14 +7,14 @@ import sys
 
 from streamlit.testing.v1 import AppTest
 
-from attnviz.server import siblings, warm
+from attnviz.server import front_entry, front_page
 from attnviz.store import catalog
 from tests.support.paths import ROOT
 
 
 def test_the_warm_up_loads_the_model_the_app_opens_on(app_env):
-    entry = warm.front_page()
-    assert entry == siblings.front_entry(catalog.list_models())
+    entry = front_page()
+    assert entry == front_entry(catalog.list_models())
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception
     assert at.selectbox(key="explore_task").value == "toy-fr"

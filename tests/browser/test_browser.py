@@ -39,11 +39,11 @@ def shown(tokens: list[str]) -> list[str]:
 @functools.cache
 def default_model():
     """The model the app opens on (attnviz.server.siblings' defaults) and its task."""
-    from attnviz.server import siblings
+    from attnviz.server import front_entry, task_of
     from attnviz.store import catalog
 
-    entry = siblings.front_entry(catalog.list_models())
-    return catalog.load(entry["path"]), siblings.task_of(entry)
+    entry = front_entry(catalog.list_models())
+    return catalog.load(entry["path"]), task_of(entry)
 
 
 def expected_ticks(text: str) -> list[str]:

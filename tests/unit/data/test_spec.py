@@ -1,10 +1,11 @@
-"""Data specs: a pair over the length cap is dropped with a note before training."""
+"""Data specs: a pair over the length cap is dropped with a note before training; a built-in task's
+generated pairs."""
 
 from __future__ import annotations
 
 import pytest
 
-from attnviz.data.spec import LONGEST_SOURCE, MAX_TOKENS, load_corpus
+from attnviz.data.spec import LONGEST_SOURCE, MAX_TOKENS, load_corpus, task_pairs
 from attnviz.errors import ConfigError
 from tests.support.tables import PAIRS
 
@@ -18,3 +19,11 @@ def test_an_over_long_pair_is_dropped_with_a_note_before_training(tmp_path):
     assert any(f"dropped 1 pairs outside 1..{MAX_TOKENS} tokens" in note for note in corpus.notes)
     with pytest.raises(ConfigError, match=f"max_len must be between 1 and {LONGEST_SOURCE}"):
         load_corpus(f"{path}?src=de&tgt=en", max_len=2500)
+
+
+def test_a_task_gives_its_seeded_pairs_with_gold_links():
+    pairs = task_pairs("reverse", 5, seed=3)
+    assert len(pairs) == 5 and pairs == task_pairs("reverse", 5, seed=3)
+    assert all(p.target_tokens == p.source_tokens[::-1] and p.sure for p in pairs)
+    with pytest.raises(ConfigError, match="unknown task 'dates2'; choose one of dates, toy-fr, copy"):
+        task_pairs("dates2", 1)

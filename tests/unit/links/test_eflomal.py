@@ -4,7 +4,7 @@ import pytest
 
 from attnviz.data.spec import load_corpus
 from attnviz.errors import ConfigError
-from attnviz.evaluation import metrics
+from attnviz.evaluation import aer
 from attnviz.links import eflomal as eflomal_align
 
 
@@ -23,7 +23,7 @@ def test_eflomal_aligns_a_tiny_corpus():
     assert len(links) == len(pairs)
     for (src, tgt), sentence in zip(pairs, links, strict=True):
         assert all(0 <= i < len(src) and 0 <= j < len(tgt) for i, j in sentence)
-    assert metrics.aer(links, [p.sure for p in corpus.test], [p.possible for p in corpus.test]) < 0.3
+    assert aer(links, [p.sure for p in corpus.test], [p.possible for p in corpus.test]) < 0.3
     forward = eflomal_align.run_eflomal(pairs[:3], train, method="forward", rel_iterations=0.5)
     assert len(forward) == 3
     with pytest.raises(ConfigError, match="unknown method"):

@@ -3,7 +3,7 @@
 import pytest
 
 from attnviz.errors import DataError
-from attnviz.links.goldfile import detect_format, parse_gold, parse_naacl, parse_pharaoh, read_gold, score
+from attnviz.links.goldfile import detect_format, parse_gold, parse_naacl, parse_pharaoh, read_gold, score_links
 
 LENGTHS = [(3, 3), (2, 2)]  # (source, target) words per sentence
 
@@ -17,7 +17,7 @@ def test_pharaoh_question_mark_and_suffix_notations():
     assert suffix[1].sure == set()
     one_based = parse_pharaoh(["1-1 2-2 3?2", "1-1"], LENGTHS, one_based=True)
     assert [(g.sure, g.possible) for g in one_based] == [(g.sure, g.possible) for g in gold]
-    c, per = score([{(0, 0), (2, 1), (2, 2)}, {(0, 0)}], gold)
+    c, per = score_links([{(0, 0), (2, 1), (2, 2)}, {(0, 0)}], gold)
     assert c.aer == pytest.approx(2 / 7) and len(per) == 2
 
 
@@ -216,5 +216,5 @@ def test_a_given_format_is_read_as_that_format():
 
 def test_score_leaves_out_the_pairs_not_aligned():
     gold = parse_gold(["0-0", "0-0 1-1"], [(2, 2), (2, 2)]).alignments
-    corpus, per = score([[(0, 0)], None], gold)
+    corpus, per = score_links([[(0, 0)], None], gold)
     assert (corpus.sure, corpus.aer) == (1, 0.0) and per[1] is None and per[0].aer == 0.0
