@@ -10,7 +10,7 @@ import sys
 from attnviz.cli.options import float_in, int_in
 from attnviz.decoding import Translator
 from attnviz.links import EFLOMAL_METHOD, run_eflomal
-from attnviz.training.adapt import MAX_STEPS, AdaptConfig, adapt
+from attnviz.training import MAX_ADAPT_STEPS, AdaptConfig, adapt
 
 Words = list[str]
 
@@ -19,7 +19,7 @@ def add_adapt_arguments(parser: argparse.ArgumentParser) -> None:
     """``--adapt``, ``--adapt-guided``, ``--adapt-lr`` and ``--adapt-batch``."""
     parser.add_argument(
         "--adapt",
-        type=int_in(1, MAX_STEPS),
+        type=int_in(1, MAX_ADAPT_STEPS),
         metavar="N",
         help="first fine-tune a copy of the model for N steps on the pairs being aligned (translation loss); "
         "the model's file is never changed",

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         result["adapted"] = model.meta["adapted"]
     table = [{"aligner": _attention_name(args), **corpus.to_dict()}]
     if args.yardstick:
-        eflomal_total, _ = goldfile.score(yardstick_links(sources, targets), gold.alignments)
+        eflomal_total, _ = score_links(yardstick_links(sources, targets), gold.alignments)
         table.append({"aligner": "eflomal grow-diag-final-and", **eflomal_total.to_dict()})
         result["table"] = table
     if args.per_sentence:

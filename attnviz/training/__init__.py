@@ -1,5 +1,7 @@
-"""Training: the fit loop, loss, guided alignment, distributed runs, recipes, the speed benchmark."""
+"""Training: the fit loop, loss, guided alignment, distributed runs, recipes, adaptation, the speed benchmark."""
 
+from attnviz.training.adapt import MAX_STEPS as MAX_ADAPT_STEPS
+from attnviz.training.adapt import AdaptConfig, adapt
 from attnviz.training.bench import TRANSLATE_TOKENS, run_bench
 from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess, join_torchrun
@@ -7,11 +9,14 @@ from attnviz.training.fit import build_translator, fit
 from attnviz.training.recipes import Recipe, run_recipe, unfinished
 
 __all__ = [
+    "MAX_ADAPT_STEPS",
     "TRANSLATE_TOKENS",
+    "AdaptConfig",
     "Progress",
     "Recipe",
     "SingleProcess",
     "TrainConfig",
+    "adapt",
     "build_translator",
     "fit",
     "join_torchrun",

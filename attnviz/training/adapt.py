@@ -19,8 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from attnviz.data import Corpus
-from attnviz.data.pairs import make_pair
+from attnviz.data import Corpus, make_pair
 from attnviz.decoding import Translator
 from attnviz.errors import ConfigError, DataError
 from attnviz.training.config import Progress, TrainConfig
