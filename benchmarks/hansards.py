@@ -48,6 +48,7 @@ from attnviz.links import (
 )
 from attnviz.links import eflomal as eflomal_align
 from attnviz.links.extract import symmetrise, threshold_links, transpose
+from attnviz.training import AdaptConfig, adapt
 
 try:  # Whisper's monotonic (DTW) extraction, where attnviz.links has it
     from attnviz.links.dtw import dtw_links
@@ -121,6 +122,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="only the first N pairs (a quick check)")
     parser.add_argument("--no-eflomal", action="store_true", help="attention only (eflomal's figures kept from --out)")
     parser.add_argument("--out", help="write the figures here as JSON (and the table beside it, as .md)")
+    parser.add_argument("--adapt", type=int, help="fine-tune copies of the models N steps on the pairs")
+    parser.add_argument("--adapt-guided", action="store_true", help="with --adapt: guided by eflomal on the pairs")
+    parser.add_argument("--adapt-lr", type=float, default=5e-4, help="with --adapt (default 5e-4)")
     args = parser.parse_args()
     torch.set_num_threads(1)
 
@@ -163,12 +167,16 @@ def main() -> None:
     reverse_links = None
     if "reverse" in previous and not args.reverse:
         results["reverse"] = previous["reverse"]
+    adapting = AdaptConfig(steps=args.adapt, lr=args.adapt_lr, guided=args.adapt_guided) if args.adapt else None
+    how = f" adapted {args.adapt}{' guided' if args.adapt_guided else ''}" if args.adapt else ""
     if args.reverse:
         start = time.perf_counter()
         reverse = attnviz.load(args.reverse)
+        if adapting:
+            reverse = adapt(reverse, targets, sources, adapting)
         reverse_links = attention_links(reverse, sources, targets, reverse=True)
         results["reverse"] = {
-            "model": Path(args.reverse).stem,
+            "model": Path(args.reverse).stem + how,
             "seconds": round(time.perf_counter() - start, 1),
             **{f"argmax {name}": value for name, value in measure(reverse_links, gold, subsets, seen).items()},
         }
@@ -179,6 +187,8 @@ def main() -> None:
     for name in names:
         model = attnviz.load(name)
         start = time.perf_counter()
+        if adapting:
+            model = adapt(model, sources, targets, adapting)
         readings = [word_attention(model, s, t) for s, t in zip(sources, targets, strict=True)]
         methods = {
             "argmax": [argmax_links(r.weights) for r in readings],
@@ -199,7 +209,7 @@ def main() -> None:
         for method, links in methods.items():
             for subset, value in measure(links, gold, subsets, seen).items():
                 row[f"{method} {subset}"] = value
-        results["attention"][name] = row
+        results["attention"][name + how] = row
         print(name, json.dumps({k: v["aer"] for k, v in row.items() if isinstance(v, dict)}), flush=True)
 
     lowered = [([w.lower() for w in s], [w.lower() for w in t]) for s, t in zip(sources, targets, strict=True)]

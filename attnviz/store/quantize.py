@@ -1,11 +1,17 @@
-"""How a checkpoint stores its weights: float32, float16, or int8 with one scale per output row.
+"""How a checkpoint stores its weights: float32, float16, or int8 with a scale per block of a row.
 
 ``"int8"`` stores every weight matrix ``W [rows, cols]`` (embeddings, linear maps, the RNNs'
-gate matrices) as ``q = round(W / s)`` in int8, with ``s[r] = max_c |W[r, c]| / 127`` for each
-output row ``r`` (a token's embedding, a gate's row) kept as a float32 tensor named
-``<weight>.int8_scale`` of shape ``[rows]``; loading reads ``W = q * s[:, None]`` back as
-float32. One-dimensional weights (biases) are stored as float16. A file with int8 weights is
-written in checkpoint format 3, so an attnviz that cannot read it says so instead of guessing.
+gate matrices) as ``q = round(W / s)`` in int8. Each output row ``r`` (a token's embedding, a
+gate's row) is cut into blocks of :data:`BLOCK` columns (the last may be shorter), and block
+``b`` has its own scale ``s[r, b] = max |W[r, block b]| / 127``, kept in float32 as a tensor named
+``<weight>.int8_scale`` of shape ``[rows, blocks]``; loading reads ``W = q * s`` (each scale
+spread over its block) back as float32. One-dimensional weights (biases) are stored as float16.
+A file with int8 weights is written in checkpoint format 3, so an attnviz that cannot read it
+says so instead of guessing.
+
+Blocks rather than one scale a row: a row's largest value sets the step of the whole row, and
+one large value in a long GRU row then coarsens all the others; the scales cost 1/16 of the int8
+bytes (what each scheme changes is measured by benchmarks/int8_storage.py, in docs/models.md).
 
 The model a user explores *is* the dequantized one: attention, cell arithmetic, attribution and
 exports all read the weights this module returns.
@@ -13,6 +19,7 @@ exports all read the weights this module returns.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import torch
@@ -23,6 +30,7 @@ from attnviz.errors import CheckpointError
 STORES = ("fp32", "fp16", "int8")
 SCALE_SUFFIX = ".int8_scale"
 LEVELS = 127  # int8 values -127..127: symmetric, so 0 stays exactly 0
+BLOCK = 64  # columns that share one scale
 _FLOAT_DTYPES = {"fp32": torch.float32, "fp16": torch.float16}
 FLOAT_CODES = ("F32", "F16")  # safetensors dtype codes of float weights
 INT8_CODE = "I8"
@@ -35,18 +43,35 @@ def check_store(store: str) -> str:
     return store
 
 
+def scale_shape(shape: list[int] | tuple[int, ...]) -> list[int]:
+    """The shape of the scales of a weight of ``shape``: ``[rows, blocks]``."""
+    cols = math.prod(shape[1:])
+    return [shape[0], max(1, math.ceil(cols / BLOCK))]
+
+
+def _blocks(w: Tensor) -> Tensor:
+    """``w`` [rows, cols] as ``[rows, blocks, BLOCK]``, the last block padded with zeros."""
+    rows, cols = w.shape
+    pad = (-cols) % BLOCK
+    return torch.nn.functional.pad(w, (0, pad)).reshape(rows, -1, BLOCK)
+
+
 def quantize_rows(weight: Tensor) -> tuple[Tensor, Tensor]:
-    """``(q, scale)``: ``weight`` [rows, ...] as int8 with one float32 scale per row."""
+    """``(q, scale)``: ``weight`` [rows, ...] as int8, with a float32 scale per block of each row."""
     w = weight.detach().float().reshape(weight.shape[0], -1)  # [rows, cols]
-    scale = w.abs().amax(dim=1) / LEVELS  # [rows]
-    safe = torch.where(scale > 0, scale, torch.ones_like(scale))  # an all-zero row stays zero
-    q = torch.round(w / safe[:, None]).clamp(-LEVELS, LEVELS).to(torch.int8)  # [rows, cols]
+    blocks = _blocks(w)  # [rows, blocks, BLOCK]
+    scale = blocks.abs().amax(dim=2) / LEVELS  # [rows, blocks]
+    safe = torch.where(scale > 0, scale, torch.ones_like(scale))  # an all-zero block stays zero
+    q = torch.round(blocks / safe[:, :, None]).clamp(-LEVELS, LEVELS).to(torch.int8)  # [rows, blocks, BLOCK]
+    q = q.reshape(w.shape[0], -1)[:, : w.shape[1]]  # [rows, cols]
     return q.reshape(weight.shape).contiguous(), scale.contiguous()
 
 
 def dequantize_rows(q: Tensor, scale: Tensor) -> Tensor:
-    """The float32 weight that ``q`` and its per-row ``scale`` stand for."""
-    return (q.float().reshape(q.shape[0], -1) * scale.float()[:, None]).reshape(q.shape)  # [rows, ...]
+    """The float32 weight that ``q`` and its block ``scale`` stand for."""
+    flat = q.float().reshape(q.shape[0], -1)  # [rows, cols]
+    blocks = _blocks(flat) * scale.float()[:, :, None]  # [rows, blocks, BLOCK]
+    return blocks.reshape(q.shape[0], -1)[:, : flat.shape[1]].reshape(q.shape)
 
 
 def encode_weights(state: dict[str, Tensor], store: str) -> dict[str, Tensor]:
@@ -84,10 +109,10 @@ def check_stored(filename: str, codes: dict[str, str], shapes: dict[str, list[in
                 f"{filename}: weight {name} is int8 but its scale {scale} is missing; the file was damaged or "
                 "edited: download or rebuild it"
             )
-        if code == INT8_CODE and (codes[scale] not in FLOAT_CODES or shapes[scale] != shapes[name][:1]):
+        if code == INT8_CODE and (codes[scale] not in FLOAT_CODES or shapes[scale] != scale_shape(shapes[name])):
             raise CheckpointError(
-                f"{filename}: the int8 scale of {name} is {codes[scale]} {shapes[scale]}, not one float per row "
-                f"({shapes[name][:1]}); the file was damaged or edited: download or rebuild it"
+                f"{filename}: the int8 scale of {name} is {codes[scale]} {shapes[scale]}, not one float per block "
+                f"of a row ({scale_shape(shapes[name])}); the file was damaged or edited: download or rebuild it"
             )
     orphans = sorted(n[: -len(SCALE_SUFFIX)] for n in set(codes) - weight_names(set(codes)))
     orphans = [n for n in orphans if codes.get(n) != INT8_CODE]

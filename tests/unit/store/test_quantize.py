@@ -14,11 +14,13 @@ from safetensors.torch import save_file
 from attnviz.errors import CheckpointError
 from attnviz.store import drop_owner, load_checkpoint, read_header, save, stored_as
 from attnviz.store.quantize import (
+    BLOCK,
     LEVELS,
     SCALE_SUFFIX,
     dequantize_rows,
     encode_weights,
     quantize_rows,
+    scale_shape,
 )
 from attnviz.training import Recipe
 from tests.support.tiny import tiny_translator
@@ -30,15 +32,29 @@ def int8_file(corpus, tmp_path):
     return tr, save(tr, tmp_path / "q.safetensors", store="int8")
 
 
-def test_rows_round_trip_within_half_a_step():
-    w = torch.randn(7, 11) * torch.logspace(-3, 1, 7)[:, None]  # rows of very different sizes
+def test_blocks_round_trip_within_half_a_step():
+    cols = BLOCK * 2 + 5  # two whole blocks and a short one
+    w = torch.randn(7, cols) * torch.logspace(-3, 1, 7)[:, None]  # rows of very different sizes
     w[3] = 0.0  # an all-zero row stays zero
+    w[5, :BLOCK] *= 1000  # one loud block does not coarsen the rest of its row
     q, scale = quantize_rows(w)
-    assert q.dtype == torch.int8 and scale.shape == (7,) and int(q.abs().max()) <= LEVELS
+    assert q.dtype == torch.int8 and list(scale.shape) == scale_shape(w.shape) == [7, 3]
+    assert int(q.abs().max()) <= LEVELS
     back = dequantize_rows(q, scale)
-    assert torch.all((back - w).abs() <= scale[:, None] / 2 + 1e-7)
-    assert torch.equal(back[3], torch.zeros(11))
-    assert torch.allclose(back.abs().amax(dim=1), w.abs().amax(dim=1))  # each row's largest value is exact
+    step = scale.repeat_interleave(BLOCK, dim=1)[:, :cols]  # [rows, cols]: each value's quantisation step
+    assert torch.all((back - w).abs() <= step / 2 + 1e-6 * w.abs())
+    assert torch.equal(back[3], torch.zeros(cols))
+    assert scale[5, 0] > 100 * scale[5, 1]
+    for b in range(3):  # each block's largest value is exact
+        block = slice(b * BLOCK, (b + 1) * BLOCK)
+        assert torch.allclose(back[:, block].abs().amax(dim=1), w[:, block].abs().amax(dim=1))
+
+
+def test_a_three_dimensional_weight_keeps_its_shape():
+    w = torch.randn(4, 3, 50)
+    q, scale = quantize_rows(w)
+    assert q.shape == w.shape and list(scale.shape) == [4, 3]
+    assert torch.allclose(dequantize_rows(q, scale), w, atol=float(scale.max()))
 
 
 def test_matrices_are_int8_and_biases_float16():
@@ -136,8 +152,8 @@ def _integer_bias(t):
         (_nan_scale, "negative, NaN or infinite"),
         (_negative_scale, "negative, NaN or infinite"),
         (_missing_scale, "scale .* is missing"),
-        (_short_scale, "not one float per row"),
-        (_integer_scale, "not one float per row"),
+        (_short_scale, "not one float per block"),
+        (_integer_scale, "not one float per block"),
         (_orphan_scale, "not int8 weights"),
         (_integer_bias, "stored as I32"),
     ],
