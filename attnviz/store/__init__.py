@@ -1,7 +1,7 @@
 """Files: where models live, safe writes and name reservations, safetensors checkpoints, the catalog."""
 
 from attnviz.store.catalog import catalog_entry, list_models, load, model_roots, shareable_meta, visible_to
-from attnviz.store.checkpoint import drop_owner, load_checkpoint, read_header, read_history, save, stored_as
+from attnviz.store.checkpoint import as_stored, drop_owner, load_checkpoint, read_header, read_history, save, stored_as
 from attnviz.store.files import (
     STAGING,
     check_output,
@@ -37,6 +37,7 @@ __all__ = [
     "STORES",
     "SUFFIX",
     "ModelWarning",
+    "as_stored",
     "catalog_entry",
     "check_output",
     "checkout_dir",

@@ -238,6 +238,15 @@ def drop_owner(path: str | Path, owner: str) -> Path:
     return save(translator, path, store=stored_as(path))
 
 
+def as_stored(translator: Translator, store: str) -> Translator:
+    """``translator`` with the weights a checkpoint saved with ``store`` would load (in place): what a
+    user of the saved file explores, so measure it after this."""
+    encoded = encode_weights(translator.model.state_dict(), check_store(store))
+    state = decode_weights("the model", weight_names(set(encoded)), encoded.__getitem__)
+    translator.model.load_state_dict(state)
+    return translator
+
+
 def stored_as(path: str | Path) -> str:
     """How the checkpoint at ``path`` keeps its weights: ``"fp32"``, ``"fp16"`` or ``"int8"``."""
     try:

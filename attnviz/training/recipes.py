@@ -13,7 +13,7 @@ from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError, ConfigError
 from attnviz.evaluation import evaluate
 from attnviz.model import ModelConfig
-from attnviz.store import STORES, load_checkpoint, read_header, save
+from attnviz.store import STORES, as_stored, load_checkpoint, read_header, save
 from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess
 from attnviz.training.fit import build_translator, fit
@@ -211,10 +211,16 @@ def measure(translator: Translator, recipe: Recipe, corpus: Corpus, split: str =
 
 def remeasure(recipe: Recipe, path: str | Path) -> dict:
     """Measure a trained checkpoint again with the current evaluation code and rewrite its
-    metrics in place (the weights are saved unchanged, atomically)."""
-    translator = load_checkpoint(path)
+    metrics in place, atomically; the weights are saved as the recipe stores them (unchanged when
+    the file already does), and measured as stored."""
+    translator = as_stored(load_checkpoint(path), recipe.store)
     measure(translator, recipe, load_corpus(recipe.data, **recipe.data_options))
-    stored = translator.meta.get("recipe_full") or recipe.to_dict()  # the evaluation settings used now
-    translator.meta["recipe_full"] = {**stored, "eval_beam": recipe.eval_beam, "eval_valid": recipe.eval_valid}
+    stored = Recipe.from_dict(translator.meta.get("recipe_full") or recipe.to_dict()).to_dict()
+    translator.meta["recipe_full"] = {
+        **stored,
+        "eval_beam": recipe.eval_beam,
+        "eval_valid": recipe.eval_valid,
+        "store": recipe.store,
+    }
     _save(translator, path, recipe.store)
     return translator.meta["metrics"]

@@ -175,3 +175,13 @@ def test_recipes_read_the_older_half_flag():
     assert Recipe.from_dict({**base, "half": False}).store == "fp32"
     assert Recipe.from_dict({**base, "store": "int8"}).store == "int8"
     assert "half" not in json.dumps(Recipe.from_dict({**base, "half": True}).to_dict())
+
+
+def test_as_stored_gives_the_weights_the_saved_file_loads(int8_file):
+    from attnviz.store import as_stored
+
+    tr, path = int8_file
+    in_memory = as_stored(tr, "int8")
+    loaded = load_checkpoint(path)
+    for name, weight in in_memory.model.state_dict().items():
+        assert torch.equal(weight, loaded.model.state_dict()[name])
