@@ -121,7 +121,25 @@ def main() -> int:
             "rows": rows,
         }
         args.out.write_text(json.dumps(summary, indent=2) + "\n")
+        args.out.with_suffix(".md").write_text(table(rows), encoding="utf-8")
     return 0
+
+
+def table(rows: list[dict]) -> str:
+    """The table of docs/models.md: one row per model."""
+    lines = [
+        "| model | BLEU unquantized | BLEU int8 | change | lines that differ | attention max abs diff | mean "
+        "| MB | int8 MB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['model']} | {r['reference']['bleu']:.2f} | {r['int8']['bleu']:.2f} | {r['bleu_change']:+.2f} | "
+            f"{r['lines_differ']} of {r['n']} | {r['attention_max_abs_diff']:.4f} | "
+            f"{r['attention_mean_abs_diff']:.6f} | "
+            f"{r['bytes_reference'] / 1e6:.2f} | {r['bytes_int8'] / 1e6:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
