@@ -1,7 +1,8 @@
-"""Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick."""
+"""Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick, drift."""
 
 from attnviz.links import textfile
 from attnviz.links.display import common_steps, for_reading
+from attnviz.links.drift import DriftReport, SentenceDrift, corpus_drift, sentence_drift
 from attnviz.links.dtw import DTW_WIDTH, dtw_links, dtw_matrix, dtw_path
 from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
 from attnviz.links.extract import (
@@ -44,14 +45,17 @@ __all__ = [
     "SAMPLE_PAIRS",
     "SYMMETRIC",
     "CorpusAlignment",
+    "DriftReport",
     "GoldFile",
     "GoldSet",
     "Reading",
+    "SentenceDrift",
     "WordAlignment",
     "agreement",
     "align_corpus",
     "align_words",
     "common_steps",
+    "corpus_drift",
     "detect_format",
     "directional_links",
     "dtw_links",
@@ -69,6 +73,7 @@ __all__ = [
     "reverse_entry",
     "run_eflomal",
     "score_table",
+    "sentence_drift",
     "sentence_pairs",
     "text_lines",
     "textfile",
