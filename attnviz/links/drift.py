@@ -16,7 +16,8 @@ Definitions, for ``side="source"`` (the source index is shifted; positions run a
   ``c`` on. Its score is ``S(d, c) = sum_{p < c} a_0(p) + sum_{p >= c} a_d(p)`` (agreeing links) and its
   **gain** ``max_c S(d, c) - S(0)``, the links the shift wins. The sentence's **offset** is the ``d`` in
   ``-max_offset .. +max_offset`` of largest gain (ties: the smaller ``|d|``, then the positive one); 0
-  when no offset gains a link.
+  when no offset gains ``min_gain`` links (2 by default: a single link off its word, as a sentence's
+  last word often is, reads as an error; a drift moves two or more).
 * **start**: the change point, the earliest position ``c`` that maximises ``S(d, c)`` and where the
   shifted link agrees better than the unshifted one (``a_d(c) > a_0(c)``): the first word that shows the
   drift, not an earlier word without links.
@@ -45,6 +46,7 @@ from attnviz.errors import InputError
 
 SIDES = ("source", "target")
 MAX_OFFSET = 3
+MIN_GAIN = 2
 BINS = 10
 
 
@@ -139,16 +141,20 @@ def sentence_drift(
     length: int | None = None,
     side: str = "source",
     max_offset: int = MAX_OFFSET,
+    min_gain: int = MIN_GAIN,
 ) -> SentenceDrift:
     """One sentence's drift: the offset of largest gain and the position it starts from (module docstring).
 
     ``predicted`` and ``reference`` are ``(source, target)`` links, 0-based; ``length`` is the number of
-    positions (target words for ``side="source"``), by default the last position any link has plus one.
+    positions (target words for ``side="source"``), by default the last position any link has plus one;
+    ``min_gain`` the links an offset must win to count as a drift.
     """
     if side not in SIDES:
         raise InputError(f"side must be one of {', '.join(SIDES)}, got {side!r}")
     if isinstance(max_offset, bool) or not isinstance(max_offset, int) or max_offset < 1:
         raise InputError(f"max_offset must be a whole number of words, 1 or more (3 is usual), got {max_offset!r}")
+    if isinstance(min_gain, bool) or not isinstance(min_gain, int) or min_gain < 1:
+        raise InputError(f"min_gain must be a whole number of links, 1 or more (2 is usual), got {min_gain!r}")
     pred = sorted(set(_by_position(predicted, side)))
     ref = set(_by_position(reference, side))
     if any(p < 0 or x < 0 for p, x in (*pred, *ref)):
@@ -167,7 +173,7 @@ def sentence_drift(
     total = [0] * n
     for p, _ in pred:
         total[p] += 1
-    best = (0, 0, -1, a0)  # (gain, offset, start, a_d)
+    best = (min_gain - 1, 0, -1, a0)  # (gain, offset, start, a_d): a drift gains min_gain links or more
     for d in sorted((d for d in range(-max_offset, max_offset + 1) if d), key=lambda d: (abs(d), -d)):
         ad = agree(d)
         gain, c = _best_start(a0, ad)
@@ -210,6 +216,7 @@ def corpus_drift(
     lengths: Sequence[tuple[int, int]] | None = None,
     side: str = "source",
     max_offset: int = MAX_OFFSET,
+    min_gain: int = MIN_GAIN,
     bins: int = BINS,
 ) -> DriftReport:
     """Every sentence's drift (:func:`sentence_drift`) and the corpus's: histogram, dominant offset and its
@@ -236,7 +243,7 @@ def corpus_drift(
             continue
         pred, ref = list(pred), list(ref)
         length = None if lengths is None else lengths[k][0 if side == "target" else 1]
-        s = sentence_drift(pred, ref, length, side, max_offset)
+        s = sentence_drift(pred, ref, length, side, max_offset, min_gain)
         sentences.append(s)
         if s.offset is None:
             undecided.append(k)
