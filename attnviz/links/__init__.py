@@ -2,7 +2,7 @@
 
 from attnviz.links import textfile
 from attnviz.links.display import common_steps, for_reading
-from attnviz.links.drift import DriftReport, SentenceDrift, corpus_drift, sentence_drift
+from attnviz.links.drift import DRIFT_SIDES, DriftReport, SentenceDrift, corpus_drift, sentence_drift
 from attnviz.links.dtw import DTW_WIDTH, dtw_links, dtw_matrix, dtw_path
 from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
 from attnviz.links.extract import (
@@ -38,6 +38,7 @@ __all__ = [
     "BASES",
     "DIRECTIONAL",
     "DIRECTIONS",
+    "DRIFT_SIDES",
     "DTW_WIDTH",
     "EFLOMAL_METHOD",
     "FORMATS",

@@ -44,7 +44,7 @@ from statistics import median
 from attnviz.data import Link
 from attnviz.errors import InputError
 
-SIDES = ("source", "target")
+DRIFT_SIDES = ("source", "target")
 MAX_OFFSET = 3
 MIN_GAIN = 2
 BINS = 10
@@ -81,6 +81,7 @@ class DriftReport:
     offsets: list[int]  # the offsets tried, -max_offset .. +max_offset
     histogram: dict[int, int]  # offset -> decided sentences with it
     profile: list[list[float | None]]  # [offsets, bins]: share of links agreeing at that offset
+    profile_links: list[int]  # [bins]: the predicted links each bin's shares count
     dominant: int | None = None  # the most common offset (None: no sentence decided)
     share: float = 0.0  # of the decided sentences, those with the dominant offset
     drift: int | None = None  # the most common non-zero offset
@@ -93,7 +94,7 @@ class DriftReport:
     @property
     def positions(self) -> str:
         """What a start counts: ``"target"`` words when the source side is shifted, and vice versa."""
-        return SIDES[1 - SIDES.index(self.side)]
+        return DRIFT_SIDES[1 - DRIFT_SIDES.index(self.side)]
 
     def to_dict(self, sentences: bool = False) -> dict:
         out = {key: value for key, value in asdict(self).items() if key != "sentences"}
@@ -149,8 +150,8 @@ def sentence_drift(
     positions (target words for ``side="source"``), by default the last position any link has plus one;
     ``min_gain`` the links an offset must win to count as a drift.
     """
-    if side not in SIDES:
-        raise InputError(f"side must be one of {', '.join(SIDES)}, got {side!r}")
+    if side not in DRIFT_SIDES:
+        raise InputError(f"side must be one of {', '.join(DRIFT_SIDES)}, got {side!r}")
     if isinstance(max_offset, bool) or not isinstance(max_offset, int) or max_offset < 1:
         raise InputError(f"max_offset must be a whole number of words, 1 or more (3 is usual), got {max_offset!r}")
     if isinstance(min_gain, bool) or not isinstance(min_gain, int) or min_gain < 1:
@@ -197,8 +198,9 @@ def _most_common(counts: Counter) -> int | None:
 
 def _profile(
     pairs: list[tuple[list[tuple[int, int]], set[tuple[int, int]], int]], offsets: list[int], bins: int
-) -> list[list[float | None]]:
-    """Per offset and bin of relative position, the share of predicted links that agree at that offset."""
+) -> tuple[list[list[float | None]], list[int]]:
+    """Per offset and bin of relative position, the share of predicted links that agree at that offset; and
+    the links in each bin."""
     hits = [[0] * bins for _ in offsets]
     total = [0] * bins
     for pred, ref, n in pairs:
@@ -207,7 +209,7 @@ def _profile(
             total[b] += 1
             for row, d in enumerate(offsets):
                 hits[row][b] += (p, x - d) in ref
-    return [[_share(h, t) for h, t in zip(row, total, strict=True)] for row in hits]
+    return [[_share(h, t) for h, t in zip(row, total, strict=True)] for row in hits], total
 
 
 def corpus_drift(
@@ -252,8 +254,8 @@ def corpus_drift(
     offsets = list(range(-max_offset, max_offset + 1))
     counts = Counter(s.offset for s in sentences if s is not None and s.offset is not None)
     histogram = {d: counts[d] for d in offsets}
-    profile = _profile(decided, offsets, bins)
-    report = DriftReport(sentences, side, offsets, histogram, profile, decided=len(decided), undecided=undecided)
+    profile, links = _profile(decided, offsets, bins)
+    report = DriftReport(sentences, side, offsets, histogram, profile, links, decided=len(decided), undecided=undecided)
     if not decided:
         return report
     report.dominant = _most_common(counts)
