@@ -1,4 +1,5 @@
-"""``attnviz align-eval``: precision, recall and AER of attention links against a gold alignment file."""
+"""``attnviz align-eval``: precision, recall and AER of attention links against a gold alignment file, and
+with ``--drift`` whether the links sit a consistent number of words off the gold (attnviz.links.drift)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 from attnviz.cli.align import add_method_arguments, load_models
 from attnviz.cli.options import add_device, add_gold_convention, gold_base
 from attnviz.errors import InputError
-from attnviz.links import align_corpus, goldfile, textfile
+from attnviz.links import DRIFT_SIDES, DriftReport, align_corpus, corpus_drift, goldfile, signed, textfile
 
 HELP = "precision, recall and AER of attention links against a gold file"
 
@@ -26,6 +27,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_gold_convention(parser)
     add_method_arguments(parser, default="argmax")
     parser.add_argument("--per-sentence", action="store_true", help="also list each sentence's scores")
+    parser.add_argument(
+        "--drift",
+        action="store_true",
+        help="also report whether the links sit a consistent number of words off the gold's sure links, and from "
+        "which word on",
+    )
+    parser.add_argument(
+        "--drift-side",
+        choices=DRIFT_SIDES,
+        default="source",
+        help="the side whose index drifts (default source: the drift starts at a target word)",
+    )
     add_device(parser)
     parser.add_argument("--json", action="store_true")
 
@@ -80,8 +93,16 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.reverse_model:
         result["reverse_model"] = args.reverse_model
+    drift = None
+    if args.drift:
+        drift = corpus_drift(aligned.links, [g.sure for g in gold.alignments], lengths, args.drift_side)
+        result["drift"] = drift.to_dict()
     if args.per_sentence:
         result["sentences"] = [c.to_dict() if c is not None else None for c in per_sentence]
+        if drift is not None:
+            for row, s in zip(result["sentences"], drift.sentences, strict=True):
+                if row is not None:
+                    row["drift"] = s.to_dict()
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0
@@ -91,6 +112,21 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'pairs':>10}: {aligned.aligned} of {len(lengths)} scored{skipped}; {len(unk)} hold a word read as <unk>")
     for key in ("model", "method", "n", "precision", "recall", "f1", "aer"):
         print(f"{key:>10}: {result[key]}")
+    if drift is not None:
+        _print_drift(drift)
     for n, c in enumerate(per_sentence if args.per_sentence else [], start=1):
-        print(f"{n:>6}  skipped" if c is None else f"{n:>6}  P {c.precision:.3f}  R {c.recall:.3f}  AER {c.aer:.3f}")
+        line = f"{n:>6}  skipped" if c is None else f"{n:>6}  P {c.precision:.3f}  R {c.recall:.3f}  AER {c.aer:.3f}"
+        s = drift.sentences[n - 1] if drift is not None else None
+        if s is not None and s.offset:
+            line += f"  drift {signed(s.offset)} from {drift.positions} word {s.start}"
+        print(line)
     return 0
+
+
+def _print_drift(drift: DriftReport) -> None:
+    """The corpus's drift against the gold's sure links: the summary, the histogram, the undecided pairs."""
+    offsets = f"{signed(drift.offsets[0])}..{signed(drift.offsets[-1])}"
+    print(f"{'drift':>10}: the {drift.side} index against the gold's sure links, offsets {offsets}: {drift.summary()}")
+    print(f"{'offsets':>10}: " + "  ".join(f"{signed(d)}: {n}" for d, n in drift.histogram.items()))
+    if drift.undecided:
+        print(f"{'undecided':>10}: {len(drift.undecided)} pairs without predicted or without sure gold links")

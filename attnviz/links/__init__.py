@@ -2,7 +2,7 @@
 
 from attnviz.links import textfile
 from attnviz.links.display import common_steps, for_reading
-from attnviz.links.drift import DRIFT_SIDES, DriftReport, SentenceDrift, corpus_drift, sentence_drift
+from attnviz.links.drift import DRIFT_SIDES, DriftReport, SentenceDrift, corpus_drift, sentence_drift, signed
 from attnviz.links.dtw import DTW_WIDTH, dtw_links, dtw_matrix, dtw_path
 from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
 from attnviz.links.extract import (
@@ -76,6 +76,7 @@ __all__ = [
     "score_table",
     "sentence_drift",
     "sentence_pairs",
+    "signed",
     "text_lines",
     "textfile",
     "threshold_links",

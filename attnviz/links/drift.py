@@ -96,13 +96,32 @@ class DriftReport:
         """What a start counts: ``"target"`` words when the source side is shifted, and vice versa."""
         return DRIFT_SIDES[1 - DRIFT_SIDES.index(self.side)]
 
+    def summary(self) -> str:
+        """One sentence for the CLI and the app: the dominant offset, the drift and where it starts."""
+        if not self.decided:
+            return "no sentence has both predicted and reference links, so there is no drift to measure"
+        dominant = self.dominant or 0
+        text = f"offset {signed(dominant)} in {self.histogram[dominant]} of {self.decided} sentences ({self.share:.0%})"
+        if self.drift is None:
+            return f"{text}; no sentence drifts"
+        if self.drift != dominant:
+            share = f"{self.histogram[self.drift]} ({self.drift_share:.0%})"
+            text += f"; the most common drift, {signed(self.drift)}, in {share}"
+        where = f"{self.relative_start:.0%} into the sentence"
+        return f"{text}, from {self.positions} word {self.start:g} on (the median start; {where})"
+
     def to_dict(self, sentences: bool = False) -> dict:
         out = {key: value for key, value in asdict(self).items() if key != "sentences"}
-        out["histogram"] = {f"{d:+d}" if d else "0": n for d, n in self.histogram.items()}
+        out["histogram"] = {signed(d): n for d, n in self.histogram.items()}
         out["positions"] = self.positions
         if sentences:
             out["sentences"] = [s.to_dict() if s is not None else None for s in self.sentences]
         return out
+
+
+def signed(d: int) -> str:
+    """An offset as people write it: ``+1``, ``0``, ``-2``."""
+    return f"{d:+d}" if d else "0"
 
 
 def _by_position(links: Iterable[Link], side: str) -> list[tuple[int, int]]:

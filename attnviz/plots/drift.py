@@ -18,7 +18,7 @@ from plotly.subplots import make_subplots
 
 from attnviz.data import Link
 from attnviz.errors import InputError
-from attnviz.links import DRIFT_SIDES, DriftReport, SentenceDrift
+from attnviz.links import DRIFT_SIDES, DriftReport, SentenceDrift, signed
 from attnviz.plots.heatmap import (
     GOLD_COLOR,
     WEIGHT_SCALE,
@@ -39,10 +39,6 @@ KINDS = {
     "shifted": ("predicted, off by the offset", "circle", BEST_COLOR, 0.42),
     "other": ("predicted, elsewhere", "x", "#6a3d9a", 0.42),
 }
-
-
-def _signed(d: int) -> str:
-    return f"{d:+d}" if d else "0"
 
 
 def _title(text: str) -> dict:
@@ -66,7 +62,7 @@ def drift_profile(report: DriftReport, title: str | None = None, max_width: int 
     spans = [f"{100 * b // bins}–{100 * (b + 1) // bins}%" for b in range(bins)]
     text = [
         [
-            f"offset {_signed(d)} · {spans[b]} of the sentence<br>"
+            f"offset {signed(d)} · {spans[b]} of the sentence<br>"
             + (f"{z[r, b]:.2f} of {report.profile_links[b]} links agree" if report.profile_links[b] else "no links")
             for b in range(bins)
         ]
@@ -110,7 +106,7 @@ def drift_profile(report: DriftReport, title: str | None = None, max_width: int 
         showlegend=False,
     )
     fig.add_trace(bars, row=1, col=2)
-    labels = [_signed(d) for d in offsets]
+    labels = [signed(d) for d in offsets]
     fig.update_yaxes(
         tickmode="array",
         tickvals=offsets,
@@ -252,7 +248,7 @@ def drift_sentence(
             standoff=cell * 0.3,
         )
     if drift.offset and drift.start is not None:
-        label = f"offset {_signed(drift.offset)} from here"
+        label = f"offset {signed(drift.offset)} from here"
         if side == "source":
             fig.add_hline(y=drift.start - 0.5, line={"dash": "dash", "color": BEST_COLOR, "width": 1.5})
             fig.add_annotation(
