@@ -31,7 +31,9 @@ For a corpus: the **histogram** of sentence offsets (every offset of the range, 
 the **drift**, the most common non-zero offset, its share, and its **typical start**, the median start
 of the sentences with that offset (absolute, and relative to the sentence's length ``start / n``); and
 the **profile**, per offset and per tenth of the sentence (a link at position ``p`` of ``n`` falls in bin
-``floor((p + 0.5) / n * bins)``), the share of predicted links that agree at that offset.
+``floor((p + 0.5) / n * bins)``), the share of predicted links that agree at that offset; and the
+**agreement** at each offset over the whole corpus, which shows single words off by an offset (a
+look-ahead) that no sentence's drift holds.
 """
 
 from __future__ import annotations
@@ -96,6 +98,16 @@ class DriftReport:
         """What a start counts: ``"target"`` words when the source side is shifted, and vice versa."""
         return DRIFT_SIDES[1 - DRIFT_SIDES.index(self.side)]
 
+    @property
+    def agreement(self) -> dict[int, float | None]:
+        """Each offset's share of all predicted links (of the decided sentences) that agree at it, wherever
+        they sit: a look-ahead of single words shows here, and in no sentence's drift."""
+        total = sum(self.profile_links)
+        return {
+            d: sum(share * n for share, n in zip(row, self.profile_links, strict=True) if n) / total if total else None
+            for d, row in zip(self.offsets, self.profile, strict=True)
+        }
+
     def summary(self) -> str:
         """One sentence for the CLI and the app: the dominant offset, the drift and where it starts."""
         if not self.decided:
@@ -114,6 +126,7 @@ class DriftReport:
         out = {key: value for key, value in asdict(self).items() if key != "sentences"}
         out["histogram"] = {signed(d): n for d, n in self.histogram.items()}
         out["positions"] = self.positions
+        out["agreement"] = {signed(d): share for d, share in self.agreement.items()}
         if sentences:
             out["sentences"] = [s.to_dict() if s is not None else None for s in self.sentences]
         return out

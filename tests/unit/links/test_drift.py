@@ -140,6 +140,7 @@ def test_a_corpus_reports_the_dominant_offset_its_share_start_and_histogram():
     assert profile[0][0] == 1.0 and profile[1][0] == 0.0  # the first tenth: every link on the reference
     assert profile[1][9] == 0.0 and profile[0][9] == 1.0  # the last word: only the sentence without drift kept it
     assert profile[1][7] == 0.8 and profile[0][7] == 0.2  # word 7: drifted in four of the five sentences
+    assert report.agreement[1] == pytest.approx((7 + 5 + 3 + 2) / 46)  # moved links of all: 9 a drifted sentence, 10
     data = json.loads(json.dumps(report.to_dict(sentences=True)))
     assert data["histogram"]["+1"] == 4 and data["histogram"]["0"] == 1 and data["dominant"] == 1
     assert data["sentences"][0]["start"] == 2 and data["sentences"][5] is None
@@ -157,6 +158,6 @@ def test_a_corpus_mostly_without_drift_still_names_its_drift_and_undecided_pairs
 def test_an_empty_or_undecided_corpus_has_no_dominant_offset():
     empty = corpus_drift([], [])
     assert (empty.dominant, empty.drift, empty.decided, empty.share) == (None, None, 0, 0.0)
-    assert all(v is None for row in empty.profile for v in row)
+    assert all(v is None for row in empty.profile for v in row) and empty.agreement[0] is None
     none = corpus_drift([[], None], [[(0, 0)], [(0, 0)]])
     assert (none.dominant, none.undecided) == (None, [0])
