@@ -12,7 +12,7 @@ from attnviz.cli.options import add_device, add_gold_convention, gold_base
 from attnviz.errors import InputError
 from attnviz.links import DRIFT_SIDES, DriftReport, align_corpus, corpus_drift, goldfile, signed, textfile
 
-HELP = "precision, recall and AER of attention links against a gold file"
+HELP = "precision, recall and AER of attention links against a gold file, and their drift"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
