@@ -1,4 +1,5 @@
-"""``attnviz align-eval``: precision, recall and AER of attention links against a gold alignment file."""
+"""``attnviz align-eval``: precision, recall and AER of attention links against a gold alignment file, and
+with ``--drift`` whether the links sit a consistent number of words off the gold (attnviz.links.drift)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,21 @@ from attnviz.cli.adapting import adapted_models, add_adapt_arguments, yardstick_
 from attnviz.cli.align import add_method_arguments, load_models
 from attnviz.cli.options import add_device, add_gold_convention, gold_base
 from attnviz.errors import InputError
-from attnviz.links import align_corpus, check_pairs, file_lines, is_bitext, read_gold, read_pairs, score_links
+from attnviz.links import (
+    DRIFT_SIDES,
+    DriftReport,
+    align_corpus,
+    check_pairs,
+    corpus_drift,
+    file_lines,
+    is_bitext,
+    read_gold,
+    read_pairs,
+    score_links,
+    signed,
+)
 
-HELP = "precision, recall and AER of attention links against a gold file"
+HELP = "precision, recall and AER of attention links against a gold file, and their drift"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +45,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--yardstick",
         action="store_true",
         help="also align the same pairs with eflomal (grow-diag-final-and) and score it beside attention",
+    )
+    parser.add_argument(
+        "--drift",
+        action="store_true",
+        help="also report whether the links sit a consistent number of words off the gold's sure links, and from "
+        "which word on",
+    )
+    parser.add_argument(
+        "--drift-side",
+        choices=DRIFT_SIDES,
+        default="source",
+        help="the side whose index drifts (default source: the drift starts at a target word)",
     )
     add_device(parser)
     parser.add_argument("--json", action="store_true")
@@ -94,8 +119,16 @@ def run(args: argparse.Namespace) -> int:
         eflomal_total, _ = score_links(yardstick_links(sources, targets), gold.alignments)
         table.append({"aligner": "eflomal grow-diag-final-and", **eflomal_total.to_dict()})
         result["table"] = table
+    drift = None
+    if args.drift:
+        drift = corpus_drift(aligned.links, [g.sure for g in gold.alignments], lengths, args.drift_side)
+        result["drift"] = drift.to_dict()
     if args.per_sentence:
         result["sentences"] = [c.to_dict() if c is not None else None for c in per_sentence]
+        if drift is not None:
+            for row, s in zip(result["sentences"], drift.sentences, strict=True):
+                if row is not None:
+                    row["drift"] = s.to_dict()
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0
@@ -110,8 +143,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{'aligner':<{width}}  precision  recall     AER")
         for row in table:
             print(f"{row['aligner']:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['aer']:6.3f}")
+    if drift is not None:
+        _print_drift(drift)
     for n, c in enumerate(per_sentence if args.per_sentence else [], start=1):
-        print(f"{n:>6}  skipped" if c is None else f"{n:>6}  P {c.precision:.3f}  R {c.recall:.3f}  AER {c.aer:.3f}")
+        line = f"{n:>6}  skipped" if c is None else f"{n:>6}  P {c.precision:.3f}  R {c.recall:.3f}  AER {c.aer:.3f}"
+        s = drift.sentences[n - 1] if drift is not None else None
+        if s is not None and s.offset:
+            line += f"  drift {signed(s.offset)} from {drift.positions} word {s.start}"
+        print(line)
     return 0
 
 
@@ -119,3 +158,12 @@ def _attention_name(args: argparse.Namespace) -> str:
     """The attention row's name in the yardstick table: model, method, and how it was adapted."""
     adapted = f", adapted {args.adapt} steps{' guided' if args.adapt_guided else ''}" if args.adapt else ""
     return f"{args.model} {args.method}{adapted}"
+
+
+def _print_drift(drift: DriftReport) -> None:
+    """The corpus's drift against the gold's sure links: the summary, the histogram, the undecided pairs."""
+    offsets = f"{signed(drift.offsets[0])}..{signed(drift.offsets[-1])}"
+    print(f"{'drift':>10}: the {drift.side} index against the gold's sure links, offsets {offsets}: {drift.summary()}")
+    print(f"{'offsets':>10}: " + "  ".join(f"{signed(d)}: {n}" for d, n in drift.histogram.items()))
+    if drift.undecided:
+        print(f"{'undecided':>10}: {len(drift.undecided)} pairs without predicted or without sure gold links")

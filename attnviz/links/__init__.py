@@ -1,6 +1,7 @@
-"""Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick."""
+"""Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick, drift."""
 
 from attnviz.links.display import common_steps, for_reading
+from attnviz.links.drift import DRIFT_SIDES, DriftReport, SentenceDrift, corpus_drift, sentence_drift, signed
 from attnviz.links.dtw import DTW_WIDTH, dtw_links, dtw_matrix, dtw_path
 from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
 from attnviz.links.extract import (
@@ -45,6 +46,7 @@ __all__ = [
     "BASES",
     "DIRECTIONAL",
     "DIRECTIONS",
+    "DRIFT_SIDES",
     "DTW_WIDTH",
     "EFLOMAL_METHOD",
     "FORMATS",
@@ -52,16 +54,19 @@ __all__ = [
     "SAMPLE_PAIRS",
     "SYMMETRIC",
     "CorpusAlignment",
+    "DriftReport",
     "GoldAlignment",
     "GoldFile",
     "GoldSet",
     "Reading",
+    "SentenceDrift",
     "WordAlignment",
     "agreement",
     "align_corpus",
     "align_words",
     "check_pairs",
     "common_steps",
+    "corpus_drift",
     "detect_format",
     "directional_links",
     "dtw_links",
@@ -82,7 +87,9 @@ __all__ = [
     "run_eflomal",
     "score_links",
     "score_table",
+    "sentence_drift",
     "sentence_pairs",
+    "signed",
     "text_lines",
     "threshold_links",
     "word_attention",

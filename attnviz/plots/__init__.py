@@ -4,6 +4,7 @@ from attnviz.plots.compare import difference_heatmap, encoder_attention_heatmaps
 from attnviz.plots.context import context_heatmap, context_projection, context_range
 from attnviz.plots.cursor import cursor_data, has_cell
 from attnviz.plots.data import gold_heatmap, length_histogram, metric_scatter, training_curves
+from attnviz.plots.drift import drift_profile, drift_sentence
 from attnviz.plots.explore import (
     align_tops,
     alignment_heatmap,
@@ -50,6 +51,8 @@ __all__ = [
     "csv_text",
     "cursor_data",
     "difference_heatmap",
+    "drift_profile",
+    "drift_sentence",
     "encoder_attention_heatmaps",
     "entropy_plot",
     "explore_heatmap",

@@ -74,7 +74,7 @@ def _check(weights: np.ndarray, source_words: list[str], target_words: list[str]
     return w
 
 
-def _legend_rows(names: list[str], width_px: int) -> int:
+def legend_rows(names: list[str], width_px: int) -> int:
     """Rows a horizontal legend of ``names`` takes in ``width_px`` (a generous estimate per entry)."""
     rows, used = 1, 0
     for name in names:
@@ -110,7 +110,7 @@ def words_heatmap(
     angle = tick_angle(source_words, cell)
     bottom = label_px(source_words, angle)
     width = left + n_src * cell + COLORBAR_PX
-    top = TITLE_PX + (LEGEND_ROW_PX * _legend_rows(list(legend), width - left) + 8 if legend else 0)
+    top = TITLE_PX + (LEGEND_ROW_PX * legend_rows(list(legend), width - left) + 8 if legend else 0)
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle,
                      range=[-0.5, n_src - 0.5], showgrid=False, zeroline=False)  # fmt: skip
     fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=tgt, range=[n_tgt - 0.5, -0.5],

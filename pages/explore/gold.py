@@ -1,5 +1,5 @@
 """Explore's Alignment view, scored: attention's and eflomal's links against gold links, from the task's
-own test split (toy-fr has gold) or from uploaded files, per sentence and for the corpus."""
+own test split (toy-fr has gold) or from uploaded files, per sentence and for the corpus, and their drift."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from attnviz.links import (
     text_lines,
 )
 from attnviz.plots import gold_figure
+from pages.explore.drift import drift_section
 from pages.explore.links import (
     Method,
     corpus_links,
@@ -150,6 +151,7 @@ def gold_view(entries: dict[str, dict], method: Method, image_format: str) -> No
         f"2003), summed over the pairs. Attention is forced through each gold target and read on words. {note}"
     ))  # fmt: skip
     _sentence(entries, labels, method, gold, predicted, sentences, image_format)
+    drift_section(gold, predicted, int(st.session_state.get(PAIR_KEY, 0)), image_format)
 
 
 def _report(gold: GoldSet, aligned: dict[str, CorpusAlignment], skipped: set[int]) -> None:
