@@ -28,7 +28,7 @@ split into those subword pieces; the tokenizers carry the merges into the checkp
 
 ``split`` loads one split alone (the others come back empty): a Multi30k split with files of
 its own is then the only one read and tokenized, so measuring a model on its test split never
-reads train.
+reads train. Multi30k's tokens are kept on disk (:mod:`attnviz.data.token_cache`).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from urllib.parse import parse_qsl
 from attnviz.data import corpora, hub, multi30k, tables, tasks, toyfr
 from attnviz.data.bpe import BPE
 from attnviz.data.pairs import SPLITS, Corpus, Pair, make_pair, split_name
+from attnviz.data.token_cache import tokenize_texts
 from attnviz.data.tokenize import Tokenizer
 from attnviz.errors import ConfigError, DataError
 
@@ -249,7 +250,12 @@ def load_corpus(
         )
 
     def pairs_of(rows: corpora.RawPairs, where: str) -> list[Pair]:
-        made = [make_pair(s, t, tokenizer, target_tokenizer) for s, t in rows]
+        if m:  # Multi30k's files: tokens from the cache
+            sources = tokenize_texts([s for s, _ in rows], tokenizer)
+            targets = tokenize_texts([t for _, t in rows], target_tokenizer)
+            made = [Pair(s, t, a, b) for (s, t), a, b in zip(rows, sources, targets, strict=True)]
+        else:
+            made = [make_pair(s, t, tokenizer, target_tokenizer) for s, t in rows]
         return _filter(made, where, dedupe=dedupe, notes=notes, **filters)
 
     if dedupe is None:
