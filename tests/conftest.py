@@ -6,10 +6,14 @@ them: the tiny app models (``app_models_dir``, ``app_env``, ``media``) and the m
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 import torch
 
 from attnviz.data.pairs import Corpus
+from attnviz.data.token_cache import CACHE_ENV
 from attnviz.training.config import TrainConfig
 from attnviz.training.fit import fit
 from tests.support.tiny import reverse_corpus, tiny_translator
@@ -17,6 +21,15 @@ from tests.support.tiny import reverse_corpus, tiny_translator
 pytest_plugins = ["tests.support.app_fixtures", "tests.support.model_folder"]
 
 torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def corpus_cache(tmp_path_factory) -> Iterator[Path]:
+    """Multi30k's cached tokens (attnviz.data.token_cache) in a folder of this run, never the user's ~/.cache."""
+    folder = tmp_path_factory.mktemp("corpus-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(CACHE_ENV, str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="session")

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace, out=None) -> int:
             print(f"note: {note}", file=sys.stderr)
         print(json.dumps(summary, ensure_ascii=False, indent=2), file=out)
         return 0
-    corpus = load_corpus(spec, seed=args.seed, max_len=args.max_len)
+    corpus = load_corpus(spec, seed=args.seed, max_len=args.max_len, split=args.split)  # that split alone
     for note in corpus.notes:
         print(f"note: {note}", file=sys.stderr)
     for pair in corpus.split(args.split)[: args.n]:

@@ -4,8 +4,10 @@ columns of records, dropping pairs with an empty side.
 The loaders (:mod:`attnviz.data.multi30k`, :mod:`attnviz.data.tables`, :mod:`attnviz.data.hub`)
 each return raw ``(source, target)`` text pairs per split plus notes on anything they dropped;
 ``spec.load_corpus`` tokenizes, filters and splits them. Every problem with the input is a
-``DataError`` naming the file, the line and what to do. ``CACHE_DIR`` is read where it is used
-(``corpora.CACHE_DIR``), so setting it here moves every loader's cache.
+``DataError`` naming the file, the line and what to do. Tables and Hub datasets are read through
+``datasets``, whose Arrow copies go to ``CACHE_DIR``; it is read where it is used
+(``corpora.CACHE_DIR``), so setting it here moves both loaders' cache. Multi30k's plain text files
+are read directly (their tokens are cached by :mod:`attnviz.data.token_cache`).
 """
 
 from __future__ import annotations

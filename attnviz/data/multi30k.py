@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attnviz.data.corpora import DEFAULT_MAX_BYTES, RawPairs, check_file, drop_empty_rows, load_files
+from attnviz.data.corpora import DEFAULT_MAX_BYTES, RawPairs, check_file, drop_empty_rows
 from attnviz.errors import DataError
 
 DEFAULT_MULTI30K = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "multi30k"
 MULTI30K_LANGUAGES = ("en", "de", "fr")
 MULTI30K_FILES = {"train": "train", "valid": "val", "test": "test_2016_flickr"}
+SPLITS = tuple(MULTI30K_FILES)
 
 
 def _looks_like_multi30k(name: str) -> bool:
@@ -27,15 +28,19 @@ def _find(folder: Path, stem: str) -> Path | None:
     return None
 
 
-def load_multi30k(
-    source: str,
-    target: str,
-    folder: str | Path | None = None,
-    *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    empty: str = "drop",
-) -> tuple[dict[str, RawPairs], list[str]]:
-    """Multi30k pairs per split from ``folder`` (``train.en.gz``, ``val.de``, ...; gzipped or not)."""
+def text_lines(data: bytes) -> list[str]:
+    r"""The lines of a UTF-8 text file's bytes, as ``datasets``' text builder reads them: ``\r\n``
+    and ``\r`` end a line like ``\n``, no other character does, and a last line without its
+    newline still counts."""
+    lines = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def multi30k_files(
+    source: str, target: str, folder: str | Path | None = None
+) -> tuple[dict[str, tuple[Path, Path]], dict[str, str]]:
+    """The ``(source, target)`` files of each split that ``folder`` has (train always), and a note
+    for each split it lacks (that split is cut from train)."""
     for lang in (source, target):
         if lang not in MULTI30K_LANGUAGES:
             raise DataError(f"Multi30k has no language {lang!r}; choose from {', '.join(MULTI30K_LANGUAGES)}.")
@@ -60,12 +65,12 @@ def load_multi30k(
             f"{folder} has no Multi30k files (expected train.en.gz, val.de.gz, test_2016_flickr.fr.gz "
             f"or the same without .gz{listing}); rename the files or name another folder."
         )
-    notes: list[str] = []
-    splits: dict[str, RawPairs] = {}
+    files: dict[str, tuple[Path, Path]] = {}
+    missing: dict[str, str] = {}
     for split, stem in MULTI30K_FILES.items():
         paths = [found[split, source], found[split, target]]
         if paths == [None, None] and split != "train":
-            notes.append(f"{folder}: no {stem}.{source}/{stem}.{target}; the {split} split is cut from train")
+            missing[split] = f"{folder}: no {stem}.{source}/{stem}.{target}; the {split} split is cut from train"
             continue
         for lang, path in zip((source, target), paths, strict=True):
             if path is None:
@@ -74,17 +79,52 @@ def load_multi30k(
                     f"{folder} has no {stem}.{lang}.gz (nor {stem}.{lang}); it has {split} files for "
                     f"{', '.join(have) or 'no language'}. Add the file or choose another language pair."
                 )
-            check_file(path, max_bytes)
-        src_path, tgt_path = paths
-        columns = load_files("text", {"src": str(src_path), "tgt": str(tgt_path)})
-        src_lines, tgt_lines = columns["src"]["text"], columns["tgt"]["text"]
-        if len(src_lines) != len(tgt_lines):
-            short, long_ = sorted([(len(src_lines), src_path), (len(tgt_lines), tgt_path)], key=lambda x: x[0])
-            raise DataError(
-                f"{src_path.name} has {len(src_lines)} lines but {tgt_path.name} has {len(tgt_lines)}: "
-                f"line {short[0] + 1} of {long_[1]} has no partner in {short[1]}. The files must be "
-                "line-aligned translations; check that neither was truncated or edited."
-            )
-        rows = list(zip(src_lines, tgt_lines, strict=True))
-        splits[split] = drop_empty_rows(rows, f"{src_path.name}/{tgt_path.name}", 1, empty, notes)
-    return splits, notes
+        files[split] = (paths[0], paths[1])
+    return files, missing
+
+
+def reads_alone(source: str, target: str, folder: str | Path | None, split: str) -> bool:
+    """Whether ``split`` comes from its own files, so that it can be read without the others: the
+    folder has them (and, for train, the other splits' too, else those are cut from train)."""
+    files, missing = multi30k_files(source, target, folder)
+    return split in files and (split != "train" or not missing)
+
+
+def read_split(
+    src_path: Path, tgt_path: Path, notes: list[str], *, max_bytes: int = DEFAULT_MAX_BYTES, empty: str = "drop"
+) -> RawPairs:
+    """The line-aligned pairs of two files (checked by :func:`~attnviz.data.corpora.check_file`),
+    pairs with an empty side dropped with a note (or refused: ``empty="error"``)."""
+    src_lines, tgt_lines = (text_lines(check_file(path, max_bytes)) for path in (src_path, tgt_path))
+    if len(src_lines) != len(tgt_lines):
+        short, long_ = sorted([(len(src_lines), src_path), (len(tgt_lines), tgt_path)], key=lambda x: x[0])
+        raise DataError(
+            f"{src_path.name} has {len(src_lines)} lines but {tgt_path.name} has {len(tgt_lines)}: "
+            f"line {short[0] + 1} of {long_[1]} has no partner in {short[1]}. The files must be "
+            "line-aligned translations; check that neither was truncated or edited."
+        )
+    rows = list(zip(src_lines, tgt_lines, strict=True))
+    return drop_empty_rows(rows, f"{src_path.name}/{tgt_path.name}", 1, empty, notes)
+
+
+def load_multi30k(
+    source: str,
+    target: str,
+    folder: str | Path | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    empty: str = "drop",
+    splits: tuple[str, ...] = SPLITS,
+) -> tuple[dict[str, RawPairs], list[str]]:
+    """Multi30k pairs of ``splits`` from ``folder`` (``train.en.gz``, ``val.de``, ...; gzipped or
+    not); a split the folder lacks has a note instead (:func:`reads_alone` tells when one split can
+    be read without the others)."""
+    files, missing = multi30k_files(source, target, folder)
+    pairs: dict[str, RawPairs] = {}
+    notes: list[str] = []
+    for split in splits:
+        if split in missing:
+            notes.append(missing[split])
+        else:
+            pairs[split] = read_split(*files[split], notes, max_bytes=max_bytes, empty=empty)
+    return pairs, notes

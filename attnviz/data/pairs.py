@@ -72,6 +72,14 @@ def make_pair(
     )
 
 
+def split_name(name: str) -> str:
+    """``"train"``, ``"valid"`` or ``"test"`` for a split's name or alias (``"val"``, ``"validation"``)."""
+    key = _SPLIT_ALIASES.get(name.strip().lower())
+    if key is None:
+        raise ConfigError(f"unknown split {name!r}; choose train, valid or test")
+    return key
+
+
 @dataclass
 class Corpus:
     """Train/valid/test pairs from one source, the tokenizers that made them, and load notes."""
@@ -88,10 +96,7 @@ class Corpus:
 
     def split(self, name: str) -> list[Pair]:
         """The pairs of ``"train"``, ``"valid"`` (or ``"val"``, ``"validation"``) or ``"test"``."""
-        key = _SPLIT_ALIASES.get(name.strip().lower())
-        if key is None:
-            raise ConfigError(f"unknown split {name!r}; choose train, valid or test")
-        return getattr(self, key)
+        return getattr(self, split_name(name))
 
     def example(self, known: Callable[[str], bool] | None = None) -> str:
         """A representative source sentence to prefill the app's text box.

@@ -25,6 +25,10 @@ are given. Duplicate pairs are removed before the cut, so no test pair is in tra
 ``subwords`` (real corpora only) learns byte-pair merges on the training split, one number
 for both sides or ``[source, target]`` (0: keep whole words on that side), and cuts every
 split into those subword pieces; the tokenizers carry the merges into the checkpoint.
+
+``split`` loads one split alone (the others come back empty): a Multi30k split with files of
+its own is then the only one read and tokenized, so measuring a model on its test split never
+reads train. Multi30k's tokens are kept on disk (:mod:`attnviz.data.token_cache`).
 """
 
 from __future__ import annotations
@@ -33,11 +37,13 @@ import math
 import random
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from urllib.parse import parse_qsl
 
 from attnviz.data import corpora, hub, multi30k, tables, tasks, toyfr
 from attnviz.data.bpe import BPE
-from attnviz.data.pairs import Corpus, Pair, make_pair
+from attnviz.data.pairs import SPLITS, Corpus, Pair, make_pair, split_name
+from attnviz.data.token_cache import tokenize_texts
 from attnviz.data.tokenize import Tokenizer
 from attnviz.errors import ConfigError, DataError
 
@@ -182,6 +188,7 @@ def load_corpus(
     max_bytes: int = corpora.DEFAULT_MAX_BYTES,
     empty: str = "drop",
     subwords: int | list[int] | None = None,
+    split: str | None = None,
 ) -> Corpus:
     """Load the corpus a spec names (see the module docstring for the grammar).
 
@@ -192,6 +199,8 @@ def load_corpus(
     lets a real corpus keep the target's case (so output can be scored case-sensitively) while
     the source is lowercased. ``dedupe`` (default: yes, except inside the official
     splits of Multi30k, kept whole so that results compare with published ones) drops repeats.
+    ``split`` (train, valid or test) fills that split alone, with the pairs a load of every split
+    gives it, and leaves the others empty.
     """
     spec = spec.strip()
     if empty not in ("drop", "error"):
@@ -202,6 +211,7 @@ def load_corpus(
     check_max_len(max_len)
     filters = {"min_len": min_len, "max_len": max_len}
     merges = _subword_sizes(subwords)
+    only = None if split is None else split_name(split)
     if spec in _GENERATORS:
         if any(merges):
             raise ConfigError(f"subwords: built-in tasks keep their own tokens (and gold links); drop it for {spec!r}")
@@ -211,16 +221,21 @@ def load_corpus(
             500 if n_valid is None else n_valid,
             500 if n_test is None else n_test,
         )
-        return _task(spec, sizes, seed, tokenizer, filters)
+        return _only(_task(spec, sizes, seed, tokenizer, filters), only)
 
     filters["max_len"] = MAX_TOKENS if max_len is None else max_len
     tokenizer = Tokenizer("word", lowercase=lowercase)
     target_tokenizer = tokenizer if target_lowercase is None else Tokenizer("word", lowercase=target_lowercase)
     notes: list[str] = []
+    alone = False  # one Multi30k split read by itself
     m = _MULTI30K_RE.match(spec)
     if m:
         source, target, folder = m.groups()
-        raw, notes = multi30k.load_multi30k(source, target, folder, max_bytes=max_bytes, empty=empty)
+        # subword merges are learned on train, so a split is read alone only without them
+        alone = only is not None and not any(merges) and multi30k.reads_alone(source, target, folder, only)
+        raw, notes = multi30k.load_multi30k(
+            source, target, folder, max_bytes=max_bytes, empty=empty, splits=(only,) if alone else SPLITS
+        )
         name = f"multi30k-{source}-{target}"
     elif spec.startswith("hf:"):
         path, _, query = spec[3:].partition("?")
@@ -243,12 +258,20 @@ def load_corpus(
         )
 
     def pairs_of(rows: corpora.RawPairs, where: str) -> list[Pair]:
-        made = [make_pair(s, t, tokenizer, target_tokenizer) for s, t in rows]
+        if m:  # Multi30k's files: tokens from the cache
+            sources = tokenize_texts([s for s, _ in rows], tokenizer)
+            targets = tokenize_texts([t for _, t in rows], target_tokenizer)
+            made = [Pair(s, t, a, b) for (s, t), a, b in zip(rows, sources, targets, strict=True)]
+        else:
+            made = [make_pair(s, t, tokenizer, target_tokenizer) for s, t in rows]
         return _filter(made, where, dedupe=dedupe, notes=notes, **filters)
 
     if dedupe is None:
         dedupe = "all" in raw
-    if "all" in raw:
+    if alone:
+        train, valid, test = ([] if k != only else pairs_of(raw[k], f"{name} {k}") for k in SPLITS)
+        valid, test = _sample(valid, n_valid, seed + 1), _sample(test, n_test, seed + 2)
+    elif "all" in raw:
         train, valid, test = _cut(pairs_of(raw["all"], name), seed, n_valid, n_test, (valid_fraction, test_fraction))
     else:
         train = pairs_of(raw["train"], f"{name} train")
@@ -262,10 +285,17 @@ def load_corpus(
                 test = pairs_of(raw["test"], f"{name} test")
         valid, test = _sample(valid, n_valid, seed + 1), _sample(test, n_test, seed + 2)
     train = _sample(train, n_train, seed)
-    if not train:
+    if not train and only in (None, "train"):
         raise DataError(f"{name}: no training pairs left after filtering; relax min_len/max_len.")
     corpus = Corpus(name, train, valid, test, tokenizer, target_tokenizer, False, notes)
-    return _with_subwords(corpus, *merges) if any(merges) else corpus
+    return _only(_with_subwords(corpus, *merges) if any(merges) else corpus, only)
+
+
+def _only(corpus: Corpus, split: str | None) -> Corpus:
+    """``corpus`` with every split but ``split`` emptied (all kept when it is None)."""
+    if split is None:
+        return corpus
+    return replace(corpus, **{k: corpus.split(k) if k == split else [] for k in SPLITS})
 
 
 def pair_options(options: dict) -> dict:

@@ -17,16 +17,19 @@ from attnviz.data.vocab import UNK
 from attnviz.errors import CheckpointError, ConfigError, InputError
 
 KINDS = ("word", "char")
+VERSION = 1  # bump when any text is cut differently: cached tokens (attnviz.data.token_cache) carry it
 # A word: letters/digits/marks with inner apostrophes or hyphens; anything else is one token.
 _WORD_RE = re.compile(r"[^\W_]+(?:['\u2019\-][^\W_]+)*|\S", re.UNICODE)
 _NO_SPACE_BEFORE = set(".,;:!?)]}%'\u2019\u00bb")
 _NO_SPACE_AFTER = set("([{\u00ab")
+# Every control (Cc) and surrogate (Cs) code point but the newline. Unicode's stability policy
+# fixes both categories; a test checks the class against unicodedata over every code point.
+_CONTROL_RE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def clean_text(text: str) -> str:
-    """NFC-normalize and replace control characters (NUL included) by spaces."""
-    text = unicodedata.normalize("NFC", text)
-    return "".join(" " if unicodedata.category(c) in ("Cc", "Cs") and c != "\n" else c for c in text)
+    """NFC-normalize and replace control characters (NUL included) and lone surrogates by spaces."""
+    return _CONTROL_RE.sub(" ", unicodedata.normalize("NFC", text))
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,9 @@ from attnviz.store import load_checkpoint, pretrained_dir
 CHECK_PAIRS = 40
 
 
-def _corpus(meta: dict):
-    spec, options = measured_on(meta)
-    return load_corpus(spec, **options)
-
-
 def check_metrics(file: str, n: int = CHECK_PAIRS) -> dict:
     """BLEU, exact match, AER and entropy of a shipped model on the first ``n`` test pairs."""
     model = load_checkpoint(pretrained_dir() / file)
-    corpus = _corpus(model.meta)
-    report = evaluate(model, corpus.split("test")[:n], beam_size=1)
+    spec, options = measured_on(model.meta)
+    report = evaluate(model, load_corpus(spec, **options, split="test").test[:n], beam_size=1)
     return {k: v for k, v in report.to_dict().items() if k in ("n", "bleu", "exact_match", "aer", "entropy")}

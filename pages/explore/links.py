@@ -88,7 +88,7 @@ def sample_of(spec: str, options: dict) -> list[tuple[list[str], list[str]]]:
 @st.cache_data(max_entries=8, show_spinner=False)
 def test_split(spec: str, options: dict) -> list[Pair]:
     """A data set's test split (its gold links, where it has them)."""
-    return load_corpus(spec, **options).test
+    return load_corpus(spec, **options, split="test").test
 
 
 @dataclass

@@ -49,7 +49,7 @@ def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
         st.caption(f"No test pairs for this model: {error_text(e)}")
         return []
     with user_errors():
-        corpus = cached_corpus(spec, **options)
+        corpus = cached_corpus(spec, **options, split="test")  # Multi30k reads its test files alone
     return corpus.test[:limit] if limit else corpus.test
 
 

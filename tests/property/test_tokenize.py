@@ -2,7 +2,7 @@
 are non-empty, free of control characters, deterministic, and round-trip through ``detokenize``.
 
 Generated inputs per run (``max_examples``; the explicit ``@example`` cases come on top):
-clean_text 2000, split 3000, detokenize round trip 2000."""
+clean_text 2000, split 3000, detokenize round trip 2000, against the plain tokenizer 2000."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from attnviz.data.tokenize import KINDS, Tokenizer, clean_text
 from attnviz.data.vocab import EOS
+from tests.support import tokenize_reference
 from tests.support.hostile import hostile_text, long_text
 
 TOKENIZERS = [Tokenizer(kind, lowercase) for kind in KINDS for lowercase in (True, False)]
@@ -80,3 +81,12 @@ def test_tokenizer_round_trip(tok: Tokenizer, text: str) -> None:
         assert "".join(out.split()) == "".join(surface) == "".join(again)
     tok.detokenize(tok.tokenize(text))
     tok.detokenize([*surface, EOS, "", " "])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.sampled_from(TOKENIZERS), hostile_text)
+@example(Tokenizer("word"), "\u0301a\x00\u0301 \ud800\u0301")
+def test_the_compiled_path_cuts_as_the_plain_one(tok: Tokenizer, text: str) -> None:
+    """``clean_text``'s one regular expression gives what a walk over every character gives."""
+    assert clean_text(text) == tokenize_reference.clean_text(text)
+    assert tok.tokenize(text) == tokenize_reference.tokenize(tok, text)

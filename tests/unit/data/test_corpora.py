@@ -14,30 +14,14 @@ import pytest
 
 from attnviz.data import DEFAULT_MULTI30K, corpora, load_corpus, table_columns
 from attnviz.errors import ConfigError, DataError
+from tests.support.multi30k import LINES, multi30k_folder, write
 from tests.support.tables import PAIRS
-
-LINES = {
-    "en": ["A dog runs.", "Two men talk.", "A girl sings.", "A cat sleeps.", "A boy jumps.", "Rain falls."],
-    "de": ["Ein Hund rennt.", "Zwei Männer reden.", "Ein Mädchen singt.", "Eine Katze schläft.", "Ein Junge springt.",
-           "Regen fällt."],
-    "fr": ["Un chien court.", "Deux hommes parlent.", "Une fille chante.", "Un chat dort.", "Un garçon saute.",
-           "La pluie tombe."],
-}  # fmt: skip
-
-
-def write(path: Path, lines: list[str], gz: bool = True) -> None:
-    data = ("\n".join(lines) + "\n").encode()
-    path.write_bytes(gzip.compress(data) if gz else data)
 
 
 @pytest.fixture
 def m30k(tmp_path: Path) -> Path:
     """A tiny folder in the Multi30k layout: 4 train, 1 val, 1 test pair per language."""
-    for lang, lines in LINES.items():
-        write(tmp_path / f"train.{lang}.gz", lines[:4])
-        write(tmp_path / f"val.{lang}.gz", lines[4:5])
-        write(tmp_path / f"test_2016_flickr.{lang}.gz", lines[5:])
-    return tmp_path
+    return multi30k_folder(tmp_path)
 
 
 def test_multi30k_from_fixture(m30k):

@@ -1,12 +1,45 @@
-"""The tokenizer with subword pieces: the typed case kept, a round trip through a dict."""
+"""The tokenizer: the compiled path against the plain one, subword pieces keeping the typed case, a
+round trip through a dict."""
 
 from __future__ import annotations
+
+import sys
+import unicodedata
 
 import pytest
 
 from attnviz.data.bpe import BPE
-from attnviz.data.tokenize import Tokenizer
+from attnviz.data.tokenize import _CONTROL_RE, KINDS, Tokenizer, clean_text
 from attnviz.errors import CheckpointError, ConfigError
+from tests.support import tokenize_reference
+from tests.support.hostile import HOSTILE, long_text
+
+TRICKY = [
+    *HOSTILE,
+    "\ufeffZwei Männer\r\nin\tblauen\x0bHemden\x0c.\x1c\x1d\x1e\x1f\x85",
+    "a\u0301\u0327 A\u030a Å \u212b \uac00\u11a8 \u1100\u1161\u11a8 \u0958",  # compose, reorder, exclusions
+    "\u0301leading mark \n\u0301after a newline \x00\u0301after NUL",
+    "\ud83d\ude00 paired halves \udc00\ud800 reversed",
+    "l'homme aujourd\u2019hui re-enter --x-- 'quoted' x- -y _under_score_ 3.14 1,000 ½ ² ⅷ",
+    "Straße ǈ ǉ ΣΑΣ. ὈΔΥΣΣΕΎΣ İI ı ﬀ Ⅻ",
+    "\x00\x01\x7f\x80\x9f\xa0\xad \u200b\u2060\ufeff\ufffe\U0010ffff",
+    long_text("Ein Hund\x00rennt. "),
+]
+
+
+def test_the_control_class_is_every_control_and_surrogate_code_point_but_the_newline():
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    categories = map(unicodedata.category, every)
+    expected = {c for c, category in enumerate(categories) if category in ("Cc", "Cs")} - {ord("\n")}
+    assert {ord(c) for c in _CONTROL_RE.findall(every)} == expected
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_the_compiled_path_cuts_as_the_plain_one(text):
+    assert clean_text(text) == tokenize_reference.clean_text(text)
+    bpe = BPE.learn(["the", "orange", "hat", "and", "the", "orange", "coat", "männer", "hemden"] * 3, 20)
+    for tokenizer in [*(Tokenizer(k, lowercase) for k in KINDS for lowercase in (True, False)), Tokenizer(bpe=bpe)]:
+        assert tokenizer.tokenize(text) == tokenize_reference.tokenize(tokenizer, text)
 
 
 @pytest.fixture
