@@ -6,12 +6,15 @@ order given whatever the batches; the same evaluation and corpus links as pair b
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from attnviz.decoding.translator import Source, Target
 from attnviz.errors import InputError
+from attnviz.evaluation import metrics
+from attnviz.evaluation.evaluate import evaluate
 from tests.support.tiny import CASES, reverse_corpus, tiny_translator
 
 EXTRA = [
@@ -81,3 +84,18 @@ def test_align_batch_names_the_pair_it_cannot_read(trained):
         trained.align_batch(["a", "b"], ["a"])
     with pytest.raises(InputError, match="batch_size must be at least 1"):
         trained.align_batch(["a"], ["a"], batch_size=-1)
+
+
+def test_evaluate_forces_in_batches_with_the_figures_of_pair_by_pair(trained, corpus):
+    long = replace(corpus.test[0], source=" ".join(["a"] * (trained.max_source_tokens + 1)))
+    test = [*corpus.test, long]  # one pair the model cannot read: left out of entropy and AER
+    report = evaluate(trained, test)
+    readable = test[:-1]
+    alone = [trained.align(p.source, p.target) for p in readable]
+    assert report.entropy == pytest.approx(metrics.mean_entropy([al.weights for al in alone]), abs=1e-6)
+    hard = [
+        metrics.alignment_links(al, len(p.source_tokens), len(p.target_tokens))
+        for al, p in zip(alone, readable, strict=True)
+    ]
+    assert report.aer == metrics.aer(hard, [p.sure for p in readable], [p.possible or p.sure for p in readable])
+    assert report.skipped == 1
