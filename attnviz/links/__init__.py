@@ -15,6 +15,7 @@ from attnviz.links.extract import (
     read_words,
     threshold_links,
     word_attention,
+    word_attentions,
 )
 from attnviz.links.goldfile import BASES, FORMATS, GoldFile, detect_format, parse_gold, parse_pharaoh
 from attnviz.links.reading import Reading
@@ -74,5 +75,6 @@ __all__ = [
     "textfile",
     "threshold_links",
     "word_attention",
+    "word_attentions",
     "word_pairs",
 ]

@@ -15,6 +15,7 @@ from attnviz.decoding.translator import Source, Target
 from attnviz.errors import InputError
 from attnviz.evaluation import metrics
 from attnviz.evaluation.evaluate import evaluate
+from attnviz.links.extract import align_corpus, align_words
 from tests.support.tiny import CASES, reverse_corpus, tiny_translator
 
 EXTRA = [
@@ -99,3 +100,17 @@ def test_evaluate_forces_in_batches_with_the_figures_of_pair_by_pair(trained, co
     ]
     assert report.aer == metrics.aer(hard, [p.sure for p in readable], [p.possible or p.sure for p in readable])
     assert report.skipped == 1
+
+
+def test_corpus_links_are_those_of_each_pair_alone(trained):
+    long = ["a"] * (trained.max_source_tokens + 1)
+    sources = [[*"abcd"], [*"efg"], long, ["h", "zebra", "b"]]
+    targets = [[*"dcba"], [*"gfe"], ["a"], ["b", "qq", "h"]]
+    for method, reverse in (("argmax", None), ("threshold", None), ("dtw", None), ("grow-diag-final", trained)):
+        aligned = align_corpus(trained, sources, targets, method, reverse)
+        assert list(aligned.skipped) == [2] and "this model reads at most" in aligned.skipped[2]
+        for k, links in enumerate(aligned.links):
+            if k != 2:
+                assert links == align_words(trained, sources[k], targets[k], method, reverse).links
+    with pytest.raises(InputError, match="give the reverse model"):
+        align_corpus(trained, sources, targets, "union")
