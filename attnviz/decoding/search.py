@@ -9,6 +9,7 @@ import torch
 from torch import Tensor
 
 from attnviz.data import BOS_ID, EOS_ID
+from attnviz.decoding.beam import padded
 from attnviz.model import Encoded, Memory, Seq2Seq, StepOutput
 
 
@@ -182,6 +183,50 @@ def forced(model: Seq2Seq, src_ids: list[int], tgt_ids: list[int]) -> Hypothesis
         queries=_numpy(out.queries[0]),
         positions=None if att.positions is None else _numpy(att.positions[0]),
     )
+
+
+@torch.inference_mode()
+def forced_batch(
+    model: Seq2Seq, src: Tensor, lengths: Tensor, targets: list[list[int]]
+) -> tuple[list[Hypothesis], list[np.ndarray] | None]:
+    """Force each row of a padded batch ``src`` ``[N, S]`` (``lengths`` ``[N]``) through its target
+    ids (each ending with EOS) in one teacher-forced pass. Each row's :class:`Hypothesis` is the one
+    :func:`forced` gives it alone, cut to its own source and target lengths; a row's padding never
+    reaches its real steps (a padded source position is masked, a padded target step comes after
+    them). With a Transformer encoder, also each row's self-attention maps
+    ``[layers, heads, S_i, S_i]``, else None."""
+    device = src.device
+    lengths = lengths.to(device)
+    enc = model.encode(src, lengths)
+    tgt, tgt_lengths = padded(targets, device)  # [N, T], [N]
+    tgt_in = torch.cat([torch.full_like(tgt[:, :1], BOS_ID), tgt[:, :-1]], dim=1)  # [N, T]: <bos> y_1 ... y_{T-1}
+    real = torch.arange(tgt.size(1), device=device) < tgt_lengths.unsqueeze(1)  # [N, T] True at each row's steps
+    # logits only at the real steps: [M, V], M = the sum of the target lengths, row-major
+    out = model.decoder(tgt_in, enc.state, enc.memory, scored=real)
+    logp = torch.log_softmax(out.logits.float(), dim=-1)  # [M, V]
+    token_logp = logp.gather(1, tgt[real].unsqueeze(1)).squeeze(1)  # [M]
+    att = out.attention
+    weights, scores = _numpy(att.weights), _numpy(att.scores)  # [N, T, S] each
+    contexts, queries = _numpy(att.context), _numpy(out.queries)  # [N, T, K], [N, T, Q]
+    positions = None if att.positions is None else _numpy(att.positions)  # [N, T]
+    maps = enc.encoder.self_attention  # [N, layers, heads, S, S] or None
+    maps = None if maps is None else _numpy(maps)
+    n_tgt, n_src = tgt_lengths.tolist(), lengths.tolist()
+    row_logp = np.split(_numpy(token_logp), np.cumsum(n_tgt)[:-1])  # N arrays of [T_i]
+    hyps = [
+        Hypothesis(
+            tokens=list(ids),
+            token_log_probs=row_logp[i],
+            weights=weights[i, :t, :s].copy(),  # [T_i, S_i]
+            scores=scores[i, :t, :s].copy(),  # [T_i, S_i]
+            contexts=contexts[i, :t].copy(),  # [T_i, K]
+            queries=queries[i, :t].copy(),  # [T_i, Q]
+            positions=None if positions is None else positions[i, :t].copy(),  # [T_i]
+        )
+        for i, (ids, t, s) in enumerate(zip(targets, n_tgt, n_src, strict=True))
+    ]
+    encoder_maps = None if maps is None else [maps[i, :, :, :s, :s].copy() for i, s in enumerate(n_src)]
+    return hyps, encoder_maps
 
 
 @torch.inference_mode()

@@ -11,7 +11,7 @@ import torch
 from attnviz.data import BOS_ID, EOS, PAD_ID, UNK, UNK_ID, Tokenizer, Vocab, copy_source_words
 from attnviz.decoding.beam import Decoded, beam_batch, budget_batches, padded
 from attnviz.decoding.history import AlignmentHistory
-from attnviz.decoding.search import Hypothesis, beam_search, encode_one, forced, greedy, greedy_batch
+from attnviz.decoding.search import Hypothesis, beam_search, encode_one, forced, forced_batch, greedy, greedy_batch
 from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
 from attnviz.model import ModelConfig, Seq2Seq
@@ -22,6 +22,9 @@ MAX_TARGET_TOKENS = 1000  # a forced target
 # A batch of batched beam search holds at most this many sentences x beams x longest source
 # tokens: on a CPU a batch whose attention fits the caches runs fastest, a GPU wants many rows.
 BEAM_TOKENS = {"cpu": 4096, "cuda": 65536}
+# Pairs forced together by :meth:`Translator.align_batch`: on a CPU a few dozen rows keep each
+# step's attention in the caches, a GPU wants many rows.
+FORCED_BATCH = {"cpu": 64, "cuda": 512}
 
 
 @dataclass
@@ -31,6 +34,14 @@ class Source:
     surface: list[str]  # as typed, plus "<eos>"
     ids: list[int]  # vocabulary ids, ending with EOS_ID
     unknown: list[bool]  # True where the token is out of vocabulary
+
+
+@dataclass
+class Target:
+    """A tokenized target sentence to force the decoder through, as the model reads it and as typed."""
+
+    surface: list[str]  # as typed, plus "<eos>"
+    ids: list[int]  # vocabulary ids, ending with EOS_ID
 
 
 @dataclass
@@ -77,6 +88,16 @@ class Translator:
         ids = self.src_vocab.encode(normal, eos=True)
         unknown = [t not in self.src_vocab for t in normal] + [False]
         return Source([*surface, EOS], ids, unknown)
+
+    def target(self, text: str | Sequence[str]) -> Target:
+        """Tokenize and check a target to force (:meth:`align`); raise :class:`InputError` if unusable.
+        ``text`` is typed text or given words, as in :meth:`source`."""
+        surface, normal = self._cut(self.tgt_tokenizer, text, "target")
+        if not normal:
+            raise InputError("the target is empty; give the translation to align")
+        if len(normal) > MAX_TARGET_TOKENS:
+            raise InputError(f"the target has {len(normal)} tokens; the limit is {MAX_TARGET_TOKENS}")
+        return Target([*surface, EOS], self.tgt_vocab.encode(normal, eos=True))
 
     @staticmethod
     def _cut(tokenizer: Tokenizer, text: str | Sequence[str], side: str) -> tuple[list[str], list[str]]:
@@ -150,16 +171,56 @@ class Translator:
 
         Each side is typed text or a list of given words (pre-tokenized text: every word is cut on
         its own and its tokens join back into it, see :meth:`Tokenizer.cut_words`)."""
-        src = self.source(source)
-        surface, tgt_tokens = self._cut(self.tgt_tokenizer, target, "target")
-        if not tgt_tokens:
-            raise InputError("the target is empty; give the translation to align")
-        if len(tgt_tokens) > MAX_TARGET_TOKENS:
-            raise InputError(f"the target has {len(tgt_tokens)} tokens; the limit is {MAX_TARGET_TOKENS}")
-        hyp = forced(self.model, src.ids, self.tgt_vocab.encode(tgt_tokens, eos=True))
+        src, tgt = self.source(source), self.target(target)
+        hyp = forced(self.model, src.ids, tgt.ids)
         al = self._alignment(src, hyp, self._encoder_attention(src.ids))
-        al.target_tokens = [*surface, EOS]  # show what the user typed
+        al.target_tokens = list(tgt.surface)  # show what the user typed
         return al
+
+    def align_batch(
+        self,
+        sources: Sequence[str | Sequence[str] | Source],
+        targets: Sequence[str | Sequence[str] | Target],
+        batch_size: int | None = None,
+    ) -> list[Alignment]:
+        """:meth:`align` for many pairs, forced in batches: each pair's :class:`Alignment` is the one
+        :meth:`align` gives it (to float rounding), in the order given.
+
+        Each side is typed text, given words, or already a :meth:`source` / :meth:`target` result.
+        Pairs of similar length are forced together (longest targets first), ``batch_size`` at a
+        time (by default :data:`FORCED_BATCH` for the device). A pair the model cannot read raises
+        :class:`InputError` naming it; to skip such pairs, check each with :meth:`source` and
+        :meth:`target` first and pass the results."""
+        if len(sources) != len(targets):
+            raise InputError(f"{len(sources)} sources but {len(targets)} targets; give one target per source")
+        size = FORCED_BATCH.get(self.device.type, FORCED_BATCH["cuda"]) if batch_size is None else batch_size
+        if size < 1:
+            raise InputError(f"batch_size must be at least 1, got {size}")
+        pairs = [self._forced_pair(k, s, t) for k, (s, t) in enumerate(zip(sources, targets, strict=True))]
+        order = sorted(range(len(pairs)), key=lambda k: (-len(pairs[k][1].ids), -len(pairs[k][0].ids)))
+        results: dict[int, Alignment] = {}  # pair index -> its alignment
+        for start in range(0, len(order), size):
+            batch = order[start : start + size]
+            src, lengths = padded([pairs[k][0].ids for k in batch], self.device)  # [B, S], [B]
+            hyps, maps = forced_batch(self.model, src, lengths, [pairs[k][1].ids for k in batch])
+            for j, (k, hyp) in enumerate(zip(batch, hyps, strict=True)):
+                source, target = pairs[k]
+                al = self._alignment(source, hyp, None if maps is None else maps[j])
+                al.target_tokens = list(target.surface)  # show what the user typed
+                results[k] = al
+        return [results[k] for k in range(len(pairs))]
+
+    def _forced_pair(
+        self, k: int, source: str | Sequence[str] | Source, target: str | Sequence[str] | Target
+    ) -> tuple[Source, Target]:
+        """Pair ``k`` (0-based) checked for :meth:`align_batch`; its errors name it (1-based)."""
+        try:
+            return (
+                source if isinstance(source, Source) else self.source(source),
+                target if isinstance(target, Target) else self.target(target),
+            )
+        except InputError as e:
+            raise InputError(f"pair {k + 1}: {e}") from e
 
     def translate_batch(
         self,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnviz.data import Pair
-from attnviz.decoding import Translator
+from attnviz.decoding import Alignment, Translator
 from attnviz.errors import AttnvizError, InputError
 from attnviz.evaluation.metrics import aer, alignment_links, bleu, mean_entropy
 
@@ -60,6 +60,22 @@ def translate_all(
     return outputs, len(pairs) - len(readable)
 
 
+def force_all(translator: Translator, pairs: list[Pair]) -> list[tuple[Pair, Alignment]]:
+    """Every pair the model can read with its reference forced (:meth:`Translator.align`), in order,
+    forced in batches on the translator's device (:meth:`Translator.align_batch`); the pairs it
+    cannot read (too long) are left out."""
+    readable, sources, targets = [], [], []
+    for pair in pairs:
+        try:
+            source, target = translator.source(pair.source), translator.target(pair.target)
+        except InputError:
+            continue
+        readable.append(pair)
+        sources.append(source)
+        targets.append(target)
+    return list(zip(readable, translator.align_batch(sources, targets), strict=True))
+
+
 def evaluate(
     translator: Translator,
     pairs: list[Pair],
@@ -81,11 +97,7 @@ def evaluate(
     tokens = translator.tgt_tokenizer.tokenize  # the model's own cut, whatever tokens the pairs carry
     exact = [tokens(o) == tokens(p.target) for o, p in zip(outputs, pairs, strict=True)]
     hard, sure, possible, weights = [], [], [], []
-    for pair in pairs if align else []:
-        try:
-            al = translator.align(pair.source, pair.target)
-        except InputError:
-            continue
+    for pair, al in force_all(translator, pairs) if align else []:
         weights.append(al.weights)
         if pair.sure is not None:
             hard.append(alignment_links(al, len(pair.source_tokens), len(pair.target_tokens)))

@@ -15,6 +15,7 @@ from attnviz.links.extract import (
     read_words,
     threshold_links,
     word_attention,
+    word_attentions,
 )
 from attnviz.links.goldfile import (
     BASES,
@@ -93,5 +94,6 @@ __all__ = [
     "text_lines",
     "threshold_links",
     "word_attention",
+    "word_attentions",
     "word_pairs",
 ]

@@ -149,6 +149,38 @@ def word_attention(translator: Translator, source: Text, target: Text) -> Readin
     return read_words(translator.align(source, target))
 
 
+def word_attentions(translator: Translator, sources: list[Text], targets: list[Text]) -> list[Reading]:
+    """:func:`word_attention` of every pair, forced in batches (:meth:`Translator.align_batch`), in
+    order; a pair the model cannot read raises :class:`InputError` naming it."""
+    return [read_words(al) for al in translator.align_batch(sources, targets)]
+
+
+def _check_method(method: str, reverse: Translator | None) -> None:
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if method in SYMMETRIC and reverse is None:
+        raise InputError(
+            f"{method} combines both directions; give the reverse model (e.g. --reverse-model "
+            "multi30k-en-de-additive-bahdanau for a de-en model) or use --method argmax"
+        )
+
+
+def _word_alignment(fwd: Reading, bwd: Reading | None, method: str, threshold: float) -> WordAlignment:
+    """The links ``method`` extracts from the forward reading, and for a symmetric method from the
+    reverse one ``bwd`` (rows: source words, columns: target words)."""
+    if bwd is None:
+        links = directional_links(fwd.weights, method, threshold)
+    else:
+        shapes = (len(fwd.source_words), len(fwd.target_words)), (len(bwd.target_words), len(bwd.source_words))
+        if shapes[0] != shapes[1]:
+            raise InputError(
+                f"the two models cut the sentences into different words ({shapes[0][0]}x{shapes[0][1]} vs "
+                f"{shapes[1][0]}x{shapes[1][1]} source x target); pick a reverse model with the same tokenizer kind"
+            )
+        links = symmetrise(argmax_links(fwd.weights), transpose(argmax_links(bwd.weights)), method)
+    return WordAlignment(fwd.source_words, fwd.target_words, sorted(links), method, fwd.caption)
+
+
 def align_words(
     translator: Translator,
     source: Text,
@@ -164,26 +196,10 @@ def align_words(
     forced through ``source`` given ``target``; both must cut the sentences into the same words
     (given words always are).
     """
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    _check_method(method, reverse)
     fwd = word_attention(translator, source, target)
-    if method in DIRECTIONAL:
-        links = directional_links(fwd.weights, method, threshold)
-    else:
-        if reverse is None:
-            raise InputError(
-                f"{method} combines both directions; give the reverse model (e.g. --reverse-model "
-                "multi30k-en-de-additive-bahdanau for a de-en model) or use --method argmax"
-            )
-        bwd = word_attention(reverse, target, source)  # rows: source words, columns: target words
-        shapes = (len(fwd.source_words), len(fwd.target_words)), (len(bwd.target_words), len(bwd.source_words))
-        if shapes[0] != shapes[1]:
-            raise InputError(
-                f"the two models cut the sentences into different words ({shapes[0][0]}x{shapes[0][1]} vs "
-                f"{shapes[1][0]}x{shapes[1][1]} source x target); pick a reverse model with the same tokenizer kind"
-            )
-        links = symmetrise(argmax_links(fwd.weights), transpose(argmax_links(bwd.weights)), method)
-    return WordAlignment(fwd.source_words, fwd.target_words, sorted(links), method, fwd.caption)
+    bwd = None if method in DIRECTIONAL else word_attention(reverse, target, source)
+    return _word_alignment(fwd, bwd, method, threshold)
 
 
 @dataclass
@@ -216,20 +232,32 @@ def align_corpus(
     Each space-separated token is a word: the model's tokenizer and subword pieces apply inside it
     and are merged back, so the links index the given words. A word the model cannot read is
     ``<unk>`` inside its sentence; a pair the model cannot take (too long for it) is skipped, with
-    the reason in :attr:`CorpusAlignment.skipped`. An empty sentence raises :class:`DataError`.
+    the reason in :attr:`CorpusAlignment.skipped`. An empty sentence raises :class:`DataError`. The
+    links are those :func:`align_words` gives each pair; the pairs are forced in batches
+    (:meth:`Translator.align_batch`), both directions for a symmetric method.
     """
     if len(sources) != len(targets):
         raise DataError(
             f"{len(sources)} source but {len(targets)} target sentences; the files must hold one pair per line"
         )
-    links: list[list[Link] | None] = []
-    skipped, unknown = {}, []
     for k, (src, tgt) in enumerate(zip(sources, targets, strict=True)):
         if not src or not tgt:
             raise DataError(f"line {k + 1}: an empty sentence; remove the pair from both files (and from the gold)")
-        unknown.append((sum(translator.unknown_words(src)), sum(translator.unknown_words(tgt, "target"))))
+    _check_method(method, reverse)
+    unknown = [
+        (sum(translator.unknown_words(src)), sum(translator.unknown_words(tgt, "target")))
+        for src, tgt in zip(sources, targets, strict=True)
+    ]
+    skipped: dict[int, str] = {}
+    fwd = _readings(translator, sources, targets, range(len(sources)), skipped)
+    bwd = _readings(reverse, targets, sources, list(fwd), skipped) if method in SYMMETRIC else {}
+    links: list[list[Link] | None] = []
+    for k, (src, tgt) in enumerate(zip(sources, targets, strict=True)):
+        if k in skipped:
+            links.append(None)
+            continue
         try:
-            wa = align_words(translator, list(src), list(tgt), method, reverse, threshold)
+            wa = _word_alignment(fwd[k], bwd.get(k), method, threshold)
         except InputError as e:
             skipped[k] = str(e)
             links.append(None)
@@ -242,4 +270,23 @@ def align_corpus(
             links.append(None)
             continue
         links.append(wa.links)
-    return CorpusAlignment(links, skipped, unknown)
+    return CorpusAlignment(links, dict(sorted(skipped.items())), unknown)
+
+
+def _readings(
+    translator: Translator,
+    sources: list[list[str]],
+    targets: list[list[str]],
+    pairs: Iterable[int],
+    skipped: dict[int, str],
+) -> dict[int, Reading]:
+    """The word readings of the pairs numbered ``pairs`` that the model can read, forced in batches;
+    why it cannot read each of the others goes into ``skipped``."""
+    checked = {}
+    for k in pairs:
+        try:
+            checked[k] = translator.source(list(sources[k])), translator.target(list(targets[k]))
+        except InputError as e:
+            skipped[k] = str(e)
+    alignments = translator.align_batch([s for s, _ in checked.values()], [t for _, t in checked.values()])
+    return {k: read_words(al) for k, al in zip(checked, alignments, strict=True)}
