@@ -62,6 +62,15 @@ async def _server_lifespan(_app: st.App) -> AsyncIterator[None]:
     yield
 
 
+def _remove_uploads() -> None:
+    """The server's upload folder goes with the server. The warm-up thread loads the library; a
+    server stopped before that made no folder."""
+    uploads = sys.modules.get("attnviz.server.uploads")
+    remove = getattr(uploads, "remove_server_folder", None)  # None while the module is still loading
+    if remove is not None:
+        remove()
+
+
 def _load_library() -> None:
     """Import attnviz (and torch) once per server. On a fresh server this takes seconds: a
     placeholder chart with a spinner shows that something loads, and makes the browser fetch
@@ -134,5 +143,8 @@ if __name__ == "__main__":  # a session's script run
     page = st.navigation(_pages())
     _load_library()
     _run_timed(page)
-else:  # imported by `streamlit run app.py` to find its server
+else:  # imported by `streamlit run app.py` to find its server, in the main thread, before it serves
+    from pages.shared.shutdown import clean_on_signals
+
+    clean_on_signals(_remove_uploads)  # SIGTERM (docker stop, systemd) and SIGINT too
     app = st.App(__file__, lifespan=_server_lifespan)

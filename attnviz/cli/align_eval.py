@@ -9,7 +9,7 @@ import sys
 
 from attnviz.cli.adapting import adapted_models, add_adapt_arguments, yardstick_links
 from attnviz.cli.align import add_method_arguments, load_models
-from attnviz.cli.options import add_device, add_gold_convention, gold_base
+from attnviz.cli.options import add_device, add_gold_convention, gold_base, gold_line, gold_summary
 from attnviz.errors import InputError
 from attnviz.links import (
     DRIFT_SIDES,
@@ -99,14 +99,7 @@ def run(args: argparse.Namespace) -> int:
         "pairs": len(lengths),
         "skipped": [{"line": k + 1, "reason": why} for k, why in aligned.skipped.items()],
         "unk_pairs": len(unk),
-        "gold": {
-            "file": args.gold,
-            "format": gold.format,
-            "base": gold.base,
-            "how": gold.how,
-            "null_links": gold.null_links,
-            "warnings": gold.warnings,
-        },
+        "gold": gold_summary(args.gold, gold),
         "text": text,
         **corpus.to_dict(),
     }
@@ -132,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0
-    print(f"{'gold':>10}: {args.gold}: {gold.convention()}")
+    print(gold_line(args.gold, gold, width=10))
     print(f"{'text':>10}: {text}")
     skipped = f", {len(aligned.skipped)} skipped (the model cannot read them)" if aligned.skipped else ""
     print(f"{'pairs':>10}: {aligned.aligned} of {len(lengths)} scored{skipped}; {len(unk)} hold a word read as <unk>")

@@ -9,7 +9,7 @@ import json
 import sys
 
 from attnviz.cli.align import _threshold
-from attnviz.cli.options import add_device, add_gold_convention, gold_base, int_in, print_json
+from attnviz.cli.options import add_device, add_gold_convention, gold_base, gold_line, gold_summary, int_in, print_json
 from attnviz.data import to_pharaoh
 from attnviz.errors import InputError
 from attnviz.external import Pick, links_of, load_hf, parse_heads, score_picks, word_reading
@@ -118,8 +118,10 @@ def _rank(args: argparse.Namespace, model, pick: Pick) -> int:
     rows = score_picks(model, sources, targets, gold, chosen, args.method, args.threshold)
     rows.sort(key=lambda row: row["AER"])
     if args.json:
-        print(json.dumps({"model": model.info.model_type, "method": args.method, "n": len(gold), "rows": rows}))
+        summary = {"model": model.info.model_type, "method": args.method, "n": len(gold)}
+        print(json.dumps({**summary, "gold": gold_summary(args.gold, found), "rows": rows}))
         return 0
+    print(gold_line(args.gold, found))
     print(f"{len(gold)} pairs, links by {args.method}; lowest AER first")
     print(f"{'attention':<28} {'precision':>9} {'recall':>7} {'AER':>6}")
     for row in rows[: args.top]:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from attnviz.devices import DEVICES, check_device_name
 from attnviz.errors import ConfigError, InputError
-from attnviz.links import FORMATS
+from attnviz.links import FORMATS, GoldFile
 
 
 def _ranged(kind: type, lo: float, hi: float) -> Callable[[str], float]:
@@ -92,6 +92,19 @@ def gold_base(args: argparse.Namespace) -> int | str:
             raise InputError("--one-based is --base 1; give one of them")
         return 1
     return args.base
+
+
+def gold_summary(path: str, gold: GoldFile) -> dict:
+    """How a gold file was read, for ``--json``: the file, format, base, how the base was chosen,
+    the links to the NULL word dropped and the warnings."""
+    read = {"format": gold.format, "base": gold.base, "how": gold.how, "null_links": gold.null_links}
+    return {"file": str(path), **read, "warnings": gold.warnings}
+
+
+def gold_line(path: str, gold: GoldFile, width: int = 0) -> str:
+    """The line every command that reads a gold file prints: ``gold: FILE: how it was read``
+    (the key right-aligned in ``width`` characters)."""
+    return f"{'gold':>{width}}: {path}: {gold.convention()}"
 
 
 def print_json(obj) -> None:

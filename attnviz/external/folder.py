@@ -84,7 +84,8 @@ def unpack_zip(data: bytes, parent: Path) -> Path:
             if not dest.is_dir():
                 raise
     except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError) as e:  # RuntimeError: encrypted
-        raise DataError(f"the zip could not be unpacked ({e}); zip the folder again") from None
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else e  # an OSError's text names the server path
+        raise DataError(f"the zip could not be unpacked ({reason}); zip the folder again") from None
     finally:
         shutil.rmtree(partial, ignore_errors=True)
     return model_root(dest)

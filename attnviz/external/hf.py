@@ -48,16 +48,19 @@ def _transformers():
     return transformers
 
 
-def check_folder(folder: str | Path) -> dict:
+def check_folder(folder: str | Path, label: str | None = None) -> dict:
     """The folder's ``config.json`` as a dict, after the checks that need no ``transformers``: a
-    folder, a config of a text encoder-decoder without custom code, weights as safetensors."""
+    folder, a config of a text encoder-decoder without custom code, weights as safetensors. Errors
+    name the folder ``label`` (default: its path; the app passes what its user gave)."""
     path = Path(folder).expanduser()
+    config_name = f"config.json of {label}" if label else str(path / "config.json")
+    label = label or str(path)
     if not path.is_dir():
-        raise CheckpointError(f"{path} is not a folder; give the folder that holds config.json and model.safetensors")
+        raise CheckpointError(f"{label} is not a folder; give the folder that holds config.json and model.safetensors")
     config_file = path / "config.json"
     if not config_file.is_file():
         raise CheckpointError(
-            f"{path} holds no config.json, so it is not a Hugging Face model folder; save one with "
+            f"{label} holds no config.json, so it is not a Hugging Face model folder; save one with "
             "model.save_pretrained(folder) and tokenizer.save_pretrained(folder)"
         )
     deep = False
@@ -65,33 +68,33 @@ def check_folder(folder: str | Path) -> dict:
         with config_file.open("rb") as f:
             raw = f.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:
-            raise CheckpointError(f"{config_file} is over {MAX_CONFIG_BYTES // 2**20} MB; it is not a model config")
+            raise CheckpointError(f"{config_name} is over {MAX_CONFIG_BYTES // 2**20} MB; it is not a model config")
         config = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"{config_file} is not valid JSON ({e})") from None
+        raise CheckpointError(f"{config_name} is not valid JSON ({e})") from None
     except RecursionError:  # deeper than the parser goes
         deep = True
     if deep or too_deep(config):
         raise CheckpointError(
-            f"{config_file} nests more than {MAX_DEPTH} levels; it is not a transformers model config"
+            f"{config_name} nests more than {MAX_DEPTH} levels; it is not a transformers model config"
         )
     if not isinstance(config, dict) or not isinstance(config.get("model_type"), str):
-        raise CheckpointError(f"{config_file} names no model_type; it is not a transformers model config")
+        raise CheckpointError(f"{config_name} names no model_type; it is not a transformers model config")
     if config.get("auto_map"):
         raise CheckpointError(
-            f"{config_file} asks for the model's own Python code (auto_map); attnviz runs no code from a model "
+            f"{config_name} asks for the model's own Python code (auto_map); attnviz runs no code from a model "
             "folder: use a model whose architecture transformers ships"
         )
     if not config.get("is_encoder_decoder", False):
         raise CheckpointError(
-            f"{path} holds a {config['model_type']} model, which is not an encoder-decoder; attnviz shows the "
+            f"{label} holds a {config['model_type']} model, which is not an encoder-decoder; attnviz shows the "
             "cross-attention of translation models (Marian, T5, BART, mBART, NLLB, M2M100)"
         )
     if not any(path.glob("*.safetensors")):
         pickled = [name for name in PICKLES if (path / name).exists()]
         what = f"only {', '.join(pickled)} (pickled weights, which can run code when read)" if pickled else "no weights"
         raise CheckpointError(
-            f"{path} holds {what}; attnviz reads model.safetensors only: convert it where you trust the file with "
+            f"{label} holds {what}; attnviz reads model.safetensors only: convert it where you trust the file with "
             "AutoModelForSeq2SeqLM.from_pretrained(folder).save_pretrained(folder, safe_serialization=True)"
         )
     return config
@@ -114,8 +117,9 @@ class HFModel:
     """A loaded encoder-decoder and its tokenizer. Read-only after loading: one may serve several threads
     (the tokenizer's language settings, the only state a call changes, are set under a lock)."""
 
-    def __init__(self, folder: Path, model, tokenizer) -> None:
+    def __init__(self, folder: Path, model, tokenizer, label: str | None = None) -> None:
         self.folder, self.model, self.tokenizer = folder, model, tokenizer
+        self.label = label or str(folder)  # how errors name the folder
         cfg = model.config
         layers = _first(cfg, "decoder_layers", "num_decoder_layers", "num_layers", "num_hidden_layers")
         heads = _first(cfg, "decoder_attention_heads", "num_heads", "num_attention_heads")
@@ -193,7 +197,9 @@ class HFModel:
         try:
             out = self.model.generate(**enc, **options, return_dict_in_generate=True)  # sequences [beam, 1 + new]
         except (ValueError, TypeError, KeyError) as e:  # the folder's generation_config.json or config.json
-            raise CheckpointError(f"{self.folder}: the model's generation settings do not work ({_short(e)})") from None
+            raise CheckpointError(
+                f"{self.label}: the model's generation settings do not work ({_short(e, self.folder, self.label)})"
+            ) from None
         hyps = [self._trace(enc, self._labels(seq), source_lang) for seq in out.sequences]
         best = hyps[0]
         best.hypotheses = hyps if beam > 1 else []
@@ -251,16 +257,19 @@ class HFModel:
         return self.tokenizer.convert_tokens_to_string([piece])
 
 
-def load_hf(folder: str | Path, device: str = "cpu") -> HFModel:
+def load_hf(folder: str | Path, device: str = "cpu", label: str | None = None) -> HFModel:
     """The encoder-decoder in ``folder`` with its tokenizer, read offline from safetensors; one
-    :class:`~attnviz.errors.CheckpointError` that says what to do for a folder that is not one."""
-    config = check_folder(folder)
+    :class:`~attnviz.errors.CheckpointError` that says what to do for a folder that is not one,
+    naming the folder ``label`` (default: its path; the app passes what its user gave, so that a
+    browser is shown no path of the server)."""
+    config = check_folder(folder, label)
     path = Path(folder).expanduser().resolve()
     transformers = _transformers()
     transformers.logging.set_verbosity_error()  # attnviz reports what matters itself, in one line
     transformers.logging.disable_progress_bar()
     local = {"local_files_only": True, "trust_remote_code": False}
-    _check_sizes(transformers, path, config, local)
+    _check_sizes(transformers, path, config, local, label)
+    label = label or str(path)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. Marian's "Recommended: pip install sacremoses"
@@ -269,7 +278,7 @@ def load_hf(folder: str | Path, device: str = "cpu") -> HFModel:
         raise
     except Exception as e:  # an untrusted folder: whatever transformers raises is the folder's fault
         raise CheckpointError(
-            f"{path}: the tokenizer could not be read ({_short(e)}); save it into the folder with "
+            f"{label}: the tokenizer could not be read ({_short(e, path, label)}); save it into the folder with "
             "tokenizer.save_pretrained(folder)"
         ) from None
     try:
@@ -280,13 +289,13 @@ def load_hf(folder: str | Path, device: str = "cpu") -> HFModel:
         raise
     except Exception as e:  # as above
         raise CheckpointError(
-            f"{path}: a {config['model_type']} model that transformers cannot load as a text encoder-decoder "
-            f"({_short(e)})"
+            f"{label}: a {config['model_type']} model that transformers cannot load as a text encoder-decoder "
+            f"({_short(e, path, label)})"
         ) from None
-    return HFModel(path, model.to(device).eval(), tokenizer)
+    return HFModel(path, model.to(device).eval(), tokenizer, label)
 
 
-def _stored_values(path: Path) -> int:
+def _stored_values(path: Path, label: str | None) -> int:
     """How many numbers the folder's safetensors files hold, from their headers (nothing else is read)."""
     from safetensors import SafetensorError, safe_open
 
@@ -296,15 +305,19 @@ def _stored_values(path: Path) -> int:
             with safe_open(file, "pt") as f:
                 total += sum(math.prod(f.get_slice(k).get_shape()) for k in f.keys())  # noqa: SIM118
         except (SafetensorError, OSError) as e:
-            raise CheckpointError(f"{file}: not a safetensors file ({_short(e)}); save the model again") from None
+            raise CheckpointError(
+                f"{f'{file.name} of {label}' if label else file}: not a safetensors file ({_short(e, path, label)}); "
+                "save the model again"
+            ) from None
     return total
 
 
-def _check_sizes(transformers, path: Path, config: dict, local: dict) -> None:
+def _check_sizes(transformers, path: Path, config: dict, local: dict, label: str | None) -> None:
     """Refuse a config that describes more weights than the folder holds: transformers would fill the
     missing ones with random values, so a small edited config could make it allocate any amount of memory.
     The model is built on the meta device (no memory) to count its parameters."""
-    stored = _stored_values(path)
+    stored = _stored_values(path, label)
+    label = label or str(path)
     try:
         cfg = transformers.AutoConfig.from_pretrained(path, **local)
         with torch.device("meta"), warnings.catch_warnings():
@@ -314,12 +327,12 @@ def _check_sizes(transformers, path: Path, config: dict, local: dict) -> None:
         raise
     except Exception as e:  # an untrusted config: whatever transformers raises is its fault
         raise CheckpointError(
-            f"{path}: a {config['model_type']} config that transformers cannot build as a text encoder-decoder "
-            f"({_short(e)})"
+            f"{label}: a {config['model_type']} config that transformers cannot build as a text encoder-decoder "
+            f"({_short(e, path, label)})"
         ) from None
     if described > 2 * stored + MAX_UNSTORED:  # sinusoidal positions and tied weights are not stored
         raise CheckpointError(
-            f"{path}: config.json describes {described:,} weights but the safetensors files hold {stored:,}; give "
+            f"{label}: config.json describes {described:,} weights but the safetensors files hold {stored:,}; give "
             "the config.json saved with these weights"
         )
 
@@ -329,6 +342,9 @@ def _first(config, *names: str) -> int:
     return next((int(v) for v in (getattr(config, n, None) for n in names) if v), 0)
 
 
-def _short(e: BaseException) -> str:
+def _short(e: BaseException, path: Path | None = None, label: str | None = None) -> str:
+    """``e`` in one short line, the folder's ``path`` written as its ``label``."""
     text = " ".join(str(e).split())
+    if path is not None and label:
+        text = text.replace(str(path), label)
     return text[:300] + ("…" if len(text) > 300 else "")

@@ -47,6 +47,7 @@ _NUMBER = re.compile(r"^-?[0-9]{1,20}(?:\.[0-9]{1,20})?$")
 _TITLE = {"pharaoh": "Pharaoh", "talp": "talp", "naacl": "NAACL"}
 _POSSIBLE = {"pharaoh": "'1?2' or '1-2-P'", "talp": "'1p2'"}
 _FORMAT_OF_MARK = {"?": "pharaoh", "-P": "pharaoh", "p": "talp"}
+_SAME_WITHOUT_POSSIBLE = ("pharaoh", "talp")  # they differ only in how a possible link is written
 
 
 @dataclass
@@ -77,7 +78,15 @@ class GoldFile:
         """One line for the CLI and the app, e.g. ``talp (one line a pair, i-j sure, ipj possible), 1-based
         (detected: ...)``."""
         null = f"; {self.null_links} links to the NULL word dropped" if self.null_links else ""
-        return f"{self.format} ({NOTATIONS[self.format]}), {self.base}-based ({self.how}){null}"
+        written = f"{self.format} ({NOTATIONS[self.format]})"
+        if self.format in _SAME_WITHOUT_POSSIBLE and not self.has_possible():
+            other = next(f for f in _SAME_WITHOUT_POSSIBLE if f != self.format)
+            written = f"{self.format} or {other} (one line a pair, i-j sure; no possible link, so the two coincide)"
+        return f"{written}, {self.base}-based ({self.how}){null}"
+
+    def has_possible(self) -> bool:
+        """Whether any link is possible only (not sure)."""
+        return any(a.possible - a.sure for a in self.alignments)
 
 
 @dataclass
@@ -160,7 +169,7 @@ def _pair_links(lines: list[str], lengths: list[tuple[int, int]], fmt: str, name
         where = f"{name} line {k + 1}"
         if _kind(fields) == "naacl":
             raise DataError(
-                f"{where}: {line.strip()!r} looks like NAACL (sent_id i j [S|P]); read it as NAACL (--format naacl)"
+                f"{where}: {line.strip()!r} looks like NAACL (sent_id i j [S|P]); read it as NAACL (format naacl)"
             )
         for item in fields:
             m = _LINK.match(item)
@@ -168,7 +177,7 @@ def _pair_links(lines: list[str], lengths: list[tuple[int, int]], fmt: str, name
             mark = "p" if sep in ("p", "P") else "?" if sep == "?" else "-P" if (tag or "S").upper() == "P" else None
             if m is None or (mark and _FORMAT_OF_MARK[mark] != fmt) or (fmt == "talp" and tag):
                 hint = (
-                    f"; read it as {_FORMAT_OF_MARK[mark]} (--format {_FORMAT_OF_MARK[mark]}) or auto-detect"
+                    f"; read it as {_FORMAT_OF_MARK[mark]} (format {_FORMAT_OF_MARK[mark]}) or auto-detect"
                     if m and mark
                     else ""
                 )
@@ -196,7 +205,7 @@ def _naacl_links(lines: list[str], name: str) -> list[_Raw]:
         if any(_LINK.match(f) for f in fields):
             raise DataError(
                 f"{name} line {n}: {line.strip()[:40]!r} mixes formats: it holds Pharaoh links; "
-                "read it as Pharaoh (--format pharaoh)"
+                "read it as Pharaoh (format pharaoh)"
             )
         if _kind(fields) != "naacl":
             raise DataError(
@@ -243,7 +252,7 @@ def _choose_base(raw: list[_Raw], lengths: list[tuple[int, int]], fmt: str, base
         if bad is not None:
             other = 1 - base
             hint = (
-                f"the indices fit {other}-based: read it {other}-based (--base {other}) or auto-detect"
+                f"the indices fit {other}-based: read it {other}-based (index base {other}) or auto-detect"
                 if misfits[other] is None
                 else "check that the text and the gold file hold the same pairs"
             )
@@ -271,7 +280,7 @@ def _choose_base(raw: list[_Raw], lengths: list[tuple[int, int]], fmt: str, base
         f"assumed: {fmt}'s usual base",
         [
             f"{name}: every index fits both 0- and 1-based numbering; read as {usual}-based, {fmt}'s usual base. "
-            f"Give the base (--base {1 - usual}) if the file's first word is {1 - usual}"
+            f"Choose index base {1 - usual} if the file's first word is {1 - usual}"
         ],
     )
 
@@ -279,9 +288,9 @@ def _choose_base(raw: list[_Raw], lengths: list[tuple[int, int]], fmt: str, base
 def _looks_other(raw: list[_Raw], fmt: str, base: int) -> str:
     """A warning when the indices, read as ``base``, look like the other base; empty when not."""
     if base == 0 and not any(r.i == 0 or r.j == 0 or (fmt == "naacl" and r.sentence == 0) for r in raw):
-        return "no index is 0, and every link fits 1-based numbering: is the file 1-based (--base 1)?"
+        return "no index is 0, and every link fits 1-based numbering: is the file 1-based (index base 1)?"
     if base == 1 and fmt == "naacl" and any(r.sentence == 0 for r in raw):
-        return "a sentence is numbered 0: is the file 0-based (--base 0)?"
+        return "a sentence is numbered 0: is the file 0-based (index base 0)?"
     return ""
 
 

@@ -32,6 +32,7 @@ from attnviz.plots.heatmap import plot_config, step_bar
 from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.links import gold_figure, links_figure
 from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
+from attnviz.plots.scales import share_scales
 from attnviz.plots.show import show, show_both, show_steps
 
 __all__ = [
@@ -77,6 +78,7 @@ __all__ = [
     "replace_token",
     "replay_figure",
     "replay_html",
+    "share_scales",
     "shared_range",
     "show",
     "show_both",

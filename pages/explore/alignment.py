@@ -3,12 +3,14 @@ or both scored against gold links (pages/explore/gold.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from attnviz.data import to_pharaoh
 from attnviz.errors import AttnvizError
 from attnviz.links import DIRECTIONAL, agreement, reverse_entry
-from attnviz.plots import links_figure
+from attnviz.plots import links_figure, share_scales
 from pages.explore.gold import gold_view
 from pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
 from pages.explore.views import chart, columns, file_name, panel_width
@@ -86,34 +88,52 @@ def sentence_view(entries: dict[str, dict], method: Method, text: str, image_for
     many = len(entries) > 1
     stack = many and len(text.split()) > STACK_WORDS
     width = panel_width(entries, stack=stack or not many)
-    for col, (name, entry) in zip(columns(entries, stack=stack), entries.items(), strict=True):
+    drawn: dict[str, Drawn | AttnvizError | str] = {}
+    for name, entry in entries.items():
+        target = reference.strip() or translations[name]
+        if not target.strip():
+            drawn[name] = "The model translated the sentence to nothing; type a translation to align on."
+            continue
+        try:
+            drawn[name] = _links_of(name if many else "", entry, method, text, target, width)
+        except AttnvizError as e:
+            drawn[name] = e
+    share_scales([d.figure for d in drawn.values() if isinstance(d, Drawn)])  # one colour scale for every map
+    for col, (name, d) in zip(columns(entries, stack=stack), drawn.items(), strict=True):
         with col:
-            _links_of(name if many else "", entry, method, text, reference.strip() or translations[name], width,
-                      image_format)  # fmt: skip
+            if not isinstance(d, Drawn):
+                (st.info if isinstance(d, str) else st.error)(escape_markdown(str(d)))
+                continue
+            panel = name if many else ""
+            key = f"explore_align_links{'_' + panel if panel else ''}"
+            chart(d.figure, key, image_format, "alignment", panel or None)
+            st.caption(escape_markdown(d.caption))
+            _pharaoh_downloads(d.links, panel)
 
 
-def _links_of(panel: str, entry: dict, method: Method, text: str, target: str, width: int, image_format: str) -> None:
-    """One model's links on its word-level heatmap, beside eflomal's, with their Pharaoh lines."""
-    if not target.strip():
-        st.info("The model translated the sentence to nothing; type a translation to align on.")
-        return
-    model = model_version(entry)
-    try:
-        reading, links = word_links(model, method, text, target)
-    except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
-        return
+@dataclass(frozen=True)
+class Drawn:
+    """One model's links on its word-level map, what the caption says, each aligner's links."""
+
+    figure: object
+    caption: str
+    links: dict[str, list | None]
+
+
+def _links_of(panel: str, entry: dict, method: Method, text: str, target: str, width: int) -> Drawn:
+    """One model's links on its word-level heatmap, beside eflomal's (an :class:`AttnvizError` where
+    the model cannot read the pair)."""
+    reading, links = word_links(model_version(entry), method, text, target)
     efl, efl_note = _eflomal(entry, reading.source_words, reading.target_words)
     name = f"attention ({method.name})"
     layers = {name: ("attention", links.links)} | ({"eflomal": ("eflomal", efl)} if efl is not None else {})
     title = f"{panel} · {entry['name']}: word links" if panel else f"{entry['name']}: word links"
     fig = links_figure(reading.weights, reading.source_words, reading.target_words, layers, title, width)
-    chart(fig, f"explore_align_links{'_' + panel if panel else ''}", image_format, "alignment", panel or None)
     how = {"threshold": f"every weight ≥ {method.threshold:.2f}", "argmax": "each target word's largest weight"}
     rule = how.get(method.name, f"{method.name} of this model's and {method.reverse_name}'s argmax links")
     agree = f" Attention and eflomal agree at F1 = {agreement(links.links, efl):.2f}." if efl is not None else ""
-    st.caption(escape_markdown(f"{reading.caption} Links from attention: {rule}. {efl_note}{agree}"))
-    _pharaoh_downloads({name: links.links, "eflomal": efl}, panel)
+    caption = f"{reading.caption} Links from attention: {rule}. {efl_note}{agree}"
+    return Drawn(fig, caption, {name: links.links, "eflomal": efl})
 
 
 def _pharaoh_downloads(aligners: dict[str, list | None], panel: str) -> None:

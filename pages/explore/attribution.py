@@ -4,18 +4,29 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from attnviz.explain import MAX_SOURCE_TOKENS, Attribution, attribute
-from attnviz.plots import align_tops, attribution_heatmap, explore_heatmap, shared_range
+from attnviz.plots import align_tops, attribution_heatmap, explore_heatmap, share_scales
 from pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
 from pages.shared.common import escape_markdown, load_model, user_errors
 from pages.shared.paper_ui import paper_download
 
 METHODS = {"ig": "Integrated gradients", "gxi": "Gradient × input", "occlusion": "Occlusion (one token)"}
 METHOD_KEY = "explore_attr_method"
+KINDS = ("attention", "attribution")  # the two maps of a panel, drawn side by side
+
+
+def _maps(attr: Attribution, title: str) -> tuple[bool, list]:
+    """One panel's attention map and attribution map, each on its own scale (shared afterwards),
+    and whether the two go one under the other."""
+    pair = dict.fromkeys(KINDS, attr.alignment)
+    stack = not side_by_side(pair)
+    width = panel_width(pair, stack)
+    attention = explore_heatmap(attr.alignment, "weights", f"{title} · attention", max_width=width, fill=True)
+    attributed = attribution_heatmap(attr.values, attr.alignment, f"{title} · {attr.method_name}", width, fill=True)
+    return stack, [attention, attributed]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -35,19 +46,12 @@ def attribution_view(
     for name in panels:
         with st.spinner(f"{METHODS[method]} for {name}…"), user_errors():
             attrs[name] = cached_attribution(*versions[name], text, method)
-    lo, hi = shared_range([a.alignment for a in attrs.values()], "weights")
-    m = max(float(np.abs(np.asarray(a.values, dtype=np.float64)).max()) for a in attrs.values()) or 1.0
+    maps = {name: _maps(attr, titles[name]) for name, attr in attrs.items()}
+    for k in range(2):  # attention maps on one scale, attribution maps on another
+        share_scales([figs[k] for _, figs in maps.values()])
     for name, attr in attrs.items():
-        pair = {"attention": attr.alignment, "attribution": attr.alignment}  # drawn side by side
-        stack = not side_by_side(pair)
-        width = panel_width(pair, stack)
-        figs = align_tops([
-            explore_heatmap(attr.alignment, "weights", f"{titles[name]} · attention", lo, hi, max_width=width,
-                            fill=True),
-            attribution_heatmap(attr.values, attr.alignment, f"{titles[name]} · {attr.method_name}", width, m,
-                                fill=True),
-        ])  # fmt: skip
-        for col, kind, fig in zip(columns(pair, stack), pair, figs, strict=True):
+        stack, figs = maps[name]
+        for col, kind, fig in zip(columns(dict.fromkeys(KINDS), stack), KINDS, align_tops(figs), strict=True):
             with col:
                 chart(fig, f"explore_attribution_{kind}_{name}", image_format, f"{kind}-{method}", name)
         st.markdown(f"**{escape_markdown(name)}**: {escape_markdown(attr.summary())}" if len(panels) > 1

@@ -27,7 +27,7 @@ from pages.shared.common import (
     translate,
     user_errors,
 )
-from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, EXPLORE_VIEW, TRAIN_SIBLING
+from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, EXPLORE_VIEW, TRAIN_SIBLING, TRAIN_WANTED
 
 TABS_KEY = "explore_view_tabs"  # the st.tabs widget: fed from, and writing to, EXPLORE_VIEW
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
@@ -60,16 +60,24 @@ def _train_sibling(path: str, style: str) -> None:
     st.session_state[TRAIN_SIBLING] = (path, style)
 
 
+def _train_new(task: str, score: str, style: str) -> None:
+    st.session_state[TRAIN_WANTED] = (task, score, style)
+
+
 def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason: str) -> None:
-    """Why a combination has no model, and a one-click way to train it where a sibling exists."""
+    """Why a combination has no model, and a one-click way to train it: from its sibling's recipe
+    where the other style has one, else on the Train page's form set to this task, score and style."""
     other = "luong" if style == "bahdanau" else "bahdanau"
     have = slots(models, choice.task)[choice.score, other].entry
     left, right = st.columns([4, 1], vertical_alignment="center")
     left.info(f"**{NAMES[style]}** {choice.score}: {escape_markdown(reason)}", icon=":material/block:")
-    trainable = have is not None and not reason.startswith("impossible")
-    label = "Train it"
-    if trainable and right.button(label, key=f"explore_train_{style}", on_click=_train_sibling,
-                                  args=(have["path"], style)):  # fmt: skip
+    if reason.startswith("impossible"):
+        return
+    if have is not None:
+        click, args, why = _train_sibling, (have["path"], style), "Its sibling's recipe, in this decoder style"
+    else:
+        click, args, why = _train_new, (choice.task, choice.score, style), "The Train page, set to this score"
+    if right.button("Train it", key=f"explore_train_{style}", on_click=click, args=args, help=why):
         st.switch_page("pages/train/train.py")
 
 

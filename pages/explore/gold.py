@@ -18,7 +18,7 @@ from attnviz.links import (
     score_table,
     text_lines,
 )
-from attnviz.plots import gold_figure
+from attnviz.plots import gold_figure, share_scales
 from pages.explore.drift import drift_section
 from pages.explore.links import (
     Method,
@@ -199,23 +199,30 @@ def _sentence(
         st.session_state[SHOW_KEY] = kinds[0]
     kind = right.segmented_control("Predicted links of", kinds, key=SHOW_KEY) or kinds[0]
     src, tgt, g = gold.sources[k], gold.targets[k], gold.gold[k]
-    for col, (name, entry) in zip(columns(entries, stack=len(src) > 18), entries.items(), strict=True):
+    stack = len(src) > 18
+    width = panel_width(entries, stack=stack)
+    shown: dict[str, object] = {}  # per model: its figure, or why it has none
+    for name, entry in entries.items():
+        who = labels[name] if kind == "attention" else "eflomal"
+        if predicted[who][k] is None:
+            shown[name] = f"Pair {k} was skipped: a model cannot read it (see the note above the table)."
+            continue
+        try:
+            reading, _ = word_links(model_version(entry), method, tuple(src), tuple(tgt))
+        except AttnvizError as e:
+            shown[name] = e
+            continue
+        title = f"{name} · {entry['name']} · pair {k}: {who}"
+        shown[name] = gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, width)
+    share_scales([fig for fig in shown.values() if not isinstance(fig, str | AttnvizError)])  # one colour scale
+    for col, (name, fig) in zip(columns(entries, stack=stack), shown.items(), strict=True):
         who = labels[name] if kind == "attention" else "eflomal"
         with col:
-            if predicted[who][k] is None:
-                st.info(f"Pair {k} was skipped: a model cannot read it (see the note above the table).")
+            if isinstance(fig, str | AttnvizError):
+                (st.info if isinstance(fig, str) else st.error)(escape_markdown(str(fig)))
                 continue
-            try:
-                reading, _ = word_links(model_version(entry), method, tuple(src), tuple(tgt))
-            except AttnvizError as e:
-                st.error(escape_markdown(str(e)))
-                continue
-            scores = " · ".join(f"{key.split()[-1]} {value:.3f}" for key, value in sentences[k].items()
-                                if key.startswith(who))  # fmt: skip
+            scores = " · ".join(f"{key.split()[-1]} {v:.3f}" for key, v in sentences[k].items() if key.startswith(who))
             st.caption(escape_markdown(f"Pair {k}, {who}: {scores}"))
-            title = f"{name} · {entry['name']} · pair {k}: {who}"
-            width = panel_width(entries, stack=len(src) > 18)
-            fig = gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, width)
             chart(fig, f"explore_gold_figure_{name}", image_format, f"gold-{k}", name)
     st.caption(
         "Under the links: each model's attention weights read on words, the end marker hidden. A hit is a predicted"

@@ -66,12 +66,12 @@ def _on_task_change(models: list[dict]) -> None:
 
 
 def _on_score_change(models: list[dict]) -> None:
-    """A new score keeps the decoder style when that style has the score; otherwise it moves to
-    the style that has it (a deliberate flip to a missing style still shows why it is missing)."""
+    """A new score keeps one decoder style when that style has the score; otherwise it moves to
+    the style that has it (a deliberate flip to a missing style still shows why it is missing).
+    Both stays Both: each missing side says why, with a button that trains it."""
     task, score, mode = (st.session_state.get(k) for k in (TASK_KEY, SCORE_KEY, STYLE_KEY))
     grid = slots(models, task)
-    shown = ["bahdanau", "luong"] if mode == "both" else [mode]
-    if not all(grid[score, s].available for s in shown if (score, s) in grid):
+    if mode != "both" and (score, mode) in grid and not grid[score, mode].available:
         st.session_state[STYLE_KEY] = default_style(models, task, score)
 
 

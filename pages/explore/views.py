@@ -13,7 +13,6 @@ from attnviz.plots import (
     context_bar,
     context_heatmap,
     context_projection,
-    context_range,
     coverage_bar,
     difference_heatmap,
     entropy_plot,
@@ -21,7 +20,7 @@ from attnviz.plots import (
     has_cell,
     js_plot,
     plot_config,
-    shared_range,
+    share_scales,
     step_animation,
     step_bar,
 )
@@ -119,14 +118,14 @@ def heatmap_view(
     """Weights or raw scores, one map per panel on one scale, the clicked cell outlined, its numbers
     below (computed on the ``decoded`` alignments, whatever ``panels`` hides); ``rule`` says under
     the maps how they were changed for reading (hidden <eos>, merged pieces)."""
-    zmin, zmax = shared_range(list(panels.values()), values) if len(panels) > 1 else (None, None)
     cell = current_cell(panels)
     # the figures do not depend on the cell, so a click re-sends and redraws none of them: the
     # cursor outlines the cell in the browser and shows its numbers before the server answers
     stack = not side_by_side(panels)
     width = panel_width(panels, stack)
-    figs = align_tops([explore_heatmap(al, values, titles[name], zmin, zmax, max_width=width, fill=len(panels) > 1)
-                       for name, al in panels.items()])  # fmt: skip
+    fill = len(panels) > 1
+    figs = [explore_heatmap(al, values, titles[name], max_width=width, fill=fill) for name, al in panels.items()]
+    share_scales(align_tops(figs))
     keys = {name: f"explore_heat_{values}_{name}" for name in panels}
     for col, name, fig in zip(columns(panels, stack), panels, figs, strict=True):
         with col:
@@ -145,15 +144,10 @@ def heatmap_view(
             with coverage:
                 st.caption(r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a"
                            " word hardly read; red (over 1.7) for one read again and again.")  # fmt: skip
-                for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+                bars = share_scales([coverage_bar(al, panel_width(panels)) for al in panels.values()], axes=("yaxis",))
+                for col, name, fig in zip(columns(panels), panels, bars, strict=True):
                     with col:
-                        chart(
-                            coverage_bar(al, panel_width(panels)),
-                            f"explore_coverage_{name}",
-                            image_format,
-                            "coverage",
-                            name,
-                        )
+                        chart(fig, f"explore_coverage_{name}", image_format, "coverage", name)
     else:
         st.caption(r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
                    r" lie outside a local window ($-\infty$).")  # fmt: skip
@@ -208,44 +202,44 @@ def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None
     the browser-side animation."""
     t = _step_slider(min(len(al.target_tokens) for al in panels.values()))
     width = panel_width(panels)
-    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+    bars = share_scales([step_bar(al, t, max_width=width) for al in panels.values()], axes=("yaxis", "yaxis2"))
+    contexts = share_scales([context_bar(al, t) for al in panels.values()], axes=("yaxis",))
+    for col, (name, al), bar, context in zip(columns(panels), panels.items(), bars, contexts, strict=True):
         with col:
             if len(panels) > 1:
-                st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(titles[name])}: step {t} writes"
-                            f" “{escape_markdown(al.target_tokens[t])}”")  # fmt: skip
-            chart(step_bar(al, t, max_width=width), f"explore_step_bar_{name}", image_format, f"step-{t}", name)
-            chart(context_bar(al, t), f"explore_step_context_{name}", image_format, f"context-{t}", name)
+                st.markdown(
+                    f"**{escape_markdown(name)}** · {escape_markdown(titles[name])}: step {t} writes"
+                    f" “{escape_markdown(al.target_tokens[t])}”"
+                )
+            chart(bar, f"explore_step_bar_{name}", image_format, f"step-{t}", name)
+            chart(context, f"explore_step_context_{name}", image_format, f"context-{t}", name)
             if al.positions is not None:
                 st.markdown(rf"Predicted centre $p_{{{t}}} = {float(al.positions[t]):.3f}$, $D = {al.window}$.")
     st.caption(r"Bars: the softmax $a_t$ over the source, with the raw scores $e_t$ (dotted, right axis); below, the"
                r" context vector $c_t = \sum_s a_{t,s} \bar h_s$.")  # fmt: skip
     with st.expander("Play every step in the browser (▶ Play, or drag the slider under the plot)"):
-        for name, al in panels.items():  # one under the other: the animation needs the page's width
-            if len(panels) > 1:
+        plays = [step_animation(al, max_width=page_width()) for al in panels.values()]
+        for name, fig in zip(panels, share_scales(plays, axes=("yaxis", "yaxis2")), strict=True):
+            if len(panels) > 1:  # one under the other: the animation needs the page's width
                 st.markdown(f"**{escape_markdown(name)}**")
-            chart(
-                step_animation(al, max_width=page_width()),
-                f"explore_step_animation_{name}",
-                image_format,
-                "steps",
-                name,
-            )
+            chart(fig, f"explore_step_animation_{name}", image_format, "steps", name)
 
 
 def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None:
     """The context vectors of every step: as a heatmap (one colour scale for every panel) and
     projected to 2-D, each titled with its panel's model."""
-    m = max(context_range(al) for al in panels.values())
     stack = len(panels) > 1 and column_width(len(panels)) < CONTEXT_MIN_PX
     width = panel_width(panels, stack)
-    for col, (name, al) in zip(columns(panels, stack), panels.items(), strict=True):
+    maps = [context_heatmap(al, f"{titles[n]} · context vectors c_t", max_width=width) for n, al in panels.items()]
+    share_scales(maps)
+    projected = {n: al for n, al in panels.items() if len(al.target_tokens) >= 2}
+    planes = {n: context_projection(al, f"{titles[n]} · c_t in 2-D (PCA)", width) for n, al in projected.items()}
+    share_scales(list(planes.values()))
+    for col, name, fig in zip(columns(panels, stack), panels, maps, strict=True):
         with col:
-            title = f"{titles[name]} · context vectors c_t"
-            fig = context_heatmap(al, title=title, zmax=m if len(panels) > 1 else None, max_width=width)
             chart(fig, f"explore_context_heatmap_{name}", image_format, "contexts", name)
-            if len(al.target_tokens) >= 2:
-                fig = context_projection(al, title=f"{titles[name]} · c_t in 2-D (PCA)", max_width=width)
-                chart(fig, f"explore_context_projection_{name}", image_format, "ctx2d", name)
+            if name in planes:
+                chart(planes[name], f"explore_context_projection_{name}", image_format, "ctx2d", name)
     one = " One colour scale for both panels." if len(panels) > 1 else ""
     st.caption(r"Each row is $c_t = \sum_s a_{t,s} \bar h_s$. The projection keeps the two directions of largest"
                " variance (PCA): steps that read the same source words land close together." + one)  # fmt: skip

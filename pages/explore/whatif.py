@@ -8,7 +8,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from attnviz.decoding import Alignment
-from attnviz.plots import changed_steps, replace_token, step_table, whatif_figure
+from attnviz.plots import changed_steps, replace_token, share_scales, step_table, whatif_figure
 from pages.explore.screen import column_width, page_width
 from pages.explore.views import MIN_SIDE_CELL_PX, SIDE_LABELS_PX, chart
 from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
@@ -17,18 +17,36 @@ FORCE_STEP_KEY, FORCE_SOURCE_KEY = "explore_force_step", "explore_force_source"
 REPLACE_INDEX_KEY, REPLACE_WORD_KEY = "explore_replace_index", "explore_replace_word"
 
 
+def _figures(
+    bases: dict[str, Alignment], changed: dict[str, Alignment], name: str, width: int, titles: dict[str, str]
+) -> dict:
+    """Each model's original and changed maps (changed steps outlined), every map on one scale."""
+    figs = {
+        panel: whatif_figure(
+            base,
+            changed[panel],
+            changed_steps(base.target_tokens, changed[panel].target_tokens),
+            ("original", name),
+            max_width=width,
+            title=titles[panel],
+        )
+        for panel, base in bases.items()
+    }
+    share_scales(list(figs.values()))
+    return figs
+
+
 def _compare(
     original: Alignment,
     changed: Alignment,
+    fig,
     name: str,
     image_format: str,
     key: str,
     text_of: Callable[[Alignment], str],
-    width: int,
     panel: str,
-    title: str,
 ) -> None:
-    """The two decodes step by step (changed steps marked) and side by side."""
+    """The two decodes step by step (changed steps marked) and ``fig``, their maps side by side."""
     st.markdown(
         f"**Original:** {escape_markdown(text_of(original) or '(empty)')}  \n"
         f"**{name.capitalize()}:** {escape_markdown(text_of(changed) or '(empty)')}"
@@ -41,7 +59,6 @@ def _compare(
     table = step_table(original.target_tokens, changed.target_tokens, ("original", name))
     styled = table.style.apply(lambda row: ["background-color: #fdd0a2" if row["changed"] else ""] * len(row), axis=1)
     st.dataframe(styled, hide_index=True, key=f"{key}_table")
-    fig = whatif_figure(original, changed, steps, ("original", name), max_width=width, title=title)
     chart(fig, f"{key}_figure", image_format, key.removeprefix("explore_"), panel)
 
 
@@ -91,16 +108,20 @@ def whatif_view(entries: dict[str, dict], text: str, image_format: str) -> None:
     source = int(right.selectbox("Attend only to", range(len(src)), key=FORCE_SOURCE_KEY,
                                  format_func=lambda s: f"{s}: {src[s]}"))  # fmt: skip
     cols, width = _layout(bases)
+    forced = {}
+    for name, base in bases.items():
+        onehot = tuple(1.0 if s == source else 0.0 for s in range(len(base.source_tokens)))
+        with user_errors():
+            forced[name] = translate(*versions[name], text, 1, ((min(step, len(base.target_tokens) - 1), onehot),))
+    titles = {name: f"{name} · {entry['name']} · forced" for name, entry in entries.items()}
+    figs = _figures(bases, forced, "forced", width, titles)
     for col, (name, base) in zip(cols, bases.items(), strict=True):
         with col:
             _heading(name, entries[name], many)
-            n_src = len(base.source_tokens)
-            onehot = tuple(1.0 if s == source else 0.0 for s in range(n_src))
-            with user_errors():
-                forced = translate(*versions[name], text, 1, ((min(step, len(base.target_tokens) - 1), onehot),))
             text_of = get_model(entries[name]).text_of
-            title = f"{name} · {entries[name]['name']} · forced"
-            _compare(base, forced, "forced", image_format, f"explore_whatif_force_{name}", text_of, width, name, title)
+            _compare(
+                base, forced[name], figs[name], "forced", image_format, f"explore_whatif_force_{name}", text_of, name
+            )
 
     st.divider()
     st.caption("**Replace a source word** and see which target steps change" + (" for each model." if many else "."))
@@ -114,15 +135,26 @@ def whatif_view(entries: dict[str, dict], text: str, image_format: str) -> None:
         st.info("Type a replacement word to compare.")
         return
     cols, width = _layout(bases)
+    new_texts, replaced = {}, {}
+    for name, base in bases.items():
+        char_level = get_model(entries[name]).src_tokenizer.kind == "char"  # replace one character, keep the rest
+        new_texts[name] = replace_token(base.source_text_tokens, int(index), word.strip(), char_level)
+        with user_errors():
+            replaced[name] = translate(*versions[name], new_texts[name])
+    titles = {name: f"{name} · {entry['name']} · replaced" for name, entry in entries.items()}
+    figs = _figures(bases, replaced, "replaced", width, titles)
     for col, (name, base) in zip(cols, bases.items(), strict=True):
         with col:
             _heading(name, entries[name], many)
-            translator = get_model(entries[name])
-            char_level = translator.src_tokenizer.kind == "char"  # replace one character, keep the rest
-            new_text = replace_token(base.source_text_tokens, int(index), word.strip(), char_level)
-            st.markdown(f"New sentence: {escape_markdown(new_text)}")
-            with user_errors():
-                replaced = translate(*versions[name], new_text)
-            title = f"{name} · {entries[name]['name']} · replaced"
-            _compare(base, replaced, "replaced", image_format, f"explore_whatif_replace_{name}", translator.text_of,
-                     width, name, title)  # fmt: skip
+            st.markdown(f"New sentence: {escape_markdown(new_texts[name])}")
+            text_of = get_model(entries[name]).text_of
+            _compare(
+                base,
+                replaced[name],
+                figs[name],
+                "replaced",
+                image_format,
+                f"explore_whatif_replace_{name}",
+                text_of,
+                name,
+            )

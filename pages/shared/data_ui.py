@@ -109,6 +109,19 @@ def uploaded_pairs(limit: int = 200) -> tuple[list, str] | None:
     return pairs[:limit], shared[1]
 
 
+def select_task(key: str, task: str) -> bool:
+    """Set the widgets of :func:`pick_data` (keyed ``key``) to a built-in task or a Multi30k pair
+    before they are drawn; False for data they cannot name (an uploaded file, a missing Multi30k)."""
+    pair = task.removeprefix("multi30k-")
+    if task in TASKS:
+        st.session_state[f"{key}_kind"], st.session_state[f"{key}_task"] = "Built-in task", task
+    elif task.startswith("multi30k-") and pair in MULTI30K_PAIRS and DEFAULT_MULTI30K.is_dir():
+        st.session_state[f"{key}_kind"], st.session_state[f"{key}_m30k"] = "Multi30k", pair
+    else:
+        return False
+    return True
+
+
 def pick_data(key: str, default_task: str = "toy-fr") -> tuple[str, str] | None:
     """Widgets for a data source; returns ``(spec, label)`` or ``None`` while incomplete."""
     kinds = ["Built-in task"]

@@ -17,6 +17,7 @@ from attnviz.training import Recipe
 from pages.shared.common import escape_markdown, refresh_models
 from pages.train.replay import history_panel
 
+SCORE_KEY, STYLE_KEY = "train_score", "train_style"
 STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend with h_t)"}
 ENCODERS = ["gru", "lstm", "transformer"]
 # The defaults teach: on toy-fr they form a clear alignment in about a minute on 2 CPU cores
@@ -65,10 +66,10 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     """Model and training widgets; returns a recipe when Start is pressed."""
     c1, c2, c3 = st.columns(3)
     score = c1.selectbox(
-        "Score function", list(SCORES), index=list(SCORES).index("additive"), key="train_score", persist_state="session"
+        "Score function", list(SCORES), index=list(SCORES).index("additive"), key=SCORE_KEY, persist_state="session"
     )
     style = c2.radio("Decoder", list(STYLES), index=list(STYLES).index(DEFAULT_STYLE), format_func=STYLES.get,
-                     key="train_style", persist_state="session")  # fmt: skip
+                     key=STYLE_KEY, persist_state="session")  # fmt: skip
     encoder = c3.selectbox("Encoder", ENCODERS, key="train_encoder", persist_state="session")
     c1, c2, c3, c4 = st.columns(4)
     emb = c1.number_input("Embedding size", 8, 512, 32, step=8, key="train_emb", persist_state="session")

@@ -20,10 +20,21 @@ from attnviz.server import (
 from attnviz.store import visible_to
 from attnviz.training import Recipe
 from pages.shared.common import escape_markdown, get_model, refresh_models, session_id, session_models, user_errors
-from pages.shared.data_ui import pick_data
-from pages.shared.keys import TRAIN_SIBLING
-from pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
+from pages.shared.data_ui import pick_data, select_task
+from pages.shared.keys import TRAIN_SIBLING, TRAIN_WANTED
+from pages.train.form import (
+    SCORE_KEY,
+    STYLE_KEY,
+    STYLES,
+    cap_note,
+    progress_panel,
+    recipe_form,
+    session_alive,
+    sibling_recipe,
+)
 from pages.train.replay import retrain_panel
+
+WANTED_NOTE = "train_wanted_note"  # (score, line): what Explore's "Train it" set the form to
 
 
 def submit(sid: str, recipe: Recipe) -> None:
@@ -74,6 +85,27 @@ def sibling_panel(sid: str) -> None:
             submit(sid, recipe)
 
 
+def wanted_note() -> None:
+    """Explore's "Train it" for a score no model of the task has: the data, the score function and the
+    decoder style set once, and a line above the form that says so while that score is chosen."""
+    wanted = st.session_state.pop(TRAIN_WANTED, None)
+    if wanted is not None:
+        task, score, style = wanted
+        named, shown = select_task("train", task), escape_markdown(task)
+        data = "the data" if named else f"choose {shown}'s data in the sidebar; the rest"
+        st.session_state[SCORE_KEY], st.session_state[STYLE_KEY] = score, style
+        st.session_state[WANTED_NOTE] = (
+            score,
+            (
+                f"No model of {shown} has the score function {escape_markdown(score)} yet: {data} of the form below "
+                f"is set to train one ({STYLES[style].split(' (')[0]} decoder). Press **Start training** at the bottom."
+            ),
+        )
+    note = st.session_state.get(WANTED_NOTE)
+    if note and st.session_state.get(SCORE_KEY) == note[0]:
+        st.info(note[1], icon=":material/model_training:")
+
+
 def stranded_panel(sid: str) -> None:
     """Trainings a stopped or killed server left unfinished: keep, resume or discard each."""
     runs = stranded_runs(viewer=sid)
@@ -115,6 +147,7 @@ if job is not None:
 stranded_panel(sid)
 retrain_panel(sid, submit)
 sibling_panel(sid)
+wanted_note()
 with st.sidebar:
     picked = pick_data("train")
 if picked is None:

@@ -45,14 +45,17 @@ MAX_GRID_HEADS = 16 * 16
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _model(path: str, version: float) -> HFModel:
-    """The model in ``path`` (``version``: its files' latest change, so an edited folder is read again)."""
-    return load_hf(path)
+def _model(path: str, version: float, label: str) -> HFModel:
+    """The model in ``path`` (``version``: its files' latest change, so an edited folder is read again);
+    errors name the folder ``label``, what the user gave (never the server's path of an upload)."""
+    return load_hf(path, label=label)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _decode(path: str, version: float, text: str, reference: str, beam: int, langs: tuple) -> CrossAttention:
-    model = _model(path, version)
+def _decode(
+    path: str, version: float, label: str, text: str, reference: str, beam: int, langs: tuple
+) -> CrossAttention:
+    model = _model(path, version, label)
     source_lang, target_lang = langs
     if reference:
         return model.force(text, reference, source_lang, target_lang)
@@ -83,8 +86,9 @@ def _version(folder: Path) -> float:
     return max((p.stat().st_mtime for p in folder.iterdir() if p.is_file()), default=0.0)
 
 
-def _folder() -> tuple[Path, str] | None:
-    """The model folder the user gave and where it came from (None, with a note, until there is one);
+def _folder() -> tuple[Path, str, str] | None:
+    """The model folder the user gave, how messages name it (the path typed, or the upload's file
+    name: no path of the server) and the model's name (None, with a note, until there is one);
     AttnvizError when it is not one."""
     how = st.segmented_control("Model folder", HOWS, default=HOWS[0], key=HOW_KEY) or HOWS[0]
     if how == HOWS[0]:
@@ -95,23 +99,25 @@ def _folder() -> tuple[Path, str] | None:
             st.info("Give the path of a Hugging Face model folder on this server, or upload the folder as a zip.")
             return None
         folder = Path(text.strip()).expanduser().resolve()
-        roots = hf_roots()
-        if not any(folder.is_relative_to(root) for root in roots):  # said before looking: no probing the disk
-            listed = ", ".join(str(r) for r in roots)
+        if not any(folder.is_relative_to(root) for root in hf_roots()):  # said before looking: no probing the disk
             raise InputError(
-                f"the app opens model folders inside {listed} only; move or link the folder there (or add its "
-                "parent to ATTNVIZ_HF_FOLDERS when starting the app), or upload it as a zip"
+                "this server opens model folders only inside its models folder and the folders named by "
+                "ATTNVIZ_HF_FOLDERS when it was started; whoever runs it can move or link the folder there (or "
+                "add its parent to ATTNVIZ_HF_FOLDERS). Or upload the folder as a zip"
             )
-        origin = str(folder)
+        label, name = text.strip(), folder.name
     else:
         upload = st.file_uploader(f"The model folder as a zip (up to {MAX_ZIP_MB} MB)", type=["zip"], key=ZIP_KEY)
         if upload is None:
             st.info("Upload a zip of a model folder (zip -r model.zip FOLDER); bigger models: give their path.")
             return None
-        folder = unpack_zip(upload.getvalue(), server_folder() / "hf")
-        origin = f"the upload {upload.name}"
-    check_folder(folder)
-    return folder.resolve(), origin
+        unpacked = server_folder() / "hf"
+        folder = unpack_zip(upload.getvalue(), unpacked)
+        label = f"the upload {upload.name}"
+        # a zip of the folder keeps the folder's name; a zip of its files is unpacked into a folder named by a hash
+        name = Path(upload.name).stem if folder.parent == unpacked else folder.name
+    check_folder(folder, label)
+    return folder.resolve(), label, name
 
 
 def _sentence(model: HFModel) -> tuple[str, str, int, tuple]:
@@ -189,12 +195,12 @@ def _gold_set(files: tuple, fmt: str, base: int | str) -> GoldSet:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _ranking(
-    path: str, version: float, files: tuple, fmt: str, base: int | str, method: str
+    path: str, version: float, label: str, files: tuple, fmt: str, base: int | str, method: str
 ) -> tuple[list[dict], GoldSet]:
     """Every head, layer and the average scored against a gold set (``_gold_set(files, fmt, base)``), lowest
     AER first, and the gold set; DataError for a bad file."""
     gold_set = _gold_set(files, fmt, base)
-    rows = score_picks(_model(path, version), gold_set.sources, gold_set.targets, gold_set.gold, method=method)
+    rows = score_picks(_model(path, version, label), gold_set.sources, gold_set.targets, gold_set.gold, method=method)
     return sorted(rows, key=lambda row: row["AER"]), gold_set
 
 
@@ -203,7 +209,7 @@ def _open_best(row: dict) -> None:
     st.session_state[HEAD_KEY] = ALL if row["head"] is None else row["head"]
 
 
-def _rank(folder: Path) -> None:
+def _rank(folder: Path, label: str) -> None:
     """Every head ranked by AER on uploaded gold files, the best one opened with a click."""
     left, right = st.columns(2)
     gold = left.file_uploader("Gold alignment file", key=RANK_GOLD_KEY)
@@ -220,7 +226,7 @@ def _rank(folder: Path) -> None:
         return
     try:
         with st.spinner("Forcing every pair and scoring every head…"):
-            rows, gold_set = _ranking(str(folder), _version(folder), files, fmt, base, method)
+            rows, gold_set = _ranking(str(folder), _version(folder), label, files, fmt, base, method)
     except AttnvizError as e:
         st.error(escape_markdown(str(e)))
         return
@@ -255,24 +261,24 @@ def render() -> None:
         given = _folder()
         if given is None:
             return
-        folder, origin = given
+        folder, label, name = given
         with st.spinner("Loading the model…"):
-            model = _model(str(folder), _version(folder))
+            model = _model(str(folder), _version(folder), label)
     except AttnvizError as e:
         st.error(escape_markdown(str(e)))
         return
     info = model.info
     marker = f", words marked by {info.marker}" if info.marker else ""
-    st.caption(escape_markdown(f"{info.name}: {info.model_type}, {info.layers} decoder layers × {info.heads} "
+    st.caption(escape_markdown(f"{name}: {info.model_type}, {info.layers} decoder layers × {info.heads} "
                                f"cross-attention heads, {info.parameters:,} parameters, {info.vocab_size:,} "
-                               f"tokens{marker}. Read offline from {origin}."))  # fmt: skip
+                               f"tokens{marker}. Read offline from {label}."))  # fmt: skip
     text, reference, beam, langs = _sentence(model)
     if not text:
         st.info("Type a source sentence and press Enter.")
         return
     try:
         with st.spinner("Decoding…"):
-            decode = (str(folder), _version(folder), text, reference, beam, langs)
+            decode = (str(folder), _version(folder), label, text, reference, beam, langs)
             c = _decode(*decode)
     except AttnvizError as e:
         st.error(escape_markdown(str(e)))
@@ -291,7 +297,7 @@ def render() -> None:
         _grid(c, decode, gold)
     if st.toggle("Rank every head on a gold set (files)", key=RANK_KEY):
         with st.container(border=True):
-            _rank(folder)
+            _rank(folder, label)
     try:
         opened, others = _picks(c)
         picks = [opened, *(p for p in others if p != opened)]

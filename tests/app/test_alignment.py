@@ -261,3 +261,16 @@ def test_an_uploaded_talp_file_with_a_bitext_shows_the_convention_it_detected(ap
     at.radio(key="explore_gold_base").set_value("auto").run()
     at.file_uploader(key="explore_gold_file").set_value(("enfr.talp", b"1-1\n1-1 2:2\n", "text/plain")).run()
     assert "enfr.talp line 2: '2:2' is not a gold link" in unescape(at.error[0].value)
+
+
+def test_gold_messages_name_the_page_controls_and_a_sure_only_file_both_notations(app_env):
+    at = start(explore_text=TEXT, explore_view="Alignment", explore_align_part="gold")
+    at = _upload(at, b"1-1 2-2\n1-1\n", name="enfr.talp")  # every index fits both bases; no possible link
+    assert not at.exception and not at.error, at.error
+    warnings = [unescape(w.value) for w in at.warning]
+    assert any("Choose index base 1 if the file's first word is 1" in w for w in warnings), warnings
+    captions = [unescape(c.value) for c in at.caption]
+    both = "Auto-detect: pharaoh or talp (one line a pair, i-j sure; no possible link"  # not Pharaoh alone
+    assert any(c.startswith(both) for c in captions), captions
+    shown = " ".join(warnings + captions + [unescape(e.value) for e in [*at.info, *at.error]])
+    assert "--base" not in shown and "--format" not in shown  # the command line's words stay out of the app

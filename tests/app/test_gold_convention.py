@@ -86,13 +86,13 @@ def test_a_file_that_contradicts_the_chosen_convention_gets_one_clear_message():
     at.radio(key="t_base").set_value(0).run()
     assert not at.exception and len(at.error) == 1
     assert texts(at.error)[0] == ("gold.txt line 1: link 3-3 has an index equal to its sentence's length (3 source "
-                                  "and 3 target words); the indices fit 1-based: read it 1-based (--base 1) or "
+                                  "and 3 target words); the indices fit 1-based: read it 1-based (index base 1) or "
                                   "auto-detect")  # fmt: skip
     assert texts(at.caption)[0].startswith("Auto-detect: talp (")  # what would fit stays in view
     at.radio(key="t_base").set_value("auto").run()
     at.radio(key="t_format").set_value("pharaoh").run()
     assert len(at.error) == 1 and texts(at.error)[0].startswith("gold.txt line 1: '3p3' is not a Pharaoh link")
-    assert "read it as talp (--format talp) or auto-detect" in texts(at.error)[0]
+    assert "read it as talp (format talp) or auto-detect" in texts(at.error)[0]
 
 
 def test_a_malformed_file_gets_one_message_and_no_caption():

@@ -68,11 +68,26 @@ def test_a_missing_combination_is_offered_and_says_why(app_env):
     assert not at.exception
     reasons = " ".join(i.value for i in at.info)
     assert "no dot model for" in reasons and "either style" in reasons and "Train page" in reasons
-    assert "sibling" not in reasons and not any(b.label == "Train it" for b in at.button)  # there is none
+    assert "sibling" not in reasons  # there is none: "Train it" opens the Train form instead
     at.selectbox(key="explore_score").set_value("local_p").run()
     at.segmented_control(key="explore_style").set_value("bahdanau").run()
     assert "bahdanau model for" in " ".join(i.value for i in at.info)
     assert any(b.label == "Train it" for b in at.button)
+
+
+def test_a_score_without_any_model_keeps_both_and_trains_from_the_train_form(app_env):
+    at = start(explore_style="both", explore_text=TEXT)
+    at.selectbox(key="explore_score").set_value("dot").run()  # neither style has a dot model here
+    assert not at.exception
+    assert at.segmented_control(key="explore_style").value == "both"  # Both is not left behind the user's back
+    notes = [i.value for i in at.info]
+    assert any(n.startswith("**Bahdanau** dot") for n in notes) and any(n.startswith("**Luong** dot") for n in notes)
+    assert {b.key for b in at.button if b.label == "Train it"} >= {"explore_train_bahdanau", "explore_train_luong"}
+    at.button(key="explore_train_bahdanau").click().run()
+    assert not at.exception
+    assert at.selectbox(key="train_score").value == "dot" and at.radio(key="train_style").value == "bahdanau"
+    assert at.radio(key="train_kind").value == "Built-in task" and at.selectbox(key="train_task").value == "toy-fr"
+    assert any("No model of toy-fr has the score function dot yet" in i.value.replace("\\", "") for i in at.info)
 
 
 def test_state_survives_a_page_change_and_lives_in_the_url(app_env):

@@ -80,7 +80,7 @@ def test_cli_align_eval_bad_input_exits_2(capsys, files, tmp_path):
     (tmp_path / "talp.txt").write_text("1 1 4 S\n2 1 3\n", encoding="utf-8")
     code, _, err = run(capsys, *base, "--gold", "talp.txt", "--format", "naacl", "--base", "0", "--json")
     assert code == 2 and "talp.txt line 1: link 1-4 is outside its sentence" in err
-    assert "fit 1-based: read it 1-based (--base 1)" in err
+    assert "fit 1-based: read it 1-based (index base 1)" in err
     code, out, _ = run(capsys, *base, "--gold", "talp.txt", "--format", "naacl", "--one-based", "--json")
     assert code == 0 and json.loads(out)["sure"] == 2 and json.loads(out)["gold"]["how"] == "given"
     code, out, _ = run(capsys, *base, "--gold", "talp.txt", "--json")  # naacl and 1-based, detected

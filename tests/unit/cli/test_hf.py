@@ -45,10 +45,13 @@ def test_every_head_ranked_on_a_gold_file(capsys, folder, tmp_path):
     assert code == 0, err
     rows = json.loads(out)["rows"]
     assert len(rows) == 1 + 3 + 3 * 4  # the average, each layer, each head
+    read = json.loads(out)["gold"]  # how the gold was read, as align-eval reports it
+    assert (read["file"], read["format"], read["base"], read["null_links"]) == (str(gold), "pharaoh", 0, 0)
     assert [r["AER"] for r in rows] == sorted(r["AER"] for r in rows)
     code, out, _ = run(capsys, "hf", str(folder), "--src", str(src), "--tgt", str(tgt), "--gold", str(gold),
                        "--top", "3")  # fmt: skip
-    assert code == 0 and "2 pairs, links by argmax" in out and len(out.strip().splitlines()) == 2 + 3
+    assert code == 0 and "2 pairs, links by argmax" in out and len(out.strip().splitlines()) == 3 + 3
+    assert out.splitlines()[0].startswith(f"gold: {gold}: pharaoh or talp (")  # as align-eval says how it read it
 
 
 @pytest.mark.parametrize(

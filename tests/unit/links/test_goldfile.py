@@ -40,7 +40,7 @@ def test_malformed_pharaoh_names_the_line(lines, message):
 
 def test_pharaoh_one_based_refuses_index_zero():
     with pytest.raises(
-        DataError, match=r"line 1: link 0-1 has an index 0, .* fit 0-based: read it 0-based \(--base 0\)"
+        DataError, match=r"line 1: link 0-1 has an index 0, .* fit 0-based: read it 0-based \(index base 0\)"
     ):
         parse_pharaoh(["0-1", "1-1"], LENGTHS, one_based=True)
 
@@ -160,12 +160,24 @@ def test_the_base_is_detected_both_ways_and_a_given_base_is_checked():
     ) and "1-based is ruled out, line 1: link 0-0 has an index 0" in zero.how
     one = parse_gold(["1-1 2-2", "1-2 2-1", "1-1"], [(2, 2)] * 3, name="g.txt")
     assert one.base == 1 and [g.sure for g in one.alignments] == [g.sure for g in zero.alignments]
-    with pytest.raises(DataError, match=r"g.txt line 1: link 2-2 has an index equal .* read it 1-based \(--base 1\)"):
+    with pytest.raises(DataError, match=r"g.txt line 1: link 2-2 has an index equal .* 1-based \(index base 1\)"):
         parse_gold(["1-1 2-2", "1-2 2-1", "1-1"], [(2, 2)] * 3, base=0, name="g.txt")
-    with pytest.raises(DataError, match=r"g.txt line 1: link 0-0 has an index 0, .* read it 0-based \(--base 0\)"):
+    with pytest.raises(DataError, match=r"g.txt line 1: link 0-0 has an index 0, .* read it 0-based \(index base 0\)"):
         parse_gold(["0-0 1-1", "0-1 1-0", "0-0"], [(2, 2)] * 3, base=1, name="g.txt")
     with pytest.raises(DataError, match="the index base is 0, 1 or auto"):
         parse_gold(["0-0"], [(2, 2)], base=2)
+
+
+def test_a_file_without_possible_links_is_said_to_read_the_same_as_pharaoh_and_talp():
+    sure_only = parse_gold(["1-1 2-2 3-3", "1-1"], [(3, 3), (2, 2)], name="enfr.talp")
+    assert (sure_only.format, sure_only.base) == ("pharaoh", 1)
+    assert sure_only.convention().startswith(
+        "pharaoh or talp (one line a pair, i-j sure; no possible link, so the two coincide), 1-based (detected:"
+    )
+    given = parse_gold(["1-1 2-2 3-3", "1-1"], [(3, 3), (2, 2)], "talp", 1)
+    assert given.convention().startswith("talp or pharaoh (one line a pair, i-j sure; no possible link, so")
+    with_possible = parse_gold(["1-1 2p2 3-3", "1-1"], [(3, 3), (2, 2)])
+    assert with_possible.convention().startswith("talp (one line a pair, i-j sure, ipj possible), 1-based")
 
 
 def test_a_base_the_indices_look_wrong_for_is_warned_about():
@@ -173,15 +185,15 @@ def test_a_base_the_indices_look_wrong_for_is_warned_about():
     both = parse_gold(["1-1", "1-2"], [(3, 3), (3, 3)], name="g.txt")
     assert both.base == 0 and both.how == "assumed: pharaoh's usual base"
     assert both.warnings == [
-        "g.txt: every index fits both 0- and 1-based numbering; read as 0-based, pharaoh's usual base. Give the "
-        "base (--base 1) if the file's first word is 1"
+        "g.txt: every index fits both 0- and 1-based numbering; read as 0-based, pharaoh's usual base. Choose "
+        "index base 1 if the file's first word is 1"
     ]
     assert parse_gold(["1-1", "1p2"], [(3, 3), (3, 3)]).base == 1  # talp's usual base
     # given 0-based, yet no index is 0 and all fit 1-based: read as asked, with a warning
     asked = parse_gold(["1-1", "1-2"], [(3, 3), (3, 3)], base=0, name="g.txt")
     assert asked.base == 0 and asked.how == "given"
     assert asked.warnings == [
-        "g.txt: no index is 0, and every link fits 1-based numbering: is the file 1-based (--base 1)?"
+        "g.txt: no index is 0, and every link fits 1-based numbering: is the file 1-based (index base 1)?"
     ]
     assert parse_gold(["0-0", "1-2"], [(3, 3), (3, 3)], base=0).warnings == []
 
@@ -204,11 +216,11 @@ def test_indices_that_fit_neither_base_are_refused():
 
 
 def test_a_given_format_is_read_as_that_format():
-    with pytest.raises(DataError, match=r"line 1: '3p1' is not a Pharaoh link.* read it as talp \(--format talp\)"):
+    with pytest.raises(DataError, match=r"line 1: '3p1' is not a Pharaoh link.* read it as talp \(format talp\)"):
         parse_gold(HANSARDS_LIKE[1:2], [(3, 3)], "pharaoh")
-    with pytest.raises(DataError, match=r"line 1: '1\?1' is not a talp link.* read it as pharaoh \(--format pharaoh\)"):
+    with pytest.raises(DataError, match=r"line 1: '1\?1' is not a talp link.* read it as pharaoh \(format pharaoh\)"):
         parse_gold(["1?1"], [(3, 3)], "talp")
-    with pytest.raises(DataError, match=r"line 1: .* mixes formats: .* read it as Pharaoh \(--format pharaoh\)"):
+    with pytest.raises(DataError, match=r"line 1: .* mixes formats: .* read it as Pharaoh \(format pharaoh\)"):
         parse_gold(HANSARDS_LIKE, HANSARDS_LENGTHS, "naacl")
     with pytest.raises(DataError, match="unknown gold format 'giza'; choose one of auto, pharaoh, talp, naacl"):
         parse_gold(HANSARDS_LIKE, HANSARDS_LENGTHS, "giza")
