@@ -17,7 +17,7 @@ from attnviz.cli.main import COMMANDS, build_parser
 from attnviz.store import models_dir, pretrained_dir, read_manifest
 
 ROOT = Path(__file__).resolve().parents[3]
-HELPERS = {"main", "options"}  # cli modules that are not commands: the table and shared argparse pieces
+HELPERS = {"main", "options", "adapting"}  # cli modules that are not commands: the table, shared argparse pieces
 MODULE_OF = {"list": "list_models"}  # a command whose name would shadow a builtin
 
 
