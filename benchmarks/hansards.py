@@ -38,7 +38,7 @@ import attnviz
 from attnviz.data import DEFAULT_MULTI30K, Tokenizer
 from attnviz.decoding import argmax_links
 from attnviz.links import eflomal as eflomal_align
-from attnviz.links import goldfile, textfile, word_attention, word_pairs
+from attnviz.links import goldfile, textfile, word_attentions, word_pairs
 from attnviz.links.extract import symmetrise, threshold_links, transpose
 
 try:  # Whisper's monotonic (DTW) extraction, where attnviz.links has it
@@ -96,12 +96,8 @@ def known(words: list[str], vocabulary: set[str]) -> bool:
 def attention_links(model, sources, targets, reverse: bool = False) -> list[set]:
     """Argmax links per pair (source, target) of a model forced through each target; ``reverse``: the
     model reads the target and is forced through the source (links returned as (source, target))."""
-    out = []
-    for src, tgt in zip(sources, targets, strict=True):
-        reading = word_attention(model, tgt, src) if reverse else word_attention(model, src, tgt)
-        links = argmax_links(reading.weights)
-        out.append(transpose(links) if reverse else links)
-    return out
+    readings = word_attentions(model, targets, sources) if reverse else word_attentions(model, sources, targets)
+    return [transpose(argmax_links(r.weights)) if reverse else argmax_links(r.weights) for r in readings]
 
 
 def main() -> None:
@@ -171,7 +167,7 @@ def main() -> None:
     for name in names:
         model = attnviz.load(name)
         start = time.perf_counter()
-        readings = [word_attention(model, s, t) for s, t in zip(sources, targets, strict=True)]
+        readings = word_attentions(model, sources, targets)
         methods = {
             "argmax": [argmax_links(r.weights) for r in readings],
             "threshold": [threshold_links(r.weights, THRESHOLD) for r in readings],
