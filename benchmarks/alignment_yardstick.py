@@ -56,7 +56,8 @@ def toy_fr() -> dict:
         model = attnviz.load(name)
         start = time.perf_counter()
         as_evaluate = [
-            alignment_links(model.align(p.source, p.target), len(p.source_tokens), len(p.target_tokens)) for p in test
+            alignment_links(al, len(p.source_tokens), len(p.target_tokens))
+            for p, al in zip(test, model.align_batch([p.source for p in test], [p.target for p in test]), strict=True)
         ]
         sources, targets = [p.source_tokens for p in test], [p.target_tokens for p in test]
         row = {"evaluate": counts(as_evaluate, sure, possible)}

@@ -31,8 +31,8 @@ from benchmarks.alignment_yardstick import multi30k_reference
 def attention_shape(model, pairs) -> dict:
     """Mean weight on the source <eos> column and mean row entropy (nats), target words' rows."""
     eos, entropy = [], []
-    for p in pairs:
-        w = np.asarray(model.align(p.source, p.target).weights, dtype=np.float64)[:-1]  # [tgt words, src + 1]
+    for al in model.align_batch([p.source for p in pairs], [p.target for p in pairs]):
+        w = np.asarray(al.weights, dtype=np.float64)[:-1]  # [tgt words, src + 1]
         eos.extend(w[:, -1])
         entropy.extend(-(w * np.log(np.clip(w, 1e-12, None))).sum(axis=1))
     return {"eos_mass": round(float(np.mean(eos)), 4), "entropy": round(float(np.mean(entropy)), 4)}

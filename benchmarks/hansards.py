@@ -43,7 +43,7 @@ from attnviz.links import (
     parse_gold,
     read_pairs,
     score_links,
-    word_attention,
+    word_attentions,
     word_pairs,
 )
 from attnviz.links import eflomal as eflomal_align
@@ -105,12 +105,8 @@ def known(words: list[str], vocabulary: set[str]) -> bool:
 def attention_links(model, sources, targets, reverse: bool = False) -> list[set]:
     """Argmax links per pair (source, target) of a model forced through each target; ``reverse``: the
     model reads the target and is forced through the source (links returned as (source, target))."""
-    out = []
-    for src, tgt in zip(sources, targets, strict=True):
-        reading = word_attention(model, tgt, src) if reverse else word_attention(model, src, tgt)
-        links = argmax_links(reading.weights)
-        out.append(transpose(links) if reverse else links)
-    return out
+    readings = word_attentions(model, targets, sources) if reverse else word_attentions(model, sources, targets)
+    return [transpose(argmax_links(r.weights)) if reverse else argmax_links(r.weights) for r in readings]
 
 
 def main() -> None:
@@ -189,7 +185,7 @@ def main() -> None:
         start = time.perf_counter()
         if adapting:
             model = adapt(model, sources, targets, adapting)
-        readings = [word_attention(model, s, t) for s, t in zip(sources, targets, strict=True)]
+        readings = word_attentions(model, sources, targets)
         methods = {
             "argmax": [argmax_links(r.weights) for r in readings],
             "threshold": [threshold_links(r.weights, THRESHOLD) for r in readings],
