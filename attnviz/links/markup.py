@@ -8,13 +8,13 @@ What is read, and the rule for each kind of input:
   kept verbatim (its attributes as written, quotes and a ``>`` inside quotes included) and so is the
   closing tag. Any other name (``<script>``, ``<div>``, ``<img>``) is a :class:`DataError`.
 * **void** ``<br>``, ``<br/>`` (:data:`VOID`): an element of no text, anchored between two words.
-* **placeholders** ``{name}``: never given to the model (the shipped models read an unknown word as
+* **placeholders** ``{name}`` (a letter or ``_`` first, then letters, digits, ``_``): never given to the model (the shipped models read an unknown word as
   ``<unk>`` or as letters and translate it into some other word, or drop it); carried verbatim as an
   anchored element like ``<br/>``, and in the text the model reads they separate words.
 * **entities** ``&amp;``, ``&lt;``, ``&#233;`` in the text are decoded (``html.unescape``) for the model.
 * a ``<`` followed by a letter, ``/``, ``!`` or ``?`` starts a tag; one that does not parse (unclosed
-  quote, no ``>``), a comment or a declaration is a :class:`DataError`. Any other ``<``, a lone ``>`` and
-  braces around anything but a name are text.
+  quote, no ``>``), a comment or a declaration is a :class:`DataError`. Any other ``<``, a lone ``>``,
+  braces around anything but a name and doubled braces (``{{name}}``) are text.
 * unbalanced tags (a closing tag that does not close the innermost open one, an element left open) and
   ``<b/>`` (an empty non-void element) are a :class:`DataError`, as are more than :data:`MAX_ELEMENTS`
   elements, nesting deeper than :data:`MAX_DEPTH`, more than :data:`MAX_MARKUP_CHARS` characters and a
@@ -41,7 +41,7 @@ MAX_ELEMENTS = 100
 MAX_DEPTH = 16
 _ATTRIBUTE = r"""\s+[^\s"'<>/=]+(?>\s*=\s*(?>"[^"]*"|'[^']*'|[^\s"'=<>`]+))?"""
 _TAG = re.compile(rf"<(/?)([A-Za-z][A-Za-z0-9]*)((?>{_ATTRIBUTE})*+)\s*+(/?)>")
-_SPECIAL = re.compile(r"<[A-Za-z/!?]|\{[A-Za-z_][A-Za-z0-9_]*\}")
+_SPECIAL = re.compile(r"<[A-Za-z/!?]|(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})")
 _SPACE = re.compile(r"\s+")
 
 

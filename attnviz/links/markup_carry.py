@@ -21,8 +21,9 @@ pieces joined), so an element never starts or ends inside a word. The rules, in 
 
 The marked-up translation is the translation's text with the tags written as in the source around the
 words, text escaped (``&``, ``<``, ``>`` as entities) as markup's text is; closing tags follow the word
-they close, the space between two words comes next, then empty elements and opening tags. A placeholder
-keeps the space it had before and after it in the source.
+they close, the space between two words comes next, then empty elements and opening tags (an element with
+no words at the end of the element around it comes before the space). A placeholder keeps the space it had
+before and after it in the source.
 """
 
 from __future__ import annotations
@@ -184,29 +185,31 @@ def _contains(markup: Markup, ranges: list[Range], p: int, k: int) -> bool:
     return ps < pe and ps <= ks and ke <= pe and ((ps, pe) != (ks, ke) or p < k)
 
 
-def _events(markup: Markup, ranges: list[Range], n_target: int) -> list[tuple[str, int]]:
+def _events(markup: Markup, ranges: list[Range], n_target: int) -> list[tuple[str, int, bool]]:
     """The output in order: ``("word", j)``, a tag's ``("open", k)`` and ``("close", k)`` (an empty tag's too),
-    a void element's or placeholder's ``("empty", k)``."""
+    a void element's or placeholder's ``("empty", k)``; each with whether it sits at the end of the element
+    around it (so it follows the last word before the space)."""
     children: dict[int | None, list[int]] = {}
     for k in range(len(ranges)):
         holders = [p for p in range(len(ranges)) if _contains(markup, ranges, p, k)]
         parent = min(holders, key=lambda p: (ranges[p][1] - ranges[p][0], -p), default=None)
         children.setdefault(parent, []).append(k)
-    out: list[tuple[str, int]] = []
+    out: list[tuple[str, int, bool]] = []
 
     def walk(parent: int | None, lo: int, hi: int) -> None:
         at = lo
         for k in sorted(children.get(parent, []), key=lambda k: (*ranges[k], k)):
             start, end = ranges[k]
-            out.extend(("word", j) for j in range(at, start))
+            out.extend(("word", j, False) for j in range(at, start))
+            tail = parent is not None and start == end == hi
             if markup.elements[k].kind != "tag":
-                out.append(("empty", k))
+                out.append(("empty", k, tail))
             else:
-                out.append(("open", k))
+                out.append(("open", k, tail))
                 walk(k, start, end)
-                out.append(("close", k))
+                out.append(("close", k, True))
             at = max(at, end)
-        out.extend(("word", j) for j in range(at, hi))
+        out.extend(("word", j, False) for j in range(at, hi))
 
     walk(None, 0, n_target)
     return out
@@ -234,11 +237,12 @@ def render(markup: Markup, ranges: list[Range], target_words: list[str], transla
             gap_due += 1
 
     position = 0  # the word boundary the next event sits at
-    for kind, k in _events(markup, ranges, len(target_words)):
+    for kind, k, tail in _events(markup, ranges, len(target_words)):
         if kind == "close":
             write(markup.elements[k].closing, spaced=False)
             continue
-        flush_gap(position)
+        if not tail:
+            flush_gap(position)
         if kind == "word":
             write(html.escape(target_words[k], quote=False))
             position = k + 1
