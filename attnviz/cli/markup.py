@@ -18,17 +18,26 @@ HELP = "carry a sentence's inline markup (<b>, <i>, <a href>, <br/>, {name}) int
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz markup``."""
-    p.add_argument("--model", required=True,
-                   help="a model name (see `list`), a .safetensors path, or a Hugging Face model folder")  # fmt: skip
-    p.add_argument("--method", choices=MARKUP_METHODS, default="argmax",
-                   help="word links: from attention (argmax, threshold, dtw; the symmetric ones need "
-                   "--reverse-model) or from eflomal, trained on 2,000 pairs of the model's own data; "
-                   "default argmax")  # fmt: skip
+    p.add_argument(
+        "--model", required=True, help="a model name (see `list`), a .safetensors path, or a Hugging Face model folder"
+    )
+    p.add_argument(
+        "--method",
+        choices=MARKUP_METHODS,
+        default="argmax",
+        help="word links: from attention (argmax, threshold, dtw; the symmetric ones need "
+        "--reverse-model) or from eflomal, trained on 2,000 pairs of the model's own data; "
+        "default argmax",
+    )
     p.add_argument("--reverse-model", help="the opposite direction's model, for the symmetric methods")
     p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
-    p.add_argument("--split", choices=SPLIT_RULES, default="hull",
-                   help="an element whose linked target words are not contiguous covers from the first to the last "
-                   "(hull, default) or the largest contiguous run (block)")  # fmt: skip
+    p.add_argument(
+        "--split",
+        choices=SPLIT_RULES,
+        default="hull",
+        help="an element whose linked target words are not contiguous covers from the first to the last "
+        "(hull, default) or the largest contiguous run (block)",
+    )
     p.add_argument("--target", help="carry the markup into this translation instead of the model's own")
     p.add_argument("--beam", type=int_in(1, 20), default=1, help="beam size of the model's translation (default 1)")
     p.add_argument("--layer", type=int_in(0, 1000), help="a Hugging Face model: decoder layer (default: all averaged)")
@@ -56,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--layer, --head and --heads choose a Hugging Face model's attention; drop them")
         model, reverse = load_models(args)
         sample = eflomal_sample(model) if args.method == "eflomal" else ()
-        result = translate_markup(model, args.source, args.method, reverse, args.target, sample, args.split,
-                                  args.threshold, args.beam)  # fmt: skip
+        result = translate_markup(
+            model, args.source, args.method, reverse, args.target, sample, args.split, args.threshold, args.beam
+        )
     if args.json:
         print_json(result.to_dict())
     else:
@@ -81,8 +91,15 @@ def print_result(result: MarkupResult) -> None:
     if not result.spans:
         print("(no markup to carry)")
         return
-    rows = [(s.element.label, _words(result.source_words, s.source_words),
-             _words(result.target_words, s.target_words), " ".join(s.flags)) for s in result.spans]  # fmt: skip
+    rows = [
+        (
+            s.element.label,
+            _words(result.source_words, s.source_words),
+            _words(result.target_words, s.target_words),
+            " ".join(s.flags),
+        )
+        for s in result.spans
+    ]
     head = ("element", "source words", "target words", "flags")
     widths = [max(len(row[k]) for row in [head, *rows]) for k in range(3)]
     print(f"links: {result.method}; split rule: {result.split}")

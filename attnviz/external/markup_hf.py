@@ -37,5 +37,6 @@ def hf_markup(
         raise InputError("the model translated the sentence to nothing; give a translation to carry the markup into")
     links = links_of(reading, method, threshold)
     translation = c.text if target is None else target
-    return carry_markup(markup, reading.source_words, reading.target_words, links, translation, split,
-                        f"{method}, {pick.name}")  # fmt: skip
+    return carry_markup(
+        markup, reading.source_words, reading.target_words, links, translation, split, f"{method}, {pick.name}"
+    )

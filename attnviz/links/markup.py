@@ -8,9 +8,10 @@ What is read, and the rule for each kind of input:
   kept verbatim (its attributes as written, quotes and a ``>`` inside quotes included) and so is the
   closing tag. Any other name (``<script>``, ``<div>``, ``<img>``) is a :class:`DataError`.
 * **void** ``<br>``, ``<br/>`` (:data:`VOID`): an element of no text, anchored between two words.
-* **placeholders** ``{name}`` (a letter or ``_`` first, then letters, digits, ``_``): never given to the model (the shipped models read an unknown word as
-  ``<unk>`` or as letters and translate it into some other word, or drop it); carried verbatim as an
-  anchored element like ``<br/>``, and in the text the model reads they separate words.
+* **placeholders** ``{name}`` (a letter or ``_``, then letters, digits or ``_``): never given to the model
+  (the shipped models read an unknown word as ``<unk>`` or as letters and translate it into some other
+  word, or drop it); carried verbatim as an anchored element like ``<br/>``, and in the text the model
+  reads they separate words.
 * **entities** ``&amp;``, ``&lt;``, ``&#233;`` in the text are decoded (``html.unescape``) for the model.
 * a ``<`` followed by a letter, ``/``, ``!`` or ``?`` starts a tag; one that does not parse (unclosed
   quote, no ``>``), a comment or a declaration is a :class:`DataError`. Any other ``<``, a lone ``>``,
@@ -32,8 +33,26 @@ from dataclasses import dataclass
 
 from attnviz.errors import DataError
 
-INLINE = ("a", "abbr", "b", "cite", "code", "em", "i", "kbd", "mark", "q", "s", "small", "span", "strong", "sub",
-          "sup", "u", "var")  # fmt: skip
+INLINE = (
+    "a",
+    "abbr",
+    "b",
+    "cite",
+    "code",
+    "em",
+    "i",
+    "kbd",
+    "mark",
+    "q",
+    "s",
+    "small",
+    "span",
+    "strong",
+    "sub",
+    "sup",
+    "u",
+    "var",
+)
 VOID = ("br", "wbr")
 KINDS = ("tag", "void", "placeholder")
 MAX_MARKUP_CHARS = 5000
@@ -104,8 +123,10 @@ class _Builder:
 
     def add(self, **fields) -> int:
         if len(self.elements) >= MAX_ELEMENTS:
-            raise DataError(f"the text holds more than {MAX_ELEMENTS} elements of markup; carry at most "
-                            f"{MAX_ELEMENTS} at a time (split the text into sentences)")  # fmt: skip
+            raise DataError(
+                f"the text holds more than {MAX_ELEMENTS} elements of markup; carry at most "
+                f"{MAX_ELEMENTS} at a time (split the text into sentences)"
+            )
         parent = self.open[-1] if self.open else None
         self.elements.append({"start": self.size, "end": self.size, "parent": parent, **fields})
         return len(self.elements) - 1
@@ -130,8 +151,10 @@ def _tag(b: _Builder, match: re.Match, at: int) -> None:
             raise DataError(f"{written!r} at {_where(b.source, at)} closes an element that was never opened; remove it")
         inner = b.elements[b.open[-1]]
         if inner["name"] != name:
-            raise DataError(f"{written!r} at {_where(b.source, at)} does not close <{inner['name']}>, the innermost "
-                            f"open element (tags must nest); close </{inner['name']}> first")  # fmt: skip
+            raise DataError(
+                f"{written!r} at {_where(b.source, at)} does not close <{inner['name']}>, the innermost "
+                f"open element (tags must nest); close </{inner['name']}> first"
+            )
         inner.update(end=b.size, closing=written)
         b.open.pop()
         return
@@ -139,8 +162,10 @@ def _tag(b: _Builder, match: re.Match, at: int) -> None:
         b.add(kind="void", name=name, attributes=attributes, opening=written, closing="")
         return
     if slash:
-        raise DataError(f"{written!r} at {_where(b.source, at)} is an empty <{name}>; write <{name}></{name}> "
-                        "around some text, or remove it")  # fmt: skip
+        raise DataError(
+            f"{written!r} at {_where(b.source, at)} is an empty <{name}>; write <{name}></{name}> "
+            "around some text, or remove it"
+        )
     if len(b.open) >= MAX_DEPTH:
         raise DataError(f"the markup nests more than {MAX_DEPTH} elements deep at {_where(b.source, at)}; flatten it")
     b.open.append(b.add(kind="tag", name=name, attributes=attributes, opening=written, closing=""))
@@ -149,8 +174,15 @@ def _tag(b: _Builder, match: re.Match, at: int) -> None:
 def _placeholder(b: _Builder, written: str, at: int) -> None:
     before = at == 0 or b.source[at - 1].isspace()
     after = at + len(written) == len(b.source) or b.source[at + len(written)].isspace()
-    b.add(kind="placeholder", name=written[1:-1], attributes="", opening=written, closing="",
-          space_before=before, space_after=after)  # fmt: skip
+    b.add(
+        kind="placeholder",
+        name=written[1:-1],
+        attributes="",
+        opening=written,
+        closing="",
+        space_before=before,
+        space_after=after,
+    )
     b.text(" ")  # a word boundary: "a{x}b" is read as "a b"
 
 
@@ -188,8 +220,10 @@ def parse_markup(text: str) -> Markup:
     if not isinstance(text, str):
         raise DataError(f"the marked-up text must be a string, got {type(text).__name__}")
     if len(text) > MAX_MARKUP_CHARS:
-        raise DataError(f"the marked-up text is {len(text):,} characters long; the limit is {MAX_MARKUP_CHARS:,}. "
-                        "Give one sentence at a time.")  # fmt: skip
+        raise DataError(
+            f"the marked-up text is {len(text):,} characters long; the limit is {MAX_MARKUP_CHARS:,}. "
+            "Give one sentence at a time."
+        )
     if not text.strip():
         raise DataError('the text is empty; type a sentence with markup, e.g. "the <b>black</b> cat"')
     b = _Builder(text)
@@ -206,8 +240,10 @@ def parse_markup(text: str) -> Markup:
             raise DataError(f"comments and declarations are not carried ({_where(text, m.start())}); remove them")
         tag = _TAG.match(text, m.start())
         if tag is None:
-            raise DataError(f"{_where(text, m.start())} starts a tag that does not parse (no closing > or an "
-                            "unclosed quote); finish the tag, or write &lt; for a literal <")  # fmt: skip
+            raise DataError(
+                f"{_where(text, m.start())} starts a tag that does not parse (no closing > or an "
+                "unclosed quote); finish the tag, or write &lt; for a literal <"
+            )
         _tag(b, tag, m.start())
         pos = tag.end()
     b.text(text[pos:])

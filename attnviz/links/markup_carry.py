@@ -55,9 +55,16 @@ class Span:
 
     def to_dict(self) -> dict:
         el = self.element
-        return {"element": el.label, "kind": el.kind, "name": el.name, "attributes": el.attributes,
-                "source_words": list(self.source_words), "target_words": list(self.target_words),
-                "linked": list(self.linked), "flags": list(self.flags)}  # fmt: skip
+        return {
+            "element": el.label,
+            "kind": el.kind,
+            "name": el.name,
+            "attributes": el.attributes,
+            "source_words": list(self.source_words),
+            "target_words": list(self.target_words),
+            "linked": list(self.linked),
+            "flags": list(self.flags),
+        }
 
 
 @dataclass
@@ -76,10 +83,18 @@ class MarkupResult:
     split: str
 
     def to_dict(self) -> dict:
-        return {"source": self.source, "plain_source": self.plain_source, "translation": self.translation,
-                "marked_translation": self.marked_translation, "source_words": self.source_words,
-                "target_words": self.target_words, "links": [list(link) for link in self.links],
-                "spans": [s.to_dict() for s in self.spans], "method": self.method, "split": self.split}  # fmt: skip
+        return {
+            "source": self.source,
+            "plain_source": self.plain_source,
+            "translation": self.translation,
+            "marked_translation": self.marked_translation,
+            "source_words": self.source_words,
+            "target_words": self.target_words,
+            "links": [list(link) for link in self.links],
+            "spans": [s.to_dict() for s in self.spans],
+            "method": self.method,
+            "split": self.split,
+        }
 
 
 def locate(words: list[str], text: str, side: str = "source") -> list[Range]:
@@ -280,8 +295,10 @@ def carry_markup(
     links = sorted(set(links))
     bad = [(i, j) for i, j in links if not (0 <= i < len(source_words) and 0 <= j < len(target_words))]
     if bad:
-        raise InputError(f"links {bad[:5]} fall outside {len(source_words)} source x {len(target_words)} target "
-                         "words; links are (source, target) word indices")  # fmt: skip
+        raise InputError(
+            f"links {bad[:5]} fall outside {len(source_words)} source x {len(target_words)} target "
+            "words; links are (source, target) word indices"
+        )
     try:
         locate(target_words, translation or "", "target")
     except DataError:  # a text the words cannot be found in: write them joined by spaces
@@ -306,8 +323,20 @@ def carry_markup(
         flags.append(own)
         linked_of.append(((start, end), tuple(linked)))
     placed, cut = place(markup, ranges)
-    spans = [Span(el, src, placed[k], linked, (*flags[k], *(["crossing"] if cut[k] else [])))
-             for k, (el, (src, linked)) in enumerate(zip(markup.elements, linked_of, strict=True))]  # fmt: skip
+    spans = [
+        Span(el, src, placed[k], linked, (*flags[k], *(["crossing"] if cut[k] else [])))
+        for k, (el, (src, linked)) in enumerate(zip(markup.elements, linked_of, strict=True))
+    ]
     marked = render(markup, placed, target_words, translation)
-    return MarkupResult(markup.source, markup.plain, translation, marked, list(source_words), list(target_words),
-                        links, spans, method, split)  # fmt: skip
+    return MarkupResult(
+        markup.source,
+        markup.plain,
+        translation,
+        marked,
+        list(source_words),
+        list(target_words),
+        links,
+        spans,
+        method,
+        split,
+    )

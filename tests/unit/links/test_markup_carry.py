@@ -29,8 +29,16 @@ def test_a_span_covers_the_target_words_its_source_words_link_to():
     assert ranges(r) == [((1, 2), (2, 3), ()), ((3, 4), (3, 4), ())]
     assert r.plain_source == SRC and r.translation == TGT and r.spans[0].linked == (2,)
     data = r.to_dict()
-    assert data["spans"][0] == {"element": "<b>", "kind": "tag", "name": "b", "attributes": "", "source_words": [1, 2],
-                                "target_words": [2, 3], "linked": [2], "flags": []}  # fmt: skip
+    assert data["spans"][0] == {
+        "element": "<b>",
+        "kind": "tag",
+        "name": "b",
+        "attributes": "",
+        "source_words": [1, 2],
+        "target_words": [2, 3],
+        "linked": [2],
+        "flags": [],
+    }
 
 
 def test_reordered_words_stay_one_span_and_attributes_are_written_as_given():
