@@ -22,8 +22,9 @@ pieces joined), so an element never starts or ends inside a word. The rules, in 
 The marked-up translation is the translation's text with the tags written as in the source around the
 words, text escaped (``&``, ``<``, ``>`` as entities) as markup's text is; closing tags follow the word
 they close, the space between two words comes next, then empty elements and opening tags (an element with
-no words at the end of the element around it comes before the space). A placeholder keeps the space it had
-before and after it in the source.
+no words at the end of the element around it comes before the space). A placeholder is written as a word:
+a space before it where the source had one or the translation spaces its two neighbours, and after it where
+the translation spaces them (at the translation's start, where the source had one).
 """
 
 from __future__ import annotations
@@ -263,11 +264,14 @@ def render(markup: Markup, ranges: list[Range], target_words: list[str], transla
             position = k + 1
             continue
         el = markup.elements[k]
-        if el.kind == "placeholder":
-            if el.space_before and text and not text[-1][-1:].isspace():
+        if el.kind == "placeholder":  # written as a word between its neighbours
+            at = ranges[k][0]
+            inner = 0 < at < len(target_words)
+            spaced = inner and any(c.isspace() for c in gaps[at])  # the translation spaces these two words
+            if (el.space_before or spaced) and text and not text[-1][-1:].isspace():
                 text.append(" ")
             write(el.opening)
-            pending = el.space_after
+            pending = spaced if inner else el.space_after
         else:
             write(el.opening)
     flush_gap(len(gaps) - 1)

@@ -86,7 +86,9 @@ def test_a_tag_inside_a_word_widens_to_the_whole_word():
 
 def test_void_elements_and_placeholders_keep_their_place_and_spacing():
     r = carry("the black cat eats the apple{x} .<br/>", DIAGONAL_SWAP, translation="le chat noir mange la pomme.")
-    assert r.marked_translation == "le chat noir mange la pomme{x} .<br/>"  # the space after it in the source
+    assert r.marked_translation == "le chat noir mange la pomme{x}.<br/>"  # no space before "." in the translation
+    r = carry("he looks {x}.", [(0, 0), (1, 1), (2, 2)], "il regarde à .", "il regarde à.")
+    assert r.marked_translation == "il regarde {x} à."  # between two spaced words: a word, not "{x}à"
     links = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
     r = carry("{who} eats the apple , said {name}.", links, "mange la pomme , dit .", "mange la pomme, dit.")
     assert r.marked_translation == "{who} mange la pomme, dit {name}."
