@@ -53,8 +53,10 @@ def alignment_view(entries: dict[str, dict], models: list[dict], text: str, imag
     """This sentence's links, the links of a gold set scored, or a marked-up sentence's markup carried along
     them, for every shown model (``entries``: panel name -> catalog entry)."""
     left, right = st.columns([2, 3])
-    part = left.segmented_control("Show", list(PARTS), format_func=PARTS.get, key=PART_KEY,
-                                  persist_state="session", default="sentence") or "sentence"  # fmt: skip
+    part = left.segmented_control(
+        "Show", list(PARTS), format_func=PARTS.get, key=PART_KEY, persist_state="session", default="sentence"
+    )
+    part = part or "sentence"
     method = pick_method(next(iter(entries.values())), models, right)
     if part == "gold":
         gold_view(entries, method, image_format)
