@@ -25,6 +25,7 @@ from attnviz.external.heads import (
 )
 from attnviz.external.hf import HFModel, Info, check_folder, load_hf
 from attnviz.external.joeynmt import checkpoint_bytes, import_joeynmt, import_joeynmt_files, import_joeynmt_zip
+from attnviz.external.markup_hf import hf_markup
 from attnviz.external.pieces import Grouping, group_pieces, word_marker
 from attnviz.external.trace import CrossAttention
 
@@ -47,6 +48,7 @@ __all__ = [
     "force_words",
     "group_pieces",
     "head_aer",
+    "hf_markup",
     "import_joeynmt",
     "import_joeynmt_files",
     "import_joeynmt_zip",

@@ -1,4 +1,5 @@
-"""Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick, drift."""
+"""Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick,
+drift, and markup carried along the links."""
 
 from attnviz.links.display import common_steps, for_reading
 from attnviz.links.drift import DRIFT_SIDES, DriftReport, SentenceDrift, corpus_drift, sentence_drift, signed
@@ -28,6 +29,9 @@ from attnviz.links.goldfile import (
     read_gold,
     score_links,
 )
+from attnviz.links.markup import INLINE, MAX_ELEMENTS, MAX_MARKUP_CHARS, VOID, Element, Markup, parse_markup
+from attnviz.links.markup_carry import FLAGS, SPLIT_RULES, MarkupResult, Span, carry_markup
+from attnviz.links.markup_translate import MARKUP_METHODS, eflomal_sample, translate_markup, words_of
 from attnviz.links.reading import Reading
 from attnviz.links.textfile import check_pairs, file_lines, is_bitext, read_pairs, sentence_pairs, text_lines
 from attnviz.links.yardstick import (
@@ -50,21 +54,33 @@ __all__ = [
     "DRIFT_SIDES",
     "DTW_WIDTH",
     "EFLOMAL_METHOD",
+    "FLAGS",
     "FORMATS",
+    "INLINE",
+    "MARKUP_METHODS",
+    "MAX_ELEMENTS",
+    "MAX_MARKUP_CHARS",
     "METHODS",
     "SAMPLE_PAIRS",
+    "SPLIT_RULES",
     "SYMMETRIC",
+    "VOID",
     "CorpusAlignment",
     "DriftReport",
+    "Element",
     "GoldAlignment",
     "GoldFile",
     "GoldSet",
+    "Markup",
+    "MarkupResult",
     "Reading",
     "SentenceDrift",
+    "Span",
     "WordAlignment",
     "agreement",
     "align_corpus",
     "align_words",
+    "carry_markup",
     "check_pairs",
     "common_steps",
     "corpus_drift",
@@ -74,12 +90,14 @@ __all__ = [
     "dtw_matrix",
     "dtw_path",
     "eflomal_links",
+    "eflomal_sample",
     "file_lines",
     "for_reading",
     "gold_of_pairs",
     "gold_of_upload",
     "is_bitext",
     "parse_gold",
+    "parse_markup",
     "parse_pharaoh",
     "read_gold",
     "read_pairs",
@@ -93,7 +111,9 @@ __all__ = [
     "signed",
     "text_lines",
     "threshold_links",
+    "translate_markup",
     "word_attention",
     "word_attentions",
     "word_pairs",
+    "words_of",
 ]

@@ -31,6 +31,7 @@ from attnviz.plots.heads import heads_grid
 from attnviz.plots.heatmap import plot_config, step_bar
 from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.links import gold_figure, links_figure
+from attnviz.plots.markup import SPAN_COLOURS, coloured_words, markup_figure, span_colour
 from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
 from attnviz.plots.scales import share_scales
 from attnviz.plots.show import show, show_both, show_steps
@@ -38,12 +39,14 @@ from attnviz.plots.show import show, show_both, show_steps
 __all__ = [
     "IMAGE_FORMATS",
     "MIME",
+    "SPAN_COLOURS",
     "align_tops",
     "alignment_heatmap",
     "alignment_json",
     "attribution_heatmap",
     "can_write_images",
     "changed_steps",
+    "coloured_words",
     "context_bar",
     "context_heatmap",
     "context_projection",
@@ -67,6 +70,7 @@ __all__ = [
     "js_plot",
     "length_histogram",
     "links_figure",
+    "markup_figure",
     "matrix_csv",
     "metric_scatter",
     "pair_csv",
@@ -83,6 +87,7 @@ __all__ = [
     "show",
     "show_both",
     "show_steps",
+    "span_colour",
     "step_animation",
     "step_bar",
     "step_table",

@@ -1,5 +1,6 @@
 """Explore's Alignment view: word links extracted from attention beside eflomal's for this sentence,
-or both scored against gold links (pages/explore/gold.py)."""
+both scored against gold links (pages/explore/gold.py), or a sentence's markup carried along them
+(pages/explore/markup.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from attnviz.links import DIRECTIONAL, agreement, reverse_entry
 from attnviz.plots import links_figure, share_scales
 from pages.explore.gold import gold_view
 from pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
+from pages.explore.markup import markup_view
 from pages.explore.views import chart, columns, file_name, panel_width
 from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
 
@@ -20,7 +22,7 @@ PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
     "explore_align_part", "explore_align_method", "explore_align_threshold", "explore_align_reference",
 )  # fmt: skip
 STACK_WORDS = 14  # a longer sentence's link maps go one under the other in Both
-PARTS = {"sentence": "This sentence", "gold": "Scored against gold links"}
+PARTS = {"sentence": "This sentence's links", "gold": "Links scored against gold", "markup": "Markup carried along"}
 SYMMETRIC = ("intersection", "union", "grow-diag-final")  # the ones offered; the CLI has all of extract.SYMMETRIC
 METHOD_HELP = (
     "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
@@ -50,14 +52,18 @@ def pick_method(entry: dict, models: list[dict], where) -> Method:
 
 
 def alignment_view(entries: dict[str, dict], models: list[dict], text: str, image_format: str) -> None:
-    """This sentence's links, or the links of a gold set scored, for every shown model (``entries``:
-    panel name -> catalog entry), side by side."""
+    """This sentence's links, the links of a gold set scored, or a marked-up sentence's markup carried along
+    them, for every shown model (``entries``: panel name -> catalog entry)."""
     left, right = st.columns([2, 3])
-    part = left.segmented_control("Show the links of", list(PARTS), format_func=PARTS.get, key=PART_KEY,
-                                  persist_state="session", default="sentence") or "sentence"  # fmt: skip
+    part = left.segmented_control(
+        "Show", list(PARTS), format_func=PARTS.get, key=PART_KEY, persist_state="session", default="sentence"
+    )
+    part = part or "sentence"
     method = pick_method(next(iter(entries.values())), models, right)
     if part == "gold":
         gold_view(entries, method, image_format)
+    elif part == "markup":
+        markup_view(entries, method, text, image_format)
     else:
         sentence_view(entries, method, text, image_format)
 

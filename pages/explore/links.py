@@ -1,4 +1,5 @@
-"""The cached work behind Explore's Alignment view: attention's word links, eflomal's, a test split.
+"""The cached work behind Explore's Alignment view: attention's word links, eflomal's, a test split, markup
+carried along either.
 
 Each function is keyed by the model file and version (``path, mtime``), so a retrained model is
 never answered from the cache; the work itself is attnviz's (extract, yardstick).
@@ -18,11 +19,13 @@ from attnviz.links import (
     EFLOMAL_METHOD,
     SAMPLE_PAIRS,
     CorpusAlignment,
+    MarkupResult,
     Reading,
     WordAlignment,
     align_corpus,
     align_words,
     eflomal_links,
+    translate_markup,
     word_attention,
     word_pairs,
 )
@@ -115,3 +118,22 @@ def eflomal_note(run: EflomalRun, what: str) -> str:
         f"{run.sample} training pairs of {run.spec} (words lowercased) in {run.seconds:.1f} s; its sampler is not "
         "seeded, so a rerun may move a link."
     )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def carried_markup(
+    model: Version, method: Method, eflomal_data: tuple[str, dict] | None, text: str, target: str, split: str
+) -> tuple[MarkupResult, Reading]:
+    """``text``'s markup carried into the model's translation (or ``target`` when not empty) along the links of
+    ``method``, or of eflomal with ``eflomal_data`` (the model's data spec and options) when given; with the
+    word-level attention of that pair for the heatmap."""
+    translator = load_model(*model)
+    if eflomal_data is not None:
+        sample = sample_of(*eflomal_data)
+        result = translate_markup(translator, text, "eflomal", target=target or None, sample=sample, split=split)
+    else:
+        reverse = load_model(*method.reverse) if method.reverse else None
+        result = translate_markup(
+            translator, text, method.name, reverse, target or None, split=split, threshold=method.threshold
+        )
+    return result, word_attention(translator, result.source_words, result.target_words)
