@@ -26,10 +26,20 @@ from attnviz.external.heads import (
 from attnviz.external.hf import HFModel, Info, check_folder, load_hf
 from attnviz.external.joeynmt import checkpoint_bytes, import_joeynmt, import_joeynmt_files, import_joeynmt_zip
 from attnviz.external.pieces import Grouping, group_pieces, word_marker
+from attnviz.external.silver import (
+    MARGIN,
+    HeadRanking,
+    HeadScore,
+    hf_head_attention,
+    rank_heads,
+    silver_links,
+    spearman,
+)
 from attnviz.external.trace import CrossAttention
 
 __all__ = [
     "EXAMPLE_ATTENTION",
+    "MARGIN",
     "MAX_ATTENTION_BYTES",
     "MAX_UNPACKED_MB",
     "MAX_ZIP_MB",
@@ -37,6 +47,8 @@ __all__ = [
     "CrossAttention",
     "Grouping",
     "HFModel",
+    "HeadRanking",
+    "HeadScore",
     "Info",
     "Pick",
     "attention_json",
@@ -47,6 +59,7 @@ __all__ = [
     "force_words",
     "group_pieces",
     "head_aer",
+    "hf_head_attention",
     "import_joeynmt",
     "import_joeynmt_files",
     "import_joeynmt_zip",
@@ -55,10 +68,13 @@ __all__ = [
     "matrix_names",
     "model_root",
     "parse_heads",
+    "rank_heads",
     "read_attention",
     "read_attention_file",
     "score_files",
     "score_picks",
+    "silver_links",
+    "spearman",
     "unpack_zip",
     "word_links",
     "word_marker",
