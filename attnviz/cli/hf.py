@@ -9,7 +9,7 @@ import json
 import sys
 
 from attnviz.cli.align import _threshold
-from attnviz.cli.options import add_device, add_gold_convention, gold_base, int_in, print_json
+from attnviz.cli.options import add_device, add_gold_convention, float_in, gold_base, int_in, print_json
 from attnviz.data import to_pharaoh
 from attnviz.errors import InputError
 from attnviz.external import (
@@ -69,7 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--margin",
-        type=_margin,
+        type=float_in(0, 1),
         default=MARGIN,
         help=f"a head aligns when its silver AER is this far below the median (default {MARGIN})",
     )
@@ -77,16 +77,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--top", type=int_in(1, 10_000), default=10, help="rows of the head ranking printed (default 10)")
     add_device(p)
     p.add_argument("--json", action="store_true")
-
-
-def _margin(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{value} is out of range [0, 1]")
-    return value
 
 
 def _pick(args: argparse.Namespace) -> Pick:

@@ -18,6 +18,7 @@ from types import ModuleType
 from attnviz.cli import (
     align,
     align_eval,
+    align_report,
     attention,
     attribute,
     bench,
@@ -39,6 +40,7 @@ COMMANDS: dict[str, ModuleType] = {
     "translate": translate,
     "align": align,
     "align-eval": align_eval,
+    "align-report": align_report,
     "train": train,
     "evaluate": evaluate,
     "leaderboard": leaderboard,

@@ -31,11 +31,15 @@ from attnviz.plots.heatmap import plot_config, step_bar
 from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.links import gold_figure, links_figure
 from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
+from attnviz.plots.report import MEASURES, ReportSentence, ReportSummary, report_html, worst_first
 from attnviz.plots.show import show, show_both, show_steps
 
 __all__ = [
     "IMAGE_FORMATS",
+    "MEASURES",
     "MIME",
+    "ReportSentence",
+    "ReportSummary",
     "align_tops",
     "alignment_heatmap",
     "alignment_json",
@@ -74,6 +78,7 @@ __all__ = [
     "replace_token",
     "replay_figure",
     "replay_html",
+    "report_html",
     "shared_range",
     "show",
     "show_both",
@@ -83,4 +88,5 @@ __all__ = [
     "step_table",
     "training_curves",
     "whatif_figure",
+    "worst_first",
 ]
