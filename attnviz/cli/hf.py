@@ -1,6 +1,6 @@
 """``attnviz hf``: a Hugging Face encoder-decoder from a local folder: translate (or force a reference)
 and print the word links of a chosen head, layer or the average, scored against gold links; or rank
-every head by AER against a gold file."""
+every head by AER against a gold file, against eflomal's links on the same pairs (silver), or both."""
 
 from __future__ import annotations
 
@@ -9,11 +9,31 @@ import json
 import sys
 
 from attnviz.cli.align import _threshold
-from attnviz.cli.options import add_device, add_gold_convention, gold_base, gold_line, gold_summary, int_in, print_json
+from attnviz.cli.options import (
+    add_device,
+    add_gold_convention,
+    float_in,
+    gold_base,
+    gold_line,
+    gold_summary,
+    int_in,
+    print_json,
+)
 from attnviz.data import to_pharaoh
 from attnviz.errors import InputError
-from attnviz.external import Pick, links_of, load_hf, parse_heads, score_picks, word_reading
-from attnviz.links import DIRECTIONAL, check_pairs, parse_pharaoh, read_gold, read_pairs, score_links
+from attnviz.external import (
+    MARGIN,
+    Pick,
+    hf_head_attention,
+    links_of,
+    load_hf,
+    parse_heads,
+    rank_heads,
+    score_picks,
+    silver_links,
+    word_reading,
+)
+from attnviz.links import DIRECTIONAL, GoldFile, check_pairs, parse_pharaoh, read_gold, read_pairs, score_links
 
 HELP = "a Hugging Face encoder-decoder folder: its cross-attention per head as word links, scored against gold"
 
@@ -41,7 +61,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--src", help="with --tgt and --gold: rank every head by AER on these sentences (one per line)")
     p.add_argument("--tgt", help="target sentences, line by line with --src")
-    p.add_argument("--gold", help="gold alignment file for --src and --tgt")
+    p.add_argument("--gold", help="gold alignment file for --src and --tgt (or --pairs)")
+    p.add_argument(
+        "--rank-heads", action="store_true", help="rank every head on sentence pairs (--pairs or --src/--tgt)"
+    )
+    p.add_argument("--pairs", metavar="BITEXT", help="the sentence pairs as one 'source ||| target' file")
+    p.add_argument(
+        "--silver",
+        choices=["eflomal"],
+        help="rank every head by AER against eflomal's links on the same pairs; --gold optional",
+    )
+    p.add_argument(
+        "--silver-train",
+        metavar="BITEXT",
+        help="more 'source ||| target' pairs for eflomal to learn from (better silver links)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float_in(0, 1),
+        default=MARGIN,
+        help=f"a head aligns when its silver AER is this far below the median (default {MARGIN})",
+    )
     add_gold_convention(p)
     p.add_argument("--top", type=int_in(1, 10_000), default=10, help="rows of the head ranking printed (default 10)")
     add_device(p)
@@ -56,15 +96,44 @@ def _pick(args: argparse.Namespace) -> Pick:
     return Pick(heads=parse_heads(args.heads)) if args.heads else Pick(args.layer, args.head)
 
 
+def _ranking(args: argparse.Namespace) -> bool:
+    """Whether the heads are ranked (on pairs, against gold, silver or both), the options checked."""
+    if args.pairs and (args.src or args.tgt):
+        raise InputError("give the pairs as --pairs BITEXT or as --src and --tgt, not both")
+    have_pairs = bool(args.pairs or (args.src and args.tgt))
+    if args.silver is None:
+        if args.silver_train:
+            raise InputError("--silver-train is what eflomal learns from; add --silver eflomal or drop it")
+        corpus = (args.src, args.tgt, args.gold, args.pairs)
+        if any(corpus) and not (have_pairs and args.gold):
+            raise InputError(
+                "ranking the heads needs --src, --tgt and --gold together (or --pairs BITEXT and "
+                "--gold), or --silver eflomal to rank without gold"
+            )
+    elif not have_pairs:
+        raise InputError("--silver eflomal ranks the heads on sentence pairs; give --pairs BITEXT (or --src and --tgt)")
+    if args.rank_heads and not have_pairs:
+        raise InputError(
+            "--rank-heads needs sentence pairs: --pairs BITEXT (or --src and --tgt) with --gold, "
+            "--silver eflomal or both"
+        )
+    if have_pairs == (args.text is not None):
+        raise InputError(
+            "give a source sentence, or --src, --tgt and --gold to rank the heads (or --rank-heads "
+            "--silver eflomal --pairs BITEXT)"
+        )
+    return have_pairs
+
+
 def run(args: argparse.Namespace) -> int:
-    corpus = (args.src, args.tgt, args.gold)
-    if any(corpus) and not all(corpus):
-        raise InputError("ranking the heads needs --src, --tgt and --gold together")
-    if all(corpus) == (args.text is not None):
-        raise InputError("give a source sentence, or --src, --tgt and --gold to rank the heads")
+    ranking = _ranking(args)
     pick = _pick(args)
+    if args.silver and (args.layer is not None or args.heads):
+        raise InputError("--silver ranks every head; drop --layer, --head and --heads")
     model = load_hf(args.folder, device=args.device)
-    return _rank(args, model, pick) if all(corpus) else _one(args, model, pick)
+    if args.silver:
+        return _rank_silver(args, model)
+    return _rank(args, model, pick) if ranking else _one(args, model, pick)
 
 
 def _one(args: argparse.Namespace, model, pick: Pick) -> int:
@@ -105,14 +174,23 @@ def _one(args: argparse.Namespace, model, pick: Pick) -> int:
     return 0
 
 
-def _rank(args: argparse.Namespace, model, pick: Pick) -> int:
-    """Every head, layer and the average (or the chosen attention only) scored against the gold file."""
-    sources, targets = read_pairs(args.src, args.tgt)
-    check_pairs(sources, targets, (args.src, args.tgt))
+def _corpus(args: argparse.Namespace) -> tuple[list[list[str]], list[list[str]], GoldFile | None]:
+    """The sentence pairs (``--pairs`` or ``--src``/``--tgt``) and their gold file as read (``None`` without
+    ``--gold``)."""
+    sources, targets = read_pairs(args.pairs) if args.pairs else read_pairs(args.src, args.tgt)
+    check_pairs(sources, targets, (args.pairs, args.pairs) if args.pairs else (args.src, args.tgt))
+    if not args.gold:
+        return sources, targets, None
     lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
     found = read_gold(args.gold, lengths, args.format, gold_base(args))
     for warning in found.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    return sources, targets, found
+
+
+def _rank(args: argparse.Namespace, model, pick: Pick) -> int:
+    """Every head, layer and the average (or the chosen attention only) scored against the gold file."""
+    sources, targets, found = _corpus(args)
     gold = found.alignments
     chosen = [pick] if args.layer is not None or args.heads else None  # None: every head, layer and the average
     rows = score_picks(model, sources, targets, gold, chosen, args.method, args.threshold)
@@ -126,4 +204,30 @@ def _rank(args: argparse.Namespace, model, pick: Pick) -> int:
     print(f"{'attention':<28} {'precision':>9} {'recall':>7} {'AER':>6}")
     for row in rows[: args.top]:
         print(f"{row['attention']:<28} {row['precision']:>9.3f} {row['recall']:>7.3f} {row['AER']:>6.3f}")
+    return 0
+
+
+def _rank_silver(args: argparse.Namespace, model) -> int:
+    """Every head scored against eflomal's links on the same pairs, and against gold when given."""
+    sources, targets, found = _corpus(args)
+    gold = found.alignments if found is not None else None
+    train = list(zip(*read_pairs(args.silver_train), strict=True)) if args.silver_train else []
+    silver = silver_links(sources, targets, train)
+    names, stacks = hf_head_attention(model, sources, targets)
+    ranking = rank_heads(names, stacks, silver, gold, args.method, args.threshold, args.margin)
+    if args.json:
+        print_json({"model": model.info.model_type, "silver": "eflomal", **ranking.to_dict()})
+        return 0
+    print(
+        f"{ranking.pairs} pairs, links by {args.method}; silver: eflomal's links on the same pairs; "
+        "lowest silver AER first"
+    )
+    print(f"{'attention':<28} {'silver AER':>10} {'gold AER':>8} {'aligns':>6}")
+    for h in ranking.heads[: args.top]:
+        shown = "-" if h.gold_aer is None else f"{h.gold_aer:.3f}"
+        print(f"{h.name:<28} {h.silver_aer:>10.3f} {shown:>8} {'yes' if h.aligns else '':>6}")
+    print(f"aligning heads ({ranking.rule}): {', '.join(ranking.aligning) or '(none)'}")
+    if gold is not None:
+        rho = "undefined (one ranking is flat)" if ranking.spearman is None else f"{ranking.spearman:.3f}"
+        print(f"Spearman, silver vs gold AER over {len(ranking.heads)} heads: {rho}")
     return 0

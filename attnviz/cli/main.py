@@ -18,6 +18,7 @@ from types import ModuleType
 from attnviz.cli import (
     align,
     align_eval,
+    align_report,
     attention,
     attribute,
     bench,
@@ -41,6 +42,7 @@ COMMANDS: dict[str, ModuleType] = {
     "align": align,
     "align-eval": align_eval,
     "markup": markup,
+    "align-report": align_report,
     "train": train,
     "evaluate": evaluate,
     "leaderboard": leaderboard,

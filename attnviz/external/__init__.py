@@ -27,10 +27,20 @@ from attnviz.external.hf import HFModel, Info, check_folder, load_hf
 from attnviz.external.joeynmt import checkpoint_bytes, import_joeynmt, import_joeynmt_files, import_joeynmt_zip
 from attnviz.external.markup_hf import hf_markup
 from attnviz.external.pieces import Grouping, group_pieces, word_marker
+from attnviz.external.silver import (
+    MARGIN,
+    HeadRanking,
+    HeadScore,
+    hf_head_attention,
+    rank_heads,
+    silver_links,
+    spearman,
+)
 from attnviz.external.trace import CrossAttention
 
 __all__ = [
     "EXAMPLE_ATTENTION",
+    "MARGIN",
     "MAX_ATTENTION_BYTES",
     "MAX_UNPACKED_MB",
     "MAX_ZIP_MB",
@@ -38,6 +48,8 @@ __all__ = [
     "CrossAttention",
     "Grouping",
     "HFModel",
+    "HeadRanking",
+    "HeadScore",
     "Info",
     "Pick",
     "attention_json",
@@ -48,6 +60,7 @@ __all__ = [
     "force_words",
     "group_pieces",
     "head_aer",
+    "hf_head_attention",
     "hf_markup",
     "import_joeynmt",
     "import_joeynmt_files",
@@ -57,10 +70,13 @@ __all__ = [
     "matrix_names",
     "model_root",
     "parse_heads",
+    "rank_heads",
     "read_attention",
     "read_attention_file",
     "score_files",
     "score_picks",
+    "silver_links",
+    "spearman",
     "unpack_zip",
     "word_links",
     "word_marker",

@@ -33,13 +33,17 @@ from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.links import gold_figure, links_figure
 from attnviz.plots.markup import SPAN_COLOURS, coloured_words, markup_figure, span_colour
 from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
+from attnviz.plots.report import MEASURES, ReportSentence, ReportSummary, report_html, worst_first
 from attnviz.plots.scales import share_scales
 from attnviz.plots.show import show, show_both, show_steps
 
 __all__ = [
     "IMAGE_FORMATS",
+    "MEASURES",
     "MIME",
     "SPAN_COLOURS",
+    "ReportSentence",
+    "ReportSummary",
     "align_tops",
     "alignment_heatmap",
     "alignment_json",
@@ -82,6 +86,7 @@ __all__ = [
     "replace_token",
     "replay_figure",
     "replay_html",
+    "report_html",
     "share_scales",
     "shared_range",
     "show",
@@ -93,4 +98,5 @@ __all__ = [
     "step_table",
     "training_curves",
     "whatif_figure",
+    "worst_first",
 ]

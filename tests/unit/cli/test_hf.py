@@ -54,6 +54,59 @@ def test_every_head_ranked_on_a_gold_file(capsys, folder, tmp_path):
     assert out.splitlines()[0].startswith(f"gold: {gold}: pharaoh or talp (")  # as align-eval says how it read it
 
 
+def _bitext(tmp_path):
+    bitext, gold = tmp_path / "pairs.txt", tmp_path / "gold.txt"
+    bitext.write_text("".join(f"{SENTENCES[k]} ||| {SENTENCES[k + 1]}\n" for k in (0, 2)), encoding="utf-8")
+    gold.write_text(f"{GOLD}\n0-0 1-1 2-2 3-4 4-5 5-3 6-6 7-7 8-8\n", encoding="utf-8")
+    return bitext, gold
+
+
+def test_every_head_ranked_against_silver_and_gold(capsys, folder, tmp_path):
+    bitext, gold = _bitext(tmp_path)
+    code, out, err = run(
+        capsys,
+        "hf",
+        str(folder),
+        "--rank-heads",
+        "--silver",
+        "eflomal",
+        "--pairs",
+        str(bitext),
+        "--gold",
+        str(gold),
+        "--json",
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    rows = result["rows"]
+    assert result["silver"] == "eflomal" and result["pairs"] == 2 and len(rows) == 3 * 4  # every head, no averages
+    assert [r["silver_AER"] for r in rows] == sorted(r["silver_AER"] for r in rows)
+    assert all(r["gold_AER"] is not None for r in rows) and "median" in result["rule"]
+    assert result["aligning"] == [r["attention"] for r in rows if r["aligns"]]
+    assert result["spearman"] is None or -1 <= result["spearman"] <= 1
+
+
+def test_silver_ranking_needs_no_gold(capsys, folder, tmp_path):
+    bitext, _ = _bitext(tmp_path)
+    code, out, err = run(
+        capsys,
+        "hf",
+        str(folder),
+        "--silver",
+        "eflomal",
+        "--pairs",
+        str(bitext),
+        "--top",
+        "4",
+        "--silver-train",
+        str(bitext),
+    )
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert "2 pairs, links by argmax; silver: eflomal" in lines[0] and len(lines) == 2 + 4 + 1
+    assert lines[-1].startswith("aligning heads (silver AER <= median") and "Spearman" not in out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -64,6 +117,13 @@ def test_every_head_ranked_on_a_gold_file(capsys, folder, tmp_path):
         (["{folder}", "x", "--gold-links", "0-0"], "--reference"),
         (["{folder}"], "give a source sentence"),
         (["{folder}", "x", "--src", "a.txt"], "--src, --tgt and --gold together"),
+        (["{folder}", "--silver", "eflomal"], "give --pairs BITEXT"),
+        (["{folder}", "--rank-heads"], "--rank-heads needs sentence pairs"),
+        (["{folder}", "--pairs", "p.txt", "--src", "a.txt"], "not both"),
+        (["{folder}", "--pairs", "p.txt"], "--silver eflomal to rank without gold"),
+        (["{folder}", "--silver-train", "p.txt"], "add --silver eflomal"),
+        (["{folder}", "x", "--silver", "eflomal", "--pairs", "p.txt"], "give a source sentence"),
+        (["{folder}", "--silver", "eflomal", "--pairs", "p.txt", "--layer", "1"], "drop --layer"),
     ],
 )
 def test_bad_input_is_exit_2_and_one_line(capsys, folder, args, message):
