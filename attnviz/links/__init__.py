@@ -27,7 +27,15 @@ from attnviz.links.goldfile import (
     score_links,
 )
 from attnviz.links.reading import Reading
-from attnviz.links.textfile import check_pairs, file_lines, is_bitext, read_pairs, sentence_pairs, text_lines
+from attnviz.links.textfile import (
+    MAX_FILE_BYTES,
+    check_pairs,
+    file_lines,
+    is_bitext,
+    read_pairs,
+    sentence_pairs,
+    text_lines,
+)
 from attnviz.links.yardstick import (
     EFLOMAL_METHOD,
     SAMPLE_PAIRS,
@@ -48,6 +56,7 @@ __all__ = [
     "DTW_WIDTH",
     "EFLOMAL_METHOD",
     "FORMATS",
+    "MAX_FILE_BYTES",
     "METHODS",
     "SAMPLE_PAIRS",
     "SYMMETRIC",
