@@ -33,7 +33,15 @@ from attnviz.links.markup import INLINE, MAX_ELEMENTS, MAX_MARKUP_CHARS, VOID, E
 from attnviz.links.markup_carry import FLAGS, SPLIT_RULES, MarkupResult, Span, carry_markup
 from attnviz.links.markup_translate import MARKUP_METHODS, eflomal_sample, translate_markup, words_of
 from attnviz.links.reading import Reading
-from attnviz.links.textfile import check_pairs, file_lines, is_bitext, read_pairs, sentence_pairs, text_lines
+from attnviz.links.textfile import (
+    MAX_FILE_BYTES,
+    check_pairs,
+    file_lines,
+    is_bitext,
+    read_pairs,
+    sentence_pairs,
+    text_lines,
+)
 from attnviz.links.yardstick import (
     EFLOMAL_METHOD,
     SAMPLE_PAIRS,
@@ -59,6 +67,7 @@ __all__ = [
     "INLINE",
     "MARKUP_METHODS",
     "MAX_ELEMENTS",
+    "MAX_FILE_BYTES",
     "MAX_MARKUP_CHARS",
     "METHODS",
     "SAMPLE_PAIRS",

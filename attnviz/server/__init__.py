@@ -1,6 +1,15 @@
-"""What the app needs that is not Streamlit: background training jobs, stranded runs, uploads, warm-up,
-model slots."""
+"""What the app needs that is not Streamlit: background training and adaptation jobs, stranded runs,
+uploads, warm-up, model slots."""
 
+from attnviz.server.adapt_jobs import (
+    ADAPTATIONS,
+    MAX_APP_PAIRS,
+    Adaptations,
+    AdaptJob,
+    AdaptSnapshot,
+    save_adapted,
+    upload_bitext,
+)
 from attnviz.server.checkpoints import (
     MAX_CHECKPOINT_UPLOAD_MB,
     MAX_CHECKPOINTS_PER_SESSION,
@@ -45,12 +54,17 @@ from attnviz.server.warm import front_page
 
 __all__ = [
     "ACTIVE",
+    "ADAPTATIONS",
+    "MAX_APP_PAIRS",
     "MAX_CHECKPOINTS_PER_SESSION",
     "MAX_CHECKPOINT_UPLOAD_MB",
     "MAX_UPLOAD_MB",
     "MAX_UPLOAD_ROWS",
     "REGISTRY",
     "UPLOADED",
+    "AdaptJob",
+    "AdaptSnapshot",
+    "Adaptations",
     "JobSnapshot",
     "Stored",
     "TrainingJob",
@@ -72,6 +86,7 @@ __all__ = [
     "remove_checkpoint",
     "remove_server_folder",
     "resume_stranded",
+    "save_adapted",
     "save_checkpoint",
     "server_folder",
     "session_checkpoints",
@@ -83,6 +98,7 @@ __all__ = [
     "store_upload",
     "stranded_runs",
     "task_of",
+    "upload_bitext",
     "uploaded_model",
     "use_web_sessions",
 ]

@@ -16,13 +16,13 @@ import copy
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from attnviz.data import Corpus, make_pair
 from attnviz.decoding import Translator
 from attnviz.errors import ConfigError, DataError
-from attnviz.training.config import Progress, TrainConfig
+from attnviz.training.config import MAX_EPOCHS, Progress, TrainConfig
 from attnviz.training.fit import fit
 from attnviz.training.guided_links import CACHE_DIR, GuidedConfig, training_links
 
@@ -96,6 +96,12 @@ def adapt(
     links = None
     if cfg.guided:
         links, _ = training_links(corpus, GuidedConfig(weight=cfg.guided_weight, links="eflomal"), links_cache)
+    pairs = len(corpus.train)
+    batches = math.ceil(cfg.steps / MAX_EPOCHS)  # an epoch needs at least this many batches
+    if math.ceil(pairs / cfg.batch_size) < batches:  # a few pairs and many steps: an epoch repeats the bitext
+        rounds = math.ceil(batches * cfg.batch_size / pairs)
+        corpus = replace(corpus, train=corpus.train * rounds)
+        links = links * rounds if links is not None else None
     adapted = copy.deepcopy(translator)
     adapted.history = None  # the training's alignment history is not this copy's
     per_epoch = math.ceil(len(corpus.train) / cfg.batch_size)
@@ -127,8 +133,8 @@ def adapt(
     adapted.meta["adapted"] = {
         **asdict(cfg),
         "from": translator.meta.get("name") or "the model",
-        "pairs": len(corpus.train),
-        "left_out": len(sources) - len(corpus.train),
+        "pairs": pairs,
+        "left_out": len(sources) - pairs,
         "steps_run": steps[0],
         "stopped": result.stopped,
         "seconds": round(time.perf_counter() - start, 1),

@@ -13,6 +13,7 @@ from attnviz.devices import PRECISIONS, check_device_name, pick_device, training
 from attnviz.errors import ConfigError
 
 SCHEDULES = ("constant", "linear")
+MAX_EPOCHS = 1000
 
 
 @dataclass
@@ -45,7 +46,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         checks = {
-            "epochs": 1 <= self.epochs <= 1000,
+            "epochs": 1 <= self.epochs <= MAX_EPOCHS,
             "batch_size": 1 <= self.batch_size <= 4096,
             "lr": 0 < self.lr <= 1,
             "clip": self.clip > 0,

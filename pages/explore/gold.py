@@ -19,6 +19,7 @@ from attnviz.links import (
     text_lines,
 )
 from attnviz.plots import gold_figure, share_scales
+from pages.explore.adapt_panel import adapt_section, adapted_maps
 from pages.explore.drift import drift_section
 from pages.explore.links import (
     Method,
@@ -130,6 +131,7 @@ def gold_view(entries: dict[str, dict], method: Method, image_format: str) -> No
         st.error(escape_markdown(str(e)))
         return
     predicted = {labels[name]: a.links for name, a in aligned.items()}
+    predicted |= adapt_section(entries, labels, method, gold)  # a copy adapted to a bitext: its rows
     # a pair any model skipped (too long for it) is left out for every aligner, so all are scored on the same pairs
     skipped = {k for a in aligned.values() for k, links in enumerate(a.links) if links is None}
     predicted = {who: [None if k in skipped else x for k, x in enumerate(links)] for who, links in predicted.items()}
@@ -198,25 +200,29 @@ def _sentence(
     if st.session_state.get(SHOW_KEY) not in kinds:
         st.session_state[SHOW_KEY] = kinds[0]
     kind = right.segmented_control("Predicted links of", kinds, key=SHOW_KEY) or kinds[0]
+    adapted = adapted_maps(entries, labels, right)  # panel -> the adapted copy its map shows, when toggled
     src, tgt, g = gold.sources[k], gold.targets[k], gold.gold[k]
     stack = len(src) > 18
     width = panel_width(entries, stack=stack)
-    shown: dict[str, object] = {}  # per model: its figure, or why it has none
+    shown: dict[str, tuple[str, object]] = {}  # per model: whose links, and its figure or why it has none
     for name, entry in entries.items():
-        who = labels[name] if kind == "attention" else "eflomal"
+        adapted_copy = adapted.get(name)
+        who = (adapted_copy.label if adapted_copy else labels[name]) if kind == "attention" else "eflomal"
         if predicted[who][k] is None:
-            shown[name] = f"Pair {k} was skipped: a model cannot read it (see the note above the table)."
+            shown[name] = who, f"Pair {k} was skipped: a model cannot read it (see the note above the table)."
             continue
         try:
-            reading, _ = word_links(model_version(entry), method, tuple(src), tuple(tgt))
+            if adapted_copy:
+                reading = adapted_copy.reading(src, tgt)
+            else:
+                reading, _ = word_links(model_version(entry), method, tuple(src), tuple(tgt))
         except AttnvizError as e:
-            shown[name] = e
+            shown[name] = who, e
             continue
         title = f"{name} · {entry['name']} · pair {k}: {who}"
-        shown[name] = gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, width)
-    share_scales([fig for fig in shown.values() if not isinstance(fig, str | AttnvizError)])  # one colour scale
-    for col, (name, fig) in zip(columns(entries, stack=stack), shown.items(), strict=True):
-        who = labels[name] if kind == "attention" else "eflomal"
+        shown[name] = who, gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, width)
+    share_scales([fig for _, fig in shown.values() if not isinstance(fig, str | AttnvizError)])  # one colour scale
+    for col, (name, (who, fig)) in zip(columns(entries, stack=stack), shown.items(), strict=True):
         with col:
             if isinstance(fig, str | AttnvizError):
                 (st.info if isinstance(fig, str) else st.error)(escape_markdown(str(fig)))

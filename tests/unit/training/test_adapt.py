@@ -69,6 +69,18 @@ def test_a_stop_keeps_the_steps_done(translator):
     assert adapted.meta["adapted"]["stopped"] and adapted.meta["adapted"]["steps_run"] == 3
 
 
+def test_more_steps_than_a_small_bitext_has_epochs_for(translator):
+    calls = []
+    adapted = adapt(
+        translator,
+        SOURCES[:2],
+        TARGETS[:2],
+        AdaptConfig(steps=2500, batch_size=32),  # one batch an epoch, and at most 1000 epochs
+        should_stop=lambda: calls.append(1) or len(calls) > 3,
+    )
+    assert adapted.meta["adapted"]["pairs"] == 2 and adapted.meta["adapted"]["steps_run"] == 3
+
+
 @pytest.mark.parametrize(
     ("sources", "targets", "message"),
     [
