@@ -18,7 +18,7 @@ from attnviz.links import (
     score_table,
     text_lines,
 )
-from attnviz.plots import gold_figure, share_scales
+from attnviz.plots import align_tops, gold_figure, share_scales
 from pages.explore.links import (
     Method,
     corpus_links,
@@ -212,7 +212,7 @@ def _sentence(
             continue
         title = f"{name} · {entry['name']} · pair {k}: {who}"
         shown[name] = gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, width)
-    share_scales([fig for fig in shown.values() if not isinstance(fig, str | AttnvizError)])  # one colour scale
+    share_scales(align_tops([fig for fig in shown.values() if not isinstance(fig, str | AttnvizError)]))
     for col, (name, fig) in zip(columns(entries, stack=stack), shown.items(), strict=True):
         who = labels[name] if kind == "attention" else "eflomal"
         with col:
