@@ -11,10 +11,11 @@ import streamlit as st
 from attnviz.data import to_pharaoh
 from attnviz.errors import AttnvizError
 from attnviz.links import DIRECTIONAL, agreement, reverse_entry
-from attnviz.plots import links_figure, share_scales
+from attnviz.plots import align_tops, links_figure, share_scales
 from pages.explore.gold import gold_view
 from pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
 from pages.explore.markup import markup_view
+from pages.explore.screen import page_width
 from pages.explore.views import chart, columns, file_name, panel_width
 from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
 
@@ -22,7 +23,8 @@ PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
     "explore_align_part", "explore_align_method", "explore_align_threshold", "explore_align_reference",
 )  # fmt: skip
 STACK_WORDS = 14  # a longer sentence's link maps go one under the other in Both
-PARTS = {"sentence": "This sentence's links", "gold": "Links scored against gold", "markup": "Markup carried along"}
+SIDE_CONTROLS_PX = 960  # a narrower page puts the six methods of a task with a reverse model under the parts
+PARTS = {"sentence": "This sentence", "gold": "Scored against gold links", "markup": "Markup carried along"}
 SYMMETRIC = ("intersection", "union", "grow-diag-final")  # the ones offered; the CLI has all of extract.SYMMETRIC
 METHOD_HELP = (
     "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
@@ -53,13 +55,15 @@ def pick_method(entry: dict, models: list[dict], where) -> Method:
 
 def alignment_view(entries: dict[str, dict], models: list[dict], text: str, image_format: str) -> None:
     """This sentence's links, the links of a gold set scored, or a marked-up sentence's markup carried along
-    them, for every shown model (``entries``: panel name -> catalog entry)."""
-    left, right = st.columns([2, 3])
+    them, for every shown model (``entries``: panel name -> catalog entry), side by side."""
+    first = next(iter(entries.values()))
+    side = reverse_entry(models, first) is None or page_width() >= SIDE_CONTROLS_PX  # six methods need the room
+    left, right = st.columns([2, 3]) if side else (st.container(), st.container())
     part = left.segmented_control(
         "Show", list(PARTS), format_func=PARTS.get, key=PART_KEY, persist_state="session", default="sentence"
     )
     part = part or "sentence"
-    method = pick_method(next(iter(entries.values())), models, right)
+    method = pick_method(first, models, right)
     if part == "gold":
         gold_view(entries, method, image_format)
     elif part == "markup":
@@ -104,7 +108,7 @@ def sentence_view(entries: dict[str, dict], method: Method, text: str, image_for
             drawn[name] = _links_of(name if many else "", entry, method, text, target, width)
         except AttnvizError as e:
             drawn[name] = e
-    share_scales([d.figure for d in drawn.values() if isinstance(d, Drawn)])  # one colour scale for every map
+    share_scales(align_tops([d.figure for d in drawn.values() if isinstance(d, Drawn)]))  # one scale, one title size
     for col, (name, d) in zip(columns(entries, stack=stack), drawn.items(), strict=True):
         with col:
             if not isinstance(d, Drawn):

@@ -18,7 +18,7 @@ from attnviz.links import (
     score_table,
     text_lines,
 )
-from attnviz.plots import gold_figure, share_scales
+from attnviz.plots import align_tops, gold_figure, share_scales
 from pages.explore.adapt_panel import adapt_section, adapted_maps
 from pages.explore.drift import drift_section
 from pages.explore.links import (
@@ -221,7 +221,9 @@ def _sentence(
             continue
         title = f"{name} · {entry['name']} · pair {k}: {who}"
         shown[name] = who, gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, width)
-    share_scales([fig for _, fig in shown.values() if not isinstance(fig, str | AttnvizError)])  # one colour scale
+    share_scales(
+        align_tops([fig for _, fig in shown.values() if not isinstance(fig, str | AttnvizError)])
+    )  # one colour scale
     for col, (name, (who, fig)) in zip(columns(entries, stack=stack), shown.items(), strict=True):
         with col:
             if isinstance(fig, str | AttnvizError):

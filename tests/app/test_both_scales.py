@@ -60,3 +60,6 @@ def test_every_kind_of_map_in_both_shares_one_scale(app_env, case):
         assert all(None not in r for r in colours), kind  # set, not left to each figure's data
         assert axes == other_axes, kind
         assert all(r is not None for r in axes.values()), kind
+        if kind.startswith(("explore_align", "explore_gold")):  # side by side: one title size, one plot top
+            tops = {(f["layout"]["title"].get("font", {}).get("size"), f["layout"]["margin"]["t"]) for f in figs}
+            assert len(tops) == 1, kind
