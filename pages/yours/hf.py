@@ -269,9 +269,9 @@ def render() -> None:
         return
     info = model.info
     marker = f", words marked by {info.marker}" if info.marker else ""
-    st.caption(escape_markdown(f"{name}: {info.model_type}, {info.layers} decoder layers × {info.heads} "
-                               f"cross-attention heads, {info.parameters:,} parameters, {info.vocab_size:,} "
-                               f"tokens{marker}. Read offline from {label}."))  # fmt: skip
+    sizes = f"{info.layers} decoder layers × {info.heads} cross-attention heads, {info.parameters:,} parameters"
+    read = f"{info.vocab_size:,} tokens{marker}. Read offline from {label}."
+    st.caption(escape_markdown(f"{name}: {info.model_type}, {sizes}, {read}"))
     text, reference, beam, langs = _sentence(model)
     if not text:
         st.info("Type a source sentence and press Enter.")
