@@ -156,26 +156,29 @@ def _panel(entries: dict[str, dict], gold: GoldSet) -> None:
     names = list(entries)
     name = st.selectbox("Model", names, key=MODEL_KEY) if len(names) > 1 else names[0]
     entry = entries[name]
+    how = (
+        f"Fine-tunes a copy of {entry['name']} on a bitext with the translation loss (learning rate 5e-4, 32 pairs "
+        "a step), in the background. The copy stays in this session until you save it; the model and its file "
+        "are never changed."
+    )
+    st.caption(escape_markdown(how))
     bitext = _bitext(gold)
     left, middle, right = st.columns([1, 2, 1], vertical_alignment="bottom")
     steps = left.number_input("Steps", 1, APP_MAX_STEPS, 200, key=STEPS_KEY, help="Optimiser steps of 32 pairs")
     guided = middle.checkbox("Guided by eflomal's links of the same bitext", key=GUIDED_KEY, help=GUIDED_HELP)
     held = st.session_state.get(HELD)
     running = held is not None and held.job.snapshot().active
-    if right.button("Adapt", key=START_KEY, type="primary", disabled=bitext is None or running) and bitext:
-        held = _start(entry, bitext, int(steps), guided) or held
-    how = (
-        f"Fine-tunes a copy of {entry['name']} on these pairs with the translation loss (learning rate 5e-4, "
-        "32 pairs a step), in the background. The copy stays in this session until you save it; the model and "
-        "its file are never changed."
-    )
-    st.caption(escape_markdown(how))
+    clicked = right.button("Adapt", key=START_KEY, type="primary", disabled=bitext is None or running)
+    if clicked and bitext and not running and _start(entry, bitext, int(steps), guided):
+        st.rerun()  # Adapt disabled and the progress bar's timer on
     if held is not None:
         _progress(held)
         _outcome(held, entries)
 
 
-def _start(entry: dict, bitext: tuple, steps: int, guided: bool) -> Held | None:
+def _start(entry: dict, bitext: tuple, steps: int, guided: bool) -> bool:
+    """Start adapting a copy of ``entry``'s model, replacing this session's last copy; False (with the
+    reason shown) when it cannot start."""
     sources, targets, origin, private = bitext
     sid = session_id()
     try:
@@ -184,9 +187,9 @@ def _start(entry: dict, bitext: tuple, steps: int, guided: bool) -> Held | None:
         job = ADAPTATIONS.start(model, sources, targets, cfg, model_version(entry), origin, session_holder(sid))
     except AttnvizError as e:
         st.error(error_text(e))
-        return None
-    st.session_state[HELD] = held = Held(job, entry["name"], private)
-    return held
+        return False
+    st.session_state[HELD] = Held(job, entry["name"], private)
+    return True
 
 
 def _progress(held: Held) -> None:
@@ -198,15 +201,16 @@ def _progress(held: Held) -> None:
     def bar() -> None:
         snap = held.job.snapshot()
         if snap.active:
-            if st.button("Cancel", key=CANCEL_KEY):
-                held.job.cancel()
             if snap.step:
                 text = f"Adapting: step {snap.step}/{snap.total_steps} · loss {snap.loss:.3f} · {snap.seconds:.0f} s"
             elif held.job.cfg.guided:
                 text = "Adapting: eflomal aligns the bitext first…"
             else:
                 text = "Adapting: starting…"
-            st.progress(snap.fraction, text=text)
+            bar_col, cancel_col = st.columns([5, 1], vertical_alignment="bottom")
+            bar_col.progress(snap.fraction, text=text)
+            if cancel_col.button("Cancel", key=CANCEL_KEY, help="Stop and drop the partly adapted copy"):
+                held.job.cancel()
         elif running:
             st.rerun(scope="app")  # the timer off, the copy's row in the table
 
@@ -226,7 +230,7 @@ def _outcome(held: Held, entries: dict[str, dict]) -> None:
     left = f" ({info['left_out']} left out: empty or too long for the model)" if info["left_out"] else ""
     guided = ", guided by eflomal's links of the same bitext" if info["guided"] else ""
     what = (
-        f"Adapted a copy of {held.model_name} for {info['steps_run']} steps on {info['pairs']} pairs of "
+        f"Adapted a copy of {held.model_name} for {info['steps_run']} steps on {info['pairs']} pairs from "
         f"{held.job.origin}{left}{guided} in {snap.seconds:.0f} s. {held.model_name} and its file are unchanged."
     )
     st.success(escape_markdown(what))
