@@ -31,6 +31,7 @@ from pages.shared.uploads import session_holder
 
 HELD = "explore_adapt_held"  # session state: this session's Held adaptation (running or ended)
 SAVED = "explore_adapt_saved"  # session state: job id -> the file it was saved as
+SCORED = "explore_adapt_scored"  # session state, this run: (job id, the panels whose copy has a row in the scores)
 OPEN_KEY, MODEL_KEY, ON_KEY = "explore_adapt_open", "explore_adapt_model", "explore_adapt_on"
 FILE_KEY, TGT_FILE_KEY = "explore_adapt_file", "explore_adapt_tgt_file"
 STEPS_KEY, GUIDED_KEY, START_KEY = "explore_adapt_steps", "explore_adapt_guided", "explore_adapt_start"
@@ -87,11 +88,18 @@ def _done(entries: dict[str, dict]) -> tuple[Held, list[str]] | None:
     return held, panels
 
 
+def _row(held: Held, label: str) -> str:
+    """The copy's row of the scores (and its maps' title): ``adapted 200 steps: attention (argmax)``; it must not
+    start with the model's own label, which names that row's per-sentence columns."""
+    return f"{held.job.label}: {label}"
+
+
 def adapt_section(entries: dict[str, dict], labels: dict[str, str], method: Method, gold: GoldSet) -> dict[str, list]:
     """The expander "Adapt the model to this text"; then, once a copy of a shown model is adapted,
     its links of the gold pairs by row label (``adapted N steps: attention (argmax)``)."""
     with st.expander("Adapt the model to this text", key=OPEN_KEY):
         _panel(entries, gold)
+    st.session_state[SCORED] = None  # the job may end between the scores and the maps: the maps follow the scores
     done = _done(entries)
     if done is None:
         return {}
@@ -104,27 +112,29 @@ def adapt_section(entries: dict[str, dict], labels: dict[str, str], method: Meth
         except AttnvizError as e:
             st.error(error_text(e))
             continue
-        rows[f"{held.job.label}: {labels[name]}"] = aligned.links
+        rows[_row(held, labels[name])] = aligned.links
+    st.session_state[SCORED] = held.job.id, [name for name in panels if _row(held, labels[name]) in rows]
     return rows
 
 
-def adapted_maps(entries: dict[str, dict], labels: dict[str, str], where) -> dict[str, AdaptedMap]:
-    """The toggle between the plain model's maps and the adapted copy's (in ``where``), shown once a
-    copy of a shown model is adapted; the panels whose maps read the copy."""
-    done = _done(entries)
-    if done is None or not done[1]:
+def adapted_maps(labels: dict[str, str], where) -> dict[str, AdaptedMap]:
+    """The toggle between the plain model's maps and the adapted copy's (in ``where``), shown once
+    :func:`adapt_section` scored a copy of a shown model in this run; the panels whose maps read the copy."""
+    held = st.session_state.get(HELD)
+    scored = st.session_state.get(SCORED)
+    if held is None or not scored or scored[0] != held.job.id or not scored[1]:
         return {}
-    held, panels = done
+    panels = scored[1]
     names = {"plain": "the model", "adapted": held.job.label}
     if st.session_state.get(MAPS_KEY) not in names:
         st.session_state[MAPS_KEY] = "adapted"
     shown = where.segmented_control("Attention of", list(names), format_func=names.get, key=MAPS_KEY) or "plain"
     if shown == "plain":
         return {}
-    return {name: AdaptedMap(f"{held.job.label}: {labels[name]}", held.job.id, held.job.result) for name in panels}
+    return {name: AdaptedMap(_row(held, labels[name]), held.job.id, held.job.result) for name in panels}
 
 
-def _bitext(gold: GoldSet) -> tuple[list[Words], list[Words], str, bool] | None:
+def _bitext(gold: GoldSet) -> tuple[list[list[str]], list[list[str]], str, bool] | None:
     """The pairs to adapt on, what they are and whether they came from an upload; None (with a note or an
     error) until an uploaded bitext can be read."""
     kinds = {"pairs": f"The {len(gold.sources)} pairs scored here", "upload": "A bitext of its own"}

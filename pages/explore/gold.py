@@ -199,7 +199,7 @@ def _sentence(
     if st.session_state.get(SHOW_KEY) not in kinds:
         st.session_state[SHOW_KEY] = kinds[0]
     kind = right.segmented_control("Predicted links of", kinds, key=SHOW_KEY) or kinds[0]
-    adapted = adapted_maps(entries, labels, toggle)  # panel -> the adapted copy its map shows, when toggled
+    adapted = adapted_maps(labels, toggle)  # panel -> the adapted copy its map shows, when toggled
     src, tgt, g = gold.sources[k], gold.targets[k], gold.gold[k]
     for col, (name, entry) in zip(columns(entries, stack=len(src) > 18), entries.items(), strict=True):
         adapted_copy = adapted.get(name)
