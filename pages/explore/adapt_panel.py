@@ -31,6 +31,7 @@ from pages.shared.uploads import session_holder
 
 HELD = "explore_adapt_held"  # session state: this session's Held adaptation (running or ended)
 SAVED = "explore_adapt_saved"  # session state: job id -> the file it was saved as
+SCORED = "explore_adapt_scored"  # session state, this run: (job id, the panels whose copy has a row in the scores)
 OPEN_KEY, MODEL_KEY, ON_KEY = "explore_adapt_open", "explore_adapt_model", "explore_adapt_on"
 FILE_KEY, TGT_FILE_KEY = "explore_adapt_file", "explore_adapt_tgt_file"
 STEPS_KEY, GUIDED_KEY, START_KEY = "explore_adapt_steps", "explore_adapt_guided", "explore_adapt_start"
@@ -87,11 +88,18 @@ def _done(entries: dict[str, dict]) -> tuple[Held, list[str]] | None:
     return held, panels
 
 
+def _row(held: Held, label: str) -> str:
+    """The copy's row of the scores (and its maps' title): ``adapted 200 steps: attention (argmax)``; it must not
+    start with the model's own label, which names that row's per-sentence columns."""
+    return f"{held.job.label}: {label}"
+
+
 def adapt_section(entries: dict[str, dict], labels: dict[str, str], method: Method, gold: GoldSet) -> dict[str, list]:
     """The expander "Adapt the model to this text"; then, once a copy of a shown model is adapted,
     its links of the gold pairs by row label (``adapted N steps: attention (argmax)``)."""
     with st.expander("Adapt the model to this text", key=OPEN_KEY):
         _panel(entries, gold)
+    st.session_state[SCORED] = None  # the job may end between the scores and the maps: the maps follow the scores
     done = _done(entries)
     if done is None:
         return {}
@@ -104,27 +112,29 @@ def adapt_section(entries: dict[str, dict], labels: dict[str, str], method: Meth
         except AttnvizError as e:
             st.error(error_text(e))
             continue
-        rows[f"{held.job.label}: {labels[name]}"] = aligned.links
+        rows[_row(held, labels[name])] = aligned.links
+    st.session_state[SCORED] = held.job.id, [name for name in panels if _row(held, labels[name]) in rows]
     return rows
 
 
-def adapted_maps(entries: dict[str, dict], labels: dict[str, str], where) -> dict[str, AdaptedMap]:
-    """The toggle between the plain model's maps and the adapted copy's (in ``where``), shown once a
-    copy of a shown model is adapted; the panels whose maps read the copy."""
-    done = _done(entries)
-    if done is None or not done[1]:
+def adapted_maps(labels: dict[str, str], where) -> dict[str, AdaptedMap]:
+    """The toggle between the plain model's maps and the adapted copy's (in ``where``), shown once
+    :func:`adapt_section` scored a copy of a shown model in this run; the panels whose maps read the copy."""
+    held = st.session_state.get(HELD)
+    scored = st.session_state.get(SCORED)
+    if held is None or not scored or scored[0] != held.job.id or not scored[1]:
         return {}
-    held, panels = done
+    panels = scored[1]
     names = {"plain": "the model", "adapted": held.job.label}
     if st.session_state.get(MAPS_KEY) not in names:
         st.session_state[MAPS_KEY] = "adapted"
     shown = where.segmented_control("Attention of", list(names), format_func=names.get, key=MAPS_KEY) or "plain"
     if shown == "plain":
         return {}
-    return {name: AdaptedMap(f"{held.job.label}: {labels[name]}", held.job.id, held.job.result) for name in panels}
+    return {name: AdaptedMap(_row(held, labels[name]), held.job.id, held.job.result) for name in panels}
 
 
-def _bitext(gold: GoldSet) -> tuple[list[Words], list[Words], str, bool] | None:
+def _bitext(gold: GoldSet) -> tuple[list[list[str]], list[list[str]], str, bool] | None:
     """The pairs to adapt on, what they are and whether they came from an upload; None (with a note or an
     error) until an uploaded bitext can be read."""
     kinds = {"pairs": f"The {len(gold.sources)} pairs scored here", "upload": "A bitext of its own"}
@@ -156,26 +166,29 @@ def _panel(entries: dict[str, dict], gold: GoldSet) -> None:
     names = list(entries)
     name = st.selectbox("Model", names, key=MODEL_KEY) if len(names) > 1 else names[0]
     entry = entries[name]
+    how = (
+        f"Fine-tunes a copy of {entry['name']} on a bitext with the translation loss (learning rate 5e-4, 32 pairs "
+        "a step), in the background. The copy stays in this session until you save it; the model and its file "
+        "are never changed."
+    )
+    st.caption(escape_markdown(how))
     bitext = _bitext(gold)
     left, middle, right = st.columns([1, 2, 1], vertical_alignment="bottom")
     steps = left.number_input("Steps", 1, APP_MAX_STEPS, 200, key=STEPS_KEY, help="Optimiser steps of 32 pairs")
     guided = middle.checkbox("Guided by eflomal's links of the same bitext", key=GUIDED_KEY, help=GUIDED_HELP)
     held = st.session_state.get(HELD)
     running = held is not None and held.job.snapshot().active
-    if right.button("Adapt", key=START_KEY, type="primary", disabled=bitext is None or running) and bitext:
-        held = _start(entry, bitext, int(steps), guided) or held
-    how = (
-        f"Fine-tunes a copy of {entry['name']} on these pairs with the translation loss (learning rate 5e-4, "
-        "32 pairs a step), in the background. The copy stays in this session until you save it; the model and "
-        "its file are never changed."
-    )
-    st.caption(escape_markdown(how))
+    clicked = right.button("Adapt", key=START_KEY, type="primary", disabled=bitext is None or running)
+    if clicked and bitext and not running and _start(entry, bitext, int(steps), guided):
+        st.rerun()  # Adapt disabled and the progress bar's timer on
     if held is not None:
         _progress(held)
         _outcome(held, entries)
 
 
-def _start(entry: dict, bitext: tuple, steps: int, guided: bool) -> Held | None:
+def _start(entry: dict, bitext: tuple, steps: int, guided: bool) -> bool:
+    """Start adapting a copy of ``entry``'s model, replacing this session's last copy; False (with the
+    reason shown) when it cannot start."""
     sources, targets, origin, private = bitext
     sid = session_id()
     try:
@@ -184,9 +197,9 @@ def _start(entry: dict, bitext: tuple, steps: int, guided: bool) -> Held | None:
         job = ADAPTATIONS.start(model, sources, targets, cfg, model_version(entry), origin, session_holder(sid))
     except AttnvizError as e:
         st.error(error_text(e))
-        return None
-    st.session_state[HELD] = held = Held(job, entry["name"], private)
-    return held
+        return False
+    st.session_state[HELD] = Held(job, entry["name"], private)
+    return True
 
 
 def _progress(held: Held) -> None:
@@ -198,15 +211,16 @@ def _progress(held: Held) -> None:
     def bar() -> None:
         snap = held.job.snapshot()
         if snap.active:
-            if st.button("Cancel", key=CANCEL_KEY):
-                held.job.cancel()
             if snap.step:
                 text = f"Adapting: step {snap.step}/{snap.total_steps} · loss {snap.loss:.3f} · {snap.seconds:.0f} s"
             elif held.job.cfg.guided:
                 text = "Adapting: eflomal aligns the bitext first…"
             else:
                 text = "Adapting: starting…"
-            st.progress(snap.fraction, text=text)
+            bar_col, cancel_col = st.columns([5, 1], vertical_alignment="bottom")
+            bar_col.progress(snap.fraction, text=text)
+            if cancel_col.button("Cancel", key=CANCEL_KEY, help="Stop and drop the partly adapted copy"):
+                held.job.cancel()
         elif running:
             st.rerun(scope="app")  # the timer off, the copy's row in the table
 
@@ -226,7 +240,7 @@ def _outcome(held: Held, entries: dict[str, dict]) -> None:
     left = f" ({info['left_out']} left out: empty or too long for the model)" if info["left_out"] else ""
     guided = ", guided by eflomal's links of the same bitext" if info["guided"] else ""
     what = (
-        f"Adapted a copy of {held.model_name} for {info['steps_run']} steps on {info['pairs']} pairs of "
+        f"Adapted a copy of {held.model_name} for {info['steps_run']} steps on {info['pairs']} pairs from "
         f"{held.job.origin}{left}{guided} in {snap.seconds:.0f} s. {held.model_name} and its file are unchanged."
     )
     st.success(escape_markdown(what))

@@ -147,7 +147,8 @@ def gold_view(entries: dict[str, dict], method: Method, image_format: str) -> No
     _report(gold, aligned, skipped)
     scored = len(gold.gold) - len(skipped)
     st.markdown(f"**{escape_markdown(gold.origin)}**: {scored} pairs, scored for the corpus")
-    st.dataframe(pd.DataFrame(corpus), hide_index=True, key="explore_gold_corpus")
+    aligner = st.column_config.TextColumn(width="large")  # room for a row such as "adapted 200 steps: attention…"
+    st.dataframe(pd.DataFrame(corpus), hide_index=True, key="explore_gold_corpus", column_config={"aligner": aligner})
     st.caption(escape_markdown(
         "AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), precision = |A∩P| / |A|, recall = |A∩S| / |S| (Och & Ney "
         f"2003), summed over the pairs. Attention is forced through each gold target and read on words. {note}"
@@ -194,13 +195,13 @@ def _sentence(
     n = len(gold.gold)
     if not 0 <= st.session_state.get(PAIR_KEY, 0) < n:
         st.session_state[PAIR_KEY] = 0
-    left, right = st.columns([1, 3], vertical_alignment="bottom")
+    left, right, toggle = st.columns([2, 3, 3], vertical_alignment="bottom")
     k = int(left.number_input(f"Pair (0-{n - 1})", 0, n - 1, key=PAIR_KEY))
     kinds = ["attention", *(["eflomal"] if "eflomal" in predicted else [])]
     if st.session_state.get(SHOW_KEY) not in kinds:
         st.session_state[SHOW_KEY] = kinds[0]
     kind = right.segmented_control("Predicted links of", kinds, key=SHOW_KEY) or kinds[0]
-    adapted = adapted_maps(entries, labels, right)  # panel -> the adapted copy its map shows, when toggled
+    adapted = adapted_maps(labels, toggle)  # panel -> the adapted copy its map shows, when toggled
     src, tgt, g = gold.sources[k], gold.targets[k], gold.gold[k]
     stack = len(src) > 18
     width = panel_width(entries, stack=stack)
