@@ -67,7 +67,7 @@ def part_of(module: str) -> str:
 
 
 LIBRARY_FILES = sorted(LIBRARY.rglob("*.py"))
-APP_FILES = sorted([ROOT / "app.py", *(ROOT / "pages").rglob("*.py")])
+APP_FILES = sorted([ROOT / "app.py", *(ROOT / "attnviz_app").rglob("*.py")])
 
 
 def test_every_library_module_has_a_layer():

@@ -19,12 +19,12 @@ from attnviz.plots import (
     plot_config,
     shared_range,
 )
-from pages.shared.common import escape_markdown, get_model, require_models, user_errors
-from pages.shared.data_ui import uploaded_pairs
-from pages.shared.keys import EXPLORE_TEXT
-from pages.shared.model_ui import model_meta, pick_models, test_pairs
-from pages.shared.paper_ui import paper_download
-from pages.shared.reading_ui import merge_toggle
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, user_errors
+from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
+from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
+from attnviz_app.app_pages.shared.model_ui import model_meta, pick_models, test_pairs
+from attnviz_app.app_pages.shared.paper_ui import paper_download
+from attnviz_app.app_pages.shared.reading_ui import merge_toggle
 
 PER_ROW, PANEL_PX = 2, 390  # a wrapping grid: 2 maps a row, in columns of 394 px at 1280 px
 

@@ -7,8 +7,8 @@ import streamlit as st
 
 from attnviz.data import LEXICON, TASKS, pairs_frame, summarize
 from attnviz.plots import gold_heatmap, length_histogram, plot_config
-from pages.shared.common import escape_markdown, user_errors
-from pages.shared.data_ui import cached_corpus, pick_data
+from attnviz_app.app_pages.shared.common import escape_markdown, user_errors
+from attnviz_app.app_pages.shared.data_ui import cached_corpus, pick_data
 
 st.title("Data")
 st.caption("The sentence pairs a model learns from. Built-in tasks come with gold alignments.")

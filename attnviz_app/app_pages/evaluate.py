@@ -8,8 +8,8 @@ import streamlit as st
 from attnviz.devices import available_devices
 from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_checkpoints, leaderboard_records
 from attnviz.plots import csv_text, metric_scatter, plot_config
-from pages.shared.common import app_model_roots, escape_markdown, require_models
-from pages.shared.keys import EXPLORE_MODELS
+from attnviz_app.app_pages.shared.common import app_model_roots, escape_markdown, require_models
+from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
 COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer", "entropy"]
 NOT_APPLICABLE = "–"

@@ -8,9 +8,9 @@ import streamlit as st
 from attnviz.explain import all_scores, parameter_rows, score_doc, score_formula, score_parameters, score_reading
 from attnviz.model import SCORES
 from attnviz.plots import encoder_attention_heatmaps
-from pages.shared.common import escape_markdown, get_model, session_models, user_errors
-from pages.shared.learn_ui import worked_example_section
-from pages.shared.model_ui import model_meta
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, session_models, user_errors
+from attnviz_app.app_pages.shared.learn_ui import worked_example_section
+from attnviz_app.app_pages.shared.model_ui import model_meta
 
 st.title("How attention works")
 st.markdown(

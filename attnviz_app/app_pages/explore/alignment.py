@@ -1,5 +1,5 @@
 """Explore's Alignment view: word links extracted from attention beside eflomal's for this sentence,
-or both scored against gold links (pages/explore/gold.py)."""
+or both scored against gold links (attnviz_app/app_pages/explore/gold.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from attnviz.data import to_pharaoh
 from attnviz.errors import AttnvizError
 from attnviz.links import DIRECTIONAL, agreement, reverse_entry
 from attnviz.plots import links_figure
-from pages.explore.gold import gold_view
-from pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
-from pages.explore.views import chart, columns, file_name, panel_width
-from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
+from attnviz_app.app_pages.explore.gold import gold_view
+from attnviz_app.app_pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
+from attnviz_app.app_pages.explore.views import chart, columns, file_name, panel_width
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
 
 PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
     "explore_align_part", "explore_align_method", "explore_align_threshold", "explore_align_reference",

@@ -10,9 +10,9 @@ import streamlit as st
 
 from attnviz.explain import MAX_SOURCE_TOKENS, Attribution, attribute
 from attnviz.plots import align_tops, attribution_heatmap, explore_heatmap, shared_range
-from pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
-from pages.shared.common import escape_markdown, load_model, user_errors
-from pages.shared.paper_ui import paper_download
+from attnviz_app.app_pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
+from attnviz_app.app_pages.shared.common import escape_markdown, load_model, user_errors
+from attnviz_app.app_pages.shared.paper_ui import paper_download
 
 METHODS = {"ig": "Integrated gradients", "gxi": "Gradient × input", "occlusion": "Occlusion (one token)"}
 METHOD_KEY = "explore_attr_method"

@@ -9,16 +9,17 @@ from attnviz.data import LEXICON
 from attnviz.links import for_reading
 from attnviz.plots import file_stem
 from attnviz.server import front_example, slots
-from pages.explore import sidebar, url
-from pages.explore.alignment import alignment_view
-from pages.explore.attribution import attribution_view
-from pages.explore.screen import measure_page
-from pages.explore.tools import beam_view, export_view
-from pages.explore.training_view import training_view
-from pages.explore.url import BOTH_VIEWS, VIEWS
-from pages.explore.views import FILE_STEMS_KEY, context_view, difference_view, heatmap_view, step_view
-from pages.explore.whatif import whatif_view
-from pages.shared.common import (
+from attnviz_app import page_file
+from attnviz_app.app_pages.explore import sidebar, url
+from attnviz_app.app_pages.explore.alignment import alignment_view
+from attnviz_app.app_pages.explore.attribution import attribution_view
+from attnviz_app.app_pages.explore.screen import measure_page
+from attnviz_app.app_pages.explore.tools import beam_view, export_view
+from attnviz_app.app_pages.explore.training_view import training_view
+from attnviz_app.app_pages.explore.url import BOTH_VIEWS, VIEWS
+from attnviz_app.app_pages.explore.views import FILE_STEMS_KEY, context_view, difference_view, heatmap_view, step_view
+from attnviz_app.app_pages.explore.whatif import whatif_view
+from attnviz_app.app_pages.shared.common import (
     compact_top,
     escape_markdown,
     get_model,
@@ -27,7 +28,7 @@ from pages.shared.common import (
     translate,
     user_errors,
 )
-from pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, EXPLORE_VIEW, TRAIN_SIBLING
+from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, EXPLORE_VIEW, TRAIN_SIBLING
 
 TABS_KEY = "explore_view_tabs"  # the st.tabs widget: fed from, and writing to, EXPLORE_VIEW
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
@@ -70,7 +71,7 @@ def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason
     label = "Train it"
     if trainable and right.button(label, key=f"explore_train_{style}", on_click=_train_sibling,
                                   args=(have["path"], style)):  # fmt: skip
-        st.switch_page("pages/train/train.py")
+        st.switch_page(page_file("train/train.py"))
 
 
 def _open_view(views: list[str]) -> str:

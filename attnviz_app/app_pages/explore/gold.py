@@ -19,7 +19,7 @@ from attnviz.links import (
     text_lines,
 )
 from attnviz.plots import gold_figure
-from pages.explore.links import (
+from attnviz_app.app_pages.explore.links import (
     Method,
     corpus_links,
     data_of,
@@ -29,9 +29,9 @@ from pages.explore.links import (
     test_split,
     word_links,
 )
-from pages.explore.views import chart, columns, panel_width
-from pages.shared.common import escape_markdown, model_version
-from pages.shared.gold_convention import AUTO, gold_convention
+from attnviz_app.app_pages.explore.views import chart, columns, panel_width
+from attnviz_app.app_pages.shared.common import escape_markdown, model_version
+from attnviz_app.app_pages.shared.gold_convention import AUTO, gold_convention
 
 SOURCE_KEY, CONVENTION_KEY = "explore_gold_source", "explore_gold"  # the convention: explore_gold_format, _base
 GOLD_FILE_KEY, SRC_FILE_KEY, TGT_FILE_KEY = "explore_gold_file", "explore_gold_src_file", "explore_gold_tgt_file"

@@ -27,7 +27,7 @@ from attnviz.links import (
     word_pairs,
 )
 from attnviz.store import shareable_meta
-from pages.shared.common import load_model, session_id
+from attnviz_app.app_pages.shared.common import load_model, session_id
 
 Version = tuple[str, float]  # (path, mtime) of a checkpoint
 Words = tuple[str, ...]

@@ -9,8 +9,8 @@ from attnviz.data import EOS
 from attnviz.decoding import Alignment
 from attnviz.errors import AttnvizError
 from attnviz.explain import cell_numbers, latex_lines
-from pages.explore.sidebar import EOS_KEY
-from pages.shared.common import escape_markdown
+from attnviz_app.app_pages.explore.sidebar import EOS_KEY
+from attnviz_app.app_pages.shared.common import escape_markdown
 
 
 def renormalised_note(al: Alignment, t: int, s: int) -> str | None:

@@ -12,10 +12,10 @@ import streamlit as st
 
 from attnviz.model import SCORES
 from attnviz.server import default_score, default_style, front_example, matches, model_tasks, slots, task_of
-from pages.shared.checkpoint_upload import checkpoint_upload
-from pages.shared.common import escape_markdown, header_config, model_label
-from pages.shared.keys import EXPLORE_TEXT
-from pages.shared.reading_ui import merge_toggle
+from attnviz_app.app_pages.shared.checkpoint_upload import checkpoint_upload
+from attnviz_app.app_pages.shared.common import escape_markdown, header_config, model_label
+from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
+from attnviz_app.app_pages.shared.reading_ui import merge_toggle
 
 TASK_KEY, SCORE_KEY, STYLE_KEY, CKPT_KEY = "explore_task", "explore_score", "explore_style", "explore_checkpoint"
 BEAM_KEY, FORMAT_KEY, EOS_KEY = "explore_beam", "explore_image_format", "explore_eos"

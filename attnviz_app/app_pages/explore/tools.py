@@ -16,8 +16,8 @@ from attnviz.plots import (
     pharaoh_text,
     shared_range,
 )
-from pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
-from pages.shared.common import escape_markdown
+from attnviz_app.app_pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
+from attnviz_app.app_pages.shared.common import escape_markdown
 
 FORCE_STEP_KEY, FORCE_SOURCE_KEY = "explore_force_step", "explore_force_source"
 REPLACE_INDEX_KEY, REPLACE_WORD_KEY = "explore_replace_index", "explore_replace_word"

@@ -9,8 +9,9 @@ import streamlit as st
 
 from attnviz.plots import plot_config, replay_figure, replay_html
 from attnviz.store import read_history, visible_to
-from pages.shared.common import escape_markdown, get_model, model_version, session_id, user_errors
-from pages.shared.keys import TRAIN_RETRAIN
+from attnviz_app import page_file
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, session_id, user_errors
+from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
 
 AXIS_KEY, PROBE_KEY = "explore_history_axis", "explore_history_probe"
 AXES = {"step": "Optimiser steps", "epochs": "Epochs"}
@@ -41,7 +42,7 @@ def _without_history(name: str, entry: dict) -> None:
     if meta.get("recipe_full") and visible_to(meta, session_id()):
         left.info(text + " Retrain it with its own recipe: the new model records one.", icon=":material/history:")
         if right.button("Retrain it", key=f"explore_retrain_{name}", on_click=_retrain, args=(entry["path"],)):
-            st.switch_page("pages/train/train.py")
+            st.switch_page(page_file("train/train.py"))
     else:
         left.info(text + " It does not store its recipe: train one with the same settings on the Train page; every"
                   " new training records its history.", icon=":material/history:")  # fmt: skip

@@ -12,11 +12,11 @@ import streamlit as st
 
 from attnviz.model import SCORES
 from attnviz.server import default_score, default_style, front_example, matches, model_tasks
-from pages.explore import sidebar
-from pages.explore.views import CELL_KEY, STEP_KEY
-from pages.shared.common import escape_markdown
-from pages.shared.keys import EXPLORE_TEXT
-from pages.shared.state import stage_url, url_to_read, write_url
+from attnviz_app.app_pages.explore import sidebar
+from attnviz_app.app_pages.explore.views import CELL_KEY, STEP_KEY
+from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
+from attnviz_app.app_pages.shared.state import stage_url, url_to_read, write_url
 
 VIEW_KEY = "explore_view"  # the open view (st.tabs' key)
 VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Alignment",

@@ -25,14 +25,14 @@ from attnviz.plots import (
     step_animation,
     step_bar,
 )
-from pages.explore.captions import weights_caption
-from pages.explore.cursor import cell_cursor
-from pages.explore.math_panel import show_math
-from pages.explore.screen import column_width, page_width
-from pages.shared.common import escape_markdown
-from pages.shared.keys import EXPLORE_TEXT
-from pages.shared.paper_ui import paper_download
-from pages.shared.state import write_url
+from attnviz_app.app_pages.explore.captions import weights_caption
+from attnviz_app.app_pages.explore.cursor import cell_cursor
+from attnviz_app.app_pages.explore.math_panel import show_math
+from attnviz_app.app_pages.explore.screen import column_width, page_width
+from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
+from attnviz_app.app_pages.shared.paper_ui import paper_download
+from attnviz_app.app_pages.shared.state import write_url
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"

@@ -9,9 +9,9 @@ import streamlit as st
 
 from attnviz.decoding import Alignment
 from attnviz.plots import changed_steps, replace_token, step_table, whatif_figure
-from pages.explore.screen import column_width, page_width
-from pages.explore.views import MIN_SIDE_CELL_PX, SIDE_LABELS_PX, chart
-from pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
+from attnviz_app.app_pages.explore.screen import column_width, page_width
+from attnviz_app.app_pages.explore.views import MIN_SIDE_CELL_PX, SIDE_LABELS_PX, chart
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
 
 FORCE_STEP_KEY, FORCE_SOURCE_KEY = "explore_force_step", "explore_force_source"
 REPLACE_INDEX_KEY, REPLACE_WORD_KEY = "explore_replace_index", "explore_replace_word"

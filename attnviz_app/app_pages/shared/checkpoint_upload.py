@@ -21,8 +21,8 @@ from attnviz.server import (
     store_checkpoint,
 )
 from attnviz.store import drop_owner
-from pages.shared.common import error_text, escape_markdown, refresh_models, session_id
-from pages.shared.uploads import session_holder
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown, refresh_models, session_id
+from attnviz_app.app_pages.shared.uploads import session_holder
 
 COUNT_KEY = "ckpt_upload_count"  # a new uploader after each upload: the next file starts afresh
 MESSAGE_KEY = "ckpt_upload_message"  # (kind, text) of the last upload, save or share

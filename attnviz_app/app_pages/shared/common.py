@@ -15,7 +15,7 @@ from attnviz.devices import use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.server import checkpoint_folder, is_uploaded_checkpoint, session_checkpoints, uploaded_model
 from attnviz.store import ModelWarning, list_models, load, model_roots, read_header, visible_to
-from pages.shared.keys import FILE_NAMES
+from attnviz_app.app_pages.shared.keys import FILE_NAMES
 
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
 

@@ -12,9 +12,9 @@ from attnviz.data import DEFAULT_MULTI30K, TASKS, Corpus, is_file_spec, load_cor
 from attnviz.data import table_columns as read_table_columns
 from attnviz.errors import AttnvizError
 from attnviz.server import MAX_UPLOAD_MB, MAX_UPLOAD_ROWS, hold_upload, release_upload, store_upload
-from pages.shared.common import error_text, escape_markdown, name_stored_file, session_id
-from pages.shared.keys import SHARED_UPLOAD, UPLOAD_SPEC
-from pages.shared.uploads import session_holder
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown, name_stored_file, session_id
+from attnviz_app.app_pages.shared.keys import SHARED_UPLOAD, UPLOAD_SPEC
+from attnviz_app.app_pages.shared.uploads import session_holder
 
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 MULTI30K_PAIRS = ["de-en", "en-de", "fr-en", "en-fr", "de-fr", "fr-de"]

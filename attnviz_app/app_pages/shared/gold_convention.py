@@ -10,7 +10,7 @@ import streamlit as st
 
 from attnviz.errors import AttnvizError
 from attnviz.links import BASES, FORMATS
-from pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.common import escape_markdown
 
 AUTO = "auto"
 FORMAT_NAMES = {

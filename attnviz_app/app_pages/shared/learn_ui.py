@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.explain import all_scores, default_parameters, parse_vector, score_formula, worked_example, worked_lines
-from pages.shared.common import user_errors
+from attnviz_app.app_pages.shared.common import user_errors
 
 
 def _text(values) -> str:

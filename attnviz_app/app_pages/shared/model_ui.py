@@ -9,9 +9,9 @@ from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError
 from attnviz.evaluation import measured_on
 from attnviz.store import shareable_meta
-from pages.shared.common import error_text, session_id, user_errors
-from pages.shared.data_ui import cached_corpus
-from pages.shared.keys import EXPLORE_MODELS
+from attnviz_app.app_pages.shared.common import error_text, session_id, user_errors
+from attnviz_app.app_pages.shared.data_ui import cached_corpus
+from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
 PREFERRED = (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))
 

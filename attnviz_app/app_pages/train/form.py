@@ -14,8 +14,8 @@ from attnviz.plots import alignment_heatmap, training_curves
 from attnviz.server import REGISTRY, JobSnapshot, TrainingJob
 from attnviz.store import free_path, models_dir, slugify
 from attnviz.training import Recipe
-from pages.shared.common import escape_markdown, refresh_models
-from pages.train.replay import history_panel
+from attnviz_app.app_pages.shared.common import escape_markdown, refresh_models
+from attnviz_app.app_pages.train.replay import history_panel
 
 STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend with h_t)"}
 ENCODERS = ["gru", "lstm", "transformer"]

@@ -9,8 +9,8 @@ from attnviz.plots import replay_figure, replay_html
 from attnviz.server import JobSnapshot
 from attnviz.store import free_path, models_dir, slugify, visible_to
 from attnviz.training import Recipe
-from pages.shared.common import escape_markdown, get_model, session_models, user_errors
-from pages.shared.keys import TRAIN_RETRAIN
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, session_models, user_errors
+from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
 
 PROBE_KEY = "train_history_probe"
 

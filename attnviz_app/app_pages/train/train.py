@@ -19,11 +19,18 @@ from attnviz.server import (
 )
 from attnviz.store import visible_to
 from attnviz.training import Recipe
-from pages.shared.common import escape_markdown, get_model, refresh_models, session_id, session_models, user_errors
-from pages.shared.data_ui import pick_data
-from pages.shared.keys import TRAIN_SIBLING
-from pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
-from pages.train.replay import retrain_panel
+from attnviz_app.app_pages.shared.common import (
+    escape_markdown,
+    get_model,
+    refresh_models,
+    session_id,
+    session_models,
+    user_errors,
+)
+from attnviz_app.app_pages.shared.data_ui import pick_data
+from attnviz_app.app_pages.shared.keys import TRAIN_SIBLING
+from attnviz_app.app_pages.train.form import cap_note, progress_panel, recipe_form, session_alive, sibling_recipe
+from attnviz_app.app_pages.train.replay import retrain_panel
 
 
 def submit(sid: str, recipe: Recipe) -> None:

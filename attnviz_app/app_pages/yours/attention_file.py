@@ -8,8 +8,8 @@ import streamlit as st
 
 from attnviz.errors import AttnvizError
 from attnviz.external import EXAMPLE_ATTENTION, MAX_ATTENTION_BYTES, AttentionFile, read_attention
-from pages.shared.common import error_text, escape_markdown
-from pages.yours.panel import show_alignments
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown
+from attnviz_app.app_pages.yours.panel import show_alignments
 
 KEY = "yours_file"
 

@@ -1,7 +1,7 @@
 """Your model: a Hugging Face encoder-decoder folder (MarianMT, T5, BART, mBART, NLLB, M2M100), by its
 path on the server or uploaded as a zip, read offline. Translate or force a reference, find the
 heads that align in a layer x head grid (scored against gold links when given), open one, compare
-heads, and every shared view over them (pages/yours/panel.py)."""
+heads, and every shared view over them (attnviz_app/app_pages/yours/panel.py)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ from attnviz.links import DIRECTIONAL, GoldFile, GoldSet, gold_of_upload, parse_
 from attnviz.plots import heads_grid, plot_config
 from attnviz.server import server_folder
 from attnviz.store import hf_roots
-from pages.shared.common import escape_markdown, get_model, session_models
-from pages.shared.gold_convention import gold_convention
-from pages.yours import panel
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, session_models
+from attnviz_app.app_pages.shared.gold_convention import gold_convention
+from attnviz_app.app_pages.yours import panel
 
 HOW_KEY, PATH_KEY, ZIP_KEY = "yours_hf_how", "yours_hf_path", "yours_hf_zip"
 TEXT_KEY, REFERENCE_KEY, BEAM_KEY = "yours_hf_text", "yours_hf_reference", "yours_hf_beam"

@@ -11,8 +11,8 @@ from attnviz.decoding import Translator
 from attnviz.devices import use_server_threads
 from attnviz.errors import AttnvizError
 from attnviz.external import checkpoint_bytes, import_joeynmt, import_joeynmt_zip
-from pages.shared.common import error_text, escape_markdown
-from pages.yours.panel import show_alignments
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown
+from attnviz_app.app_pages.yours.panel import show_alignments
 
 KEY = "yours_joey"
 MAX_MB = 50  # per uploaded file; the server's own limit may be lower

@@ -24,8 +24,8 @@ from attnviz.plots import (
     shared_range,
     step_animation,
 )
-from pages.shared.common import escape_markdown
-from pages.shared.gold_convention import gold_convention
+from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.gold_convention import gold_convention
 
 ONE_WIDTH, COMPARE_WIDTH = 860, 420  # px: one map across the page, or two to four side by side
 MAX_COMPARED = 4
@@ -52,7 +52,8 @@ def show_alignments(
     """The shared views over ``alignments`` (name -> ``Alignment``): the user picks one, or up to
     :data:`MAX_COMPARED` to compare side by side on one colour scale (``default``: those shown first,
     and again whenever it changes). ``gold``: the pair's gold links given by the page, ``(line, fmt, base)``
-    as :func:`pages.shared.gold_convention.gold_convention` asks them (``None``: the panel asks for them)."""
+    as :func:`attnviz_app.app_pages.shared.gold_convention.gold_convention` asks them (``None``: the
+    panel asks for them)."""
     if not alignments:
         st.info("Nothing to show.")
         return

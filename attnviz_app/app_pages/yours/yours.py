@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.yours import attention_file, hf, joeynmt
+from attnviz_app.app_pages.yours import attention_file, hf, joeynmt
 
 SOURCES = {
     "Hugging Face folder": hf.render,
