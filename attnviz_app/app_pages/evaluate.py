@@ -8,7 +8,7 @@ import streamlit as st
 from attnviz.devices import available_devices
 from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_checkpoints, leaderboard_records
 from attnviz.plots import csv_text, metric_scatter, plot_config
-from attnviz_app.app_pages.shared.common import app_model_roots, escape_markdown, require_models
+from attnviz_app.app_pages.shared.common import absent_models_note, app_model_roots, escape_markdown, require_models
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
 COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer", "entropy"]
@@ -53,6 +53,7 @@ st.caption(
     "Measured when each model was trained, on its task's full test split with the beam width shown ('valid BLEU': "
     "the validation split). For the shipped models this is the table in docs/models.md. Click a header to sort."
 )
+absent_models_note()
 leaderboard(leaderboard_records(models), "leaderboard_stored", list(LEADERBOARD_KEYS))
 
 st.subheader("Does attention explain? Attention against gradient attributions")

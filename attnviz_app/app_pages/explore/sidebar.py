@@ -13,7 +13,7 @@ import streamlit as st
 from attnviz.model import SCORES
 from attnviz.server import default_score, default_style, front_example, matches, model_tasks, slots, task_of
 from attnviz_app.app_pages.shared.checkpoint_upload import checkpoint_upload
-from attnviz_app.app_pages.shared.common import escape_markdown, header_config, model_label
+from attnviz_app.app_pages.shared.common import absent_models_note, escape_markdown, header_config, model_label
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.reading_ui import merge_toggle
 
@@ -98,6 +98,7 @@ def choose(models: list[dict]) -> Choice:
     task = st.sidebar.selectbox(
         "Task", tasks, key=TASK_KEY, persist_state="session", on_change=_on_task_change, args=(models,)
     )
+    absent_models_note(st.sidebar)
     first = next(m for m in models if task_of(m) == task)
     grid = slots(models, task, header_config(first["path"]))
     scores = list(SCORES)

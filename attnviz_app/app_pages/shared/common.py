@@ -14,7 +14,17 @@ from attnviz.decoding import Alignment, Translator
 from attnviz.devices import use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.server import checkpoint_folder, is_uploaded_checkpoint, session_checkpoints, uploaded_model
-from attnviz.store import ModelWarning, list_models, load, model_roots, read_header, visible_to
+from attnviz.store import (
+    ModelWarning,
+    absent_hint,
+    absent_models,
+    list_models,
+    load,
+    model_roots,
+    pretrained_dir,
+    read_header,
+    visible_to,
+)
 from attnviz_app.app_pages.shared.keys import FILE_NAMES
 
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
@@ -165,3 +175,15 @@ def require_models() -> list[dict]:
         st.info("No models yet. Train one on the **Train** page, or rebuild the shipped ones (see docs/models.md).")
         st.stop()
     return models
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _absent_hint(folder: str) -> str:
+    return absent_hint(absent_models())
+
+
+def absent_models_note(where=st) -> None:
+    """A caption saying which shipped models are not in this server's models folder (an installed
+    package's Multi30k models) and how to get them; nothing when every shipped model is there."""
+    if hint := _absent_hint(str(pretrained_dir())):
+        where.caption(f"ℹ️ {escape_markdown(hint)}")
