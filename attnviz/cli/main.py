@@ -18,6 +18,7 @@ from types import ModuleType
 from attnviz.cli import (
     align,
     align_eval,
+    app,
     attention,
     attribute,
     bench,
@@ -49,6 +50,7 @@ COMMANDS: dict[str, ModuleType] = {
     "import-joeynmt": import_joeynmt,
     "hf": hf,
     "replay": replay,
+    "app": app,
 }
 
 
