@@ -36,6 +36,16 @@ def test_imported_as_a_module_an_entry_is_the_server_and_draws_nothing(entry):
     assert "torch" not in done.stderr  # the library loads when the server starts, not before
 
 
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_the_app_routes_its_pages_with_public_api_only(entry):
+    """Streamlit routes a pages/ folder beside the entry file on its own until a session first calls
+    st.navigation (a fresh server's first visit to /evaluate ran that page without the frame); no
+    such folder, and no switch of Streamlit's internals instead."""
+    assert not (ROOT / entry).parent.joinpath("pages").exists()
+    sources = [ROOT / "app.py", *sorted((ROOT / "attnviz_app").rglob("*.py"))]
+    assert not [p for p in sources if "PagesManager" in p.read_text(encoding="utf-8")]
+
+
 def test_importing_boot_tidies_nothing_and_start_tidies_once(tmp_path):
     code = (
         "import os, tempfile; from pathlib import Path\n"
