@@ -44,12 +44,18 @@ async def lifespan(_app: st.App) -> AsyncIterator[None]:
     yield
 
 
+def library_ready() -> bool:
+    """Whether boot.start() has run in this process. The server's warm-up thread may be importing
+    boot.py right now: a half-imported module has no ``started`` yet, which counts as not ready."""
+    started = getattr(sys.modules.get(BOOT), "started", None)
+    return started is not None and started()
+
+
 def _load_library() -> None:
     """Import attnviz (and torch) once per server and run its start-up. On a fresh server this
     takes seconds: a placeholder chart with a spinner shows that something loads, and makes the
     browser fetch and compile Plotly meanwhile, so the first heatmap draws as soon as it arrives."""
-    boot = sys.modules.get(BOOT)
-    if boot is not None and boot.started():
+    if library_ready():
         return
     # Plotly looks numpy and pandas up in sys.modules without importing them: while the server's
     # warm-up thread is importing them it saw a half-initialised pandas ("no attribute 'Series'").

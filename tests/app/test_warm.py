@@ -46,6 +46,21 @@ def test_the_app_routes_its_pages_with_public_api_only(entry):
     assert not [p for p in sources if "PagesManager" in p.read_text(encoding="utf-8")]
 
 
+def test_a_session_during_the_warm_up_import_waits_for_the_library(monkeypatch):
+    """A session that starts while the server's warm-up thread is still importing boot.py finds a
+    half-imported module in sys.modules: not ready yet (it then waits on the import), never an error."""
+    from types import ModuleType
+
+    from attnviz_app import frame
+
+    monkeypatch.setitem(sys.modules, frame.BOOT, ModuleType(frame.BOOT))  # no `started` yet
+    assert frame.library_ready() is False
+    ready = ModuleType(frame.BOOT)
+    ready.started = lambda: True
+    monkeypatch.setitem(sys.modules, frame.BOOT, ready)
+    assert frame.library_ready() is True
+
+
 def test_importing_boot_tidies_nothing_and_start_tidies_once(tmp_path):
     code = (
         "import os, tempfile; from pathlib import Path\n"
