@@ -119,9 +119,9 @@ def absent_hint(absent: list[dict]) -> str:
     tasks = sorted({str(entry.get("task") or entry["name"]) for entry in absent})
     size = sum(entry.get("size_bytes") or 0 for entry in absent) / 1e6
     return (
-        f"{len(absent)} shipped models ({', '.join(tasks)}; {size:.0f} MB) are not in {pretrained_dir()}: "
-        "an installed package holds only the built-in tasks' models. Get the repository's pretrained/ folder "
-        "and name it with `attnviz app --models DIR` (or ATTNVIZ_PRETRAINED=DIR)."
+        f"{len(absent)} shipped models ({', '.join(tasks)}; {size:.0f} MB) are not installed here. To use "
+        "them, name a copy of the repository's pretrained/ folder: `attnviz app --models DIR` "
+        "(or ATTNVIZ_PRETRAINED=DIR)."
     )
 
 

@@ -184,6 +184,7 @@ def _absent_hint(folder: str) -> str:
 
 def absent_models_note(where=st) -> None:
     """A caption saying which shipped models are not in this server's models folder (an installed
-    package's Multi30k models) and how to get them; nothing when every shipped model is there."""
+    package's Multi30k models) and how to get them; nothing when every shipped model is there.
+    The text is the library's own, built from the shipped manifest: its command shows as code."""
     if hint := _absent_hint(str(pretrained_dir())):
-        where.caption(f"ℹ️ {escape_markdown(hint)}")
+        where.caption(f"ℹ️ {hint}")
