@@ -71,8 +71,7 @@ def test_importing_boot_tidies_nothing_and_start_tidies_once(tmp_path):
         "print(mine.is_dir(), boot.started())\n"
     )
     env = {**os.environ, "TMPDIR": str(tmp_path), "ATTNVIZ_MODELS": str(tmp_path / "models")}
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False", "True", "True"]
 
