@@ -224,7 +224,8 @@ def drive(url: str, shots: Path | None, home: Path) -> None:
         page.locator(".js-plotly-plot .xtick text").first.wait_for(timeout=WAIT_MS)
         ticks = page.locator(".js-plotly-plot .xtick text").all_text_contents()
         print(f"first heatmap after {time.monotonic() - started:.1f} s; its source tokens: {ticks}", flush=True)
-        note = page.get_by_text("attnviz app --models DIR").first
+        sidebar_text = page.locator("[data-testid=stSidebar] [data-testid=stCaptionContainer]")
+        note = sidebar_text.filter(has_text="attnviz app --models DIR").first
         note.wait_for(timeout=WAIT_MS)
         print(f"sidebar note: {' '.join(note.inner_text().split())}", flush=True)
         page.wait_for_timeout(1500)
