@@ -94,7 +94,7 @@ def enter(page, text: str) -> float:
 
 CELL_JS = """() => { const el = document.querySelector('.st-key-explore_cell_s_weights input');
   return el ? el.value : null; }"""
-# the cursor's readout (pages/explore/cursor.js) lives in its component's shadow root
+# the cursor's readout (attnviz_app/app_pages/explore/cursor.js) lives in its component's shadow root
 READOUT_JS = """() => { const find = root => root.querySelector('.attnviz-readout') || [...root.querySelectorAll('*')]
   .map(e => e.shadowRoot).filter(Boolean).map(find).find(Boolean);
   const host = document.querySelector('.st-key-explore_cursor_weights'); const el = host && find(host);

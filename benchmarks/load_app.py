@@ -154,6 +154,7 @@ def server_threads_report(env: dict[str, str]) -> dict[str, Any]:
         "OMP_NUM_THREADS": env.get("OMP_NUM_THREADS"),
         "torch_threads_per_session_thread": per_session,
         "torch_threads_training_thread": 1,
-        "set_by": "attnviz/devices.py use_server_threads(), called by pages/shared/common.py before decoding; "
+        "set_by": "attnviz/devices.py use_server_threads(), called by attnviz_app/app_pages/shared/common.py "
+        "before decoding; "
         "trainings get num_threads=1 from attnviz/server/jobs.py JobRegistry.submit",
     }

@@ -66,7 +66,7 @@ def measure(path: Path) -> dict:
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at.run()
-    at.switch_page("pages/data.py").run()
+    at.switch_page("attnviz_app/app_pages/data.py").run()
     at.radio(key="data_kind").set_value("Uploaded file").run()
     baseline = rss_mb()
     at.file_uploader(key="data_upload").set_value((path.name, path.read_bytes(), "text/csv"))

@@ -30,7 +30,7 @@ from tests.support.layers import (
 )
 
 LIBRARY_FILES = sorted(LIBRARY.rglob("*.py"))
-APP_FILES = sorted([ROOT / "app.py", *(ROOT / "pages").rglob("*.py")])
+APP_FILES = sorted([ROOT / "app.py", *(ROOT / "attnviz_app").rglob("*.py")])
 
 
 def _id(path):
@@ -153,7 +153,15 @@ def test_an_import_is_upward_only_from_below():
 
 
 @pytest.mark.parametrize(
-    "source", ["import pages.shared\n", "from pages.shared import common\n", "import app\n", "import pages\n"]
+    "source",
+    [
+        "import attnviz_app.app_pages.shared\n",
+        "from attnviz_app.app_pages.shared import common\n",
+        "import attnviz_app\n",
+        "import pages.shared\n",
+        "import app\n",
+        "import pages\n",
+    ],
 )
 def test_the_checker_sees_the_library_import_the_app(source):
     assert app_imports(imports(source, "attnviz.data"))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from attnviz.cli.options import print_json
 from attnviz.data import TASKS
 from attnviz.model import SCORES, STYLES
-from attnviz.store import list_models
+from attnviz.store import absent_hint, absent_models, list_models
 
 HELP = "score functions, tasks and models"
 
@@ -19,6 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     models = list_models()
+    if hint := absent_hint(absent_models()):
+        print(f"attnviz list: note: {hint}", file=sys.stderr)
     if args.json:
         print_json({"scores": sorted(SCORES), "styles": list(STYLES), "tasks": TASKS, "models": models})
         return 0

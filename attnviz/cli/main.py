@@ -19,6 +19,7 @@ from attnviz.cli import (
     align,
     align_eval,
     align_report,
+    app,
     attention,
     attribute,
     bench,
@@ -53,6 +54,7 @@ COMMANDS: dict[str, ModuleType] = {
     "import-joeynmt": import_joeynmt,
     "hf": hf,
     "replay": replay,
+    "app": app,
 }
 
 

@@ -1,10 +1,10 @@
 """The clicked cell, drawn in the browser.
 
 A click on an Explore heatmap must show its cell at once. Redrawing the figure with an outline
-costs a server round trip and a full Plotly redraw, so the figure
-stays the same and a small browser-side layer (``pages/explore/cursor.js``) outlines the cell on
-every map and writes its weight and score the moment the click lands, from the numbers built
-here, and sends the cell on to the server, whose detailed math panel follows.
+costs a server round trip and a full Plotly redraw, so the figure stays the same and a small
+browser-side layer (``attnviz_app/app_pages/explore/cursor.js``) outlines the cell on every map
+and writes its weight and score the moment the click lands, from the numbers built here, and
+sends the cell on to the server, whose detailed math panel follows.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Uploaded files on the server: where they live, how much of them is kept, who uses them, when
 they are deleted. No Streamlit here: the app tells this module about its sessions through
-:func:`use_web_sessions` (pages/shared/uploads.py).
+:func:`use_web_sessions` (attnviz_app/app_pages/shared/uploads.py).
 
 - Each server process keeps its uploads in its own folder, ``UPLOAD_ROOT/server-PID``, claimed
   with a lock that dies with the process. A starting server deletes the folders of servers that

@@ -20,6 +20,8 @@ from attnviz.store.header import MAX_DEPTH, too_deep
 from attnviz.store.paths import (
     SUFFIX,
     ModelWarning,
+    absent_hint,
+    absent_models,
     checkout_dir,
     data_roots,
     hf_roots,
@@ -37,6 +39,8 @@ __all__ = [
     "STORES",
     "SUFFIX",
     "ModelWarning",
+    "absent_hint",
+    "absent_models",
     "as_stored",
     "catalog_entry",
     "check_output",

@@ -144,12 +144,16 @@ def list_models(viewer: str | None = None) -> list[dict]:
 
     ``viewer`` is the session asking (the app passes its session id): a model another session
     trained on an upload is left out. Without a viewer (the CLI) it is listed without its
-    example sentence and data path."""
+    example sentence and data path. A shipped model whose file is not there (an installed
+    package's Multi30k models: :func:`attnviz.store.paths.absent_models`) is not listed."""
     models = []
+    folder = pretrained_dir()
     for item in read_manifest():
+        if not (folder / item["file"]).is_file():
+            continue
         keys = ("name", "task", "score", "style", "example", "metrics", "parameters", "train_seconds")
         entry = {k: item.get(k) for k in keys}
-        models.append({**entry, "path": str(pretrained_dir() / item["file"]), "source": "pretrained", "owner": None})
+        models.append({**entry, "path": str(folder / item["file"]), "source": "pretrained", "owner": None})
     folder = models_dir()
     if folder.is_dir():
         for path, _ in _trained_files(folder):

@@ -4,7 +4,9 @@ Each folder comes from an environment variable when it is set, so an installed p
 checkout behave alike and nothing depends on the working directory:
 
 * ``ATTNVIZ_PRETRAINED``: the shipped models (``pretrained/`` with ``manifest.json`` and
-  ``recipes/``). Default: ``pretrained/`` of the checkout the package runs from.
+  ``recipes/``). Default: ``pretrained/`` of the checkout the package runs from, or for an
+  installed package its ``shipped-models/`` folder: the built-in tasks' models and the manifest of
+  every shipped model (the Multi30k models are not in the wheel; :func:`absent_models`).
 * ``ATTNVIZ_MODELS``: the models users train or copy in. Default: ``models/`` of the checkout,
   or ``$XDG_DATA_HOME/attnviz/models`` (``~/.local/share/attnviz/models``) for an installed
   package that runs outside a checkout.
@@ -25,6 +27,7 @@ from attnviz.store.header import clean_manifest
 
 SUFFIX = ".safetensors"  # every attnviz checkpoint
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
+PACKAGED_MODELS = PACKAGE_DIR / "shipped-models"  # in a checkout a link to pretrained/; in a wheel a copy of part of it
 
 
 def upload_root() -> Path:
@@ -54,11 +57,12 @@ def checkout_dir() -> Path | None:
 
 
 def pretrained_dir() -> Path:
-    """The shipped models' folder: ``$ATTNVIZ_PRETRAINED``, else the checkout's ``pretrained/``."""
+    """The shipped models' folder: ``$ATTNVIZ_PRETRAINED``, else the checkout's ``pretrained/``,
+    else the installed package's own (:data:`PACKAGED_MODELS`)."""
     if env := os.environ.get("ATTNVIZ_PRETRAINED"):
         return Path(env).expanduser().resolve()
     root = checkout_dir()
-    return (root or Path.cwd()) / "pretrained"
+    return root / "pretrained" if root is not None else PACKAGED_MODELS
 
 
 def models_dir() -> Path:
@@ -98,6 +102,27 @@ def read_manifest() -> list[dict]:
     for line in skipped:
         warnings.warn(line, ModelWarning, stacklevel=2)
     return kept
+
+
+def absent_models() -> list[dict]:
+    """The manifest's entries whose checkpoint is not in :func:`pretrained_dir`: for an installed
+    package the Multi30k models, which its wheel leaves out (over 100 MB). :func:`absent_hint`
+    says how to get them."""
+    folder = pretrained_dir()
+    return [entry for entry in read_manifest() if not (folder / entry["file"]).is_file()]
+
+
+def absent_hint(absent: list[dict]) -> str:
+    """One line for users: which shipped models are not here and how to get them (empty when none)."""
+    if not absent:
+        return ""
+    tasks = sorted({str(entry.get("task") or entry["name"]) for entry in absent})
+    size = sum(entry.get("size_bytes") or 0 for entry in absent) / 1e6
+    return (
+        f"{len(absent)} shipped models ({', '.join(tasks)}; {size:.0f} MB) are not installed here. To use "
+        "them, name a copy of the repository's pretrained/ folder: `attnviz app --models DIR` "
+        "(or ATTNVIZ_PRETRAINED=DIR)."
+    )
 
 
 def recipe_path(name: str) -> Path:

@@ -91,7 +91,7 @@ def test_merging_pieces_relabels_the_heatmap_and_keeps_rows_distributions(subwor
 
 def test_compare_merges_pieces_too(subword_app):
     at = start(explore_text=COMPOUND)
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("attnviz_app/app_pages/compare.py").run()
     assert not at.exception, at.exception
     assert len(at.multiselect(key="cmp_models").value) == 2
     at.toggle(key="cmp_merge").set_value(True).run()
@@ -113,7 +113,7 @@ def test_hiding_eos_is_labelled_and_renormalises_in_explore_and_compare(app_env)
     assert "<eos> hidden" in title(fig).replace("&lt;", "<").replace("&gt;", ">")
     rows = z_of(fig).sum(axis=1)
     assert np.all((np.abs(rows - 1) < 1e-5) | (rows == 0))
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("attnviz_app/app_pages/compare.py").run()
     assert not at.exception, at.exception
     at.radio(key="cmp_target_of_free").set_value("reference").run()  # the tiny models may translate to nothing
     at.text_input(key="cmp_reference").input(REFERENCE).run()

@@ -19,8 +19,8 @@ from streamlit.testing.v1 import AppTest
 from attnviz.server import checkpoints, uploads
 from attnviz.store import catalog
 from attnviz.training.recipes import Recipe, run_recipe
-from pages.explore import sidebar
-from pages.shared import common
+from attnviz_app.app_pages.explore import sidebar
+from attnviz_app.app_pages.shared import common
 from tests.support.jobs import tiny_recipe
 from tests.support.paths import APP
 
@@ -70,17 +70,20 @@ def test_an_uploaded_checkpoint_opens_in_explore_and_every_page_of_its_session(f
     assert (at.selectbox(key=sidebar.SCORE_KEY).value, at.session_state[sidebar.STYLE_KEY]) == ("additive", "bahdanau")
     assert any(" · mine:" in m.value for m in at.markdown)  # its translation line names it
     assert at.file_uploader(key="ckpt_upload_1") is not None  # a fresh uploader for the next file
-    for page, key in (("pages/compare.py", "cmp_models"), ("pages/evaluate.py", "eval_models")):
+    for page, key in (
+        ("attnviz_app/app_pages/compare.py", "cmp_models"),
+        ("attnviz_app/app_pages/evaluate.py", "eval_models"),
+    ):
         at.switch_page(page).run()
         assert not at.exception, at.exception
         assert "mine" in [o.split(" · ")[0] for o in at.multiselect(key=key).options], page
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("attnviz_app/app_pages/compare.py").run()
     at.multiselect(key="cmp_models").set_value(["mine", "toyfr-general-luong"]).run()
     assert not at.exception and at.get("plotly_chart"), at.exception
-    at.switch_page("pages/learn.py").run()
+    at.switch_page("attnviz_app/app_pages/learn.py").run()
     at.selectbox(key="learn_model").set_value("mine").run()
     assert not at.exception, at.exception
-    at.switch_page("pages/evaluate.py").run()
+    at.switch_page("attnviz_app/app_pages/evaluate.py").run()
     at.multiselect(key="eval_models").set_value(["mine"])
     at.number_input(key="eval_n").set_value(10)
     at.button(key="eval_go").click().run()
@@ -99,7 +102,7 @@ def test_another_session_neither_lists_nor_loads_the_upload(fresh, monkeypatch):
     assert not other.exception, other.exception
     assert all(entry["path"] not in box.options for box in other.selectbox)  # no checkpoint picker offers it
     assert not any(" · mine:" in m.value for m in other.markdown)
-    other.switch_page("pages/compare.py").run()
+    other.switch_page("attnviz_app/app_pages/compare.py").run()
     assert "mine" not in [o.split(" · ")[0] for o in other.multiselect(key="cmp_models").options]
     with pytest.raises(Exception, match="not this session's"):  # a path learnt some other way loads nothing
         common.load_model(entry["path"], Path(entry["path"]).stat().st_mtime)

@@ -5,7 +5,9 @@ import ast
 import os
 from pathlib import Path
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
+from attnviz_app import APP_DIR
+
+APP = Path(__file__).resolve().parents[2] / "attnviz_app" / "frame.py"  # the frame both entry files run
 
 
 def test_page_icon_is_a_local_file_or_none():
@@ -18,5 +20,6 @@ def test_page_icon_is_a_local_file_or_none():
     if isinstance(icon, ast.Name):  # a module-level constant: evaluate what it is assigned
         (assign,) = [n for n in tree.body if isinstance(n, ast.Assign) and icon.id in [t.id for t in n.targets]]
         icon = assign.value
-    value = eval(compile(ast.Expression(icon), str(APP), "eval"), {"os": os, "Path": Path, "__file__": str(APP)})
+    names = {"os": os, "Path": Path, "APP_DIR": APP_DIR, "__file__": str(APP)}
+    value = eval(compile(ast.Expression(icon), str(APP), "eval"), names)
     assert Path(value).is_file() and Path(value).suffix == ".png", value

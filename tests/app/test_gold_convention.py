@@ -1,4 +1,4 @@
-"""The one gold-convention widget (pages/shared/gold_convention.py) as a page calls it: auto-detect's
+"""The one gold-convention widget (attnviz_app/app_pages/shared/gold_convention.py) as a page calls it: auto-detect's
 finding in a caption, the chosen format and base returned as parse_gold takes them, and a file that
 contradicts the chosen convention read into one clear message."""
 
@@ -19,8 +19,8 @@ def _script():
 
     from attnviz.errors import AttnvizError
     from attnviz.links import parse_gold
-    from pages.shared.common import escape_markdown
-    from pages.shared.gold_convention import gold_convention
+    from attnviz_app.app_pages.shared.common import escape_markdown
+    from attnviz_app.app_pages.shared.gold_convention import gold_convention
 
     lines, lengths = st.session_state["lines"], st.session_state["lengths"]
 

@@ -52,9 +52,9 @@ def models_dir(tmp_path_factory):
 
 
 def page(name: str) -> AppTest:
-    """The app opened on page ``name`` (a file under pages/), through app.py's navigation."""
+    """The app opened on page ``name`` (a file under attnviz_app/app_pages/), through app.py's navigation."""
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page(f"pages/{name}").run()
+    at.switch_page(f"attnviz_app/app_pages/{name}").run()
     assert not at.exception, at.exception
     return at
 
@@ -166,8 +166,8 @@ def test_train_name_follows_score_and_style_is_never_blank_and_the_form_survives
     at.text_input(key="train_name").set_value("").run()
     assert at.text_input(key="train_name").value == "toy-fr-dot-luong"  # a blank name gets the default back
     at.number_input(key="train_epochs").set_value(7).run()
-    at.switch_page("pages/explore/explore.py").run()
-    at.switch_page("pages/train/train.py").run()
+    at.switch_page("attnviz_app/app_pages/explore/explore.py").run()
+    at.switch_page("attnviz_app/app_pages/train/train.py").run()
     assert at.selectbox(key="train_score").value == "dot" and at.radio(key="train_style").value == "luong"
     assert at.number_input(key="train_epochs").value == 7 and at.text_input(key="train_name").value.endswith("-luong")
 
@@ -286,7 +286,7 @@ def test_compare_offers_the_pairs_of_this_sessions_upload(tmp_path):
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state["upload_spec"] = (f"{table}?src=en&tgt=fr", "mine.csv")
     at.run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("attnviz_app/app_pages/compare.py").run()
     assert not at.exception
     at.toggle(key="cmp_use_upload").set_value(True).run()
     assert not at.exception
@@ -323,10 +323,13 @@ def shown_text(at: AppTest) -> str:
 def test_no_page_lists_a_model_another_session_trained_on_its_upload(private_models):
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception, at.exception
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("attnviz_app/app_pages/compare.py").run()
     assert not at.exception, at.exception
     assert "private" not in [o.split(" · ")[0] for o in at.multiselect(key="cmp_models").options]
-    for page, key in (("pages/evaluate.py", "eval_models"), ("pages/learn.py", "learn_model")):
+    for page, key in (
+        ("attnviz_app/app_pages/evaluate.py", "eval_models"),
+        ("attnviz_app/app_pages/learn.py", "learn_model"),
+    ):
         at.switch_page(page).run()
         assert not at.exception, at.exception
         widget = at.multiselect(key=key) if key == "eval_models" else at.selectbox(key=key)
@@ -350,7 +353,7 @@ def stranded_models(app_models_dir, tmp_path, monkeypatch):
 
 def test_the_train_page_offers_unfinished_runs_and_keeps_or_discards_them(stranded_models):
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/train/train.py").run()
+    at.switch_page("attnviz_app/app_pages/train/train.py").run()
     assert not at.exception, at.exception
     assert any("2 unfinished training(s)" in e.label for e in at.expander)
     assert any("1 of 3 epochs done" in m.value for m in at.markdown)

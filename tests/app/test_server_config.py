@@ -17,7 +17,7 @@ def test_uploads_are_limited_xsrf_is_on_and_error_details_are_hidden():
 
 def test_pages_and_app_import_no_torch():
     root = CONFIG.parents[1]
-    for path in [root / "app.py", *sorted((root / "pages").rglob("*.py"))]:
+    for path in [root / "app.py", *sorted((root / "attnviz_app").rglob("*.py"))]:
         text = path.read_text(encoding="utf-8")
         assert "import torch" not in text and "from torch" not in text, path
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pages.shared.shutdown import clean_on_signals
+from attnviz_app.app_pages.shared.shutdown import clean_on_signals
 from tests.support.browser import free_port, wait_healthy
 from tests.support.paths import ROOT
 

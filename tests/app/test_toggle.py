@@ -95,11 +95,11 @@ def test_state_survives_a_page_change_and_lives_in_the_url(app_env):
     at.text_input(key="explore_text").set_value(TEXT).run()
     at.segmented_control(key="explore_style").set_value("both").run()
     assert at.query_params["text"] in (TEXT, [TEXT]) and at.query_params["style"] in ("both", ["both"])
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("attnviz_app/app_pages/compare.py").run()
     assert not at.exception
     assert at.multiselect(key="cmp_models").value == ["toyfr-general-bahdanau", "toyfr-general-luong"]
     assert at.text_input(key="cmp_sentence").value == TEXT  # Compare opens on Explore's model and sentence
-    at.switch_page("app.py").run()
+    at.switch_page("attnviz_app/app_pages/explore/explore.py").run()
     assert at.text_input(key="explore_text").value == TEXT
     assert at.segmented_control(key="explore_style").value == "both"
 

@@ -96,7 +96,7 @@ def test_a_model_without_history_says_so_and_offers_to_retrain_it(no_history):
 def test_the_train_form_suggests_a_free_name_and_shows_it(no_history):
     shutil.copy(no_history / "toyfr-general-luong.safetensors", no_history / "toy-fr-additive-luong.safetensors")
     at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page("pages/train/train.py").run()
+    at.switch_page("attnviz_app/app_pages/train/train.py").run()
     assert not at.exception
     assert at.text_input(key="train_name").value == "toy-fr-additive-luong-2"
     at.text_input(key="train_name").set_value("toyfr general luong").run()

@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz.data import corpora
 from attnviz.server import uploads
 from attnviz.store import files
-from pages.shared import data_ui
+from attnviz_app.app_pages.shared import data_ui
 from tests.support.paths import APP
 from tests.support.tables import PAIRS, ROWS
 
@@ -49,7 +49,7 @@ def fresh(tmp_path, monkeypatch) -> Path:
 def data_page(upload: tuple[str, str] | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
-    at.switch_page("pages/data.py").run()
+    at.switch_page("attnviz_app/app_pages/data.py").run()
     at.radio(key="data_kind").set_value("Uploaded file").run()
     if upload:
         return send(at, *upload)
@@ -125,7 +125,7 @@ def test_a_training_started_on_the_train_page_keeps_its_upload_after_the_session
 
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
-    at.switch_page("pages/train/train.py").run()
+    at.switch_page("attnviz_app/app_pages/train/train.py").run()
     at.radio(key="train_kind").set_value("Uploaded file").run()
     at.file_uploader(key="train_upload").set_value(("pairs.csv", ROWS.encode(), "text/csv")).run()
     at.number_input(key="train_epochs").set_value(50).run()
@@ -188,7 +188,7 @@ def test_upload_corpora_are_cached_per_session_at_most_two(fresh, monkeypatch):
     monkeypatch.setattr(data_ui, "load_corpus", counting)
 
     def script(paths: list[str]) -> None:
-        from pages.shared.data_ui import cached_corpus
+        from attnviz_app.app_pages.shared.data_ui import cached_corpus
 
         for path in paths:
             cached_corpus(f"{path}?src=en&tgt=fr")
@@ -286,8 +286,8 @@ def test_the_data_page_shows_an_uploaded_files_name_literally(monkeypatch):
     [warning] = [w.value for w in at.warning]
     assert "only its first 40 rows are used" in warning and shown_literally(warning)
 
-    at.switch_page("pages/learn.py").run()
-    at.switch_page("pages/data.py").run()  # the uploader is empty: the page says which upload it uses
+    at.switch_page("attnviz_app/app_pages/learn.py").run()
+    at.switch_page("attnviz_app/app_pages/data.py").run()  # the uploader is empty: the page says which upload it uses
     assert not at.exception
     assert any("uploaded earlier in this session" in c.value and shown_literally(c.value) for c in at.caption)
 

@@ -11,7 +11,7 @@ import shutil
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages.shared import state
+from attnviz_app.app_pages.shared import state
 from tests.support.app import TEXT, start
 from tests.support.paths import APP
 
@@ -60,7 +60,7 @@ def test_a_link_restores_the_checkpoint_and_the_display_toggles(twin_env):
 
 
 def test_streamlit_says_when_back_or_forward_started_a_run():
-    """pages.shared.state reads this flag of the pinned Streamlit's script-run context."""
+    """attnviz_app.app_pages.shared.state reads this flag of the pinned Streamlit's script-run context."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 
     assert "is_history_navigation" in ScriptRunContext.__dataclass_fields__
@@ -150,7 +150,7 @@ def test_the_weights_caption_tells_each_score_s_row_sums(app_env):
 def test_learn_s_closing_caption_follows_the_example(app_env, score, said, unsaid):
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.session_state["learn_worked_score"] = score
-    at.switch_page("pages/learn.py").run()
+    at.switch_page("attnviz_app/app_pages/learn.py").run()
     assert not at.exception
     closing = next(c.value for c in at.caption if c.value.startswith(("Key ", "Keys ")))
     assert said in closing and unsaid not in closing

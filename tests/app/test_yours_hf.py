@@ -25,7 +25,7 @@ def folder(tmp_path_factory):
 
 def page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
-    at.switch_page("pages/yours/yours.py").run()
+    at.switch_page("attnviz_app/app_pages/yours/yours.py").run()
     return at
 
 

@@ -15,7 +15,7 @@ def plain(markdown: str) -> str:
 
 
 def _script():
-    from pages.yours import panel
+    from attnviz_app.app_pages.yours import panel
     from tests.support.alignments import make_alignment
 
     source, target = ["the", "black", "cat", "."], ["le", "chat", "noir", "."]
@@ -23,7 +23,7 @@ def _script():
 
 
 def _empty():
-    from pages.yours import panel
+    from attnviz_app.app_pages.yours import panel
 
     panel.show_alignments({}, "t")
 

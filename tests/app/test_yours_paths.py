@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.server import server_folder
 from attnviz.store import hf_roots
+from attnviz_app import page_file
 from tests.support.hf_models import SOURCE, marian_folder
 from tests.support.paths import APP
 
@@ -27,7 +28,7 @@ def hf_folders(tmp_path_factory, monkeypatch):
 
 def page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
-    at.switch_page("pages/yours/yours.py").run()
+    at.switch_page(page_file("yours/yours.py")).run()
     at.segmented_control(key="yours_hf_how").set_value("Upload a zip").run()
     return at
 

@@ -17,7 +17,7 @@ from tests.support.paths import APP
 
 def attention_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/yours/yours.py").run()
+    at.switch_page("attnviz_app/app_pages/yours/yours.py").run()
     at.segmented_control(key="yours_source").set_value("Attention file").run()
     assert not at.exception, at.exception
     return at
@@ -47,7 +47,7 @@ def test_a_malformed_attention_file_gets_one_message():
 def joey_page(tmp_path) -> tuple[AppTest, dict[str, bytes]]:
     folder = write_joey_folder(tmp_path / "my_rnn")
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/yours/yours.py").run()
+    at.switch_page("attnviz_app/app_pages/yours/yours.py").run()
     at.segmented_control(key="yours_source").set_value("JoeyNMT checkpoint").run()
     at.radio(key="yours_joey_kind").set_value("Its files one by one").run()
     assert not at.exception, at.exception

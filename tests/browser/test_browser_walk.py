@@ -214,8 +214,9 @@ def test_a_click_outlines_its_cell_on_both_maps_at_once(server):
 
 def test_a_first_visit_to_a_page_url_opens_it_inside_the_app(server):
     """A fresh server's first visitor following a link to /evaluate (or reloading it after a
-    restart) gets the page inside the app, with its navigation, not Streamlit's pages/-folder
-    fallback, which ran pages/evaluate.py without app.py and listed no Train page."""
+    restart) gets the page inside the app, with its navigation: no folder named pages/ lies beside
+    the entry file, which Streamlit would route on its own (each page without app.py's frame, and no
+    Train page in its list) until a session first called st.navigation."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -17,7 +17,11 @@ from typing import NamedTuple
 from tests.support.paths import ROOT
 
 LIBRARY = ROOT / "attnviz"
-APP = ("app", "pages")  # the Streamlit entry file and its pages: they import the library, never the reverse
+APP = (
+    "app",
+    "pages",
+    "attnviz_app",
+)  # the Streamlit entry file and its pages: they import the library, never the reverse
 # Lowest first. A module may import its own subpackage and any lower layer, never a higher one.
 LAYERS = (
     ("errors",),
@@ -130,7 +134,7 @@ def upward(own: str, found: Iterable[Import]) -> list[str]:
 
 
 def app_imports(found: Iterable[Import]) -> list[str]:
-    """The imports in ``found`` of the Streamlit app: ``app.py`` or ``pages/``."""
+    """The imports in ``found`` of the Streamlit app: ``app.py`` or ``attnviz_app/``."""
     return [
         f"line {imp.line}: {target} is the Streamlit app; move what the library needs into attnviz"
         for imp in found

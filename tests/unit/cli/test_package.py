@@ -14,7 +14,8 @@ from pathlib import Path
 
 import attnviz.cli
 from attnviz.cli.main import COMMANDS, build_parser
-from attnviz.store import models_dir, pretrained_dir, read_manifest
+from attnviz.store import absent_hint, absent_models, list_models, models_dir, pretrained_dir, read_manifest
+from tests.support.cli import run
 
 ROOT = Path(__file__).resolve().parents[3]
 HELPERS = {"main", "options", "adapting"}  # cli modules that are not commands: the table, shared argparse pieces
@@ -40,10 +41,48 @@ def test_console_script_is_declared_and_points_at_main():
     assert build_parser().prog == "attnviz"
 
 
-def test_packages_found_are_attnviz_only():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert project["tool"]["setuptools"]["packages"]["find"]["include"] == ["attnviz*"]
-    assert project["build-system"]["build-backend"] == "setuptools.build_meta"
+def test_the_wheel_holds_the_library_the_app_and_the_built_in_tasks_models():
+    """What pyproject.toml puts in the wheel: the two packages and exactly the data files it names
+    (.ci/wheel_check.py builds the wheel and lists it)."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert setuptools["packages"]["find"]["include"] == ["attnviz", "attnviz.*", "attnviz_app", "attnviz_app.*"]
+    assert setuptools["packages"]["find"]["namespaces"] is False and setuptools["include-package-data"] is False
+    assert (ROOT / "attnviz" / "shipped-models").resolve() == ROOT / "pretrained"
+    assert (ROOT / "attnviz_app" / ".streamlit" / "config.toml").resolve() == ROOT / ".streamlit" / "config.toml"
+    data = [ROOT / "attnviz" / p for p in setuptools["package-data"]["attnviz"]]
+    files = {f.name for pattern in data for f in pattern.parent.glob(pattern.name)}
+    shipped = {m["file"] for m in read_manifest()}
+    built_in = {f for f in shipped if f.startswith(("dates-", "toy-fr-"))}
+    assert built_in and built_in | {"manifest.json"} <= files
+    assert not [f for f in files if f.startswith("multi30k")]
+    assert {f"{Path(f).stem}.json" for f in built_in} <= files  # their recipes
+
+
+def test_an_installed_package_reads_the_models_it_holds(monkeypatch):
+    monkeypatch.delenv("ATTNVIZ_PRETRAINED", raising=False)
+    monkeypatch.setattr("attnviz.store.paths.checkout_dir", lambda: None)
+    assert pretrained_dir() == ROOT / "attnviz" / "shipped-models"
+
+
+def test_shipped_models_missing_from_the_folder_are_left_out_and_the_way_to_get_them_said(
+    capsys, tmp_path, monkeypatch
+):
+    manifest = json.loads((ROOT / "pretrained" / "manifest.json").read_text())["models"]
+    entries = [m for m in manifest if m["name"] in ("toy-fr-dot-luong", "multi30k-en-fr-dot-luong")]
+    (tmp_path / "manifest.json").write_text(json.dumps({"models": entries}), encoding="utf-8")
+    (tmp_path / "toy-fr-dot-luong.safetensors").write_bytes(
+        (ROOT / "pretrained" / "toy-fr-dot-luong.safetensors").read_bytes()
+    )
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path))
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "mine"))
+    assert [m["name"] for m in list_models()] == ["toy-fr-dot-luong"]
+    assert [m["name"] for m in absent_models()] == ["multi30k-en-fr-dot-luong"]
+    hint = absent_hint(absent_models())
+    assert hint.startswith("1 shipped models (multi30k-en-fr;") and "attnviz app --models DIR" in hint
+    assert absent_hint([]) == ""
+    code, out, err = run(capsys, "list")
+    assert code == 0 and "toy-fr-dot-luong" in out and "multi30k" not in out
+    assert err == f"attnviz list: note: {hint}\n"
 
 
 def test_every_cli_module_is_a_registered_command():

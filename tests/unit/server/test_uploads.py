@@ -99,7 +99,7 @@ def test_a_training_on_a_file_that_is_no_upload_holds_nothing(tmp_path):
 def test_importing_the_apps_uploads_module_plugs_streamlits_sessions_in():
     from streamlit import config
 
-    from pages.shared.uploads import STREAMLIT_SESSIONS
+    from attnviz_app.app_pages.shared.uploads import STREAMLIT_SESSIONS
 
     assert uploads._web is STREAMLIT_SESSIONS
     assert uploads.reconnect_window() == float(config.get_option("server.disconnectedSessionTTL"))

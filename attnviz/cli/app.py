@@ -1,0 +1,80 @@
+"""``attnviz app``: start the Streamlit app of the installed package (``streamlit run`` on its
+entry file, ``attnviz_app/app.py``, whose server settings lie beside it in ``.streamlit/``).
+
+The package holds the built-in tasks' models; ``--models DIR`` (or ``ATTNVIZ_PRETRAINED``) names
+a folder of shipped models with its manifest, such as the repository's ``pretrained/``, which has
+the Multi30k ones too. The library imports no Streamlit: this command only starts it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from attnviz.cli.options import int_in
+from attnviz.errors import ConfigError
+
+HELP = "start the Streamlit app (all its pages) in a local web server"
+APP_PACKAGE = "attnviz_app"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``attnviz app``."""
+    p.add_argument(
+        "--models",
+        metavar="DIR",
+        type=Path,
+        help="the shipped models' folder, with its manifest.json: a copy of the repository's pretrained/ has the "
+        "Multi30k models, which the package leaves out (default: $ATTNVIZ_PRETRAINED, else the package's "
+        "built-in tasks' models)",
+    )
+    p.add_argument("--port", type=int_in(1, 65535), default=8501, help="port to serve on (default: 8501)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 serves the network)",
+    )
+    p.add_argument("--browser", action="store_true", help="open a browser tab on the app once it serves")
+
+
+def entry_file() -> Path:
+    """The app's entry file in the installed ``attnviz_app`` package (found without importing it)."""
+    spec = importlib.util.find_spec(APP_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(
+            f"the {APP_PACKAGE} package is not installed; install attnviz with its app: pip install 'attnviz[app]'"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "app.py"
+
+
+def streamlit_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment that serve the app as ``args`` ask."""
+    if importlib.util.find_spec("streamlit") is None:
+        raise ConfigError("the app needs Streamlit: pip install 'attnviz[app]' (or pip install -r requirements.txt)")
+    env = dict(os.environ)
+    if args.models is not None:
+        folder = args.models.expanduser().resolve()
+        if not (folder / "manifest.json").is_file():
+            raise ConfigError(
+                f"{folder} has no manifest.json: --models names a shipped models' folder, such as a "
+                "copy of the repository's pretrained/"
+            )
+        env["ATTNVIZ_PRETRAINED"] = str(folder)
+    headless = "false" if args.browser else "true"
+    command = [sys.executable, "-m", "streamlit", "run", str(entry_file()), "--server.port", str(args.port)]
+    command += ["--server.address", args.host, "--server.headless", headless]
+    return command, env
+
+
+def run(args: argparse.Namespace) -> int:
+    command, env = streamlit_command(args)
+    print(f"attnviz app: serving on http://{args.host}:{args.port} (Ctrl+C stops it)", file=sys.stderr)
+    if os.name == "posix":  # the server takes this process over: a signal to it reaches Streamlit itself
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, command, env)
+    return subprocess.call(command, env=env)

@@ -1,0 +1,147 @@
+"""Compare: one sentence through two or more models, on one target and one colour scale."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from attnviz.errors import InputError
+from attnviz.evaluation import aer_rows
+from attnviz.links import common_steps, for_reading
+from attnviz.plots import (
+    align_tops,
+    difference_heatmap,
+    entropy_plot,
+    explore_heatmap,
+    file_stem,
+    gold_heatmap,
+    js_plot,
+    plot_config,
+    shared_range,
+)
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, user_errors
+from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
+from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
+from attnviz_app.app_pages.shared.model_ui import model_meta, pick_models, test_pairs
+from attnviz_app.app_pages.shared.paper_ui import paper_download
+from attnviz_app.app_pages.shared.reading_ui import merge_toggle
+
+PER_ROW, PANEL_PX = 2, 390  # a wrapping grid: 2 maps a row, in columns of 394 px at 1280 px
+
+st.title("Compare attention")
+models = require_models()
+with st.sidebar:
+    chosen = pick_models(models, key="cmp_models")
+    values = st.radio("Show", ["weights", "scores"], key="cmp_values", persist_state="session", horizontal=True,
+                      format_func=lambda v: {"weights": "weights a_t(s)", "scores": "raw scores"}[v])  # fmt: skip
+    hide_eos = st.toggle("Hide <eos> and renormalise", key="cmp_eos", persist_state="session")
+    merge = merge_toggle("cmp_merge", [m["path"] for m in chosen])
+if len(chosen) < 2:
+    st.info("Pick at least two models in the sidebar to compare them.")
+    st.stop()
+with user_errors():
+    translators = {m["name"]: get_model(m) for m in chosen}
+first = translators[chosen[0]["name"]]
+tasks = {m["task"] for m in chosen}
+if len(tasks) > 1:
+    st.warning(f"These models come from different tasks ({escape_markdown(', '.join(map(str, tasks)))}); they may "
+               "read the sentence differently. Pick models of one task for step-by-step comparisons.")  # fmt: skip
+
+pairs = test_pairs(model_meta(first), limit=200)
+pair = None
+if pairs and st.toggle("Pick a test pair (shows the gold alignment and AER)", key="cmp_use_pair"):
+    index = st.number_input("Test pair", 0, len(pairs) - 1, 0, key="cmp_pair")
+    pair = pairs[int(index)]
+with user_errors():
+    upload = uploaded_pairs()
+if pair is None and upload and upload[0]:
+    own, file_name = upload
+    if st.toggle(f"Pick a pair from your upload ({escape_markdown(file_name)})", key="cmp_use_upload"):
+        index = st.number_input("Uploaded pair", 0, len(own) - 1, 0, key="cmp_upload_pair")
+        pair = own[int(index)]
+explored = st.session_state.get(EXPLORE_TEXT)
+if "cmp_sentence" not in st.session_state or st.session_state.get("cmp_sentence__from") != explored:
+    st.session_state["cmp_sentence"] = explored or model_meta(first).get("example") or ""
+    st.session_state["cmp_sentence__from"] = explored
+if pair:
+    sentence = pair.source
+    st.markdown(f"Source: **{escape_markdown(pair.source)}**")
+else:
+    sentence = st.text_input("Source sentence", key="cmp_sentence", persist_state="session", max_chars=1000)
+if not sentence.strip():
+    st.info("Type a sentence to compare the models on.")
+    st.stop()
+
+with st.spinner("Translating with every model…"), user_errors():
+    outputs = {name: tr.translate(sentence) for name, tr in translators.items()}
+st.dataframe(
+    pd.DataFrame({"model": list(outputs), "free translation": [translators[n].text_of(a) for n, a in outputs.items()]}),
+    key="cmp_outputs", hide_index=True,
+)  # fmt: skip
+
+options = ["reference", *outputs] if pair else [*outputs, "reference"]
+target_of = st.radio(
+    "Align every model on", options, key=f"cmp_target_of_{'pair' if pair else 'free'}", horizontal=True,
+    format_func=lambda o: "a reference" if o == "reference" else f"{escape_markdown(o)}'s output",
+)  # fmt: skip
+if target_of == "reference":
+    target = st.text_input("Reference translation", value=pair.target if pair else "", key="cmp_reference",
+                           max_chars=1000)  # fmt: skip
+    if not target.strip():
+        st.info("Type the reference translation to align every model on it.")
+        st.stop()
+else:
+    target = translators[target_of].text_of(outputs[target_of])
+    if not target.strip():
+        st.info(f"{escape_markdown(target_of)} translated the sentence to nothing; align on another model's output.")
+        st.stop()
+st.caption("Every model is forced through the same target with teacher forcing, so row t of each map is the same"
+           " token y_t and the rows can be compared step by step:")  # fmt: skip
+st.text(target)
+
+with st.spinner("Aligning…"), user_errors():
+    aligned = {name: tr.align(sentence, target) for name, tr in translators.items()}
+reading = {name: for_reading(al, hide_eos, merge) for name, al in aligned.items()}
+aligned = {name: r.alignment for name, r in reading.items()}
+zmin, zmax = shared_range(list(aligned.values()), values)
+names = list(aligned)
+for start in range(0, len(names), PER_ROW):
+    row = names[start : start + PER_ROW]
+    titles = [f"{name} ({reading[name].note})" if reading[name].note else name for name in row]
+    figs = align_tops([explore_heatmap(aligned[name], values, title, zmin, zmax, max_width=PANEL_PX)
+                       for name, title in zip(row, titles, strict=True)])  # fmt: skip
+    for col, name, fig in zip(st.columns(PER_ROW, gap="medium"), row, figs, strict=False):
+        col.plotly_chart(fig, key=f"cmp_heat_{start}_{name}", width="content", config=plot_config(f"compare-{name}"))
+rule = next((f"{r.rule} " for r in reading.values() if r.note), "")
+st.caption(escape_markdown(f"{rule}One colour scale for all models (weights: 0 to the largest weight; scores: "
+                           "symmetric around 0)."))  # fmt: skip
+lines = {m["name"]: f"{m.get('score', '?')} / {m.get('style', '?')}" for m in chosen}  # under each map's name
+paper_download(aligned, lines, sentence, values, file_stem("-".join(names), sentence, f"figure-{values}"), "cmp_paper",
+               rule.strip())  # fmt: skip
+
+col_a, col_b = st.columns(2)
+a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a")
+b_name = col_b.selectbox("minus model B", names, index=1, key="cmp_b")
+try:
+    a, b = common_steps(aligned[a_name], aligned[b_name])
+    st.plotly_chart(difference_heatmap(a, b, (a_name, b_name)), key="cmp_diff", config=plot_config("difference"))
+    st.caption("Red: A attends more than B; blue: less. Each row of both maps sums to 1, so each row sums to 0.")
+    left, right = st.columns(2)
+    left.plotly_chart(entropy_plot(aligned), key="cmp_entropy", config=plot_config("entropy"))
+    left.caption("Entropy H(a_t) = −Σ_s a_t(s) ln a_t(s): 0 when one source token takes all, ln n when uniform.")
+    right.plotly_chart(js_plot(a, b, (a_name, b_name)), key="cmp_js", config=plot_config("js"))
+    right.caption("Jensen-Shannon divergence of the two rows: 0 when equal, ln 2 when they share no source token.")
+except InputError as e:
+    st.info(f"Step-by-step views need one grid: {escape_markdown(str(e))}")
+
+if pair is not None and pair.sure is not None:
+    st.subheader("Gold alignment")
+    st.plotly_chart(
+        gold_heatmap(pair.source_tokens, pair.target_tokens, pair.sure, pair.possible), key="cmp_gold"
+    )  # fmt: skip
+    if target_of == "reference" and target.strip() == pair.target.strip():
+        st.dataframe(pd.DataFrame(aer_rows(aligned, pair)), key="cmp_aer", hide_index=True)
+        st.caption("AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), with A the argmax link of each target token "
+                   "(attention on <eos> counts as no link). 0 is perfect.")  # fmt: skip
+    else:
+        st.caption("AER compares links with the gold target's tokens: align on the test pair's reference to see it.")

@@ -1,0 +1,76 @@
+"""Data: browse a data set as a table, its summary and lengths, gold alignments, the toy-fr lexicon."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from attnviz.data import LEXICON, TASKS, pairs_frame, summarize
+from attnviz.plots import gold_heatmap, length_histogram, plot_config
+from attnviz_app.app_pages.shared.common import escape_markdown, user_errors
+from attnviz_app.app_pages.shared.data_ui import cached_corpus, pick_data
+
+st.title("Data")
+st.caption("The sentence pairs a model learns from. Built-in tasks come with gold alignments.")
+
+with st.sidebar:
+    picked = pick_data("data")
+    n_rows = st.number_input(
+        "Pairs per split (built-in tasks)", 10, 5000, 500, step=50, key="data_n", persist_state="session"
+    )
+if picked is None:
+    st.stop()
+spec, label = picked
+builtin = spec in TASKS
+sizes = (n_rows, n_rows, n_rows) if builtin else (None, None, None)
+with user_errors():
+    corpus = cached_corpus(spec, *sizes)
+
+summary = summarize(corpus)
+cols = st.columns(5)
+cols[0].metric("train pairs", summary["pairs"]["train"])
+cols[1].metric("valid pairs", summary["pairs"]["valid"])
+cols[2].metric("test pairs", summary["pairs"]["test"])
+cols[3].metric("source vocabulary", summary["source_vocab_size"])
+cols[4].metric("target vocabulary", summary["target_vocab_size"])
+for note in summary["notes"]:
+    st.caption(f"ℹ️ {escape_markdown(note)}")
+
+split = st.radio("Split", ["train", "valid", "test"], key="data_split", persist_state="session", horizontal=True)
+pairs = corpus.split(split)
+if not pairs:
+    st.info(f"The {split} split is empty.")
+    st.stop()
+frame = pairs_frame(pairs)
+st.dataframe(frame, key="data_table", width="stretch", height=320)
+st.caption(f"{len(frame)} pairs in {split}. Lengths count tokens ({corpus.source_tokenizer.to_dict()['kind']}).")
+
+left, right = st.columns(2)
+left.plotly_chart(length_histogram(frame, "source_len", "Source sentence length"), key="data_hist_src")
+right.plotly_chart(length_histogram(frame, "target_len", "Target sentence length"), key="data_hist_tgt")
+with st.expander("Length statistics per split"):
+    stats = {f"source {k}": v for k, v in summary["source_length"].items()}
+    stats |= {f"target {k}": v for k, v in summary["target_length"].items()}
+    st.dataframe(pd.DataFrame(stats).T, key="data_stats")
+
+if corpus.has_gold:
+    st.subheader("Gold alignment")
+    st.caption("Which source token each target token translates: the answer attention should find (links i-j).")
+    index = st.number_input("Pair number", 0, len(pairs) - 1, 0, key="data_pair")
+    pair = pairs[int(index)]
+    st.text(f"{pair.source}  →  {pair.target}")
+    with user_errors():
+        fig = gold_heatmap(pair.source_tokens, pair.target_tokens, pair.sure or [], pair.possible)
+    st.plotly_chart(fig, key="data_gold", config=plot_config("gold-alignment"))
+
+if spec == "toy-fr":
+    st.subheader("The toy-fr lexicon")
+    st.caption("Every word the toy language knows: type your own sentences with them on the Explore page.")
+    query = st.text_input("Search (English or French)", key="data_lexicon_q", max_chars=50)
+    lexicon = pd.DataFrame(LEXICON)
+    if query.strip():
+        q = query.strip().lower()
+        lexicon = lexicon[
+            lexicon["english"].str.contains(q, regex=False) | lexicon["french"].str.contains(q, regex=False)
+        ]
+    st.dataframe(lexicon, key="data_lexicon", width="stretch", hide_index=True)

@@ -1,0 +1,119 @@
+"""Evaluate: a leaderboard of models (BLEU, exact match, AER, entropy) as a table and charts."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from attnviz.devices import available_devices
+from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_checkpoints, leaderboard_records
+from attnviz.plots import csv_text, metric_scatter, plot_config
+from attnviz_app.app_pages.shared.common import absent_models_note, app_model_roots, escape_markdown, require_models
+from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
+
+COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer", "entropy"]
+NOT_APPLICABLE = "–"
+
+st.title("Evaluate")
+st.caption(
+    "BLEU: sacreBLEU on detokenized outputs against the raw references, case-insensitive (0-100). "
+    "Exact match: share of outputs equal to the reference. AER: alignment error rate of the argmax attention "
+    "against gold links, forced on the reference (lower is better; tasks with gold links only). Entropy: mean "
+    "attention entropy per step (nats). – : does not apply (no gold links, or not measured)."
+)
+models = require_models()
+
+
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """Numbers to 3 decimals (integers as they are) and – where a metric does not apply: the
+    browser's table shows a missing value as "None" whatever pandas' styling says."""
+
+    def cell(v: object) -> object:
+        if v is None or (isinstance(v, float) and pd.isna(v)):
+            return NOT_APPLICABLE
+        if isinstance(v, float):
+            return f"{v:,.3f}"
+        return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else v
+
+    return frame.astype(object).map(cell)
+
+
+def leaderboard(rows: list[dict], key: str, columns: list[str]) -> None:
+    """The table (– where a metric does not apply), its CSV, and BLEU against AER and entropy."""
+    frame = pd.DataFrame(rows, columns=columns).sort_values("bleu", ascending=False, na_position="last")
+    st.dataframe(readable(frame), key=key, hide_index=True, width="stretch")
+    st.download_button("Download CSV", csv_text(frame), file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv")
+    left, right = st.columns(2)
+    left.plotly_chart(metric_scatter(rows, "aer"), key=f"{key}_aer", config=plot_config(f"{key}-aer"))
+    right.plotly_chart(metric_scatter(rows, "entropy"), key=f"{key}_entropy", config=plot_config(f"{key}-entropy"))
+
+
+st.subheader("Stored results")
+st.caption(
+    "Measured when each model was trained, on its task's full test split with the beam width shown ('valid BLEU': "
+    "the validation split). For the shipped models this is the table in docs/models.md. Click a header to sort."
+)
+absent_models_note()
+leaderboard(leaderboard_records(models), "leaderboard_stored", list(LEADERBOARD_KEYS))
+
+st.subheader("Does attention explain? Attention against gradient attributions")
+rows = attribution_records()
+if not rows:
+    st.info("Not measured yet: run `python benchmarks/attribution_aer.py` (a few minutes per model).")
+else:
+    frame = pd.DataFrame(rows)
+    st.dataframe(readable(frame), key="eval_attribution", hide_index=True)
+    st.caption(
+        f"AER against the gold links of the first {rows[0]['pairs']} test pairs of each built-in task, forced on the "
+        "reference, the argmax source token of each target token: for attention, integrated gradients (ig, 32 "
+        "steps, zero-embedding baseline), gradient × input (gxi) and occlusion. Spearman and top-1: each method's "
+        "mean per-step agreement with attention. Measured by benchmarks/attribution_aer.py; what it shows is in "
+        "docs/results.md. Explore's Attribution view shows them for one sentence."
+    )
+
+st.subheader("Measure now")
+by_name = {m["name"]: m for m in models}
+if "eval_models" not in st.session_state:
+    explored = [n for n in st.session_state.get(EXPLORE_MODELS) or [] if n in by_name]
+    task = by_name[explored[0]]["task"] if explored else models[0]["task"]
+    st.session_state["eval_models"] = [m["name"] for m in models if m["task"] == task][:6]
+with st.form("eval_form"):
+    chosen = st.multiselect(
+        "Models", list(by_name), key="eval_models", persist_state="session",
+        help="Each model is measured on its own task's split, rebuilt as it was trained.",
+    )  # fmt: skip
+    c1, c2, c3, c4 = st.columns(4)
+    split = c1.selectbox("Split", ["test", "valid"], key="eval_split", persist_state="session")
+    n = c2.number_input("Pairs per model", 10, 2000, 50, step=10, key="eval_n", persist_state="session")
+    beam = c3.number_input("Beam width", 1, 10, 1, key="eval_beam", persist_state="session")
+    devices = available_devices()  # the CPU first, then each GPU
+    device = c4.selectbox(
+        "Device", devices, index=1 if len(devices) > 1 else 0, key="eval_device", persist_state="session",
+        disabled=len(devices) == 1,
+        help="Where the models are loaded and measured: the first GPU when this server has one.",
+    )  # fmt: skip
+    submitted = st.form_submit_button("Evaluate the chosen models", key="eval_go")
+if submitted:
+    if not chosen:
+        st.warning("Choose at least one model.")
+    else:
+        with st.status(f"Evaluating {len(chosen)} model(s) on {int(n)} pairs each…", expanded=True) as status:
+            bar = st.progress(0.0)
+
+            def done(k: int, name: str) -> None:
+                bar.progress((k + 1) / len(chosen), text=f"{k + 1}/{len(chosen)}: {name}")
+
+            paths = [by_name[name]["path"] for name in chosen]
+            result = evaluate_checkpoints(paths, split=split, n=int(n), beam_size=int(beam),
+                                          roots=app_model_roots(), on_done=done, device=device)  # fmt: skip
+            status.update(label=f"Evaluated {len(result.rows)} of {len(chosen)} model(s)", state="complete")
+        for err in result.errors:
+            st.warning(f"{escape_markdown(str(err['model']))}: {escape_markdown(err['error'])}")
+        by_path = {m["path"]: m for m in models}
+        st.session_state["eval_rows"] = [
+            {**{k: by_path.get(r["model"], {}).get(k) for k in ("task", "score", "style")},
+             **{c: r.get(c) for c in COLUMNS[4:]}, "model": by_path.get(r["model"], {}).get("name", r["model"])}
+            for r in result.rows
+        ]  # fmt: skip
+if st.session_state.get("eval_rows"):
+    leaderboard(st.session_state["eval_rows"], "leaderboard_sample", COLUMNS)

@@ -1,0 +1,161 @@
+"""Explore's Alignment view: word links extracted from attention beside eflomal's for this sentence,
+both scored against gold links (attnviz_app/app_pages/explore/gold.py), or a sentence's markup carried along them
+(attnviz_app/app_pages/explore/markup.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from attnviz.data import to_pharaoh
+from attnviz.errors import AttnvizError
+from attnviz.links import DIRECTIONAL, agreement, reverse_entry
+from attnviz.plots import align_tops, links_figure, share_scales
+from attnviz_app.app_pages.explore.gold import gold_view
+from attnviz_app.app_pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
+from attnviz_app.app_pages.explore.markup import markup_view
+from attnviz_app.app_pages.explore.screen import page_width
+from attnviz_app.app_pages.explore.views import chart, columns, file_name, panel_width
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
+
+PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
+    "explore_align_part", "explore_align_method", "explore_align_threshold", "explore_align_reference",
+)  # fmt: skip
+STACK_WORDS = 14  # a longer sentence's link maps go one under the other in Both
+SIDE_CONTROLS_PX = 960  # a narrower page puts the six methods of a task with a reverse model under the parts
+PARTS = {"sentence": "This sentence", "gold": "Scored against gold links", "markup": "Markup carried along"}
+SYMMETRIC = ("intersection", "union", "grow-diag-final")  # the ones offered; the CLI has all of extract.SYMMETRIC
+METHOD_HELP = (
+    "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
+    "reaches the threshold. dtw: Whisper's recipe, the cheapest monotonic path through the standardised attention "
+    "by dynamic time warping (every word linked, no reordering). intersection, union, grow-diag-final: this model's "
+    "argmax links combined with those of the reverse model (target to source), as phrase-based systems symmetrise "
+    "word aligners; offered when the task's reverse model is there."
+)
+
+
+def pick_method(entry: dict, models: list[dict], where) -> Method:
+    """The extraction method (symmetric ones only with a reverse model) in ``where``, and the threshold."""
+    reverse = reverse_entry(models, entry)
+    methods = list(DIRECTIONAL) + (list(SYMMETRIC) if reverse else [])
+    if st.session_state.get(METHOD_KEY) not in methods:
+        st.session_state[METHOD_KEY] = "argmax"
+    name = where.segmented_control("Links from attention", methods, key=METHOD_KEY, help=METHOD_HELP) or "argmax"
+    if name == "threshold":
+        threshold = st.slider("Threshold", 0.05, 1.0, 0.3, 0.05, key=THRESHOLD_KEY, persist_state="session")
+        return Method(name, float(threshold), None)
+    if reverse is None:
+        where.caption("No reverse model of this task is shipped: argmax and threshold only.")
+    if name not in SYMMETRIC:
+        return Method(name, 0.3, None)
+    where.caption(f"Reverse model: {escape_markdown(reverse['name'])}")
+    return Method(name, 0.3, model_version(reverse), reverse["name"])
+
+
+def alignment_view(entries: dict[str, dict], models: list[dict], text: str, image_format: str) -> None:
+    """This sentence's links, the links of a gold set scored, or a marked-up sentence's markup carried along
+    them, for every shown model (``entries``: panel name -> catalog entry), side by side."""
+    first = next(iter(entries.values()))
+    side = reverse_entry(models, first) is None or page_width() >= SIDE_CONTROLS_PX  # six methods need the room
+    left, right = st.columns([2, 3]) if side else (st.container(), st.container())
+    part = left.segmented_control(
+        "Show", list(PARTS), format_func=PARTS.get, key=PART_KEY, persist_state="session", default="sentence"
+    )
+    part = part or "sentence"
+    method = pick_method(first, models, right)
+    if part == "gold":
+        gold_view(entries, method, image_format)
+    elif part == "markup":
+        markup_view(entries, method, text, image_format)
+    else:
+        sentence_view(entries, method, text, image_format)
+
+
+def _eflomal(entry: dict, source: list[str], target: list[str]) -> tuple[list | None, str]:
+    """eflomal's links for one pair and what it ran on, or ``None`` and why it did not run."""
+    if reads_characters(model_version(entry)):
+        return None, "eflomal aligns words; this model reads characters, so eflomal is not run."
+    try:
+        spec, options = data_of(model_version(entry))
+        with st.spinner("eflomal…"):
+            run = eflomal_run(spec, options, ((tuple(source), tuple(target)),))
+    except AttnvizError as e:
+        return None, f"eflomal did not run: {e}"
+    return run.links[0], eflomal_note(run, "this pair")
+
+
+def sentence_view(entries: dict[str, dict], method: Method, text: str, image_format: str) -> None:
+    """Attention's and eflomal's links for the sentence, per model on its word-level heatmap and as
+    Pharaoh lines; every model aligned on its own translation or on the one typed."""
+    translations = {}
+    for name, entry in entries.items():
+        with user_errors():
+            translations[name] = get_model(entry).text_of(translate(*model_version(entry), text))
+    shown = " / ".join(dict.fromkeys(t for t in translations.values() if t))
+    reference = st.text_input("Align on", key=REFERENCE_KEY, max_chars=1000, placeholder=shown,
+                              help="A translation of your own; empty: each model's own translation.")  # fmt: skip
+    many = len(entries) > 1
+    stack = many and len(text.split()) > STACK_WORDS
+    width = panel_width(entries, stack=stack or not many)
+    drawn: dict[str, Drawn | AttnvizError | str] = {}
+    for name, entry in entries.items():
+        target = reference.strip() or translations[name]
+        if not target.strip():
+            drawn[name] = "The model translated the sentence to nothing; type a translation to align on."
+            continue
+        try:
+            drawn[name] = _links_of(name if many else "", entry, method, text, target, width)
+        except AttnvizError as e:
+            drawn[name] = e
+    share_scales(align_tops([d.figure for d in drawn.values() if isinstance(d, Drawn)]))  # one scale, one title size
+    for col, (name, d) in zip(columns(entries, stack=stack), drawn.items(), strict=True):
+        with col:
+            if not isinstance(d, Drawn):
+                (st.info if isinstance(d, str) else st.error)(escape_markdown(str(d)))
+                continue
+            panel = name if many else ""
+            key = f"explore_align_links{'_' + panel if panel else ''}"
+            chart(d.figure, key, image_format, "alignment", panel or None)
+            st.caption(escape_markdown(d.caption))
+            _pharaoh_downloads(d.links, panel)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One model's links on its word-level map, what the caption says, each aligner's links."""
+
+    figure: object
+    caption: str
+    links: dict[str, list | None]
+
+
+def _links_of(panel: str, entry: dict, method: Method, text: str, target: str, width: int) -> Drawn:
+    """One model's links on its word-level heatmap, beside eflomal's (an :class:`AttnvizError` where
+    the model cannot read the pair)."""
+    reading, links = word_links(model_version(entry), method, text, target)
+    efl, efl_note = _eflomal(entry, reading.source_words, reading.target_words)
+    name = f"attention ({method.name})"
+    layers = {name: ("attention", links.links)} | ({"eflomal": ("eflomal", efl)} if efl is not None else {})
+    title = f"{panel} · {entry['name']}: word links" if panel else f"{entry['name']}: word links"
+    fig = links_figure(reading.weights, reading.source_words, reading.target_words, layers, title, width)
+    how = {"threshold": f"every weight ≥ {method.threshold:.2f}", "argmax": "each target word's largest weight"}
+    rule = how.get(method.name, f"{method.name} of this model's and {method.reverse_name}'s argmax links")
+    agree = f" Attention and eflomal agree at F1 = {agreement(links.links, efl):.2f}." if efl is not None else ""
+    caption = f"{reading.caption} Links from attention: {rule}. {efl_note}{agree}"
+    return Drawn(fig, caption, {name: links.links, "eflomal": efl})
+
+
+def _pharaoh_downloads(aligners: dict[str, list | None], panel: str) -> None:
+    """Each aligner's links as a Pharaoh line (source-target, 0-based, on words) with a download."""
+    shown = {name: links for name, links in aligners.items() if links is not None}
+    st.markdown("**Pharaoh** (`source-target`, 0-based word indices)")
+    for col, (name, links) in zip(st.columns(len(shown)), shown.items(), strict=True):
+        line = to_pharaoh(links)
+        short = name.split()[0]
+        col.caption(escape_markdown(name))
+        col.code(line or "(no links)", language=None, wrap_lines=True)
+        file = f"{file_name(f'{short}-links', panel or None)}.pharaoh"
+        key = f"explore_align_dl_{short}{'_' + panel if panel else ''}"
+        col.download_button(f"Download {short}'s links", line + "\n", file_name=file, mime="text/plain", key=key,
+                            on_click="ignore")  # fmt: skip

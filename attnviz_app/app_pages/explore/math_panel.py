@@ -1,0 +1,53 @@
+"""The math panel: every number behind one heatmap cell, from attnviz.explain.cellmath (no arithmetic here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from attnviz.data import EOS
+from attnviz.decoding import Alignment
+from attnviz.errors import AttnvizError
+from attnviz.explain import cell_numbers, latex_lines
+from attnviz_app.app_pages.explore.sidebar import EOS_KEY
+from attnviz_app.app_pages.shared.common import escape_markdown
+
+
+def renormalised_note(al: Alignment, t: int, s: int) -> str | None:
+    """Why the map's weight of cell (t, s) differs from the model's own one below, when ``<eos>``
+    is hidden: the map divides the row by what ``<eos>`` left of it (None when nothing differs)."""
+    if al.source_tokens[-1:] != [EOS] or s >= len(al.source_tokens) - 1:
+        return None
+    row = np.asarray(al.weights[t], dtype=np.float64)  # [src]
+    rest = float(row[:-1].sum())
+    if rest <= 0:
+        return None
+    return (
+        f"The map hides `<eos>` and rescales each row to sum to 1 without it: it shows"
+        f" {row[s]:.3g} / {rest:.3g} = **{row[s] / rest:.3f}**, this weight over the row's weight off `<eos>`."
+        f" The numbers below are the model's own, {row[s]:.3g}, with `<eos>` ({row[-1]:.3g})."
+    )
+
+
+def show_math(translator, al: Alignment, t: int, s: int, key: str) -> None:
+    """The score's intermediates down to e_ts, the softmax, the context and the output at step t,
+    with the full vectors as CSV/JSON downloads."""
+    src, tgt = al.source_tokens[s], al.target_tokens[t]
+    st.markdown(f"t={t} “{escape_markdown(tgt)}” ← s={s} “{escape_markdown(src)}”")
+    note = renormalised_note(al, t, s) if st.session_state.get(EOS_KEY) else None
+    if note:
+        st.caption(note)
+    try:
+        cell = cell_numbers(translator, al, t, s)
+    except AttnvizError as e:
+        st.info(f"The numbers of this cell cannot be recomputed: {escape_markdown(str(e))}")
+        return
+    # one KaTeX block, not one element a line: many separate elements slow every rerun in the browser
+    rows = [r"\displaystyle " + line for line in latex_lines(cell)]  # fractions as large as in a display
+    st.latex(r"\begin{array}{l}" + r" \\[6pt] ".join(rows) + r"\end{array}")
+    left, right = st.columns(2)
+    # the files are written when a button is pressed, not in every rerun
+    left.download_button("Every vector (CSV)", cell.to_csv, file_name=f"cell-{t}-{s}.csv", mime="text/csv",
+                         key=f"{key}_csv", on_click="ignore")  # fmt: skip
+    right.download_button("Every vector (JSON)", cell.to_json, file_name=f"cell-{t}-{s}.json",
+                          mime="application/json", key=f"{key}_json", on_click="ignore")  # fmt: skip

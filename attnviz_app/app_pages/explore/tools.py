@@ -1,0 +1,107 @@
+"""Explore's tools around one decode: the beam's n-best list, what-if edits, downloads."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from attnviz.decoding import Alignment
+from attnviz.plots import (
+    align_tops,
+    alignment_json,
+    explore_heatmap,
+    matrix_csv,
+    pair_csv,
+    pair_json,
+    pharaoh_text,
+    shared_range,
+)
+from attnviz_app.app_pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
+from attnviz_app.app_pages.shared.common import escape_markdown
+
+FORCE_STEP_KEY, FORCE_SOURCE_KEY = "explore_force_step", "explore_force_source"
+REPLACE_INDEX_KEY, REPLACE_WORD_KEY = "explore_replace_index", "explore_replace_word"
+
+
+def _nbest_rows(al: Alignment) -> list[dict]:
+    return [
+        {"rank": k + 1, "translation": " ".join(h.output_tokens) or "(empty)",
+         "log p": round(float(h.log_prob), 4),
+         "log p / token": round(float(h.log_prob) / max(len(h.target_tokens), 1), 4)}
+        for k, h in enumerate(al.hypotheses)
+    ]  # fmt: skip
+
+
+def beam_view(panels: Panels, beam: int, image_format: str, titles: dict[str, str]) -> None:
+    """The n-best list of beam search with log-probabilities, and every hypothesis's attention
+    map (each panel's side by side, all on one colour scale); a map is drawn when its rank is opened."""
+    if beam == 1:
+        st.info("Greedy decoding (beam width 1). Raise the **Beam width** in the sidebar to see the n-best list.")
+        return
+    for col, (name, al) in zip(columns(panels, stack=False), panels.items(), strict=True):
+        with col:
+            if len(panels) > 1:
+                st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(titles[name])}")
+            st.dataframe(pd.DataFrame(_nbest_rows(al)), hide_index=True, key=f"explore_nbest_table_{name}")
+    hyps = {name: al.hypotheses or [al] for name, al in panels.items()}
+    zmin, zmax = shared_range([h for hs in hyps.values() for h in hs], "weights")
+    for k in range(max(len(hs) for hs in hyps.values())):
+        ranked = {name: hs[k] for name, hs in hyps.items() if k < len(hs)}
+        label = " · ".join(f"{name} log p = {h.log_prob:.3f}" for name, h in ranked.items())
+        rank = st.expander(f"#{k + 1} · {label}", expanded=k == 0, key=f"explore_nbest_open_{k}", on_change="rerun")
+        if not rank.open:  # lazy: a rank's maps are built and sent only when it is opened
+            continue
+        with rank:
+            stack = not side_by_side(ranked)
+            width = panel_width(ranked, stack)
+            figs = align_tops([explore_heatmap(h, "weights", f"{titles[name]} · #{k + 1}",
+                                               zmin, zmax, max_width=width, fill=len(ranked) > 1)
+                               for name, h in ranked.items()])  # fmt: skip
+            for col, name, fig in zip(columns(ranked, stack), ranked, figs, strict=True):
+                with col:
+                    chart(fig, f"explore_nbest_{name}_{k}", image_format, f"beam-{k + 1}", name)
+    st.caption(
+        r"Beam search keeps the $k$ best partial translations by $\log p(y_{1..t} \mid x)$ and ranks the finished"
+        r" ones by $\log p / \text{length}$; each hypothesis has its own attention, since its decoder states differ."
+        + (" Every map is on one colour scale." if len(panels) > 1 else "")
+    )
+
+
+EOS_LINKS_KEY = "explore_export_eos"
+
+
+def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
+    """Downloads for every panel: the matrices as CSV and JSON, the alignment in Pharaoh format;
+    in Both, the pair in one file too. File names carry the model and a slug of the sentence."""
+    st.caption(
+        "The CSV files have one row per target step and one column per source token (blank where a score is"
+        " $-\\infty$). The JSON holds everything the decode recorded (weights, scores, contexts, decoder states,"
+        " n-best list). Pharaoh links each target step to its argmax source position as `source-target`. Figures:"
+        " the camera button of each figure's toolbar saves it as PNG or SVG (choose in the sidebar)."
+    )
+    with_eos = st.toggle("Include the links of <eos> in Pharaoh", key=EOS_LINKS_KEY, persist_state="session",
+                         help="The source's end marker and the target's last step are markers, not words.")  # fmt: skip
+    many = len(panels) > 1
+    for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
+        with col:
+            if many:
+                st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(models[name])}")
+            files = [  # (label, contents, what, extension, mime)
+                ("Weights (CSV)", matrix_csv(al, "weights"), "weights", "csv", "text/csv"),
+                ("Raw scores (CSV)", matrix_csv(al, "scores"), "scores", "csv", "text/csv"),
+                ("Everything (JSON)", alignment_json(al), "alignment", "json", "application/json"),
+                ("Pharaoh", pharaoh_text(al, with_eos), "links", "pharaoh", "text/plain"),
+            ]
+            for row in (files[:2], files[2:]):
+                for box, (label, data, what, ext, mime) in zip(st.columns(2), row, strict=True):
+                    box.download_button(label, data, file_name=f"{file_name(what, name)}.{ext}", mime=mime,
+                                        key=f"explore_dl_{what}_{name}", on_click="ignore")  # fmt: skip
+            st.markdown("**Pharaoh** (`source-target`, 0-based):")
+            st.code(pharaoh_text(al, with_eos).strip() or "(no links)", language=None, wrap_lines=True)
+    if many:
+        st.markdown("**Both models in one file**")
+        left, right, _ = st.columns([1, 1, 2])
+        left.download_button("Both (JSON)", pair_json(dict(panels), models, sentence), file_name=file_name("both.json"),
+                             mime="application/json", key="explore_dl_pair_json", on_click="ignore")  # fmt: skip
+        right.download_button("Both weights (CSV)", pair_csv(dict(panels), models), file_name=file_name("both.csv"),
+                              mime="text/csv", key="explore_dl_pair_csv", on_click="ignore")  # fmt: skip

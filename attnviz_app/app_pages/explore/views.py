@@ -1,0 +1,269 @@
+"""The views of Explore. Each takes ``panels``: one decode per decoder style shown ({"Bahdanau":
+al} or, in Both, Bahdanau's and Luong's), drawn side by side on one colour scale."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from attnviz.decoding import Alignment
+from attnviz.links import common_steps
+from attnviz.plots import (
+    align_tops,
+    context_bar,
+    context_heatmap,
+    context_projection,
+    coverage_bar,
+    difference_heatmap,
+    entropy_plot,
+    explore_heatmap,
+    has_cell,
+    js_plot,
+    plot_config,
+    share_scales,
+    step_animation,
+    step_bar,
+)
+from attnviz_app.app_pages.explore.captions import weights_caption
+from attnviz_app.app_pages.explore.cursor import cell_cursor
+from attnviz_app.app_pages.explore.math_panel import show_math
+from attnviz_app.app_pages.explore.screen import column_width, page_width
+from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
+from attnviz_app.app_pages.shared.paper_ui import paper_download
+from attnviz_app.app_pages.shared.state import write_url
+
+Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
+CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
+FILE_STEMS_KEY = "explore_file_stems"  # {panel name or "": model-and-sentence file stem}, set by explore.py
+MATH_MIN_PX = 600  # two math panels narrower than this go one under the other
+CONTEXT_MIN_PX = 380  # a context panel narrower than this goes under the other
+MIN_SIDE_CELL_PX, SIDE_LABELS_PX = 12, 130  # Both stacks its maps when cells this small do not fit side by side
+LOCAL_NOTE = (
+    r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = t$; local-p predicts"
+    r" $p_t = S\,\sigma(v_p^\top \tanh(W_p h_t))$ and multiplies by a Gaussian, $\sigma = D/2$); other cells are 0."
+)
+_CSS = """<style>
+.stMainBlockContainer .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
+</style>"""
+
+
+def file_name(name: str, panel: str | None = None) -> str:
+    """A download's file name without extension: the model (the panel's, or the pair's in Both),
+    a slug of the sentence and ``name``."""
+    stems = st.session_state.get(FILE_STEMS_KEY) or {}
+    stem = stems.get(panel or "", stems.get(""))
+    return f"{stem}-{name}" if stem else f"attnviz-{name}"
+
+
+def chart(fig, key: str, image_format: str, name: str, panel: str | None = None) -> None:
+    """``st.plotly_chart`` at the figure's own size, zoom and pan on, a PNG/SVG download button
+    whose file is named after the model and the sentence."""
+    st.plotly_chart(fig, key=key, width="content", config=plot_config(file_name(name, panel), image_format))
+
+
+def side_by_side(panels: Panels) -> bool:
+    """Whether the panels' maps fit side by side with legible cells (else one under the other)."""
+    if len(panels) == 1:
+        return False
+    n_src = max(np.shape(al.weights)[1] for al in panels.values())
+    return column_width(len(panels)) >= SIDE_LABELS_PX + n_src * MIN_SIDE_CELL_PX
+
+
+def columns(panels: Panels, stack: bool | None = None) -> list:
+    """One column per panel, side by side when their maps fit (``stack`` forces either way);
+    one under the other, each the page's width, otherwise."""
+    if stack is None:
+        stack = not side_by_side(panels)
+    if len(panels) == 1 or stack:
+        return [st.container() for _ in panels]
+    return list(st.columns(len(panels), gap="small"))
+
+
+def panel_width(panels: Panels, stack: bool | None = None) -> int:
+    """The widest figure a panel's column holds: the page, or a column of two side by side."""
+    if stack is None:
+        stack = not side_by_side(panels)
+    return page_width() if len(panels) == 1 or stack else column_width(len(panels))
+
+
+def _grid(panels: Panels) -> tuple[int, int]:
+    """``(target steps, source tokens)`` of the largest panel: a cell clicked on the longer of two
+    translations stays where it was clicked, and the shorter one says it has no such step."""
+    return tuple(max(np.shape(al.weights)[k] for al in panels.values()) for k in (0, 1))
+
+
+def current_cell(panels: Panels) -> tuple[int, int]:
+    """The clicked cell, kept across reruns and style flips, clamped to the longest decode."""
+    n_tgt, n_src = _grid(panels)
+    t, s = st.session_state.get(CELL_KEY) or (0, int(np.argmax(next(iter(panels.values())).weights[0])))
+    return min(max(int(t), 0), n_tgt - 1), min(max(int(s), 0), n_src - 1)
+
+
+def _store_cell(cell: tuple[int, int]) -> None:
+    """A click on a map (sent by the cursor) becomes the current cell, before the fragment's rerun."""
+    st.session_state[CELL_KEY] = cell
+
+
+@st.fragment
+def heatmap_view(
+    panels: Panels,
+    values: str,
+    titles: dict[str, str],
+    image_format: str,
+    decoded: Panels,
+    translators: dict,
+    rule: str = "",
+) -> None:
+    """Weights or raw scores, one map per panel on one scale, the clicked cell outlined, its numbers
+    below (computed on the ``decoded`` alignments, whatever ``panels`` hides); ``rule`` says under
+    the maps how they were changed for reading (hidden <eos>, merged pieces)."""
+    cell = current_cell(panels)
+    # the figures do not depend on the cell, so a click re-sends and redraws none of them: the
+    # cursor outlines the cell in the browser and shows its numbers before the server answers
+    stack = not side_by_side(panels)
+    width = panel_width(panels, stack)
+    fill = len(panels) > 1
+    figs = [explore_heatmap(al, values, titles[name], max_width=width, fill=fill) for name, al in panels.items()]
+    share_scales(align_tops(figs))
+    keys = {name: f"explore_heat_{values}_{name}" for name in panels}
+    for col, name, fig in zip(columns(panels, stack), panels, figs, strict=True):
+        with col:
+            chart(fig, keys[name], image_format, values, name)
+    cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}", on_click=_store_cell)
+    if rule:
+        st.caption(escape_markdown(rule))
+    if values == "weights":
+        st.caption(
+            weights_caption(panels)  # each map's row sums as they are (local-p's are under 1)
+            + (LOCAL_NOTE if any(al.window is not None for al in panels.values()) else "")
+        )
+        coverage = st.expander("Coverage: how much attention each source word received", key="explore_coverage_open",
+                               on_change="rerun")  # fmt: skip
+        if coverage.open:  # lazy: its charts are sent and drawn only when opened
+            with coverage:
+                st.caption(r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a"
+                           " word hardly read; red (over 1.7) for one read again and again.")  # fmt: skip
+                bars = share_scales([coverage_bar(al, panel_width(panels)) for al in panels.values()], axes=("yaxis",))
+                for col, name, fig in zip(columns(panels), panels, bars, strict=True):
+                    with col:
+                        chart(fig, f"explore_coverage_{name}", image_format, "coverage", name)
+    else:
+        st.caption(r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
+                   r" lie outside a local window ($-\infty$).")  # fmt: skip
+    if len(panels) > 1:
+        sentence = st.session_state.get(EXPLORE_TEXT) or ""
+        paper_download(panels, titles, sentence, values, file_name(f"figure-{values}"), f"explore_paper_{values}", rule)
+    t, s = _cell_boxes(panels, cell, values)
+    write_url({"cell": f"{t},{s}"})  # a click reruns only this fragment, not the page's own write_url
+    st.html(_CSS)
+    narrow = len(panels) > 1 and column_width(len(panels)) < MATH_MIN_PX  # the formulas need the page's width
+    for col, name in zip(columns(panels, stack or narrow), panels, strict=True):
+        with col:
+            if len(panels) > 1:
+                st.markdown(f"**{escape_markdown(name)}**")
+            if has_cell(panels[name], t, s):
+                show_math(translators[name], decoded[name], t, s, f"explore_cell_{values}_{name}")
+            else:
+                st.caption(f"This translation has {len(panels[name].target_tokens)} steps: no step t={t} here.")
+
+
+def _set_cell(key_t: str, key_s: str) -> None:
+    st.session_state[CELL_KEY] = (int(st.session_state[key_t]), int(st.session_state[key_s]))
+
+
+def _cell_boxes(panels: Panels, cell: tuple[int, int], values: str) -> tuple[int, int]:
+    """The outlined cell as two number boxes (arrow keys step through rows and columns)."""
+    al = next(a for a in panels.values() if has_cell(a, *cell))  # the longer decode has it
+    n_tgt, n_src = _grid(panels)
+    key_t, key_s = f"explore_cell_t_{values}", f"explore_cell_s_{values}"
+    st.session_state[key_t], st.session_state[key_s] = cell
+    head, box_t, box_s = st.columns([3, 1, 1], vertical_alignment="bottom")
+    head.markdown("**The numbers of the outlined cell** (click a cell, or step with the arrow keys in the boxes)")
+    box_t.number_input(f"target step t (0-{n_tgt - 1})", 0, n_tgt - 1, key=key_t, on_change=_set_cell,
+                       args=(key_t, key_s), help=escape_markdown(al.target_tokens[cell[0]]))  # fmt: skip
+    box_s.number_input(f"source position s (0-{n_src - 1})", 0, n_src - 1, key=key_s, on_change=_set_cell,
+                       args=(key_t, key_s), help=escape_markdown(al.source_tokens[cell[1]]))  # fmt: skip
+    return cell
+
+
+def _step_slider(n_steps: int) -> int:
+    """One slider over decoder steps (shared by both panels), clamped to the shortest decode."""
+    if n_steps <= 1:
+        st.caption("This decode has one step (t = 0).")
+        return 0
+    if not 0 <= st.session_state.get(STEP_KEY, 0) < n_steps:
+        st.session_state[STEP_KEY] = 0
+    return int(st.slider("Decoder step t", 0, n_steps - 1, key=STEP_KEY, persist_state="session"))
+
+
+def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None:
+    """One step at a time for every panel (headed by its style and model) with one slider, then
+    the browser-side animation."""
+    t = _step_slider(min(len(al.target_tokens) for al in panels.values()))
+    width = panel_width(panels)
+    bars = share_scales([step_bar(al, t, max_width=width) for al in panels.values()], axes=("yaxis", "yaxis2"))
+    contexts = share_scales([context_bar(al, t) for al in panels.values()], axes=("yaxis",))
+    for col, (name, al), bar, context in zip(columns(panels), panels.items(), bars, contexts, strict=True):
+        with col:
+            if len(panels) > 1:
+                st.markdown(
+                    f"**{escape_markdown(name)}** · {escape_markdown(titles[name])}: step {t} writes"
+                    f" “{escape_markdown(al.target_tokens[t])}”"
+                )
+            chart(bar, f"explore_step_bar_{name}", image_format, f"step-{t}", name)
+            chart(context, f"explore_step_context_{name}", image_format, f"context-{t}", name)
+            if al.positions is not None:
+                st.markdown(rf"Predicted centre $p_{{{t}}} = {float(al.positions[t]):.3f}$, $D = {al.window}$.")
+    st.caption(r"Bars: the softmax $a_t$ over the source, with the raw scores $e_t$ (dotted, right axis); below, the"
+               r" context vector $c_t = \sum_s a_{t,s} \bar h_s$.")  # fmt: skip
+    with st.expander("Play every step in the browser (▶ Play, or drag the slider under the plot)"):
+        plays = [step_animation(al, max_width=page_width()) for al in panels.values()]
+        for name, fig in zip(panels, share_scales(plays, axes=("yaxis", "yaxis2")), strict=True):
+            if len(panels) > 1:  # one under the other: the animation needs the page's width
+                st.markdown(f"**{escape_markdown(name)}**")
+            chart(fig, f"explore_step_animation_{name}", image_format, "steps", name)
+
+
+def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None:
+    """The context vectors of every step: as a heatmap (one colour scale for every panel) and
+    projected to 2-D, each titled with its panel's model."""
+    stack = len(panels) > 1 and column_width(len(panels)) < CONTEXT_MIN_PX
+    width = panel_width(panels, stack)
+    maps = [context_heatmap(al, f"{titles[n]} · context vectors c_t", max_width=width) for n, al in panels.items()]
+    share_scales(maps)
+    projected = {n: al for n, al in panels.items() if len(al.target_tokens) >= 2}
+    planes = {n: context_projection(al, f"{titles[n]} · c_t in 2-D (PCA)", width) for n, al in projected.items()}
+    share_scales(list(planes.values()))
+    for col, name, fig in zip(columns(panels, stack), panels, maps, strict=True):
+        with col:
+            chart(fig, f"explore_context_heatmap_{name}", image_format, "contexts", name)
+            if name in planes:
+                chart(planes[name], f"explore_context_projection_{name}", image_format, "ctx2d", name)
+    one = " One colour scale for both panels." if len(panels) > 1 else ""
+    st.caption(r"Each row is $c_t = \sum_s a_{t,s} \bar h_s$. The projection keeps the two directions of largest"
+               " variance (PCA): steps that read the same source words land close together." + one)  # fmt: skip
+
+
+def difference_view(panels: Panels, image_format: str) -> None:
+    """Both only: Luong − Bahdanau per cell, entropy and Jensen-Shannon divergence per step,
+    over the steps both decodes have."""
+    (na, a), (nb, b) = list(panels.items())
+    a2, b2 = common_steps(a, b)
+    if len(a2.target_tokens) < len(a.target_tokens) or len(b2.target_tokens) < len(b.target_tokens):
+        st.info(f"The translations have {len(a.target_tokens)} and {len(b.target_tokens)} steps; rows line up by"
+                f" step, and the difference is shown for the {len(a2.target_tokens)} steps both have.")  # fmt: skip
+    if not a2.target_tokens:
+        return
+    chart(
+        difference_heatmap(b2, a2, (nb, na), max_width=page_width()), "explore_difference", image_format, "difference"
+    )
+    st.caption(f"Red: {nb} attends more than {na} at that step; blue: less. A row label `x / y` means the two"
+               " models wrote different tokens at that step.")  # fmt: skip
+    left, right = st.columns(2)
+    with left:
+        chart(entropy_plot({na: a, nb: b}), "explore_entropy", image_format, "entropy")
+        st.caption("Entropy H(a_t) = −Σ_s a_t(s) ln a_t(s): 0 when one source token takes all, ln n when uniform.")
+    with right:
+        chart(js_plot(b2, a2, (nb, na)), "explore_js", image_format, "js")
+        st.caption("Jensen-Shannon divergence of the two rows: 0 when equal, ln 2 when they share no source token.")

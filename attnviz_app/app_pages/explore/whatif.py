@@ -1,0 +1,160 @@
+"""Explore's What-if view: force one step's attention onto a source token, or replace a source
+word, and re-decode; in Both, each model is re-decoded and shown beside the other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from attnviz.decoding import Alignment
+from attnviz.plots import changed_steps, replace_token, share_scales, step_table, whatif_figure
+from attnviz_app.app_pages.explore.screen import column_width, page_width
+from attnviz_app.app_pages.explore.views import MIN_SIDE_CELL_PX, SIDE_LABELS_PX, chart
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
+
+FORCE_STEP_KEY, FORCE_SOURCE_KEY = "explore_force_step", "explore_force_source"
+REPLACE_INDEX_KEY, REPLACE_WORD_KEY = "explore_replace_index", "explore_replace_word"
+
+
+def _figures(
+    bases: dict[str, Alignment], changed: dict[str, Alignment], name: str, width: int, titles: dict[str, str]
+) -> dict:
+    """Each model's original and changed maps (changed steps outlined), every map on one scale."""
+    figs = {
+        panel: whatif_figure(
+            base,
+            changed[panel],
+            changed_steps(base.target_tokens, changed[panel].target_tokens),
+            ("original", name),
+            max_width=width,
+            title=titles[panel],
+        )
+        for panel, base in bases.items()
+    }
+    share_scales(list(figs.values()))
+    return figs
+
+
+def _compare(
+    original: Alignment,
+    changed: Alignment,
+    fig,
+    name: str,
+    image_format: str,
+    key: str,
+    text_of: Callable[[Alignment], str],
+    panel: str,
+) -> None:
+    """The two decodes step by step (changed steps marked) and ``fig``, their maps side by side."""
+    st.markdown(
+        f"**Original:** {escape_markdown(text_of(original) or '(empty)')}  \n"
+        f"**{name.capitalize()}:** {escape_markdown(text_of(changed) or '(empty)')}"
+    )
+    steps = changed_steps(original.target_tokens, changed.target_tokens)
+    if steps:
+        st.warning(f"{len(steps)} target step(s) changed: {', '.join(map(str, steps))}")
+    else:
+        st.success("No target step changed.")
+    table = step_table(original.target_tokens, changed.target_tokens, ("original", name))
+    styled = table.style.apply(lambda row: ["background-color: #fdd0a2" if row["changed"] else ""] * len(row), axis=1)
+    st.dataframe(styled, hide_index=True, key=f"{key}_table")
+    chart(fig, f"{key}_figure", image_format, key.removeprefix("explore_"), panel)
+
+
+def _clamp(key: str, n: int) -> None:
+    if not 0 <= st.session_state.get(key, 0) < n:
+        st.session_state[key] = 0
+
+
+def _layout(bases: dict[str, Alignment]) -> tuple[list, int]:
+    """The models' columns (side by side where two what-if figures of each fit) and their width."""
+    n_src = max(len(al.source_tokens) for al in bases.values())
+    side = len(bases) > 1 and column_width(len(bases)) >= 2 * (SIDE_LABELS_PX + n_src * MIN_SIDE_CELL_PX)
+    if side:
+        return list(st.columns(len(bases), gap="small")), column_width(len(bases))
+    return [st.container() for _ in bases], page_width()
+
+
+def _heading(name: str, entry: dict, many: bool) -> None:
+    if many:
+        st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(entry['name'])}")
+
+
+def whatif_view(entries: dict[str, dict], text: str, image_format: str) -> None:
+    """Force one step's attention onto a source token, or replace a source word, and re-decode
+    with every model shown (``entries``: panel name -> catalog entry)."""
+    versions = {name: model_version(entry) for name, entry in entries.items()}
+    with user_errors():  # what-if works on the greedy decode
+        bases = {name: translate(*version, text) for name, version in versions.items()}
+    many = len(entries) > 1
+    st.caption(
+        r"**Force attention**: at step $t$ the weights become a one-hot vector on the token you pick, so"
+        r" $c_t = \bar h_s$; the decoder then continues from there (greedy). Later steps may change too."
+        + (" Both models are forced at the same step onto the same source token." if many else "")
+    )
+    first = next(iter(bases.values()))
+    n_tgt = max(len(al.target_tokens) for al in bases.values())
+    src = first.source_tokens
+    _clamp(FORCE_STEP_KEY, n_tgt)
+    _clamp(FORCE_SOURCE_KEY, len(src))
+
+    def step_label(t: int) -> str:
+        words = [al.target_tokens[t] if t < len(al.target_tokens) else "–" for al in bases.values()]
+        return f"{t}: {' / '.join(dict.fromkeys(words))}"
+
+    left, right = st.columns(2)
+    step = int(left.selectbox("Decoder step", range(n_tgt), key=FORCE_STEP_KEY, format_func=step_label))
+    source = int(right.selectbox("Attend only to", range(len(src)), key=FORCE_SOURCE_KEY,
+                                 format_func=lambda s: f"{s}: {src[s]}"))  # fmt: skip
+    cols, width = _layout(bases)
+    forced = {}
+    for name, base in bases.items():
+        onehot = tuple(1.0 if s == source else 0.0 for s in range(len(base.source_tokens)))
+        with user_errors():
+            forced[name] = translate(*versions[name], text, 1, ((min(step, len(base.target_tokens) - 1), onehot),))
+    titles = {name: f"{name} · {entry['name']} · forced" for name, entry in entries.items()}
+    figs = _figures(bases, forced, "forced", width, titles)
+    for col, (name, base) in zip(cols, bases.items(), strict=True):
+        with col:
+            _heading(name, entries[name], many)
+            text_of = get_model(entries[name]).text_of
+            _compare(
+                base, forced[name], figs[name], "forced", image_format, f"explore_whatif_force_{name}", text_of, name
+            )
+
+    st.divider()
+    st.caption("**Replace a source word** and see which target steps change" + (" for each model." if many else "."))
+    words = first.source_text_tokens
+    _clamp(REPLACE_INDEX_KEY, len(words))
+    left, right = st.columns(2)
+    index = left.number_input("Word index", 0, len(words) - 1, step=1, key=REPLACE_INDEX_KEY)
+    left.caption(f"Word {index}: “{escape_markdown(words[int(index)])}”")
+    word = right.text_input("Replacement", key=REPLACE_WORD_KEY, placeholder="a word the model knows")
+    if not word.strip():
+        st.info("Type a replacement word to compare.")
+        return
+    cols, width = _layout(bases)
+    new_texts, replaced = {}, {}
+    for name, base in bases.items():
+        char_level = get_model(entries[name]).src_tokenizer.kind == "char"  # replace one character, keep the rest
+        new_texts[name] = replace_token(base.source_text_tokens, int(index), word.strip(), char_level)
+        with user_errors():
+            replaced[name] = translate(*versions[name], new_texts[name])
+    titles = {name: f"{name} · {entry['name']} · replaced" for name, entry in entries.items()}
+    figs = _figures(bases, replaced, "replaced", width, titles)
+    for col, (name, base) in zip(cols, bases.items(), strict=True):
+        with col:
+            _heading(name, entries[name], many)
+            st.markdown(f"New sentence: {escape_markdown(new_texts[name])}")
+            text_of = get_model(entries[name]).text_of
+            _compare(
+                base,
+                replaced[name],
+                figs[name],
+                "replaced",
+                image_format,
+                f"explore_whatif_replace_{name}",
+                text_of,
+                name,
+            )

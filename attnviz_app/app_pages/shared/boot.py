@@ -1,0 +1,63 @@
+"""The app's start-up: the library loaded once, the housekeeping a new server does, the warm-up.
+
+Importing this module loads the whole library and does nothing else; app.py calls :func:`start`
+(every session, before its page) and :func:`warm_up` (once, when the server starts). Both do
+their work once per process, whichever thread calls first; the others wait for it.
+
+Streamlit runs each session's script in its own thread. On a fresh server, two sessions that
+first import different parts of attnviz at the same moment can deadlock in Python's import
+machinery (each thread holds one submodule's lock and waits for the other's): seen once with
+the Train and Explore pages opened together. Loading the whole library here, as one module,
+serializes that: a second thread waits for this module as a whole, holding no other lock.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import threading
+
+from attnviz.data import clean_table_caches
+from attnviz.errors import AttnvizError
+from attnviz.server import front_page, server_folder
+from attnviz.store import clean_stale_temp, models_dir
+from attnviz_app.app_pages.shared import uploads  # noqa: F401  (tells the library about Streamlit's sessions)
+
+_lock = threading.Lock()
+_done: set[str] = set()  # "start", "warm-up": what this process has done
+
+
+def started() -> bool:
+    """Whether :func:`start` has run in this process (app.py skips its loading placeholder then)."""
+    return "start" in _done
+
+
+def start() -> None:
+    """Tidy what other processes left, once per process: temp files a killed save left in the
+    models folder, the upload folders of servers that are gone (this server claims its own), and
+    Arrow copies of tables that a killed or older process wrote. Then keep the library, torch and
+    Plotly, which stay for the server's life, out of every garbage-collector scan."""
+    with _lock:
+        if "start" in _done:
+            return
+        clean_stale_temp(models_dir())
+        server_folder()
+        clean_table_caches()
+        gc.freeze()
+        _done.add("start")
+
+
+def warm_up() -> None:
+    """:func:`start`, then load the front page's model and decode its example once, while the
+    first browser is still fetching Streamlit's frontend (a cold first visit otherwise waits for
+    torch's kernels and Plotly's validators). A broken model is one warning: the page says what
+    is wrong when it is opened."""
+    start()
+    with _lock:
+        if "warm-up" in _done:
+            return
+        _done.add("warm-up")
+    try:
+        front_page()
+    except AttnvizError as e:  # e.g. a broken checkpoint
+        logging.getLogger("attnviz").warning("warm-up at server start skipped the front model: %s", e)

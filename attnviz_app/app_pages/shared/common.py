@@ -1,0 +1,190 @@
+"""Model loading and choosing, shared by every page. No torch here: attnviz does the work."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import streamlit as st
+
+from attnviz.decoding import Alignment, Translator
+from attnviz.devices import use_server_threads
+from attnviz.errors import AttnvizError, CheckpointError
+from attnviz.server import checkpoint_folder, is_uploaded_checkpoint, session_checkpoints, uploaded_model
+from attnviz.store import (
+    ModelWarning,
+    absent_hint,
+    absent_models,
+    list_models,
+    load,
+    model_roots,
+    pretrained_dir,
+    read_header,
+    visible_to,
+)
+from attnviz_app.app_pages.shared.keys import FILE_NAMES
+
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
+
+
+@st.cache_resource(show_spinner="Loading model…")
+def _shared_model(path: str, mtime: float) -> Translator:
+    return load(path, roots=model_roots())
+
+
+def app_model_roots() -> list[Path]:
+    """The folders this session may load checkpoints from: the model folders and, once it uploaded
+    one, this server's uploaded checkpoints (its own are the only ones it lists)."""
+    return [*model_roots(), *([checkpoint_folder()] if session_checkpoints(session_id()) else [])]
+
+
+def load_model(path: str, mtime: float) -> Translator:
+    """One shared, read-only model per checkpoint file (and version of it) for all sessions; a
+    checkpoint this session uploaded comes from its upload (attnviz.server.uploaded_model), never
+    from the shared cache, and another session's private model is refused.
+
+    Decoding is thread-safe (no state is stored on modules); never train this object.
+    """
+    sid = session_id()
+    own = uploaded_model(sid, path)
+    if own is not None:
+        return own
+    if is_uploaded_checkpoint(path):
+        raise CheckpointError("this uploaded checkpoint is not this session's, or it was removed; upload it again")
+    model = _shared_model(path, mtime)
+    if sid and not visible_to(model.meta, sid):
+        raise CheckpointError("this model was trained on another session's upload and is private to that session")
+    return model
+
+
+def model_version(entry: dict) -> tuple[str, float]:
+    """``(path, mtime)`` of a catalog entry: the cache key of its model and its translations."""
+    path = Path(entry["path"])
+    try:
+        return str(path), path.stat().st_mtime
+    except OSError as e:
+        raise CheckpointError(f"the model file {path} is gone ({e.strerror}); pick another model") from e
+
+
+def get_model(entry: dict) -> Translator:
+    """The cached model of a catalog entry (reloaded when its file changes); sets this session
+    thread's torch threads (``$ATTNVIZ_THREADS``, default 1) before it decodes."""
+    use_server_threads()
+    return load_model(*model_version(entry))
+
+
+Overrides = tuple[tuple[int, tuple[float, ...]], ...]  # ((step, weights over the source), ...): hashable
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def translate(path: str, mtime: float, text: str, beam: int = 1, overrides: Overrides = ()) -> Alignment:
+    """A decode of ``text``, cached per (model file, version, text, beam, forced attention)."""
+    use_server_threads()
+    model = load_model(path, mtime)
+    forced = {step: list(weights) for step, weights in overrides} or None
+    return model.translate(text, beam_size=beam, n_best=beam if beam > 1 else None, overrides=forced)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def header_config(path: str) -> dict:
+    """A checkpoint's model config (sizes, score, style) from its header, without loading weights."""
+    try:
+        return dict(read_header(Path(path)).get("config") or {})
+    except (AttnvizError, OSError):
+        return {}
+
+
+def compact_top() -> None:
+    """Less empty space above the page's first widget, so a heatmap fits above the fold at 1280×720."""
+    st.html("<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` shown literally by ``st.markdown``/``st.warning`` (no emphasis, links, LaTeX, HTML)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text)
+
+
+def session_id() -> str:
+    """This browser session's id (stable across reruns); "" outside a Streamlit run."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else ""
+
+
+@st.cache_data(ttl=5, show_spinner=False)
+def _models_of(viewer: str) -> tuple[list[dict], list[str]]:
+    """The catalog as ``viewer`` may see it, and the warnings about entries it skipped."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ModelWarning)
+        models = list_models(viewer=viewer or None)
+    return models, [str(w.message) for w in caught if issubclass(w.category, ModelWarning)]
+
+
+def session_models() -> list[dict]:
+    """Every model this session may see: the catalog (without other sessions' upload-trained
+    models) and the checkpoints this session uploaded."""
+    sid = session_id()
+    return [*_models_of(sid)[0], *session_checkpoints(sid)]
+
+
+def refresh_models() -> None:
+    """Forget the cached model list (a training just saved a model)."""
+    _models_of.clear()
+
+
+def name_stored_file(path: Path, name: str) -> None:
+    """Messages about the stored copy of an upload (named by content hash) will name it ``name``."""
+    st.session_state.setdefault(FILE_NAMES, {})[str(path)] = name
+
+
+def error_text(error: Exception) -> str:
+    """An error's message for the page: stored upload paths replaced by the user's file names,
+    escaped (messages quote user text: never render it as Markdown)."""
+    text = str(error)
+    for path, name in st.session_state.get(FILE_NAMES, {}).items():
+        text = text.replace(path, name)
+    return escape_markdown(text)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Show attnviz's input errors as a message instead of a traceback."""
+    try:
+        yield
+    except AttnvizError as e:
+        st.error(error_text(e))
+        st.stop()
+
+
+def model_label(entry: dict) -> str:
+    return f"{entry['name']} · {entry['score']}/{entry['style']}"
+
+
+def require_models() -> list[dict]:
+    """All models, or an explanation and a stop when there are none."""
+    with user_errors():
+        models, skipped = _models_of(session_id())
+    models = [*models, *session_checkpoints(session_id())]
+    for message in skipped:
+        st.caption(f"⚠️ Skipped: {escape_markdown(message)}")
+    if not models:
+        st.info("No models yet. Train one on the **Train** page, or rebuild the shipped ones (see docs/models.md).")
+        st.stop()
+    return models
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _absent_hint(folder: str) -> str:
+    return absent_hint(absent_models())
+
+
+def absent_models_note(where=st) -> None:
+    """A caption saying which shipped models are not in this server's models folder (an installed
+    package's Multi30k models) and how to get them; nothing when every shipped model is there.
+    The text is the library's own, built from the shipped manifest: its command shows as code."""
+    if hint := _absent_hint(str(pretrained_dir())):
+        where.caption(f"ℹ️ {hint}")

@@ -1,0 +1,108 @@
+"""The Learn page's worked example: one attention step on vectors the user edits, for every score.
+
+All arithmetic comes from attnviz.explain.worked (the same steps and formatting as Explore's math panel).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz.explain import all_scores, default_parameters, parse_vector, score_formula, worked_example, worked_lines
+from attnviz_app.app_pages.shared.common import user_errors
+
+
+def _text(values) -> str:
+    """A vector or a matrix as the text the boxes take: numbers by ',' and rows by ';'."""
+    rows = values.tolist() if values.ndim == 2 else [values.tolist()]
+    return "; ".join(", ".join(f"{x:g}" for x in row) for row in rows)
+
+
+def worked_example_section() -> None:
+    """Inputs (query, keys, the score's own parameters by the formula's names), then the score's
+    intermediates, the softmax and the context vector written out with the numbers."""
+    st.header("A worked example")
+    c1, c2, c3 = st.columns(3)
+    query_text = c1.text_input("Query h_t", "3, 1", key="learn_query", max_chars=100)
+    keys_text = c2.text_input("Keys h̄_s (one per ';')", "2, 6; 1, 0; 0, 2", key="learn_keys", max_chars=200)
+    score = c3.selectbox("Score", all_scores(), key="learn_worked_score", persist_state="session")
+    with user_errors():
+        query = parse_vector(query_text, "query")
+        keys = [parse_vector(k, f"key {i + 1}") for i, k in enumerate(keys_text.split(";")) if k.strip()]
+        defaults = default_parameters(score, len(query), max(len(keys), 1))
+    given = {}
+    if defaults:
+        st.caption("The score's parameters, by their names in the formula (rows separated by ';'):")
+        for col, (name, value) in zip(st.columns(len(defaults)), defaults.items(), strict=True):
+            text = col.text_input(name, _text(value), key=f"learn_param_{score}_{name}", max_chars=300)
+            with user_errors():
+                rows = [parse_vector(r, f"a row of {name}") for r in text.split(";") if r.strip()]
+            given[name] = rows if value.ndim == 2 else rows[0]
+    with user_errors():
+        ex = worked_example(query, keys, score, parameters=given, step=0)
+        lines = worked_lines(ex)
+    st.latex(score_formula(score))
+    st.markdown("**1. Score** each key against the query:")
+    for line in lines["score"]:
+        st.latex(line)
+    if abs(float(np.sum(ex.weights)) - 1) > 1e-6:
+        st.markdown("**2. Softmax**, then local-p's Gaussian, turns scores into weights:")
+    else:
+        st.markdown("**2. Softmax** turns scores into weights that sum to 1:")
+    for line in lines["weights"]:
+        st.latex(line)
+    st.markdown("**3. Context vector**: the keys averaged with those weights (here the values are the keys):")
+    for line in lines["context"]:
+        st.latex(line)
+    table = pd.DataFrame({"key": [str(list(k)) for k in keys], "score": ex.scores.round(4),
+                          "weight": ex.weights.round(4)})  # fmt: skip
+    st.dataframe(table, key="learn_worked_table", hide_index=True)
+    st.caption(closing_caption(ex))
+
+
+def _share(weight: float) -> str:
+    if weight >= 0.95:
+        return "almost all of the weight"
+    if weight > 0.5:
+        return "most of the weight"
+    return "the largest share of the weight, though not most of it"
+
+
+def closing_caption(ex) -> str:
+    """What this example's numbers show (from ``ex``, a WorkedExample): which key wins and by how
+    much the softmax widened the gap, where the weights do not sum to 1 and why."""
+    weights = np.asarray(ex.weights, dtype=np.float64)  # [S]
+    scores = np.asarray(ex.scores, dtype=np.float64)  # [S]; -inf outside a local window
+    top = int(np.argmax(weights))
+    said = [f"Key {top + 1} takes {_share(weights[top])} ({weights[top]:.4f}),"]
+    inside = [k for k in np.argsort(-weights) if np.isfinite(scores[k]) and k != top]
+    if inside:
+        k = int(inside[0])
+        gap = scores[top] - scores[k]
+        if scores[top] == scores[k]:
+            said[0] = f"Keys {top + 1} and {k + 1} tie with score {scores[top]:.4g}: each takes {weights[top]:.4f},"
+            return _sentence(said)
+        digits = next(d for d in (4, 6, 8, 17) if d == 17 or f"{scores[top]:.{d}g}" != f"{scores[k]:.{d}g}")
+        said[0] += f" with score {scores[top]:.{digits}g} against {scores[k]:.{digits}g} for key {k + 1}"
+        if gap > 0:
+            ratio = f"{np.exp(gap):,.0f}" if gap > 7 else f"{np.exp(gap):.3g}"
+            said.append(f"the softmax turns a score gap of {gap:.3g} into a weight ratio of e^{gap:.3g} ≈ {ratio}")
+        elif ex.position is not None:
+            said.append(
+                f"its score is not the larger one: the Gaussian around p_t = {ex.position:.3g} favours the key"
+                " nearer to it"
+            )
+    if not np.all(np.isfinite(scores)):
+        said.append("keys outside the local window (score −∞) get weight 0")
+    total = float(weights.sum())
+    if abs(total - 1) > 1e-6:
+        said.append(
+            f"the weights sum to {total:.4f}, not 1: local-p multiplies the softmax by a Gaussian, which leaves"
+            " less than 1"
+        )
+    return _sentence(said)
+
+
+def _sentence(parts: list[str]) -> str:
+    return "; ".join(parts).replace(",;", ";").rstrip(",") + "."

@@ -1,0 +1,83 @@
+"""Model helpers shared by the Compare, Evaluate and Learn pages: default choices, test pairs."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attnviz.data import Pair
+from attnviz.decoding import Translator
+from attnviz.errors import AttnvizError
+from attnviz.evaluation import measured_on
+from attnviz.store import shareable_meta
+from attnviz_app.app_pages.shared.common import error_text, session_id, user_errors
+from attnviz_app.app_pages.shared.data_ui import cached_corpus
+from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
+
+PREFERRED = (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))
+
+
+def default_models(models: list[dict]) -> list[dict]:
+    """Additive/Bahdanau vs general/Luong vs dot/Luong of the task that has most of them; else two models."""
+    best: list[dict] = []
+    for task in dict.fromkeys(m["task"] for m in models):
+        found = []
+        for score, style in PREFERRED:
+            match = next((m for m in models if m["task"] == task and (m["score"], m["style"]) == (score, style)), None)
+            if match:
+                found.append(match)
+        if len(found) > len(best):
+            best = found
+    if len(best) >= 2:
+        return best
+    same_task = [m for m in models if m["task"] == models[0]["task"]]
+    return (same_task if len(same_task) >= 2 else models)[:2]
+
+
+def model_meta(translator: Translator) -> dict:
+    """The translator's meta as this session may see it (attnviz.store.catalog.shareable_meta): a model
+    another session trained on its upload keeps its example sentence and data to itself."""
+    return shareable_meta(translator.meta, session_id())
+
+
+def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
+    """The test split a model is measured on (attnviz.evaluation.evaluate.measured_on), loaded once;
+    none, with a note saying why, when the model's data cannot be read back (a file outside the
+    models and uploads folders, another session's upload): the rest of the page still works."""
+    try:
+        spec, options = measured_on(meta)
+    except AttnvizError as e:
+        st.caption(f"No test pairs for this model: {error_text(e)}")
+        return []
+    with user_errors():
+        corpus = cached_corpus(spec, **options, split="test")  # Multi30k reads its test files alone
+    return corpus.test[:limit] if limit else corpus.test
+
+
+def opened_in_explore(models: list[dict]) -> list[dict]:
+    """The models open in Explore (both styles in Both), plus, when that is one model, the other
+    models of its task with the same score, else of its task: at least two to compare."""
+    names = st.session_state.get(EXPLORE_MODELS) or []
+    chosen = [m for m in models if m["name"] in names]
+    if not chosen:
+        return []
+    if len(chosen) == 1:
+        first = chosen[0]
+        same_task = [m for m in models if m["task"] == first["task"] and m is not first]
+        same_task.sort(key=lambda m: m["score"] != first["score"])
+        chosen += same_task[:1]
+    return chosen
+
+
+def pick_models(models: list[dict], key: str, label: str = "Models") -> list[dict]:
+    """A multiselect of models by name; defaults to Explore's models, else :func:`default_models`."""
+    by_name = {m["name"]: m for m in models}
+    explored = tuple(st.session_state.get(EXPLORE_MODELS) or ())
+    if key not in st.session_state or st.session_state.get(f"{key}__from") != explored:
+        st.session_state[key] = [m["name"] for m in (opened_in_explore(models) or default_models(models))]
+        st.session_state[f"{key}__from"] = explored
+    st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
+    names = st.multiselect(
+        label, list(by_name), key=key, persist_state="session",
+        format_func=lambda n: f"{n} · {by_name[n]['score']}/{by_name[n]['style']}",
+    )  # fmt: skip
+    return [by_name[n] for n in names]

@@ -1,0 +1,167 @@
+"""Train: pick data, a score function, a decoder and sizes; watch the alignment emerge."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attnviz.data import TASKS
+from attnviz.errors import AttnvizError
+from attnviz.server import (
+    ACTIVE,
+    REGISTRY,
+    discard_stranded,
+    hold_for_training,
+    keep_stranded,
+    resume_stranded,
+    sibling,
+    stranded_runs,
+    task_of,
+)
+from attnviz.store import visible_to
+from attnviz.training import Recipe
+from attnviz_app.app_pages.shared.common import (
+    escape_markdown,
+    get_model,
+    refresh_models,
+    session_id,
+    session_models,
+    user_errors,
+)
+from attnviz_app.app_pages.shared.data_ui import pick_data, select_task
+from attnviz_app.app_pages.shared.keys import TRAIN_SIBLING, TRAIN_WANTED
+from attnviz_app.app_pages.train.form import (
+    SCORE_KEY,
+    STYLE_KEY,
+    STYLES,
+    cap_note,
+    progress_panel,
+    recipe_form,
+    session_alive,
+    sibling_recipe,
+)
+from attnviz_app.app_pages.train.replay import retrain_panel
+
+WANTED_NOTE = "train_wanted_note"  # (score, line): what Explore's "Train it" set the form to
+
+
+def submit(sid: str, recipe: Recipe) -> None:
+    try:
+        job = REGISTRY.submit(sid, recipe, is_alive=session_alive(sid))
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))  # it quotes the typed model name
+    else:
+        # the upload it reads stays until the training ends, whatever this session does meanwhile
+        hold_for_training(recipe.data, job.out.stem, lambda: job.status in ACTIVE)
+        st.rerun()
+
+
+def sibling_panel(sid: str) -> None:
+    """Train a shown model's missing other-style sibling from the model's own recipe."""
+    models = session_models()
+    wanted = st.session_state.get(TRAIN_SIBLING)
+    options = []
+    for m in models:
+        other = "luong" if m.get("style") == "bahdanau" else "bahdanau"
+        if m.get("owner") in (None, sid) and sibling(models, m, other) is None:
+            options.append((m["path"], other))
+    if not options:
+        return
+    labels = {o: f"{next(m['name'] for m in models if m['path'] == o[0])} → its {o[1]} sibling" for o in options}
+    index = options.index(tuple(wanted)) if wanted and tuple(wanted) in options else 0
+    with st.expander("Train a missing sibling (same data, sizes and settings, the other decoder style)",
+                     expanded=wanted is not None):  # fmt: skip
+        pick = st.selectbox("Model", options, index=index, format_func=labels.get, key="train_sibling_pick")
+        entry = next(m for m in models if m["path"] == pick[0])
+        with user_errors():
+            meta = get_model(entry).meta
+        if not visible_to(meta, sid):
+            st.info("This model was trained on another session's upload; its settings are private.")
+            return
+        name = f"{task_of(entry)}-{entry['score']}-{pick[1]}".replace("_", "-")
+        recipe = sibling_recipe(meta, pick[1], name)
+        if recipe is None:
+            st.info("This model does not store its recipe; use the form below with the same settings.")
+            return
+        train = recipe.train
+        budget = f"{train.get('epochs', '?')} epochs" + (
+            f" or {train['max_seconds'] / 60:.0f} minutes" if train.get("max_seconds") else ""
+        )
+        st.caption(f"Data {escape_markdown(recipe.data)}, score {entry['score']}, style {pick[1]}, {budget}.")
+        if st.button("Start the sibling's training", key="train_sibling_start", type="primary"):
+            st.session_state.pop(TRAIN_SIBLING, None)
+            submit(sid, recipe)
+
+
+def wanted_note() -> None:
+    """Explore's "Train it" for a score no model of the task has: the data, the score function and the
+    decoder style set once, and a line above the form that says so while that score is chosen."""
+    wanted = st.session_state.pop(TRAIN_WANTED, None)
+    if wanted is not None:
+        task, score, style = wanted
+        named, shown = select_task("train", task), escape_markdown(task)
+        data = "the data" if named else f"choose {shown}'s data in the sidebar; the rest"
+        st.session_state[SCORE_KEY], st.session_state[STYLE_KEY] = score, style
+        st.session_state[WANTED_NOTE] = (
+            score,
+            (
+                f"No model of {shown} has the score function {escape_markdown(score)} yet: {data} of the form below "
+                f"is set to train one ({STYLES[style].split(' (')[0]} decoder). Press **Start training** at the bottom."
+            ),
+        )
+    note = st.session_state.get(WANTED_NOTE)
+    if note and st.session_state.get(SCORE_KEY) == note[0]:
+        st.info(note[1], icon=":material/model_training:")
+
+
+def stranded_panel(sid: str) -> None:
+    """Trainings a stopped or killed server left unfinished: keep, resume or discard each."""
+    runs = stranded_runs(viewer=sid)
+    if not runs:
+        return
+    with st.expander(f"{len(runs)} unfinished training(s) from an earlier server run", expanded=True):
+        for run in runs:
+            left, b1, b2, b3 = st.columns([4, 1, 1, 1], vertical_alignment="center")
+            left.markdown(f"**{escape_markdown(run.name)}**: {run.epochs_done} of {run.epochs or '?'} epochs done")
+            if b1.button("Keep as is", key=f"train_keep_{run.name}", help="Move it into the models folder"):
+                with user_errors():
+                    keep_stranded(run.name)
+                refresh_models()
+                st.rerun()
+            if b2.button("Resume", key=f"train_resume_{run.name}", disabled=run.recipe is None):
+                with user_errors():
+                    recipe = resume_stranded(run.name)
+                    REGISTRY.submit(sid, recipe, is_alive=session_alive(sid), resume=run.name)
+                st.rerun()
+            if b3.button("Discard", key=f"train_discard_{run.name}"):
+                with user_errors():
+                    discard_stranded(run.name)
+                st.rerun()
+
+
+st.title("Train a model")
+st.caption(
+    "Training runs in the background, one run per browser session and a few per server; other users stay "
+    "responsive. The finished model is saved to the models folder and appears on every page."
+)
+sid = session_id()
+job = REGISTRY.get(sid)
+if job is not None:
+    progress_panel(job)
+    if job.snapshot().active:
+        st.stop()
+    st.divider()
+
+stranded_panel(sid)
+retrain_panel(sid, submit)
+sibling_panel(sid)
+wanted_note()
+with st.sidebar:
+    picked = pick_data("train")
+if picked is None:
+    st.info("Choose the data in the sidebar.")
+    st.stop()
+spec, label = picked
+cap_note()
+recipe = recipe_form(spec, label if spec in TASKS else "custom", builtin=spec in TASKS)
+if recipe is not None:
+    submit(sid, recipe)

@@ -1,0 +1,182 @@
+"""Your model: the views every source shares, over named ``Alignment`` traces (one per layer, head,
+hypothesis or model): the heatmap with hover (several side by side on one scale to compare them),
+the per-step animation, word links extracted from attention (argmax, threshold, Whisper's DTW)
+scored against gold links pasted for the pair, and the exports."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attnviz.decoding import Alignment
+from attnviz.errors import AttnvizError
+from attnviz.links import DIRECTIONAL, directional_links, for_reading, parse_gold, read_words, score_table
+from attnviz.plots import (
+    alignment_json,
+    explore_heatmap,
+    gold_figure,
+    links_figure,
+    matrix_csv,
+    plot_config,
+    shared_range,
+    step_animation,
+)
+from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.gold_convention import gold_convention
+
+ONE_WIDTH, COMPARE_WIDTH = 860, 420  # px: one map across the page, or two to four side by side
+MAX_COMPARED = 4
+VIEWS = ("Heatmap", "Per step", "Word links and gold", "Export")
+METHOD_HELP = (
+    "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
+    "reaches the threshold. dtw: Whisper's recipe, the cheapest monotonic path through the attention "
+    "(standardised per source word) by dynamic time warping; with several maps shown, their average is one more row."
+)
+GOLD_HELP = (
+    "Gold links of this pair, counted over the words the maps show (pieces merged, <eos> left out): Pharaoh or talp "
+    "`i-j` a sure link from source word i to target word j (possible: Pharaoh `i?j` or `i-j-P`, talp `ipj`), or one "
+    "NAACL link `sent_id i j [S|P]`. Say the format and index base below, or leave them to auto-detect."
+)
+
+
+def _chart(fig, key: str, name: str) -> None:
+    st.plotly_chart(fig, key=key, width="content", config=plot_config(f"attnviz-{name}"))
+
+
+def show_alignments(
+    alignments: dict, key: str, gold: tuple[str, str, int | str] | None = None, default: list[str] | None = None
+) -> None:
+    """The shared views over ``alignments`` (name -> ``Alignment``): the user picks one, or up to
+    :data:`MAX_COMPARED` to compare side by side on one colour scale (``default``: those shown first,
+    and again whenever it changes). ``gold``: the pair's gold links given by the page, ``(line, fmt, base)``
+    as :func:`attnviz_app.app_pages.shared.gold_convention.gold_convention` asks them (``None``: the
+    panel asks for them)."""
+    if not alignments:
+        st.info("Nothing to show.")
+        return
+    names = list(alignments)
+    pick_key, default_key = f"{key}_matrix", f"{key}_matrix_default"
+    default = [n for n in (default or names[:1]) if n in alignments][:MAX_COMPARED] or names[:1]
+    stored = st.session_state.get(pick_key)
+    if not stored or not set(stored) <= set(names) or st.session_state.get(default_key) != default:
+        st.session_state[pick_key] = default
+    st.session_state[default_key] = default
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    chosen = left.multiselect("Attention shown (several: side by side on one scale)", names, key=pick_key,
+                              max_selections=MAX_COMPARED) if len(names) > 1 else names  # fmt: skip
+    if not chosen:
+        st.info("Choose the attention to show.")
+        return
+    first, second = (right, right) if len(names) > 1 else st.columns(2)
+    merge = first.toggle("Pieces merged into words", value=True, key=f"{key}_merge")
+    hide = second.toggle("Hide <eos>", value=False, key=f"{key}_hide",
+                         help="Leave out the source's end marker and renormalise each row over the words.")  # fmt: skip
+    shown = {}
+    for name in chosen:
+        reading = for_reading(alignments[name], hide and alignments[name].source_tokens[-1:] == ["<eos>"], merge)
+        shown[name] = (alignments[name], reading)
+    view = st.segmented_control("View", VIEWS, default=VIEWS[0], key=f"{key}_view") or VIEWS[0]
+    if view == "Heatmap":
+        _heatmaps({n: r.alignment for n, (_, r) in shown.items()}, key)
+        rule = next(iter(shown.values()))[1].rule
+        st.caption(escape_markdown(rule) + " Hover a cell for its weight.")
+    elif view == "Per step":
+        name = chosen[0] if len(chosen) == 1 else st.selectbox("Of", chosen, key=f"{key}_step_of")
+        _chart(step_animation(shown[name][1].alignment), f"{key}_steps", "steps")
+        st.caption("Play, or drag the slider: each decoder step's attention over the source.")
+    elif view == "Word links and gold":
+        _links({n: al for n, (al, _) in shown.items()}, key, gold)
+    else:
+        _exports({n: al for n, (al, _) in shown.items()}, key)
+
+
+def _heatmaps(panels: dict[str, Alignment], key: str) -> None:
+    zmin, zmax = shared_range(list(panels.values()), "weights") if len(panels) > 1 else (None, None)
+    width = ONE_WIDTH if len(panels) == 1 else COMPARE_WIDTH
+    columns = st.columns(len(panels)) if len(panels) > 1 else [st.container()]
+    for k, (col, (name, al)) in enumerate(zip(columns, panels.items(), strict=True)):
+        with col:
+            _chart(explore_heatmap(al, title=name, zmin=zmin, zmax=zmax, max_width=width), f"{key}_map_{k}", "map")
+
+
+def _gold(key: str, n_src: int, n_tgt: int, given: tuple[str, str, int | str] | None):
+    """The gold links as a ``GoldAlignment``: ``given`` by the page as ``(line, fmt, base)``, or pasted here
+    with the convention asked beside them; ``None`` when there are none, DataError when they are malformed
+    or do not fit the convention."""
+
+    def read(line: str, fmt: str, base: int | str):
+        return parse_gold([line], [(n_src, n_tgt)], fmt, base, name="the gold links")
+
+    if given is None:
+        line = st.text_input("Gold links", key=f"{key}_gold", placeholder="0-0 1-2 2-1", help=GOLD_HELP).strip()
+        if not line:  # the convention is asked once there are links to read
+            return None
+        given = (line, *gold_convention(f"{key}_gold", lambda f, b: read(line, f, b).convention()))
+    return read(*given).alignments[0] if given[0] else None
+
+
+def _links(panels: dict[str, Alignment], key: str, given_gold: tuple | None) -> None:
+    """Each shown attention's word links, with the gold links' precision, recall and AER when pasted."""
+    left, right = st.columns([2, 1], vertical_alignment="bottom")
+    method = left.segmented_control("Links from attention", DIRECTIONAL, default="argmax", key=f"{key}_method",
+                                    help=METHOD_HELP) or "argmax"  # fmt: skip
+    threshold = 0.3
+    if method == "threshold":
+        threshold = right.slider("Threshold", 0.05, 1.0, 0.3, 0.05, key=f"{key}_threshold")
+    try:
+        readings = {name: read_words(al) for name, al in panels.items()}
+        first = next(iter(readings.values()))
+        sizes = {(len(r.source_words), len(r.target_words)) for r in readings.values()}
+        links = {name: sorted(directional_links(r.weights, method, threshold)) for name, r in readings.items()}
+        if method == "dtw" and len(readings) > 1 and len(sizes) == 1:
+            stack = np.stack([r.weights for r in readings.values()])  # [maps, tgt_words, src_words]
+            links["DTW over the maps shown"] = sorted(directional_links(stack, "dtw"))
+            readings["DTW over the maps shown"] = first
+        gold = _gold(key, len(first.source_words), len(first.target_words), given_gold)
+    except AttnvizError as e:
+        st.error(escape_markdown(str(e)))
+        return
+    if gold is not None and len(sizes) > 1:
+        st.warning("The maps shown read different words (different translations): gold scores only the first.")
+    if gold is not None:
+        scored = {name: [links[name]] for name, r in readings.items() if (len(r.source_words),
+                  len(r.target_words)) == (len(first.source_words), len(first.target_words))}  # fmt: skip
+        corpus, _ = score_table([gold], scored)
+        st.dataframe(pd.DataFrame(corpus).drop(columns=["F1"]), hide_index=True, key=f"{key}_scores")
+        st.caption("AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), precision = |A∩P| / |A|, recall = |A∩S| / |S| "
+                   "(Och & Ney 2003), on words.")  # fmt: skip
+    names = list(links)
+    name = names[0] if len(names) == 1 else st.selectbox("Links drawn", names, key=f"{key}_links_of")
+    r = readings[name]
+    title = f"{name}: {method} links" + (" against gold" if gold is not None else "")
+    if gold is not None and (len(r.source_words), len(r.target_words)) == (len(first.source_words),
+                                                                          len(first.target_words)):  # fmt: skip
+        fig = gold_figure(r.weights, r.source_words, r.target_words, links[name], gold.sure, gold.possible, title,
+                          ONE_WIDTH)  # fmt: skip
+    else:
+        fig = links_figure(r.weights, r.source_words, r.target_words, {name: ("attention", links[name])}, title,
+                           ONE_WIDTH)  # fmt: skip
+    _chart(fig, f"{key}_links_map", "links")
+    st.caption(escape_markdown(r.caption))
+    pharaoh = " ".join(f"{s}-{t}" for s, t in links[name])
+    st.code(pharaoh or "(no links)", language=None, wrap_lines=True)
+
+
+def _file_name(name: str, suffix: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") + suffix
+
+
+def _exports(panels: dict[str, Alignment], key: str) -> None:
+    """Each shown attention as JSON (the whole trace), CSV (the weights) and Pharaoh (argmax links)."""
+    for k, (name, al) in enumerate(panels.items()):
+        st.markdown(f"**{escape_markdown(name)}**")
+        a, b, c = st.columns(3)
+        a.download_button("JSON (whole trace)", alignment_json(al), file_name=_file_name(name, ".json"),
+                          mime="application/json", key=f"{key}_json_{k}", on_click="ignore")  # fmt: skip
+        b.download_button("CSV (weights)", matrix_csv(al), file_name=_file_name(name, ".csv"), mime="text/csv",
+                          key=f"{key}_csv_{k}", on_click="ignore")  # fmt: skip
+        c.download_button("Pharaoh (argmax, tokens)", al.to_pharaoh() + "\n", file_name=_file_name(name, ".pharaoh"),
+                          mime="text/plain", key=f"{key}_pharaoh_{k}", on_click="ignore")  # fmt: skip
