@@ -20,7 +20,8 @@ of this checkout (and with ``--cli-baseline DIR`` of another checkout, e.g. the 
 change, in turn with it; CPU seconds from ``getrusage`` of the child), and checks that the printed
 metrics agree.
 
-    OMP_NUM_THREADS=1 python benchmarks/evaluate_speed.py --cli --out benchmarks/results/evaluate_speed.json
+    python benchmarks/evaluate_speed.py --threads 1 2 --cli --cli-baseline ../base \\
+        --out benchmarks/results/evaluate_speed.json
 """
 
 from __future__ import annotations
@@ -94,21 +95,12 @@ def summary(values: list[float]) -> dict:
     return {"median": round(statistics.median(values), 2), "min": min(rounded), "rounds": rounded}
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", default=MODEL, help=f"a model name or checkpoint (default {MODEL})")
-    p.add_argument("--n", type=int, default=300, help="the first N test pairs (default 300)")
-    p.add_argument("--beam", type=int, default=5)
-    p.add_argument("--rounds", type=int, default=3, help="rounds of every measurement, in turn (default 3)")
-    p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
-    p.add_argument("--cli", action="store_true", help="also time the whole `attnviz evaluate` command")
-    p.add_argument("--cli-baseline", help="another checkout whose `attnviz evaluate` is timed in turn (with --cli)")
-    p.add_argument("--out", help="write the JSON here, e.g. benchmarks/results/evaluate_speed.json")
-    args = p.parse_args(argv)
-    torch.set_num_threads(args.threads)
-
-    translator, load_s, load_cpu = timed(lambda: load(args.model))
-    pairs, read_s, read_cpu = timed(lambda: own_pairs(translator, n=args.n))
+def measure(
+    translator: Translator, pairs: list[Pair], args: argparse.Namespace, threads: int, fixed: tuple[float, float]
+) -> dict:
+    """Every row's seconds over ``args.rounds`` rounds at ``threads`` torch threads, and the speed-ups;
+    ``fixed``: the wall-clock and CPU seconds of the corpus read and the model load."""
+    torch.set_num_threads(threads)
     beam = args.beam
     translator.translate_batch([p.source for p in pairs[:20]], beam_size=beam)  # warm-up: allocator, kernels
     translator.align_batch([p.source for p in pairs[:20]], [p.target for p in pairs[:20]])
@@ -131,10 +123,10 @@ def main(argv: list[str] | None = None) -> int:
             wall.setdefault(name, []).append(w)
             cpu.setdefault(name, []).append(c)
         for label, checkout in checkouts.items() if args.cli else ():
-            printed[label], w, c = cli(checkout, args.model, beam, args.n, args.threads)
+            printed[label], w, c = cli(checkout, args.model, beam, args.n, threads)
             wall.setdefault(f"cli, {label}", []).append(w)
             cpu.setdefault(f"cli, {label}", []).append(c)
-        print(f"round {k + 1}: " + ", ".join(f"{name} {w[-1]:.1f} s" for name, w in wall.items()), flush=True)
+        print(f"{threads} thread(s), round {k + 1}: " + ", ".join(f"{n} {w[-1]:.1f} s" for n, w in wall.items()))
 
     def speedups(seconds: float, cpu_seconds: float) -> dict:
         """One at a time's median seconds over these: wall-clock, and CPU (steadier on a loaded machine)."""
@@ -150,39 +142,76 @@ def main(argv: list[str] | None = None) -> int:
         }
         for name in wall
     ]
+    fixed_s, fixed_cpu = fixed
     evaluate_s, evaluate_cpu = statistics.median(wall["evaluate"]), statistics.median(cpu["evaluate"])
-    report = {
-        "model": args.model,
-        "pairs": len(pairs),
-        "beam": beam,
-        "threads": args.threads,
+    return {
+        "threads": threads,
         "hardware": describe(translator.device),
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "corpus_read": {"seconds": round(read_s, 2), "cpu_seconds": round(read_cpu, 2)},
-        "model_load": {"seconds": round(load_s, 2), "cpu_seconds": round(load_cpu, 2)},
         "rows": table,
         "speedup_model_part": speedups(evaluate_s, evaluate_cpu),
-        "speedup_with_read_and_load": speedups(evaluate_s + read_s + load_s, evaluate_cpu + read_cpu + load_cpu),
+        "speedup_with_read_and_load": speedups(evaluate_s + fixed_s, evaluate_cpu + fixed_cpu),
         "figures": {"evaluate": results["evaluate"], "pair by pair": results["evaluate, forcing pair by pair"]},
         "same_figures": results["evaluate"] == results["evaluate, forcing pair by pair"],
         "cli_printed": printed,
         "cli_same_printed": len(set(printed.values())) <= 1,
     }
-    print(f"\n{len(pairs)} pairs, beam {beam}, {args.threads} thread(s), {report['hardware']}")
-    print(f"corpus read {read_s:.2f} s ({read_cpu:.2f} CPU), model load {load_s:.2f} s ({load_cpu:.2f} CPU), once")
+
+
+def show(run: dict) -> None:
+    print(f"\n{run['hardware']}")
     print(f"{'measure':<32} {'wall s':>8} {'cpu s':>8} {'speed-up wall':>14} {'cpu':>7}")
-    for row in table:
+    for row in run["rows"]:
         figures = f"{row['seconds']['median']:>8.2f} {row['cpu_seconds']['median']:>8.2f}"
         print(f"{row['measure']:<32} {figures} {row['speedup']['wall']:>13.2f}x {row['speedup']['cpu']:>6.2f}x")
-    model_part, whole = report["speedup_model_part"], report["speedup_with_read_and_load"]
+    model_part, whole = run["speedup_model_part"], run["speedup_with_read_and_load"]
     print(
         f"evaluate against one at a time, wall / CPU: {model_part['wall']}x / {model_part['cpu']}x (model part), "
         f"{whole['wall']}x / {whole['cpu']}x with the corpus read and model load"
     )
-    print(f"same figures as forcing pair by pair: {report['same_figures']}; {results['evaluate']}")
-    if args.cli:
-        print(f"the CLI printed the same metrics from every checkout: {report['cli_same_printed']}")
+    print(f"same figures as forcing pair by pair: {run['same_figures']}; {run['figures']['evaluate']}")
+    if run["cli_printed"]:
+        print(f"the CLI printed the same metrics from every checkout: {run['cli_same_printed']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", default=MODEL, help=f"a model name or checkpoint (default {MODEL})")
+    p.add_argument("--n", type=int, default=300, help="the first N test pairs (default 300)")
+    p.add_argument("--beam", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=3, help="rounds of every measurement, in turn (default 3)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="torch CPU threads; several measure each in turn (default 1)",
+    )
+    p.add_argument("--cli", action="store_true", help="also time the whole `attnviz evaluate` command")
+    p.add_argument("--cli-baseline", help="another checkout whose `attnviz evaluate` is timed in turn (with --cli)")
+    p.add_argument("--out", help="write the JSON here, e.g. benchmarks/results/evaluate_speed.json")
+    args = p.parse_args(argv)
+
+    torch.set_num_threads(args.threads[0])
+    translator, load_s, load_cpu = timed(lambda: load(args.model))
+    pairs, read_s, read_cpu = timed(lambda: own_pairs(translator, n=args.n))
+    fixed = (read_s + load_s, read_cpu + load_cpu)
+    print(f"{len(pairs)} pairs, beam {args.beam}")
+    print(f"corpus read {read_s:.2f} s ({read_cpu:.2f} CPU), model load {load_s:.2f} s ({load_cpu:.2f} CPU), once")
+    runs = [measure(translator, pairs, args, threads, fixed) for threads in args.threads]
+    for run in runs:
+        show(run)
+    report = {
+        "model": args.model,
+        "pairs": len(pairs),
+        "beam": args.beam,
+        "rounds": args.rounds,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "corpus_read": {"seconds": round(read_s, 2), "cpu_seconds": round(read_cpu, 2)},
+        "model_load": {"seconds": round(load_s, 2), "cpu_seconds": round(load_cpu, 2)},
+        "cli_baseline": args.cli_baseline,
+        "runs": runs,
+    }
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0
