@@ -12,15 +12,7 @@ The public API::
     attnviz.read_history("models/mine.safetensors")      # how its attention formed, as plain data
 """
 
-from attnviz.data import TASKS, load_corpus
-from attnviz.decoding import Alignment, Translator
-from attnviz.devices import available_devices, bf16_supported, pick_device
-from attnviz.errors import AttnvizError, CheckpointError, ConfigError, DataError, InputError
-from attnviz.evaluation import Evaluation, evaluate
-from attnviz.explain import Attribution, CellMath, attribute, cell_numbers, latex_lines
-from attnviz.model import SCORES, Attention, ModelConfig, Score, Seq2Seq, build_model, register
-from attnviz.store import list_models, load, load_checkpoint, read_history, save
-from attnviz.training import Progress, Recipe, TrainConfig, build_translator, fit, run_recipe
+import importlib
 
 __all__ = [
     "SCORES",
@@ -65,16 +57,61 @@ __all__ = [
     "show_steps",
 ]
 
-FIGURES = ("show", "show_both", "show_steps")  # from attnviz.plots, imported on first use: the CLI needs no Plotly
+# every public name and the subpackage it comes from: imported on first use, so that `import attnviz`
+# (and the `attnviz` command, which imports only what its command needs) does not load torch, pandas
+# and Plotly up front
+_WHERE: dict[str, str] = {
+    "TASKS": "attnviz.data",
+    "load_corpus": "attnviz.data",
+    "Alignment": "attnviz.decoding",
+    "Translator": "attnviz.decoding",
+    "available_devices": "attnviz.devices",
+    "bf16_supported": "attnviz.devices",
+    "pick_device": "attnviz.devices",
+    "AttnvizError": "attnviz.errors",
+    "CheckpointError": "attnviz.errors",
+    "ConfigError": "attnviz.errors",
+    "DataError": "attnviz.errors",
+    "InputError": "attnviz.errors",
+    "Evaluation": "attnviz.evaluation",
+    "evaluate": "attnviz.evaluation",
+    "Attribution": "attnviz.explain",
+    "CellMath": "attnviz.explain",
+    "attribute": "attnviz.explain",
+    "cell_numbers": "attnviz.explain",
+    "latex_lines": "attnviz.explain",
+    "Attention": "attnviz.model",
+    "ModelConfig": "attnviz.model",
+    "SCORES": "attnviz.model",
+    "Score": "attnviz.model",
+    "Seq2Seq": "attnviz.model",
+    "build_model": "attnviz.model",
+    "register": "attnviz.model",
+    "show": "attnviz.plots",
+    "show_both": "attnviz.plots",
+    "show_steps": "attnviz.plots",
+    "list_models": "attnviz.store",
+    "load": "attnviz.store",
+    "load_checkpoint": "attnviz.store",
+    "read_history": "attnviz.store",
+    "save": "attnviz.store",
+    "Progress": "attnviz.training",
+    "Recipe": "attnviz.training",
+    "TrainConfig": "attnviz.training",
+    "build_translator": "attnviz.training",
+    "fit": "attnviz.training",
+    "run_recipe": "attnviz.training",
+}
 
 
 def __getattr__(name: str):
-    if name in FIGURES:
-        from attnviz import plots
-
-        return getattr(plots, name)
-    raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *FIGURES])
+    return sorted({*globals(), *_WHERE})

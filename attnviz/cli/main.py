@@ -1,78 +1,79 @@
 """``attnviz`` (or ``python -m attnviz``): the command table, the parser it builds and ``main``.
 
 Each command is a module with ``HELP`` (a one-line summary), ``add_arguments(parser)`` and
-``run(args) -> int``; ``COMMANDS`` registers them. Exit codes: 0 on success, 2 with a one-line
-message on stderr for bad input, a bad data file, a bad checkpoint or running out of memory
-(argparse uses 2 for bad flags too), 130 when interrupted. Never a traceback for a user mistake.
+``run(args) -> int``; ``COMMANDS`` registers them, and a run imports only its own. Exit codes: 0
+on success, 2 with a one-line message on stderr for bad input, a bad data file, a bad checkpoint
+or running out of memory (argparse uses 2 for bad flags too), 130 when interrupted. Never a
+traceback for a user mistake.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import sys
 import warnings
 from types import ModuleType
 
-from attnviz.cli import (
-    align,
-    align_eval,
-    align_report,
-    app,
-    attention,
-    attribute,
-    bench,
-    data,
-    evaluate,
-    hf,
-    import_joeynmt,
-    leaderboard,
-    list_models,
-    markup,
-    replay,
-    train,
-    translate,
-)
 from attnviz.errors import AttnvizError
 from attnviz.store import ModelWarning
 
-COMMANDS: dict[str, ModuleType] = {
-    "list": list_models,
-    "translate": translate,
-    "align": align,
-    "align-eval": align_eval,
-    "markup": markup,
-    "align-report": align_report,
-    "train": train,
-    "evaluate": evaluate,
-    "leaderboard": leaderboard,
-    "data": data,
-    "bench": bench,
-    "attribute": attribute,
-    "attention": attention,
-    "import-joeynmt": import_joeynmt,
-    "hf": hf,
-    "replay": replay,
-    "app": app,
+# the command, and its module in attnviz.cli: a run imports only the module of the command it runs
+# (``evaluate`` loads no Plotly, ``list`` no torch); ``attnviz --help`` imports them all
+COMMANDS: dict[str, str] = {
+    "list": "list_models",
+    "translate": "translate",
+    "align": "align",
+    "align-eval": "align_eval",
+    "markup": "markup",
+    "align-report": "align_report",
+    "train": "train",
+    "evaluate": "evaluate",
+    "leaderboard": "leaderboard",
+    "data": "data",
+    "bench": "bench",
+    "attribute": "attribute",
+    "attention": "attention",
+    "import-joeynmt": "import_joeynmt",
+    "hf": "hf",
+    "replay": "replay",
+    "app": "app",
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """One subcommand per entry of ``COMMANDS``; ``args.func`` is the command's ``run``."""
+def command(name: str) -> ModuleType:
+    """The module of the command ``name`` (a key of ``COMMANDS``), imported on first use."""
+    return importlib.import_module(f"attnviz.cli.{COMMANDS[name]}")
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """One subcommand per entry of ``COMMANDS``; ``args.func`` is the command's ``run``. Given the
+    arguments of a run that names a command, only that command's module is imported (and only its
+    subcommand is built): a parser for anything else (``--help``, a misspelt command) has them all."""
+    chosen = _chosen(argv)
     parser = argparse.ArgumentParser(prog="attnviz", description="Explore attention in seq2seq models.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, command in COMMANDS.items():
-        p = sub.add_parser(name, help=command.HELP)
-        command.add_arguments(p)
-        p.set_defaults(func=command.run)
+    for name in [chosen] if chosen else COMMANDS:
+        module = command(name)
+        p = sub.add_parser(name, help=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(func=module.run)
     return parser
+
+
+def _chosen(argv: list[str] | None) -> str | None:
+    """The command ``argv`` runs when its first word names one (options before it count as none)."""
+    if not argv or argv[0] not in COMMANDS:
+        return None
+    return argv[0]
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; user mistakes end in a one-line message and exit code 2."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ModelWarning)

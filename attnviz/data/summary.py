@@ -1,10 +1,15 @@
-"""Tables and numbers about a corpus for the app's Data page and ``data --summary``."""
+"""Tables and numbers about a corpus for the app's Data page and ``data --summary``.
+
+pandas is imported where a table is made: reading a corpus (which imports this package) needs none.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from attnviz.data.pairs import Corpus, Pair
 from attnviz.data.vocab import SPECIALS, Vocab
@@ -12,6 +17,8 @@ from attnviz.data.vocab import SPECIALS, Vocab
 
 def pairs_frame(pairs: Sequence[Pair]) -> pd.DataFrame:
     """One row per pair: texts, token counts and the number of gold links (NA when unknown)."""
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "source": [p.source for p in pairs],
@@ -27,6 +34,8 @@ def pairs_frame(pairs: Sequence[Pair]) -> pd.DataFrame:
 def _length_stats(lengths: Sequence[int]) -> dict[str, float]:
     if len(lengths) == 0:
         return {"min": 0, "mean": 0.0, "median": 0.0, "p95": 0.0, "max": 0}
+    import pandas as pd
+
     s = pd.Series(lengths, dtype="int64")
     return {
         "min": int(s.min()),
