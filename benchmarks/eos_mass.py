@@ -52,9 +52,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100, help="test pairs forced per model (default 100)")
     parser.add_argument("--out", type=Path, help="write the rows as JSON here, and the table beside it as .md")
     args = parser.parse_args()
-    names = args.models or sorted(
-        e["name"] for e in read_manifest(pretrained_dir())["models"] if e["name"].startswith("multi30k-")
-    )
+    names = args.models or sorted(e["name"] for e in read_manifest() if e["name"].startswith("multi30k-"))
     rows = []
     for name in names:
         start = time.perf_counter()
