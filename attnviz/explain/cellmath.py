@@ -28,6 +28,7 @@ from attnviz.decoding import Alignment, encode_one
 from attnviz.errors import InputError
 from attnviz.explain.steps import Step, latex_text, num, score_steps, step, weight_steps
 from attnviz.model import Attention, DecoderState
+from attnviz.store import csv_text
 
 if TYPE_CHECKING:
     from attnviz.decoding import Translator
@@ -85,9 +86,7 @@ class CellMath:
     def to_csv(self) -> str:
         """One row per number: ``step, label, index, value`` (index empty for a scalar). Labels
         come from the scores' terms, any text a registered score gives: written by
-        :func:`attnviz.plots.exports.csv_text`, the guard of every CSV against spreadsheet formulas."""
-        from attnviz.plots import csv_text  # here: exports imports plotly, which `import attnviz` needs not
-
+        :func:`attnviz.store.csv_text`, the guard of every CSV against spreadsheet formulas."""
         rows = [
             (i, s.label, j, float(x))
             for i, s in enumerate(self.steps)

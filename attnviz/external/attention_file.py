@@ -18,7 +18,7 @@ hypothesis, a model) and the whole file with optional metadata. The schema (docs
 * ``metadata`` (optional): a JSON object (NPZ: a JSON string), kept as it is.
 * ``format`` (optional): ``"attnviz-attention"``; ``version``: 1.
 
-attnviz's own export (:mod:`attnviz.external.attention_export`; Explore's "Everything (JSON)",
+attnviz's own export (:mod:`attnviz.external.trace_files`; Explore's "Everything (JSON)",
 ``attnviz translate --json``, ``attnviz align --json``) writes the same schema with the whole trace
 beside the weights (contexts, decoder states, the score, the style, the beam's ``hypotheses``), and
 reading it back gives the same ``Alignment``.

@@ -24,7 +24,6 @@ from attnviz.plots.heatmap import (
     MIN_CELL_PX,
     WEIGHT_SCALE,
     add_alignment,
-    alignment_matrix,
     apply_template,
     cell_size,
     display_tokens,
@@ -36,7 +35,7 @@ from attnviz.plots.heatmap import (
 
 def shared_range(alignments: list[Alignment], values: str) -> tuple[float, float]:
     """One colour range for several alignments: ``[0, max]`` for weights, ``[-m, m]`` for scores."""
-    finite = [z[np.isfinite(z)] for z in (alignment_matrix(al, values) for al in alignments)]
+    finite = [z[np.isfinite(z)] for z in (al.matrix(values) for al in alignments)]
     finite = np.concatenate([f for f in finite if f.size]) if any(f.size for f in finite) else np.zeros(1)
     if values == "weights":
         return 0.0, float(max(finite.max(), 1e-9))

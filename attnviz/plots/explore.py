@@ -1,5 +1,6 @@
 """Figures for the Explore page that :mod:`attnviz.plots.heatmap` lacks: the context vector of one step, a
-per-step animation that plays in the browser, and a what-if comparison with the changed steps marked.
+per-step animation that plays in the browser, attributions on the attention map's axes (the What-if
+comparison is in :mod:`attnviz.plots.whatif`).
 
 Pure functions: an :class:`Alignment` in, a Plotly figure out. Tokens go through
 :func:`attnviz.plots.heatmap.display_tokens` (HTML-escaped) like everywhere else.
@@ -15,7 +16,6 @@ from plotly.subplots import make_subplots
 
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
-from attnviz.plots.compare import compare_heatmaps
 from attnviz.plots.heatmap import (
     DIVERGING_SCALE,
     FULL_CELL_PX,
@@ -280,34 +280,6 @@ def step_animation(al: Alignment, frame_ms: int = 700, max_width: int | None = N
                       for t in range(n_tgt)],
         }],
     )  # fmt: skip
-    return fig
-
-
-def whatif_figure(
-    original: Alignment,
-    changed: Alignment,
-    changed_steps: list[int],
-    names: tuple[str, str],
-    max_width: int | None = None,
-    title: str | None = None,
-) -> go.Figure:
-    """The two decodes side by side on one colour scale, with the changed target steps outlined,
-    at most ``max_width`` px wide."""
-    a, b = (html.escape(n, quote=False) for n in names)
-    if a == b:
-        raise InputError("give the two decodes different names")
-    fig = compare_heatmaps({a: original, b: changed}, max_width=max_width)
-    if title:
-        fig.update_layout(title={"text": html.escape(title, quote=False), "y": 1, "yanchor": "top", "yref": "container",
-                                 "pad": {"t": 8}})  # fmt: skip
-        fit_title(fig)
-    n_tgt, n_src = np.shape(changed.weights)
-    for t in changed_steps:
-        if 0 <= t < n_tgt:
-            fig.add_shape(
-                type="rect", x0=-0.5, x1=n_src - 0.5, y0=t - 0.5, y1=t + 0.5, xref="x2", yref="y2",
-                line={"color": GOLD_COLOR, "width": 2},
-            )  # fmt: skip
     return fig
 
 

@@ -133,14 +133,6 @@ def label_px(tokens: list[str], angle: int, font_px: int = TICK_PX) -> int:
 # -- the alignment heatmap -------------------------------------------------------------------
 
 
-def alignment_matrix(al: Alignment, values: str) -> np.ndarray:
-    """``[tgt, src]`` weights or scores as floats, NaN where a score is -inf (outside a local window)."""
-    if values not in ("weights", "scores"):
-        raise InputError(f"values must be 'weights' or 'scores', got {values!r}")
-    z = np.asarray(al.weights if values == "weights" else al.scores, dtype=np.float64)  # [tgt, src]
-    return np.where(np.isfinite(z), z, np.nan)
-
-
 def unknown_flags(al: Alignment) -> list[bool]:
     """One flag per source token (``source_unknown`` padded with False for ``<eos>``)."""
     flags = list(al.source_unknown)[: len(al.source_tokens)]
@@ -172,7 +164,7 @@ def cell_hover(al: Alignment, values: str = "weights") -> tuple[np.ndarray, np.n
     template with which the browser formats both numbers. Numpy arrays: Plotly neither validates
     nor re-encodes them cell by cell. Where a local window leaves −∞ scores (JSON has none), the
     numbers are written into the text instead (:func:`hover_text`) and no ``customdata`` is sent."""
-    alignment_matrix(al, values)  # checks ``values``
+    al.matrix(values)  # checks ``values``
     weights = np.asarray(al.weights, dtype=np.float64)  # [tgt, src]
     scores = np.asarray(al.scores, dtype=np.float64)  # [tgt, src]
     if not np.isfinite(scores).all():
@@ -207,7 +199,7 @@ def add_alignment(
 
     ``hover=False`` leaves the hover off (:func:`cell_hover` otherwise).
     """
-    z = alignment_matrix(al, values)  # [tgt, src]
+    z = al.matrix(values)  # [tgt, src]
     n_tgt, n_src = z.shape
     text, other, template = cell_hover(al, values) if hover else (None, None, None)
     if values == "weights":
