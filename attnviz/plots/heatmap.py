@@ -90,8 +90,14 @@ def fit_title(fig: go.Figure) -> None:
         else:
             lines += textwrap.wrap(part, width=width, break_long_words=False, break_on_hyphens=False) or [part]
     extra = (len(lines) - 1) * TITLE_LINE_PX
-    fig.update_layout(title_text="<br>".join(lines), title_font_size=MIN_TITLE_PX, title_y=1, title_pad_t=TITLE_PAD_PX,
-                      margin={"t": (fig.layout.margin.t or 100) + extra}, height=fig.layout.height + extra)  # fmt: skip
+    fig.update_layout(
+        title_text="<br>".join(lines),
+        title_font_size=MIN_TITLE_PX,
+        title_y=1,
+        title_pad_t=TITLE_PAD_PX,
+        margin={"t": (fig.layout.margin.t or 100) + extra},
+        height=fig.layout.height + extra,
+    )
 
 
 # -- sizing ----------------------------------------------------------------------------------
@@ -142,8 +148,10 @@ def unknown_flags(al: Alignment) -> list[bool]:
 def _cell_labels(al: Alignment) -> np.ndarray:
     """``[tgt, src]`` strings naming both tokens of each cell (escaped; unknown words marked)."""
     n_tgt, n_src = np.shape(al.weights)
-    src = [f"{tok} {UNKNOWN_MARK} unknown word" if u else tok
-           for tok, u in zip(display_tokens(al.source_tokens), unknown_flags(al), strict=True)]  # fmt: skip
+    src = [
+        f"{tok} {UNKNOWN_MARK} unknown word" if u else tok
+        for tok, u in zip(display_tokens(al.source_tokens), unknown_flags(al), strict=True)
+    ]
     tgt = display_tokens(al.target_tokens)
     labels = [[f"source [{j}]: {src[j]}<br>target [{i}]: {tgt[i]}" for j in range(n_src)] for i in range(n_tgt)]
     return np.array(labels).reshape(n_tgt, n_src)
@@ -154,8 +162,10 @@ def hover_text(al: Alignment) -> list[list[str]]:
     labels = _cell_labels(al)
     scores = np.asarray(al.scores, dtype=np.float64)  # [tgt, src]
     score = np.where(np.isfinite(scores), np.char.mod("%.3f", np.nan_to_num(scores)), "−∞ (outside the local window)")
-    return [[f"{labels[t, s]}<br>weight: {w:.3f}<br>score: {score[t, s]}" for s, w in enumerate(row)]
-            for t, row in enumerate(np.asarray(al.weights, dtype=np.float64))]  # fmt: skip
+    return [
+        [f"{labels[t, s]}<br>weight: {w:.3f}<br>score: {score[t, s]}" for s, w in enumerate(row)]
+        for t, row in enumerate(np.asarray(al.weights, dtype=np.float64))
+    ]
 
 
 def cell_hover(al: Alignment, values: str = "weights") -> tuple[np.ndarray, np.ndarray | None, str]:
@@ -255,10 +265,9 @@ def add_alignment(
     xref, yref = axis_refs(fig, row, col)
     for s, unknown in enumerate(unknown_flags(al)):
         if unknown:
-            fig.add_annotation(
-                x=s, y=-0.5, xref=xref, yref=yref, text=UNKNOWN_MARK, showarrow=False, yanchor="bottom",
-                font={"color": UNKNOWN_COLOR}, hovertext=f"{src[s]}: not in the vocabulary",
-            )  # fmt: skip
+            above = {"x": s, "y": -0.5, "xref": xref, "yref": yref, "yanchor": "bottom"}  # the column's top
+            note = {"font": {"color": UNKNOWN_COLOR}, "hovertext": f"{src[s]}: not in the vocabulary"}
+            fig.add_annotation(**above, text=UNKNOWN_MARK, showarrow=False, **note)
 
 
 def alignment_heatmap(
@@ -294,10 +303,8 @@ def alignment_heatmap(
     if highlight_step is not None:
         if not 0 <= highlight_step < n_tgt:
             raise InputError(f"highlight_step must be in 0..{n_tgt - 1}, got {highlight_step}")
-        fig.add_shape(
-            type="rect", x0=-0.5, x1=n_src - 0.5, y0=highlight_step - 0.5, y1=highlight_step + 0.5,
-            line={"color": GOLD_COLOR, "width": 2}, xref="x", yref="y",
-        )  # fmt: skip
+        row_box = {"x0": -0.5, "x1": n_src - 0.5, "y0": highlight_step - 0.5, "y1": highlight_step + 0.5}
+        fig.add_shape(type="rect", **row_box, line={"color": GOLD_COLOR, "width": 2}, xref="x", yref="y")
     angle = tick_angle(al.source_tokens, cell)
     left = label_px(al.target_tokens, 0)
     bottom = label_px(al.source_tokens, angle)
