@@ -118,7 +118,8 @@ def word_matrices(c: CrossAttention, picks: list[Pick]) -> tuple[np.ndarray, lis
     reading = word_reading(c, Pick())  # the grouping: token -> word, -1 for the hidden <eos>
     stack = np.stack([pieces_of(c, pick) for pick in picks])  # [picks, tgt_pieces, src_pieces]
     tokens = c.weights_of(stack)  # [picks, tgt_tokens, src_tokens]
-    rows, columns = word_groups(reading.target_index), word_groups(reading.source_index)  # <eos> in no column
+    rows = word_groups(reading.target_index)[: len(reading.target_words)]  # the <eos> row left out
+    columns = word_groups(reading.source_index)  # the hidden <eos> (word -1) in no column
     words = merge_groups(tokens, rows, columns)  # [picks, tgt_words, src_words]
     total = words.sum(axis=-1, keepdims=True)  # [picks, tgt_words, 1]
     words = np.divide(words, total, out=np.zeros_like(words), where=total > 0)
