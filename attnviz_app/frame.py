@@ -85,10 +85,13 @@ def _load_library() -> None:
     warming = st.empty()
     with warming.container():
         st.plotly_chart(
-            {"data": [{"type": "scatter", "x": [], "y": []}],
-             "layout": {"height": 40, "xaxis": {"visible": False}, "yaxis": {"visible": False}}},
-            key="app_warmup", config={"staticPlot": True},
-        )  # fmt: skip
+            {
+                "data": [{"type": "scatter", "x": [], "y": []}],
+                "layout": {"height": 40, "xaxis": {"visible": False}, "yaxis": {"visible": False}},
+            },
+            key="app_warmup",
+            config={"staticPlot": True},
+        )
         with st.spinner("Loading the attention library (torch) for the first time…"):
             from attnviz_app.app_pages.shared import boot
 
@@ -133,8 +136,12 @@ def _run_timed(page) -> None:
             profiler.disable()
             profiler.dump_stats(os.path.join(profile_dir, f"rerun-{time.time_ns()}.prof"))
         if log:
-            record = {"page": page.url_path or "explore", "seconds": round(time.perf_counter() - start, 4),
-                      "cpu_seconds": round(time.thread_time() - cpu, 4), "at": round(time.time(), 3)}  # fmt: skip
+            record = {
+                "page": page.url_path or "explore",
+                "seconds": round(time.perf_counter() - start, 4),
+                "cpu_seconds": round(time.thread_time() - cpu, 4),
+                "at": round(time.time(), 3),
+            }
             with open(log, "a", encoding="utf-8") as out:
                 out.write(json.dumps(record) + "\n")
 

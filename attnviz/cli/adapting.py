@@ -8,11 +8,10 @@ import argparse
 import sys
 
 from attnviz.cli.options import float_in, int_in
+from attnviz.data import Words
 from attnviz.decoding import Translator
 from attnviz.links import EFLOMAL_METHOD, run_eflomal
 from attnviz.training import MAX_ADAPT_STEPS, AdaptConfig, adapt
-
-Words = list[str]
 
 
 def add_adapt_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,13 +15,22 @@ HELP = "read attention files from any toolkit: their matrices, word links, AER a
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz attention``."""
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="attention files (.json or .npz, see docs/your-model.md), one sentence pair each, in the "
-                   "order of the gold file's pairs")  # fmt: skip
-    p.add_argument("--matrix", action="append", metavar="NAME",
-                   help="only this matrix (repeat for several; default: all of them)")  # fmt: skip
-    p.add_argument("--method", choices=DIRECTIONAL, default="argmax",
-                   help="word links: argmax per target word, or every weight >= --threshold")  # fmt: skip
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="attention files (.json or .npz, see docs/your-model.md), one sentence pair each, in the "
+        "order of the gold file's pairs",
+    )
+    p.add_argument(
+        "--matrix", action="append", metavar="NAME", help="only this matrix (repeat for several; default: all of them)"
+    )
+    p.add_argument(
+        "--method",
+        choices=DIRECTIONAL,
+        default="argmax",
+        help="word links: argmax per target word, or every weight >= --threshold",
+    )
     p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
     p.add_argument("--gold", help="a gold alignment file (one pair per attention file): score each matrix")
     add_gold_convention(p)

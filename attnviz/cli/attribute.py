@@ -16,12 +16,20 @@ HELP = "gradient attributions of each output token to the source, beside attenti
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz attribute``."""
     p.add_argument("--model", required=True, help="a model name (see `list`) or a .safetensors path")
-    p.add_argument("--method", default="ig", choices=list(METHODS),
-                   help="ig: integrated gradients, gxi: gradient x input, occlusion: one token at a time")  # fmt: skip
+    p.add_argument(
+        "--method",
+        default="ig",
+        choices=list(METHODS),
+        help="ig: integrated gradients, gxi: gradient x input, occlusion: one token at a time",
+    )
     p.add_argument("--reference", help="explain forced decoding on this translation (default: the greedy one)")
     p.add_argument("--steps", type=_steps, default=32, help="integrated gradients: quadrature points (default 32)")
-    p.add_argument("--baseline", default="zeros", choices=list(BASELINES),
-                   help="embedding put in place of the source: zeros (default), pad or unk")  # fmt: skip
+    p.add_argument(
+        "--baseline",
+        default="zeros",
+        choices=list(BASELINES),
+        help="embedding put in place of the source: zeros (default), pad or unk",
+    )
     p.add_argument("--json", action="store_true", help="tokens, values, delta and agreement as JSON")
     p.add_argument("source")
 

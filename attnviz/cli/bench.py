@@ -32,11 +32,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark from parsed arguments and print the result; raises ConfigError."""
     result = run_bench(
-        score=args.score, style=args.style, batch=args.batch, emb=args.emb, hidden=args.hidden, length=args.len,
-        vocab=args.vocab, steps=args.steps, warmup=getattr(args, "warmup", 3), threads=args.threads,
-        seed=getattr(args, "seed", 0), input_feeding=getattr(args, "input_feeding", False),
+        score=args.score,
+        style=args.style,
+        batch=args.batch,
+        emb=args.emb,
+        hidden=args.hidden,
+        length=args.len,
+        vocab=args.vocab,
+        steps=args.steps,
+        warmup=getattr(args, "warmup", 3),
+        threads=args.threads,
+        seed=getattr(args, "seed", 0),
+        input_feeding=getattr(args, "input_feeding", False),
         translate_runs=getattr(args, "translate_runs", 30),
-    )  # fmt: skip
+    )
     if args.json:
         print(json.dumps(result))
     else:

@@ -15,9 +15,13 @@ HELP = "BLEU, exact match, AER and entropy of a model"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz evaluate``."""
-    p.add_argument("--model", required=True, action="append",
-                   help="a model name or checkpoint path; repeat it to evaluate several (a broken one is reported, "
-                   "the others still measured)")  # fmt: skip
+    p.add_argument(
+        "--model",
+        required=True,
+        action="append",
+        help="a model name or checkpoint path; repeat it to evaluate several (a broken one is reported, "
+        "the others still measured)",
+    )
     p.add_argument("--data", help="a data spec (default: the model's own task)")
     p.add_argument("--split", default="test", choices=["train", "valid", "test"])
     p.add_argument("--n", type=int_in(1, 1_000_000), default=None, help="evaluate the first N pairs only")
@@ -33,9 +37,15 @@ def run(args: argparse.Namespace) -> int:
 
     pick_device(args.device)  # a device this machine lacks is one error, not one per model
     done = evaluate_checkpoints(
-        args.model, data=args.data, split=args.split, n=args.n, beam_size=args.beam,
-        replace_unk=not args.keep_unk, roots=model_roots(include_cwd=True), device=args.device,
-    )  # fmt: skip
+        args.model,
+        data=args.data,
+        split=args.split,
+        n=args.n,
+        beam_size=args.beam,
+        replace_unk=not args.keep_unk,
+        roots=model_roots(include_cwd=True),
+        device=args.device,
+    )
     if len(args.model) == 1 and done.errors:
         raise AttnvizError(done.errors[0]["error"])
     if args.json:

@@ -50,9 +50,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layer", type=int_in(0, 1000), help="decoder layer, 0-based (default: all layers averaged)")
     p.add_argument("--head", type=int_in(0, 1000), help="head of --layer, 0-based (default: the layer's average)")
     p.add_argument("--heads", help="several heads averaged, as layer:head pairs: '3:1 4:0' (Whisper's alignment heads)")
-    p.add_argument("--method", choices=DIRECTIONAL, default="argmax",
-                   help="word links: argmax per target word, every weight >= --threshold, or dtw (Whisper's "
-                   "monotonic path)")  # fmt: skip
+    p.add_argument(
+        "--method",
+        choices=DIRECTIONAL,
+        default="argmax",
+        help="word links: argmax per target word, every weight >= --threshold, or dtw (Whisper's monotonic path)",
+    )
     p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
     p.add_argument(
         "--gold-links",
@@ -142,13 +145,21 @@ def _one(args: argparse.Namespace, model, pick: Pick) -> int:
     if args.reference is not None:
         c = model.force(args.text, args.reference, **langs)
     else:
-        c = model.translate(args.text, beam=args.beam, max_new_tokens=args.max_new_tokens, **langs)
+        c = model.translate(args.text, beam_size=args.beam, max_new_tokens=args.max_new_tokens, **langs)
     reading = word_reading(c, pick)
     links = sorted(links_of(reading, args.method, args.threshold))
-    result = {"model": model.info.model_type, "layers": model.info.layers, "heads": model.info.heads,
-              "attention": pick.name, "method": args.method, "translation": c.text,
-              "source_words": reading.source_words, "target_words": reading.target_words,
-              "links": [list(link) for link in links], "pharaoh": to_pharaoh(links)}  # fmt: skip
+    result = {
+        "model": model.info.model_type,
+        "layers": model.info.layers,
+        "heads": model.info.heads,
+        "attention": pick.name,
+        "method": args.method,
+        "translation": c.text,
+        "source_words": reading.source_words,
+        "target_words": reading.target_words,
+        "links": [list(link) for link in links],
+        "pharaoh": to_pharaoh(links),
+    }
     if c.hypotheses:
         result["n_best"] = [{"translation": h.text, "log_prob": round(h.log_prob, 4)} for h in c.hypotheses]
     if args.gold_links is not None:

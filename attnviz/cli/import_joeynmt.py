@@ -37,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         release_lock(lock, fd)
     cfg = translator.config
-    print(f"{path}: JoeyNMT {translator.meta['joeynmt_attention']} attention as attnviz {cfg.score}/{cfg.style}, "
-          f"{cfg.encoder} encoder, {cfg.cell} decoder, {translator.model.num_parameters():,} parameters")  # fmt: skip
+    print(
+        f"{path}: JoeyNMT {translator.meta['joeynmt_attention']} attention as attnviz {cfg.score}/{cfg.style}, "
+        f"{cfg.encoder} encoder, {cfg.cell} decoder, {translator.model.num_parameters():,} parameters"
+    )
     return 0

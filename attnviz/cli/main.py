@@ -93,8 +93,11 @@ def main(argv: list[str] | None = None) -> int:
         if not _out_of_memory(e):
             raise  # a bug: keep the traceback
         detail = " ".join(str(e).split())[:200]
-        print(f"attnviz {args.command}: error: out of memory ({detail}); use smaller sizes (--hidden, --emb, "
-              "--batch, --len, --vocab) or a machine with more memory", file=sys.stderr)  # fmt: skip
+        print(
+            f"attnviz {args.command}: error: out of memory ({detail}); use smaller sizes (--hidden, --emb, "
+            "--batch, --len, --vocab) or a machine with more memory",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print(f"attnviz {args.command}: interrupted", file=sys.stderr)

@@ -40,8 +40,11 @@ def float_in(lo: float, hi: float) -> Callable[[str], float]:
 
 def add_keep_unk(p: argparse.ArgumentParser) -> None:
     """``--keep-unk`` of the commands that print translations."""
-    p.add_argument("--keep-unk", action="store_true",
-                   help="print <unk> as is (default: replace it by the source word attended to most)")  # fmt: skip
+    p.add_argument(
+        "--keep-unk",
+        action="store_true",
+        help="print <unk> as is (default: replace it by the source word attended to most)",
+    )
 
 
 def _device_name(text: str) -> str:
@@ -58,9 +61,13 @@ def add_device(p: argparse.ArgumentParser, default: str = "cpu") -> None:
     """``--device`` of the commands that load a model: pass ``args.device`` to
     ``attnviz.store.load(name, device=...)``. A device this machine lacks is a one-line error
     (exit 2) when the model loads."""
-    p.add_argument("--device", type=_device_name, default=default, metavar="DEVICE",
-                   help=f"where the model runs: {', '.join(DEVICES)} (the first GPU, else the CPU); "
-                   f"default {default}")  # fmt: skip
+    p.add_argument(
+        "--device",
+        type=_device_name,
+        default=default,
+        metavar="DEVICE",
+        help=f"where the model runs: {', '.join(DEVICES)} (the first GPU, else the CPU); default {default}",
+    )
 
 
 def _base(text: str) -> int | str:
@@ -75,13 +82,18 @@ def add_gold_convention(p: argparse.ArgumentParser) -> None:
     """``--format``, ``--base`` and ``--one-based``: how a gold alignment file is written (read them with
     :func:`gold_base` and ``args.format``)."""
     p.add_argument(
-        "--format", choices=("auto", *FORMATS), default="auto",
+        "--format",
+        choices=("auto", *FORMATS),
+        default="auto",
         help="gold format: pharaoh (i-j, i?j, i-j-P), talp (i-j, ipj), naacl (sent i j [S|P]); default auto",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--base", type=_base, default="auto", metavar="{auto,0,1}",
+        "--base",
+        type=_base,
+        default="auto",
+        metavar="{auto,0,1}",
         help="what the gold file numbers the first word: 0, 1 or auto (detected from the sentence lengths)",
-    )  # fmt: skip
+    )
     p.add_argument("--one-based", action="store_true", help="the same as --base 1")
 
 

@@ -51,12 +51,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-train", type=int_in(1, 10_000_000))
     p.add_argument("--max-vocab", type=int_in(5, 1_000_000))
     p.add_argument("--max-steps", type=int_in(1, 10_000_000))
-    p.add_argument("--guided-weight", type=float_in(0.0, 10.0),
-                   help="guided alignment: weight of the loss pulling attention towards reference links "
-                   "(0.3 is a good start; 0 trains a guided recipe without guidance)")  # fmt: skip
-    p.add_argument("--guided-links",
-                   help="guided alignment links: eflomal (align the training pairs), gold (built-in tasks) or a "
-                   "Pharaoh file with one line of word links per training pair (default eflomal)")  # fmt: skip
+    p.add_argument(
+        "--guided-weight",
+        type=float_in(0.0, 10.0),
+        help="guided alignment: weight of the loss pulling attention towards reference links "
+        "(0.3 is a good start; 0 trains a guided recipe without guidance)",
+    )
+    p.add_argument(
+        "--guided-links",
+        help="guided alignment links: eflomal (align the training pairs), gold (built-in tasks) or a "
+        "Pharaoh file with one line of word links per training pair (default eflomal)",
+    )
     p.add_argument("--device", help="cpu (default), cuda, cuda:N, mps or auto (the first GPU, else the CPU)")
     p.add_argument(
         "--precision",
@@ -64,8 +69,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="fp32 (default), bf16 (mixed precision: GPUs, CPUs with AVX512-BF16 or AMX) or auto (bf16 where "
         "it was measured faster: CPUs with AMX, AMD CPUs with AVX512-BF16; else fp32, GPUs included)",
     )
-    p.add_argument("--no-cuda-graphs", action="store_true",
-                   help="on a GPU, run the Bahdanau decoder's recurrence eagerly, not as CUDA graphs")  # fmt: skip
+    p.add_argument(
+        "--no-cuda-graphs",
+        action="store_true",
+        help="on a GPU, run the Bahdanau decoder's recurrence eagerly, not as CUDA graphs",
+    )
     p.add_argument(
         "--distributed",
         action="store_true",
@@ -80,8 +88,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", help="checkpoint path (default: models/NAME.safetensors); never inside pretrained/")
     p.add_argument("--force", action="store_true", help="overwrite --out (or models/NAME.safetensors) if it exists")
-    p.add_argument("--resume", action="store_true",
-                   help="continue an interrupted training of the same recipe at --out from its last epoch")  # fmt: skip
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted training of the same recipe at --out from its last epoch",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true")
 
@@ -125,15 +136,29 @@ def _recipe_from_args(args):
     if args.data:
         recipe.data = args.data
     overrides = {
-        "model": {"score": args.score, "style": args.style, "encoder": args.encoder, "emb_dim": args.emb,
-                  "hidden_dim": args.hidden, "attn_dim": args.attn, "enc_layers": args.layers,
-                  "dec_layers": args.layers, "dropout": args.dropout,
-                  "input_feeding": True if args.input_feeding else None},
-        "train": {"epochs": args.epochs, "batch_size": args.batch, "lr": args.lr, "seed": args.seed,
-                  "device": args.device, "max_steps": args.max_steps},
+        "model": {
+            "score": args.score,
+            "style": args.style,
+            "encoder": args.encoder,
+            "emb_dim": args.emb,
+            "hidden_dim": args.hidden,
+            "attn_dim": args.attn,
+            "enc_layers": args.layers,
+            "dec_layers": args.layers,
+            "dropout": args.dropout,
+            "input_feeding": True if args.input_feeding else None,
+        },
+        "train": {
+            "epochs": args.epochs,
+            "batch_size": args.batch,
+            "lr": args.lr,
+            "seed": args.seed,
+            "device": args.device,
+            "max_steps": args.max_steps,
+        },
         "data_options": {"n_train": args.n_train},
         "guided": {"weight": args.guided_weight or None, "links": args.guided_links},
-    }  # fmt: skip
+    }
     for section, values in overrides.items():
         getattr(recipe, section).update({k: v for k, v in values.items() if v is not None})
     if args.guided_weight == 0:

@@ -22,11 +22,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="a model name (see `list`) or a .safetensors path")
     p.add_argument("--beam", type=int_in(1, 20), default=1)
     p.add_argument("--max-len", type=int_in(1, 1000), default=None)
-    p.add_argument("--json", action="store_true",
-                   help="print the full trace as JSON (with --file: one object a line, no trace)")  # fmt: skip
-    p.add_argument("--file", metavar="FILE",
-                   help="translate each line of FILE ('-': standard input) in batches, one translation per line; "
-                   "a line the model cannot read gives an empty line and a note on standard error")  # fmt: skip
+    p.add_argument(
+        "--json", action="store_true", help="print the full trace as JSON (with --file: one object a line, no trace)"
+    )
+    p.add_argument(
+        "--file",
+        metavar="FILE",
+        help="translate each line of FILE ('-': standard input) in batches, one translation per line; "
+        "a line the model cannot read gives an empty line and a note on standard error",
+    )
     add_device(p)
     add_keep_unk(p)
     p.add_argument("text", nargs="?", help="the sentence to translate (or give --file)")

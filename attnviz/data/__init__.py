@@ -3,7 +3,7 @@
 from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
 from attnviz.data.corpora import clean_table_caches
 from attnviz.data.multi30k import DEFAULT_MULTI30K
-from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, from_pharaoh, make_pair, to_pharaoh
+from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, Words, make_pair, to_pharaoh
 from attnviz.data.spec import TASKS, is_file_spec, load_corpus, pair_options, task_pairs
 from attnviz.data.streamed import summarize_spec
 from attnviz.data.summary import pairs_frame, summarize
@@ -28,9 +28,9 @@ __all__ = [
     "Pair",
     "Tokenizer",
     "Vocab",
+    "Words",
     "clean_table_caches",
     "copy_source_words",
-    "from_pharaoh",
     "is_file_spec",
     "join_pieces",
     "load_corpus",

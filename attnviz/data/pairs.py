@@ -7,18 +7,17 @@ acceptable, as in the AER definition of Och & Ney (2003).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from attnviz.data.tokenize import Tokenizer
 from attnviz.data.vocab import Vocab
-from attnviz.errors import ConfigError, DataError
+from attnviz.errors import ConfigError
 
 Link = tuple[int, int]  # (source_index, target_index), 0-based
+Words = list[str]  # one sentence as words (a text file's line split at spaces, or pieces joined)
 SPLITS = ("train", "valid", "test")
 _SPLIT_ALIASES = {"train": "train", "valid": "valid", "val": "valid", "validation": "valid", "test": "test"}
-_PHARAOH_RE = re.compile(r"^(\d+)[-?](\d+)$")
 
 
 @dataclass
@@ -128,16 +127,6 @@ class Corpus:
 
 
 def to_pharaoh(links: Iterable[Link]) -> str:
-    """Links as a Pharaoh line: ``"0-0 1-2 2-1"`` (source index - target index)."""
+    """Links as a Pharaoh line: ``"0-0 1-2 2-1"`` (source index - target index). The one reader of
+    Pharaoh lines is :func:`attnviz.links.parse_pharaoh`."""
     return " ".join(f"{i}-{j}" for i, j in links)
-
-
-def from_pharaoh(text: str) -> list[Link]:
-    """Parse a Pharaoh line (``i-j`` items; ``i?j`` possible links read as links too)."""
-    links = []
-    for item in text.split():
-        match = _PHARAOH_RE.match(item)
-        if match is None:
-            raise DataError(f"{item!r} is not a Pharaoh link; write links as source-target indexes, e.g. '0-0 1-2'")
-        links.append((int(match.group(1)), int(match.group(2))))
-    return links

@@ -75,9 +75,13 @@ def is_table_spec(spec: str) -> bool:
 
 
 def summarize_spec(
-    spec: str, *, seed: int = 0, max_len: int | None = None, max_bytes: int = corpora.DEFAULT_MAX_BYTES,
+    spec: str,
+    *,
+    seed: int = 0,
+    max_len: int | None = None,
+    max_bytes: int = corpora.DEFAULT_MAX_BYTES,
     chunk_rows: int = CHUNK_ROWS,
-) -> dict:  # fmt: skip
+) -> dict:
     """``summarize(load_corpus(spec, seed=seed, max_len=max_len, max_bytes=max_bytes))``, a local
     table read ``chunk_rows`` rows at a time (see the module docstring)."""
     spec = spec.strip()

@@ -115,9 +115,13 @@ def table_format(path: str | Path, fmt: str | None = None) -> str:
 
 @contextlib.contextmanager
 def open_records(
-    path: str | Path, source_column: str, target_column: str, *, fmt: str | None = None,
+    path: str | Path,
+    source_column: str,
+    target_column: str,
+    *,
+    fmt: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
-) -> Iterator[tuple[object, int, str]]:  # fmt: skip
+) -> Iterator[tuple[object, int, str]]:
     """The checked table as ``datasets`` records (an Arrow copy on disk, read as it is used), the
     line (or row) number of its first record and the unit (``line`` or ``row``); the copy is
     deleted when the block ends (an upload's data is not left on disk). Every check reads the

@@ -175,8 +175,13 @@ def beam_batch(
             per_row = active.repeat_interleave(k_next)  # [n' * k_next] the sentence of each row
             S = int(lengths[active].max())  # attention never reads past a source's end: cut there
             m = enc.memory
-            memory = replace(m, values=m.values[per_row, :S], cache=m.cache[per_row, :S], mask=m.mask[per_row, :S],
-                             lengths=m.lengths[per_row])  # fmt: skip
+            memory = replace(
+                m,
+                values=m.values[per_row, :S],
+                cache=m.cache[per_row, :S],
+                mask=m.mask[per_row, :S],
+                lengths=m.lengths[per_row],
+            )
             row_real = real[per_row, :S]  # [n' * k_next, S]
         k = k_next
     return finished.best(n_best)

@@ -37,9 +37,13 @@ class HistoryProbe:
         def links(value: list[Link] | None) -> list[list[int]] | None:
             return None if value is None else [list(link) for link in value]
 
-        return {"role": self.role, "source_tokens": list(self.source_tokens),
-                "target_tokens": list(self.target_tokens), "sure": links(self.sure),
-                "possible": links(self.possible)}  # fmt: skip
+        return {
+            "role": self.role,
+            "source_tokens": list(self.source_tokens),
+            "target_tokens": list(self.target_tokens),
+            "sure": links(self.sure),
+            "possible": links(self.possible),
+        }
 
 
 @dataclass

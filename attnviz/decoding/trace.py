@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.data import EOS, UNK, Link, copy_source_words, join_pieces, to_pharaoh, word_spans
+from attnviz.errors import InputError
 
 
 def argmax_links(weights: np.ndarray, every_row: bool = False) -> set[Link]:
@@ -74,6 +75,14 @@ class Alignment:
         """The whole source word that position ``s`` belongs to (its pieces joined)."""
         start, end = word_spans(list(self.source_tokens))[s]
         return "".join(join_pieces(self.source_tokens[start:end]))
+
+    def matrix(self, values: str = "weights") -> np.ndarray:
+        """``[tgt, src]`` weights or raw scores (``values``) as floats, NaN where a score is -inf
+        (outside a local window): what a heatmap draws and a CSV holds."""
+        if values not in ("weights", "scores"):
+            raise InputError(f"values must be 'weights' or 'scores', got {values!r}")
+        z = np.asarray(self.weights if values == "weights" else self.scores, dtype=np.float64)  # [tgt, src]
+        return np.where(np.isfinite(z), z, np.nan)
 
     def hard_links(self) -> list[Link]:
         """Each target step linked to its argmax source position (:func:`argmax_links`, every step

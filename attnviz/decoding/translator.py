@@ -117,8 +117,9 @@ class Translator:
     def unknown_words(self, words: Sequence[str], side: str = "source") -> list[bool]:
         """For each given word, whether the model reads ``<unk>`` somewhere in it (``side``: ``"source"``
         or ``"target"``, whose tokenizer and vocabulary are used)."""
-        tokenizer, vocab = (self.src_tokenizer, self.src_vocab) if side == "source" else (self.tgt_tokenizer,
-                                                                                         self.tgt_vocab)  # fmt: skip
+        tokenizer, vocab = (
+            (self.src_tokenizer, self.src_vocab) if side == "source" else (self.tgt_tokenizer, self.tgt_vocab)
+        )
         return [any(t not in vocab for t in tokenizer.cut_words([w])[1]) for w in words]
 
     def default_max_len(self, n_source: int) -> int:

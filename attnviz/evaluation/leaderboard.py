@@ -11,12 +11,23 @@ from attnviz.store import checkout_dir, read_manifest
 BEGIN, END = "<!-- leaderboard:begin -->", "<!-- leaderboard:end -->"
 # (column title, record key, decimals or None for text)
 FIELDS = (
-    ("model", "model", None), ("task", "task", None), ("score", "score", None), ("style", "style", None),
-    ("beam", "beam", 0), ("BLEU", "bleu", 2), ("BLEU cased", "bleu_cased", 2), ("valid BLEU", "valid_bleu", 2),
-    ("exact match", "exact_match", 3), ("AER", "aer", 3), ("entropy", "entropy", 3), ("params", "params", None),
-    ("epochs", "epochs", None), ("precision", "precision", None), ("device", "device", None),
+    ("model", "model", None),
+    ("task", "task", None),
+    ("score", "score", None),
+    ("style", "style", None),
+    ("beam", "beam", 0),
+    ("BLEU", "bleu", 2),
+    ("BLEU cased", "bleu_cased", 2),
+    ("valid BLEU", "valid_bleu", 2),
+    ("exact match", "exact_match", 3),
+    ("AER", "aer", 3),
+    ("entropy", "entropy", 3),
+    ("params", "params", None),
+    ("epochs", "epochs", None),
+    ("precision", "precision", None),
+    ("device", "device", None),
     ("train s", "train_seconds", 0),
-)  # fmt: skip
+)
 COLUMNS = tuple(title for title, _, _ in FIELDS)
 LEADERBOARD_KEYS = tuple(key for _, key, _ in FIELDS)
 
@@ -30,14 +41,24 @@ def leaderboard_records(entries: list[dict] | None = None) -> list[dict]:
         m = e.get("metrics") or {}
         out.append(
             {
-                "model": e["name"], "task": e.get("task") or "?", "score": e["score"], "style": e["style"],
-                "beam": m.get("beam_size"), "bleu": m.get("bleu"), "bleu_cased": m.get("bleu_cased"),
-                "valid_bleu": (m.get("valid") or {}).get("bleu"), "exact_match": m.get("exact_match"),
-                "aer": m.get("aer"), "entropy": m.get("entropy"), "params": e.get("parameters"),
-                "epochs": e.get("epochs"), "precision": e.get("precision"), "device": e.get("device"),
+                "model": e["name"],
+                "task": e.get("task") or "?",
+                "score": e["score"],
+                "style": e["style"],
+                "beam": m.get("beam_size"),
+                "bleu": m.get("bleu"),
+                "bleu_cased": m.get("bleu_cased"),
+                "valid_bleu": (m.get("valid") or {}).get("bleu"),
+                "exact_match": m.get("exact_match"),
+                "aer": m.get("aer"),
+                "entropy": m.get("entropy"),
+                "params": e.get("parameters"),
+                "epochs": e.get("epochs"),
+                "precision": e.get("precision"),
+                "device": e.get("device"),
                 "train_seconds": e.get("train_seconds"),
             }
-        )  # fmt: skip
+        )
     return out
 
 

@@ -28,6 +28,7 @@ from attnviz.decoding import Alignment, encode_one
 from attnviz.errors import InputError
 from attnviz.explain.steps import Step, latex_text, num, score_steps, step, weight_steps
 from attnviz.model import Attention, DecoderState
+from attnviz.store import csv_text
 
 if TYPE_CHECKING:
     from attnviz.decoding import Translator
@@ -85,9 +86,7 @@ class CellMath:
     def to_csv(self) -> str:
         """One row per number: ``step, label, index, value`` (index empty for a scalar). Labels
         come from the scores' terms, any text a registered score gives: written by
-        :func:`attnviz.plots.exports.csv_text`, the guard of every CSV against spreadsheet formulas."""
-        from attnviz.plots import csv_text  # here: exports imports plotly, which `import attnviz` needs not
-
+        :func:`attnviz.store.csv_text`, the guard of every CSV against spreadsheet formulas."""
         rows = [
             (i, s.label, j, float(x))
             for i, s in enumerate(self.steps)
@@ -128,8 +127,9 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
             f"the alignment comes from a {al.score}/{al.style} model, this one is {cfg.score}/{cfg.style}; "
             "pass the model that decoded it"
         )
-    src_ids = translator.src_vocab.encode([translator.src_tokenizer.normalize(w) for w in al.source_text_tokens],
-                                          eos=True)  # fmt: skip
+    src_ids = translator.src_vocab.encode(
+        [translator.src_tokenizer.normalize(w) for w in al.source_text_tokens], eos=True
+    )
     if (
         len(src_ids) != n_src
         or _merged(translator.src_tokenizer, al.source_text_tokens)
@@ -166,10 +166,17 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
         output, logits = _bahdanau_output(translator, al, enc, t, None if not forced else weights)
     top, words, p_token = _top_words(translator, al, t, logits)
     return CellMath(
-        t=t, s=s, score=al.score, style=al.style, formula=formula_for(type(att.score).formula, al.style),
-        source_token=al.source_tokens[s], target_token=al.target_tokens[t],
-        steps=steps + output + top, top_words=words, token_probability=p_token,
-    )  # fmt: skip
+        t=t,
+        s=s,
+        score=al.score,
+        style=al.style,
+        formula=formula_for(type(att.score).formula, al.style),
+        source_token=al.source_tokens[s],
+        target_token=al.target_tokens[t],
+        steps=steps + output + top,
+        top_words=words,
+        token_probability=p_token,
+    )
 
 
 def _merged(tokenizer, tokens: list[str]) -> bool:
@@ -195,9 +202,13 @@ def _context_steps(att: Attention, weights: Tensor, values: Tensor, context: Ten
     return [
         step("a * annotation", rf"a_{{{t},{s}}} {h}_{{{s}}}", part),
         step("context", rf"c_{{{t}}} = \sum_{{s'}} a_{{{t},s'}} {h}_{{s'}}", context),
-        step("share of c_t", rf"\frac{{a_{{{t},{s}}} {h}_{{{s}}} \cdot c_{{{t}}}}}{{\lVert c_{{{t}}} \rVert^2}}", share,
-             rf"{share * 100:.1f}\% \text{{ of }} c_{{{t}}} \text{{ (other terms may cancel)}}"),
-    ]  # fmt: skip
+        step(
+            "share of c_t",
+            rf"\frac{{a_{{{t},{s}}} {h}_{{{s}}} \cdot c_{{{t}}}}}{{\lVert c_{{{t}}} \rVert^2}}",
+            share,
+            rf"{share * 100:.1f}\% \text{{ of }} c_{{{t}}} \text{{ (other terms may cancel)}}",
+        ),
+    ]
 
 
 def _luong_output(translator: Translator, context: Tensor, query: Tensor) -> tuple[list[Step], Tensor]:

@@ -15,8 +15,11 @@ from torch import Tensor
 from attnviz.model import Attention
 
 DIMS_SHOWN = 4  # entries of a vector written out; the norm stands for the rest
-_LATEX_SPECIALS = {c: "\\" + c for c in "#$%&_{}"} | {"~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                                                      "\\": r"\textbackslash{}"}  # fmt: skip
+_LATEX_SPECIALS = {c: "\\" + c for c in "#$%&_{}"} | {
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+}
 
 
 def num(x: float) -> str:
@@ -104,9 +107,13 @@ def score_steps(
         *steps,
         step("content score", rf"\mathrm{{score}}({q}, \bar h_{{{s}}}) = {last.latex}", last.value),
         step("distance to p_t", rf"|s - p_t| = |{s} - {num(position)}|", distance, f"{num(distance)} {where}"),
-        step("e", rf"e_{{{sub}}}", e if math.isfinite(e) else -math.inf,
-             num(e) if math.isfinite(e) else r"-\infty \quad \text{(outside the window)}"),
-    ]  # fmt: skip
+        step(
+            "e",
+            rf"e_{{{sub}}}",
+            e if math.isfinite(e) else -math.inf,
+            num(e) if math.isfinite(e) else r"-\infty \quad \text{(outside the window)}",
+        ),
+    ]
 
 
 def weight_steps(att: Attention, scores: Tensor, t: int, s: int, position: float | None) -> list[Step]:
@@ -136,8 +143,13 @@ def weight_steps(att: Attention, scores: Tensor, t: int, s: int, position: float
     gauss = math.exp(-((s - position) ** 2) / (2 * sigma**2))
     return [
         softmax,
-        step("gaussian", rf"\exp\left(-\frac{{(s - p_t)^2}}{{2\sigma^2}}\right) = "
-             rf"\exp\left(-\frac{{({s} - {num(position)})^2}}{{2 \cdot {num(sigma)}^2}}\right)", gauss),
-        step("a", rf"a_{{{sub}}} = \mathrm{{align}} \cdot \exp(\ldots) = {num(align)} \cdot {num(gauss)}",
-             align * gauss),
-    ]  # fmt: skip
+        step(
+            "gaussian",
+            rf"\exp\left(-\frac{{(s - p_t)^2}}{{2\sigma^2}}\right) = "
+            rf"\exp\left(-\frac{{({s} - {num(position)})^2}}{{2 \cdot {num(sigma)}^2}}\right)",
+            gauss,
+        ),
+        step(
+            "a", rf"a_{{{sub}}} = \mathrm{{align}} \cdot \exp(\ldots) = {num(align)} \cdot {num(gauss)}", align * gauss
+        ),
+    ]

@@ -178,8 +178,7 @@ def _array(value, name: str) -> np.ndarray:
 def worked_lines(ex: WorkedExample) -> dict[str, list[str]]:
     """The worked example in LaTeX, by section: the parameters, each key's score, each weight,
     the context vector. The same steps and formatting as the math panel of a real cell."""
-    params = [rf"{name} = {matrix(p) if p.ndim == 2 else vector(p)}"
-              for name, p in ex.parameters.items()]  # fmt: skip
+    params = [rf"{name} = {matrix(p) if p.ndim == 2 else vector(p)}" for name, p in ex.parameters.items()]
     score_lines, weight_lines = [rf"h_t = {vector(ex.query)}"], []
     for steps in ex.steps:
         cut = next(i for i, s in enumerate(steps) if s.label == "e") + 1  # score steps end at e

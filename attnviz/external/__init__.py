@@ -1,8 +1,7 @@
 """Models and attention from outside attnviz: Hugging Face encoder-decoder folders, JoeyNMT
 checkpoints, and attention matrices as files, each read into the same ``Alignment`` trace every
-view draws."""
+view draws; and the files a trace is written as (attention files, CSV, Pharaoh)."""
 
-from attnviz.external.attention_export import attention_json, attention_npz
 from attnviz.external.attention_file import (
     EXAMPLE_ATTENTION,
     MAX_ATTENTION_BYTES,
@@ -37,6 +36,15 @@ from attnviz.external.silver import (
     spearman,
 )
 from attnviz.external.trace import CrossAttention
+from attnviz.external.trace_files import (
+    attention_json,
+    attention_npz,
+    matrix_csv,
+    matrix_frame,
+    pair_csv,
+    pair_json,
+    pharaoh_text,
+)
 
 __all__ = [
     "EXAMPLE_ATTENTION",
@@ -67,9 +75,14 @@ __all__ = [
     "import_joeynmt_zip",
     "links_of",
     "load_hf",
+    "matrix_csv",
+    "matrix_frame",
     "matrix_names",
     "model_root",
+    "pair_csv",
+    "pair_json",
     "parse_heads",
+    "pharaoh_text",
     "rank_heads",
     "read_attention",
     "read_attention_file",

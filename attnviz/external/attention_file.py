@@ -18,7 +18,7 @@ hypothesis, a model) and the whole file with optional metadata. The schema (docs
 * ``metadata`` (optional): a JSON object (NPZ: a JSON string), kept as it is.
 * ``format`` (optional): ``"attnviz-attention"``; ``version``: 1.
 
-attnviz's own export (:mod:`attnviz.external.attention_export`; Explore's "Everything (JSON)",
+attnviz's own export (:mod:`attnviz.external.trace_files`; Explore's "Everything (JSON)",
 ``attnviz translate --json``, ``attnviz align --json``) writes the same schema with the whole trace
 beside the weights (contexts, decoder states, the score, the style, the beam's ``hypotheses``), and
 reading it back gives the same ``Alignment``.
@@ -55,8 +55,18 @@ MAX_METADATA_BYTES = 64 * 2**10
 _END_MARKS = ("</s>", EOS)
 _SP_MARK = "\u2581"  # SentencePiece's word start
 # the trace fields of attnviz's own export, read back when present; the derived ones are ignored
-_TRACE = ("contexts", "states", "score", "style", "log_prob", "source_unknown", "positions", "window",
-          "encoder_attention", "hypotheses")  # fmt: skip
+_TRACE = (
+    "contexts",
+    "states",
+    "score",
+    "style",
+    "log_prob",
+    "source_unknown",
+    "positions",
+    "window",
+    "encoder_attention",
+    "hypotheses",
+)
 _DERIVED = ("coverage", "pharaoh", "unk_copies", "translation")  # `attnviz translate --json` adds the last
 _MATRIX_KEYS = {"name", "weights", "scores", "source_tokens", "target_tokens", *_TRACE, *_DERIVED}
 _FILE_KEYS = {"format", "version", "metadata", "matrices", "names", *_MATRIX_KEYS}
@@ -68,13 +78,17 @@ EXAMPLE_ATTENTION = {
     "source_tokens": ["the", "black", "cat", "</s>"],
     "target_tokens": ["le", "chat", "noir", "</s>"],
     "matrices": [
-        {"name": "layer 0 head 0", "weights": [[0.8, 0.1, 0.05, 0.05], [0.05, 0.1, 0.8, 0.05],
-                                               [0.05, 0.8, 0.1, 0.05], [0.0, 0.0, 0.1, 0.9]]},
-        {"name": "layer 0 head 1", "weights": [[0.25, 0.25, 0.25, 0.25], [0.1, 0.2, 0.3, 0.4],
-                                               [0.4, 0.3, 0.2, 0.1], [0.0, 0.0, 0.0, 1.0]]},
+        {
+            "name": "layer 0 head 0",
+            "weights": [[0.8, 0.1, 0.05, 0.05], [0.05, 0.1, 0.8, 0.05], [0.05, 0.8, 0.1, 0.05], [0.0, 0.0, 0.1, 0.9]],
+        },
+        {
+            "name": "layer 0 head 1",
+            "weights": [[0.25, 0.25, 0.25, 0.25], [0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1], [0.0, 0.0, 0.0, 1.0]],
+        },
     ],
     "metadata": {"toolkit": "hand-made example", "direction": "en-fr"},
-}  # fmt: skip
+}
 
 
 @dataclass

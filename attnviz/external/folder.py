@@ -75,8 +75,10 @@ def unpack_zip(data: bytes, parent: Path) -> Path:
                 while chunk := source.read(_CHUNK):
                     budget -= len(chunk)
                     if budget < 0:
-                        raise DataError(f"the zip unpacks to more than {MAX_UNPACKED_MB} MB; give the folder's path on "
-                                        "the server instead")  # fmt: skip
+                        raise DataError(
+                            f"the zip unpacks to more than {MAX_UNPACKED_MB} MB; give the folder's path on "
+                            "the server instead"
+                        )
                     out.write(chunk)
         try:
             partial.rename(dest)

@@ -17,9 +17,17 @@ from attnviz.data import Link
 from attnviz.decoding import Alignment
 from attnviz.errors import DataError, InputError
 from attnviz.external.hf import HFModel
-from attnviz.external.pieces import fold
 from attnviz.external.trace import STYLE, CrossAttention
-from attnviz.links import DIRECTIONAL, GoldAlignment, Reading, directional_links, read_words, score_links
+from attnviz.links import (
+    DIRECTIONAL,
+    GoldAlignment,
+    Reading,
+    directional_links,
+    merge_groups,
+    read_words,
+    score_links,
+    word_groups,
+)
 
 
 @dataclass(frozen=True)
@@ -56,10 +64,21 @@ def parse_heads(text: str) -> tuple[tuple[int, int], ...]:
 def word_reading(c: CrossAttention, pick: Pick) -> Reading:
     """The chosen attention read as words, ``<eos>`` column hidden and the ``<eos>`` row left out. Only the
     weights are folded (not the contexts and the rest of a full ``Alignment``): this runs for every head."""
-    weights = fold(pieces_of(c, pick), c.target.groups, c.source.groups)  # [tgt, src]
+    weights = c.weights_of(pieces_of(c, pick))  # [tgt, src]
     empty = np.zeros((len(weights), 0))
-    return read_words(Alignment(c.source_tokens, c.target_tokens, weights, weights, empty, empty,
-                                [False] * len(c.source_tokens), c.model_type, STYLE))  # fmt: skip
+    return read_words(
+        Alignment(
+            c.source_tokens,
+            c.target_tokens,
+            weights,
+            weights,
+            empty,
+            empty,
+            [False] * len(c.source_tokens),
+            c.model_type,
+            STYLE,
+        )
+    )
 
 
 def links_of(reading: Reading, method: str = "argmax", threshold: float = 0.3) -> set[Link]:
@@ -97,12 +116,11 @@ def word_matrices(c: CrossAttention, picks: list[Pick]) -> tuple[np.ndarray, lis
     so it is found once; a word's columns are summed, its rows averaged, the ``<eos>`` column left out
     and each row renormalised (0 where all of it was on ``<eos>``)."""
     reading = word_reading(c, Pick())  # the grouping: token -> word, -1 for the hidden <eos>
-    columns = [[i for t, w in enumerate(reading.source_index) if w == k for i in c.source.groups[t]]
-               for k in range(len(reading.source_words))]  # fmt: skip
-    rows = [[t for t, w in enumerate(reading.target_index) if w == k] for k in range(len(reading.target_words))]
     stack = np.stack([pieces_of(c, pick) for pick in picks])  # [picks, tgt_pieces, src_pieces]
-    tokens = fold(stack, c.target.groups, None)  # [picks, tgt_tokens, src_pieces]: rows as the tokens read them
-    words = fold(tokens, rows, columns)  # [picks, tgt_words, src_words]
+    tokens = c.weights_of(stack)  # [picks, tgt_tokens, src_tokens]
+    rows = word_groups(reading.target_index)[: len(reading.target_words)]  # the <eos> row left out
+    columns = word_groups(reading.source_index)  # the hidden <eos> (word -1) in no column
+    words = merge_groups(tokens, rows, columns)  # [picks, tgt_words, src_words]
     total = words.sum(axis=-1, keepdims=True)  # [picks, tgt_words, 1]
     words = np.divide(words, total, out=np.zeros_like(words), where=total > 0)
     return words, reading.source_words, reading.target_words
@@ -146,8 +164,10 @@ def score_picks(
     average by default), one forced decode per pair: rows ``{"attention", "layer", "head", "precision",
     "recall", "AER", "links"}`` in the order of ``picks``."""
     if not len(sources) == len(targets) == len(gold):
-        raise DataError(f"{len(sources)} source, {len(targets)} target sentences and {len(gold)} gold lines; give "
-                        "one of each per pair")  # fmt: skip
+        raise DataError(
+            f"{len(sources)} source, {len(targets)} target sentences and {len(gold)} gold lines; give "
+            "one of each per pair"
+        )
     picks = picks or every_pick(model.info.layers, model.info.heads)
     predicted: list[list[list[Link]]] = [[] for _ in picks]
     if method not in DIRECTIONAL:
@@ -159,7 +179,15 @@ def score_picks(
     rows = []
     for pick, links in zip(picks, predicted, strict=True):
         total, _ = score_links(links, gold)
-        rows.append({"attention": pick.name, "layer": pick.layer, "head": pick.head,
-                     "precision": round(total.precision, 3), "recall": round(total.recall, 3),
-                     "AER": round(total.aer, 3), "links": total.predicted})  # fmt: skip
+        rows.append(
+            {
+                "attention": pick.name,
+                "layer": pick.layer,
+                "head": pick.head,
+                "precision": round(total.precision, 3),
+                "recall": round(total.recall, 3),
+                "AER": round(total.aer, 3),
+                "links": total.predicted,
+            }
+        )
     return rows

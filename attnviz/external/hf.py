@@ -124,8 +124,15 @@ class HFModel:
         layers = _first(cfg, "decoder_layers", "num_decoder_layers", "num_layers", "num_hidden_layers")
         heads = _first(cfg, "decoder_attention_heads", "num_heads", "num_attention_heads")
         vocab = list(tokenizer.get_vocab())
-        self.info = Info(folder.name, cfg.model_type, int(layers), int(heads),
-                         sum(p.numel() for p in model.parameters()), len(vocab), word_marker(vocab))  # fmt: skip
+        self.info = Info(
+            folder.name,
+            cfg.model_type,
+            int(layers),
+            int(heads),
+            sum(p.numel() for p in model.parameters()),
+            len(vocab),
+            word_marker(vocab),
+        )
         codes = getattr(tokenizer, "lang_code_to_id", None) or {}  # M2M100's language tokens are not "special"
         added = getattr(tokenizer, "added_tokens_decoder", None) or {}
         special = set(tokenizer.all_special_ids) | {cfg.pad_token_id, cfg.decoder_start_token_id}
@@ -176,22 +183,35 @@ class HFModel:
     def translate(
         self,
         text: str,
-        beam: int = 1,
+        beam_size: int = 1,
         max_new_tokens: int | None = None,
         source_lang: str | None = None,
         target_lang: str | None = None,
+        *,
+        beam: int | None = None,
     ) -> CrossAttention:
-        """``text`` translated greedily (``beam=1``) or by beam search; with ``beam > 1`` the n-best list,
-        best first, is in :attr:`CrossAttention.hypotheses`. ``target_lang`` (a language code) is forced
-        as the first target token, as multilingual models (NLLB, mBART-50, M2M100) need."""
-        if not 1 <= beam <= MAX_BEAM:
-            raise InputError(f"the beam size must be between 1 and {MAX_BEAM}, got {beam}")
+        """``text`` translated greedily (``beam_size=1``) or by beam search; with ``beam_size > 1`` the n-best
+        list, best first, is in :attr:`CrossAttention.hypotheses`. ``target_lang`` (a language code) is forced
+        as the first target token, as multilingual models (NLLB, mBART-50, M2M100) need. ``beam`` is the old
+        name of ``beam_size`` (:meth:`attnviz.Translator.translate`'s): it still works, with a warning."""
+        if beam is not None:
+            warnings.warn(
+                "HFModel.translate: write beam_size= (beam= is its old name)", DeprecationWarning, stacklevel=2
+            )
+            beam_size = beam
+        if not 1 <= beam_size <= MAX_BEAM:
+            raise InputError(f"the beam size must be between 1 and {MAX_BEAM}, got {beam_size}")
         enc, _ = self._encode(text, None, source_lang, target_lang)
         n_src = enc.input_ids.shape[1]
         limit = max_new_tokens or min(MAX_NEW_TOKENS, 2 * n_src + 10)
         if not 1 <= limit <= MAX_NEW_TOKENS:
             raise InputError(f"max_new_tokens must be between 1 and {MAX_NEW_TOKENS}, got {limit}")
-        options = {"max_new_tokens": limit, "num_beams": beam, "num_return_sequences": beam, "do_sample": False}
+        options = {
+            "max_new_tokens": limit,
+            "num_beams": beam_size,
+            "num_return_sequences": beam_size,
+            "do_sample": False,
+        }
         if target_lang:
             options["forced_bos_token_id"] = self._language_id(target_lang)
         try:
@@ -202,7 +222,7 @@ class HFModel:
             ) from None
         hyps = [self._trace(enc, self._labels(seq), source_lang) for seq in out.sequences]
         best = hyps[0]
-        best.hypotheses = hyps if beam > 1 else []
+        best.hypotheses = hyps if beam_size > 1 else []
         return best
 
     @torch.inference_mode()

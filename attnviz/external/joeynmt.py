@@ -284,9 +284,11 @@ def _read_text(path: Path, what: str) -> list[str]:
 
 
 def import_joeynmt_files(
-    config: str | Path, ckpt: str | Path | None = None, src_vocab: str | Path | None = None,
+    config: str | Path,
+    ckpt: str | Path | None = None,
+    src_vocab: str | Path | None = None,
     trg_vocab: str | Path | None = None,
-) -> Translator:  # fmt: skip
+) -> Translator:
     """:func:`import_joeynmt` from files on disk. ``config`` may be the model folder (its ``config.yaml``);
     missing paths are found as JoeyNMT finds them: ``best.ckpt`` and ``src_vocab.txt`` / ``trg_vocab.txt`` in
     the folder of the config (or its ``model_dir``), or the config's ``voc_file``."""
@@ -322,9 +324,13 @@ def import_joeynmt_files(
     if ckpt_path.stat().st_size > MAX_CKPT_BYTES:
         raise CheckpointError(f"{ckpt_path}: over the {MAX_CKPT_BYTES // 2**20} MB limit of a checkpoint here")
     return import_joeynmt(
-        text, _read_text(vocab_paths[0], "vocabulary"), _read_text(vocab_paths[1], "vocabulary"),
-        ckpt_path.read_bytes(), config.parent.name, str(ckpt_path),
-    )  # fmt: skip
+        text,
+        _read_text(vocab_paths[0], "vocabulary"),
+        _read_text(vocab_paths[1], "vocabulary"),
+        ckpt_path.read_bytes(),
+        config.parent.name,
+        str(ckpt_path),
+    )
 
 
 def import_joeynmt_zip(data: bytes, name: str = "model.zip") -> Translator:

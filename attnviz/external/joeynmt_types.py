@@ -9,14 +9,30 @@ from attnviz.errors import CheckpointError
 _SPECIALS = ("unk", "pad", "bos", "eos")
 
 # the config values the import reads besides the sizes (ModelConfig checks those): their types
-_SECTIONS = ("data", "data.src", "data.trg", "data.special_symbols", "model.encoder.embeddings",
-             "model.decoder.embeddings")  # fmt: skip
-_VALUES = {"model_dir": str, "data.src.voc_file": str, "data.trg.voc_file": str, "data.src.lang": str,
-           "data.trg.lang": str, "data.src.lowercase": bool, "data.trg.lowercase": bool, "data.src.max_length": int,
-           "model.encoder.embeddings.scale": bool, "model.decoder.embeddings.scale": bool,
-           "model.decoder.input_feeding": bool, "data.special_symbols.lang_tags": list,
-           **{f"data.special_symbols.{k}_token": str for k in _SPECIALS},
-           **{f"data.special_symbols.{k}_id": int for k in _SPECIALS}}  # fmt: skip
+_SECTIONS = (
+    "data",
+    "data.src",
+    "data.trg",
+    "data.special_symbols",
+    "model.encoder.embeddings",
+    "model.decoder.embeddings",
+)
+_VALUES = {
+    "model_dir": str,
+    "data.src.voc_file": str,
+    "data.trg.voc_file": str,
+    "data.src.lang": str,
+    "data.trg.lang": str,
+    "data.src.lowercase": bool,
+    "data.trg.lowercase": bool,
+    "data.src.max_length": int,
+    "model.encoder.embeddings.scale": bool,
+    "model.decoder.embeddings.scale": bool,
+    "model.decoder.input_feeding": bool,
+    "data.special_symbols.lang_tags": list,
+    **{f"data.special_symbols.{k}_token": str for k in _SPECIALS},
+    **{f"data.special_symbols.{k}_id": int for k in _SPECIALS},
+}
 _TYPE_NAMES = {
     str: "a string",
     bool: "true or false",

@@ -22,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from attnviz.data import EOS, MARK
 
 MARKERS = {"▁": "start", "Ġ": "start", "##": "continue", "</w>": "end"}
@@ -53,8 +51,8 @@ def _marked(pieces: list[str], marker: str | None, text_of: Callable[[str], str]
     for p in pieces:
         kind = MARKERS.get(marker or "")
         if kind == "start":
-            out.append((text_of(p.removeprefix(marker)) if marker == "Ġ" else p.removeprefix(marker),
-                        p.startswith(marker), False))  # fmt: skip
+            text = text_of(p.removeprefix(marker)) if marker == "Ġ" else p.removeprefix(marker)
+            out.append((text, p.startswith(marker), False))
         elif kind == "continue":
             out.append((p.removeprefix(marker), not p.startswith(marker), False))
         elif kind == "end":
@@ -110,14 +108,3 @@ def group_pieces(
         tokens.append(EOS)
         groups.append([eos % len(special)])
     return Grouping(tokens, groups)
-
-
-def fold(a: np.ndarray, rows: list[list[int]] | None, columns: list[list[int]] | None) -> np.ndarray:
-    """``a`` (``[..., rows, columns]``) with each group of ``rows`` averaged and each group of
-    ``columns`` summed: attention rows stay distributions over the grouped columns."""
-    a = np.asarray(a, dtype=np.float64)
-    if columns is not None:
-        a = np.stack([a[..., g].sum(axis=-1) for g in columns], axis=-1) if columns else a[..., :0]
-    if rows is not None:
-        a = np.stack([a[..., g, :].mean(axis=-2) for g in rows], axis=-2) if rows else a[..., :0, :]
-    return a

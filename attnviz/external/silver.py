@@ -17,13 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.data import Link
+from attnviz.data import Link, Words
 from attnviz.errors import DataError, InputError
 from attnviz.external.heads import Pick, force_words, word_matrices
 from attnviz.external.hf import HFModel
 from attnviz.links import DIRECTIONAL, EFLOMAL_METHOD, GoldAlignment, directional_links, run_eflomal, score_links
 
-Words = list[str]
 MARGIN = 0.05  # default: how far below the median silver AER a head must be to count as aligning
 
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
-from attnviz.external.pieces import Grouping, fold
+from attnviz.external.pieces import Grouping
+from attnviz.links import merge_groups
 
 STYLE = "transformer"
 
@@ -84,13 +85,18 @@ class CrossAttention:
             return a.mean(axis=(0, 1))
         return a[layer].mean(axis=0) if head is None else a[layer, head]
 
+    def weights_of(self, pieces: np.ndarray) -> np.ndarray:
+        """Weights on the tokenizer's pieces (``[..., tgt_pieces, src_pieces]``) merged onto the attnviz
+        tokens: ``[..., tgt, src]``, a token's rows averaged, its columns summed."""
+        return merge_groups(pieces, self.target.groups, self.source.groups)
+
     def weights(self, layer: int | None = None, head: int | None = None) -> np.ndarray:
-        """:meth:`pieces_weights` folded onto the attnviz tokens: ``[tgt, src]``."""
-        return fold(self.pieces_weights(layer, head), self.target.groups, self.source.groups)
+        """:meth:`pieces_weights` merged onto the attnviz tokens: ``[tgt, src]``."""
+        return self.weights_of(self.pieces_weights(layer, head))
 
     def head_stack(self) -> np.ndarray:
         """Every head on the attnviz tokens: ``[layers, heads, tgt, src]``."""
-        return fold(self.attention, self.target.groups, self.source.groups)
+        return self.weights_of(self.attention)
 
     def heads_weights(self, heads: list[tuple[int, int]]) -> np.ndarray:
         """The average of the chosen ``(layer, head)`` pairs on the pieces (Whisper's alignment heads):
@@ -117,11 +123,12 @@ class CrossAttention:
     def _one(self, pieces: np.ndarray) -> Alignment:
         """``pieces`` (``[tgt_pieces, src_pieces]`` weights) as an ``Alignment`` on the attnviz tokens."""
         rows, cols = self.target.groups, self.source.groups
-        w = fold(pieces, rows, cols)  # [tgt, src]
+        w = self.weights_of(pieces)  # [tgt, src]
         with np.errstate(divide="ignore"):
             scores = np.log(w)  # [tgt, src]
-        contexts = fold(pieces @ np.asarray(self.encoder_states, dtype=np.float64), rows, None)  # [tgt, d_model]
-        encoder = fold(self.encoder_attention, cols, cols)  # [enc_layers, enc_heads, src, src]
+        piece_contexts = pieces @ np.asarray(self.encoder_states, dtype=np.float64)  # [tgt_pieces, d_model]
+        contexts = merge_groups(piece_contexts, rows, None)  # [tgt, d_model]
+        encoder = merge_groups(self.encoder_attention, cols, cols)  # [enc_layers, enc_heads, src, src]
         unknown = [any(self.source_unknown[i] for i in g) for g in cols]
         lp = np.asarray(self.token_log_probs, dtype=np.float64)
         return Alignment(
@@ -130,7 +137,7 @@ class CrossAttention:
             weights=w.astype(np.float32),
             scores=scores,
             contexts=contexts.astype(np.float32),
-            states=fold(self.decoder_states, rows, None).astype(np.float32),
+            states=merge_groups(self.decoder_states, rows, None).astype(np.float32),
             source_unknown=unknown,
             score=f"{self.model_type} cross-attention",
             style=STYLE,

@@ -32,7 +32,7 @@ from attnviz.links.goldfile import (
 from attnviz.links.markup import INLINE, MAX_ELEMENTS, MAX_MARKUP_CHARS, VOID, Element, Markup, parse_markup
 from attnviz.links.markup_carry import FLAGS, SPLIT_RULES, MarkupResult, Span, carry_markup
 from attnviz.links.markup_translate import MARKUP_METHODS, eflomal_sample, translate_markup, words_of
-from attnviz.links.reading import Reading
+from attnviz.links.reading import Reading, merge_groups, word_groups
 from attnviz.links.textfile import (
     MAX_FILE_BYTES,
     check_pairs,
@@ -105,6 +105,7 @@ __all__ = [
     "gold_of_pairs",
     "gold_of_upload",
     "is_bitext",
+    "merge_groups",
     "parse_gold",
     "parse_markup",
     "parse_pharaoh",
@@ -123,6 +124,7 @@ __all__ = [
     "translate_markup",
     "word_attention",
     "word_attentions",
+    "word_groups",
     "word_pairs",
     "words_of",
 ]

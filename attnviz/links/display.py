@@ -13,7 +13,7 @@ import numpy as np
 from attnviz.data import EOS
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
-from attnviz.links.reading import caption, hide_eos, mean_rows, merge_columns, word_groups, word_index
+from attnviz.links.reading import caption, hide_eos, merge_groups, word_groups, word_index
 
 HIDDEN_EOS_NOTE = "<eos> hidden, rows renormalised"
 MERGED_NOTE = "pieces merged into words"
@@ -64,12 +64,11 @@ def merged_pieces(al: Alignment) -> Alignment:
         return al
     src, tgt = word_groups(src_index), word_groups(tgt_index)
     unknown = list(al.source_unknown) + [False] * (len(al.source_tokens) - len(al.source_unknown))
-    weights = mean_rows(merge_columns(al.weights, src), tgt)  # [tgt_words, src_words]
-    scores = mean_rows(merge_columns(al.scores, src, np.logaddexp.reduce), tgt)  # [tgt_words, src_words]
+    weights = merge_groups(al.weights, tgt, src)  # [tgt_words, src_words]
+    scores = merge_groups(al.scores, tgt, src, np.logaddexp.reduce)  # [tgt_words, src_words]
     encoder = None
     if al.encoder_attention is not None:  # [layers, heads, src, src]: query rows averaged, key columns summed
-        keys = merge_columns(al.encoder_attention, src)  # [layers, heads, src, src_words]
-        encoder = np.stack([keys[:, :, g].mean(axis=2) for g in src], axis=2)  # [layers, heads, src_words, src_words]
+        encoder = merge_groups(al.encoder_attention, src, src)  # [layers, heads, src_words, src_words]
     log_probs = None
     if al.token_log_probs is not None:
         lp = np.asarray(al.token_log_probs, dtype=np.float64)  # [tgt]
@@ -81,14 +80,19 @@ def merged_pieces(al: Alignment) -> Alignment:
         source_unknown=[any(unknown[s] for s in g) for g in src],
         weights=weights.astype(np.float32),
         scores=scores,
-        contexts=mean_rows(al.contexts, tgt),
-        states=mean_rows(al.states, tgt),
+        contexts=_mean_rows(al.contexts, tgt),
+        states=_mean_rows(al.states, tgt),
         token_log_probs=log_probs,
         positions=None,
         window=None,
         encoder_attention=encoder,
     )
     return _with_hypotheses(al, shown, merged_pieces)
+
+
+def _mean_rows(a: np.ndarray | None, groups: list[list[int]]) -> np.ndarray | None:
+    """Each target word's mean row of ``a`` (``[tgt, ...]``), in ``a``'s dtype; ``None`` stays ``None``."""
+    return None if a is None else merge_groups(a, groups, None).astype(np.asarray(a).dtype)
 
 
 class Shown(NamedTuple):

@@ -12,11 +12,11 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from attnviz.data import Link
+from attnviz.data import Link, Words
 from attnviz.errors import ConfigError, DataError
 from attnviz.links.extract import SYMMETRIC, symmetrise
+from attnviz.links.goldfile import parse_pharaoh
 
-Tokens = list[str]
 DIRECTIONS = ("forward", "reverse")
 
 
@@ -35,12 +35,12 @@ def _read_links(path: Path, n: int) -> list[set[Link]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     if len(lines) < n:
         raise DataError(f"eflomal wrote {len(lines)} alignment lines for {n} pairs; rerun it without quiet to see why")
-    return [{(int(i), int(j)) for i, _, j in (item.partition("-") for item in line.split())} for line in lines]
+    return [gold.sure for gold in parse_pharaoh(lines, name=f"eflomal's output {path.name}")]
 
 
 def run_eflomal(
-    pairs: list[tuple[Tokens, Tokens]],
-    train: Iterable[tuple[Tokens, Tokens]] = (),
+    pairs: list[tuple[Words, Words]],
+    train: Iterable[tuple[Words, Words]] = (),
     method: str = "grow-diag-final-and",
     **options,
 ) -> list[list[Link]]:

@@ -361,8 +361,9 @@ def score_links(
     predicted ``None`` (skipped: the model could not read it) is left out of both, ``None`` per sentence."""
     predicted = list(predicted)
     kept = [k for k, links in enumerate(predicted) if links is not None]
-    counts = alignment_counts([predicted[k] for k in kept], [gold[k].sure for k in kept],
-                              [gold[k].possible for k in kept])  # fmt: skip
+    counts = alignment_counts(
+        [predicted[k] for k in kept], [gold[k].sure for k in kept], [gold[k].possible for k in kept]
+    )
     per_sentence: list[AlignmentCounts | None] = [None] * len(predicted)
     for k, c in zip(kept, counts, strict=True):
         per_sentence[k] = c

@@ -76,27 +76,31 @@ def word_index(tokens: list[str]) -> tuple[list[int], list[str]]:
 
 
 def word_groups(index: list[int]) -> list[list[int]]:
-    """The token positions of each word, in word order, from a token -> word index (:func:`word_index`)."""
+    """The token positions of each word, in word order, from a token -> word index (:func:`word_index`);
+    a token of word -1 (a hidden ``<eos>``, :attr:`Reading.source_index`) is in no group."""
     groups: list[list[int]] = [[] for _ in range(max(index, default=-1) + 1)]
     for position, word in enumerate(index):
-        groups[word].append(position)
+        if word >= 0:
+            groups[word].append(position)
     return groups
 
 
-def merge_columns(a: np.ndarray, groups: list[list[int]], combine: Callable[..., np.ndarray] = np.sum) -> np.ndarray:
-    """Each source word's column: its pieces' columns combined along the last axis (summed by default)."""
+def merge_groups(
+    a: np.ndarray,
+    rows: list[list[int]] | None,
+    columns: list[list[int]] | None,
+    combine: Callable[..., np.ndarray] = np.sum,
+) -> np.ndarray:
+    """The one merge of pieces: ``a`` (``[..., rows, columns]``, as floats) with each group of ``columns``
+    combined along the last axis (summed by default: the attention a word received) and each group of
+    ``rows`` averaged (a word's mean row), so attention rows stay distributions; ``None`` leaves that
+    axis as it is. Groups are positions: a word's pieces, a tokenizer's pieces of one token."""
     a = np.asarray(a, dtype=np.float64)
-    if not groups:
-        return a[..., :0]
-    return np.stack([combine(a[..., g], axis=-1) for g in groups], axis=-1)  # [..., src_words]
-
-
-def mean_rows(a: np.ndarray | None, groups: list[list[int]]) -> np.ndarray | None:
-    """Each target word's row: the mean of its pieces' rows (``[tgt_words, ...]``); ``None`` stays ``None``."""
-    if a is None:
-        return None
-    a = np.asarray(a)
-    return np.stack([a[g].mean(axis=0) for g in groups]) if groups else a[:0]
+    if columns is not None:
+        a = np.stack([combine(a[..., g], axis=-1) for g in columns], axis=-1) if columns else a[..., :0]
+    if rows is not None:
+        a = np.stack([a[..., g, :].mean(axis=-2) for g in rows], axis=-2) if rows else a[..., :0, :]
+    return a  # [..., len(rows), len(columns)]
 
 
 def merge_pieces(
@@ -110,7 +114,7 @@ def merge_pieces(
     w = _check(weights, source_tokens, target_tokens)
     src_index, src_words = word_index(source_tokens)
     tgt_index, tgt_words = word_index(target_tokens)
-    merged = mean_rows(merge_columns(w, word_groups(src_index)), word_groups(tgt_index))  # [tgt_words, src_words]
+    merged = merge_groups(w, word_groups(tgt_index), word_groups(src_index))  # [tgt_words, src_words]
     return merged, src_words, tgt_words, src_index, tgt_index
 
 

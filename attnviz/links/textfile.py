@@ -17,11 +17,11 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from attnviz.data import Words
 from attnviz.errors import DataError
 
 MAX_FILE_BYTES = 50 * 2**20  # a sentence or gold file read by path
 SEPARATOR = "|||"
-Words = list[str]
 
 
 def text_lines(data: bytes, name: str) -> list[str]:

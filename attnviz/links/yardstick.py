@@ -14,14 +14,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from attnviz.data import Link, Pair, join_pieces
+from attnviz.data import Link, Pair, Words, join_pieces
 from attnviz.errors import DataError
 from attnviz.evaluation import AlignmentCounts
 from attnviz.links import eflomal as eflomal_align
 from attnviz.links import goldfile, textfile
 from attnviz.links.goldfile import GoldAlignment
 
-Words = list[str]
 SAMPLE_PAIRS = 2000
 FAST_EFLOMAL = {"n_samplers": 1, "rel_iterations": 0.5}
 EFLOMAL_METHOD = "grow-diag-final-and"
@@ -163,8 +162,12 @@ def score_table(
 
 
 def _row(c: AlignmentCounts) -> dict:
-    return {"precision": round(c.precision, 3), "recall": round(c.recall, 3), "F1": round(c.f1, 3),
-            "AER": round(c.aer, 3)}  # fmt: skip
+    return {
+        "precision": round(c.precision, 3),
+        "recall": round(c.recall, 3),
+        "F1": round(c.f1, 3),
+        "AER": round(c.aer, 3),
+    }
 
 
 def agreement(a: Iterable[Link], b: Iterable[Link]) -> float:

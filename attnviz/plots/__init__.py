@@ -1,4 +1,4 @@
-"""Pure figure builders (Plotly) and the file contents users download."""
+"""Pure figure builders (Plotly), and the helpers of the What-if view beside its figure."""
 
 from attnviz.plots.compare import difference_heatmap, encoder_attention_heatmaps, entropy_plot, js_plot, shared_range
 from attnviz.plots.context import context_heatmap, context_projection, context_range
@@ -13,19 +13,6 @@ from attnviz.plots.explore import (
     coverage_bar,
     explore_heatmap,
     step_animation,
-    whatif_figure,
-)
-from attnviz.plots.exports import (
-    alignment_json,
-    changed_steps,
-    csv_text,
-    file_stem,
-    matrix_csv,
-    pair_csv,
-    pair_json,
-    pharaoh_text,
-    replace_token,
-    step_table,
 )
 from attnviz.plots.heads import heads_grid
 from attnviz.plots.heatmap import plot_config, step_bar
@@ -36,6 +23,7 @@ from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_ht
 from attnviz.plots.report import MEASURES, ReportSentence, ReportSummary, report_html, worst_first
 from attnviz.plots.scales import share_scales
 from attnviz.plots.show import show, show_both, show_steps
+from attnviz.plots.whatif import changed_steps, replace_token, step_table, whatif_figure
 
 __all__ = [
     "IMAGE_FORMATS",
@@ -46,7 +34,6 @@ __all__ = [
     "ReportSummary",
     "align_tops",
     "alignment_heatmap",
-    "alignment_json",
     "attribution_heatmap",
     "can_write_images",
     "changed_steps",
@@ -56,7 +43,6 @@ __all__ = [
     "context_projection",
     "context_range",
     "coverage_bar",
-    "csv_text",
     "cursor_data",
     "difference_heatmap",
     "drift_profile",
@@ -66,7 +52,6 @@ __all__ = [
     "explore_heatmap",
     "figure_html",
     "figure_image",
-    "file_stem",
     "gold_figure",
     "gold_heatmap",
     "has_cell",
@@ -75,12 +60,8 @@ __all__ = [
     "length_histogram",
     "links_figure",
     "markup_figure",
-    "matrix_csv",
     "metric_scatter",
-    "pair_csv",
-    "pair_json",
     "paper_figure",
-    "pharaoh_text",
     "plot_config",
     "point_label",
     "replace_token",

@@ -24,7 +24,6 @@ from attnviz.plots.heatmap import (
     MIN_CELL_PX,
     WEIGHT_SCALE,
     add_alignment,
-    alignment_matrix,
     apply_template,
     cell_size,
     display_tokens,
@@ -36,7 +35,7 @@ from attnviz.plots.heatmap import (
 
 def shared_range(alignments: list[Alignment], values: str) -> tuple[float, float]:
     """One colour range for several alignments: ``[0, max]`` for weights, ``[-m, m]`` for scores."""
-    finite = [z[np.isfinite(z)] for z in (alignment_matrix(al, values) for al in alignments)]
+    finite = [z[np.isfinite(z)] for z in (al.matrix(values) for al in alignments)]
     finite = np.concatenate([f for f in finite if f.size]) if any(f.size for f in finite) else np.zeros(1)
     if values == "weights":
         return 0.0, float(max(finite.max(), 1e-9))
@@ -78,12 +77,22 @@ def compare_heatmaps(
     titles = [html.escape(n, quote=False) for n in names]
     if stacked:  # one column: equal cells, each map as tall as its target
         plot_h = sum(rows_n) * cell + (len(als) - 1) * (bottom + 40)
-        fig = make_subplots(rows=len(als), cols=1, subplot_titles=titles, row_heights=[r / sum(rows_n) for r in rows_n],
-                            vertical_spacing=(bottom + 40) / plot_h)  # fmt: skip
+        fig = make_subplots(
+            rows=len(als),
+            cols=1,
+            subplot_titles=titles,
+            row_heights=[r / sum(rows_n) for r in rows_n],
+            vertical_spacing=(bottom + 40) / plot_h,
+        )
     else:
         shares = [w / sum(widths) for w in widths]
-        fig = make_subplots(rows=1, cols=len(als), subplot_titles=titles, column_widths=shares,
-                            horizontal_spacing=min(0.12, 0.5 / len(als)))  # fmt: skip
+        fig = make_subplots(
+            rows=1,
+            cols=len(als),
+            subplot_titles=titles,
+            column_widths=shares,
+            horizontal_spacing=min(0.12, 0.5 / len(als)),
+        )
     for k, al in enumerate(als):
         row, col = (k + 1, 1) if stacked else (1, k + 1)
         add_alignment(fig, al, values, zmin, zmax, showscale=k == len(als) - 1, row=row, col=col)
@@ -96,8 +105,9 @@ def compare_heatmaps(
         width, height = max(widths) * cell + left + 160, plot_h + bottom + 110
     else:
         width, height = sum(widths) * cell + len(als) * (left + 40) + 120, bottom + max(rows_n) * cell + 110
-    fig.update_layout(width=width, height=height, margin={"l": left, "b": bottom, "t": 90, "r": 20},
-                      plot_bgcolor="white")  # fmt: skip
+    fig.update_layout(
+        width=width, height=height, margin={"l": left, "b": bottom, "t": 90, "r": 20}, plot_bgcolor="white"
+    )
     return fig
 
 

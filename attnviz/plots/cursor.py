@@ -52,11 +52,13 @@ def cursor_data(panels: Mapping[str, Alignment], cell: tuple[int, int], chart_ke
         raise InputError(f"Cell (t={t}, s={s}) is outside every map ({sizes}): clamp it first.")
     out = []
     for name, al in panels.items():
-        out.append({
-            "name": name,
-            "source": display_tokens(al.source_tokens, escape=False),
-            "target": display_tokens(al.target_tokens, escape=False),
-            "weights": _rounded(al.weights),  # [tgt][src]
-            "scores": _rounded(al.scores),  # [tgt][src], None outside a local window
-        })  # fmt: skip
+        out.append(
+            {
+                "name": name,
+                "source": display_tokens(al.source_tokens, escape=False),
+                "target": display_tokens(al.target_tokens, escape=False),
+                "weights": _rounded(al.weights),  # [tgt][src]
+                "scores": _rounded(al.scores),  # [tgt][src], None outside a local window
+            }
+        )
     return {"cell": [t, s], "color": CELL_COLOR, "charts": [chart_keys[n] for n in panels], "panels": out}

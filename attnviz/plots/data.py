@@ -42,10 +42,17 @@ def training_curves(history: list[dict]) -> go.Figure:
             fig.add_trace(line, row=1, col=col)
     if rates:  # a schedule that decays too fast or too slowly shows here
         fig.add_trace(
-            go.Scatter(x=[h["step"] for h in rates], y=[h["lr"] for h in rates], mode="lines", name="learning rate",
-                       line={"color": "#756bb1"}, hovertemplate="step %{x}<br>%{y:.3g}"),
-            row=1, col=3,
-        )  # fmt: skip
+            go.Scatter(
+                x=[h["step"] for h in rates],
+                y=[h["lr"] for h in rates],
+                mode="lines",
+                name="learning rate",
+                line={"color": "#756bb1"},
+                hovertemplate="step %{x}<br>%{y:.3g}",
+            ),
+            row=1,
+            col=3,
+        )
         fig.update_yaxes(rangemode="tozero", exponentformat="e", row=1, col=3)
     fig.update_xaxes(title_text="step")
     fig.update_yaxes(rangemode="tozero", row=1, col=1)
@@ -53,8 +60,7 @@ def training_curves(history: list[dict]) -> go.Figure:
     if not history:
         fig.add_annotation(text="No training steps yet", x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
     apply_template(fig)
-    fig.update_layout(width=820 if not rates else 1080, height=340,
-                      legend={"orientation": "h", "y": -0.25})  # fmt: skip
+    fig.update_layout(width=820 if not rates else 1080, height=340, legend={"orientation": "h", "y": -0.25})
     return fig
 
 
@@ -125,8 +131,12 @@ def gold_heatmap(
     return fig
 
 
-METRIC_TITLES = {"bleu": "BLEU (0-100)", "aer": "AER (lower is better)", "entropy": "attention entropy (nats)",
-                 "exact_match": "exact match"}  # fmt: skip
+METRIC_TITLES = {
+    "bleu": "BLEU (0-100)",
+    "aer": "AER (lower is better)",
+    "entropy": "attention entropy (nats)",
+    "exact_match": "exact match",
+}
 
 
 def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
@@ -139,8 +149,13 @@ def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
     for score in dict.fromkeys(r.get("score") for r in kept):
         mine = [r for r in kept if r.get("score") == score]
         names = [html.escape(str(r["model"]), quote=False) for r in mine]
-        dots = go.Scatter(x=[r[x] for r in mine], y=[r[y] for r in mine], mode="markers", text=names,
-                          name=html.escape(str(score), quote=False))  # fmt: skip
+        dots = go.Scatter(
+            x=[r[x] for r in mine],
+            y=[r[y] for r in mine],
+            mode="markers",
+            text=names,
+            name=html.escape(str(score), quote=False),
+        )
         dots.update(marker={"size": 11, "symbol": [symbols.get(r.get("style"), "square") for r in mine]})
         fig.add_trace(dots.update(hovertemplate=f"%{{text}}<br>{x}: %{{x:.3f}}<br>{y}: %{{y:.2f}}<extra></extra>"))
     left_out = len(rows) - len(kept)

@@ -1,5 +1,6 @@
 """Figures for the Explore page that :mod:`attnviz.plots.heatmap` lacks: the context vector of one step, a
-per-step animation that plays in the browser, and a what-if comparison with the changed steps marked.
+per-step animation that plays in the browser, attributions on the attention map's axes (the What-if
+comparison is in :mod:`attnviz.plots.whatif`).
 
 Pure functions: an :class:`Alignment` in, a Plotly figure out. Tokens go through
 :func:`attnviz.plots.heatmap.display_tokens` (HTML-escaped) like everywhere else.
@@ -15,7 +16,6 @@ from plotly.subplots import make_subplots
 
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
-from attnviz.plots.compare import compare_heatmaps
 from attnviz.plots.heatmap import (
     DIVERGING_SCALE,
     FULL_CELL_PX,
@@ -100,8 +100,16 @@ def _fit_width(
         plot_h = height - margin.t - bottom
         for trace in fig.data:
             if trace.type == "heatmap":
-                trace.colorbar.update(orientation="h", x=0.45, xanchor="center", y=max(-2.0, -(bottom + 6) / plot_h),
-                                      yanchor="top", thickness=12, len=0.75, title_side="right")  # fmt: skip
+                trace.colorbar.update(
+                    orientation="h",
+                    x=0.45,
+                    xanchor="center",
+                    y=max(-2.0, -(bottom + 6) / plot_h),
+                    yanchor="top",
+                    thickness=12,
+                    len=0.75,
+                    title_side="right",
+                )
         height += BAR_UNDER_PX
     bottom += BAR_UNDER_PX if under else 0
     fig.update_layout(width=fixed_w + n_src * cell, height=height, margin={"b": bottom})
@@ -205,11 +213,30 @@ def _window_shapes(al: Alignment, t: int) -> list[dict]:
         return []
     p = float(al.positions[t])
     return [
-        {"type": "rect", "xref": "x", "yref": "y domain", "x0": p - al.window, "x1": p + al.window,
-         "y0": 0, "y1": 1, "fillcolor": "#fdd0a2", "opacity": 0.4, "line": {"width": 0}, "layer": "below"},
-        {"type": "line", "xref": "x", "yref": "y domain", "x0": p, "x1": p, "y0": 0, "y1": 1,
-         "line": {"color": GOLD_COLOR, "dash": "dash"}},
-    ]  # fmt: skip
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "y domain",
+            "x0": p - al.window,
+            "x1": p + al.window,
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": "#fdd0a2",
+            "opacity": 0.4,
+            "line": {"width": 0},
+            "layer": "below",
+        },
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "y domain",
+            "x0": p,
+            "x1": p,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": GOLD_COLOR, "dash": "dash"},
+        },
+    ]
 
 
 def _frame_title(al: Alignment, t: int) -> str:
@@ -245,16 +272,21 @@ def step_animation(al: Alignment, frame_ms: int = 700, max_width: int | None = N
     for k, trace in enumerate(traces(0)):
         fig.add_trace(trace, row=k + 1, col=1)
     fig.frames = [
-        go.Frame(data=traces(t), traces=[0, 1], name=str(t), layout={"shapes": _window_shapes(al, t),
-                                                                    "title": {"text": _frame_title(al, t)}})
+        go.Frame(
+            data=traces(t),
+            traces=[0, 1],
+            name=str(t),
+            layout={"shapes": _window_shapes(al, t), "title": {"text": _frame_title(al, t)}},
+        )
         for t in range(n_tgt)
-    ]  # fmt: skip
+    ]
     still = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
     play = {"frame": {"duration": frame_ms, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
     cell, font = _bar_cell(n_src, max_width)
     angle = tick_angle(al.source_tokens, cell)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font,
-                     row=1, col=1)  # fmt: skip
+    fig.update_xaxes(
+        tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font, row=1, col=1
+    )
     fig.update_xaxes(range=[-0.5, n_src - 0.5], row=1, col=1)
     fig.update_yaxes(title_text="weight a_t(s)", range=[0, 1.05], row=1, col=1)
     fig.update_xaxes(title_text="context dimension", row=2, col=1)
@@ -267,47 +299,34 @@ def step_animation(al: Alignment, frame_ms: int = 700, max_width: int | None = N
         width=max(min(560, max_width or 560), 160 + n_src * cell),
         height=560 + label_px(al.source_tokens, angle, font),
         margin={"t": 120, "b": 170, "r": 70},
-        updatemenus=[{
-            "type": "buttons", "direction": "left", "x": 1, "y": 1.04, "xanchor": "right", "yanchor": "bottom",
-            "pad": {"r": 4, "t": 4},
-            "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
-                        {"label": "Pause", "method": "animate", "args": [[None], still]}],
-        }],
-        sliders=[{
-            "active": 0, "x": 0.02, "y": -0.12, "len": 0.9, "yanchor": "top", "pad": {"r": 30, "t": 10},
-            "currentvalue": {"prefix": "step "},
-            "steps": [{"label": str(t), "method": "animate", "args": [[str(t)], still]}
-                      for t in range(n_tgt)],
-        }],
-    )  # fmt: skip
-    return fig
-
-
-def whatif_figure(
-    original: Alignment,
-    changed: Alignment,
-    changed_steps: list[int],
-    names: tuple[str, str],
-    max_width: int | None = None,
-    title: str | None = None,
-) -> go.Figure:
-    """The two decodes side by side on one colour scale, with the changed target steps outlined,
-    at most ``max_width`` px wide."""
-    a, b = (html.escape(n, quote=False) for n in names)
-    if a == b:
-        raise InputError("give the two decodes different names")
-    fig = compare_heatmaps({a: original, b: changed}, max_width=max_width)
-    if title:
-        fig.update_layout(title={"text": html.escape(title, quote=False), "y": 1, "yanchor": "top", "yref": "container",
-                                 "pad": {"t": 8}})  # fmt: skip
-        fit_title(fig)
-    n_tgt, n_src = np.shape(changed.weights)
-    for t in changed_steps:
-        if 0 <= t < n_tgt:
-            fig.add_shape(
-                type="rect", x0=-0.5, x1=n_src - 0.5, y0=t - 0.5, y1=t + 0.5, xref="x2", yref="y2",
-                line={"color": GOLD_COLOR, "width": 2},
-            )  # fmt: skip
+        updatemenus=[
+            {
+                "type": "buttons",
+                "direction": "left",
+                "x": 1,
+                "y": 1.04,
+                "xanchor": "right",
+                "yanchor": "bottom",
+                "pad": {"r": 4, "t": 4},
+                "buttons": [
+                    {"label": "▶ Play", "method": "animate", "args": [None, play]},
+                    {"label": "Pause", "method": "animate", "args": [[None], still]},
+                ],
+            }
+        ],
+        sliders=[
+            {
+                "active": 0,
+                "x": 0.02,
+                "y": -0.12,
+                "len": 0.9,
+                "yanchor": "top",
+                "pad": {"r": 30, "t": 10},
+                "currentvalue": {"prefix": "step "},
+                "steps": [{"label": str(t), "method": "animate", "args": [[str(t)], still]} for t in range(n_tgt)],
+            }
+        ],
+    )
     return fig
 
 
@@ -340,7 +359,10 @@ def attribution_heatmap(
         z=z, zmin=-m, zmax=m, zmid=None, colorscale=DIVERGING_SCALE, colorbar={"title": {"text": "attribution"}}
     )
     src, tgt = display_tokens(al.source_tokens), display_tokens(al.target_tokens)
-    text = [[f"{tgt[t]} ← {src[s]}<br>attribution {z[t, s]:+.4f}<br>attention {al.weights[t, s]:.3f}"
-             for s in range(z.shape[1])] for t in range(z.shape[0])]  # fmt: skip
+    n_tgt, n_src = z.shape
+    cell = "{}<br>attribution {:+.4f}<br>attention {:.3f}"
+    text = [
+        [cell.format(f"{tgt[t]} ← {src[s]}", z[t, s], al.weights[t, s]) for s in range(n_src)] for t in range(n_tgt)
+    ]
     heat.update(text=text, customdata=None, hovertemplate="%{text}<extra></extra>")
     return fig

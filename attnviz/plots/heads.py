@@ -49,8 +49,13 @@ def heads_grid(
             if aer is not None and np.isfinite(aer[layer, head]):
                 title += f" · {aer[layer, head]:.2f}"
             titles.append(f"<b>{title}</b>" if (layer, head) == best else title)
-    fig = make_subplots(rows=layers, cols=heads, subplot_titles=titles, horizontal_spacing=0.012,
-                        vertical_spacing=min(0.3 / max(layers, 1), 28 / (layers * (side + 30))))  # fmt: skip
+    fig = make_subplots(
+        rows=layers,
+        cols=heads,
+        subplot_titles=titles,
+        horizontal_spacing=0.012,
+        vertical_spacing=min(0.3 / max(layers, 1), 28 / (layers * (side + 30))),
+    )
     src, tgt = display_tokens(source_words), display_tokens(target_words)
     hover = [[f"{tgt[t]} → {src[s]}" for s in range(n_src)] for t in range(n_tgt)]
     cols_grid, rows_grid = np.meshgrid(np.arange(n_src), np.arange(n_tgt))
@@ -59,30 +64,51 @@ def heads_grid(
             where = {"row": layer + 1, "col": head + 1}
             # the heatmap draws; the invisible markers on top take the hover and the click (a heatmap cell is
             # not selectable): each carries (layer, head, weight)
-            fig.add_trace(go.Heatmap(z=w[layer, head], coloraxis="coloraxis", xgap=0.5, ygap=0.5, hoverinfo="skip"),
-                          **where)  # fmt: skip
-            data = [[layer, head, float(w[layer, head, t, s])] for t, s in zip(rows_grid.ravel(), cols_grid.ravel(),
-                                                                                 strict=True)]  # fmt: skip
-            fig.add_trace(go.Scatter(x=cols_grid.ravel(), y=rows_grid.ravel(), mode="markers", customdata=data,
-                                     text=[hover[t][s] for t, s in zip(rows_grid.ravel(), cols_grid.ravel(),
-                                                                       strict=True)],
-                                     hovertemplate=f"layer {layer}, head {head}<br>%{{text}}: "
-                                     "%{customdata[2]:.3f}<extra></extra>",
-                                     marker={"symbol": "square", "size": max(4, side // max(n_src, n_tgt, 1)),
-                                             "opacity": 0}, showlegend=False, name=f"L{layer} H{head}"),
-                          **where)  # fmt: skip
+            fig.add_trace(
+                go.Heatmap(z=w[layer, head], coloraxis="coloraxis", xgap=0.5, ygap=0.5, hoverinfo="skip"), **where
+            )
+            data = [
+                [layer, head, float(w[layer, head, t, s])]
+                for t, s in zip(rows_grid.ravel(), cols_grid.ravel(), strict=True)
+            ]
+            fig.add_trace(
+                go.Scatter(
+                    x=cols_grid.ravel(),
+                    y=rows_grid.ravel(),
+                    mode="markers",
+                    customdata=data,
+                    text=[hover[t][s] for t, s in zip(rows_grid.ravel(), cols_grid.ravel(), strict=True)],
+                    hovertemplate=f"layer {layer}, head {head}<br>%{{text}}: %{{customdata[2]:.3f}}<extra></extra>",
+                    marker={"symbol": "square", "size": max(4, side // max(n_src, n_tgt, 1)), "opacity": 0},
+                    showlegend=False,
+                    name=f"L{layer} H{head}",
+                ),
+                **where,
+            )
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, range=[-0.5, n_src - 0.5])
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, range=[n_tgt - 0.5, -0.5])
     if chosen is not None and 0 <= chosen[0] < layers and 0 <= chosen[1] < heads:
-        fig.add_shape(type="rect", x0=-0.5, x1=n_src - 0.5, y0=-0.5, y1=n_tgt - 0.5, row=chosen[0] + 1,
-                      col=chosen[1] + 1, line={"color": "#e6550d", "width": 3})  # fmt: skip
+        fig.add_shape(
+            type="rect",
+            x0=-0.5,
+            x1=n_src - 0.5,
+            y0=-0.5,
+            y1=n_tgt - 0.5,
+            row=chosen[0] + 1,
+            col=chosen[1] + 1,
+            line={"color": "#e6550d", "width": 3},
+        )
     fig.update_annotations(font_size=11)
     height = layers * (side + 30) + 70
     fig.update_layout(
-        width=min(max_width, heads * (side + 12) + 140), height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        width=min(max_width, heads * (side + 12) + 140),
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
         coloraxis={"colorscale": WEIGHT_SCALE, "cmin": 0, "cmax": 1, "colorbar": {"title": "weight", "thickness": 12}},
-        title={"text": html.escape("Cross-attention of every head (layer × head); click a map to open it"),
-               "font_size": 14},
+        title={
+            "text": html.escape("Cross-attention of every head (layer × head); click a map to open it"),
+            "font_size": 14,
+        },
         clickmode="event+select",
-    )  # fmt: skip
+    )
     return apply_template(fig)

@@ -90,8 +90,14 @@ def fit_title(fig: go.Figure) -> None:
         else:
             lines += textwrap.wrap(part, width=width, break_long_words=False, break_on_hyphens=False) or [part]
     extra = (len(lines) - 1) * TITLE_LINE_PX
-    fig.update_layout(title_text="<br>".join(lines), title_font_size=MIN_TITLE_PX, title_y=1, title_pad_t=TITLE_PAD_PX,
-                      margin={"t": (fig.layout.margin.t or 100) + extra}, height=fig.layout.height + extra)  # fmt: skip
+    fig.update_layout(
+        title_text="<br>".join(lines),
+        title_font_size=MIN_TITLE_PX,
+        title_y=1,
+        title_pad_t=TITLE_PAD_PX,
+        margin={"t": (fig.layout.margin.t or 100) + extra},
+        height=fig.layout.height + extra,
+    )
 
 
 # -- sizing ----------------------------------------------------------------------------------
@@ -133,14 +139,6 @@ def label_px(tokens: list[str], angle: int, font_px: int = TICK_PX) -> int:
 # -- the alignment heatmap -------------------------------------------------------------------
 
 
-def alignment_matrix(al: Alignment, values: str) -> np.ndarray:
-    """``[tgt, src]`` weights or scores as floats, NaN where a score is -inf (outside a local window)."""
-    if values not in ("weights", "scores"):
-        raise InputError(f"values must be 'weights' or 'scores', got {values!r}")
-    z = np.asarray(al.weights if values == "weights" else al.scores, dtype=np.float64)  # [tgt, src]
-    return np.where(np.isfinite(z), z, np.nan)
-
-
 def unknown_flags(al: Alignment) -> list[bool]:
     """One flag per source token (``source_unknown`` padded with False for ``<eos>``)."""
     flags = list(al.source_unknown)[: len(al.source_tokens)]
@@ -150,8 +148,10 @@ def unknown_flags(al: Alignment) -> list[bool]:
 def _cell_labels(al: Alignment) -> np.ndarray:
     """``[tgt, src]`` strings naming both tokens of each cell (escaped; unknown words marked)."""
     n_tgt, n_src = np.shape(al.weights)
-    src = [f"{tok} {UNKNOWN_MARK} unknown word" if u else tok
-           for tok, u in zip(display_tokens(al.source_tokens), unknown_flags(al), strict=True)]  # fmt: skip
+    src = [
+        f"{tok} {UNKNOWN_MARK} unknown word" if u else tok
+        for tok, u in zip(display_tokens(al.source_tokens), unknown_flags(al), strict=True)
+    ]
     tgt = display_tokens(al.target_tokens)
     labels = [[f"source [{j}]: {src[j]}<br>target [{i}]: {tgt[i]}" for j in range(n_src)] for i in range(n_tgt)]
     return np.array(labels).reshape(n_tgt, n_src)
@@ -162,8 +162,10 @@ def hover_text(al: Alignment) -> list[list[str]]:
     labels = _cell_labels(al)
     scores = np.asarray(al.scores, dtype=np.float64)  # [tgt, src]
     score = np.where(np.isfinite(scores), np.char.mod("%.3f", np.nan_to_num(scores)), "−∞ (outside the local window)")
-    return [[f"{labels[t, s]}<br>weight: {w:.3f}<br>score: {score[t, s]}" for s, w in enumerate(row)]
-            for t, row in enumerate(np.asarray(al.weights, dtype=np.float64))]  # fmt: skip
+    return [
+        [f"{labels[t, s]}<br>weight: {w:.3f}<br>score: {score[t, s]}" for s, w in enumerate(row)]
+        for t, row in enumerate(np.asarray(al.weights, dtype=np.float64))
+    ]
 
 
 def cell_hover(al: Alignment, values: str = "weights") -> tuple[np.ndarray, np.ndarray | None, str]:
@@ -172,7 +174,7 @@ def cell_hover(al: Alignment, values: str = "weights") -> tuple[np.ndarray, np.n
     template with which the browser formats both numbers. Numpy arrays: Plotly neither validates
     nor re-encodes them cell by cell. Where a local window leaves −∞ scores (JSON has none), the
     numbers are written into the text instead (:func:`hover_text`) and no ``customdata`` is sent."""
-    alignment_matrix(al, values)  # checks ``values``
+    al.matrix(values)  # checks ``values``
     weights = np.asarray(al.weights, dtype=np.float64)  # [tgt, src]
     scores = np.asarray(al.scores, dtype=np.float64)  # [tgt, src]
     if not np.isfinite(scores).all():
@@ -207,7 +209,7 @@ def add_alignment(
 
     ``hover=False`` leaves the hover off (:func:`cell_hover` otherwise).
     """
-    z = alignment_matrix(al, values)  # [tgt, src]
+    z = al.matrix(values)  # [tgt, src]
     n_tgt, n_src = z.shape
     text, other, template = cell_hover(al, values) if hover else (None, None, None)
     if values == "weights":
@@ -263,10 +265,9 @@ def add_alignment(
     xref, yref = axis_refs(fig, row, col)
     for s, unknown in enumerate(unknown_flags(al)):
         if unknown:
-            fig.add_annotation(
-                x=s, y=-0.5, xref=xref, yref=yref, text=UNKNOWN_MARK, showarrow=False, yanchor="bottom",
-                font={"color": UNKNOWN_COLOR}, hovertext=f"{src[s]}: not in the vocabulary",
-            )  # fmt: skip
+            above = {"x": s, "y": -0.5, "xref": xref, "yref": yref, "yanchor": "bottom"}  # the column's top
+            note = {"font": {"color": UNKNOWN_COLOR}, "hovertext": f"{src[s]}: not in the vocabulary"}
+            fig.add_annotation(**above, text=UNKNOWN_MARK, showarrow=False, **note)
 
 
 def alignment_heatmap(
@@ -302,10 +303,8 @@ def alignment_heatmap(
     if highlight_step is not None:
         if not 0 <= highlight_step < n_tgt:
             raise InputError(f"highlight_step must be in 0..{n_tgt - 1}, got {highlight_step}")
-        fig.add_shape(
-            type="rect", x0=-0.5, x1=n_src - 0.5, y0=highlight_step - 0.5, y1=highlight_step + 0.5,
-            line={"color": GOLD_COLOR, "width": 2}, xref="x", yref="y",
-        )  # fmt: skip
+        row_box = {"x0": -0.5, "x1": n_src - 0.5, "y0": highlight_step - 0.5, "y1": highlight_step + 0.5}
+        fig.add_shape(type="rect", **row_box, line={"color": GOLD_COLOR, "width": 2}, xref="x", yref="y")
     angle = tick_angle(al.source_tokens, cell)
     left = label_px(al.target_tokens, 0)
     bottom = label_px(al.source_tokens, angle)

@@ -43,8 +43,10 @@ def progress(history: dict, axis: str = "step") -> list[float]:
 
 def point_label(point: dict) -> str:
     """A point in words: ``step 96 · epoch 1 · loss 2.31 · AER 0.42 · entropy 1.10``."""
-    parts = ["untrained" if point.get("kind") == "start" else f"step {point['step']:,}",
-             f"epoch {point['epoch']}" + (" (end)" if point.get("kind") == "epoch" else "")]  # fmt: skip
+    parts = [
+        "untrained" if point.get("kind") == "start" else f"step {point['step']:,}",
+        f"epoch {point['epoch']}" + (" (end)" if point.get("kind") == "epoch" else ""),
+    ]
     for key, name, fmt in (("loss", "loss", ".2f"), ("aer", "AER", ".2f"), ("entropy", "entropy", ".2f")):
         if point.get(key) is not None:
             parts.append(f"{name} {point[key]:{fmt}}")
@@ -54,17 +56,31 @@ def point_label(point: dict) -> str:
 def _heatmap(probe: dict, weights: np.ndarray, name: str) -> go.Heatmap:
     src, tgt = display_tokens(probe["source_tokens"]), display_tokens(probe["target_tokens"])
     hover = [[f"{tgt[t]} → {src[s]}" for s in range(len(src))] for t in range(len(tgt))]
-    return go.Heatmap(z=weights, zmin=0.0, zmax=1.0, colorscale=WEIGHT_SCALE, text=hover, name=name,
-                      hovertemplate="%{text}: %{z:.3f}<extra></extra>", showscale=False)  # fmt: skip
+    return go.Heatmap(
+        z=weights,
+        zmin=0.0,
+        zmax=1.0,
+        colorscale=WEIGHT_SCALE,
+        text=hover,
+        name=name,
+        hovertemplate="%{text}: %{z:.3f}<extra></extra>",
+        showscale=False,
+    )
 
 
 def _gold(probe: dict) -> go.Scatter | None:
     sure = probe.get("sure")
     if not sure:
         return None
-    return go.Scatter(x=[i for i, _ in sure], y=[j for _, j in sure], mode="markers", name="gold link",
-                      marker={"symbol": "square-open", "size": 11, "color": GOLD_COLOR, "line": {"width": 1.5}},
-                      hoverinfo="skip", showlegend=False)  # fmt: skip
+    return go.Scatter(
+        x=[i for i, _ in sure],
+        y=[j for _, j in sure],
+        mode="markers",
+        name="gold link",
+        marker={"symbol": "square-open", "size": 11, "color": GOLD_COLOR, "line": {"width": 1.5}},
+        hoverinfo="skip",
+        showlegend=False,
+    )
 
 
 def _tick_angle(probe: dict, width_px: float) -> int:
@@ -76,10 +92,26 @@ def _tick_angle(probe: dict, width_px: float) -> int:
 def _style_heatmap_axes(fig: go.Figure, probe: dict, row: int, col: int, width_px: float) -> None:
     src, tgt = display_tokens(probe["source_tokens"]), display_tokens(probe["target_tokens"])
     angle = _tick_angle(probe, width_px)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(src))), ticktext=src, tickangle=angle, side="top",
-                     range=[-0.5, len(src) - 0.5], showgrid=False, row=row, col=col)  # fmt: skip
-    fig.update_yaxes(tickmode="array", tickvals=list(range(len(tgt))), ticktext=tgt, autorange="reversed",
-                     showgrid=False, row=row, col=col)  # fmt: skip
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(len(src))),
+        ticktext=src,
+        tickangle=angle,
+        side="top",
+        range=[-0.5, len(src) - 0.5],
+        showgrid=False,
+        row=row,
+        col=col,
+    )
+    fig.update_yaxes(
+        tickmode="array",
+        tickvals=list(range(len(tgt))),
+        ticktext=tgt,
+        autorange="reversed",
+        showgrid=False,
+        row=row,
+        col=col,
+    )
 
 
 def _latest(xs: list[float], x: float) -> int:
@@ -116,13 +148,27 @@ def replay_figure(
     n, m = len(items), max(len(curves), 1)
     if n == 1:  # the heatmap on the left, the curves stacked on the right
         specs = [[{"rowspan": m}, {}], *([None, {}] for _ in range(m - 1))]
-        fig = make_subplots(rows=m, cols=2, specs=specs, column_widths=[0.56, 0.44], horizontal_spacing=0.1,
-                            vertical_spacing=0.16, subplot_titles=["", *(t for _, t in curves)])  # fmt: skip
+        fig = make_subplots(
+            rows=m,
+            cols=2,
+            specs=specs,
+            column_widths=[0.56, 0.44],
+            horizontal_spacing=0.1,
+            vertical_spacing=0.16,
+            subplot_titles=["", *(t for _, t in curves)],
+        )
     else:  # the heatmaps side by side, the curves in a row below them
         specs = [[{"colspan": m}, *[None] * (m - 1)] * n, [{"colspan": n}, *[None] * (n - 1)] * m]
         titles = [*[""] * n, *(t for _, t in curves)]  # the heatmaps are named by their y axes
-        fig = make_subplots(rows=2, cols=n * m, specs=specs, row_heights=[0.64, 0.36], vertical_spacing=0.12,
-                            horizontal_spacing=0.06, subplot_titles=titles)  # fmt: skip
+        fig = make_subplots(
+            rows=2,
+            cols=n * m,
+            specs=specs,
+            row_heights=[0.64, 0.36],
+            vertical_spacing=0.12,
+            horizontal_spacing=0.06,
+            subplot_titles=titles,
+        )
     moving = []  # indices of the traces the frames update, in the order frames give them
 
     def heat_at(k: int) -> dict:
@@ -148,16 +194,32 @@ def replay_figure(
     for c, (key, title) in enumerate(curves):
         for k, history in enumerate(items):
             rows = [(x, p[key]) for x, p in zip(xs[k], history["points"], strict=True) if p.get(key) is not None]
-            fig.add_trace(go.Scatter(x=[x for x, _ in rows], y=[y for _, y in rows], mode="lines+markers",
-                                     marker={"size": 4}, line={"color": COLORS[k % len(COLORS)]}, name=names[k],
-                                     legendgroup=names[k], showlegend=c == 0 and n > 1,
-                                     hovertemplate=f"{names[k]}<br>{AXES[axis]} %{{x}}<br>{title} %{{y:.3f}}"
-                                                   "<extra></extra>"),
-                          **curve_at(c))  # fmt: skip
+            fig.add_trace(
+                go.Scatter(
+                    x=[x for x, _ in rows],
+                    y=[y for _, y in rows],
+                    mode="lines+markers",
+                    marker={"size": 4},
+                    line={"color": COLORS[k % len(COLORS)]},
+                    name=names[k],
+                    legendgroup=names[k],
+                    showlegend=c == 0 and n > 1,
+                    hovertemplate=f"{names[k]}<br>{AXES[axis]} %{{x}}<br>{title} %{{y:.3f}}<extra></extra>",
+                ),
+                **curve_at(c),
+            )
         for k in range(n):
             ring = {"size": 11, "color": MARKER, "symbol": "circle-open", "line": {"width": 2.5}}
-            fig.add_trace(go.Scatter(**_marker(items[k], xs[k], at(k, places[index]), key), mode="markers",
-                                     marker=ring, hoverinfo="skip", showlegend=False), **curve_at(c))  # fmt: skip
+            fig.add_trace(
+                go.Scatter(
+                    **_marker(items[k], xs[k], at(k, places[index]), key),
+                    mode="markers",
+                    marker=ring,
+                    hoverinfo="skip",
+                    showlegend=False,
+                ),
+                **curve_at(c),
+            )
             moving.append(len(fig.data) - 1)
         pad = (places[-1] - places[0]) * 0.03 or 0.5
         fig.update_xaxes(range=[places[0] - pad, places[-1] + pad], **curve_at(c))  # one range on every curve
@@ -187,26 +249,55 @@ def replay_figure(
     labels = max(label_px(p["source_tokens"], _tick_angle(p, 560 / n)) for p in shown)
     top = 50 + 20 * n + labels  # the title's lines, then the slanted source tokens above the maps
     height = max(600, 200 + 26 * rows) if n == 1 else 420 + 24 * rows
-    fig.update_layout(title={"text": title(places[index]), "x": 0.01, "xanchor": "left", "font": {"size": 14}},
-                      height=height, margin={"t": top, "b": 60, "l": 90, "r": 30},
-                      legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 0.99, "yanchor": "top",
-                              "yref": "container"})  # fmt: skip
+    fig.update_layout(
+        title={"text": title(places[index]), "x": 0.01, "xanchor": "left", "font": {"size": 14}},
+        height=height,
+        margin={"t": top, "b": 60, "l": 90, "r": 30},
+        legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 0.99, "yanchor": "top", "yref": "container"},
+    )
     if len(places) > 1:
         labels = [f"{x:,.0f}" if axis == "step" else f"{x:.2f}" for x in places]
-        fig.frames = [go.Frame(data=frame_data(x), traces=moving, name=labels[i], layout={"title": {"text": title(x)}})
-                      for i, x in enumerate(places)]  # fmt: skip
+        fig.frames = [
+            go.Frame(data=frame_data(x), traces=moving, name=labels[i], layout={"title": {"text": title(x)}})
+            for i, x in enumerate(places)
+        ]
         still = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
-        play = {"frame": {"duration": frame_ms, "redraw": True}, "fromcurrent": False, "transition": {"duration": 0},
-                "mode": "immediate"}  # fmt: skip
+        play = {
+            "frame": {"duration": frame_ms, "redraw": True},
+            "fromcurrent": False,
+            "transition": {"duration": 0},
+            "mode": "immediate",
+        }
         fig.update_layout(
-            updatemenus=[{"type": "buttons", "direction": "left", "x": 0, "y": 0, "xanchor": "left",
-                          "yanchor": "top", "pad": {"t": 62, "r": 10}, "showactive": False,
-                          "buttons": [{"label": "▶ Play from the start", "method": "animate", "args": [labels, play]},
-                                      {"label": "Pause", "method": "animate", "args": [[None], still]}]}],
-            sliders=[{"active": index, "x": 0.24, "len": 0.76, "y": 0, "yanchor": "top", "pad": {"t": 50},
-                      "currentvalue": {"prefix": f"{AXES[axis]} "},
-                      "steps": [{"label": label, "method": "animate", "args": [[label], still]} for label in labels]}],
-        )  # fmt: skip
+            updatemenus=[
+                {
+                    "type": "buttons",
+                    "direction": "left",
+                    "x": 0,
+                    "y": 0,
+                    "xanchor": "left",
+                    "yanchor": "top",
+                    "pad": {"t": 62, "r": 10},
+                    "showactive": False,
+                    "buttons": [
+                        {"label": "▶ Play from the start", "method": "animate", "args": [labels, play]},
+                        {"label": "Pause", "method": "animate", "args": [[None], still]},
+                    ],
+                }
+            ],
+            sliders=[
+                {
+                    "active": index,
+                    "x": 0.24,
+                    "len": 0.76,
+                    "y": 0,
+                    "yanchor": "top",
+                    "pad": {"t": 50},
+                    "currentvalue": {"prefix": f"{AXES[axis]} "},
+                    "steps": [{"label": label, "method": "animate", "args": [[label], still]} for label in labels],
+                }
+            ],
+        )
         fig.update_layout(margin={"b": 150})
     return fig
 

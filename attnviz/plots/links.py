@@ -98,8 +98,10 @@ def words_heatmap(
     w = _check(weights, source_words, target_words)
     n_tgt, n_src = w.shape
     src, tgt = display_tokens(source_words), display_tokens(target_words)
-    text = [[f"source [{s}]: {src[s]}<br>target [{t}]: {tgt[t]}<br>weight: {w[t, s]:.3f}" for s in range(n_src)]
-            for t in range(n_tgt)]  # fmt: skip
+    text = [
+        [f"source [{s}]: {src[s]}<br>target [{t}]: {tgt[t]}<br>weight: {w[t, s]:.3f}" for s in range(n_src)]
+        for t in range(n_tgt)
+    ]
     heat = go.Heatmap(z=w, x=list(range(n_src)), y=list(range(n_tgt)), colorscale=WEIGHT_SCALE, zmin=0.0, text=text)
     heat.update(hovertemplate="%{text}<extra></extra>", colorbar={"title": {"text": "weight"}}, name="weights")
     fig = go.Figure(heat)
@@ -111,10 +113,23 @@ def words_heatmap(
     bottom = label_px(source_words, angle)
     width = left + n_src * cell + COLORBAR_PX
     top = TITLE_PX + (LEGEND_ROW_PX * legend_rows(list(legend), width - left) + 8 if legend else 0)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle,
-                     range=[-0.5, n_src - 0.5], showgrid=False, zeroline=False)  # fmt: skip
-    fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=tgt, range=[n_tgt - 0.5, -0.5],
-                     showgrid=False, zeroline=False)  # fmt: skip
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(n_src)),
+        ticktext=src,
+        tickangle=angle,
+        range=[-0.5, n_src - 0.5],
+        showgrid=False,
+        zeroline=False,
+    )
+    fig.update_yaxes(
+        tickmode="array",
+        tickvals=list(range(n_tgt)),
+        ticktext=tgt,
+        range=[n_tgt - 0.5, -0.5],
+        showgrid=False,
+        zeroline=False,
+    )
     apply_template(fig)
     fig.update_layout(
         title={

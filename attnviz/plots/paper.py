@@ -111,8 +111,10 @@ def paper_figure(
         heat.update(coloraxis="coloraxis")
         if z is not None:  # the same axes and hover, the attributions on the second colour bar
             src, tgt = display_tokens(al.source_tokens), display_tokens(al.target_tokens)
-            text = [[f"{tgt[t]} ← {src[s]}<br>{html.escape(method, quote=False)} {z[t, s]:+.4f}"
-                     for s in range(z.shape[1])] for t in range(z.shape[0])]  # fmt: skip
+            text = [
+                [f"{tgt[t]} ← {src[s]}<br>{html.escape(method, quote=False)} {z[t, s]:+.4f}" for s in range(z.shape[1])]
+                for t in range(z.shape[0])
+            ]
             heat.update(z=z, coloraxis="coloraxis2", text=text, customdata=None, hovertemplate="%{text}<extra></extra>")
         # square cells: every map's axes span the same pixels per token; a shorter one ends early
         fig.update_xaxes(range=[-0.5, n_src - 0.5], tickangle=angle, row=row, col=col)
@@ -123,26 +125,52 @@ def paper_figure(
     wrapped = "<br>".join(html.escape(line, quote=False) for line in lines)
     apply_template(fig)
     if attributions is not None:  # two bars, one above the other: attention, then attribution
-        fig.update_layout(coloraxis2={"colorscale": DIVERGING_SCALE, "cmin": -reach, "cmax": reach,
-                                      "colorbar": {"title": {"text": html.escape(method, quote=False)},
-                                                   "len": 0.45, "y": 0.0, "yanchor": "bottom"}})  # fmt: skip
+        fig.update_layout(
+            coloraxis2={
+                "colorscale": DIVERGING_SCALE,
+                "cmin": -reach,
+                "cmax": reach,
+                "colorbar": {
+                    "title": {"text": html.escape(method, quote=False)},
+                    "len": 0.45,
+                    "y": 0.0,
+                    "yanchor": "bottom",
+                },
+            }
+        )
     fig.update_layout(
         coloraxis={"colorscale": scale, "cmin": zmin, "cmax": zmax, "colorbar": {"title": {"text": bar_title}}},
-        title={"text": wrapped, "x": 0.5,
-               "xanchor": "center", "y": 0.99, "yanchor": "top", "yref": "container", "font": {"size": 15}},
+        title={
+            "text": wrapped,
+            "x": 0.5,
+            "xanchor": "center",
+            "y": 0.99,
+            "yanchor": "top",
+            "yref": "container",
+            "font": {"size": 15},
+        },
         width=width,
         height=height,
         margin={"l": left, "r": 130, "t": top, "b": bottom + (40 if note else 10)},
         font={"family": PAPER_FONT},
         plot_bgcolor="white",
         showlegend=False,
-    )  # fmt: skip
+    )
     if attributions is not None:  # the attention bar takes the upper half
         fig.update_layout(coloraxis_colorbar={"len": 0.45, "y": 1.0, "yanchor": "top"})
     if note:
-        fig.add_annotation(text=html.escape(note, quote=False), x=0, xref="paper", xanchor="left", y=0,
-                           yref="paper", yanchor="top", yshift=-(bottom + 8), showarrow=False,
-                           font={"size": 11, "color": "#555"})  # fmt: skip
+        fig.add_annotation(
+            text=html.escape(note, quote=False),
+            x=0,
+            xref="paper",
+            xanchor="left",
+            y=0,
+            yref="paper",
+            yanchor="top",
+            yshift=-(bottom + 8),
+            showarrow=False,
+            font={"size": 11, "color": "#555"},
+        )
     return fig
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from attnviz.data import Words
 from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError, ConfigError, DataError
 from attnviz.links import MAX_FILE_BYTES, check_pairs, sentence_pairs, text_lines
@@ -49,7 +50,6 @@ log = logging.getLogger(__name__)
 
 RUNNING, DONE, FAILED, CANCELLED = "running", "done", "failed", "cancelled"
 MAX_APP_PAIRS = 20_000  # more pairs are a job for `attnviz align-eval --adapt`
-Words = list[str]
 
 
 @dataclass(frozen=True)

@@ -161,10 +161,17 @@ class TrainingJob:
         with self._lock:
             end = self.finished if self.finished is not None else time.monotonic()
             return JobSnapshot(
-                self.recipe.name, self.status, list(self.steps), list(self.epochs), self.probe,
-                dict(self.latest) if self.latest else None, self.error, self.result_path, end - self.started,
+                self.recipe.name,
+                self.status,
+                list(self.steps),
+                list(self.epochs),
+                self.probe,
+                dict(self.latest) if self.latest else None,
+                self.error,
+                self.result_path,
+                end - self.started,
                 self.history,
-            )  # fmt: skip
+            )
 
     def _report(self, progress: Progress) -> None:
         row = progress.as_row()
@@ -285,8 +292,16 @@ class JobRegistry:
             if resume is not None and (fd is None or not (folder / STAGING / out.name).is_file()):
                 release_lock(name_lock(folder, resume), fd, remove=False)
                 raise BusyError(f"the unfinished run {resume!r} is being resumed, kept or discarded elsewhere")
-            job = TrainingJob(recipe, out, session_id, self.abandon_after, is_alive, fd, resume is not None,
-                              session_id if private else None)  # fmt: skip
+            job = TrainingJob(
+                recipe,
+                out,
+                session_id,
+                self.abandon_after,
+                is_alive,
+                fd,
+                resume is not None,
+                session_id if private else None,
+            )
             self._jobs[session_id] = job
         job.start()
         return job

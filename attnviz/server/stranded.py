@@ -69,11 +69,16 @@ def stranded_runs(folder: Path | None = None, viewer: str | None = None) -> list
             recipe = None
         runs.append(
             StrandedRun(
-                path.stem, path, int(progress.get("epoch") or len(meta.get("history") or [])),
-                (recipe.train.get("epochs") if recipe else None), recipe, meta.get("owner"), modified,
+                path.stem,
+                path,
+                int(progress.get("epoch") or len(meta.get("history") or [])),
+                (recipe.train.get("epochs") if recipe else None),
+                recipe,
+                meta.get("owner"),
+                modified,
                 not progress,
             )
-        )  # fmt: skip
+        )
     return sorted(runs, key=lambda r: r.modified, reverse=True)
 
 

@@ -1,11 +1,14 @@
-"""Files: where models live, safe writes and name reservations, safetensors checkpoints, the catalog."""
+"""Files: where models live, safe writes and name reservations, download file names, CSV safe to open in
+a spreadsheet, safetensors checkpoints, the catalog."""
 
 from attnviz.store.catalog import catalog_entry, list_models, load, model_roots, shareable_meta, visible_to
 from attnviz.store.checkpoint import as_stored, drop_owner, load_checkpoint, read_header, read_history, save, stored_as
+from attnviz.store.csvsafe import csv_text, safe_cell
 from attnviz.store.files import (
     STAGING,
     check_output,
     clean_stale_temp,
+    file_stem,
     free_path,
     hold_lock,
     is_locked,
@@ -14,6 +17,7 @@ from attnviz.store.files import (
     release_lock,
     reserve_name,
     shipped_names,
+    slug,
     slugify,
 )
 from attnviz.store.header import MAX_DEPTH, too_deep
@@ -46,8 +50,10 @@ __all__ = [
     "check_output",
     "checkout_dir",
     "clean_stale_temp",
+    "csv_text",
     "data_roots",
     "drop_owner",
+    "file_stem",
     "free_path",
     "hf_roots",
     "hold_lock",
@@ -66,9 +72,11 @@ __all__ = [
     "recipe_path",
     "release_lock",
     "reserve_name",
+    "safe_cell",
     "save",
     "shareable_meta",
     "shipped_names",
+    "slug",
     "slugify",
     "stored_as",
     "too_deep",

@@ -1,5 +1,5 @@
-"""Where attnviz may write: safe model names, free paths, refused destinations, name
-reservations between concurrent trainings, and stale temporary files.
+"""Where attnviz may write: safe model names, download file names, free paths, refused destinations,
+name reservations between concurrent trainings, and stale temporary files.
 
 A reservation is a lock file ``<folder>/.training/<stem>.lock`` held with ``flock`` for as
 long as a training runs: the kernel drops the lock when the process dies (even by SIGKILL),
@@ -37,6 +37,23 @@ def slugify(name: str, max_len: int = 60) -> str:
     if not slug:
         raise ConfigError(f"the model name {name!r} has no letters or digits; give it a name such as 'dates-dot'")
     return slug
+
+
+def slug(text: str, max_len: int = 40) -> str:
+    """A piece of a file name from any text: ASCII letters, digits and ``-`` (accents dropped,
+    everything else a dash), cut at a word boundary; ``""`` when nothing is left."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    out = re.sub(r"[^A-Za-z0-9]+", "-", ascii_text).strip("-")
+    if len(out) > max_len:
+        out = out[:max_len].rsplit("-", 1)[0] if "-" in out[:max_len] else out[:max_len]
+    return out.strip("-")
+
+
+def file_stem(model: str, sentence: str, what: str = "") -> str:
+    """A download's file name without extension: the model's name, a slug of the sentence, what
+    the file holds (``toy-fr-general-luong-the-cat-eats-weights``)."""
+    parts = [slug(model, 60), slug(sentence), slug(what, 30)]
+    return "-".join(p for p in parts if p) or "attnviz"
 
 
 def shipped_names() -> set[str]:

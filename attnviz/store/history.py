@@ -34,14 +34,19 @@ class _Malformed(ValueError):
 
 def history_tensors(history: AlignmentHistory) -> dict[str, torch.Tensor]:
     """The probes' attention as float16 tensors named ``alignment_history.K``."""
-    return {f"{PREFIX}{k}": torch.from_numpy(np.ascontiguousarray(w, dtype=np.float16))
-            for k, w in enumerate(history.weights)}  # fmt: skip
+    return {
+        f"{PREFIX}{k}": torch.from_numpy(np.ascontiguousarray(w, dtype=np.float16))
+        for k, w in enumerate(history.weights)
+    }
 
 
 def history_header(history: AlignmentHistory) -> dict:
     """The header field: format version, points and probes (without their weights)."""
-    return {"format_version": FORMAT_VERSION, "points": [dict(p) for p in history.points],
-            "probes": [p.to_dict() for p in history.probes]}  # fmt: skip
+    return {
+        "format_version": FORMAT_VERSION,
+        "points": [dict(p) for p in history.points],
+        "probes": [p.to_dict() for p in history.probes],
+    }
 
 
 def is_history_tensor(name: str) -> bool:

@@ -38,9 +38,14 @@ def make_batches(
     """
     if links is not None and len(links) != len(pairs):
         raise InputError(f"{len(links)} link lists for {len(pairs)} pairs; give one list per training pair, in order")
-    encoded = [(src_vocab.encode(p.source_tokens, eos=True), tgt_vocab.encode(p.target_tokens, bos=True, eos=True),
-                None if links is None else _checked_links(k, p, links[k]))
-               for k, p in enumerate(pairs)]  # fmt: skip
+    encoded = [
+        (
+            src_vocab.encode(p.source_tokens, eos=True),
+            tgt_vocab.encode(p.target_tokens, bos=True, eos=True),
+            None if links is None else _checked_links(k, p, links[k]),
+        )
+        for k, p in enumerate(pairs)
+    ]
     order = list(range(len(encoded)))
     if rng is not None:
         rng.shuffle(order)

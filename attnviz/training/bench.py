@@ -42,9 +42,19 @@ Loss = Callable[[Tensor, Tensor], Tensor]  # (logits [N, V], gold [N]) -> mean l
 
 
 def check_settings(
-    score: str, style: str, batch: int, emb: int, hidden: int, length: int, vocab: int, steps: int, warmup: int,
-    threads: int | None, input_feeding: bool = False, translate_runs: int = 1,
-) -> None:  # fmt: skip
+    score: str,
+    style: str,
+    batch: int,
+    emb: int,
+    hidden: int,
+    length: int,
+    vocab: int,
+    steps: int,
+    warmup: int,
+    threads: int | None,
+    input_feeding: bool = False,
+    translate_runs: int = 1,
+) -> None:
     """Raise :class:`ConfigError` naming the first bad setting and its allowed range."""
     get_score(score)
     if style not in STYLES:
@@ -73,9 +83,16 @@ def bench_config(
 ) -> ModelConfig:
     """The benchmarked architecture: bidirectional GRU encoder, GRU decoder, attn_dim = hidden."""
     return ModelConfig(
-        src_vocab_size=vocab, tgt_vocab_size=vocab, score=score, style=style, emb_dim=emb, hidden_dim=hidden,
-        attn_dim=hidden, input_feeding=input_feeding, max_src_len=max(100, length + 1, TRANSLATE_TOKENS + 1),
-    )  # fmt: skip
+        src_vocab_size=vocab,
+        tgt_vocab_size=vocab,
+        score=score,
+        style=style,
+        emb_dim=emb,
+        hidden_dim=hidden,
+        attn_dim=hidden,
+        input_feeding=input_feeding,
+        max_src_len=max(100, length + 1, TRANSLATE_TOKENS + 1),
+    )
 
 
 def random_batch(batch: int, length: int, vocab: int, generator: torch.Generator) -> Batch:
@@ -166,8 +183,9 @@ def run_bench(
     translate_runs: int = 30,
 ) -> dict:
     """Time training steps and traced greedy translation of one model; see the module docstring."""
-    check_settings(score, style, batch, emb, hidden, length, vocab, steps, warmup, threads, input_feeding,
-                   translate_runs)  # fmt: skip
+    check_settings(
+        score, style, batch, emb, hidden, length, vocab, steps, warmup, threads, input_feeding, translate_runs
+    )
     previous_threads = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(threads)

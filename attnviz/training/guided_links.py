@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from attnviz.data import Corpus, Link, join_pieces, to_pharaoh
+from attnviz.data import Corpus, Link, Words, join_pieces, to_pharaoh
 from attnviz.errors import ConfigError, DataError
 from attnviz.links import DIRECTIONS, SYMMETRIC, parse_pharaoh, run_eflomal
 from attnviz.training.guided import DEFAULT_WEIGHT, piece_links
@@ -32,7 +32,6 @@ from attnviz.training.guided import DEFAULT_WEIGHT, piece_links
 SOURCES = ("eflomal", "gold")  # or a path to a Pharaoh file
 CACHE_DIR = Path(os.environ.get("ATTNVIZ_LINKS_CACHE", Path(tempfile.gettempdir()) / "attnviz-links"))
 LINKS_DIR = "guided-links"  # run_recipe caches eflomal's links in this folder next to the checkpoint
-Words = list[str]
 
 
 @dataclass

@@ -19,8 +19,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from attnviz.data import EOS, Corpus, Pair
-from attnviz.decoding import AlignmentHistory, HistoryProbe, Translator
+from attnviz.data import EOS, Corpus, Link, Pair
+from attnviz.decoding import AlignmentHistory, HistoryProbe, Translator, argmax_links
 from attnviz.evaluation import aer, mean_entropy
 from attnviz.training.batches import pad_batch
 
@@ -66,10 +66,11 @@ def choose_probes(corpus: Corpus, probe: str | None) -> list[tuple[str, Pair]]:
     return chosen
 
 
-def _links(weights: np.ndarray, n_src: int, n_tgt: int) -> set[tuple[int, int]]:
-    """The argmax source of each target row, as :func:`attnviz.evaluation.alignment_links` reads
-    an alignment: no link for the ``<eos>`` row, nor for a row whose argmax is the ``<eos>`` column."""
-    return {(int(i), t) for t, i in enumerate(weights[:n_tgt].argmax(-1)) if i < n_src}
+def _links(weights: np.ndarray, n_src: int, n_tgt: int) -> set[Link]:
+    """The argmax links of ``weights`` (``[tgt, src]``, :func:`attnviz.decoding.argmax_links`) as
+    :func:`attnviz.evaluation.alignment_links` reads an alignment: no link for the ``<eos>`` row, nor
+    for a row whose argmax is the ``<eos>`` column."""
+    return {(s, t) for s, t in argmax_links(weights[:n_tgt], every_row=True) if s < n_src}
 
 
 class HistoryRecorder:
@@ -79,16 +80,19 @@ class HistoryRecorder:
         self.translator = translator
         self.steps_per_epoch = max(steps_per_epoch, 1)
         pairs = [p for _, p in chosen]
-        probes = [HistoryProbe(role, [*p.source_tokens, EOS], [*p.target_tokens, EOS], p.sure, p.possible)
-                  for role, p in chosen]  # fmt: skip
+        probes = [
+            HistoryProbe(role, [*p.source_tokens, EOS], [*p.target_tokens, EOS], p.sure, p.possible)
+            for role, p in chosen
+        ]
         kept = translator.history if resume else None
         if kept is None or [p.to_dict() for p in kept.probes] != [p.to_dict() for p in probes]:
             kept = AlignmentHistory(probes)
         translator.history = kept
         self.history = kept
         src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
-        self.batch = pad_batch([(src_vocab.encode(p.source_tokens, eos=True),
-                            tgt_vocab.encode(p.target_tokens, bos=True, eos=True), None) for p in pairs])  # fmt: skip
+        sources = [src_vocab.encode(p.source_tokens, eos=True) for p in pairs]
+        targets = [tgt_vocab.encode(p.target_tokens, bos=True, eos=True) for p in pairs]
+        self.batch = pad_batch([(s, t, None) for s, t in zip(sources, targets, strict=True)])
         self.loss = self.accuracy = self.tokens = 0.0
 
     @classmethod
@@ -104,8 +108,16 @@ class HistoryRecorder:
         self.loss, self.accuracy, self.tokens = self.loss + loss_sum, self.accuracy + correct, self.tokens + tokens
 
     @torch.no_grad()
-    def record(self, model: nn.Module, device: torch.device, kind: str, step: int, epoch: int, seconds: float,
-               valid_loss: float | None = None) -> None:  # fmt: skip
+    def record(
+        self,
+        model: nn.Module,
+        device: torch.device,
+        kind: str,
+        step: int,
+        epoch: int,
+        seconds: float,
+        valid_loss: float | None = None,
+    ) -> None:
         """Add a point: the probes' attention now, forced through their references."""
         if self.history.points and self.history.points[-1]["step"] == step and kind != "epoch":
             return  # already recorded at this step
@@ -122,11 +134,18 @@ class HistoryRecorder:
             alignment_error = aer(hard, [p.sure for _, p in gold], [p.possible or p.sure for _, p in gold])
         replaces = bool(self.history.points) and self.history.points[-1]["step"] == step  # an epoch end
         counted = self.tokens > 0
-        point = {"kind": kind, "step": step, "epoch": epoch, "epochs": round(step / self.steps_per_epoch, 4),
-                 "loss": _finite(self.loss / self.tokens) if counted else None,
-                 "accuracy": self.accuracy / self.tokens if counted else None,
-                 "valid_loss": _finite(valid_loss), "aer": alignment_error, "entropy": mean_entropy(maps),
-                 "seconds": round(seconds, 2)}  # fmt: skip
+        point = {
+            "kind": kind,
+            "step": step,
+            "epoch": epoch,
+            "epochs": round(step / self.steps_per_epoch, 4),
+            "loss": _finite(self.loss / self.tokens) if counted else None,
+            "accuracy": self.accuracy / self.tokens if counted else None,
+            "valid_loss": _finite(valid_loss),
+            "aer": alignment_error,
+            "entropy": mean_entropy(maps),
+            "seconds": round(seconds, 2),
+        }
         if replaces:  # the epoch end of a geometric step: one point, with the loss counted up to it
             last = self.history.points[-1]
             if not counted:

@@ -23,8 +23,17 @@ _MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vo
 _TRAIN_KEYS = {f.name for f in fields(TrainConfig)} - {"guided_weight"}  # set by the recipe's guided field
 _GUIDED_KEYS = {f.name for f in fields(GuidedConfig)}
 _DATA_KEYS = {
-    "n_train", "n_valid", "n_test", "seed", "min_len", "max_len", "lowercase", "target_lowercase", "dedupe", "subwords",
-}  # fmt: skip
+    "n_train",
+    "n_valid",
+    "n_test",
+    "seed",
+    "min_len",
+    "max_len",
+    "lowercase",
+    "target_lowercase",
+    "dedupe",
+    "subwords",
+}
 
 
 @dataclass
@@ -143,9 +152,12 @@ def run_recipe(
         translator = load_checkpoint(out)
     else:
         translator = build_translator(
-            corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=recipe.train.get("seed", 0),
+            corpus,
+            min_freq=recipe.min_freq,
+            max_vocab=recipe.max_vocab,
+            seed=recipe.train.get("seed", 0),
             **recipe.model,
-        )  # fmt: skip
+        )
     translator.meta["recipe_full"] = recipe.to_dict()
     if guided:
         translator.meta["guided"] = {**guided.to_dict(), "links_file": links_file}

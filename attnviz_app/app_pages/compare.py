@@ -13,12 +13,12 @@ from attnviz.plots import (
     difference_heatmap,
     entropy_plot,
     explore_heatmap,
-    file_stem,
     gold_heatmap,
     js_plot,
     plot_config,
     shared_range,
 )
+from attnviz.store import file_stem
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT

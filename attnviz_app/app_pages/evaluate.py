@@ -7,7 +7,8 @@ import streamlit as st
 
 from attnviz.devices import available_devices
 from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_checkpoints, leaderboard_records
-from attnviz.plots import csv_text, metric_scatter, plot_config
+from attnviz.plots import metric_scatter, plot_config
+from attnviz.store import csv_text
 from attnviz_app.app_pages.shared.common import absent_models_note, app_model_roots, escape_markdown, require_models
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 

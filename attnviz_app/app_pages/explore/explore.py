@@ -7,8 +7,8 @@ import streamlit as st
 
 from attnviz.data import LEXICON
 from attnviz.links import for_reading
-from attnviz.plots import file_stem
 from attnviz.server import front_example, slots
+from attnviz.store import file_stem
 from attnviz_app import page_file
 from attnviz_app.app_pages.explore import sidebar, url
 from attnviz_app.app_pages.explore.alignment import alignment_view

@@ -6,16 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.decoding import Alignment
-from attnviz.plots import (
-    align_tops,
-    alignment_json,
-    explore_heatmap,
-    matrix_csv,
-    pair_csv,
-    pair_json,
-    pharaoh_text,
-    shared_range,
-)
+from attnviz.external import attention_json, matrix_csv, pair_csv, pair_json, pharaoh_text
+from attnviz.plots import align_tops, explore_heatmap, shared_range
 from attnviz_app.app_pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
 from attnviz_app.app_pages.shared.common import escape_markdown
 
@@ -89,7 +81,7 @@ def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
             files = [  # (label, contents, what, extension, mime)
                 ("Weights (CSV)", matrix_csv(al, "weights"), "weights", "csv", "text/csv"),
                 ("Raw scores (CSV)", matrix_csv(al, "scores"), "scores", "csv", "text/csv"),
-                ("Everything (JSON)", alignment_json(al), "alignment", "json", "application/json"),
+                ("Everything (JSON)", attention_json(al), "alignment", "json", "application/json"),
                 ("Pharaoh", pharaoh_text(al, with_eos), "links", "pharaoh", "text/plain"),
             ]
             for row in (files[:2], files[2:]):

@@ -47,8 +47,10 @@ def _store(upload, old: SharedUpload | None, session: str) -> SharedUpload | Non
     another session or a training holds it) with this session's corpora of it."""
     limit_mb = st.get_option("server.maxUploadSize")
     if upload.size > limit_mb * 2**20:  # the uploader refuses these; other clients may not
-        st.error(f"{escape_markdown(upload.name)} is {upload.size / 2**20:.0f} MB, above the limit of {limit_mb} MB "
-                 "per upload; upload a sample of its rows.")  # fmt: skip
+        st.error(
+            f"{escape_markdown(upload.name)} is {upload.size / 2**20:.0f} MB, above the limit of {limit_mb} MB "
+            "per upload; upload a sample of its rows."
+        )
         return None
     stored = store_upload(upload.getvalue(), upload.name, session, session_holder(session))
     if old and Path(old.path) != stored.path:
@@ -72,8 +74,9 @@ def _shared_upload(key: str) -> tuple[Path, str] | None:
     elif old and Path(old.path).is_file():
         hold_upload(Path(old.path), session, session_holder(session))
         if upload is None:
-            st.caption(f"Using {escape_markdown(old.name)}, uploaded earlier in this session; upload another to "
-                       "replace it.")  # fmt: skip
+            st.caption(
+                f"Using {escape_markdown(old.name)}, uploaded earlier in this session; upload another to replace it."
+            )
     else:
         st.info("Upload a CSV, TSV, JSON Lines or Parquet file with one column per language.")
         return None

@@ -43,10 +43,12 @@ def gold_convention(key: str, read: Reader | None = None, where=st) -> tuple[str
     what auto-detect finds in the file. A file auto-detect cannot read gets no caption here: the caller
     reads it with the values returned and shows that one error.
     """
-    fmt = where.radio("Format", (AUTO, *FORMATS), format_func=FORMAT_NAMES.get, key=f"{key}_format",
-                      horizontal=True, help=FORMAT_HELP)  # fmt: skip
-    base = where.radio("Index base", (AUTO, *BASES), format_func=BASE_NAMES.get, key=f"{key}_base",
-                       horizontal=True, help=BASE_HELP)  # fmt: skip
+    fmt = where.radio(
+        "Format", (AUTO, *FORMATS), format_func=FORMAT_NAMES.get, key=f"{key}_format", horizontal=True, help=FORMAT_HELP
+    )
+    base = where.radio(
+        "Index base", (AUTO, *BASES), format_func=BASE_NAMES.get, key=f"{key}_base", horizontal=True, help=BASE_HELP
+    )
     if read is not None:
         try:
             found = read(AUTO, AUTO)

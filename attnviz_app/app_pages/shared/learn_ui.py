@@ -55,8 +55,9 @@ def worked_example_section() -> None:
     st.markdown("**3. Context vector**: the keys averaged with those weights (here the values are the keys):")
     for line in lines["context"]:
         st.latex(line)
-    table = pd.DataFrame({"key": [str(list(k)) for k in keys], "score": ex.scores.round(4),
-                          "weight": ex.weights.round(4)})  # fmt: skip
+    table = pd.DataFrame(
+        {"key": [str(list(k)) for k in keys], "score": ex.scores.round(4), "weight": ex.weights.round(4)}
+    )
     st.dataframe(table, key="learn_worked_table", hide_index=True)
     st.caption(closing_caption(ex))
 

@@ -44,8 +44,17 @@ def paper_download(
     what = "a colour scale per kind of map" if attributions is not None else "every map on one colour scale"
     cols[0].markdown(f"**One figure for a paper**: {what}, with the sentence and the models")
     for col, fmt in zip(cols[1:], formats, strict=True):
-        col.download_button(fmt.upper(), _file(builder, fmt), file_name=f"{stem}.{fmt}", mime=MIME[fmt],
-                            key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:")  # fmt: skip
+        col.download_button(
+            fmt.upper(),
+            _file(builder, fmt),
+            file_name=f"{stem}.{fmt}",
+            mime=MIME[fmt],
+            key=f"{key}_{fmt}",
+            on_click="ignore",
+            icon=":material/download:",
+        )
     if not can_write_images():
-        st.caption("PNG or SVG: open the HTML file and press the camera button in its toolbar (kaleido, which would"
-                   " write PNG, SVG and PDF here, is not installed).")  # fmt: skip
+        st.caption(
+            "PNG or SVG: open the HTML file and press the camera button in its toolbar (kaleido, which would"
+            " write PNG, SVG and PDF here, is not installed)."
+        )

@@ -59,7 +59,7 @@ def _decode(
     source_lang, target_lang = langs
     if reference:
         return model.force(text, reference, source_lang, target_lang)
-    return model.translate(text, beam=beam, source_lang=source_lang, target_lang=target_lang)
+    return model.translate(text, beam_size=beam, source_lang=source_lang, target_lang=target_lang)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -13,13 +13,12 @@ import streamlit as st
 
 from attnviz.decoding import Alignment
 from attnviz.errors import AttnvizError
+from attnviz.external import attention_json, matrix_csv
 from attnviz.links import DIRECTIONAL, directional_links, for_reading, parse_gold, read_words, score_table
 from attnviz.plots import (
-    alignment_json,
     explore_heatmap,
     gold_figure,
     links_figure,
-    matrix_csv,
     plot_config,
     shared_range,
     step_animation,
@@ -174,7 +173,7 @@ def _exports(panels: dict[str, Alignment], key: str) -> None:
     for k, (name, al) in enumerate(panels.items()):
         st.markdown(f"**{escape_markdown(name)}**")
         a, b, c = st.columns(3)
-        a.download_button("JSON (whole trace)", alignment_json(al), file_name=_file_name(name, ".json"),
+        a.download_button("JSON (whole trace)", attention_json(al), file_name=_file_name(name, ".json"),
                           mime="application/json", key=f"{key}_json_{k}", on_click="ignore")  # fmt: skip
         b.download_button("CSV (weights)", matrix_csv(al), file_name=_file_name(name, ".csv"), mime="text/csv",
                           key=f"{key}_csv_{k}", on_click="ignore")  # fmt: skip

@@ -228,7 +228,7 @@ def test_downloads_keep_every_entry():
 
 def test_the_csv_neutralises_labels_that_a_spreadsheet_would_run_and_keeps_numbers_exact():
     """A label from a registered score's terms may be any text: the CSV goes through the project's
-    one guard (``attnviz.plots.exports.safe_cell``), while negative and infinite values stay numbers."""
+    one guard (``attnviz.store.safe_cell``), while negative and infinite values stay numbers."""
     steps = [
         step("=cmd|' /C calc'!A0", "x", -0.1),
         step("@SUM(1)", "x", [1 / 3, -2.5e-7]),

@@ -21,7 +21,6 @@ from attnviz.external import (
     read_attention_file,
 )
 from attnviz.external.attention_file import sentencepiece_as_marks
-from attnviz.plots import alignment_json
 from tests.support.alignments import make_alignment
 from tests.support.cli import run
 
@@ -51,12 +50,12 @@ def test_the_documented_example_reads_as_two_named_heads():
 def test_an_attnviz_export_reads_back_as_the_same_trace():
     al = make_alignment(["a", "b", "c"], ["x", "y"], positions=np.array([0.5, 1.0, 2.0]), window=2)
     al.scores[0, 0] = -np.inf  # outside a local window
-    back = read_attention(alignment_json(al).encode()).alignments["attention"]
+    back = read_attention(attention_json(al).encode()).alignments["attention"]
     for name in ("weights", "scores", "contexts", "states", "positions"):
         np.testing.assert_allclose(getattr(back, name), getattr(al, name), atol=1e-6)
     assert (back.source_tokens, back.target_tokens, back.score, back.style, back.window) == (
         al.source_tokens, al.target_tokens, "general", "luong", 2)  # fmt: skip
-    again, first = json.loads(alignment_json(back)), json.loads(alignment_json(al))
+    again, first = json.loads(attention_json(back)), json.loads(attention_json(al))
     np.testing.assert_allclose(again.pop("coverage"), first.pop("coverage"), atol=1e-5)  # from rounded weights
     assert again == first
 

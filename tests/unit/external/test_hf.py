@@ -111,18 +111,25 @@ def test_every_head_read_at_once_equals_each_read_alone(hf):
 
 
 def test_beam_gives_the_n_best_best_first(hf):
-    c = hf.translate(SOURCE, beam=3, max_new_tokens=6)
+    c = hf.translate(SOURCE, beam_size=3, max_new_tokens=6)
     assert len(c.hypotheses) == 3 and c.hypotheses[0] is c
     al = c.alignment(0, 0)
     assert al.hypotheses[0] is al and len(al.hypotheses) == 3
     assert [h.target_tokens for h in al.hypotheses] == [h.target_tokens for h in c.hypotheses]
 
 
+def test_the_old_beam_keyword_still_works_with_a_warning(hf):
+    with pytest.warns(DeprecationWarning, match="beam_size"):
+        old = hf.translate(SOURCE, beam=3, max_new_tokens=6)
+    new = hf.translate(SOURCE, beam_size=3, max_new_tokens=6)
+    assert [h.target_tokens for h in old.hypotheses] == [h.target_tokens for h in new.hypotheses]
+
+
 def test_bad_input_is_one_clear_error(hf):
     with pytest.raises(InputError, match="empty"):
         hf.translate("  ")
     with pytest.raises(InputError, match="beam"):
-        hf.translate(SOURCE, beam=0)
+        hf.translate(SOURCE, beam_size=0)
     with pytest.raises(InputError, match="reference is empty"):
         hf.force(SOURCE, "")
     with pytest.raises(InputError, match="language code"):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from attnviz.data import to_pharaoh
 from attnviz.errors import DataError
 from attnviz.links.goldfile import detect_format, parse_gold, parse_naacl, parse_pharaoh, read_gold, score_links
 
@@ -19,6 +20,12 @@ def test_pharaoh_question_mark_and_suffix_notations():
     assert [(g.sure, g.possible) for g in one_based] == [(g.sure, g.possible) for g in gold]
     c, per = score_links([{(0, 0), (2, 1), (2, 2)}, {(0, 0)}], gold)
     assert c.aer == pytest.approx(2 / 7) and len(per) == 2
+
+
+def test_a_pharaoh_line_written_reads_back():
+    links = [(0, 1), (2, 0), (10, 3)]
+    (gold,) = parse_pharaoh([to_pharaoh(links)])
+    assert gold.sure == gold.possible == set(links)
 
 
 @pytest.mark.parametrize(

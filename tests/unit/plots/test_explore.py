@@ -117,13 +117,3 @@ def test_a_filling_map_grows_its_cells_to_its_column_and_stays_square():
     plot_h = wide.layout.height - wide.layout.margin.t - wide.layout.margin.b
     assert plot_h == pytest.approx(n_tgt * cell, abs=25)  # square cells (the heatmap keeps 20 px of slack)
     assert (wide.layout.title.font.size or 17) >= 15  # a title that fits is not shrunk
-
-
-def test_whatif_figure_fits_a_narrow_page_with_labels_apart():
-    from attnviz.plots.explore import whatif_figure
-
-    words = ["the", "small", "dog", "does", "not", "eat", "the", "big", "red", "apple", "of", "the", "girl"]
-    a, b = make_alignment(words, words, seed=1), make_alignment(words, words, seed=2)
-    fig = whatif_figure(a, b, [1], ("original", "forced"), max_width=880, title="Bahdanau · m · forced")
-    assert fig.layout.width <= 880 and fig.layout.xaxis.tickangle in (-60, -90, 0)
-    assert "Bahdanau" in fig.layout.title.text

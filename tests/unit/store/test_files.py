@@ -46,3 +46,11 @@ def test_safetensors_own_temporary_files_left_by_a_killed_save_are_removed(model
             os.utime(path, (hour_ago, hour_ago))
     assert sorted(files.clean_stale_temp(models)) == sorted([old, old_staged])
     assert fresh.exists() and all(path.exists() for path in others)
+
+
+def test_file_stems_carry_the_model_and_a_slug_of_the_sentence():
+    assert files.file_stem("toy-fr-general-luong", "The café, où l'on mange!", "weights") == (
+        "toy-fr-general-luong-The-cafe-ou-l-on-mange-weights"
+    )
+    assert len(files.slug("word " * 40)) <= 40 and not files.slug("word " * 40).endswith("-")
+    assert files.file_stem("", "???") == "attnviz"

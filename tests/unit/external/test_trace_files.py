@@ -1,24 +1,16 @@
-"""Exports: CSV cells a spreadsheet would run are quoted, the matrix CSV has a row per target step,
-changed steps and replaced words."""
+"""The files a trace is downloaded as: the matrix CSV has a row per target step and no formula, the
+Pharaoh line leaves out the links of ``<eos>`` unless asked, a pair of decodes fits one file."""
 
 from __future__ import annotations
 
 import io
+import json
 
 import pandas as pd
 
-from attnviz.plots.exports import changed_steps, matrix_csv, replace_token
+from attnviz.external import matrix_csv, pair_csv, pair_json, pharaoh_text, read_attention
 from attnviz.store.checkpoint import load_checkpoint
 from tests.support.alignments import make_alignment
-
-
-def test_export_helpers():
-    assert changed_steps(["a", "b", "<eos>"], ["a", "c", "<eos>", "x"]) == [1, 3]
-    assert replace_token(["the", "cat", "."], 1, "dog", char_level=False) == "the dog ."
-    assert replace_token(list("12 may"), 0, "3", char_level=True) == "32 may"
-    pieces = ["ein", "orange@@", "farbenen", "hut"]
-    assert replace_token(pieces, 1, "rot", char_level=False) == "ein rotfarbenen hut"
-    assert replace_token(pieces, 3, "ball", char_level=False) == "ein orangefarbenen ball"
 
 
 def test_csv_rows_are_target_steps(app_models_dir):
@@ -29,16 +21,7 @@ def test_csv_rows_are_target_steps(app_models_dir):
     assert frame.columns[2].startswith("'=")  # no spreadsheet formula
 
 
-def test_the_csv_guard_also_quotes_a_formula_behind_leading_spaces():
-    from attnviz.plots.exports import safe_cell
-
-    assert safe_cell("  =1+1") == "'  =1+1" and safe_cell(" @SUM(1)") == "' @SUM(1)"
-    assert safe_cell("a = b") == "a = b" and safe_cell("la maison") == "la maison"
-
-
 def test_pharaoh_leaves_out_the_links_of_eos_unless_asked():
-    from attnviz.plots.exports import pharaoh_text
-
     al = make_alignment(["a", "b"], ["x", "y"], seed=3)
     al.weights[:] = 0
     al.weights[0, 1] = al.weights[1, 2] = al.weights[2, 0] = 1  # x<-b, y<-<eos>, <eos><-a
@@ -46,25 +29,7 @@ def test_pharaoh_leaves_out_the_links_of_eos_unless_asked():
     assert pharaoh_text(al, with_eos=True).split() == ["1-0", "2-1", "0-2"]
 
 
-def test_file_stems_carry_the_model_and_a_slug_of_the_sentence():
-    from attnviz.plots.exports import file_stem, slug
-
-    assert file_stem("toy-fr-general-luong", "The café, où l'on mange!", "weights") == (
-        "toy-fr-general-luong-The-cafe-ou-l-on-mange-weights"
-    )
-    assert len(slug("word " * 40)) <= 40 and not slug("word " * 40).endswith("-")
-    assert file_stem("", "???") == "attnviz"
-
-
 def test_the_pair_in_one_file():
-    import io
-    import json
-
-    import pandas as pd
-
-    from attnviz.external import read_attention
-    from attnviz.plots.exports import pair_csv, pair_json
-
     panels = {"Bahdanau": make_alignment(["a"], ["x"], seed=1), "Luong": make_alignment(["a"], ["x", "y"], seed=2)}
     models = {"Bahdanau": "m-b", "Luong": "m-l"}
     text = pair_json(panels, models, "a")
@@ -76,3 +41,4 @@ def test_the_pair_in_one_file():
     assert back.metadata["models"]["Luong"] == "m-l"
     frame = pd.read_csv(io.StringIO(pair_csv(panels, models)))
     assert len(frame) == 2 * 3 + 2 * 2 and set(frame["panel"]) == {"Bahdanau", "Luong"}
+    assert list(frame.columns) == ["panel", "model", "step", "target", "position", "source", "weights"]
