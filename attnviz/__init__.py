@@ -19,7 +19,7 @@ from attnviz.errors import AttnvizError, CheckpointError, ConfigError, DataError
 from attnviz.evaluation import Evaluation, evaluate
 from attnviz.explain import Attribution, CellMath, attribute, cell_numbers, latex_lines
 from attnviz.model import SCORES, Attention, ModelConfig, Score, Seq2Seq, build_model, register
-from attnviz.store import list_models, load, load_checkpoint, read_history, save
+from attnviz.store import ModelEntry, list_models, load, load_checkpoint, read_history, save
 from attnviz.training import Progress, Recipe, TrainConfig, build_translator, fit, run_recipe
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "Evaluation",
     "InputError",
     "ModelConfig",
+    "ModelEntry",
     "Progress",
     "Recipe",
     "Score",

@@ -1,5 +1,5 @@
 """What the app needs that is not Streamlit: background training and adaptation jobs, stranded runs,
-uploads, warm-up, model slots."""
+uploads, uploaded checkpoints, warm-up."""
 
 from attnviz.server.adapt_jobs import (
     ADAPTATIONS,
@@ -13,7 +13,6 @@ from attnviz.server.adapt_jobs import (
 from attnviz.server.checkpoints import (
     MAX_CHECKPOINT_UPLOAD_MB,
     MAX_CHECKPOINTS_PER_SESSION,
-    UPLOADED,
     checkpoint_folder,
     is_uploaded_checkpoint,
     remove_checkpoint,
@@ -23,17 +22,6 @@ from attnviz.server.checkpoints import (
     uploaded_model,
 )
 from attnviz.server.jobs import ACTIVE, REGISTRY, JobSnapshot, TrainingJob
-from attnviz.server.siblings import (
-    default_score,
-    default_style,
-    front_entry,
-    front_example,
-    matches,
-    model_tasks,
-    sibling,
-    slots,
-    task_of,
-)
 from attnviz.server.stranded import discard_stranded, keep_stranded, resume_stranded, stranded_runs
 from attnviz.server.uploads import (
     MAX_UPLOAD_MB,
@@ -61,7 +49,6 @@ __all__ = [
     "MAX_UPLOAD_MB",
     "MAX_UPLOAD_ROWS",
     "REGISTRY",
-    "UPLOADED",
     "AdaptJob",
     "AdaptSnapshot",
     "Adaptations",
@@ -70,18 +57,12 @@ __all__ = [
     "TrainingJob",
     "WebSessions",
     "checkpoint_folder",
-    "default_score",
-    "default_style",
     "discard_stranded",
-    "front_entry",
-    "front_example",
     "front_page",
     "hold_for_training",
     "hold_upload",
     "is_uploaded_checkpoint",
     "keep_stranded",
-    "matches",
-    "model_tasks",
     "release_upload",
     "remove_checkpoint",
     "remove_server_folder",
@@ -92,12 +73,9 @@ __all__ = [
     "session_checkpoints",
     "session_disconnected",
     "session_seen",
-    "sibling",
-    "slots",
     "store_checkpoint",
     "store_upload",
     "stranded_runs",
-    "task_of",
     "upload_bitext",
     "uploaded_model",
     "use_web_sessions",

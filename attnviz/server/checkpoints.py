@@ -33,7 +33,7 @@ from attnviz.server import uploads
 from attnviz.server.uploads import ON_DELETE, hold_upload, release_upload, server_folder
 from attnviz.store import (
     SUFFIX,
-    catalog_entry,
+    ModelEntry,
     load_checkpoint,
     models_dir,
     move_no_clobber,
@@ -46,7 +46,6 @@ from attnviz.store import (
 
 MAX_CHECKPOINT_UPLOAD_MB = 50  # the app's server.maxUploadSize; shipped checkpoints are under 8 MB
 MAX_CHECKPOINTS_PER_SESSION = 4  # each one's model stays in memory while its session lives
-UPLOADED = "uploaded"  # the catalog ``source`` of an uploaded checkpoint
 FOLDER = "checkpoints"  # inside the server's upload folder
 
 
@@ -55,13 +54,13 @@ class UploadedCheckpoint:
     """One session's uploaded checkpoint: its catalog entry, the name of the file it came from, and
     the ``alive()`` test of its session (the ledger's)."""
 
-    entry: dict
+    entry: ModelEntry
     file_name: str
     alive: Callable[[], bool]
 
     @property
     def path(self) -> Path:
-        return Path(self.entry["path"])
+        return Path(self.entry.path)
 
     def live(self) -> bool:
         return self.path.is_file() and self.alive()
@@ -175,7 +174,7 @@ def _checked(data: bytes, file_name: str) -> tuple[Path, Translator]:
 
 def store_checkpoint(
     data: bytes, file_name: str, session: str, alive: Callable[[], bool], taken: set[str] = frozenset()
-) -> dict:
+) -> ModelEntry:
     """Check an uploaded checkpoint and keep it for ``session`` until it ends (``alive()`` is
     False) or removes it; return its catalog entry (``source`` "uploaded", named after the file,
     ``-uploaded`` added when a name in ``taken`` or another upload of the session has it).
@@ -190,13 +189,13 @@ def store_checkpoint(
     if same is not None:
         return same.entry  # the same bytes again
     hold_upload(path, session, alive)
-    name = _free_name(_stem(file_name), set(taken) | {item.entry["name"] for item in mine})
-    entry = {**catalog_entry(name, path, read_header(path), UPLOADED, session), "owner": session}
+    name = _free_name(_stem(file_name), set(taken) | {item.entry.name for item in mine})
+    entry = ModelEntry.from_upload(name, path, read_header(path), session)
     UPLOADS.add(session, UploadedCheckpoint(entry, file_name, alive), model)
     return entry
 
 
-def session_checkpoints(session: str) -> list[dict]:
+def session_checkpoints(session: str) -> list[ModelEntry]:
     """The catalog entries of ``session``'s uploaded checkpoints, oldest first."""
     return [item.entry for item in UPLOADS.of(session)]
 
