@@ -1,5 +1,5 @@
 """What the app needs that is not Streamlit: background training and adaptation jobs, stranded runs,
-uploads, uploaded checkpoints, warm-up."""
+uploads (the server's folder, who holds which file, when a session ends), uploaded checkpoints, warm-up."""
 
 from attnviz.server.adapt_jobs import (
     ADAPTATIONS,
@@ -23,22 +23,18 @@ from attnviz.server.checkpoints import (
 )
 from attnviz.server.jobs import ACTIVE, REGISTRY, JobSnapshot, TrainingJob
 from attnviz.server.stranded import discard_stranded, keep_stranded, resume_stranded, stranded_runs
-from attnviz.server.uploads import (
+from attnviz.server.upload_folder import remove_server_folder, server_folder
+from attnviz.server.upload_ledger import (
     MAX_UPLOAD_MB,
     MAX_UPLOAD_ROWS,
     Stored,
-    WebSessions,
     hold_for_training,
     hold_upload,
     release_upload,
-    remove_server_folder,
-    server_folder,
-    session_disconnected,
-    session_seen,
     store_upload,
-    use_web_sessions,
 )
 from attnviz.server.warm import front_page
+from attnviz.server.web_sessions import WebSessions, session_disconnected, session_seen, use_web_sessions
 
 __all__ = [
     "ACTIVE",

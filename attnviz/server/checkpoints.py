@@ -6,7 +6,7 @@ session that uploaded them, freed when it ends, saved into the models folder on 
   fields, every weight's dtype and shape, finite weights. A refused file is deleted at once and the
   error names the file and what is wrong; nothing else is touched.
 - A file that passes is kept in the server's upload folder under its content hash and held in
-  :data:`attnviz.server.uploads.LEDGER` for its session, so it is deleted when the session ends
+  :data:`attnviz.server.upload_ledger.LEDGER` for its session, so it is deleted when the session ends
   (or removes it); the model loaded to check it is kept here and dropped with the file.
 - Only the uploading session lists it (:func:`session_checkpoints`) and gets its model
   (:func:`uploaded_model`); another session that knows its path gets nothing.
@@ -29,8 +29,9 @@ from pathlib import Path
 
 from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError, ConfigError
-from attnviz.server import uploads
-from attnviz.server.uploads import ON_DELETE, hold_upload, release_upload, server_folder
+from attnviz.server import upload_folder
+from attnviz.server.upload_folder import server_folder
+from attnviz.server.upload_ledger import ON_DELETE, hold_upload, release_upload
 from attnviz.store import (
     SUFFIX,
     ModelEntry,
@@ -128,7 +129,7 @@ def checkpoint_folder() -> Path:
 def is_uploaded_checkpoint(path: str | Path) -> bool:
     """Whether ``path`` names an uploaded checkpoint of some server (whoever uploaded it); nothing is created."""
     folder = Path(path).parent
-    return folder.name == FOLDER and folder.parent.parent == uploads.UPLOAD_ROOT
+    return folder.name == FOLDER and folder.parent.parent == upload_folder.UPLOAD_ROOT
 
 
 def _stem(file_name: str) -> str:

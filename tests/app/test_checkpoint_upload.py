@@ -16,13 +16,14 @@ import streamlit as st
 from streamlit.runtime import caching
 from streamlit.testing.v1 import AppTest
 
-from attnviz.server import checkpoints, uploads
+from attnviz.server import checkpoints, upload_folder, upload_ledger, web_sessions
 from attnviz.store import catalog
 from attnviz.training.recipes import Recipe, run_recipe
 from attnviz_app.app_pages.explore import sidebar
 from attnviz_app.app_pages.shared import common
 from tests.support.jobs import tiny_recipe
 from tests.support.paths import APP
+from tests.support.uploads import use_fresh_uploads
 
 SESSION = "test session id"  # AppTest's session id
 UPLOADER = "ckpt_upload_0"  # the first uploader of a session
@@ -36,18 +37,13 @@ def fresh(app_models_dir, tmp_path, monkeypatch) -> Path:
     shutil.copytree(app_models_dir, folder)
     monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
     monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
-    monkeypatch.setattr(uploads, "UPLOAD_ROOT", tmp_path / "uploads")
-    monkeypatch.setattr(uploads, "LEDGER", uploads.Ledger())
-    monkeypatch.setattr(uploads, "SESSIONS", uploads.Sessions())
-    monkeypatch.setattr(uploads, "reconnect_window", lambda: 0.0)
-    monkeypatch.setattr(checkpoints, "UPLOADS", checkpoints.CheckpointUploads())
-    monkeypatch.setattr(uploads, "ON_DELETE", [checkpoints.UPLOADS.forget])
-    uploads.server_folder.cache_clear()
+    use_fresh_uploads(tmp_path / "uploads", monkeypatch, checkpoint_uploads=True)
+    monkeypatch.setattr(web_sessions, "reconnect_window", lambda: 0.0)
     st.cache_data.clear()
     caching.clear_session_resource_cache(SESSION)
     yield folder
     caching.clear_session_resource_cache(SESSION)
-    uploads.server_folder.cache_clear()
+    upload_folder.server_folder.cache_clear()
 
 
 def explore() -> AppTest:
@@ -148,7 +144,7 @@ def test_save_puts_it_in_the_models_folder_for_everyone_and_removal_or_the_end_f
     at = upload(at, "last.safetensors", data, key="ckpt_upload_2")
     [entry] = checkpoints.session_checkpoints(SESSION)
     caching.clear_session_resource_cache(SESSION)  # what a disconnect does (AppSession.clear_session_caches)
-    uploads.collect()  # the janitor's round after the reconnect window
+    upload_ledger.collect()  # the janitor's round after the reconnect window
     assert not Path(entry.path).exists() and checkpoints.UPLOADS._models == {}
 
 

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from attnviz.errors import AttnvizError, CheckpointError, ConfigError
-from attnviz.server import checkpoints, uploads
+from attnviz.server import checkpoints, upload_folder, upload_ledger
 from attnviz.store import list_models, load
 from attnviz.store.checkpoint import save
 from tests.support.checkpoints import rewrite
 from tests.support.tiny import tiny_translator
+from tests.support.uploads import use_fresh_uploads
 
 ALIVE = lambda: True  # noqa: E731
 
@@ -22,16 +23,11 @@ ALIVE = lambda: True  # noqa: E731
 @pytest.fixture(autouse=True)
 def fresh(tmp_path, monkeypatch) -> Path:
     """Uploads, their ledger and the uploaded checkpoints in a temporary folder; an empty models folder."""
-    monkeypatch.setattr(uploads, "UPLOAD_ROOT", tmp_path / "uploads")
-    monkeypatch.setattr(uploads, "LEDGER", uploads.Ledger())
-    monkeypatch.setattr(uploads, "SESSIONS", uploads.Sessions())
-    monkeypatch.setattr(checkpoints, "UPLOADS", checkpoints.CheckpointUploads())
-    monkeypatch.setattr(uploads, "ON_DELETE", [checkpoints.UPLOADS.forget])
+    use_fresh_uploads(tmp_path / "uploads", monkeypatch, checkpoint_uploads=True)
     (tmp_path / "models").mkdir()
     monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "models"))
-    uploads.server_folder.cache_clear()
     yield tmp_path
-    uploads.server_folder.cache_clear()
+    upload_folder.server_folder.cache_clear()
 
 
 @pytest.fixture
@@ -139,7 +135,7 @@ def test_an_upload_is_freed_when_its_session_ends_or_removes_it(good):
     b = checkpoints.store_checkpoint(good.read_bytes(), "theirs.safetensors", "b", lambda: alive["b"])
     assert a.path == b.path  # the same bytes are stored once
     alive["a"] = False
-    uploads.collect()  # the janitor's round
+    upload_ledger.collect()  # the janitor's round
     assert checkpoints.session_checkpoints("a") == [] and checkpoints.uploaded_model("a", a.path) is None
     assert Path(b.path).is_file() and checkpoints.uploaded_model("b", b.path) is not None
     checkpoints.remove_checkpoint("b", b.path)
