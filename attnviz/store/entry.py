@@ -21,6 +21,8 @@ HIDDEN_TASK = "uploaded data"  # the task shown for another session's model trai
 
 # the keys of ``attnviz list --json``, in the order each source has always written them
 _SHOWN = ("task", "score", "style", "example", "metrics", "parameters", "train_seconds")
+# what a manifest item and a checkpoint's meta both describe under the entry's own names
+_DESCRIBED = ("task", "score", "style", "example", "metrics", "parameters", "train_seconds", "precision", "device")
 _MANIFEST_KEYS = ("name", *_SHOWN, "path", "source", "owner")
 _FILE_KEYS = ("name", "path", "source", *_SHOWN, "owner")
 
@@ -50,22 +52,10 @@ class ModelEntry:
         """A shipped model from its (cleaned) manifest ``item``; its file lies in ``folder``."""
         path = folder / item["file"]
         epochs = item.get("epochs")
-        return cls(
-            name=item["name"],
-            path=str(path),
-            source=PRETRAINED,
-            task=item.get("task"),
-            score=item.get("score"),
-            style=item.get("style"),
-            example=item.get("example"),
-            metrics=item.get("metrics"),
-            parameters=item.get("parameters"),
-            train_seconds=item.get("train_seconds"),
-            epochs=epochs if isinstance(epochs, int) and not isinstance(epochs, bool) else None,
-            precision=item.get("precision"),
-            device=item.get("device"),
-            version=_mtime(path),
-        )
+        if not isinstance(epochs, int) or isinstance(epochs, bool):
+            epochs = None
+        described = {key: item.get(key) for key in _DESCRIBED}
+        return cls(item["name"], str(path), PRETRAINED, **described, epochs=epochs, version=_mtime(path))
 
     @classmethod
     def from_trained(cls, path: Path, header: Mapping[str, Any], viewer: str | None) -> ModelEntry:
@@ -84,23 +74,10 @@ class ModelEntry:
     @classmethod
     def _from_header(cls, name: str, path: Path, header: Mapping[str, Any], source: str) -> ModelEntry:
         meta, cfg = header["meta"], header["config"]
-        return cls(
-            name=name,
-            path=str(path),
-            source=source,
-            task=meta.get("task"),
-            score=cfg.get("score"),
-            style=cfg.get("style"),
-            example=meta.get("example"),
-            metrics=meta.get("metrics", {}),
-            parameters=meta.get("parameters"),
-            train_seconds=meta.get("train_seconds"),
-            owner=meta.get("owner"),
-            epochs=meta.get("epochs_run"),
-            precision=meta.get("precision"),
-            device=meta.get("device"),
-            version=_mtime(path),
-        )
+        described = {key: meta.get(key) for key in _DESCRIBED}
+        described |= {"score": cfg.get("score"), "style": cfg.get("style"), "metrics": meta.get("metrics", {})}
+        owner, epochs = meta.get("owner"), meta.get("epochs_run")
+        return cls(name, str(path), source, **described, owner=owner, epochs=epochs, version=_mtime(path))
 
     def to_dict(self) -> dict[str, Any]:
         """The entry as ``attnviz list --json`` writes it (the keys and their order of its source)."""
