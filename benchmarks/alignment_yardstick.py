@@ -51,7 +51,7 @@ def toy_fr() -> dict:
         start = time.perf_counter()
         links = eflomal_align.run_eflomal(pairs, train, method=method)
         out["eflomal"][method] = {**counts(links, sure, possible), "seconds": round(time.perf_counter() - start, 1)}
-    models = [m["name"] for m in attnviz.list_models() if m["task"] == "toy-fr" and m["source"] == "pretrained"]
+    models = [m.name for m in attnviz.list_models() if m.task == "toy-fr" and m.source == "pretrained"]
     for name in models:
         model = attnviz.load(name)
         start = time.perf_counter()

@@ -40,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 def models(tasks: list[str]) -> list[tuple[str, str, Path]]:
     """(name, task, path) of the shipped models of these tasks: the manifest's, then any
     checkpoint in pretrained/ named after a task that the manifest does not list yet."""
-    found = {m["name"]: (m["task"], Path(m["path"])) for m in catalog.list_models() if m["source"] == "pretrained"}
+    found = {m.name: (m.task, Path(m.path)) for m in catalog.list_models() if m.source == "pretrained"}
     for path in sorted(pretrained_dir().glob("*.safetensors")):
         task = next((t for t in tasks if path.stem.startswith(f"{t}-")), None)
         found.setdefault(path.stem, (task, path))

@@ -70,7 +70,7 @@ def toy_fr() -> dict:
     sources, targets = [p.source_tokens for p in test], [p.target_tokens for p in test]
     sure, lengths = [sorted(p.sure) for p in test], [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
     out = {"n": len(test), "reference": "gold sure links", "models": {}}
-    names = [m["name"] for m in attnviz.list_models() if m["task"] == "toy-fr" and m["source"] == "pretrained"]
+    names = [m.name for m in attnviz.list_models() if m.task == "toy-fr" and m.source == "pretrained"]
     for name in names:
         start = time.perf_counter()
         links = align_corpus(attnviz.load(name), sources, targets, "argmax").links

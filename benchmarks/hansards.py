@@ -178,8 +178,8 @@ def main() -> None:
         }
         print(json.dumps(results["reverse"]), flush=True)
 
-    shipped = [m for m in attnviz.list_models() if m["source"] == "pretrained"]
-    names = args.models or [m["name"] for m in shipped if m["task"] == "multi30k-en-fr"]
+    shipped = [m for m in attnviz.list_models() if m.source == "pretrained"]
+    names = args.models or [m.name for m in shipped if m.task == "multi30k-en-fr"]
     for name in names:
         model = attnviz.load(name)
         start = time.perf_counter()

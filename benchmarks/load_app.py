@@ -36,13 +36,12 @@ class DefaultModel:
 
 
 def load_default_model() -> DefaultModel:
-    """The model Explore opens on (attnviz.server.siblings' defaults), read in this process for the expected ticks."""
-    from attnviz.server import front_entry, task_of
-    from attnviz.store import catalog
+    """The model Explore opens on (attnviz.store's defaults), read in this process for the expected ticks."""
+    from attnviz.store import front_entry, list_models, load, task_of
 
-    first = front_entry(catalog.list_models())
-    translator = catalog.load(first["path"])
-    return DefaultModel(translator, first["name"], task_of(first), first.get("example") or "")
+    first = front_entry(list_models())
+    translator = load(first.path)
+    return DefaultModel(translator, first.name, task_of(first), first.example or "")
 
 
 def candidate_sentences(task: str, example: str, count: int) -> list[str]:

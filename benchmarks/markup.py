@@ -113,9 +113,7 @@ def main() -> None:
     efl = eflomal_links([(s, t) for s, t in zip(sources, targets, strict=True)], sample)
     out["eflomal"] = {**score(pairs, spans, efl), "seconds": round(time.perf_counter() - start, 1)}
     print(json.dumps({"eflomal": out["eflomal"]}), flush=True)
-    names = args.models or [
-        m["name"] for m in attnviz.list_models() if m["task"] == "toy-fr" and m["source"] == "pretrained"
-    ]
+    names = args.models or [m.name for m in attnviz.list_models() if m.task == "toy-fr" and m.source == "pretrained"]
     out["models"] = {}
     for name in names:
         model = attnviz.load(name)

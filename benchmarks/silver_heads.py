@@ -49,7 +49,7 @@ def summary(ranking: HeadRanking, seconds: float) -> dict:
 
 
 def toy_fr() -> dict:
-    names = [m["name"] for m in attnviz.list_models() if m["task"] == "toy-fr" and m["source"] == "pretrained"]
+    names = [m.name for m in attnviz.list_models() if m.task == "toy-fr" and m.source == "pretrained"]
     models = [attnviz.load(name) for name in names]
     spec, options = measured_on(models[0].meta)
     corpus = attnviz.load_corpus(spec, **options)

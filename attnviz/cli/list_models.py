@@ -23,12 +23,13 @@ def run(args: argparse.Namespace) -> int:
     if hint := absent_hint(absent_models()):
         print(f"attnviz list: note: {hint}", file=sys.stderr)
     if args.json:
-        print_json({"scores": sorted(SCORES), "styles": list(STYLES), "tasks": TASKS, "models": models})
+        listed = [m.to_dict() for m in models]
+        print_json({"scores": sorted(SCORES), "styles": list(STYLES), "tasks": TASKS, "models": listed})
         return 0
     print("score functions:", ", ".join(sorted(SCORES)))
     print("tasks:", ", ".join(TASKS))
     for m in models:
-        print(f"{m['name']:<32} {m['task'] or '?':<16} {m['score']:<10} {m['style']:<9} {m['source']}")
+        print(f"{m.name:<32} {m.task or '?':<16} {m.score:<10} {m.style:<9} {m.source}")
     if not models:
         print("no models yet: train one with `python -m attnviz train --data dates --out models/dates.safetensors`")
     return 0

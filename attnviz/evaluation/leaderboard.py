@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attnviz.errors import ConfigError
-from attnviz.store import checkout_dir, read_manifest
+from attnviz.store import ModelEntry, checkout_dir, pretrained_dir, read_manifest
 
 BEGIN, END = "<!-- leaderboard:begin -->", "<!-- leaderboard:end -->"
 # (column title, record key, decimals or None for text)
@@ -32,19 +32,25 @@ COLUMNS = tuple(title for title, _, _ in FIELDS)
 LEADERBOARD_KEYS = tuple(key for _, key, _ in FIELDS)
 
 
-def leaderboard_records(entries: list[dict] | None = None) -> list[dict]:
+def _shipped_entries() -> list[ModelEntry]:
+    """Every model of the shipped manifest, its file here or not (an installed package's Multi30k models)."""
+    folder = pretrained_dir()
+    return [ModelEntry.from_manifest(item, folder) for item in read_manifest()]
+
+
+def leaderboard_records(entries: list[ModelEntry] | None = None) -> list[dict]:
     """One record of raw values per model, by task then name: the manifest's shipped models by
-    default, or any ``catalog.list_models()`` entries (the app's table)."""
-    entries = read_manifest() if entries is None else entries
+    default, or any :func:`attnviz.store.list_models` entries (the app's table)."""
+    entries = _shipped_entries() if entries is None else entries
     out = []
-    for e in sorted(entries, key=lambda e: (e.get("task") or "", e["name"])):
-        m = e.get("metrics") or {}
+    for e in sorted(entries, key=lambda e: (e.task or "", e.name)):
+        m = e.metrics or {}
         out.append(
             {
-                "model": e["name"],
-                "task": e.get("task") or "?",
-                "score": e["score"],
-                "style": e["style"],
+                "model": e.name,
+                "task": e.task or "?",
+                "score": e.score,
+                "style": e.style,
                 "beam": m.get("beam_size"),
                 "bleu": m.get("bleu"),
                 "bleu_cased": m.get("bleu_cased"),
@@ -52,11 +58,11 @@ def leaderboard_records(entries: list[dict] | None = None) -> list[dict]:
                 "exact_match": m.get("exact_match"),
                 "aer": m.get("aer"),
                 "entropy": m.get("entropy"),
-                "params": e.get("parameters"),
-                "epochs": e.get("epochs"),
-                "precision": e.get("precision"),
-                "device": e.get("device"),
-                "train_seconds": e.get("train_seconds"),
+                "params": e.parameters,
+                "epochs": e.epochs,
+                "precision": e.precision,
+                "device": e.device,
+                "train_seconds": e.train_seconds,
             }
         )
     return out
@@ -72,18 +78,18 @@ def _cell(value, key: str, digits: int | None) -> str:
     return str(value) if digits is None else f"{value:.{digits}f}"
 
 
-def rows(entries: list[dict] | None = None) -> list[list[str]]:
+def rows(entries: list[ModelEntry] | None = None) -> list[list[str]]:
     """The records as formatted table cells."""
     return [[_cell(r[key], key, digits) for _, key, digits in FIELDS] for r in leaderboard_records(entries)]
 
 
-def leaderboard_markdown(entries: list[dict] | None = None) -> str:
+def leaderboard_markdown(entries: list[ModelEntry] | None = None) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(r) + " |" for r in rows(entries)]
     return "\n".join(lines)
 
 
-def write_table(path: Path, entries: list[dict] | None = None) -> bool:
+def write_table(path: Path, entries: list[ModelEntry] | None = None) -> bool:
     """Replace the table between the markers of the Markdown file ``path``; return True if it changed."""
     text = path.read_text(encoding="utf-8")
     if BEGIN not in text or END not in text:

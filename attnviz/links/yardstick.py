@@ -20,6 +20,7 @@ from attnviz.evaluation import AlignmentCounts
 from attnviz.links import eflomal as eflomal_align
 from attnviz.links import goldfile, textfile
 from attnviz.links.goldfile import GoldAlignment
+from attnviz.store import ModelEntry
 
 SAMPLE_PAIRS = 2000
 FAST_EFLOMAL = {"n_samplers": 1, "rel_iterations": 0.5}
@@ -57,12 +58,12 @@ def reverse_task(task: str) -> str | None:
     return f"{m['stem']}{m['tgt']}-{m['src']}" if m else None
 
 
-def reverse_entry(models: list[dict], entry: dict) -> dict | None:
+def reverse_entry(models: list[ModelEntry], entry: ModelEntry) -> ModelEntry | None:
     """The catalog entry of a model of the opposite direction to ``entry``: one of the same score and
     style when there is one, else the first listed; ``None`` when the reverse task has no model."""
-    task = reverse_task(entry.get("task") or "")
-    found = [m for m in models if task and m.get("task") == task]
-    same = [m for m in found if (m.get("score"), m.get("style")) == (entry.get("score"), entry.get("style"))]
+    task = reverse_task(entry.task or "")
+    found = [m for m in models if task and m.task == task]
+    same = [m for m in found if (m.score, m.style) == (entry.score, entry.style)]
     return (same or found or [None])[0]
 
 

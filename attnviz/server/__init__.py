@@ -1,5 +1,5 @@
 """What the app needs that is not Streamlit: background training and adaptation jobs, stranded runs,
-uploads, warm-up, model slots."""
+uploads (the server's folder, who holds which file, when a session ends), uploaded checkpoints, warm-up."""
 
 from attnviz.server.adapt_jobs import (
     ADAPTATIONS,
@@ -13,7 +13,6 @@ from attnviz.server.adapt_jobs import (
 from attnviz.server.checkpoints import (
     MAX_CHECKPOINT_UPLOAD_MB,
     MAX_CHECKPOINTS_PER_SESSION,
-    UPLOADED,
     checkpoint_folder,
     is_uploaded_checkpoint,
     remove_checkpoint,
@@ -23,34 +22,19 @@ from attnviz.server.checkpoints import (
     uploaded_model,
 )
 from attnviz.server.jobs import ACTIVE, REGISTRY, JobSnapshot, TrainingJob
-from attnviz.server.siblings import (
-    default_score,
-    default_style,
-    front_entry,
-    front_example,
-    matches,
-    model_tasks,
-    sibling,
-    slots,
-    task_of,
-)
 from attnviz.server.stranded import discard_stranded, keep_stranded, resume_stranded, stranded_runs
-from attnviz.server.uploads import (
+from attnviz.server.upload_folder import remove_server_folder, server_folder
+from attnviz.server.upload_ledger import (
     MAX_UPLOAD_MB,
     MAX_UPLOAD_ROWS,
     Stored,
-    WebSessions,
     hold_for_training,
     hold_upload,
     release_upload,
-    remove_server_folder,
-    server_folder,
-    session_disconnected,
-    session_seen,
     store_upload,
-    use_web_sessions,
 )
 from attnviz.server.warm import front_page
+from attnviz.server.web_sessions import WebSessions, session_disconnected, session_seen, use_web_sessions
 
 __all__ = [
     "ACTIVE",
@@ -61,7 +45,6 @@ __all__ = [
     "MAX_UPLOAD_MB",
     "MAX_UPLOAD_ROWS",
     "REGISTRY",
-    "UPLOADED",
     "AdaptJob",
     "AdaptSnapshot",
     "Adaptations",
@@ -70,18 +53,12 @@ __all__ = [
     "TrainingJob",
     "WebSessions",
     "checkpoint_folder",
-    "default_score",
-    "default_style",
     "discard_stranded",
-    "front_entry",
-    "front_example",
     "front_page",
     "hold_for_training",
     "hold_upload",
     "is_uploaded_checkpoint",
     "keep_stranded",
-    "matches",
-    "model_tasks",
     "release_upload",
     "remove_checkpoint",
     "remove_server_folder",
@@ -92,12 +69,9 @@ __all__ = [
     "session_checkpoints",
     "session_disconnected",
     "session_seen",
-    "sibling",
-    "slots",
     "store_checkpoint",
     "store_upload",
     "stranded_runs",
-    "task_of",
     "upload_bitext",
     "uploaded_model",
     "use_web_sessions",

@@ -6,7 +6,7 @@ session that uploaded them, freed when it ends, saved into the models folder on 
   fields, every weight's dtype and shape, finite weights. A refused file is deleted at once and the
   error names the file and what is wrong; nothing else is touched.
 - A file that passes is kept in the server's upload folder under its content hash and held in
-  :data:`attnviz.server.uploads.LEDGER` for its session, so it is deleted when the session ends
+  :data:`attnviz.server.upload_ledger.LEDGER` for its session, so it is deleted when the session ends
   (or removes it); the model loaded to check it is kept here and dropped with the file.
 - Only the uploading session lists it (:func:`session_checkpoints`) and gets its model
   (:func:`uploaded_model`); another session that knows its path gets nothing.
@@ -29,11 +29,12 @@ from pathlib import Path
 
 from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError, ConfigError
-from attnviz.server import uploads
-from attnviz.server.uploads import ON_DELETE, hold_upload, release_upload, server_folder
+from attnviz.server import upload_folder
+from attnviz.server.upload_folder import server_folder
+from attnviz.server.upload_ledger import ON_DELETE, hold_upload, release_upload
 from attnviz.store import (
     SUFFIX,
-    catalog_entry,
+    ModelEntry,
     load_checkpoint,
     models_dir,
     move_no_clobber,
@@ -46,7 +47,6 @@ from attnviz.store import (
 
 MAX_CHECKPOINT_UPLOAD_MB = 50  # the app's server.maxUploadSize; shipped checkpoints are under 8 MB
 MAX_CHECKPOINTS_PER_SESSION = 4  # each one's model stays in memory while its session lives
-UPLOADED = "uploaded"  # the catalog ``source`` of an uploaded checkpoint
 FOLDER = "checkpoints"  # inside the server's upload folder
 
 
@@ -55,13 +55,13 @@ class UploadedCheckpoint:
     """One session's uploaded checkpoint: its catalog entry, the name of the file it came from, and
     the ``alive()`` test of its session (the ledger's)."""
 
-    entry: dict
+    entry: ModelEntry
     file_name: str
     alive: Callable[[], bool]
 
     @property
     def path(self) -> Path:
-        return Path(self.entry["path"])
+        return Path(self.entry.path)
 
     def live(self) -> bool:
         return self.path.is_file() and self.alive()
@@ -129,7 +129,7 @@ def checkpoint_folder() -> Path:
 def is_uploaded_checkpoint(path: str | Path) -> bool:
     """Whether ``path`` names an uploaded checkpoint of some server (whoever uploaded it); nothing is created."""
     folder = Path(path).parent
-    return folder.name == FOLDER and folder.parent.parent == uploads.UPLOAD_ROOT
+    return folder.name == FOLDER and folder.parent.parent == upload_folder.UPLOAD_ROOT
 
 
 def _stem(file_name: str) -> str:
@@ -175,7 +175,7 @@ def _checked(data: bytes, file_name: str) -> tuple[Path, Translator]:
 
 def store_checkpoint(
     data: bytes, file_name: str, session: str, alive: Callable[[], bool], taken: set[str] = frozenset()
-) -> dict:
+) -> ModelEntry:
     """Check an uploaded checkpoint and keep it for ``session`` until it ends (``alive()`` is
     False) or removes it; return its catalog entry (``source`` "uploaded", named after the file,
     ``-uploaded`` added when a name in ``taken`` or another upload of the session has it).
@@ -190,13 +190,13 @@ def store_checkpoint(
     if same is not None:
         return same.entry  # the same bytes again
     hold_upload(path, session, alive)
-    name = _free_name(_stem(file_name), set(taken) | {item.entry["name"] for item in mine})
-    entry = {**catalog_entry(name, path, read_header(path), UPLOADED, session), "owner": session}
+    name = _free_name(_stem(file_name), set(taken) | {item.entry.name for item in mine})
+    entry = ModelEntry.from_upload(name, path, read_header(path), session)
     UPLOADS.add(session, UploadedCheckpoint(entry, file_name, alive), model)
     return entry
 
 
-def session_checkpoints(session: str) -> list[dict]:
+def session_checkpoints(session: str) -> list[ModelEntry]:
     """The catalog entries of ``session``'s uploaded checkpoints, oldest first."""
     return [item.entry for item in UPLOADS.of(session)]
 

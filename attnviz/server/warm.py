@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from attnviz.plots import alignment_heatmap
-from attnviz.server import siblings
-from attnviz.store import list_models, load
+from attnviz.store import ModelEntry, front_entry, front_example, list_models, load, task_of
 
 
-def front_page() -> dict | None:
-    """Load the front model (``siblings.front_entry``) and draw its example once: the first decode
-    initialises torch's kernels and the first figure Plotly's validators. Returns the entry it
-    warmed (None when nothing is shipped)."""
+def front_page() -> ModelEntry | None:
+    """Load the front model (:func:`attnviz.store.front_entry`) and draw its example once: the first
+    decode initialises torch's kernels and the first figure Plotly's validators. Returns the entry
+    it warmed (None when nothing is shipped)."""
     models = list_models()
-    entry = siblings.front_entry(models)
-    example = entry and siblings.front_example(models, siblings.task_of(entry))
+    entry = front_entry(models)
+    example = entry and front_example(models, task_of(entry))
     if not example:
         return entry
-    translator = load(entry["path"])
+    translator = load(entry.path)
     alignment_heatmap(translator.translate(example)).to_json()
     return entry

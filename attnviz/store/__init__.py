@@ -1,9 +1,24 @@
 """Files: where models live, safe writes and name reservations, download file names, CSV safe to open in
-a spreadsheet, safetensors checkpoints, the catalog."""
+a spreadsheet, safetensors checkpoints, the catalog (its :class:`ModelEntry` and the questions asked
+of it: slots, siblings, what the app opens on)."""
 
-from attnviz.store.catalog import catalog_entry, list_models, load, model_roots, shareable_meta, visible_to
+from attnviz.store.catalog import list_models, load, model_roots, shareable_meta
+from attnviz.store.catalog_queries import (
+    FRONT_EXAMPLES,
+    Slot,
+    default_score,
+    default_style,
+    front_entry,
+    front_example,
+    matches,
+    model_tasks,
+    sibling,
+    slots,
+    task_of,
+)
 from attnviz.store.checkpoint import as_stored, drop_owner, load_checkpoint, read_header, read_history, save, stored_as
 from attnviz.store.csvsafe import csv_text, safe_cell
+from attnviz.store.entry import HIDDEN_TASK, PRETRAINED, TRAINED, UPLOADED, ModelEntry, visible_to
 from attnviz.store.files import (
     STAGING,
     check_output,
@@ -38,30 +53,42 @@ from attnviz.store.paths import (
 from attnviz.store.quantize import STORES
 
 __all__ = [
+    "FRONT_EXAMPLES",
+    "HIDDEN_TASK",
     "MAX_DEPTH",
+    "PRETRAINED",
     "STAGING",
     "STORES",
     "SUFFIX",
+    "TRAINED",
+    "UPLOADED",
+    "ModelEntry",
     "ModelWarning",
+    "Slot",
     "absent_hint",
     "absent_models",
     "as_stored",
-    "catalog_entry",
     "check_output",
     "checkout_dir",
     "clean_stale_temp",
     "csv_text",
     "data_roots",
+    "default_score",
+    "default_style",
     "drop_owner",
     "file_stem",
     "free_path",
+    "front_entry",
+    "front_example",
     "hf_roots",
     "hold_lock",
     "is_locked",
     "list_models",
     "load",
     "load_checkpoint",
+    "matches",
     "model_roots",
+    "model_tasks",
     "models_dir",
     "move_no_clobber",
     "name_lock",
@@ -76,9 +103,12 @@ __all__ = [
     "save",
     "shareable_meta",
     "shipped_names",
+    "sibling",
+    "slots",
     "slug",
     "slugify",
     "stored_as",
+    "task_of",
     "too_deep",
     "upload_root",
     "visible_to",

@@ -20,6 +20,7 @@ from attnviz.decoding import Translator
 from attnviz.devices import pick_device
 from attnviz.errors import CheckpointError
 from attnviz.store.checkpoint import load_checkpoint, read_header
+from attnviz.store.entry import ModelEntry, visible_to
 from attnviz.store.paths import SUFFIX, ModelWarning, models_dir, pretrained_dir, read_manifest
 
 
@@ -69,35 +70,6 @@ def write_manifest(folder: Path | None = None, check=None) -> list[dict]:
     return entries
 
 
-def catalog_entry(name: str, path: Path, header: dict, source: str, viewer: str | None) -> dict:
-    """The catalog's description of one checkpoint (its validated ``header``), as ``viewer`` may see it."""
-    meta, cfg = header["meta"], header["config"]
-    entry = {
-        "name": name,
-        "path": str(path),
-        "source": source,
-        "task": meta.get("task"),
-        "score": cfg.get("score"),
-        "style": cfg.get("style"),
-        "example": meta.get("example"),
-        "metrics": meta.get("metrics", {}),
-        "parameters": meta.get("parameters"),
-        "train_seconds": meta.get("train_seconds"),
-        "owner": meta.get("owner"),
-    }
-    if not visible_to(meta, viewer):
-        entry["example"] = None
-        entry["task"] = "uploaded data" if entry["task"] else None
-    return entry
-
-
-def visible_to(meta: dict, viewer: str | None) -> bool:
-    """Whether ``viewer`` (a session id, None for the CLI's own user) may see the private parts
-    of a model (its example sentence, its data path): yes unless another session owns it."""
-    owner = meta.get("owner")
-    return owner is None or owner == viewer
-
-
 PRIVATE_META = ("example", "recipe_full", "recipe", "probe", "data_notes", "guided", "task")
 
 
@@ -138,7 +110,7 @@ def _trained_files(folder: Path) -> list[tuple[Path, float]]:
     return sorted(found, key=lambda item: item[1], reverse=True)
 
 
-def list_models(viewer: str | None = None) -> list[dict]:
+def list_models(viewer: str | None = None) -> list[ModelEntry]:
     """Shipped models (from the manifest) then user-trained ones (newest first); unreadable
     files in the models folder are skipped with a :class:`ModelWarning`, not fatal.
 
@@ -146,14 +118,8 @@ def list_models(viewer: str | None = None) -> list[dict]:
     trained on an upload is left out. Without a viewer (the CLI) it is listed without its
     example sentence and data path. A shipped model whose file is not there (an installed
     package's Multi30k models: :func:`attnviz.store.paths.absent_models`) is not listed."""
-    models = []
     folder = pretrained_dir()
-    for item in read_manifest():
-        if not (folder / item["file"]).is_file():
-            continue
-        keys = ("name", "task", "score", "style", "example", "metrics", "parameters", "train_seconds")
-        entry = {k: item.get(k) for k in keys}
-        models.append({**entry, "path": str(folder / item["file"]), "source": "pretrained", "owner": None})
+    models = [ModelEntry.from_manifest(item, folder) for item in read_manifest() if (folder / item["file"]).is_file()]
     folder = models_dir()
     if folder.is_dir():
         for path, _ in _trained_files(folder):
@@ -161,7 +127,7 @@ def list_models(viewer: str | None = None) -> list[dict]:
                 header = read_header(path)
                 if viewer is not None and not visible_to(header["meta"], viewer):
                     continue  # another session's private model
-                models.append(catalog_entry(path.stem, path, header, "trained", viewer))
+                models.append(ModelEntry.from_trained(path, header, viewer))
             except (CheckpointError, OSError) as e:
                 warnings.warn(f"skipped {path.name}: {e}", ModelWarning, stacklevel=2)
     return models
@@ -177,12 +143,12 @@ def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
         warnings.simplefilter("ignore", ModelWarning)  # listing for a lookup: no noise
         models = list_models()
     for entry in models:
-        if entry["name"] == name_or_path:
-            return _confined(Path(entry["path"]), name_or_path, roots)
+        if entry.name == name_or_path:
+            return _confined(Path(entry.path), name_or_path, roots)
     path = _confined(Path(name_or_path).expanduser(), name_or_path, roots)
     if path.is_file():
         return path
-    names = [m["name"] for m in models]
+    names = [m.name for m in models]
     hint = f"known models: {', '.join(names[:12])}" + (" ..." if len(names) > 12 else "")
     raise CheckpointError(f"no model named {name_or_path!r} and no file at that path; {hint}")
 

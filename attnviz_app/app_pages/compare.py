@@ -35,14 +35,14 @@ with st.sidebar:
     values = st.radio("Show", ["weights", "scores"], key="cmp_values", persist_state="session", horizontal=True,
                       format_func=lambda v: {"weights": "weights a_t(s)", "scores": "raw scores"}[v])  # fmt: skip
     hide_eos = st.toggle("Hide <eos> and renormalise", key="cmp_eos", persist_state="session")
-    merge = merge_toggle("cmp_merge", [m["path"] for m in chosen])
+    merge = merge_toggle("cmp_merge", [m.path for m in chosen])
 if len(chosen) < 2:
     st.info("Pick at least two models in the sidebar to compare them.")
     st.stop()
 with user_errors():
-    translators = {m["name"]: get_model(m) for m in chosen}
-first = translators[chosen[0]["name"]]
-tasks = {m["task"] for m in chosen}
+    translators = {m.name: get_model(m) for m in chosen}
+first = translators[chosen[0].name]
+tasks = {m.task for m in chosen}
 if len(tasks) > 1:
     st.warning(f"These models come from different tasks ({escape_markdown(', '.join(map(str, tasks)))}); they may "
                "read the sentence differently. Pick models of one task for step-by-step comparisons.")  # fmt: skip
@@ -115,7 +115,7 @@ for start in range(0, len(names), PER_ROW):
 rule = next((f"{r.rule} " for r in reading.values() if r.note), "")
 st.caption(escape_markdown(f"{rule}One colour scale for all models (weights: 0 to the largest weight; scores: "
                            "symmetric around 0)."))  # fmt: skip
-lines = {m["name"]: f"{m.get('score', '?')} / {m.get('style', '?')}" for m in chosen}  # under each map's name
+lines = {m.name: f"{m.score} / {m.style}" for m in chosen}  # under each map's name
 paper_download(aligned, lines, sentence, values, file_stem("-".join(names), sentence, f"figure-{values}"), "cmp_paper",
                rule.strip())  # fmt: skip
 

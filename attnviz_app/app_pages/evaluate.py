@@ -8,7 +8,7 @@ import streamlit as st
 from attnviz.devices import available_devices
 from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_checkpoints, leaderboard_records
 from attnviz.plots import metric_scatter, plot_config
-from attnviz.store import csv_text
+from attnviz.store import ModelEntry, csv_text
 from attnviz_app.app_pages.shared.common import absent_models_note, app_model_roots, escape_markdown, require_models
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
@@ -49,6 +49,12 @@ def leaderboard(rows: list[dict], key: str, columns: list[str]) -> None:
     right.plotly_chart(metric_scatter(rows, "entropy"), key=f"{key}_entropy", config=plot_config(f"{key}-entropy"))
 
 
+def _measured_row(row: dict, entry: ModelEntry | None) -> dict:
+    """A measured row for the table: the model's name, task, score and style from the catalog (unlisted: its path)."""
+    described = {k: getattr(entry, k) if entry else None for k in ("task", "score", "style")}
+    return {**described, **{c: row.get(c) for c in COLUMNS[4:]}, "model": entry.name if entry else row["model"]}
+
+
 st.subheader("Stored results")
 st.caption(
     "Measured when each model was trained, on its task's full test split with the beam width shown ('valid BLEU': "
@@ -73,11 +79,11 @@ else:
     )
 
 st.subheader("Measure now")
-by_name = {m["name"]: m for m in models}
+by_name = {m.name: m for m in models}
 if "eval_models" not in st.session_state:
     explored = [n for n in st.session_state.get(EXPLORE_MODELS) or [] if n in by_name]
-    task = by_name[explored[0]]["task"] if explored else models[0]["task"]
-    st.session_state["eval_models"] = [m["name"] for m in models if m["task"] == task][:6]
+    task = by_name[explored[0]].task if explored else models[0].task
+    st.session_state["eval_models"] = [m.name for m in models if m.task == task][:6]
 with st.form("eval_form"):
     chosen = st.multiselect(
         "Models", list(by_name), key="eval_models", persist_state="session",
@@ -104,17 +110,13 @@ if submitted:
             def done(k: int, name: str) -> None:
                 bar.progress((k + 1) / len(chosen), text=f"{k + 1}/{len(chosen)}: {name}")
 
-            paths = [by_name[name]["path"] for name in chosen]
+            paths = [by_name[name].path for name in chosen]
             result = evaluate_checkpoints(paths, split=split, n=int(n), beam_size=int(beam),
                                           roots=app_model_roots(), on_done=done, device=device)  # fmt: skip
             status.update(label=f"Evaluated {len(result.rows)} of {len(chosen)} model(s)", state="complete")
         for err in result.errors:
             st.warning(f"{escape_markdown(str(err['model']))}: {escape_markdown(err['error'])}")
-        by_path = {m["path"]: m for m in models}
-        st.session_state["eval_rows"] = [
-            {**{k: by_path.get(r["model"], {}).get(k) for k in ("task", "score", "style")},
-             **{c: r.get(c) for c in COLUMNS[4:]}, "model": by_path.get(r["model"], {}).get("name", r["model"])}
-            for r in result.rows
-        ]  # fmt: skip
+        by_path = {m.path: m for m in models}
+        st.session_state["eval_rows"] = [_measured_row(r, by_path.get(r["model"])) for r in result.rows]
 if st.session_state.get("eval_rows"):
     leaderboard(st.session_state["eval_rows"], "leaderboard_sample", COLUMNS)

@@ -26,7 +26,7 @@ with user_errors():
     models = session_models()
 entry = None
 if models:
-    by_name = {m["name"]: m for m in models}
+    by_name = {m.name: m for m in models}
     name = st.selectbox("Sizes of model", list(by_name), key="learn_model", persist_state="session")
     entry = by_name[name]
 translator = None
@@ -52,7 +52,7 @@ if cfg is not None:
     shapes = score_parameters(score, cfg.hidden_dim, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len)
     rows = parameter_rows(shapes)
     own = score == cfg.score
-    name = escape_markdown(entry["name"])
+    name = escape_markdown(entry.name)
     where = f"Parameters of {score} in {name}" if own else f"Parameters {score} would have at the sizes of {name}"
     st.markdown(f"**{where}: {sum(r['count'] for r in rows):,}** (named as in the formula above)")
     if rows:
@@ -74,6 +74,4 @@ if translator is not None and cfg.encoder == "transformer":
     st.plotly_chart(encoder_attention_heatmaps(al), key="learn_encoder_attn")
     st.caption("Each map: query token (row) attends over key tokens (column), per layer and head.")
 elif translator is not None:
-    st.caption(
-        f"{escape_markdown(entry['name'])} has an RNN ({cfg.encoder}) encoder: no encoder self-attention to show."
-    )
+    st.caption(f"{escape_markdown(entry.name)} has an RNN ({cfg.encoder}) encoder: no encoder self-attention to show.")

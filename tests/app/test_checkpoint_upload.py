@@ -16,13 +16,14 @@ import streamlit as st
 from streamlit.runtime import caching
 from streamlit.testing.v1 import AppTest
 
-from attnviz.server import checkpoints, uploads
+from attnviz.server import checkpoints, upload_folder, upload_ledger, web_sessions
 from attnviz.store import catalog
 from attnviz.training.recipes import Recipe, run_recipe
 from attnviz_app.app_pages.explore import sidebar
 from attnviz_app.app_pages.shared import common
 from tests.support.jobs import tiny_recipe
 from tests.support.paths import APP
+from tests.support.uploads import use_fresh_uploads
 
 SESSION = "test session id"  # AppTest's session id
 UPLOADER = "ckpt_upload_0"  # the first uploader of a session
@@ -36,18 +37,13 @@ def fresh(app_models_dir, tmp_path, monkeypatch) -> Path:
     shutil.copytree(app_models_dir, folder)
     monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
     monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
-    monkeypatch.setattr(uploads, "UPLOAD_ROOT", tmp_path / "uploads")
-    monkeypatch.setattr(uploads, "LEDGER", uploads.Ledger())
-    monkeypatch.setattr(uploads, "SESSIONS", uploads.Sessions())
-    monkeypatch.setattr(uploads, "reconnect_window", lambda: 0.0)
-    monkeypatch.setattr(checkpoints, "UPLOADS", checkpoints.CheckpointUploads())
-    monkeypatch.setattr(uploads, "ON_DELETE", [checkpoints.UPLOADS.forget])
-    uploads.server_folder.cache_clear()
+    use_fresh_uploads(tmp_path / "uploads", monkeypatch, checkpoint_uploads=True)
+    monkeypatch.setattr(web_sessions, "reconnect_window", lambda: 0.0)
     st.cache_data.clear()
     caching.clear_session_resource_cache(SESSION)
     yield folder
     caching.clear_session_resource_cache(SESSION)
-    uploads.server_folder.cache_clear()
+    upload_folder.server_folder.cache_clear()
 
 
 def explore() -> AppTest:
@@ -66,7 +62,7 @@ def test_an_uploaded_checkpoint_opens_in_explore_and_every_page_of_its_session(f
     at = upload(explore(), "mine.safetensors", (fresh / "toyfr-additive-bahdanau.safetensors").read_bytes())
     assert [s.value for s in at.success] == ["Opened mine \\(additive/bahdanau, task toy\\-fr\\)."]
     [entry] = checkpoints.session_checkpoints(SESSION)
-    assert at.selectbox(key=f"{sidebar.CKPT_KEY}_bahdanau").value == entry["path"]  # the view uses it
+    assert at.selectbox(key=f"{sidebar.CKPT_KEY}_bahdanau").value == entry.path  # the view uses it
     assert (at.selectbox(key=sidebar.SCORE_KEY).value, at.session_state[sidebar.STYLE_KEY]) == ("additive", "bahdanau")
     assert any(" · mine:" in m.value for m in at.markdown)  # its translation line names it
     assert at.file_uploader(key="ckpt_upload_1") is not None  # a fresh uploader for the next file
@@ -97,15 +93,15 @@ def test_another_session_neither_lists_nor_loads_the_upload(fresh, monkeypatch):
     [entry] = checkpoints.session_checkpoints(SESSION)
     monkeypatch.setattr(common, "session_id", lambda: "another session")
     other = explore()
-    assert "mine" not in [m["name"] for m in common.session_models()]
+    assert "mine" not in [m.name for m in common.session_models()]
     other.selectbox(key=sidebar.SCORE_KEY).set_value("additive").run()
     assert not other.exception, other.exception
-    assert all(entry["path"] not in box.options for box in other.selectbox)  # no checkpoint picker offers it
+    assert all(entry.path not in box.options for box in other.selectbox)  # no checkpoint picker offers it
     assert not any(" · mine:" in m.value for m in other.markdown)
     other.switch_page("attnviz_app/app_pages/compare.py").run()
     assert "mine" not in [o.split(" · ")[0] for o in other.multiselect(key="cmp_models").options]
     with pytest.raises(Exception, match="not this session's"):  # a path learnt some other way loads nothing
-        common.load_model(entry["path"], Path(entry["path"]).stat().st_mtime)
+        common.load_model(entry.path, Path(entry.path).stat().st_mtime)
 
 
 @pytest.mark.parametrize(
@@ -130,26 +126,26 @@ def test_save_puts_it_in_the_models_folder_for_everyone_and_removal_or_the_end_f
     data = (fresh / "toyfr-additive-bahdanau.safetensors").read_bytes()
     at = upload(explore(), "toyfr-general-luong.safetensors", data)
     [entry] = checkpoints.session_checkpoints(SESSION)
-    assert entry["name"] == "toyfr-general-luong-uploaded"  # the folder has that name
+    assert entry.name == "toyfr-general-luong-uploaded"  # the folder has that name
     assert any("renamed" in s.value for s in at.success), [s.value for s in at.success]
     at.text_input(key="ckpt_save_name_0").set_value("toyfr-general-luong")
     at.button(key="ckpt_save_0").click().run()
     assert not at.exception, at.exception
     assert (fresh / "toyfr-general-luong-2.safetensors").read_bytes() == data  # a free name; nothing overwritten
-    assert checkpoints.session_checkpoints(SESSION) == [] and not Path(entry["path"]).exists()
-    assert "toyfr-general-luong-2" in [m["name"] for m in catalog.list_models(viewer="another session")]
+    assert checkpoints.session_checkpoints(SESSION) == [] and not Path(entry.path).exists()
+    assert "toyfr-general-luong-2" in [m.name for m in catalog.list_models(viewer="another session")]
     assert at.selectbox(key=f"{sidebar.CKPT_KEY}_bahdanau").value == str(fresh / "toyfr-general-luong-2.safetensors")
 
     at = upload(at, "again.safetensors", data, key="ckpt_upload_1")
     [entry] = checkpoints.session_checkpoints(SESSION)
     at.button(key="ckpt_remove_0").click().run()
-    assert not at.exception and not Path(entry["path"]).exists()
+    assert not at.exception and not Path(entry.path).exists()
 
     at = upload(at, "last.safetensors", data, key="ckpt_upload_2")
     [entry] = checkpoints.session_checkpoints(SESSION)
     caching.clear_session_resource_cache(SESSION)  # what a disconnect does (AppSession.clear_session_caches)
-    uploads.collect()  # the janitor's round after the reconnect window
-    assert not Path(entry["path"]).exists() and checkpoints.UPLOADS._models == {}
+    upload_ledger.collect()  # the janitor's round after the reconnect window
+    assert not Path(entry.path).exists() and checkpoints.UPLOADS._models == {}
 
 
 @pytest.fixture
@@ -165,10 +161,10 @@ def upload_trained(fresh, tmp_path):
 def test_a_model_trained_on_an_upload_is_private_until_its_owner_shares_it(upload_trained, monkeypatch):
     at = explore()
     assert not at.exception
-    assert "private" not in [m["name"] for m in catalog.list_models(viewer="another session")]
+    assert "private" not in [m.name for m in catalog.list_models(viewer="another session")]
     at.button(key="ckpt_share_0").click().run()
     assert not at.exception, at.exception
     assert any("Shared private" in s.value for s in at.success)
-    assert "private" in [m["name"] for m in catalog.list_models(viewer="another session")]
+    assert "private" in [m.name for m in catalog.list_models(viewer="another session")]
     monkeypatch.setattr(common, "session_id", lambda: "another session")
-    assert "private" in [m["name"] for m in common.session_models()]
+    assert "private" in [m.name for m in common.session_models()]

@@ -363,4 +363,4 @@ def test_the_train_page_offers_unfinished_runs_and_keeps_or_discards_them(strand
     at.button(key="train_discard_gone").click().run()
     assert not at.exception, at.exception
     assert not any("unfinished training" in e.label for e in at.expander)
-    assert "cut" in [m["name"] for m in catalog.list_models()]
+    assert "cut" in [m.name for m in catalog.list_models()]

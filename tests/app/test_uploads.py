@@ -18,11 +18,12 @@ from streamlit.runtime import caching
 from streamlit.testing.v1 import AppTest
 
 from attnviz.data import corpora
-from attnviz.server import uploads
+from attnviz.server import table_head, upload_folder, upload_ledger, web_sessions
 from attnviz.store import files
 from attnviz_app.app_pages.shared import data_ui
 from tests.support.paths import APP
 from tests.support.tables import PAIRS, ROWS
+from tests.support.uploads import use_fresh_uploads
 
 SESSION = "test session id"  # AppTest's session id
 
@@ -31,19 +32,16 @@ SESSION = "test session id"  # AppTest's session id
 def fresh(tmp_path, monkeypatch) -> Path:
     """Uploads, their ledger and the datasets cache in a temporary folder; sessions end as soon
     as they disconnect (no reconnect window)."""
-    monkeypatch.setattr(uploads, "UPLOAD_ROOT", tmp_path / "uploads")
-    monkeypatch.setattr(uploads, "LEDGER", uploads.Ledger())
-    monkeypatch.setattr(uploads, "SESSIONS", uploads.Sessions())
-    monkeypatch.setattr(uploads, "reconnect_window", lambda: 0.0)
+    use_fresh_uploads(tmp_path / "uploads", monkeypatch)
+    monkeypatch.setattr(web_sessions, "reconnect_window", lambda: 0.0)
     monkeypatch.setattr(corpora, "CACHE_DIR", tmp_path / "datasets")
     monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "models"))
-    uploads.server_folder.cache_clear()
     caching.clear_session_resource_cache(SESSION)
     caching.clear_session_data_cache(SESSION)
     yield tmp_path
     caching.clear_session_resource_cache(SESSION)
     caching.clear_session_data_cache(SESSION)
-    uploads.server_folder.cache_clear()
+    upload_folder.server_folder.cache_clear()
 
 
 def data_page(upload: tuple[str, str] | None = None) -> AppTest:
@@ -64,21 +62,21 @@ def send(at: AppTest, name: str, text: str) -> AppTest:
 
 
 def stored() -> list[Path]:
-    return sorted(uploads.server_folder().iterdir())
+    return sorted(upload_folder.server_folder().iterdir())
 
 
 def end_session() -> None:
     """What Streamlit does when the tab's websocket closes, then the reconnect window passes."""
     caching.clear_session_resource_cache(SESSION)  # AppSession.clear_session_caches on disconnect
     caching.clear_session_data_cache(SESSION)
-    uploads.collect()  # the janitor's round after the window
+    upload_ledger.collect()  # the janitor's round after the window
 
 
 def test_a_sessions_upload_is_deleted_once_the_session_ends(fresh):
     at = data_page(("pairs.csv", ROWS))
     assert [m.value for m in at.metric][:3] == ["54", "3", "3"]
     [path] = stored()
-    uploads.collect()
+    upload_ledger.collect()
     assert path.is_file()  # the session lives: its upload stays
     end_session()
     assert not path.exists() and stored() == []
@@ -86,14 +84,14 @@ def test_a_sessions_upload_is_deleted_once_the_session_ends(fresh):
 
 
 def test_a_session_that_reconnects_keeps_its_upload(fresh, monkeypatch):
-    monkeypatch.setattr(uploads, "reconnect_window", lambda: 60.0)
+    monkeypatch.setattr(web_sessions, "reconnect_window", lambda: 60.0)
     at = data_page(("pairs.csv", ROWS))
     [path] = stored()
     end_session()  # disconnected, but within the window
     assert path.is_file()
     at.run()  # back: it runs again
-    monkeypatch.setattr(uploads, "reconnect_window", lambda: 0.0)
-    uploads.collect()
+    monkeypatch.setattr(web_sessions, "reconnect_window", lambda: 0.0)
+    upload_ledger.collect()
     assert path.is_file() and not at.exception
 
 
@@ -111,12 +109,12 @@ def test_a_replaced_upload_a_training_reads_stays_until_the_training_ends(fresh)
     at = data_page(("first.csv", ROWS))
     [first] = stored()
     running = True
-    uploads.hold_for_training(f"{first}?src=en&tgt=fr", "mine", lambda: running)
+    upload_ledger.hold_for_training(f"{first}?src=en&tgt=fr", "mine", lambda: running)
     send(at, "second.csv", ROWS.replace("cat", "dog"))
     end_session()
     assert first.is_file()  # replaced, its session gone: the training still reads it
     running = False
-    uploads.collect()
+    upload_ledger.collect()
     assert not first.exists()
 
 
@@ -141,12 +139,12 @@ def test_a_training_started_on_the_train_page_keeps_its_upload_after_the_session
             job.stop()
             job.join(60)
             REGISTRY.forget(SESSION)
-    uploads.collect()
+    upload_ledger.collect()
     assert not path.exists()
 
 
 def test_an_upload_over_the_limits_keeps_its_first_rows_and_says_so(fresh, monkeypatch):
-    monkeypatch.setattr(uploads, "MAX_UPLOAD_ROWS", 40)
+    monkeypatch.setattr(upload_ledger, "MAX_UPLOAD_ROWS", 40)
     at = data_page(("big.csv", ROWS))
     assert not at.exception
     [warning] = [w.value for w in at.warning]
@@ -204,7 +202,7 @@ def test_upload_corpora_are_cached_per_session_at_most_two(fresh, monkeypatch):
 
 
 def test_uploads_of_servers_that_are_gone_are_deleted_at_start(fresh):
-    root = uploads.UPLOAD_ROOT
+    root = upload_folder.UPLOAD_ROOT
     dead, live = root / "server-999999991", root / "server-999999992"
     for folder in (dead, live):
         folder.mkdir(parents=True)
@@ -214,7 +212,7 @@ def test_uploads_of_servers_that_are_gone_are_deleted_at_start(fresh):
     loose = root / "0123456789abcdef0123.csv"  # left by a version before the server folders
     loose.write_text(ROWS, encoding="utf-8")
     try:
-        mine = uploads.server_folder()  # the first use in a server (boot.py) cleans up
+        mine = upload_folder.server_folder()  # the first use in a server (boot.py) cleans up
         assert not dead.exists() and not loose.exists() and not (root / "server-999999991.lock").exists()
         assert (live / "a.csv").is_file() and mine.is_dir() and files.is_locked(mine.with_name(mine.name + ".lock"))
     finally:
@@ -230,14 +228,14 @@ def test_uploads_of_servers_that_are_gone_are_deleted_at_start(fresh):
     ],
 )
 def test_head_rows_keeps_whole_rows_and_the_header(fmt, data, rows):
-    head, kept = uploads.head_rows(data.encode(), fmt, 3, 10**6)
+    head, kept = table_head.head_rows(data.encode(), fmt, 3, 10**6)
     assert kept == 3
     text = head.decode()
     if rows:
         assert text == data.split("\n", 1)[0] + "\n" + "\n".join(rows) + "\n"
     else:
         assert [json.loads(line)["en"] for line in text.splitlines()] == ["a0", "a1", "a2"]
-    assert uploads.head_rows(data.encode(), fmt, 100, 10**6) is None
+    assert table_head.head_rows(data.encode(), fmt, 100, 10**6) is None
 
 
 def test_head_rows_bounds_bytes_and_parquet_and_json_arrays():
@@ -245,14 +243,14 @@ def test_head_rows_bounds_bytes_and_parquet_and_json_arrays():
     import pyarrow.parquet as pq
 
     long_rows = "en,fr\n" + "".join(f"{'word ' * 20}{i},x\n" for i in range(100))
-    head, kept = uploads.head_rows(long_rows.encode(), "csv", 1000, 1000)
+    head, kept = table_head.head_rows(long_rows.encode(), "csv", 1000, 1000)
     assert 1 <= kept < 100 and len(head) <= 1000 and head.endswith(b"\n")
     sink = pa.BufferOutputStream()
     pq.write_table(pa.table({"en": [f"a{i}" for i in range(10)], "fr": ["b"] * 10}), sink)
-    head, kept = uploads.head_rows(sink.getvalue().to_pybytes(), "parquet", 4, 10**6)
+    head, kept = table_head.head_rows(sink.getvalue().to_pybytes(), "parquet", 4, 10**6)
     assert kept == 4 and pq.read_table(pa.BufferReader(head)).column("en").to_pylist() == ["a0", "a1", "a2", "a3"]
     array = json.dumps([{"en": f"a{i}", "fr": "b"} for i in range(10)]).encode()
-    head, kept = uploads.head_rows(array, "json", 2, 10**6)
+    head, kept = table_head.head_rows(array, "json", 2, 10**6)
     assert kept == 2 and [r["en"] for r in json.loads(head)] == ["a0", "a1"]
 
 
@@ -281,7 +279,7 @@ def test_the_data_page_shows_an_uploaded_files_name_literally(monkeypatch):
     [error] = [e.value for e in at.error]
     assert "column" in error and shown_literally(error)  # it needs two columns
 
-    monkeypatch.setattr(uploads, "MAX_UPLOAD_ROWS", 40)
+    monkeypatch.setattr(upload_ledger, "MAX_UPLOAD_ROWS", 40)
     send(at, MARKDOWN_NAME, ROWS)  # valid, and over the row limit: the note names it
     [warning] = [w.value for w in at.warning]
     assert "only its first 40 rows are used" in warning and shown_literally(warning)
@@ -299,4 +297,4 @@ def test_a_null_json_line_is_named_in_the_app_by_the_uploaded_files_name():
     assert not at.exception
     [error] = [e.value for e in at.error]
     assert "pairs\\.jsonl, line 3\\: a record is null" in error  # the user's name, escaped
-    assert str(uploads.server_folder()) not in error and "NoneType" not in error
+    assert str(upload_folder.server_folder()) not in error and "NoneType" not in error

@@ -38,12 +38,11 @@ def shown(tokens: list[str]) -> list[str]:
 
 @functools.cache
 def default_model():
-    """The model the app opens on (attnviz.server.siblings' defaults) and its task."""
-    from attnviz.server import front_entry, task_of
-    from attnviz.store import catalog
+    """The model the app opens on (attnviz.store's defaults) and its task."""
+    from attnviz.store import front_entry, list_models, load, task_of
 
-    entry = front_entry(catalog.list_models())
-    return catalog.load(entry["path"]), task_of(entry)
+    entry = front_entry(list_models())
+    return load(entry.path), task_of(entry)
 
 
 def expected_ticks(text: str) -> list[str]:

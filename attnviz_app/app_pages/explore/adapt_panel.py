@@ -16,6 +16,7 @@ from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError
 from attnviz.links import MAX_FILE_BYTES, CorpusAlignment, GoldSet, Reading, align_corpus, word_attention
 from attnviz.server import ADAPTATIONS, AdaptJob, save_adapted, upload_bitext
+from attnviz.store import ModelEntry
 from attnviz.training import AdaptConfig
 from attnviz_app.app_pages.explore.links import Method, Words
 from attnviz_app.app_pages.shared.common import (
@@ -79,7 +80,7 @@ def _reading(job_id: str, source: Words, target: Words, _model: Translator) -> R
     return word_attention(_model, list(source), list(target))
 
 
-def _done(entries: dict[str, dict]) -> tuple[Held, list[str]] | None:
+def _done(entries: dict[str, ModelEntry]) -> tuple[Held, list[str]] | None:
     """This session's finished copy and the panels that show the model it was made from."""
     held = st.session_state.get(HELD)
     if held is None or held.job.snapshot().status != "done":
@@ -94,7 +95,9 @@ def _row(held: Held, label: str) -> str:
     return f"{held.job.label}: {label}"
 
 
-def adapt_section(entries: dict[str, dict], labels: dict[str, str], method: Method, gold: GoldSet) -> dict[str, list]:
+def adapt_section(
+    entries: dict[str, ModelEntry], labels: dict[str, str], method: Method, gold: GoldSet
+) -> dict[str, list]:
     """The expander "Adapt the model to this text"; then, once a copy of a shown model is adapted,
     its links of the gold pairs by row label (``adapted N steps: attention (argmax)``)."""
     with st.expander("Adapt the model to this text", key=OPEN_KEY):
@@ -161,13 +164,13 @@ def _bitext(gold: GoldSet) -> tuple[list[list[str]], list[list[str]], str, bool]
     return sources, targets, first.name, True
 
 
-def _panel(entries: dict[str, dict], gold: GoldSet) -> None:
+def _panel(entries: dict[str, ModelEntry], gold: GoldSet) -> None:
     """Pick the bitext, steps and guidance; start, watch, cancel; then save or discard the copy."""
     names = list(entries)
     name = st.selectbox("Model", names, key=MODEL_KEY) if len(names) > 1 else names[0]
     entry = entries[name]
     how = (
-        f"Fine-tunes a copy of {entry['name']} on a bitext with the translation loss (learning rate 5e-4, 32 pairs "
+        f"Fine-tunes a copy of {entry.name} on a bitext with the translation loss (learning rate 5e-4, 32 pairs "
         "a step), in the background. The copy stays in this session until you save it; the model and its file "
         "are never changed."
     )
@@ -186,7 +189,7 @@ def _panel(entries: dict[str, dict], gold: GoldSet) -> None:
         _outcome(held, entries)
 
 
-def _start(entry: dict, bitext: tuple, steps: int, guided: bool) -> bool:
+def _start(entry: ModelEntry, bitext: tuple, steps: int, guided: bool) -> bool:
     """Start adapting a copy of ``entry``'s model, replacing this session's last copy; False (with the
     reason shown) when it cannot start."""
     sources, targets, origin, private = bitext
@@ -198,7 +201,7 @@ def _start(entry: dict, bitext: tuple, steps: int, guided: bool) -> bool:
     except AttnvizError as e:
         st.error(error_text(e))
         return False
-    st.session_state[HELD] = Held(job, entry["name"], private)
+    st.session_state[HELD] = Held(job, entry.name, private)
     return True
 
 
@@ -227,7 +230,7 @@ def _progress(held: Held) -> None:
     bar()
 
 
-def _outcome(held: Held, entries: dict[str, dict]) -> None:
+def _outcome(held: Held, entries: dict[str, ModelEntry]) -> None:
     """How the job ended; for a finished copy what it was made from, Save and Discard."""
     snap = held.job.snapshot()
     if snap.status == "cancelled":

@@ -12,6 +12,7 @@ from attnviz.data import to_pharaoh
 from attnviz.errors import AttnvizError
 from attnviz.links import DIRECTIONAL, agreement, reverse_entry
 from attnviz.plots import align_tops, links_figure, share_scales
+from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.gold import gold_view
 from attnviz_app.app_pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
 from attnviz_app.app_pages.explore.markup import markup_view
@@ -35,7 +36,7 @@ METHOD_HELP = (
 )
 
 
-def pick_method(entry: dict, models: list[dict], where) -> Method:
+def pick_method(entry: ModelEntry, models: list[ModelEntry], where) -> Method:
     """The extraction method (symmetric ones only with a reverse model) in ``where``, and the threshold."""
     reverse = reverse_entry(models, entry)
     methods = list(DIRECTIONAL) + (list(SYMMETRIC) if reverse else [])
@@ -49,11 +50,11 @@ def pick_method(entry: dict, models: list[dict], where) -> Method:
         where.caption("No reverse model of this task is shipped: argmax and threshold only.")
     if name not in SYMMETRIC:
         return Method(name, 0.3, None)
-    where.caption(f"Reverse model: {escape_markdown(reverse['name'])}")
-    return Method(name, 0.3, model_version(reverse), reverse["name"])
+    where.caption(f"Reverse model: {escape_markdown(reverse.name)}")
+    return Method(name, 0.3, model_version(reverse), reverse.name)
 
 
-def alignment_view(entries: dict[str, dict], models: list[dict], text: str, image_format: str) -> None:
+def alignment_view(entries: dict[str, ModelEntry], models: list[ModelEntry], text: str, image_format: str) -> None:
     """This sentence's links, the links of a gold set scored, or a marked-up sentence's markup carried along
     them, for every shown model (``entries``: panel name -> catalog entry), side by side."""
     first = next(iter(entries.values()))
@@ -72,7 +73,7 @@ def alignment_view(entries: dict[str, dict], models: list[dict], text: str, imag
         sentence_view(entries, method, text, image_format)
 
 
-def _eflomal(entry: dict, source: list[str], target: list[str]) -> tuple[list | None, str]:
+def _eflomal(entry: ModelEntry, source: list[str], target: list[str]) -> tuple[list | None, str]:
     """eflomal's links for one pair and what it ran on, or ``None`` and why it did not run."""
     if reads_characters(model_version(entry)):
         return None, "eflomal aligns words; this model reads characters, so eflomal is not run."
@@ -85,7 +86,7 @@ def _eflomal(entry: dict, source: list[str], target: list[str]) -> tuple[list | 
     return run.links[0], eflomal_note(run, "this pair")
 
 
-def sentence_view(entries: dict[str, dict], method: Method, text: str, image_format: str) -> None:
+def sentence_view(entries: dict[str, ModelEntry], method: Method, text: str, image_format: str) -> None:
     """Attention's and eflomal's links for the sentence, per model on its word-level heatmap and as
     Pharaoh lines; every model aligned on its own translation or on the one typed."""
     translations = {}
@@ -130,14 +131,14 @@ class Drawn:
     links: dict[str, list | None]
 
 
-def _links_of(panel: str, entry: dict, method: Method, text: str, target: str, width: int) -> Drawn:
+def _links_of(panel: str, entry: ModelEntry, method: Method, text: str, target: str, width: int) -> Drawn:
     """One model's links on its word-level heatmap, beside eflomal's (an :class:`AttnvizError` where
     the model cannot read the pair)."""
     reading, links = word_links(model_version(entry), method, text, target)
     efl, efl_note = _eflomal(entry, reading.source_words, reading.target_words)
     name = f"attention ({method.name})"
     layers = {name: ("attention", links.links)} | ({"eflomal": ("eflomal", efl)} if efl is not None else {})
-    title = f"{panel} · {entry['name']}: word links" if panel else f"{entry['name']}: word links"
+    title = f"{panel} · {entry.name}: word links" if panel else f"{entry.name}: word links"
     fig = links_figure(reading.weights, reading.source_words, reading.target_words, layers, title, width)
     how = {"threshold": f"every weight ≥ {method.threshold:.2f}", "argmax": "each target word's largest weight"}
     rule = how.get(method.name, f"{method.name} of this model's and {method.reverse_name}'s argmax links")

@@ -7,8 +7,7 @@ import streamlit as st
 
 from attnviz.data import LEXICON
 from attnviz.links import for_reading
-from attnviz.server import front_example, slots
-from attnviz.store import file_stem
+from attnviz.store import ModelEntry, file_stem, front_example, slots
 from attnviz_app import page_file
 from attnviz_app.app_pages.explore import sidebar, url
 from attnviz_app.app_pages.explore.alignment import alignment_view
@@ -34,9 +33,9 @@ TABS_KEY = "explore_view_tabs"  # the st.tabs widget: fed from, and writing to, 
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
 
 
-def _translation_line(name: str, entry: dict, al) -> None:
+def _translation_line(name: str, entry: ModelEntry, al) -> None:
     translation = get_model(entry).text_of(al) or "(empty)"
-    st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(entry['name'])}: {escape_markdown(translation)}")
+    st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(entry.name)}: {escape_markdown(translation)}")
     copies = al.unk_copies()
     if copies:
         copied = ", ".join(f"step {t + 1} → “{escape_markdown(al.source_word(s))}”" for t, s in copies.items())
@@ -52,7 +51,7 @@ def _lexicon() -> None:
             st.dataframe(pd.DataFrame(LEXICON), hide_index=True, key="explore_lexicon")
 
 
-def _by_panel(choice: sidebar.Choice) -> dict[str, dict]:
+def _by_panel(choice: sidebar.Choice) -> dict[str, ModelEntry]:
     """Each shown panel's catalog entry, by panel name."""
     return {NAMES[style]: entry for style, entry in choice.entries.items()}
 
@@ -65,7 +64,7 @@ def _train_new(task: str, score: str, style: str) -> None:
     st.session_state[TRAIN_WANTED] = (task, score, style)
 
 
-def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason: str) -> None:
+def _missing_note(models: list[ModelEntry], choice: sidebar.Choice, style: str, reason: str) -> None:
     """Why a combination has no model, and a one-click way to train it: from its sibling's recipe
     where the other style has one, else on the Train page's form set to this task, score and style."""
     other = "luong" if style == "bahdanau" else "bahdanau"
@@ -75,7 +74,7 @@ def _missing_note(models: list[dict], choice: sidebar.Choice, style: str, reason
     if reason.startswith("impossible"):
         return
     if have is not None:
-        click, args, why = _train_sibling, (have["path"], style), "Its sibling's recipe, in this decoder style"
+        click, args, why = _train_sibling, (have.path, style), "Its sibling's recipe, in this decoder style"
     else:
         click, args, why = _train_new, (choice.task, choice.score, style), "The Train page, set to this score"
     if right.button("Train it", key=f"explore_train_{style}", on_click=click, args=args, help=why):
@@ -121,7 +120,7 @@ def render() -> None:
         url.write(link_note)
         st.stop()
 
-    st.session_state[EXPLORE_MODELS] = [e["name"] for e in choice.entries.values()]  # Compare opens on them
+    st.session_state[EXPLORE_MODELS] = [e.name for e in choice.entries.values()]  # Compare opens on them
     panels = {}
     spinner = "Beam search…" if choice.beam > 3 else "Translating…"
     with st.spinner(spinner, show_time=choice.beam > 3):
@@ -145,13 +144,13 @@ def render() -> None:
     decoded = {name: r.alignment if r.merged else panels[name] for name, r in reading.items()}  # cells' words
     rule, note = next(((r.rule, r.note) for r in reading.values() if r.note), ("", ""))
     note = f" ({note})" if note else ""
-    titles = {name: f"{e['name']} · {e['score']} / {e['style']}{note}" for name, e in entries.items()}
+    titles = {name: f"{e.name} · {e.score} / {e.style}{note}" for name, e in entries.items()}
     translators = {name: get_model(e) for name, e in entries.items()}
     versions = {name: model_version(e) for name, e in entries.items()}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS
     st.session_state[TABS_KEY] = _open_view(views)
     fmt = choice.image_format
-    names = {name: e["name"] for name, e in entries.items()}
+    names = {name: e.name for name, e in entries.items()}
     st.session_state[FILE_STEMS_KEY] = {"": file_stem("-".join(names.values()), text)} | {
         name: file_stem(model, text) for name, model in names.items()}  # fmt: skip
     draw = {

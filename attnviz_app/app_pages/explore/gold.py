@@ -19,6 +19,7 @@ from attnviz.links import (
     text_lines,
 )
 from attnviz.plots import align_tops, gold_figure, share_scales
+from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.adapt_panel import adapt_section, adapted_maps
 from attnviz_app.app_pages.explore.drift import drift_section
 from attnviz_app.app_pages.explore.links import (
@@ -90,7 +91,7 @@ def _uploaded_gold(test: list) -> GoldSet | None:
     return read(fmt, base) if given else None
 
 
-def _gold_set(entry: dict) -> GoldSet | None:
+def _gold_set(entry: ModelEntry) -> GoldSet | None:
     """The built-in gold links of the task's test split, or the uploaded ones."""
     spec, options = data_of(model_version(entry))
     try:
@@ -107,7 +108,7 @@ def _gold_set(entry: dict) -> GoldSet | None:
     return gold_of_pairs(test, origin) if kind == "builtin" else _uploaded_gold(test)
 
 
-def gold_view(entries: dict[str, dict], method: Method, image_format: str) -> None:
+def gold_view(entries: dict[str, ModelEntry], method: Method, image_format: str) -> None:
     """Corpus and per-sentence precision, recall and AER of attention (``method``) for every shown
     model (``entries``: panel name -> catalog entry) and of eflomal, and one pair's maps with gold
     and predicted links, one per model side by side."""
@@ -177,7 +178,7 @@ def _report(gold: GoldSet, aligned: dict[str, CorpusAlignment], skipped: set[int
 
 
 def _sentence(
-    entries: dict[str, dict],
+    entries: dict[str, ModelEntry],
     labels: dict[str, str],
     method: Method,
     gold: GoldSet,
@@ -220,7 +221,7 @@ def _sentence(
         except AttnvizError as e:
             shown[name] = who, e
             continue
-        title = f"{name} · {entry['name']} · pair {k}: {who}"
+        title = f"{name} · {entry.name} · pair {k}: {who}"
         shown[name] = who, gold_figure(reading.weights, src, tgt, predicted[who][k], g.sure, g.possible, title, width)
     share_scales(
         align_tops([fig for _, fig in shown.values() if not isinstance(fig, str | AttnvizError)])

@@ -11,6 +11,7 @@ import streamlit as st
 from attnviz.errors import AttnvizError
 from attnviz.links import MAX_MARKUP_CHARS, SPLIT_RULES
 from attnviz.plots import coloured_words, markup_figure
+from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.links import Method, carried_markup, data_of, reads_characters
 from attnviz_app.app_pages.explore.views import chart, columns, panel_width
 from attnviz_app.app_pages.shared.common import escape_markdown, model_version
@@ -41,7 +42,7 @@ def _default(text: str) -> str:
     return " ".join(words)
 
 
-def markup_view(entries: dict[str, dict], method: Method, text: str, image_format: str) -> None:
+def markup_view(entries: dict[str, ModelEntry], method: Method, text: str, image_format: str) -> None:
     """The markup box, the choice of links and split rule, and each shown model's carried markup."""
     if not st.session_state.get(MARKUP_KEY):
         st.session_state[MARKUP_KEY] = _default(text)
@@ -93,12 +94,20 @@ def markup_view(entries: dict[str, dict], method: Method, text: str, image_forma
 
 
 def _panel(
-    panel: str, entry: dict, method: Method, aligner: str, source: str, target: str, split: str, width: int, fmt: str
+    panel: str,
+    entry: ModelEntry,
+    method: Method,
+    aligner: str,
+    source: str,
+    target: str,
+    split: str,
+    width: int,
+    fmt: str,
 ) -> None:
     """One model's carried markup: coloured source and translation, the marked-up text, the table, the map."""
     model = model_version(entry)
     if panel:
-        st.markdown(f"**{escape_markdown(panel)}** · {escape_markdown(entry['name'])}")
+        st.markdown(f"**{escape_markdown(panel)}** · {escape_markdown(entry.name)}")
     if reads_characters(model):
         st.info("This model reads characters; markup is carried over words, so pick a model that reads words.")
         return
@@ -124,7 +133,7 @@ def _panel(
         st.caption("No markup to carry.")
     links = "eflomal" if aligner == "eflomal" else f"attention ({method.name})"
     spans = [(s.element.label, s.source_words, s.target_words) for s in result.spans]
-    title = f"{entry['name']}: markup carried along the {links} links"
+    title = f"{entry.name}: markup carried along the {links} links"
     fig = markup_figure(
         reading.weights, reading.source_words, reading.target_words, result.links, spans, title, width, f"{links} links"
     )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from attnviz.model import SCORES
-from attnviz.server import default_score, default_style, front_example, matches, model_tasks, slots, task_of
+from attnviz.store import ModelEntry, default_score, default_style, front_example, matches, model_tasks, slots, task_of
 from attnviz_app.app_pages.shared.checkpoint_upload import checkpoint_upload
 from attnviz_app.app_pages.shared.common import absent_models_note, escape_markdown, header_config, model_label
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
@@ -35,7 +35,7 @@ class Choice:
     task: str
     score: str
     mode: str  # "bahdanau", "luong" or "both"
-    entries: dict[str, dict] = field(default_factory=dict)  # style -> catalog entry, for each style shown
+    entries: dict[str, ModelEntry] = field(default_factory=dict)  # style -> catalog entry, for each style shown
     missing: dict[str, str] = field(default_factory=dict)  # style -> why it has no model
     beam: int = 1
     image_format: str = "png"
@@ -47,12 +47,12 @@ class Choice:
         return ["bahdanau", "luong"] if self.mode == "both" else [self.mode]
 
     @property
-    def entry(self) -> dict | None:
+    def entry(self) -> ModelEntry | None:
         """The first shown model (Bahdanau's in Both)."""
         return next(iter(self.entries.values()), None)
 
 
-def _on_task_change(models: list[dict]) -> None:
+def _on_task_change(models: list[ModelEntry]) -> None:
     """A new task gets its example sentence (a sentence of another task would be unknown words),
     and a score and style it has."""
     task = st.session_state.get(TASK_KEY)
@@ -65,7 +65,7 @@ def _on_task_change(models: list[dict]) -> None:
         st.session_state[SCORE_KEY] = score
 
 
-def _on_score_change(models: list[dict]) -> None:
+def _on_score_change(models: list[ModelEntry]) -> None:
     """A new score keeps one decoder style when that style has the score; otherwise it moves to
     the style that has it (a deliberate flip to a missing style still shows why it is missing).
     Both stays Both: each missing side says why, with a button that trains it."""
@@ -75,14 +75,14 @@ def _on_score_change(models: list[dict]) -> None:
         st.session_state[STYLE_KEY] = default_style(models, task, score)
 
 
-def _open_checkpoint(entry: dict) -> None:
+def _open_checkpoint(entry: ModelEntry) -> None:
     """An uploaded (or just saved) checkpoint opens in the view: its task, score, style and file."""
-    if st.session_state.get(TASK_KEY) != task_of(entry) and entry.get("example"):
-        st.session_state[EXPLORE_TEXT] = entry["example"]
-    st.session_state[TASK_KEY], st.session_state[SCORE_KEY] = task_of(entry), entry["score"]
+    if st.session_state.get(TASK_KEY) != task_of(entry) and entry.example:
+        st.session_state[EXPLORE_TEXT] = entry.example
+    st.session_state[TASK_KEY], st.session_state[SCORE_KEY] = task_of(entry), entry.score
     if st.session_state.get(STYLE_KEY) != "both":
-        st.session_state[STYLE_KEY] = entry["style"]
-    st.session_state[f"{CKPT_KEY}_{entry['style']}"] = entry["path"]
+        st.session_state[STYLE_KEY] = entry.style
+    st.session_state[f"{CKPT_KEY}_{entry.style}"] = entry.path
 
 
 def _ensure(key: str, options: list, default) -> None:
@@ -90,7 +90,7 @@ def _ensure(key: str, options: list, default) -> None:
         st.session_state[key] = default
 
 
-def choose(models: list[dict]) -> Choice:
+def choose(models: list[ModelEntry]) -> Choice:
     """Draw the sidebar and return the choice."""
     tasks = model_tasks(models)
     _ensure(TASK_KEY, tasks, tasks[0])
@@ -100,7 +100,7 @@ def choose(models: list[dict]) -> Choice:
     )
     absent_models_note(st.sidebar)
     first = next(m for m in models if task_of(m) == task)
-    grid = slots(models, task, header_config(first["path"]))
+    grid = slots(models, task, header_config(first.path))
     scores = list(SCORES)
     _ensure(SCORE_KEY, scores, default_score(models, task))
 
@@ -135,15 +135,15 @@ def choose(models: list[dict]) -> Choice:
     for style, entry in list(choice.entries.items()):
         found = matches(models, task, score, style)
         if len(found) > 1:
-            by_path = {m["path"]: m for m in found}
+            by_path = {m.path: m for m in found}
             key = f"{CKPT_KEY}_{style}"
-            _ensure(key, list(by_path), entry["path"])
+            _ensure(key, list(by_path), entry.path)
             path = st.sidebar.selectbox(f"{MODES[style]} checkpoint", list(by_path), key=key,
                                         format_func=lambda p, b=by_path: model_label(b[p]))  # fmt: skip
             choice.entries[style] = by_path[path]
     for style, entry in choice.entries.items():  # the checkpoints picked above, not their slots' first ones
         who = f"{MODES[style]} model" if len(choice.styles) > 1 else "Model"
-        st.sidebar.caption(f"{who}: {escape_markdown(entry['name'])} ({entry['source']})")
+        st.sidebar.caption(f"{who}: {escape_markdown(entry.name)} ({entry.source})")
     checkpoint_upload(models, on_open=_open_checkpoint)
 
     st.sidebar.header("Decoding and display")
@@ -154,7 +154,7 @@ def choose(models: list[dict]) -> Choice:
         help="Much attention often parks on the source's end marker; hiding its column and rescaling each row "
         "to sum to 1 makes the word-to-word links easier to see. The figure title says when this is on.",
     )  # fmt: skip
-    choice.merge = merge_toggle(MERGE_KEY, [e["path"] for e in choice.entries.values()], st.sidebar)
+    choice.merge = merge_toggle(MERGE_KEY, [e.path for e in choice.entries.values()], st.sidebar)
     choice.image_format = st.sidebar.radio(
         "Figure download format", ["png", "svg"], key=FORMAT_KEY, persist_state="session", horizontal=True,
         help="What the camera button in each figure's toolbar saves.",

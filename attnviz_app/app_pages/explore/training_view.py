@@ -8,7 +8,7 @@ import re
 import streamlit as st
 
 from attnviz.plots import plot_config, replay_figure, replay_html
-from attnviz.store import read_history, visible_to
+from attnviz.store import ModelEntry, read_history, visible_to
 from attnviz_app import page_file
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, session_id, user_errors
 from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
@@ -33,22 +33,22 @@ def _retrain(path: str) -> None:
     st.session_state[TRAIN_RETRAIN] = path
 
 
-def _without_history(name: str, entry: dict) -> None:
+def _without_history(name: str, entry: ModelEntry) -> None:
     """Say that a model has no history and offer to retrain it from its own recipe."""
     meta = get_model(entry).meta
     left, right = st.columns([4, 1], vertical_alignment="center")
-    text = (f"**{escape_markdown(name)}** ({escape_markdown(entry['name'])}) was trained without an alignment "
+    text = (f"**{escape_markdown(name)}** ({escape_markdown(entry.name)}) was trained without an alignment "
             "history, so there is nothing to replay.")  # fmt: skip
     if meta.get("recipe_full") and visible_to(meta, session_id()):
         left.info(text + " Retrain it with its own recipe: the new model records one.", icon=":material/history:")
-        if right.button("Retrain it", key=f"explore_retrain_{name}", on_click=_retrain, args=(entry["path"],)):
+        if right.button("Retrain it", key=f"explore_retrain_{name}", on_click=_retrain, args=(entry.path,)):
             st.switch_page(page_file("train/train.py"))
     else:
         left.info(text + " It does not store its recipe: train one with the same settings on the Train page; every"
                   " new training records its history.", icon=":material/history:")  # fmt: skip
 
 
-def training_view(entries: dict[str, dict], image_format: str) -> None:
+def training_view(entries: dict[str, ModelEntry], image_format: str) -> None:
     """The replay of every shown model that has a history (one figure, one shared axis)."""
     histories, sid = {}, session_id()
     for name, entry in entries.items():

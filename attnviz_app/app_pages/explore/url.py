@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attnviz.model import SCORES
-from attnviz.server import default_score, default_style, front_example, matches, model_tasks
+from attnviz.store import ModelEntry, default_score, default_style, front_example, matches, model_tasks
 from attnviz_app.app_pages.explore import sidebar
 from attnviz_app.app_pages.explore.views import CELL_KEY, STEP_KEY
 from attnviz_app.app_pages.shared.common import escape_markdown
@@ -58,18 +58,18 @@ def _one_of(raw: str, options) -> str:
     return raw
 
 
-def _checkpoint(models: list[dict], task: str, score: str, style: str, name: str | None) -> str | None:
+def _checkpoint(models: list[ModelEntry], task: str, score: str, style: str, name: str | None) -> str | None:
     """The path of the checkpoint ``name`` of this slot (its first one when ``name`` is None)."""
     found = matches(models, task, score, style)
     if name is None:
-        return found[0]["path"] if found else None
-    path = next((m["path"] for m in found if m["name"] == name), None)
+        return found[0].path if found else None
+    path = next((m.path for m in found if m.name == name), None)
     if path is None:
         raise _Bad(name)
     return path
 
 
-def _read(models: list[dict], query: dict[str, str]) -> list[str]:
+def _read(models: list[ModelEntry], query: dict[str, str]) -> list[str]:
     """Set Explore's state from ``query``, every parameter it leaves out to its default; the
     parts that could not be read, as ``name “value”``."""
     bad: list[str] = [f"“{name}”" for name in query if name not in KNOWN]
@@ -115,7 +115,7 @@ def _read(models: list[dict], query: dict[str, str]) -> list[str]:
     return bad
 
 
-def read_link(models: list[dict]) -> None:
+def read_link(models: list[ModelEntry]) -> None:
     """At the top of the page, before its widgets: a shared link on a session's first visit, or
     the history entry Back or Forward went to, becomes the page's state."""
     query = url_to_read()
@@ -134,15 +134,15 @@ def _note(bad: list[str]) -> str:
     return f"This link's {escape_markdown(named)} {verb} not known here: opened with the defaults instead."
 
 
-def stage(choice: sidebar.Choice, text: str, models: list[dict]) -> None:
+def stage(choice: sidebar.Choice, text: str, models: list[ModelEntry]) -> None:
     """The state on screen, staged as the URL's query (written by :func:`write` or a view's fragment)."""
     cell = st.session_state.get(CELL_KEY)
     view = st.session_state.get(VIEW_KEY)
     checkpoints = {}
     for style, entry in choice.entries.items():
         found = matches(models, choice.task, choice.score, style)
-        if found and entry["path"] != found[0]["path"]:
-            checkpoints[style] = entry["name"]
+        if found and entry.path != found[0].path:
+            checkpoints[style] = entry.name
     stage_url(
         {
             "task": choice.task,

@@ -9,6 +9,7 @@ import streamlit as st
 
 from attnviz.decoding import Alignment
 from attnviz.plots import changed_steps, replace_token, share_scales, step_table, whatif_figure
+from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.screen import column_width, page_width
 from attnviz_app.app_pages.explore.views import MIN_SIDE_CELL_PX, SIDE_LABELS_PX, chart
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
@@ -76,12 +77,12 @@ def _layout(bases: dict[str, Alignment]) -> tuple[list, int]:
     return [st.container() for _ in bases], page_width()
 
 
-def _heading(name: str, entry: dict, many: bool) -> None:
+def _heading(name: str, entry: ModelEntry, many: bool) -> None:
     if many:
-        st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(entry['name'])}")
+        st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(entry.name)}")
 
 
-def whatif_view(entries: dict[str, dict], text: str, image_format: str) -> None:
+def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) -> None:
     """Force one step's attention onto a source token, or replace a source word, and re-decode
     with every model shown (``entries``: panel name -> catalog entry)."""
     versions = {name: model_version(entry) for name, entry in entries.items()}
@@ -113,7 +114,7 @@ def whatif_view(entries: dict[str, dict], text: str, image_format: str) -> None:
         onehot = tuple(1.0 if s == source else 0.0 for s in range(len(base.source_tokens)))
         with user_errors():
             forced[name] = translate(*versions[name], text, 1, ((min(step, len(base.target_tokens) - 1), onehot),))
-    titles = {name: f"{name} · {entry['name']} · forced" for name, entry in entries.items()}
+    titles = {name: f"{name} · {entry.name} · forced" for name, entry in entries.items()}
     figs = _figures(bases, forced, "forced", width, titles)
     for col, (name, base) in zip(cols, bases.items(), strict=True):
         with col:
@@ -141,7 +142,7 @@ def whatif_view(entries: dict[str, dict], text: str, image_format: str) -> None:
         new_texts[name] = replace_token(base.source_text_tokens, int(index), word.strip(), char_level)
         with user_errors():
             replaced[name] = translate(*versions[name], new_texts[name])
-    titles = {name: f"{name} · {entry['name']} · replaced" for name, entry in entries.items()}
+    titles = {name: f"{name} · {entry.name} · replaced" for name, entry in entries.items()}
     figs = _figures(bases, replaced, "replaced", width, titles)
     for col, (name, base) in zip(cols, bases.items(), strict=True):
         with col:

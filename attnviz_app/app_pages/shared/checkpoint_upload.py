@@ -14,13 +14,12 @@ from attnviz.errors import AttnvizError
 from attnviz.server import (
     MAX_CHECKPOINT_UPLOAD_MB,
     MAX_CHECKPOINTS_PER_SESSION,
-    UPLOADED,
     remove_checkpoint,
     save_checkpoint,
     session_checkpoints,
     store_checkpoint,
 )
-from attnviz.store import drop_owner
+from attnviz.store import UPLOADED, ModelEntry, drop_owner, read_header
 from attnviz_app.app_pages.shared.common import error_text, escape_markdown, refresh_models, session_id
 from attnviz_app.app_pages.shared.uploads import session_holder
 
@@ -32,12 +31,12 @@ HELP = (
     "deleted when the tab's session ends, unless you save it into the models folder."
 )
 
-Opener = Callable[[dict], None]  # opens a model entry in the page that drew the panel
+Opener = Callable[[ModelEntry], None]  # opens a model entry in the page that drew the panel
 
 
-def _describe(entry: dict) -> str:
-    task = f", task {entry['task']}" if entry.get("task") else ""
-    return f"{entry['name']} ({entry['score']}/{entry['style']}{task})"
+def _describe(entry: ModelEntry) -> str:
+    task = f", task {entry.task}" if entry.task else ""
+    return f"{entry.name} ({entry.score}/{entry.style}{task})"
 
 
 def _renamed(name: str, file_name: str) -> bool:
@@ -50,26 +49,26 @@ def _renamed(name: str, file_name: str) -> bool:
     )
 
 
-def _uploaded(key: str, models: list[dict], on_open: Opener | None) -> None:
+def _uploaded(key: str, models: list[ModelEntry], on_open: Opener | None) -> None:
     file = st.session_state.get(key)
     if file is None:
         return
     sid = session_id()
     try:
-        entry = store_checkpoint(file.getvalue(), file.name, sid, session_holder(sid), {m["name"] for m in models})
+        entry = store_checkpoint(file.getvalue(), file.name, sid, session_holder(sid), {m.name for m in models})
     except AttnvizError as e:
         st.session_state[MESSAGE_KEY] = ("error", f"Not opened: {error_text(e)}")
     else:
-        note = " (renamed: a model of that name is listed already)" if _renamed(entry["name"], file.name) else ""
+        note = " (renamed: a model of that name is listed already)" if _renamed(entry.name, file.name) else ""
         st.session_state[MESSAGE_KEY] = ("success", f"Opened {escape_markdown(_describe(entry))}{note}.")
         if on_open is not None:
             on_open(entry)
     st.session_state[COUNT_KEY] = st.session_state.get(COUNT_KEY, 0) + 1
 
 
-def _save(entry: dict, name_key: str, on_open: Opener | None) -> None:
+def _save(entry: ModelEntry, name_key: str, on_open: Opener | None) -> None:
     try:
-        saved = save_checkpoint(session_id(), entry["path"], st.session_state.get(name_key) or entry["name"])
+        saved = save_checkpoint(session_id(), entry.path, st.session_state.get(name_key) or entry.name)
     except AttnvizError as e:
         st.session_state[MESSAGE_KEY] = ("error", f"Not saved: {error_text(e)}")
         return
@@ -79,30 +78,30 @@ def _save(entry: dict, name_key: str, on_open: Opener | None) -> None:
         f"Saved as {escape_markdown(saved.name)} in the models folder: every session lists it now.",
     )
     if on_open is not None:
-        on_open({**entry, "name": saved.stem, "path": str(saved), "source": "trained", "owner": None})
+        on_open(ModelEntry.from_trained(saved, read_header(saved), session_id()))
 
 
-def _share(entry: dict) -> None:
+def _share(entry: ModelEntry) -> None:
     try:
-        drop_owner(entry["path"], session_id())
+        drop_owner(entry.path, session_id())
     except AttnvizError as e:
         st.session_state[MESSAGE_KEY] = ("error", f"Not shared: {error_text(e)}")
         return
     refresh_models()
-    st.session_state[MESSAGE_KEY] = ("success", f"Shared {escape_markdown(entry['name'])} with every session.")
+    st.session_state[MESSAGE_KEY] = ("success", f"Shared {escape_markdown(entry.name)} with every session.")
 
 
-def _remove(entry: dict) -> None:
-    remove_checkpoint(session_id(), entry["path"])
-    st.session_state[MESSAGE_KEY] = ("info", f"Removed {escape_markdown(entry['name'])}.")
+def _remove(entry: ModelEntry) -> None:
+    remove_checkpoint(session_id(), entry.path)
+    st.session_state[MESSAGE_KEY] = ("info", f"Removed {escape_markdown(entry.name)}.")
 
 
-def _uploaded_list(uploads: list[dict], on_open: Opener | None) -> None:
+def _uploaded_list(uploads: list[ModelEntry], on_open: Opener | None) -> None:
     st.caption("Uploaded in this tab (only this tab sees them; deleted when it closes unless saved):")
     for k, entry in enumerate(uploads):
         st.markdown(f"**{escape_markdown(_describe(entry))}**")
         name_key = f"ckpt_save_name_{k}"
-        st.session_state.setdefault(name_key, entry["name"])
+        st.session_state.setdefault(name_key, entry.name)
         st.text_input("Save as", key=name_key, help="A taken or shipped name gets -2, -3 ...: nothing is overwritten.")
         save, remove = st.columns(2)
         save.button("Save", key=f"ckpt_save_{k}", on_click=_save, args=(entry, name_key, on_open),
@@ -111,7 +110,7 @@ def _uploaded_list(uploads: list[dict], on_open: Opener | None) -> None:
                       help="Delete it now (closing this tab does too).")  # fmt: skip
 
 
-def _private_list(private: list[dict]) -> None:
+def _private_list(private: list[ModelEntry]) -> None:
     st.caption(
         "Trained on your upload in this tab: private to it (their vocabulary and examples show your data's words). "
         "Share one to list it for every session."
@@ -122,14 +121,14 @@ def _private_list(private: list[dict]) -> None:
         right.button("Share", key=f"ckpt_share_{k}", on_click=_share, args=(entry,))
 
 
-def checkpoint_upload(models: list[dict], on_open: Opener | None = None, container=None) -> None:
+def checkpoint_upload(models: list[ModelEntry], on_open: Opener | None = None, container=None) -> None:
     """The "Your own checkpoint" panel in ``container`` (the sidebar by default): an uploader, this
     session's uploaded checkpoints (save into the models folder, remove) and its private models
     trained on uploads (share). ``models`` is the page's model list; ``on_open(entry)`` opens an
     uploaded or saved model in the page (called from a widget callback, so it may set widget keys)."""
     sid = session_id()
     uploads = session_checkpoints(sid)
-    private = [m for m in models if m.get("owner") == sid and m.get("source") != UPLOADED]
+    private = [m for m in models if m.owner == sid and m.source != UPLOADED]
     message = st.session_state.pop(MESSAGE_KEY, None)  # shown once, after the action that set it
     box = (container or st.sidebar).expander("Your own checkpoint", expanded=bool(uploads or private or message))
     with box:

@@ -15,6 +15,7 @@ from attnviz.devices import use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.server import checkpoint_folder, is_uploaded_checkpoint, session_checkpoints, uploaded_model
 from attnviz.store import (
+    ModelEntry,
     ModelWarning,
     absent_hint,
     absent_models,
@@ -60,16 +61,16 @@ def load_model(path: str, mtime: float) -> Translator:
     return model
 
 
-def model_version(entry: dict) -> tuple[str, float]:
+def model_version(entry: ModelEntry) -> tuple[str, float]:
     """``(path, mtime)`` of a catalog entry: the cache key of its model and its translations."""
-    path = Path(entry["path"])
+    path = Path(entry.path)
     try:
         return str(path), path.stat().st_mtime
     except OSError as e:
         raise CheckpointError(f"the model file {path} is gone ({e.strerror}); pick another model") from e
 
 
-def get_model(entry: dict) -> Translator:
+def get_model(entry: ModelEntry) -> Translator:
     """The cached model of a catalog entry (reloaded when its file changes); sets this session
     thread's torch threads (``$ATTNVIZ_THREADS``, default 1) before it decodes."""
     use_server_threads()
@@ -116,7 +117,7 @@ def session_id() -> str:
 
 
 @st.cache_data(ttl=5, show_spinner=False)
-def _models_of(viewer: str) -> tuple[list[dict], list[str]]:
+def _models_of(viewer: str) -> tuple[list[ModelEntry], list[str]]:
     """The catalog as ``viewer`` may see it, and the warnings about entries it skipped."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ModelWarning)
@@ -124,7 +125,7 @@ def _models_of(viewer: str) -> tuple[list[dict], list[str]]:
     return models, [str(w.message) for w in caught if issubclass(w.category, ModelWarning)]
 
 
-def session_models() -> list[dict]:
+def session_models() -> list[ModelEntry]:
     """Every model this session may see: the catalog (without other sessions' upload-trained
     models) and the checkpoints this session uploaded."""
     sid = session_id()
@@ -160,11 +161,11 @@ def user_errors() -> Iterator[None]:
         st.stop()
 
 
-def model_label(entry: dict) -> str:
-    return f"{entry['name']} · {entry['score']}/{entry['style']}"
+def model_label(entry: ModelEntry) -> str:
+    return f"{entry.name} · {entry.score}/{entry.style}"
 
 
-def require_models() -> list[dict]:
+def require_models() -> list[ModelEntry]:
     """All models, or an explanation and a stop when there are none."""
     with user_errors():
         models, skipped = _models_of(session_id())

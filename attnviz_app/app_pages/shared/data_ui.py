@@ -27,9 +27,9 @@ def table_columns(path: Path) -> list[str]:
 
 
 class SharedUpload(NamedTuple):
-    path: str  # the stored copy (see attnviz.server.uploads)
+    path: str  # the stored copy (see attnviz.server.upload_ledger)
     name: str  # the file name as uploaded
-    kept_rows: int | None  # the rows kept of a file over the limits (see attnviz.server.uploads), else None
+    kept_rows: int | None  # the rows kept of a file over the limits (see attnviz.server.upload_ledger), else None
     file_id: str  # Streamlit's id of the upload: the same upload is not hashed and stored again
 
 
@@ -61,7 +61,7 @@ def _store(upload, old: SharedUpload | None, session: str) -> SharedUpload | Non
 
 def _shared_upload(key: str) -> tuple[Path, str] | None:
     """This session's upload, from this page's uploader or from another page's. A new upload
-    replaces the old one (uploads never pile up per session); see attnviz.server.uploads for when
+    replaces the old one (uploads never pile up per session); see attnviz.server.upload_ledger for when
     the stored copy is deleted."""
     upload = st.file_uploader("A table of sentence pairs", type=UPLOAD_TYPES, key=f"{key}_upload")
     session = session_id()

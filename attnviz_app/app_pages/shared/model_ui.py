@@ -8,7 +8,7 @@ from attnviz.data import Pair
 from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError
 from attnviz.evaluation import measured_on
-from attnviz.store import shareable_meta
+from attnviz.store import ModelEntry, shareable_meta
 from attnviz_app.app_pages.shared.common import error_text, session_id, user_errors
 from attnviz_app.app_pages.shared.data_ui import cached_corpus
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
@@ -16,20 +16,20 @@ from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 PREFERRED = (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))
 
 
-def default_models(models: list[dict]) -> list[dict]:
+def default_models(models: list[ModelEntry]) -> list[ModelEntry]:
     """Additive/Bahdanau vs general/Luong vs dot/Luong of the task that has most of them; else two models."""
-    best: list[dict] = []
-    for task in dict.fromkeys(m["task"] for m in models):
+    best: list[ModelEntry] = []
+    for task in dict.fromkeys(m.task for m in models):
         found = []
         for score, style in PREFERRED:
-            match = next((m for m in models if m["task"] == task and (m["score"], m["style"]) == (score, style)), None)
+            match = next((m for m in models if m.task == task and (m.score, m.style) == (score, style)), None)
             if match:
                 found.append(match)
         if len(found) > len(best):
             best = found
     if len(best) >= 2:
         return best
-    same_task = [m for m in models if m["task"] == models[0]["task"]]
+    same_task = [m for m in models if m.task == models[0].task]
     return (same_task if len(same_task) >= 2 else models)[:2]
 
 
@@ -53,27 +53,27 @@ def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
     return corpus.test[:limit] if limit else corpus.test
 
 
-def opened_in_explore(models: list[dict]) -> list[dict]:
+def opened_in_explore(models: list[ModelEntry]) -> list[ModelEntry]:
     """The models open in Explore (both styles in Both), plus, when that is one model, the other
     models of its task with the same score, else of its task: at least two to compare."""
     names = st.session_state.get(EXPLORE_MODELS) or []
-    chosen = [m for m in models if m["name"] in names]
+    chosen = [m for m in models if m.name in names]
     if not chosen:
         return []
     if len(chosen) == 1:
         first = chosen[0]
-        same_task = [m for m in models if m["task"] == first["task"] and m is not first]
-        same_task.sort(key=lambda m: m["score"] != first["score"])
+        same_task = [m for m in models if m.task == first.task and m is not first]
+        same_task.sort(key=lambda m: m.score != first.score)
         chosen += same_task[:1]
     return chosen
 
 
-def pick_models(models: list[dict], key: str, label: str = "Models") -> list[dict]:
+def pick_models(models: list[ModelEntry], key: str, label: str = "Models") -> list[ModelEntry]:
     """A multiselect of models by name; defaults to Explore's models, else :func:`default_models`."""
-    by_name = {m["name"]: m for m in models}
+    by_name = {m.name: m for m in models}
     explored = tuple(st.session_state.get(EXPLORE_MODELS) or ())
     if key not in st.session_state or st.session_state.get(f"{key}__from") != explored:
-        st.session_state[key] = [m["name"] for m in (opened_in_explore(models) or default_models(models))]
+        st.session_state[key] = [m.name for m in (opened_in_explore(models) or default_models(models))]
         st.session_state[f"{key}__from"] = explored
     st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
     names = st.multiselect(

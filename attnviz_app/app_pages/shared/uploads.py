@@ -1,4 +1,5 @@
-"""Streamlit's side of the uploads kept by :mod:`attnviz.server.uploads`: its sessions.
+"""Streamlit's side of the uploads kept by :mod:`attnviz.server.upload_ledger`: its sessions
+(:mod:`attnviz.server.web_sessions`).
 
 Importing this module tells the library about Streamlit's sessions: how long a disconnected one
 is kept (``server.disconnectedSessionTTL``), whether one is connected, and how to free

@@ -60,14 +60,14 @@ def retrain_recipe(meta: dict, name: str) -> Recipe | None:
 def retrain_panel(sid: str, submit) -> None:
     """Retrain the model Explore's Training view sent here (it has no history) with its own recipe."""
     path = st.session_state.get(TRAIN_RETRAIN)
-    entry = next((m for m in session_models() if m["path"] == path), None) if path else None
+    entry = next((m for m in session_models() if m.path == path), None) if path else None
     if entry is None:
         return
-    with st.expander(f"Retrain {entry['name']} with its own recipe (the new model records its alignment history)",
+    with st.expander(f"Retrain {entry.name} with its own recipe (the new model records its alignment history)",
                      expanded=True):  # fmt: skip
         with user_errors():
             meta = get_model(entry).meta
-        recipe = retrain_recipe(meta, entry["name"]) if visible_to(meta, sid) else None
+        recipe = retrain_recipe(meta, entry.name) if visible_to(meta, sid) else None
         if recipe is None:
             st.info("This model does not store its recipe; use the form below with the same settings.")
             return

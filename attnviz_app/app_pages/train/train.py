@@ -13,11 +13,9 @@ from attnviz.server import (
     hold_for_training,
     keep_stranded,
     resume_stranded,
-    sibling,
     stranded_runs,
-    task_of,
 )
-from attnviz.store import visible_to
+from attnviz.store import sibling, task_of, visible_to
 from attnviz.training import Recipe
 from attnviz_app.app_pages.shared.common import (
     escape_markdown,
@@ -61,23 +59,23 @@ def sibling_panel(sid: str) -> None:
     wanted = st.session_state.get(TRAIN_SIBLING)
     options = []
     for m in models:
-        other = "luong" if m.get("style") == "bahdanau" else "bahdanau"
-        if m.get("owner") in (None, sid) and sibling(models, m, other) is None:
-            options.append((m["path"], other))
+        other = "luong" if m.style == "bahdanau" else "bahdanau"
+        if m.owner in (None, sid) and sibling(models, m, other) is None:
+            options.append((m.path, other))
     if not options:
         return
-    labels = {o: f"{next(m['name'] for m in models if m['path'] == o[0])} → its {o[1]} sibling" for o in options}
+    labels = {o: f"{next(m.name for m in models if m.path == o[0])} → its {o[1]} sibling" for o in options}
     index = options.index(tuple(wanted)) if wanted and tuple(wanted) in options else 0
     with st.expander("Train a missing sibling (same data, sizes and settings, the other decoder style)",
                      expanded=wanted is not None):  # fmt: skip
         pick = st.selectbox("Model", options, index=index, format_func=labels.get, key="train_sibling_pick")
-        entry = next(m for m in models if m["path"] == pick[0])
+        entry = next(m for m in models if m.path == pick[0])
         with user_errors():
             meta = get_model(entry).meta
         if not visible_to(meta, sid):
             st.info("This model was trained on another session's upload; its settings are private.")
             return
-        name = f"{task_of(entry)}-{entry['score']}-{pick[1]}".replace("_", "-")
+        name = f"{task_of(entry)}-{entry.score}-{pick[1]}".replace("_", "-")
         recipe = sibling_recipe(meta, pick[1], name)
         if recipe is None:
             st.info("This model does not store its recipe; use the form below with the same settings.")
@@ -86,7 +84,7 @@ def sibling_panel(sid: str) -> None:
         budget = f"{train.get('epochs', '?')} epochs" + (
             f" or {train['max_seconds'] / 60:.0f} minutes" if train.get("max_seconds") else ""
         )
-        st.caption(f"Data {escape_markdown(recipe.data)}, score {entry['score']}, style {pick[1]}, {budget}.")
+        st.caption(f"Data {escape_markdown(recipe.data)}, score {entry.score}, style {pick[1]}, {budget}.")
         if st.button("Start the sibling's training", key="train_sibling_start", type="primary"):
             st.session_state.pop(TRAIN_SIBLING, None)
             submit(sid, recipe)

@@ -243,7 +243,7 @@ def _rank(folder: Path, label: str) -> None:
 def _attnviz_model(text: str, target: str) -> dict:
     """An attnviz model chosen to compare with, forced through the same target: ``{name: Alignment}`` (empty
     when none is chosen or it cannot read the sentences, with a note)."""
-    models = {entry["name"]: entry for entry in session_models()}
+    models = {entry.name: entry for entry in session_models()}
     name = st.selectbox("Compare with an attnviz model (forced through the same target)", [None, *sorted(models)],
                         key=ATTNVIZ_KEY, help="Shown beside the heads on one colour scale; its words must match "
                         "for the links to be compared.")  # fmt: skip

@@ -75,7 +75,7 @@ def test_shipped_models_missing_from_the_folder_are_left_out_and_the_way_to_get_
     )
     monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path))
     monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "mine"))
-    assert [m["name"] for m in list_models()] == ["toy-fr-dot-luong"]
+    assert [m.name for m in list_models()] == ["toy-fr-dot-luong"]
     assert [m["name"] for m in absent_models()] == ["multi30k-en-fr-dot-luong"]
     hint = absent_hint(absent_models())
     assert hint.startswith("1 shipped models (multi30k-en-fr;") and "attnviz app --models DIR" in hint

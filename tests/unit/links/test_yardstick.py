@@ -3,6 +3,8 @@ uploads, score tables, agreement."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from attnviz.data.pairs import Pair
@@ -16,19 +18,20 @@ from attnviz.links.yardstick import (
     score_table,
     word_pairs,
 )
+from attnviz.store import ModelEntry
 
 
 def test_reverse_task_and_model():
     assert reverse_task("multi30k-de-en") == "multi30k-en-de" and reverse_task("toy-fr") is None
     assert reverse_task("dates") is None
     models = [
-        {"name": "a", "task": "multi30k-en-de", "score": "dot", "style": "luong"},
-        {"name": "b", "task": "multi30k-en-de", "score": "additive", "style": "bahdanau"},
+        ModelEntry("a", "a", "pretrained", "multi30k-en-de", "dot", "luong"),
+        ModelEntry("b", "b", "pretrained", "multi30k-en-de", "additive", "bahdanau"),
     ]
-    entry = {"name": "de-en", "task": "multi30k-de-en", "score": "additive", "style": "bahdanau"}
-    assert reverse_entry(models, entry)["name"] == "b"
-    assert reverse_entry(models, {**entry, "score": "general"})["name"] == "a"
-    assert reverse_entry(models, {"task": "toy-fr"}) is None
+    entry = ModelEntry("de-en", "de-en", "pretrained", "multi30k-de-en", "additive", "bahdanau")
+    assert reverse_entry(models, entry).name == "b"
+    assert reverse_entry(models, replace(entry, score="general")).name == "a"
+    assert reverse_entry(models, replace(entry, task="toy-fr")) is None
 
 
 def _pair(src: str, tgt: str, sure=None, possible=None) -> Pair:

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from attnviz.errors import AttnvizError, CheckpointError, ConfigError
-from attnviz.server import checkpoints, uploads
+from attnviz.server import checkpoints, upload_folder, upload_ledger
 from attnviz.store import list_models, load
 from attnviz.store.checkpoint import save
 from tests.support.checkpoints import rewrite
 from tests.support.tiny import tiny_translator
+from tests.support.uploads import use_fresh_uploads
 
 ALIVE = lambda: True  # noqa: E731
 
@@ -22,16 +23,11 @@ ALIVE = lambda: True  # noqa: E731
 @pytest.fixture(autouse=True)
 def fresh(tmp_path, monkeypatch) -> Path:
     """Uploads, their ledger and the uploaded checkpoints in a temporary folder; an empty models folder."""
-    monkeypatch.setattr(uploads, "UPLOAD_ROOT", tmp_path / "uploads")
-    monkeypatch.setattr(uploads, "LEDGER", uploads.Ledger())
-    monkeypatch.setattr(uploads, "SESSIONS", uploads.Sessions())
-    monkeypatch.setattr(checkpoints, "UPLOADS", checkpoints.CheckpointUploads())
-    monkeypatch.setattr(uploads, "ON_DELETE", [checkpoints.UPLOADS.forget])
+    use_fresh_uploads(tmp_path / "uploads", monkeypatch, checkpoint_uploads=True)
     (tmp_path / "models").mkdir()
     monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "models"))
-    uploads.server_folder.cache_clear()
     yield tmp_path
-    uploads.server_folder.cache_clear()
+    upload_folder.server_folder.cache_clear()
 
 
 @pytest.fixture
@@ -48,23 +44,23 @@ def kept() -> list[Path]:
 
 def test_an_upload_is_listed_and_loaded_by_its_session_only(good):
     entry = checkpoints.store_checkpoint(good.read_bytes(), "mine.safetensors", "a", ALIVE)
-    assert entry["name"] == "mine" and entry["source"] == "uploaded" and entry["owner"] == "a"
-    assert (entry["task"], entry["score"], entry["style"], entry["example"]) == ("reverse", "additive", "bahdanau",
+    assert entry.name == "mine" and entry.source == "uploaded" and entry.owner == "a"
+    assert (entry.task, entry.score, entry.style, entry.example) == ("reverse", "additive", "bahdanau",
                                                                                   "a b c")  # fmt: skip
     assert checkpoints.session_checkpoints("a") == [entry]
-    model = checkpoints.uploaded_model("a", entry["path"])
+    model = checkpoints.uploaded_model("a", entry.path)
     assert model.text_of(model.translate("a b c")) is not None
     assert checkpoints.session_checkpoints("b") == []
-    assert checkpoints.uploaded_model("b", entry["path"]) is None
-    assert "mine" not in [m["name"] for m in list_models(viewer="b")]  # not in the models folder
-    assert kept() == [Path(entry["path"])]  # no temporary folder left
+    assert checkpoints.uploaded_model("b", entry.path) is None
+    assert "mine" not in [m.name for m in list_models(viewer="b")]  # not in the models folder
+    assert kept() == [Path(entry.path)]  # no temporary folder left
 
 
 def test_a_name_taken_by_a_model_or_another_upload_gets_uploaded_added(good, corpus, tmp_path):
     first = checkpoints.store_checkpoint(good.read_bytes(), "mine.safetensors", "a", ALIVE, taken={"mine"})
     other = save(tiny_translator(corpus, score="dot", style="luong"), tmp_path / "x.safetensors")
     second = checkpoints.store_checkpoint(other.read_bytes(), "mine.safetensors", "a", ALIVE, taken={"mine"})
-    assert (first["name"], second["name"]) == ("mine-uploaded", "mine-uploaded-2")
+    assert (first.name, second.name) == ("mine-uploaded", "mine-uploaded-2")
     again = checkpoints.store_checkpoint(good.read_bytes(), "copy.safetensors", "a", ALIVE)
     assert again == first and len(checkpoints.session_checkpoints("a")) == 2  # the same bytes: one upload
 
@@ -137,13 +133,13 @@ def test_an_upload_is_freed_when_its_session_ends_or_removes_it(good):
     alive = {"a": True, "b": True}
     a = checkpoints.store_checkpoint(good.read_bytes(), "mine.safetensors", "a", lambda: alive["a"])
     b = checkpoints.store_checkpoint(good.read_bytes(), "theirs.safetensors", "b", lambda: alive["b"])
-    assert a["path"] == b["path"]  # the same bytes are stored once
+    assert a.path == b.path  # the same bytes are stored once
     alive["a"] = False
-    uploads.collect()  # the janitor's round
-    assert checkpoints.session_checkpoints("a") == [] and checkpoints.uploaded_model("a", a["path"]) is None
-    assert Path(b["path"]).is_file() and checkpoints.uploaded_model("b", b["path"]) is not None
-    checkpoints.remove_checkpoint("b", b["path"])
-    assert not Path(b["path"]).exists() and checkpoints.UPLOADS._models == {}
+    upload_ledger.collect()  # the janitor's round
+    assert checkpoints.session_checkpoints("a") == [] and checkpoints.uploaded_model("a", a.path) is None
+    assert Path(b.path).is_file() and checkpoints.uploaded_model("b", b.path) is not None
+    checkpoints.remove_checkpoint("b", b.path)
+    assert not Path(b.path).exists() and checkpoints.UPLOADS._models == {}
     assert checkpoints.session_checkpoints("b") == []
 
 
@@ -152,12 +148,12 @@ def test_saving_copies_into_the_models_folder_under_a_free_name_never_overwritin
     (models / "mine.safetensors").write_bytes(b"an older model of the same name")
     entry = checkpoints.store_checkpoint(good.read_bytes(), "mine.safetensors", "a", ALIVE)
     with pytest.raises(ConfigError, match="gone"):
-        checkpoints.save_checkpoint("b", entry["path"], "mine")  # not b's upload
-    saved = checkpoints.save_checkpoint("a", entry["path"], "mine")
+        checkpoints.save_checkpoint("b", entry.path, "mine")  # not b's upload
+    saved = checkpoints.save_checkpoint("a", entry.path, "mine")
     assert saved == models / "mine-2.safetensors" and saved.read_bytes() == good.read_bytes()
     assert (models / "mine.safetensors").read_bytes() == b"an older model of the same name"
-    assert checkpoints.session_checkpoints("a") == [] and not Path(entry["path"]).exists()  # released
+    assert checkpoints.session_checkpoints("a") == [] and not Path(entry.path).exists()  # released
     assert [p.name for p in models.iterdir() if p.name.startswith(".")] in ([], [".training"])  # no temp file
     with pytest.warns(Warning):  # the user's broken "mine.safetensors" is skipped with a warning
-        names = [m["name"] for m in list_models(viewer="b")]
+        names = [m.name for m in list_models(viewer="b")]
     assert "mine-2" in names  # every session lists the saved model

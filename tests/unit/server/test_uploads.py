@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from attnviz.server import uploads
+from attnviz.server import upload_folder, upload_ledger, web_sessions
+from tests.support.uploads import use_fresh_uploads
 
 ROWS = b"en,fr\n" + b"".join(b"the cat %d,le chat %d\n" % (i, i) for i in range(10))
 
@@ -16,13 +17,10 @@ ROWS = b"en,fr\n" + b"".join(b"the cat %d,le chat %d\n" % (i, i) for i in range(
 def fresh(tmp_path, monkeypatch) -> Path:
     """Uploads and their ledger in a temporary folder; the web server the test installs is
     forgotten afterwards."""
-    monkeypatch.setattr(uploads, "UPLOAD_ROOT", tmp_path / "uploads")
-    monkeypatch.setattr(uploads, "LEDGER", uploads.Ledger())
-    monkeypatch.setattr(uploads, "SESSIONS", uploads.Sessions())
-    monkeypatch.setattr(uploads, "_web", uploads._web)
-    uploads.server_folder.cache_clear()
+    use_fresh_uploads(tmp_path / "uploads", monkeypatch)
+    monkeypatch.setattr(web_sessions, "_web", web_sessions._web)
     yield tmp_path
-    uploads.server_folder.cache_clear()
+    upload_folder.server_folder.cache_clear()
 
 
 class FakeServer:
@@ -32,67 +30,68 @@ class FakeServer:
         self.window, self.connected, self.freed = window, {}, []
 
     def install(self) -> None:
-        uploads.use_web_sessions(uploads.WebSessions(lambda: self.window, self.connected.get, self.freed.append))
+        web = web_sessions.WebSessions(lambda: self.window, self.connected.get, self.freed.append)
+        web_sessions.use_web_sessions(web)
 
 
 def test_an_upload_is_stored_once_by_content_and_deleted_with_its_last_holder():
     alive = lambda: True  # noqa: E731
-    first = uploads.store_upload(ROWS, "pairs.csv", "a", alive)
-    second = uploads.store_upload(ROWS, "other name.csv", "b", alive)
-    assert first == second and first.kept_rows is None and first.path.parent == uploads.server_folder()
+    first = upload_ledger.store_upload(ROWS, "pairs.csv", "a", alive)
+    second = upload_ledger.store_upload(ROWS, "other name.csv", "b", alive)
+    assert first == second and first.kept_rows is None and first.path.parent == upload_folder.server_folder()
     assert first.path.suffix == ".csv" and "pairs" not in first.path.name  # named by its content
-    assert uploads.release_upload(first.path, "a") is False and first.path.is_file()
-    assert uploads.release_upload(first.path, "b") is True and not first.path.exists()
+    assert upload_ledger.release_upload(first.path, "a") is False and first.path.is_file()
+    assert upload_ledger.release_upload(first.path, "b") is True and not first.path.exists()
 
 
 def test_an_upload_over_the_row_limit_keeps_its_first_rows(monkeypatch):
-    monkeypatch.setattr(uploads, "MAX_UPLOAD_ROWS", 3)
-    stored = uploads.store_upload(ROWS, "big.tsv.csv", "a", lambda: True)
+    monkeypatch.setattr(upload_ledger, "MAX_UPLOAD_ROWS", 3)
+    stored = upload_ledger.store_upload(ROWS, "big.tsv.csv", "a", lambda: True)
     assert stored.kept_rows == 3
     assert stored.path.read_bytes() == b"".join(ROWS.splitlines(keepends=True)[:4])  # the header and 3 rows
 
 
 def test_without_a_web_server_a_session_ends_when_it_disconnects():
-    uploads.use_web_sessions(uploads.WebSessions())  # the default: no server
-    stored = uploads.store_upload(ROWS, "pairs.csv", "s", uploads.session_seen("s"))
-    uploads.collect()
+    web_sessions.use_web_sessions(web_sessions.WebSessions())  # the default: no server
+    stored = upload_ledger.store_upload(ROWS, "pairs.csv", "s", web_sessions.session_seen("s"))
+    upload_ledger.collect()
     assert stored.path.is_file()  # never seen to leave
-    uploads.session_disconnected("s")
-    uploads.collect()
+    web_sessions.session_disconnected("s")
+    upload_ledger.collect()
     assert not stored.path.exists()
 
 
 def test_a_disconnected_session_ends_after_the_reconnect_window_unless_it_came_back():
     server = FakeServer(window=60.0)
     server.install()
-    stored = uploads.store_upload(ROWS, "pairs.csv", "s", uploads.session_seen("s"))
-    uploads.session_disconnected("s")
-    uploads.collect()
+    stored = upload_ledger.store_upload(ROWS, "pairs.csv", "s", web_sessions.session_seen("s"))
+    web_sessions.session_disconnected("s")
+    upload_ledger.collect()
     assert stored.path.is_file() and server.freed == []  # within the window
     server.window, server.connected["s"] = 0.0, True  # back
-    uploads.collect()
+    upload_ledger.collect()
     assert stored.path.is_file() and server.freed == []
     server.connected["s"] = False  # gone again, and the window has passed
-    uploads.collect()
+    upload_ledger.collect()
     assert not stored.path.exists() and set(server.freed) == {"s"}  # the server's copy of its bytes is freed too
 
 
 def test_a_training_keeps_its_upload_until_it_stops():
     running = True
-    stored = uploads.store_upload(ROWS, "pairs.csv", "s", lambda: False)
-    uploads.hold_for_training(f"{stored.path}?src=en&tgt=fr", "run-1", lambda: running)
-    uploads.collect()
+    stored = upload_ledger.store_upload(ROWS, "pairs.csv", "s", lambda: False)
+    upload_ledger.hold_for_training(f"{stored.path}?src=en&tgt=fr", "run-1", lambda: running)
+    upload_ledger.collect()
     assert stored.path.is_file()  # its session is gone, the training reads it
     running = False
-    uploads.collect()
+    upload_ledger.collect()
     assert not stored.path.exists()
 
 
 def test_a_training_on_a_file_that_is_no_upload_holds_nothing(tmp_path):
     table = tmp_path / "mine.csv"
     table.write_bytes(ROWS)
-    uploads.hold_for_training(f"{table}?src=en&tgt=fr", "run-1", lambda: False)
-    uploads.collect()
+    upload_ledger.hold_for_training(f"{table}?src=en&tgt=fr", "run-1", lambda: False)
+    upload_ledger.collect()
     assert table.is_file()
 
 
@@ -101,6 +100,6 @@ def test_importing_the_apps_uploads_module_plugs_streamlits_sessions_in():
 
     from attnviz_app.app_pages.shared.uploads import STREAMLIT_SESSIONS
 
-    assert uploads._web is STREAMLIT_SESSIONS
-    assert uploads.reconnect_window() == float(config.get_option("server.disconnectedSessionTTL"))
+    assert web_sessions._web is STREAMLIT_SESSIONS
+    assert web_sessions.reconnect_window() == float(config.get_option("server.disconnectedSessionTTL"))
     assert STREAMLIT_SESSIONS.connected("no such session") is None  # no Streamlit server runs here

@@ -22,7 +22,7 @@ from tests.support.tiny import tiny_translator
 def test_a_dangling_symlink_is_skipped_with_a_warning(capsys, models, model_file, tmp_path):
     (models / "dangling.safetensors").symlink_to(tmp_path / "nowhere.safetensors")
     with pytest.warns(catalog.ModelWarning, match="dangling"):
-        names = [m["name"] for m in catalog.list_models()]
+        names = [m.name for m in catalog.list_models()]
     assert "good" in names and "dangling" not in names
     code, out, err = run(capsys, "list")
     assert code == 0 and "good" in out and "warning: skipped dangling.safetensors" in err
@@ -32,7 +32,7 @@ def test_a_link_loop_and_a_dangling_link_inside_the_folder_are_skipped(capsys, m
     (models / "loop.safetensors").symlink_to(models / "loop.safetensors")  # a link to itself
     (models / "gone.safetensors").symlink_to(models / "deleted.safetensors")  # inside the folder, missing
     with pytest.warns(catalog.ModelWarning) as seen:
-        names = [m["name"] for m in catalog.list_models()]
+        names = [m.name for m in catalog.list_models()]
     assert "good" in names and "loop" not in names and "gone" not in names
     assert any("loop.safetensors" in str(w.message) for w in seen)
     assert any("gone.safetensors" in str(w.message) for w in seen)
@@ -49,7 +49,7 @@ def test_a_symlink_out_of_the_folder_is_refused_by_name(models, model_file, tmp_
     target.write_bytes(model_file.read_bytes())
     (models / "secret.safetensors").symlink_to(target)
     with pytest.warns(catalog.ModelWarning, match="outside"):
-        assert "secret" not in [m["name"] for m in catalog.list_models()]
+        assert "secret" not in [m.name for m in catalog.list_models()]
     with pytest.raises(CheckpointError):
         catalog.load("secret", roots=catalog.model_roots())
     with pytest.raises(CheckpointError, match="outside the model folders"):
@@ -68,12 +68,12 @@ def test_models_trained_on_uploads_are_private_to_their_session_until_shared(mod
     assert load_checkpoint(job.snapshot().result_path).meta["owner"] == "owner-session"
 
     def entry(viewer):
-        return next((m for m in catalog.list_models(viewer=viewer) if m["name"] == "private"), None)
+        return next((m for m in catalog.list_models(viewer=viewer) if m.name == "private"), None)
 
-    assert "secret" in entry("owner-session")["example"] and str(upload) in entry("owner-session")["task"]
+    assert "secret" in entry("owner-session").example and str(upload) in entry("owner-session").task
     assert entry("someone-else") is None  # another session does not list it: its words are the upload's
     hidden = entry(None)  # the CLI (no session) lists it without its private parts
-    assert hidden["example"] is None and str(upload) not in json.dumps(hidden)
+    assert hidden.example is None and str(upload) not in json.dumps(hidden.to_dict())
     # the loaded model's meta, as the app's pages read it (Compare's test pairs, Learn's example)
     meta = load_checkpoint(job.snapshot().result_path).meta
     assert catalog.shareable_meta(meta, "owner-session") is meta
@@ -90,7 +90,7 @@ def test_models_trained_on_uploads_are_private_to_their_session_until_shared(mod
     assert entry("someone-else") is None
     before = {k: v.dtype for k, v in load_checkpoint(path).model.state_dict().items()}
     drop_owner(path, "owner-session")
-    assert entry("someone-else")["example"] == entry("owner-session")["example"]
+    assert entry("someone-else").example == entry("owner-session").example
     assert "owner" not in load_checkpoint(path).meta
     assert {k: v.dtype for k, v in load_checkpoint(path).model.state_dict().items()} == before
 
@@ -106,7 +106,7 @@ def test_sharing_keeps_half_precision_weights_half(corpus, models):
 
 def test_catalog_resolves_names_and_confines_paths(saved, tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path))
-    names = [m["name"] for m in catalog.list_models()]
+    names = [m.name for m in catalog.list_models()]
     assert "m" in names
     assert catalog.load("m").config.score == "local_p"
     with pytest.raises(CheckpointError, match="outside the model folders"):

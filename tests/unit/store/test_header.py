@@ -27,7 +27,7 @@ BROKEN = {
 def test_one_malformed_checkpoint_is_skipped_and_the_rest_keeps_working(capsys, models, model_file, kind):
     rewrite(model_file, models / f"bad-{kind}.safetensors", attnviz=BROKEN[kind])
     with pytest.warns(catalog.ModelWarning, match=f"bad-{kind}.safetensors") as seen:
-        names = [m["name"] for m in catalog.list_models()]
+        names = [m.name for m in catalog.list_models()]
     assert "good" in names and f"bad-{kind}" not in names
     assert all("\n" not in str(w.message) for w in seen)
     with pytest.raises(CheckpointError, match=f"bad-{kind}"):
@@ -42,11 +42,11 @@ def test_wrong_typed_meta_values_are_dropped_not_fatal(models, model_file):
         return {**h, "meta": {**meta, "metrics": {"bleu": "high", "aer": [1], "exact_match": 0.5, "n": 4}}}
 
     rewrite(model_file, models / "odd.safetensors", attnviz=edit)
-    entry = next(m for m in catalog.list_models() if m["name"] == "odd")
-    assert entry["task"] is None and entry["example"] is None and entry["parameters"] is None
-    assert entry["metrics"] == {"exact_match": 0.5, "n": 4}
+    entry = next(m for m in catalog.list_models() if m.name == "odd")
+    assert entry.task is None and entry.example is None and entry.parameters is None
+    assert entry.metrics == {"exact_match": 0.5, "n": 4}
     rewrite(model_file, models / "odd2.safetensors", attnviz=lambda h: {**h, "meta": {**h["meta"], "metrics": [1]}})
-    assert next(m for m in catalog.list_models() if m["name"] == "odd2")["metrics"] == {}
+    assert next(m for m in catalog.list_models() if m.name == "odd2").metrics == {}
     assert load_checkpoint(models / "odd.safetensors").meta["metrics"] == {"exact_match": 0.5, "n": 4}
 
 
@@ -85,4 +85,4 @@ def test_a_huge_header_is_refused_before_it_is_parsed(models, model_file):
     with pytest.raises(CheckpointError, match=r"huge\.safetensors: its header is 5\.0 MiB"):
         read_header(path)
     with pytest.warns(catalog.ModelWarning, match="huge.safetensors"):
-        assert "huge" not in [m["name"] for m in catalog.list_models()]
+        assert "huge" not in [m.name for m in catalog.list_models()]

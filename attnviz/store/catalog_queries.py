@@ -1,6 +1,7 @@
-"""Which (score, decoder style) models a task has, the sibling of a model in the other style,
-and why a combination is missing. Explore's score box and Bahdanau | Luong | Both toggle, and
-the Train page's "train the missing sibling", all ask these questions here."""
+"""The catalog's questions: which (score, decoder style) models a task has, the sibling of a model
+in the other style, why a combination is missing, and what the app opens on. Explore's score box
+and Bahdanau | Luong | Both toggle, and the Train page's "train the missing sibling", all ask
+these questions here, of the entries :func:`attnviz.store.list_models` returns."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import torch
 
 from attnviz.errors import ConfigError
 from attnviz.model import SCORES, STYLES, Attention
+from attnviz.store.entry import PRETRAINED, ModelEntry
 
 # The first task found here opens the app: real language a newcomer can type (English source).
 PREFERRED_TASKS = ("multi30k-en-fr", "multi30k-en-de", "multi30k-de-en", "toy-fr", "dates")
@@ -31,7 +33,7 @@ class Slot:
 
     score: str
     style: str
-    entry: dict | None  # the catalog entry (see attnviz.store.catalog.list_models) when a model exists
+    entry: ModelEntry | None  # the model, when one exists
     reason: str | None  # why there is no model (None when there is one)
 
     @property
@@ -39,9 +41,9 @@ class Slot:
         return self.entry is not None
 
 
-def task_of(entry: dict) -> str:
+def task_of(entry: ModelEntry) -> str:
     """A catalog entry's task; models of unknown data are grouped as "other"."""
-    return entry.get("task") or "other"
+    return entry.task or "other"
 
 
 def sizes_problem(config: dict, score: str, style: str) -> str | None:
@@ -64,23 +66,25 @@ def sizes_problem(config: dict, score: str, style: str) -> str | None:
     return None
 
 
-def _pick(matches: list[dict], like: dict | None) -> dict | None:
+def _pick(matches: list[ModelEntry], like: ModelEntry | None) -> ModelEntry | None:
     """Of several checkpoints for one slot, the one that comes from where ``like`` comes from."""
     if not matches:
         return None
     if like is not None:
-        same = [m for m in matches if m.get("source") == like.get("source")]
+        same = [m for m in matches if m.source == like.source]
         if same:
             return same[0]
     return matches[0]
 
 
-def matches(models: list[dict], task: str, score: str, style: str) -> list[dict]:
+def matches(models: list[ModelEntry], task: str, score: str, style: str) -> list[ModelEntry]:
     """Every checkpoint of ``task`` with this score and decoder style."""
-    return [m for m in models if task_of(m) == task and (m.get("score"), m.get("style")) == (score, style)]
+    return [m for m in models if task_of(m) == task and (m.score, m.style) == (score, style)]
 
 
-def slots(models: list[dict], task: str, config: dict | None = None, like: dict | None = None) -> dict:
+def slots(
+    models: list[ModelEntry], task: str, config: dict | None = None, like: ModelEntry | None = None
+) -> dict[tuple[str, str], Slot]:
     """Every registered score × decoder style of ``task``: ``{(score, style): Slot}``.
 
     ``config`` (a model config of the task) lets a missing slot say when its sizes make it
@@ -99,35 +103,35 @@ def slots(models: list[dict], task: str, config: dict | None = None, like: dict 
     return out
 
 
-def _missing(task: str, score: str, style: str, found: dict) -> str:
+def _missing(task: str, score: str, style: str, found: dict[str, ModelEntry | None]) -> str:
     """Why a possible slot is empty, and the way to fill it: from its sibling when one exists."""
     if any(entry is not None for entry in found.values()):
         return f"no {score}/{style} model for {task} yet: train the missing sibling on the Train page"
     return f"no {score} model for {task} in either style yet: train one on the Train page (score function {score})"
 
 
-def sibling(models: list[dict], entry: dict, style: str) -> dict | None:
+def sibling(models: list[ModelEntry], entry: ModelEntry, style: str) -> ModelEntry | None:
     """The model of the same task and score in ``style`` (``entry`` itself for its own style)."""
-    if entry.get("style") == style:
+    if entry.style == style:
         return entry
-    return slots(models, task_of(entry), like=entry)[entry.get("score"), style].entry
+    return slots(models, task_of(entry), like=entry)[entry.score, style].entry
 
 
-def front_example(models: list[dict], task: str) -> str | None:
+def front_example(models: list[ModelEntry], task: str) -> str | None:
     """The sentence ``task`` opens on: its entry in FRONT_EXAMPLES when a shipped model of the
     task is listed, else the example of its first model that has one."""
-    if task in FRONT_EXAMPLES and any(task_of(m) == task and m.get("source") == "pretrained" for m in models):
+    if task in FRONT_EXAMPLES and any(task_of(m) == task and m.source == PRETRAINED for m in models):
         return FRONT_EXAMPLES[task]
-    return next((m["example"] for m in models if task_of(m) == task and m.get("example")), None)
+    return next((m.example for m in models if task_of(m) == task and m.example), None)
 
 
-def model_tasks(models: list[dict]) -> list[str]:
+def model_tasks(models: list[ModelEntry]) -> list[str]:
     """The tasks that have models, the preferred real-language ones first."""
     found = list(dict.fromkeys(task_of(m) for m in models))
     return sorted(found, key=lambda t: PREFERRED_TASKS.index(t) if t in PREFERRED_TASKS else len(PREFERRED_TASKS))
 
 
-def default_score(models: list[dict], task: str) -> str | None:
+def default_score(models: list[ModelEntry], task: str) -> str | None:
     """The score to open ``task`` on: one shipped in both styles (dot, general, additive first)."""
     grid = slots(models, task)
     have = [s for s in SCORES if any(grid[s, st].available for st in STYLES)]
@@ -139,13 +143,13 @@ def default_score(models: list[dict], task: str) -> str | None:
     return None
 
 
-def default_style(models: list[dict], task: str, score: str) -> str:
+def default_style(models: list[ModelEntry], task: str, score: str) -> str:
     """Luong where it exists (its h_t queries align more sharply), else the style that does."""
     grid = slots(models, task)
     return next((st for st in ("luong", "bahdanau") if grid[score, st].available), "luong")
 
 
-def front_entry(models: list[dict]) -> dict | None:
+def front_entry(models: list[ModelEntry]) -> ModelEntry | None:
     """The model the app opens on: the first task's default score, in its default style."""
     found = model_tasks(models)
     if not found:
