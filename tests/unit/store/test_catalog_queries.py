@@ -49,10 +49,12 @@ def test_a_shipped_task_opens_on_its_front_example_a_task_of_ones_own_on_its_mod
 
 
 # what each front example must come out as, from every shipped model of its task
+# the right translations of each task's front example ("Ein schwarzer Hund läuft am Strand."
+# may be told in either tense of English)
 FRONT_TRANSLATIONS = {
-    "multi30k-en-fr": "Un chien noir court sur la plage.",
-    "multi30k-en-de": "Ein schwarzer Hund rennt am Strand.",
-    "multi30k-de-en": "A black dog running on the beach.",
+    "multi30k-en-fr": {"Un chien noir court sur la plage."},
+    "multi30k-en-de": {"Ein schwarzer Hund rennt am Strand."},
+    "multi30k-de-en": {"A black dog running on the beach.", "A black dog runs on the beach."},
 }
 
 
@@ -64,4 +66,4 @@ def test_every_shipped_model_translates_its_task_s_front_example_right(task):
     sentence = queries.front_example(shipped, task)
     for entry in shipped:
         translator = catalog.load(entry.path)
-        assert translator.text_of(translator.translate(sentence)) == FRONT_TRANSLATIONS[task], entry.name
+        assert translator.text_of(translator.translate(sentence)) in FRONT_TRANSLATIONS[task], entry.name
