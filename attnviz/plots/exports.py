@@ -30,9 +30,10 @@ def csv_text(frame: pd.DataFrame, float_format: str | None = None) -> str:
 
 
 def matrix_frame(al: Alignment, values: str = "weights") -> pd.DataFrame:
-    """``[tgt, src]`` weights or raw scores: one row per target step, one column per source token."""
+    """``[tgt, src]`` weights or raw scores: one row per target step, one column per source token,
+    named ``position:token`` (``3:the``) so that a word the sentence repeats names two columns."""
     z = alignment_matrix(al, values)  # [tgt, src], NaN outside a local window
-    columns = list(al.source_tokens)
+    columns = [f"{s}:{token}" for s, token in enumerate(al.source_tokens)]
     frame = pd.DataFrame(z, columns=columns)
     frame.insert(0, "target", list(al.target_tokens))
     frame.insert(0, "step", range(len(al.target_tokens)))
@@ -44,10 +45,14 @@ def matrix_csv(al: Alignment, values: str = "weights") -> str:
     return csv_text(matrix_frame(al, values), float_format="%.6g")
 
 
-def alignment_json(al: Alignment) -> str:
+def alignment_json(al: Alignment, name: str | None = None, sentence: str = "") -> str:
     """Everything the decode recorded (:meth:`Alignment.to_dict`) as an attention file
-    (:func:`attnviz.external.attention_json`): the Your model page and ``attnviz attention`` read it back."""
-    return attention_json(al)
+    (:func:`attnviz.external.attention_json`): the Your model page and ``attnviz attention`` read it
+    back, as a matrix called ``name`` (the model's name; without it, ``attention``) with the
+    sentence in the metadata when given."""
+    if name is None:
+        return attention_json(al)
+    return attention_json({name: al}, metadata={"sentence": sentence} if sentence else None)
 
 
 def pair_json(panels: dict[str, Alignment], models: dict[str, str], sentence: str) -> str:
@@ -91,10 +96,29 @@ def slug(text: str, max_len: int = 40) -> str:
     return out.strip("-")
 
 
+def models_slug(names: list[str], max_len: int = 150) -> str:
+    """Several models' names as one piece of a file name that keeps every name whole: the dash
+    parts they all begin with once, then each name's rest, joined by ``-vs-``
+    (``multi30k-de-en-additive-bahdanau-vs-luong``). Where that is longer than ``max_len``, the
+    shared beginning and how many models (``multi30k-de-en-5-models``)."""
+    names = [slug(n, 10_000) for n in dict.fromkeys(names)]
+    names = [n for n in names if n]
+    if len(names) <= 1:
+        return names[0] if names else ""
+    parts = [n.split("-") for n in names]
+    shared = 0  # leading dash parts every name has, leaving each name at least one of its own
+    while shared < min(map(len, parts)) - 1 and len({p[shared] for p in parts}) == 1:
+        shared += 1
+    head = parts[0][:shared]
+    whole = "-".join([*head, "-vs-".join("-".join(p[shared:]) for p in parts)])
+    return whole if len(whole) <= max_len else "-".join([*head, f"{len(names)}-models"])
+
+
 def file_stem(model: str, sentence: str, what: str = "") -> str:
-    """A download's file name without extension: the model's name, a slug of the sentence, what
-    the file holds (``toy-fr-general-luong-the-cat-eats-weights``)."""
-    parts = [slug(model, 60), slug(sentence), slug(what, 30)]
+    """A download's file name without extension: the model's name (or :func:`models_slug` of
+    several, never cut), a slug of the sentence, what the file holds
+    (``toy-fr-general-luong-the-cat-eats-weights``)."""
+    parts = [slug(model, 200), slug(sentence), slug(what, 40)]
     return "-".join(p for p in parts if p) or "attnviz"
 
 

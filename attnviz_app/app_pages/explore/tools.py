@@ -86,10 +86,11 @@ def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
         with col:
             if many:
                 st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(models[name])}")
+            everything = alignment_json(al, models[name], sentence)  # one matrix named after the model
             files = [  # (label, contents, what, extension, mime)
                 ("Weights (CSV)", matrix_csv(al, "weights"), "weights", "csv", "text/csv"),
                 ("Raw scores (CSV)", matrix_csv(al, "scores"), "scores", "csv", "text/csv"),
-                ("Everything (JSON)", alignment_json(al), "alignment", "json", "application/json"),
+                ("Everything (JSON)", everything, "alignment", "json", "application/json"),
                 ("Pharaoh", pharaoh_text(al, with_eos), "links", "pharaoh", "text/plain"),
             ]
             for row in (files[:2], files[2:]):

@@ -160,10 +160,6 @@ def user_errors() -> Iterator[None]:
         st.stop()
 
 
-def model_label(entry: dict) -> str:
-    return f"{entry['name']} · {entry['score']}/{entry['style']}"
-
-
 def require_models() -> list[dict]:
     """All models, or an explanation and a stop when there are none."""
     with user_errors():

@@ -26,7 +26,17 @@ def test_csv_rows_are_target_steps(app_models_dir):
     al = tr.translate("=cmd the cat .")
     frame = pd.read_csv(io.StringIO(matrix_csv(al, "scores")))
     assert len(frame) == len(al.target_tokens)
-    assert frame.columns[2].startswith("'=")  # no spreadsheet formula
+    assert frame.columns[2] == f"0:{al.source_tokens[0]}" == "0:="  # position first: never a formula
+
+
+def test_a_repeated_source_word_names_two_columns_once_each():
+    from attnviz.plots.exports import matrix_frame
+
+    al = make_alignment(["the", "cat", "saw", "the", "dog"], ["x"], seed=4)
+    header = matrix_csv(al).splitlines()[0].split(",")
+    assert header == ["step", "target", "0:the", "1:cat", "2:saw", "3:the", "4:dog", "5:<eos>"]
+    assert len(set(header)) == len(header)
+    assert list(matrix_frame(al).iloc[0, 2:]) == list(al.weights[0])
 
 
 def test_the_csv_guard_also_quotes_a_formula_behind_leading_spaces():
@@ -54,6 +64,36 @@ def test_file_stems_carry_the_model_and_a_slug_of_the_sentence():
     )
     assert len(slug("word " * 40)) <= 40 and not slug("word " * 40).endswith("-")
     assert file_stem("", "???") == "attnviz"
+
+
+def test_several_models_name_a_file_whole():
+    from attnviz.plots.exports import file_stem, models_slug
+
+    five = ["multi30k-de-en-additive-bahdanau", "multi30k-de-en-additive-luong", "multi30k-de-en-general-luong",
+            "multi30k-de-en-dot-luong", "multi30k-de-en-additive-bahdanau-guided"]  # fmt: skip
+    both = models_slug(five[:2])
+    assert both == "multi30k-de-en-additive-bahdanau-vs-luong"
+    all_five = models_slug(five)
+    assert all_five == ("multi30k-de-en-additive-bahdanau-vs-additive-luong-vs-general-luong-vs-dot-luong"
+                        "-vs-additive-bahdanau-guided")  # fmt: skip
+    stem = file_stem(all_five, "Ein Mann mit einem roten Hut spielt Gitarre auf der Straße.", "figure-weights")
+    assert stem.startswith(all_five + "-Ein-Mann") and stem.endswith("-figure-weights")
+    assert models_slug(["m-plain", "m-plain-guided"]) == "m-plain-vs-plain-guided"  # a twin keeps a part of its own
+    assert models_slug(["a-x", "b-y"]) == "a-x-vs-b-y"
+    assert models_slug(["x"] + [f"task-model-{k}" for k in range(60)]) == f"{61}-models"
+    assert models_slug([f"task-model-{k}-long-name" for k in range(20)]) == "task-model-20-models"
+    assert models_slug(["same", "same"]) == "same" and models_slug([]) == ""
+
+
+def test_the_everything_json_reads_back_under_the_model_name():
+    from attnviz.external import read_attention
+    from attnviz.plots.exports import alignment_json
+
+    al = make_alignment(["a", "b"], ["x"], seed=5)
+    back = read_attention(alignment_json(al, "multi30k-de-en-additive-luong", "a b").encode(), "m.json")
+    assert list(back.alignments) == ["multi30k-de-en-additive-luong"]
+    assert back.alignments["multi30k-de-en-additive-luong"].target_tokens == al.target_tokens
+    assert back.metadata["sentence"] == "a b"
 
 
 def test_the_pair_in_one_file():
