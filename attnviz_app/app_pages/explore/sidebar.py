@@ -23,7 +23,7 @@ MERGE_KEY = "explore_merge"
 MAX_BEAM_WIDTH = 10
 MODES = {"bahdanau": "Bahdanau", "luong": "Luong", "both": "Both"}
 STYLE_HELP = (
-    "Bahdanau attends with the previous decoder state s_{t-1}, Luong with the current one h_t. "
+    "Bahdanau attends with the previous decoder state $s_{t-1}$, Luong with the current one $h_t$. "
     "Both shows the two models side by side on one colour scale, with their difference."
 )
 
