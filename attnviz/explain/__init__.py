@@ -1,6 +1,7 @@
 """Explanations beside attention: gradient attributions, the arithmetic of one cell, worked examples."""
 
 from attnviz.explain.attribution import BASELINES, MAX_SOURCE_TOKENS, MAX_STEPS, METHODS, Attribution, attribute
+from attnviz.explain.attribution_notes import delta_note, eos_note
 from attnviz.explain.cellmath import CellMath, cell_numbers, latex_lines
 from attnviz.explain.worked import (
     all_scores,
@@ -26,6 +27,8 @@ __all__ = [
     "attribute",
     "cell_numbers",
     "default_parameters",
+    "delta_note",
+    "eos_note",
     "latex_lines",
     "parameter_rows",
     "parse_vector",

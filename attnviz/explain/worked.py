@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from attnviz.errors import InputError
+from attnviz.explain.cellmath import formula_for
 from attnviz.explain.steps import Step, matrix, num, score_steps, vector, weight_steps
 from attnviz.model import SCORES, Attention, get_score
 
@@ -33,9 +34,11 @@ def score_reading(score: str, style: str) -> str:
     return f"Query: {state}; compared with {where}."
 
 
-def score_formula(score: str) -> str:
-    """The score's formula in LaTeX."""
-    return get_score(score).formula
+def score_formula(score: str, style: str | None = None) -> str:
+    """The score's formula in LaTeX, as its paper writes it, or with the query that ``style``
+    (``"bahdanau"``: s_{t-1}, ``"luong"``: h_t) reads."""
+    formula = get_score(score).formula
+    return formula if style is None else formula_for(formula, style)
 
 
 def score_doc(score: str) -> str:

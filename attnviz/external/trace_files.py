@@ -66,8 +66,10 @@ def pair_json(panels: dict[str, Alignment], models: dict[str, str], sentence: st
 
 
 def matrix_frame(al: Alignment, values: str = "weights") -> pd.DataFrame:
-    """``[tgt, src]`` weights or raw scores: one row per target step, one column per source token."""
-    frame = pd.DataFrame(al.matrix(values), columns=list(al.source_tokens))  # [tgt, src], NaN outside a window
+    """``[tgt, src]`` weights or raw scores: one row per target step, one column per source token,
+    named ``position:token`` (``3:the``) so that a word the sentence repeats names two columns."""
+    columns = [f"{s}:{token}" for s, token in enumerate(al.source_tokens)]
+    frame = pd.DataFrame(al.matrix(values), columns=columns)  # [tgt, src], NaN outside a window
     frame.insert(0, "target", list(al.target_tokens))
     frame.insert(0, "step", range(len(al.target_tokens)))
     return frame

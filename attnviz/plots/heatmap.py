@@ -338,7 +338,8 @@ def step_bar(al: Alignment, t: int, max_width: int | None = None) -> go.Figure:
     """The softmax over source tokens at step ``t`` (bars) and the raw scores (line, right axis).
 
     For local attention the window ``[p_t - D, p_t + D]`` is shaded and ``p_t`` marked.
-    ``max_width`` narrows the bars (and their labels) so that the figure fits a column that wide.
+    ``max_width`` sizes the bars (and their labels) to a column that wide: narrower to fit, or up
+    to twice their natural width to use a wide screen.
     """
     n_tgt, n_src = np.shape(al.weights)
     if not 0 <= t < n_tgt:
@@ -365,9 +366,9 @@ def step_bar(al: Alignment, t: int, max_width: int | None = None) -> go.Figure:
             annotation_yshift=-18,
         )
     cell = cell_size(n_src, lo=14)
-    if max_width is not None:
-        cell = max(MIN_CELL_PX, min(cell, (max_width - 160) // max(n_src, 1)))
-    angle, font = tick_angle(al.source_tokens, cell), tick_px(cell)
+    if max_width is not None:  # the column's width, up to twice the natural bar
+        cell = max(MIN_CELL_PX, min(2 * cell, (max_width - 160) // max(n_src, 1)))
+    angle, font = tick_angle(al.source_tokens, cell), tick_px(min(cell, cell_size(n_src, lo=14)))
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font)
     fig.update_xaxes(range=[-0.5, n_src - 0.5])
     fig.update_yaxes(title_text="weight", range=[0, 1.05], secondary_y=False)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import importlib.util
 import math
+import re
 import textwrap
 from collections.abc import Mapping
 
@@ -29,6 +30,7 @@ from attnviz.plots.heatmap import (
     label_px,
     tick_angle,
 )
+from attnviz.plots.pdf import pdf_titled
 
 IMAGE_FORMATS = ("png", "svg", "pdf")  # what kaleido writes
 MIME = {"html": "text/html", "png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
@@ -208,16 +210,25 @@ def can_write_images() -> bool:
     return importlib.util.find_spec("kaleido") is not None
 
 
-def figure_image(fig: go.Figure, image_format: str, scale: float = 2.0) -> bytes:
-    """``fig`` as PNG, SVG or PDF bytes, drawn by kaleido in a local Chromium (no network)."""
+def figure_image(fig: go.Figure, image_format: str, scale: float = 2.0, title: str | None = None) -> bytes:
+    """``fig`` as PNG, SVG or PDF bytes, drawn by kaleido in a local Chromium (no network). A PDF's
+    document title is ``title`` (default: the figure's title as plain text)."""
     if image_format not in IMAGE_FORMATS:
         raise InputError(f"image_format must be one of {', '.join(IMAGE_FORMATS)}, got {image_format!r}")
     if not can_write_images():
         raise ConfigError("PNG, SVG and PDF files need kaleido: pip install kaleido==1.5.0 (and a Chromium)")
     try:
-        return fig.to_image(format=image_format, scale=scale if image_format == "png" else 1.0)
+        data = fig.to_image(format=image_format, scale=scale if image_format == "png" else 1.0)
     except (RuntimeError, ValueError, OSError) as e:
         raise ConfigError(
             f"kaleido could not draw the figure ({e}); it needs Chromium: apt-get install chromium, or set"
             " BROWSER_PATH to a Chrome or Chromium executable"
         ) from e
+    return pdf_titled(data, plain_title(fig) if title is None else title) if image_format == "pdf" else data
+
+
+def plain_title(fig: go.Figure) -> str:
+    """The figure's title without its markup (lines joined by spaces, entities read), or ``attnviz figure``."""
+    text = fig.layout.title.text or ""
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text.replace("<br>", " ")))
+    return " ".join(text.split()) or "attnviz figure"

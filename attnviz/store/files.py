@@ -49,10 +49,29 @@ def slug(text: str, max_len: int = 40) -> str:
     return out.strip("-")
 
 
+def models_slug(names: list[str], max_len: int = 150) -> str:
+    """Several models' names as one piece of a file name that keeps every name whole: the dash
+    parts they all begin with once, then each name's rest, joined by ``-vs-``
+    (``multi30k-de-en-additive-bahdanau-vs-luong``). Where that is longer than ``max_len``, the
+    shared beginning and how many models (``multi30k-de-en-5-models``)."""
+    names = [slug(n, 10_000) for n in dict.fromkeys(names)]
+    names = [n for n in names if n]
+    if len(names) <= 1:
+        return names[0] if names else ""
+    parts = [n.split("-") for n in names]
+    shared = 0  # leading dash parts every name has, leaving each name at least one of its own
+    while shared < min(map(len, parts)) - 1 and len({p[shared] for p in parts}) == 1:
+        shared += 1
+    head = parts[0][:shared]
+    whole = "-".join([*head, "-vs-".join("-".join(p[shared:]) for p in parts)])
+    return whole if len(whole) <= max_len else "-".join([*head, f"{len(names)}-models"])
+
+
 def file_stem(model: str, sentence: str, what: str = "") -> str:
-    """A download's file name without extension: the model's name, a slug of the sentence, what
-    the file holds (``toy-fr-general-luong-the-cat-eats-weights``)."""
-    parts = [slug(model, 60), slug(sentence), slug(what, 30)]
+    """A download's file name without extension: the model's name (or :func:`models_slug` of
+    several, never cut), a slug of the sentence, what the file holds
+    (``toy-fr-general-luong-the-cat-eats-weights``)."""
+    parts = [slug(model, 200), slug(sentence), slug(what, 40)]
     return "-".join(p for p in parts if p) or "attnviz"
 
 

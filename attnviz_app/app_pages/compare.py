@@ -18,7 +18,7 @@ from attnviz.plots import (
     plot_config,
     shared_range,
 )
-from attnviz.store import file_stem
+from attnviz.store import file_stem, models_slug
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
@@ -116,8 +116,8 @@ rule = next((f"{r.rule} " for r in reading.values() if r.note), "")
 st.caption(escape_markdown(f"{rule}One colour scale for all models (weights: 0 to the largest weight; scores: "
                            "symmetric around 0)."))  # fmt: skip
 lines = {m.name: f"{m.score} / {m.style}" for m in chosen}  # under each map's name
-paper_download(aligned, lines, sentence, values, file_stem("-".join(names), sentence, f"figure-{values}"), "cmp_paper",
-               rule.strip())  # fmt: skip
+figure_stem = file_stem(models_slug(names), sentence, f"figure-{values}")  # every model, whole
+paper_download(aligned, lines, sentence, values, figure_stem, "cmp_paper", rule.strip())
 
 col_a, col_b = st.columns(2)
 a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a")

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from attnviz.explain import MAX_SOURCE_TOKENS, Attribution, attribute
+from attnviz.explain import MAX_SOURCE_TOKENS, Attribution, attribute, delta_note, eos_note
 from attnviz.plots import align_tops, attribution_heatmap, explore_heatmap, share_scales
 from attnviz_app.app_pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
 from attnviz_app.app_pages.shared.common import escape_markdown, load_model, user_errors
@@ -61,11 +61,15 @@ def attribution_view(
              "attribution's first": attr.attribution_top[t],
              "Spearman": None if math.isnan(attr.spearman[t]) else round(float(attr.spearman[t]), 3),
              "top-1 agrees": bool(attr.top1[t]),
-             **({"IG delta": round(float(attr.delta[t]), 4)} if attr.delta is not None else {})}
+             **({"IG delta": float(attr.delta[t])} if attr.delta is not None else {})}
             for t in range(len(attr.target_tokens))
         ]  # fmt: skip
         with st.expander(f"{name}: step by step", key=f"explore_attr_steps_{name}"):
-            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"explore_attr_table_{name}")
+            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"explore_attr_table_{name}",
+                         column_config={"IG delta": st.column_config.NumberColumn(format="%.1e")})  # fmt: skip
+        notes = " ".join(n for n in (eos_note(attr), delta_note(attr)) if n)
+        if notes:
+            st.caption(escape_markdown(notes))
     method_name = next(iter(attrs.values())).method_name
     paper_download({n: a.alignment for n, a in attrs.items()}, titles, text, "weights",
                    file_name(f"figure-attribution-{method}"), f"explore_paper_attribution_{method}",

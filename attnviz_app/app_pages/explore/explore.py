@@ -7,7 +7,7 @@ import streamlit as st
 
 from attnviz.data import LEXICON
 from attnviz.links import for_reading
-from attnviz.store import ModelEntry, file_stem, front_example, slots
+from attnviz.store import ModelEntry, file_stem, front_example, models_slug, slots
 from attnviz_app import page_file
 from attnviz_app.app_pages.explore import sidebar, url
 from attnviz_app.app_pages.explore.alignment import alignment_view
@@ -151,7 +151,7 @@ def render() -> None:
     st.session_state[TABS_KEY] = _open_view(views)
     fmt = choice.image_format
     names = {name: e.name for name, e in entries.items()}
-    st.session_state[FILE_STEMS_KEY] = {"": file_stem("-".join(names.values()), text)} | {
+    st.session_state[FILE_STEMS_KEY] = {"": file_stem(models_slug(list(names.values())), text)} | {
         name: file_stem(model, text) for name, model in names.items()}  # fmt: skip
     draw = {
         "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, rule if note else ""),

@@ -13,7 +13,7 @@ import streamlit as st
 from attnviz.model import SCORES
 from attnviz.store import ModelEntry, default_score, default_style, front_example, matches, model_tasks, slots, task_of
 from attnviz_app.app_pages.shared.checkpoint_upload import checkpoint_upload
-from attnviz_app.app_pages.shared.common import absent_models_note, escape_markdown, header_config, model_label
+from attnviz_app.app_pages.shared.common import absent_models_note, escape_markdown, header_config
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.reading_ui import merge_toggle
 
@@ -23,7 +23,7 @@ MERGE_KEY = "explore_merge"
 MAX_BEAM_WIDTH = 10
 MODES = {"bahdanau": "Bahdanau", "luong": "Luong", "both": "Both"}
 STYLE_HELP = (
-    "Bahdanau attends with the previous decoder state s_{t-1}, Luong with the current one h_t. "
+    "Bahdanau attends with the previous decoder state $s_{t-1}$, Luong with the current one $h_t$. "
     "Both shows the two models side by side on one colour scale, with their difference."
 )
 
@@ -85,6 +85,14 @@ def _open_checkpoint(entry: ModelEntry) -> None:
     st.session_state[f"{CKPT_KEY}_{entry.style}"] = entry.path
 
 
+def checkpoint_label(name: str, task: str) -> str:
+    """A checkpoint in its box: its name without the task the box above picked, so that the part
+    that tells twins apart (``additive-bahdanau`` against ``additive-bahdanau-guided``) fits; the
+    caption under the boxes gives the whole name."""
+    short = name.removeprefix(f"{task}-")
+    return short or name
+
+
 def _ensure(key: str, options: list, default) -> None:
     if st.session_state.get(key) not in options:
         st.session_state[key] = default
@@ -139,7 +147,8 @@ def choose(models: list[ModelEntry]) -> Choice:
             key = f"{CKPT_KEY}_{style}"
             _ensure(key, list(by_path), entry.path)
             path = st.sidebar.selectbox(f"{MODES[style]} checkpoint", list(by_path), key=key,
-                                        format_func=lambda p, b=by_path: model_label(b[p]))  # fmt: skip
+                                        format_func=lambda p, b=by_path: checkpoint_label(b[p].name, task),
+                                        )  # fmt: skip
             choice.entries[style] = by_path[path]
     for style, entry in choice.entries.items():  # the checkpoints picked above, not their slots' first ones
         who = f"{MODES[style]} model" if len(choice.styles) > 1 else "Model"

@@ -78,10 +78,12 @@ def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
         with col:
             if many:
                 st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(models[name])}")
+            # one matrix named after the model, with the sentence
+            everything = attention_json({models[name]: al}, metadata={"sentence": sentence} if sentence else None)
             files = [  # (label, contents, what, extension, mime)
                 ("Weights (CSV)", matrix_csv(al, "weights"), "weights", "csv", "text/csv"),
                 ("Raw scores (CSV)", matrix_csv(al, "scores"), "scores", "csv", "text/csv"),
-                ("Everything (JSON)", attention_json(al), "alignment", "json", "application/json"),
+                ("Everything (JSON)", everything, "alignment", "json", "application/json"),
                 ("Pharaoh", pharaoh_text(al, with_eos), "links", "pharaoh", "text/plain"),
             ]
             for row in (files[:2], files[2:]):

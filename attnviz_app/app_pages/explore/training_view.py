@@ -3,12 +3,10 @@ alignment history), or in Both the two styles' histories side by side on one axi
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from attnviz.plots import plot_config, replay_figure, replay_html
-from attnviz.store import ModelEntry, read_history, visible_to
+from attnviz.store import ModelEntry, models_slug, read_history, visible_to
 from attnviz_app import page_file
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, session_id, user_errors
 from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
@@ -73,9 +71,9 @@ def training_view(entries: dict[str, ModelEntry], image_format: str) -> None:
         if not probes:
             st.info("The two models recorded different probe sentences; each is replayed on its own.")
             for name, history in histories.items():
-                _replay({name: history}, history["probes"], image_format)
+                _replay({name: history}, history["probes"], image_format, entries)
             return
-    _replay(histories, probes, image_format)
+    _replay(histories, probes, image_format, entries)
 
 
 def _same_probe(a: dict, b: dict | None) -> bool:
@@ -94,7 +92,7 @@ def _probe_label(probe: dict) -> str:
     return f"{words[:70]}{'…' if len(words) > 70 else ''} ({kind})"
 
 
-def _replay(histories: dict[str, dict], probes: list[dict], image_format: str) -> None:
+def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, entries: dict[str, dict]) -> None:
     left, right = st.columns([3, 2], vertical_alignment="bottom")
     if st.session_state.get(PROBE_KEY, 0) >= len(probes):
         st.session_state[PROBE_KEY] = 0
@@ -107,12 +105,13 @@ def _replay(histories: dict[str, dict], probes: list[dict], image_format: str) -
     chosen = {name: _with_probe(h, probes[probe]) for name, h in histories.items()}
     with user_errors():
         fig = replay_figure(chosen, probe=0, axis=axis)
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", "-".join(histories))
-    st.plotly_chart(fig, key=f"explore_history_{stem}", width="stretch",
+    models = [entries[name].name for name in histories]  # the files are named after the models
+    stem = models_slug(models) or "model"
+    st.plotly_chart(fig, key=f"explore_history_{'-'.join(histories)}", width="stretch",
                     config=plot_config(f"attnviz-history-{stem}", image_format))  # fmt: skip
     st.caption(CAPTION)
     _table(chosen)
-    title = f"attnviz: how attention formed ({', '.join(histories)})"
+    title = f"attnviz: how attention formed ({', '.join(models)})"
     st.download_button("Download the animation (HTML, plays offline)", lambda: replay_html(fig, title),
                        file_name=f"attnviz-history-{stem}.html", mime="text/html", key="explore_history_html",
                        on_click="ignore", icon=":material/download:")  # fmt: skip

@@ -161,11 +161,7 @@ def user_errors() -> Iterator[None]:
         st.stop()
 
 
-def model_label(entry: ModelEntry) -> str:
-    return f"{entry.name} · {entry.score}/{entry.style}"
-
-
-def require_models() -> list[ModelEntry]:
+def require_models() -> list[dict]:
     """All models, or an explanation and a stop when there are none."""
     with user_errors():
         models, skipped = _models_of(session_id())

@@ -42,7 +42,7 @@ def worked_example_section() -> None:
     with user_errors():
         ex = worked_example(query, keys, score, parameters=given, step=0)
         lines = worked_lines(ex)
-    st.latex(score_formula(score))
+    st.latex(score_formula(score, "luong"))  # the query box is h_t: the formula reads the same state
     st.markdown("**1. Score** each key against the query:")
     for line in lines["score"]:
         st.latex(line)

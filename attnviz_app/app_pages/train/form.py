@@ -18,7 +18,7 @@ from attnviz_app.app_pages.shared.common import escape_markdown, refresh_models
 from attnviz_app.app_pages.train.replay import history_panel
 
 SCORE_KEY, STYLE_KEY = "train_score", "train_style"
-STYLES = {"bahdanau": "Bahdanau (attend with s_{t-1})", "luong": "Luong (attend with h_t)"}
+STYLES = {"bahdanau": "Bahdanau (attend with $s_{t-1}$)", "luong": "Luong (attend with $h_t$)"}
 ENCODERS = ["gru", "lstm", "transformer"]
 # The defaults teach: on toy-fr they form a clear alignment in about a minute on 2 CPU cores
 # (docs/app.md, "The default training").

@@ -84,3 +84,11 @@ def test_worked_example_parameter_errors_say_what_to_type():
         explain.worked_example([3, 1], [[2, 6]], "general", [[1, 2], [3]])
     ex = explain.worked_example([3, 1], [[2, 6]], "additive", parameters={"v_a": [1, 1, 1]})  # A = 3
     assert ex.parameters["W_a"].shape == (3, 2) and ex.parameters["U_a"].shape == (3, 2)
+
+
+def test_a_formula_reads_the_query_of_the_style_asked():
+    from attnviz.explain import score_formula
+
+    assert "s_{t-1}" in score_formula("additive") and "h_t" not in score_formula("additive")  # as Bahdanau wrote it
+    assert "h_t" in score_formula("additive", "luong") and "s_{t-1}" not in score_formula("additive", "luong")
+    assert "s_{t-1}" in score_formula("general", "bahdanau")

@@ -8,7 +8,8 @@ import json
 
 import pandas as pd
 
-from attnviz.external import matrix_csv, pair_csv, pair_json, pharaoh_text, read_attention
+from attnviz.external import attention_json, matrix_csv, pair_csv, pair_json, pharaoh_text, read_attention
+from attnviz.external.trace_files import matrix_frame
 from attnviz.store.checkpoint import load_checkpoint
 from tests.support.alignments import make_alignment
 
@@ -18,7 +19,15 @@ def test_csv_rows_are_target_steps(app_models_dir):
     al = tr.translate("=cmd the cat .")
     frame = pd.read_csv(io.StringIO(matrix_csv(al, "scores")))
     assert len(frame) == len(al.target_tokens)
-    assert frame.columns[2].startswith("'=")  # no spreadsheet formula
+    assert frame.columns[2] == f"0:{al.source_tokens[0]}" == "0:="  # position first: never a formula
+
+
+def test_a_repeated_source_word_names_two_columns_once_each():
+    al = make_alignment(["the", "cat", "saw", "the", "dog"], ["x"], seed=4)
+    header = matrix_csv(al).splitlines()[0].split(",")
+    assert header == ["step", "target", "0:the", "1:cat", "2:saw", "3:the", "4:dog", "5:<eos>"]
+    assert len(set(header)) == len(header)
+    assert list(matrix_frame(al).iloc[0, 2:]) == list(al.weights[0])
 
 
 def test_pharaoh_leaves_out_the_links_of_eos_unless_asked():
@@ -27,6 +36,15 @@ def test_pharaoh_leaves_out_the_links_of_eos_unless_asked():
     al.weights[0, 1] = al.weights[1, 2] = al.weights[2, 0] = 1  # x<-b, y<-<eos>, <eos><-a
     assert pharaoh_text(al).split() == ["1-0"]
     assert pharaoh_text(al, with_eos=True).split() == ["1-0", "2-1", "0-2"]
+
+
+def test_the_everything_json_reads_back_under_the_model_name():
+    al = make_alignment(["a", "b"], ["x"], seed=5)
+    text = attention_json({"multi30k-de-en-additive-luong": al}, metadata={"sentence": "a b"})
+    back = read_attention(text.encode(), "m.json")
+    assert list(back.alignments) == ["multi30k-de-en-additive-luong"]
+    assert back.alignments["multi30k-de-en-additive-luong"].target_tokens == al.target_tokens
+    assert back.metadata["sentence"] == "a b"
 
 
 def test_the_pair_in_one_file():

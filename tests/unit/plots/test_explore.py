@@ -102,6 +102,9 @@ def test_narrow_cells_get_smaller_upright_labels_that_do_not_overlap():
     bars = step_bar(al, 0, max_width=390)
     assert bars.layout.width <= 390 and bars.layout.xaxis.tickfont.size < TICK_PX
     assert step_bar(al, 0).layout.xaxis.tickfont.size == TICK_PX  # unconstrained: full-size labels
+    short = make_alignment(["ein", "mann", "mit", "hut", "."], ["a", "man"])
+    natural, screen = step_bar(short, 0).layout.width, step_bar(short, 0, max_width=1460).layout.width
+    assert natural < screen <= 1460 and screen <= 160 + 2 * (natural - 160)  # a wide column: up to twice the bars
 
 
 def test_a_filling_map_grows_its_cells_to_its_column_and_stays_square():

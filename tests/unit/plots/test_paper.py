@@ -7,6 +7,7 @@ import pytest
 from attnviz.errors import InputError
 from attnviz.plots.paper import can_write_images, figure_html, figure_image, paper_figure
 from tests.support.alignments import heatmaps, make_alignment
+from tests.support.pdf import document_title
 
 
 def pair():
@@ -70,6 +71,8 @@ def test_images_need_kaleido_or_say_how_to_get_it():
     else:
         assert figure_image(fig, "svg").startswith(b"<svg")
         assert np.frombuffer(figure_image(fig, "png")[:8], np.uint8).tolist()[1:4] == list(b"PNG")
+        pdf = figure_image(fig, "pdf")  # the same Chromium, kept open, draws every file
+        assert pdf.startswith(b"%PDF") and document_title(pdf) == "“the cat eats”"
 
 
 def test_attributions_go_beside_attention_on_a_second_symmetric_colour_bar():

@@ -54,3 +54,25 @@ def test_file_stems_carry_the_model_and_a_slug_of_the_sentence():
     )
     assert len(files.slug("word " * 40)) <= 40 and not files.slug("word " * 40).endswith("-")
     assert files.file_stem("", "???") == "attnviz"
+
+
+def test_several_models_name_a_file_whole():
+    five = [
+        "multi30k-de-en-additive-bahdanau",
+        "multi30k-de-en-additive-luong",
+        "multi30k-de-en-general-luong",
+        "multi30k-de-en-dot-luong",
+        "multi30k-de-en-additive-bahdanau-guided",
+    ]
+    assert files.models_slug(five[:2]) == "multi30k-de-en-additive-bahdanau-vs-luong"
+    all_five = files.models_slug(five)
+    assert all_five == (
+        "multi30k-de-en-additive-bahdanau-vs-additive-luong-vs-general-luong-vs-dot-luong-vs-additive-bahdanau-guided"
+    )
+    stem = files.file_stem(all_five, "Ein Mann mit einem roten Hut spielt Gitarre auf der Straße.", "figure-weights")
+    assert stem.startswith(all_five + "-Ein-Mann") and stem.endswith("-figure-weights")
+    assert files.models_slug(["m-plain", "m-plain-guided"]) == "m-plain-vs-plain-guided"  # a twin keeps its part
+    assert files.models_slug(["a-x", "b-y"]) == "a-x-vs-b-y"
+    assert files.models_slug(["x"] + [f"task-model-{k}" for k in range(60)]) == "61-models"
+    assert files.models_slug([f"task-model-{k}-long-name" for k in range(20)]) == "task-model-20-models"
+    assert files.models_slug(["same", "same"]) == "same" and files.models_slug([]) == ""
