@@ -19,6 +19,7 @@ from attnviz.plots import context as plots_context
 from attnviz.plots import data as plots_data
 from attnviz.plots import explore as plots_explore
 from attnviz.plots import heatmap as plots
+from attnviz.plots import whatif as plots_whatif
 from tests.support.hostile import file_char
 
 plot_tokens = st.one_of(
@@ -116,4 +117,4 @@ def test_other_plot_modules_escape_tokens(data: st.DataObject, name_a: str, name
     ]:
         check_escaped(fig)
     if html.escape(names[0], quote=False) != html.escape(names[1], quote=False):
-        check_escaped(plots_explore.whatif_figure(a, b, [0], names))
+        check_escaped(plots_whatif.whatif_figure(a, b, [0], names))
