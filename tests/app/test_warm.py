@@ -10,8 +10,8 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz.server import front_entry, front_page
-from attnviz.store import catalog
+from attnviz.server import front_page
+from attnviz.store import catalog, front_entry
 from tests.support.paths import ROOT
 
 ENTRIES = ["app.py", "attnviz_app/app.py"]  # a checkout's entry and the installed package's
