@@ -28,7 +28,9 @@ Both use Adam at the recipe's learning rate and its clipping norm. ``--warmup`` 
 untimed first; then each of ``--rounds`` rounds times ``--steps`` steps of each tool on the same
 batches, attnviz first in odd rounds and JoeyNMT first in even ones (the GPU is synchronised
 around every timer). Reported per round: ms per step, real (non-padding) target tokens per
-second, and attnviz's tokens/s over JoeyNMT's.
+second, and attnviz's tokens/s over JoeyNMT's; also the process's CPU time per step and JoeyNMT's
+over attnviz's (``ratio_cpu``), which other processes sharing the cores disturb far less than the
+wall clock (on the CPU with one thread; on a GPU it counts only the host's work).
 
     OMP_NUM_THREADS=1 python benchmarks/joeynmt_train.py --threads 1 --steps 20 --warmup 3 --rounds 2 \\
         --data ../shared/data/multi30k --out benchmarks/results/joeynmt_train_cpu.json
@@ -250,14 +252,16 @@ def main() -> None:
         row: dict = {"round": r + 1, "order": list(order), "target_tokens": sum(tokens[i] for i in ids)}
         for tool in order:
             synchronize(device)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             losses = [steps[tool](i) for i in ids]
             synchronize(device)
-            seconds = time.perf_counter() - start
+            seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
             row[tool] = {"step_ms": round(1000 * seconds / args.steps, 2),
                          "target_tokens_per_s": round(row["target_tokens"] / seconds),
+                         "cpu_step_ms": round(1000 * cpu_seconds / args.steps, 2),
                          "loss_first_last": [round(losses[0], 3), round(losses[-1], 3)]}  # fmt: skip
         row["ratio"] = round(row["attnviz"]["target_tokens_per_s"] / row["joeynmt"]["target_tokens_per_s"], 3)
+        row["ratio_cpu"] = round(row["joeynmt"]["cpu_step_ms"] / row["attnviz"]["cpu_step_ms"], 3)
         if eager:
             row["ratio_eager"] = round(
                 row["attnviz-eager"]["target_tokens_per_s"] / row["joeynmt"]["target_tokens_per_s"], 3
@@ -291,6 +295,8 @@ def main() -> None:
         "rounds": rounds,
         "ratio_median": round(statistics.median(ratios), 3),
         "ratio_range": [min(ratios), max(ratios)],
+        "ratio_cpu_median": round(statistics.median(row["ratio_cpu"] for row in rounds), 3),
+        "ratio_cpu_range": [min(row["ratio_cpu"] for row in rounds), max(row["ratio_cpu"] for row in rounds)],
     }
     if eager:
         result["ratio_eager_median"] = round(statistics.median(row["ratio_eager"] for row in rounds), 3)
@@ -306,11 +312,14 @@ def main() -> None:
           f"JoeyNMT {result['sizes']['parameters']['joeynmt']:,}")  # fmt: skip
     if capture:
         print(f"CUDA graphs: {capture['graphs']} captured in {capture['graph_capture_seconds']} s")
-    print(f"{'round':>5} {'tool':>14} {'ms/step':>9} {'tok/s':>8}")
+    print(f"{'round':>5} {'tool':>14} {'ms/step':>9} {'tok/s':>8} {'CPU ms/step':>12}")
     for row in rounds:
         for tool in row["order"]:
-            print(f"{row['round']:>5} {tool:>14} {row[tool]['step_ms']:>9.1f} {row[tool]['target_tokens_per_s']:>8}")
+            print(f"{row['round']:>5} {tool:>14} {row[tool]['step_ms']:>9.1f} {row[tool]['target_tokens_per_s']:>8} "
+                  f"{row[tool]['cpu_step_ms']:>12.1f}")  # fmt: skip
     print(f"attnviz / JoeyNMT target tokens per second: median {result['ratio_median']}, range {result['ratio_range']}")
+    print(f"JoeyNMT / attnviz process CPU time a step: median {result['ratio_cpu_median']}, "
+          f"range {result['ratio_cpu_range']}")  # fmt: skip
     if eager:
         print(f"attnviz eager / JoeyNMT: median {result['ratio_eager_median']}")
 

@@ -116,6 +116,15 @@ class Attention(nn.Module):
         ``override`` ``[B, T, S]`` replaces the computed weights (what-if analysis): it is
         masked to real tokens and renormalised; the raw scores are still reported.
         """
+        weights, scores, positions = self.weigh(queries, memory, steps, override)
+        context = torch.bmm(weights, memory.values)  # [B, T, S] x [B, S, K] -> [B, T, K]
+        return AttentionOutput(context, weights, scores, positions)
+
+    def weigh(
+        self, queries: Tensor, memory: Memory, steps: Tensor, override: Tensor | None = None
+    ) -> tuple[Tensor, Tensor, Tensor | None]:
+        """:meth:`forward` without the context: the weights and raw scores ``[B, T, S]`` and the
+        positions ``[B, T]`` of local attention (else None)."""
         scores = self.score.energies(queries, memory.cache)  # [B, T, S]
         valid = memory.mask.unsqueeze(1).expand_as(scores)  # [B, T, S]
         positions = None
@@ -135,8 +144,7 @@ class Attention(nn.Module):
         if override is not None:
             forced = override.to(weights.dtype).clamp(min=0) * memory.mask.unsqueeze(1)  # [B, T, S]
             weights = forced / forced.sum(-1, keepdim=True).clamp(min=1e-12)
-        context = torch.bmm(weights, memory.values)  # [B, T, S] x [B, S, K] -> [B, T, K]
-        return AttentionOutput(context, weights, scores, positions)
+        return weights, scores, positions
 
     def _positions(self, queries: Tensor, memory: Memory, steps: Tensor) -> Tensor:
         if isinstance(self.score, LocalPScore):

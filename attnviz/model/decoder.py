@@ -21,6 +21,7 @@ from attnviz.data import PAD_ID
 from attnviz.model.attention import Attention, AttentionOutput, Memory
 from attnviz.model.config import ModelConfig
 from attnviz.model.dropout import Dropout
+from attnviz.model.recurrence import fast_recurrence
 
 RNNState = Tensor | tuple[Tensor, Tensor]  # GRU h, or LSTM (h, c); each [layers, B, H]
 
@@ -199,12 +200,29 @@ class BahdanauDecoder(Decoder):
         logits = self.generate(torch.cat([out, att.context, emb], dim=-1))  # [B, 1, V]
         return StepOutput(logits, att, query), state
 
+    def _trains_fast(self) -> bool:
+        """Training (train mode, with gradient) a one-layer GRU in float32: the reordered recurrence
+        of :mod:`attnviz.model.recurrence`. Everything else steps as the paper writes it."""
+        cfg = self.cfg
+        return (
+            self.training
+            and torch.is_grad_enabled()
+            and cfg.cell == "gru"
+            and cfg.dec_layers == 1
+            and not torch.is_autocast_enabled(self.rnn.weight_hh_l0.device.type)
+        )
+
     def forward(self, tgt_in, state, memory, teacher_forcing=1.0, scored=None):
         if teacher_forcing < 1.0:
             return super().forward(tgt_in, state, memory, teacher_forcing, scored)
         # Teacher forcing: only the recurrence is sequential; the output layer runs once.
         emb = self.dropout(self.embedding(tgt_in))  # [B, T, E]
-        rec = (self.recurrence or self.recur)(emb, state, memory)
+        if self.recurrence is not None:
+            rec = self.recurrence(emb, state, memory)
+        elif self._trains_fast():
+            rec = Recurrence(*fast_recurrence(self, emb, state.hidden[0], memory))
+        else:
+            rec = self.recur(emb, state, memory)
         features = torch.cat([rec.outputs, rec.attention.context, emb], dim=-1)  # [B, T, H + K + E]
         logits = self.generate(features if scored is None else features[scored])  # [B, T, V] or [N, V]
         return StepOutput(logits, rec.attention, rec.queries)
