@@ -199,6 +199,20 @@ def test_every_head_ranked_against_eflomal_without_gold_then_with_gold(folder):
     at.button(key="yours_hf_silver_open").click().run()
     layer, head = at.selectbox(key="yours_hf_layer").value, at.selectbox(key="yours_hf_head").value
     assert table["attention"][0] == f"layer {layer}, head {head}"
+    at.number_input(key="yours_hf_rank_margin").set_value(0.0).run()  # every head at or below the median aligns
+    aligning = list(at.dataframe[0].value.query("aligns")["attention"])
+    assert len(aligning) >= 6
+    at.button(key="yours_hf_silver_compare").click().run()
+    layer, head = at.selectbox(key="yours_hf_layer").value, at.selectbox(key="yours_hf_head").value
+    assert f"layer {layer}, head {head}" == aligning[0]
+    assert at.text_input(key="yours_hf_compare").value == " ".join(
+        name.replace("layer ", "").replace(", head ", ":") for name in aligning[1:4]
+    )
+    at.toggle(key="yours_hf_markup").set_value(True).run()  # the aligning heads, averaged, carry markup
+    choices = at.selectbox(key="yours_hf_markup_pick").options
+    assert any(c.startswith("the heads that align") for c in choices)
+    at.selectbox(key="yours_hf_markup_pick").set_value(choices[-1]).run()
+    assert not at.exception and not at.error and "heads" in figures(at)[-1]["layout"]["title"]["text"]
     gold = "\n".join(["0-0 1-2 2-1 3-3 4-4 5-5 6-6", "0-0 1-1 2-2 3-4 4-3 5-5 6-6 6-7 7-8 8-9",
                       "0-0 1-1 2-2 3-3 4-4 5-5 6-6 7-7"])  # fmt: skip
     at.file_uploader(key="yours_hf_rank_gold").set_value(("gold.txt", gold.encode(), "text/plain")).run()

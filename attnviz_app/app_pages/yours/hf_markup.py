@@ -44,15 +44,16 @@ def markup(key: tuple, text: str, picks: list[Pick]) -> None:
                           help="Inline tags (<b>, <i>, <a href=...>, <span>, ...), <br/> and {placeholders}; "
                           "entities such as &amp; are read as their character. Press Ctrl+Enter to apply.")  # fmt: skip
     choices = _choices(picks, path)
-    a, b, c = st.columns([2, 2, 2], vertical_alignment="bottom")
+    a, b = st.columns(2, vertical_alignment="bottom")
     name = a.selectbox("Carry along the links of", list(choices), key=PICK_KEY)
     method = b.segmented_control("Links from attention", DIRECTIONAL, default="argmax", key=METHOD_KEY,
                                  help=panel.METHOD_HELP) or "argmax"  # fmt: skip
+    c, d = st.columns(2, vertical_alignment="bottom")
     split = c.segmented_control("Linked words not contiguous: cover the", SPLIT_RULES, format_func=SPLITS.get,
                                 default="hull", key=SPLIT_KEY) or "hull"  # fmt: skip
-    target = st.text_input("Carry into", key=TARGET_KEY, max_chars=2000, placeholder="the model's own translation",
-                           help="A translation of your own, forced through the model; empty: the model's own "
-                           "translation of the text without the markup.").strip()  # fmt: skip
+    target = d.text_input("Carry into", key=TARGET_KEY, max_chars=2000, placeholder="the model's own translation",
+                          help="A translation of your own, forced through the model; empty: the model's own "
+                          "translation of the text without the markup.").strip()  # fmt: skip
     pick = choices.get(name) or next(iter(choices.values()))
     try:
         parsed = parse_markup(source)

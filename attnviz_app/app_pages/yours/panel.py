@@ -65,13 +65,13 @@ def show_alignments(
     if not stored or not set(stored) <= set(names) or st.session_state.get(default_key) != default:
         st.session_state[pick_key] = default
     st.session_state[default_key] = default
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
-    chosen = left.multiselect("Attention shown (several: side by side on one scale)", names, key=pick_key,
-                              max_selections=MAX_COMPARED) if len(names) > 1 else names  # fmt: skip
+    # the choice takes the page's width: four names side by side were cut in a narrower column
+    chosen = st.multiselect("Attention shown (several: side by side on one scale, in rows)", names, key=pick_key,
+                            max_selections=MAX_COMPARED) if len(names) > 1 else names  # fmt: skip
     if not chosen:
         st.info("Choose the attention to show.")
         return
-    first, second = (right, right) if len(names) > 1 else st.columns(2)
+    first, second = st.columns(2)
     merge = first.toggle("Pieces merged into words", value=True, key=f"{key}_merge")
     hide = second.toggle("Hide <eos>", value=False, key=f"{key}_hide",
                          help="Leave out the source's end marker and renormalise each row over the words.")  # fmt: skip
