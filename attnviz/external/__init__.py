@@ -24,7 +24,7 @@ from attnviz.external.heads import (
 )
 from attnviz.external.hf import HFModel, Info, check_folder, load_hf
 from attnviz.external.joeynmt import checkpoint_bytes, import_joeynmt, import_joeynmt_files, import_joeynmt_zip
-from attnviz.external.markup_hf import hf_markup
+from attnviz.external.markup_hf import carry_through, hf_markup
 from attnviz.external.pieces import Grouping, group_pieces, word_marker
 from attnviz.external.silver import (
     MARGIN,
@@ -62,6 +62,7 @@ __all__ = [
     "Pick",
     "attention_json",
     "attention_npz",
+    "carry_through",
     "check_folder",
     "checkpoint_bytes",
     "every_pick",

@@ -14,22 +14,25 @@ from attnviz.plots.explore import (
     explore_heatmap,
     step_animation,
 )
-from attnviz.plots.heads import heads_grid
+from attnviz.plots.heads import GRID_SCALES, GridLayout, grid_layout, heads_grid
 from attnviz.plots.heatmap import plot_config, step_bar
 from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.links import gold_figure, links_figure
 from attnviz.plots.markup import SPAN_COLOURS, coloured_words, markup_figure, span_colour
 from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
 from attnviz.plots.report import MEASURES, ReportSentence, ReportSummary, report_html, worst_first
+from attnviz.plots.rows import heatmap_rows, per_row
 from attnviz.plots.scales import share_scales
 from attnviz.plots.show import show, show_both, show_steps
 from attnviz.plots.whatif import changed_steps, replace_token, step_table, whatif_figure
 
 __all__ = [
+    "GRID_SCALES",
     "IMAGE_FORMATS",
     "MEASURES",
     "MIME",
     "SPAN_COLOURS",
+    "GridLayout",
     "ReportSentence",
     "ReportSummary",
     "align_tops",
@@ -54,14 +57,17 @@ __all__ = [
     "figure_image",
     "gold_figure",
     "gold_heatmap",
+    "grid_layout",
     "has_cell",
     "heads_grid",
+    "heatmap_rows",
     "js_plot",
     "length_histogram",
     "links_figure",
     "markup_figure",
     "metric_scatter",
     "paper_figure",
+    "per_row",
     "plot_config",
     "point_label",
     "replace_token",

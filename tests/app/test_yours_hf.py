@@ -3,8 +3,10 @@ head opened, heads compared, links scored, the refusals (the zip's unpacking: te
 
 from __future__ import annotations
 
+import base64
 import json
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -33,6 +35,14 @@ def figures(at: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
+def array(value) -> np.ndarray:
+    """A figure's array as the JSON holds it: a list, or a typed array ``{"dtype", "bdata", "shape"}``."""
+    if isinstance(value, dict):
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        return flat.reshape([int(n) for n in str(value["shape"]).split(",")]) if "shape" in value else flat
+    return np.asarray(value, dtype=float)
+
+
 def _open(at: AppTest, folder, reference: str = "") -> AppTest:
     at.text_input(key="yours_hf_path").set_value(str(folder)).run()
     at.text_input(key="yours_hf_text").set_value(SOURCE).run()
@@ -50,6 +60,26 @@ def test_a_folder_by_path_translates_and_shows_the_heads_grid(folder):
     assert sum(1 for t in grid["data"] if t["type"] == "heatmap") == 12  # 3 layers x 4 heads
     titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)[1:]]
     assert any("all layers and heads" in t for t in titles)
+    assert at.text_input(key="yours_hf_compare").placeholder == "2:0 2:1"  # heads this model has
+
+
+def test_the_grid_fills_the_page_on_the_scale_chosen_with_word_ticks(folder):
+    at = _open(page(), folder, REFERENCE)
+    grid = figures(at)[0]
+    assert at.segmented_control(key="yours_hf_grid_scale").value == "map"
+    assert any(c.value.startswith("Click a map") and "Colours per map" in c.value for c in at.caption)
+    heat = [t for t in grid["data"] if t["type"] == "heatmap"]
+    assert all(array(t["z"]).max() == pytest.approx(1) for t in heat)  # each map up to its own largest weight
+    assert 760 <= grid["layout"]["width"] <= 784  # the page's width (820 px until the browser says) in an expander
+    layout = grid["layout"]
+    assert layout["xaxis9"]["ticktext"] == SOURCE.split() and layout["yaxis"]["ticktext"] == REFERENCE.split()
+    weights = [array(t["customdata"])[:, 2].max() for t in grid["data"] if t["type"] == "scatter"]
+    at.segmented_control(key="yours_hf_grid_scale").set_value("grid").run()
+    shared = figures(at)[0]
+    assert shared["layout"]["coloraxis"]["cmax"] == pytest.approx(max(weights))
+    assert any("Colours shared across the grid" in c.value for c in at.caption)
+    at.segmented_control(key="yours_hf_grid_scale").set_value("fixed").run()
+    assert figures(at)[0]["layout"]["coloraxis"]["cmax"] == 1 and not at.exception
 
 
 def test_gold_scores_every_head_and_a_head_opens_and_compares(folder):
@@ -60,7 +90,9 @@ def test_gold_scores_every_head_and_a_head_opens_and_compares(folder):
     assert not at.exception and not at.error
     assert "yours_hf_gold_format" in {r.key for r in at.radio}
     titles = [a["text"] for a in figures(at)[0]["layout"]["annotations"]]
-    assert len(titles) == 12 and all(" · " in t for t in titles) and sum("<b>" in t for t in titles) == 1
+    assert len(titles) == 12 and all(" · " in t for t in titles)
+    scores = [float(t.replace("</b>", "").split(" · ")[1]) for t in titles]
+    assert [t.startswith("<b>") for t in titles] == [s == min(scores) for s in scores]  # every tied best head
     assert any(c.value.startswith(r"Auto\-detect\: pharaoh") for c in at.caption)  # the shared convention widget
     at.radio(key="yours_hf_gold_base").set_value(1).run()  # the pair's links given 1-based, and they hold a 0
     assert not at.exception and at.error and "has an index 0" in at.error[0].value
@@ -75,8 +107,14 @@ def test_gold_scores_every_head_and_a_head_opens_and_compares(folder):
     at.text_input(key="yours_hf_compare").set_value("0:1 2:3").run()
     assert at.multiselect(key="yours_hf_panel_matrix").value == ["layer 1, head 2", "layer 0, head 1",
                                                                  "layer 2, head 3"]  # fmt: skip
-    maps = [f for f in figures(at)[1:] if f["layout"].get("title")]
-    assert len(maps) == 3
+    (maps,) = [f for f in figures(at)[1:] if len(f["layout"].get("annotations", [])) == 3]  # one figure, in rows
+    assert [a["text"] for a in maps["layout"]["annotations"]] == [
+        "layer 1, head 2",
+        "layer 0, head 1",
+        "layer 2, head 3",
+    ]
+    assert sum(bool(t.get("showscale")) for t in maps["data"] if t["type"] == "heatmap") == 1  # one colour bar
+    assert maps["layout"]["width"] <= 820
     at.segmented_control(key="yours_hf_panel_view").set_value("Word links and gold").run()
     at.segmented_control(key="yours_hf_panel_method").set_value("dtw").run()
     assert not at.exception and not at.error
@@ -103,13 +141,14 @@ def test_compared_with_an_attnviz_model_forced_through_the_same_reference(folder
     at.selectbox(key="yours_hf_attnviz").set_value("toy-fr-general-luong").run()
     assert not at.exception and not at.error
     assert at.multiselect(key="yours_hf_panel_matrix").value == ["all layers and heads", "attnviz toy-fr-general-luong"]
-    titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)[1:]]
-    assert any("toy-fr-general-luong" in t for t in titles)
+    titles = [a["text"] for f in figures(at)[1:] for a in f["layout"].get("annotations", [])]
+    assert any("toy-fr-general-luong" in t for t in titles)  # a map beside the heads
 
 
 def test_every_head_ranked_on_uploaded_gold_files_and_the_best_opened(folder):
     at = _open(page(), folder)
     at.toggle(key="yours_hf_rank").set_value(True).run()
+    at.segmented_control(key="yours_hf_rank_against").set_value("gold").run()
     at.file_uploader(key="yours_hf_rank_src").set_value(("src.txt", f"{SENTENCES[0]}\n".encode(), "text/plain"))
     at.file_uploader(key="yours_hf_rank_tgt").set_value(("tgt.txt", f"{SENTENCES[1]}\n".encode(), "text/plain"))
     at.file_uploader(key="yours_hf_rank_gold").set_value(("gold.txt", f"{GOLD}\n".encode(), "text/plain")).run()
@@ -138,3 +177,64 @@ def test_a_folder_outside_the_allowed_ones_is_refused_without_saying_whether_it_
         assert not at.exception
         messages.append(at.error[0].value)
     assert len(set(messages)) == 1 and "inside" in messages[0] and "ATTNVIZ\\_HF\\_FOLDERS" in messages[0]
+
+
+def _pairs() -> tuple[str, bytes, str]:
+    lines = [f"{s} ||| {t}" for s, t in zip(SENTENCES[::2], SENTENCES[1::2], strict=True)]
+    return "pairs.txt", "\n".join(lines).encode(), "text/plain"
+
+
+def test_every_head_ranked_against_eflomal_without_gold_then_with_gold(folder):
+    at = _open(page(), folder)
+    at.toggle(key="yours_hf_rank").set_value(True).run()
+    assert at.segmented_control(key="yours_hf_rank_against").value == "silver" and at.info
+    at.file_uploader(key="yours_hf_rank_src").set_value(_pairs()).run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["attention", "silver AER", "aligns"] and len(table) == 12
+    assert list(table["silver AER"]) == sorted(table["silver AER"])
+    said = next(m.value for m in at.markdown if m.value.startswith("Heads that align"))
+    aligning = list(table["attention"][table["aligns"]])
+    assert all(name in said for name in aligning) and "median" in said
+    at.button(key="yours_hf_silver_open").click().run()
+    layer, head = at.selectbox(key="yours_hf_layer").value, at.selectbox(key="yours_hf_head").value
+    assert table["attention"][0] == f"layer {layer}, head {head}"
+    at.number_input(key="yours_hf_rank_margin").set_value(0.0).run()  # every head at or below the median aligns
+    aligning = list(at.dataframe[0].value.query("aligns")["attention"])
+    assert len(aligning) >= 6
+    at.button(key="yours_hf_silver_compare").click().run()
+    layer, head = at.selectbox(key="yours_hf_layer").value, at.selectbox(key="yours_hf_head").value
+    assert f"layer {layer}, head {head}" == aligning[0]
+    assert at.text_input(key="yours_hf_compare").value == " ".join(
+        name.replace("layer ", "").replace(", head ", ":") for name in aligning[1:4]
+    )
+    at.toggle(key="yours_hf_markup").set_value(True).run()  # the aligning heads, averaged, carry markup
+    choices = at.selectbox(key="yours_hf_markup_pick").options
+    assert any(c.startswith("the heads that align") for c in choices)
+    at.selectbox(key="yours_hf_markup_pick").set_value(choices[-1]).run()
+    assert not at.exception and not at.error and "heads" in figures(at)[-1]["layout"]["title"]["text"]
+    gold = "\n".join(["0-0 1-2 2-1 3-3 4-4 5-5 6-6", "0-0 1-1 2-2 3-4 4-3 5-5 6-6 6-7 7-8 8-9",
+                      "0-0 1-1 2-2 3-3 4-4 5-5 6-6 7-7"])  # fmt: skip
+    at.file_uploader(key="yours_hf_rank_gold").set_value(("gold.txt", gold.encode(), "text/plain")).run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["attention", "silver AER", "gold AER", "aligns"]
+    assert all(0 <= v <= 1 for v in table["gold AER"])
+    assert any(c.value.startswith("Spearman") for c in at.caption)
+
+
+def test_markup_carried_through_the_chosen_heads_shown_as_text(folder):
+    at = _open(page(), folder)
+    at.toggle(key="yours_hf_markup").set_value(True).run()
+    assert not at.exception and not at.error
+    assert at.text_area(key="yours_hf_markup_text").value == "the <b>black</b> cat eats the apple ."
+    assert at.selectbox(key="yours_hf_markup_pick").options == ["all layers and heads"]
+    assert at.dataframe[-1].value["element"][0] == "<b>"
+    assert "<b>" in at.code[-1].value and "</b>" in at.code[-1].value  # shown as text, never rendered
+    at.selectbox(key="yours_hf_layer").set_value(2).run()
+    at.selectbox(key="yours_hf_head").set_value(1).run()
+    at.selectbox(key="yours_hf_markup_pick").set_value("layer 2, head 1").run()
+    assert not at.exception and not at.error
+    assert "layer 2, head 1" in figures(at)[-1]["layout"]["title"]["text"]
+    at.text_area(key="yours_hf_markup_text").set_value("the <b>black <i>cat</b></i> eats").run()
+    assert not at.exception and at.error  # crossing tags: a message, never a rendered tag

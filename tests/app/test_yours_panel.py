@@ -33,9 +33,11 @@ def test_one_matrix_then_three_compared_on_one_scale():
     assert not at.exception
     assert at.multiselect(key="t_matrix").value == ["matrix 0"]
     at.multiselect(key="t_matrix").set_value(["matrix 0", "matrix 1", "matrix 2"]).run()
-    maps = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(maps) == 3
-    assert len({(m["data"][0].get("zmin"), m["data"][0].get("zmax")) for m in maps}) == 1  # one colour scale
+    (fig,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]  # one figure, the maps in rows
+    heat = [t for t in fig["data"] if t["type"] == "heatmap"]
+    assert len(heat) == 3 and len({(t.get("zmin"), t.get("zmax")) for t in heat}) == 1  # one colour scale
+    assert sum(bool(t.get("showscale")) for t in heat) == 1  # one colour bar
+    assert [a["text"] for a in fig["layout"]["annotations"]] == ["matrix 0", "matrix 1", "matrix 2"]
     at.segmented_control(key="t_view").set_value("Per step").run()
     assert not at.exception and len(at.get("plotly_chart")) == 1
 

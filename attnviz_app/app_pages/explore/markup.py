@@ -4,17 +4,16 @@ box per element on the word-level attention. The user's markup is only ever show
 
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 from attnviz.errors import AttnvizError
 from attnviz.links import MAX_MARKUP_CHARS, SPLIT_RULES
-from attnviz.plots import coloured_words, markup_figure
+from attnviz.plots import markup_figure
 from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.links import Method, carried_markup, data_of, reads_characters
 from attnviz_app.app_pages.explore.views import chart, columns, panel_width
 from attnviz_app.app_pages.shared.common import escape_markdown, model_version
+from attnviz_app.app_pages.shared.markup_ui import RULES, SPLITS, default_markup, show_carried
 
 MARKUP_KEY, TARGET_KEY, ALIGNER_KEY, SPLIT_KEY = (
     "explore_markup_text",
@@ -23,29 +22,12 @@ MARKUP_KEY, TARGET_KEY, ALIGNER_KEY, SPLIT_KEY = (
     "explore_markup_split",
 )
 ALIGNERS = {"attention": "attention (the method above)", "eflomal": "eflomal"}
-SPLITS = {"hull": "first to last linked word", "block": "largest contiguous run"}
-RULES = (
-    "Each element covers the target words linked to its source words (a tag inside a word widens to the word). "
-    "Linked words that are not contiguous are *split*: the split rule picks which words to cover. An element "
-    "with no linked word (*unaligned*), a <br/> or a {placeholder} goes next to the nearest linked source word's "
-    "translation. A child stays inside its parent and crossing elements are cut (*crossing*), so the output is "
-    "well-nested. Placeholders are never given to the model."
-)
-
-
-def _default(text: str) -> str:
-    """The Explore sentence with its second word in bold (its first if it has one), as a starting point."""
-    words = [html.escape(w, quote=False) for w in text.split()]
-    if words:
-        k = 1 if len(words) > 1 else 0
-        words[k] = f"<b>{words[k]}</b>"
-    return " ".join(words)
 
 
 def markup_view(entries: dict[str, ModelEntry], method: Method, text: str, image_format: str) -> None:
     """The markup box, the choice of links and split rule, and each shown model's carried markup."""
     if not st.session_state.get(MARKUP_KEY):
-        st.session_state[MARKUP_KEY] = _default(text)
+        st.session_state[MARKUP_KEY] = default_markup(text)
     source = st.text_area(
         "Source with markup",
         key=MARKUP_KEY,
@@ -118,19 +100,8 @@ def _panel(
     except AttnvizError as e:
         st.error(escape_markdown(str(e)))
         return
-    labels = [s.element.label for s in result.spans]
-    src_col, tgt_col = st.columns(2)
-    src_col.caption("Source (the text the model reads)")
-    src_col.html(coloured_words(result.source_words, [s.source_words for s in result.spans], labels))
-    tgt_col.caption("Translation, with the markup carried over")
-    tgt_col.html(coloured_words(result.target_words, [s.target_words for s in result.spans], labels))
-    st.code(result.marked_translation, language=None, wrap_lines=True)
     key = f"explore_markup_{panel or 'one'}"
-    rows = [_row(k, s, result) for k, s in enumerate(result.spans)]
-    if rows:
-        st.dataframe(rows, hide_index=True, key=f"{key}_table")
-    else:
-        st.caption("No markup to carry.")
+    show_carried(result, key)
     links = "eflomal" if aligner == "eflomal" else f"attention ({method.name})"
     spans = [(s.element.label, s.source_words, s.target_words) for s in result.spans]
     title = f"{entry.name}: markup carried along the {links} links"
@@ -138,21 +109,3 @@ def _panel(
         reading.weights, reading.source_words, reading.target_words, result.links, spans, title, width, f"{links} links"
     )
     chart(fig, f"{key}_map", fmt, "markup", panel or None)
-
-
-def _words(words: list[str], r: tuple[int, int]) -> str:
-    start, end = r
-    if start == end:
-        return f"before word {start}" if start < len(words) else "at the end"
-    return f"{start}-{end - 1}: {' '.join(words[start:end])}" if end > start + 1 else f"{start}: {words[start]}"
-
-
-def _row(k: int, span, result) -> dict:
-    return {
-        "": k + 1,
-        "element": span.element.label,
-        "attributes": span.element.attributes.strip(),
-        "source words": _words(result.source_words, span.source_words),
-        "target words": _words(result.target_words, span.target_words),
-        "flags": ", ".join(span.flags),
-    }

@@ -18,15 +18,16 @@ from attnviz.links import DIRECTIONAL, directional_links, for_reading, parse_gol
 from attnviz.plots import (
     explore_heatmap,
     gold_figure,
+    heatmap_rows,
     links_figure,
     plot_config,
-    shared_range,
     step_animation,
 )
+from attnviz_app.app_pages.explore.screen import page_width
 from attnviz_app.app_pages.shared.common import escape_markdown
 from attnviz_app.app_pages.shared.gold_convention import gold_convention
 
-ONE_WIDTH, COMPARE_WIDTH = 860, 420  # px: one map across the page, or two to four side by side
+ONE_WIDTH = 860  # px: the widest one map is drawn
 MAX_COMPARED = 4
 VIEWS = ("Heatmap", "Per step", "Word links and gold", "Export")
 METHOD_HELP = (
@@ -63,13 +64,13 @@ def show_alignments(
     if not stored or not set(stored) <= set(names) or st.session_state.get(default_key) != default:
         st.session_state[pick_key] = default
     st.session_state[default_key] = default
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
-    chosen = left.multiselect("Attention shown (several: side by side on one scale)", names, key=pick_key,
-                              max_selections=MAX_COMPARED) if len(names) > 1 else names  # fmt: skip
+    # the choice takes the page's width: four names side by side were cut in a narrower column
+    chosen = st.multiselect("Attention shown (several: side by side on one scale, in rows)", names, key=pick_key,
+                            max_selections=MAX_COMPARED) if len(names) > 1 else names  # fmt: skip
     if not chosen:
         st.info("Choose the attention to show.")
         return
-    first, second = (right, right) if len(names) > 1 else st.columns(2)
+    first, second = st.columns(2)
     merge = first.toggle("Pieces merged into words", value=True, key=f"{key}_merge")
     hide = second.toggle("Hide <eos>", value=False, key=f"{key}_hide",
                          help="Leave out the source's end marker and renormalise each row over the words.")  # fmt: skip
@@ -93,12 +94,14 @@ def show_alignments(
 
 
 def _heatmaps(panels: dict[str, Alignment], key: str) -> None:
-    zmin, zmax = shared_range(list(panels.values()), "weights") if len(panels) > 1 else (None, None)
-    width = ONE_WIDTH if len(panels) == 1 else COMPARE_WIDTH
-    columns = st.columns(len(panels)) if len(panels) > 1 else [st.container()]
-    for k, (col, (name, al)) in enumerate(zip(columns, panels.items(), strict=True)):
-        with col:
-            _chart(explore_heatmap(al, title=name, zmin=zmin, zmax=zmax, max_width=width), f"{key}_map_{k}", "map")
+    """One map across the page, or several in one figure: as many side by side as stay readable in the
+    page's width, the rest in further rows, on one colour scale with one colour bar."""
+    width = min(ONE_WIDTH, page_width())
+    if len(panels) == 1:
+        name, al = next(iter(panels.items()))
+        _chart(explore_heatmap(al, title=name, max_width=width), f"{key}_map_0", "map")
+        return
+    _chart(heatmap_rows(panels, page_width()), f"{key}_maps", "maps")
 
 
 def _gold(key: str, n_src: int, n_tgt: int, given: tuple[str, str, int | str] | None):

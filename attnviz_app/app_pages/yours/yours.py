@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from attnviz_app.app_pages.explore.screen import measure_page
 from attnviz_app.app_pages.yours import attention_file, hf, joeynmt
 
 SOURCES = {
@@ -15,6 +16,7 @@ SOURCES = {
 
 FIRST = next(iter(SOURCES))
 
+measure_page()  # the maps are laid out for the page's width
 st.title("Your model")
 st.caption("Attention from a model attnviz did not train: read locally, nothing fetched, no code from a file run.")
 source = st.segmented_control("Source", list(SOURCES), default=FIRST, key="yours_source")
