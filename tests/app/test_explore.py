@@ -185,8 +185,9 @@ def test_downloads_carry_the_matrices(app_env, media):
     assert list(weights["target"]) == al.target_tokens
     np.testing.assert_allclose(weights.iloc[:, 2:].to_numpy(), al.weights, atol=1e-5)
     assert len(pd.read_csv(io.StringIO(files["scores.csv"]))) == len(al.target_tokens)
-    doc = json.loads(files["alignment.json"])
-    assert doc["target_tokens"] == al.target_tokens and doc["pharaoh"] == al.to_pharaoh()
+    (matrix,) = json.loads(files["alignment.json"])["matrices"]  # read back under the model's name
+    assert matrix["name"] == "toyfr-general-luong" and json.loads(files["alignment.json"])["metadata"]["sentence"]
+    assert matrix["target_tokens"] == al.target_tokens and matrix["pharaoh"] == al.to_pharaoh()
     pharaoh = next(v for k, v in files.items() if k.endswith(".pharaoh"))
     words = [f"{s}-{t}" for s, t in al.hard_links() if s < len(al.source_tokens) - 1 and t < len(al.output_tokens)]
     assert pharaoh.split() == words  # the links of <eos> left out

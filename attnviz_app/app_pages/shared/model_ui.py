@@ -13,12 +13,6 @@ from attnviz_app.app_pages.shared.common import error_text, session_id, user_err
 from attnviz_app.app_pages.shared.data_ui import cached_corpus
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
-# the chips of a model picker show whole names, wrapped at their dashes, not cut to "multi30k-de-en-ad…"
-_WHOLE_CHIPS = """<style>
-[data-testid="stMultiSelect"] [data-baseweb="tag"] { max-width: 100% !important; height: auto !important; }
-[data-testid="stMultiSelect"] [data-baseweb="tag"] span { max-width: none !important; white-space: normal !important;
-  overflow: visible !important; text-overflow: clip !important; overflow-wrap: anywhere; }
-</style>"""
 PREFERRED = (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))
 
 
@@ -82,7 +76,6 @@ def pick_models(models: list[ModelEntry], key: str, label: str = "Models") -> li
         st.session_state[key] = [m.name for m in (opened_in_explore(models) or default_models(models))]
         st.session_state[f"{key}__from"] = explored
     st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
-    st.html(_WHOLE_CHIPS)
     names = st.multiselect(label, list(by_name), key=key, persist_state="session",
                            format_func=lambda n: chip_label(by_name[n]))  # fmt: skip
     return [by_name[n] for n in names]
