@@ -111,7 +111,7 @@ def _scaled(w: np.ndarray, scale: str) -> tuple[np.ndarray, float, dict]:
         top = w.max(axis=(2, 3), keepdims=True)  # [layers, heads, 1, 1]
         z = np.divide(w, top, out=np.zeros_like(w), where=top > 0)
         bar = {"title": {"text": "share of<br>the map's<br>largest<br>weight"}, "tickvals": [0, 0.5, 1],
-               "ticktext": ["0", "half", "its max"]}  # fmt: skip
+               "ticktext": ["0", "half", "its max"], "ticklabelposition": "outside bottom"}  # fmt: skip
         return z, 1.0, bar
     top = 1.0 if scale == "fixed" else float(w.max()) or 1.0
     return w, top, {"title": {"text": "weight"}}
