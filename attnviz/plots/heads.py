@@ -111,7 +111,7 @@ def _scaled(w: np.ndarray, scale: str) -> tuple[np.ndarray, float, dict]:
         top = w.max(axis=(2, 3), keepdims=True)  # [layers, heads, 1, 1]
         z = np.divide(w, top, out=np.zeros_like(w), where=top > 0)
         bar = {"title": {"text": "share of<br>the map's<br>largest<br>weight"}, "tickvals": [0, 0.5, 1],
-               "ticktext": ["0", "half", "its max"]}  # fmt: skip
+               "ticktext": ["0", "half", "its max"], "ticklabelposition": "outside bottom"}  # fmt: skip
         return z, 1.0, bar
     top = 1.0 if scale == "fixed" else float(w.max()) or 1.0
     return w, top, {"title": {"text": "weight"}}
@@ -180,7 +180,9 @@ def heads_grid(
             traces.append({"type": "heatmap", "z": z[layer, head], "coloraxis": "coloraxis", "xgap": 0.5,
                            "ygap": 0.5, "hoverinfo": "skip", "xaxis": xa, "yaxis": ya})  # fmt: skip
             weights = w[layer, head, rows_grid, cols_grid]  # [tgt * src], row by row
-            data = np.column_stack([np.full(len(weights), layer), np.full(len(weights), head), weights])
+            # a list, not an array: a click's point carries its row, and a typed array's row reached the
+            # server as {"0": .., "1": ..} instead of [layer, head, weight]
+            data = np.column_stack([np.full(len(weights), layer), np.full(len(weights), head), weights]).tolist()
             traces.append({"type": "scatter", "x": cols_grid, "y": rows_grid, "mode": "markers", "customdata": data,
                            "text": hover, "marker": marker, "showlegend": False, "name": f"L{layer} H{head}",
                            "hovertemplate": f"layer {layer}, head {head}<br>%{{text}}: %{{customdata[2]:.3f}}"

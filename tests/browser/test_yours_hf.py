@@ -30,6 +30,7 @@ def _enter(page, label: str, text: str) -> None:
 def test_heads_grid_a_head_opened_and_scored_against_gold(tmp_path):
     from playwright.sync_api import sync_playwright
 
+    from attnviz.plots.heads import GRID_TITLE
     from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, streamlit_app
     from tests.support.hf_models import GOLD, REFERENCE, SOURCE, marian_folder
 
@@ -59,6 +60,9 @@ def test_heads_grid_a_head_opened_and_scored_against_gold(tmp_path):
         grid.scroll_into_view_if_needed()
         titles = page.locator(".js-plotly-plot").first.locator(".annotation-text").all_text_contents()
         assert len([t for t in titles if t.startswith("L")]) == 12 and all(" · " in t for t in titles if t[0] == "L")
+        assert grid.bounding_box()["width"] >= 740  # the page's column (about 786 px at 1280) in its expander
+        assert grid.locator(".gtitle").text_content() == GRID_TITLE  # whole, never cut
+        assert grid.locator(".xaxislayer-above text").count() >= 4 * 7  # the source words under the last row
         page.screenshot(path=str(shots / "grid-1280.png"), full_page=False)
         point = page.evaluate(OPEN_JS, 1 * 4 + 2 + 1)  # layer 1, head 2 of 4 heads a layer
         page.mouse.click(point["x"], point["y"])

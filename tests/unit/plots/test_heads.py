@@ -1,6 +1,8 @@
 """The layer x head grid: its colour scale choice, its word ticks where the cells leave room, a width that
 fills the column, titles that fit, every tied best head in bold, a click's head in each cell's data."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -57,6 +59,8 @@ def test_the_hover_carries_the_raw_weight_whatever_the_scale():
     assert data[:, :2].tolist() == [[0, 1]] * (len(SRC) * len(TGT))
     assert data[:, 2].max() == pytest.approx(0.2)
     assert "chat → black" in flat.text
+    sent = json.loads(fig.to_json())["data"][3]["customdata"]  # what a click hands back to the server
+    assert isinstance(sent, list) and sent[0][:2] == [0, 1]
 
 
 def test_words_are_ticks_on_the_outer_maps_where_the_cells_have_room():
