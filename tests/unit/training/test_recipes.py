@@ -97,13 +97,18 @@ def test_recipes_without_guidance_read_as_before_and_bad_guided_fields_are_refus
         Recipe(**{**GUIDED_RECIPE, "train": {"guided_weight": 0.3}})
 
 
-def test_the_shipped_guided_recipe_is_its_unguided_twin_plus_guidance():
-    guided = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau-guided"))
-    plain = Recipe.from_file(recipe_path("multi30k-de-en-additive-bahdanau"))
+GUIDED_TWINS = sorted(p.stem for p in recipe_path("multi30k-de-en-additive-bahdanau").parent.glob("*-guided.json"))
+
+
+@pytest.mark.parametrize("name", GUIDED_TWINS)
+def test_every_shipped_guided_recipe_is_its_unguided_twin_plus_guidance(name):
+    guided = Recipe.from_file(recipe_path(name))
+    plain = Recipe.from_file(recipe_path(name.removesuffix("-guided")))
     assert guided.guided_config() == GuidedConfig(weight=0.1, links="eflomal")
 
-    def what(recipe: Recipe) -> dict:  # the recipe less its name, guidance and device (where it ran)
+    def what(recipe: Recipe) -> dict:  # the recipe less its name, guidance, device and storage
         train = {k: v for k, v in recipe.train.items() if k != "device"}
-        return {**recipe.to_dict(), "name": None, "guided": None, "train": train}
+        return {**recipe.to_dict(), "name": None, "guided": None, "train": train, "store": None}
 
     assert what(guided) == what(plain)
+    assert len(GUIDED_TWINS) >= 4  # de-en additive in both styles, en-de and en-fr additive/Bahdanau
