@@ -23,7 +23,7 @@ def test_the_warm_up_loads_the_model_the_app_opens_on(app_env):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception
     assert at.selectbox(key="explore_task").value == "toy-fr"
-    assert entry["name"] == "toyfr-general-luong"  # toy-fr's score in both styles, Luong's model
+    assert entry.name == "toyfr-general-luong"  # toy-fr's score in both styles, Luong's model
 
 
 @pytest.mark.parametrize("entry", ENTRIES)
