@@ -66,14 +66,22 @@ def sizes_problem(config: dict, score: str, style: str) -> str | None:
     return None
 
 
+def _variant(entry: ModelEntry) -> str:
+    """What a model's name says after its decoder style: ``-guided`` for a guided twin
+    (``multi30k-de-en-additive-bahdanau-guided``), ``""`` for its plain sibling."""
+    return entry.name.rpartition(f"-{entry.style}")[2] if entry.style else ""
+
+
 def _pick(matches: list[ModelEntry], like: ModelEntry | None) -> ModelEntry | None:
-    """Of several checkpoints for one slot, the one that comes from where ``like`` comes from."""
+    """Of several checkpoints for one slot, the one that comes from where ``like`` comes from, of
+    the same variant where there is one (a guided twin's sibling is the other style's twin)."""
     if not matches:
         return None
     if like is not None:
         same = [m for m in matches if m.source == like.source]
-        if same:
-            return same[0]
+        twin = [m for m in same if _variant(m) == _variant(like)]
+        if twin or same:
+            return (twin or same)[0]
     return matches[0]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from attnviz.store import ModelEntry, catalog
+from attnviz.store import PRETRAINED, ModelEntry, catalog
 from attnviz.store import catalog_queries as queries
 
 
@@ -67,3 +67,16 @@ def test_every_shipped_model_translates_its_task_s_front_example_right(task):
     for entry in shipped:
         translator = catalog.load(entry.path)
         assert translator.text_of(translator.translate(sentence)) in FRONT_TRANSLATIONS[task], entry.name
+
+
+def test_a_guided_twin_flips_to_the_other_style_s_twin_where_there_is_one():
+    task = "multi30k-de-en"
+    plain_b = _entry(f"{task}-additive-bahdanau", task, PRETRAINED, "additive", "bahdanau")
+    twin_b = _entry(f"{task}-additive-bahdanau-guided", task, PRETRAINED, "additive", "bahdanau")
+    plain_l = _entry(f"{task}-additive-luong", task, PRETRAINED, "additive", "luong")
+    twin_l = _entry(f"{task}-additive-luong-guided", task, PRETRAINED, "additive", "luong")
+    models = [plain_b, twin_b, plain_l, twin_l]
+    assert queries.sibling(models, twin_b, "luong") == twin_l
+    assert queries.sibling(models, plain_b, "luong") == plain_l
+    assert queries.sibling(models, twin_l, "bahdanau") == twin_b
+    assert queries.sibling([plain_b, twin_b, plain_l], twin_b, "luong") == plain_l  # no twin: the plain one
