@@ -23,6 +23,7 @@ def test_import_attnviz_loads_nothing_heavy():
 
 
 def test_every_public_name_resolves_to_its_subpackage_object():
+    assert sorted(attnviz.__all__) == sorted(attnviz._WHERE)  # the literal list and the lookup table agree
     for name in attnviz.__all__:
         value = getattr(attnviz, name)
         assert value is not None
