@@ -21,15 +21,21 @@ from collections.abc import AsyncIterator
 import streamlit as st
 
 from attnviz_app import APP_DIR, page_file
+from attnviz_app.app_pages.explore import front
+from attnviz_app.loading import load_library
 
 # served by this app: an emoji or a material icon name makes every page load fetch the favicon from a CDN
 PAGE_ICON = str(APP_DIR / "app_pages" / "shared" / "favicon.png")
-BOOT = "attnviz_app.app_pages.shared.boot"
 
 
 def _warm_up() -> None:
     """Server start: load torch, the library and Plotly, tidy up, and decode the front page's
-    example once (see boot.py), without ever keeping the server from serving."""
+    example once (see boot.py), without ever keeping the server from serving. Where Explore's
+    front page can be drawn from its record (explore/front.py), the loading waits until a first
+    visitor's page has drawn it (or a few seconds): importing torch holds Python's lock, which
+    would slow the server sending the browser its frontend and that page."""
+    if front.load_record() is not None:
+        front.painted.wait(front.WAIT_FOR_PAINT_SECONDS)
     try:
         from attnviz_app.app_pages.shared import boot
 
@@ -61,42 +67,6 @@ def clean_up_on_signals() -> None:
     from attnviz_app.app_pages.shared.shutdown import clean_on_signals
 
     clean_on_signals(_remove_uploads)
-
-
-def library_ready() -> bool:
-    """Whether boot.start() has run in this process. The server's warm-up thread may be importing
-    boot.py right now: a half-imported module has no ``started`` yet, which counts as not ready."""
-    started = getattr(sys.modules.get(BOOT), "started", None)
-    return started is not None and started()
-
-
-def _load_library() -> None:
-    """Import attnviz (and torch) once per server and run its start-up. On a fresh server this
-    takes seconds: a placeholder chart with a spinner shows that something loads, and makes the
-    browser fetch and compile Plotly meanwhile, so the first heatmap draws as soon as it arrives."""
-    if library_ready():
-        return
-    # Plotly looks numpy and pandas up in sys.modules without importing them: while the server's
-    # warm-up thread is importing them it saw a half-initialised pandas ("no attribute 'Series'").
-    # An import statement waits for the other thread to finish.
-    import numpy  # noqa: F401
-    import pandas  # noqa: F401
-
-    warming = st.empty()
-    with warming.container():
-        st.plotly_chart(
-            {
-                "data": [{"type": "scatter", "x": [], "y": []}],
-                "layout": {"height": 40, "xaxis": {"visible": False}, "yaxis": {"visible": False}},
-            },
-            key="app_warmup",
-            config={"staticPlot": True},
-        )
-        with st.spinner("Loading the attention library (torch) for the first time…"):
-            from attnviz_app.app_pages.shared import boot
-
-            boot.start()
-    warming.empty()
 
 
 def _pages() -> list:
@@ -150,5 +120,6 @@ def main() -> None:
     """A session's script run: the page config, the navigation, the library, the chosen page."""
     st.set_page_config(page_title="attnviz", page_icon=PAGE_ICON, layout="wide")
     page = st.navigation(_pages())
-    _load_library()
+    if page.url_path not in ("", "explore"):  # Explore loads it itself, after its front page (explore.py)
+        load_library()
     _run_timed(page)

@@ -32,6 +32,16 @@ def corpus_cache(tmp_path_factory) -> Iterator[Path]:
         yield folder
 
 
+@pytest.fixture(scope="session", autouse=True)
+def user_cache(tmp_path_factory) -> Iterator[Path]:
+    """``$XDG_CACHE_HOME`` in a folder of this run: what the app caches there (Explore's front page,
+    attnviz_app/app_pages/explore/front.py) never lands in the user's ~/.cache."""
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(folder))
+        yield folder
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Corpus:
     return reverse_corpus()

@@ -51,14 +51,14 @@ def test_a_session_during_the_warm_up_import_waits_for_the_library(monkeypatch):
     half-imported module in sys.modules: not ready yet (it then waits on the import), never an error."""
     from types import ModuleType
 
-    from attnviz_app import frame
+    from attnviz_app import loading
 
-    monkeypatch.setitem(sys.modules, frame.BOOT, ModuleType(frame.BOOT))  # no `started` yet
-    assert frame.library_ready() is False
-    ready = ModuleType(frame.BOOT)
+    monkeypatch.setitem(sys.modules, loading.BOOT, ModuleType(loading.BOOT))  # no `started` yet
+    assert loading.library_ready() is False
+    ready = ModuleType(loading.BOOT)
     ready.started = lambda: True
-    monkeypatch.setitem(sys.modules, frame.BOOT, ready)
-    assert frame.library_ready() is True
+    monkeypatch.setitem(sys.modules, loading.BOOT, ready)
+    assert loading.library_ready() is True
 
 
 def test_importing_boot_tidies_nothing_and_start_tidies_once(tmp_path):

@@ -24,6 +24,7 @@ from attnviz.plots import (
     step_animation,
     step_bar,
 )
+from attnviz_app.app_pages.explore import front
 from attnviz_app.app_pages.explore.captions import weights_caption
 from attnviz_app.app_pages.explore.cursor import cell_cursor
 from attnviz_app.app_pages.explore.math_panel import show_math
@@ -130,14 +131,16 @@ def heatmap_view(
     for col, name, fig in zip(columns(panels, stack), panels, figs, strict=True):
         with col:
             chart(fig, keys[name], image_format, values, name)
+        config = plot_config(file_name(values, name), image_format)
+        front.record("charts", {"key": keys[name], "spec": fig.to_json(), "config": config})
     cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}", on_click=_store_cell)
     if rule:
         st.caption(escape_markdown(rule))
     if values == "weights":
-        st.caption(
-            weights_caption(panels)  # each map's row sums as they are (local-p's are under 1)
-            + (LOCAL_NOTE if any(al.window is not None for al in panels.values()) else "")
-        )
+        local = any(al.window is not None for al in panels.values())
+        caption = weights_caption(panels) + (LOCAL_NOTE if local else "")  # row sums as they are (local-p's < 1)
+        st.caption(caption)
+        front.record("captions", caption)
         coverage = st.expander("Coverage: how much attention each source word received", key="explore_coverage_open",
                                on_change="rerun")  # fmt: skip
         if coverage.open:  # lazy: its charts are sent and drawn only when opened

@@ -1,0 +1,218 @@
+"""Explore's front page on a fresh server, drawn from disk while the library loads.
+
+A fresh server's first visitor would otherwise wait for torch and the library (1 to 2 s on a
+2-core machine, with the browser compiling Plotly meanwhile) before the first heatmap. So when
+Explore draws its front page for a new visit (no link, the Weights view, one model, no warning),
+it records what the top of that page shows: the sentence box's text, the translation line, the
+view tabs and the heatmap's figure with its captions. The record is a JSON file in the cache
+folder, keyed by the app's and the library's code, the installed Streamlit and Plotly, the model
+folders and the model's file. The next fresh server draws that record at once, as the same
+widgets in the same places (:func:`draw`), starts loading the library only then, and runs the real
+page as soon as the library is loaded: the same box keeps what the user typed, the same map is
+redrawn, and the sidebar's choices and the cell's arithmetic appear.
+
+Nothing here imports torch or the library: this module is what a session can run before them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Callable
+from importlib import metadata, util
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from attnviz_app import APP_DIR
+from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT, EXPLORE_VIEW
+
+FORMAT = 1  # the record's layout: a new layout gets a new number
+FILE_NAME = "explore-front.json"
+TABS_KEY = "explore_view_tabs"  # the st.tabs widget: fed from, and writing to, EXPLORE_VIEW
+BOX_LABEL = "Source sentence (press Enter to translate)"
+BOX_HELP = "One sentence in the model's source language; the heatmaps are redrawn on Enter."
+LEXICON_LABEL, LEXICON_KEY = "What can I type? The toy-fr lexicon", "explore_lexicon_open"  # toy-fr's expander
+LOADING = "Loading the model choices and the cell's arithmetic (torch, once per server)…"
+POLL_SECONDS = 0.25  # how often a page drawn from the record asks whether the library is loaded
+WAIT_FOR_PAINT_SECONDS = 5.0  # the longest the server's warm-up waits for a first visitor's paint
+_RECORDING = "_explore_front_recording"  # session state: the record being built by this run, or None
+_VISITED = "_explore_front_visited"  # session state: this session has run Explore once
+_POLLS = "_explore_front_polls"  # session state: how often the page drawn from the record has asked
+painted = threading.Event()  # set when a session has drawn the record, or found none to draw
+
+
+def compact_top() -> None:
+    """Less empty space above the page's first widget, so a heatmap fits above the fold at 1280×720."""
+    st.html("<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
+
+
+def view_changed() -> None:
+    """The tabs' on_change: the tab the user opened becomes the view Explore opens next."""
+    st.session_state[EXPLORE_VIEW] = st.session_state[TABS_KEY]
+
+
+def cache_file() -> Path | None:
+    """``$XDG_CACHE_HOME/attnviz/explore-front.json`` (``~/.cache/...``); None without a home folder."""
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:
+        return None
+    return base / "attnviz" / FILE_NAME
+
+
+def _stat(path: str | Path) -> list:
+    try:
+        s = os.stat(path)
+    except OSError:
+        return [str(path), None, None]
+    return [str(path), s.st_size, s.st_mtime_ns]
+
+
+def _code_key() -> str:
+    """A fingerprint of what draws the page: the app's and the library's source files (names,
+    sizes, times), the installed Streamlit and Plotly, and the environment that picks the models."""
+    folders = [APP_DIR]
+    spec = util.find_spec("attnviz")  # the package's folder, without importing it (and torch)
+    if spec is not None and spec.submodule_search_locations:
+        folders += [Path(p) for p in spec.submodule_search_locations]
+    files = []
+    for folder in folders:
+        for root, dirs, names in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            files += [_stat(os.path.join(root, n)) for n in sorted(names) if n.endswith((".py", ".js", ".json"))]
+    versions = [metadata.version(p) for p in ("streamlit", "plotly")]
+    env = [os.environ.get(v) for v in ("ATTNVIZ_PRETRAINED", "ATTNVIZ_MODELS", "ATTNVIZ_PUBLIC")]
+    return hashlib.sha256(json.dumps([FORMAT, versions, env, files]).encode()).hexdigest()
+
+
+def _fresh_visit() -> bool:
+    """A session's first Explore run, opened without a link (the front page as a newcomer sees it)."""
+    return not st.session_state.get(_VISITED) and not st.query_params
+
+
+def start_recording() -> None:
+    """At the top of Explore's run: record this run's front page if it is a fresh visit."""
+    recording = {"lexicon": False, "lines": [], "charts": [], "captions": []}
+    st.session_state[_RECORDING] = recording if _fresh_visit() else None
+    st.session_state[_VISITED] = True
+
+
+def record(part: str, value: Any) -> None:
+    """Add ``value`` to the record's ``part`` ("lines", "charts", "captions"), or set it ("lexicon":
+    toy-fr's closed expander under the box), when recording."""
+    recording = st.session_state.get(_RECORDING)
+    if recording is not None:
+        if isinstance(recording[part], list):
+            recording[part].append(value)
+        else:
+            recording[part] = value
+
+
+def stop_recording() -> None:
+    """The run drew something the record does not hold (a warning, two panels, another view)."""
+    st.session_state[_RECORDING] = None
+
+
+def save_recording(text: str, views: list[str], view: str, model_files: list[str], folders: list[str]) -> None:
+    """At the end of Explore's run: write the record, when this run recorded one and it is new.
+    Writes go to a temporary file renamed into place: a reader sees a whole record or none."""
+    recording = st.session_state.pop(_RECORDING, None)
+    path = cache_file()
+    if not recording or not recording["charts"] or path is None:
+        return
+    entry = {
+        "format": FORMAT,
+        "code": _code_key(),
+        "files": [_stat(f) for f in [*model_files, *folders]],
+        "text": text,
+        "views": views,
+        "view": view,
+        **recording,
+    }
+    try:
+        if path.exists() and json.loads(path.read_text(encoding="utf-8")) == entry:
+            return
+    except (OSError, ValueError):
+        pass
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(entry), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache folder: the next server simply draws the page the long way
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def load_record() -> dict | None:
+    """The record, when it is whole and still true: same code, same model files. None otherwise
+    (no file, a torn or foreign one, a changed model or a changed app)."""
+    path = cache_file()
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8")) if path else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(entry, dict) or entry.get("format") != FORMAT or not entry.get("charts"):
+        return None
+    try:
+        if entry["code"] != _code_key() or any(_stat(f[0]) != f for f in entry["files"]):
+            return None
+        if not isinstance(entry["text"], str) or entry["view"] not in entry["views"]:
+            return None
+    except (KeyError, TypeError, IndexError):
+        return None
+    return entry
+
+
+def draw(ready: Callable[[], bool]) -> bool:
+    """Draw Explore's front page from its record while the library loads, and rerun the app once
+    ``ready()`` says it is loaded. False (nothing drawn) when the library is loaded, this is not a
+    fresh visit of the front page, there is no true record, or the user has typed another sentence
+    meanwhile."""
+    if ready():
+        return False
+    if st.session_state.get(_VISITED) or st.query_params:
+        painted.set()
+        return False
+    entry = load_record()
+    if entry is None or st.session_state.get(EXPLORE_TEXT, entry["text"]) != entry["text"]:
+        painted.set()
+        return False
+    if st.session_state.get(LEXICON_KEY) or st.session_state.get(TABS_KEY, entry["view"]) != entry["view"]:
+        return False  # the user opened what the record does not hold: the page itself, once loaded
+    compact_top()
+    st.empty()  # where Explore's line on a link's unknown parts goes
+    st.session_state.setdefault(EXPLORE_TEXT, entry["text"])
+    st.text_input(BOX_LABEL, key=EXPLORE_TEXT, persist_state="session", help=BOX_HELP)
+    if entry.get("lexicon"):
+        st.expander(LEXICON_LABEL, key=LEXICON_KEY, on_change="rerun")
+    for line in entry["lines"]:
+        st.columns(1)[0].markdown(line)
+    st.session_state[TABS_KEY] = entry["view"]
+    tabs = st.tabs(entry["views"], key=TABS_KEY, on_change=view_changed)
+    with tabs[entry["views"].index(entry["view"])]:
+        for chart in entry["charts"]:
+            st.plotly_chart(json.loads(chart["spec"]), key=chart["key"], width="content", config=chart["config"])
+        for caption in entry["captions"]:
+            st.caption(caption)
+    with st.sidebar:
+        st.caption(LOADING)
+        _rerun_when(ready)
+    return True
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _rerun_when(ready: Callable[[], bool]) -> None:
+    """Drawn with the page, then run again by the browser every :data:`POLL_SECONDS`. The browser's
+    first call comes once it is done compiling Plotly and drawing the map (its timers wait for
+    that): only then may the server's warm-up load torch, whose import would slow both."""
+    if st.session_state.get(_POLLS):
+        painted.set()
+    st.session_state[_POLLS] = st.session_state.get(_POLLS, 0) + 1
+    if ready():
+        st.rerun(scope="app")

@@ -1,0 +1,134 @@
+"""Explore's front page drawn from its record while the library loads (attnviz_app/app_pages/explore/front.py):
+recorded by a fresh visit, drawn as the same widgets, refused when torn or out of date."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attnviz_app import loading
+from attnviz_app.app_pages.explore import front
+from tests.support.app import EXAMPLE
+from tests.support.paths import APP
+
+
+@pytest.fixture
+def cache(app_env, tmp_path, monkeypatch):
+    """A cache folder of this test: no record yet."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "attnviz" / front.FILE_NAME
+
+
+def visit(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for name, value in query.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def loading_library(monkeypatch, ready: bool = False) -> None:
+    """The library not loaded yet, as on a fresh server (AppTest's process has it loaded)."""
+    monkeypatch.setattr(loading, "library_ready", lambda: ready)
+
+
+def test_a_fresh_visit_records_the_front_page(cache):
+    at = visit()
+    assert not at.exception, at.exception
+    entry = json.loads(cache.read_text(encoding="utf-8"))
+    assert entry["text"] == EXAMPLE and entry["view"] == "Weights" and entry["lexicon"] is True
+    assert entry["views"][0] == "Weights" and len(entry["charts"]) == 1
+    spec = json.loads(entry["charts"][0]["spec"])
+    assert spec == json.loads(at.get("plotly_chart")[0].proto.spec)  # the very figure the page drew
+    assert entry["lines"] and entry["lines"][0].startswith("**")
+    assert front.load_record() == entry
+
+
+def test_a_link_or_a_second_run_records_nothing(cache):
+    visit(text="the cat eats the apple .")
+    assert not cache.exists()
+    at = visit()
+    cache.unlink()
+    at.text_input(key="explore_text").input("the girl eats .").run()
+    assert not cache.exists()
+
+
+def test_the_front_page_is_drawn_from_the_record_with_the_page_s_own_widgets(cache, monkeypatch):
+    real = visit()
+    loading_library(monkeypatch)
+    at = visit()
+    assert not at.exception, at.exception
+    box = at.text_input(key="explore_text")
+    assert box.value == EXAMPLE and box.id == real.text_input(key="explore_text").id  # the same widget
+    assert [json.loads(c.proto.spec) for c in at.get("plotly_chart")] == [
+        json.loads(real.get("plotly_chart")[0].proto.spec)
+    ]
+    assert at.sidebar.caption[0].value == front.LOADING and not at.sidebar.selectbox  # the choices come later
+    loading_library(monkeypatch, ready=True)
+    at.run()  # what the page's poll does once the library is loaded
+    assert at.text_input(key="explore_text").value == EXAMPLE and at.sidebar.selectbox
+
+
+def test_a_typed_sentence_waits_for_the_page_itself(cache, monkeypatch):
+    visit()
+    loading_library(monkeypatch)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["explore_text"] = "the girl eats ."
+    assert front.load_record() is not None
+    loading_library(monkeypatch, ready=True)  # the page loads the library (here: already loaded)
+    at.run()
+    assert at.text_input(key="explore_text").value == "the girl eats ."
+    assert at.sidebar.selectbox  # the page itself, not the record
+
+
+def test_a_torn_record_is_ignored(cache):
+    visit()
+    whole = cache.read_text(encoding="utf-8")
+    cache.write_text(whole[: len(whole) // 2], encoding="utf-8")
+    assert front.load_record() is None
+    cache.write_text(json.dumps({**json.loads(whole), "format": front.FORMAT + 1}), encoding="utf-8")
+    assert front.load_record() is None
+
+
+def test_a_changed_model_file_or_app_makes_the_record_stale(cache):
+    visit()
+    entry = json.loads(cache.read_text(encoding="utf-8"))
+    model = entry["files"][0][0]
+    stat = os.stat(model)
+    os.utime(model, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert front.load_record() is None
+    os.utime(model, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert front.load_record() == entry
+    cache.write_text(json.dumps({**entry, "code": "another app"}), encoding="utf-8")
+    assert front.load_record() is None
+
+
+def test_a_cache_folder_that_cannot_be_written_is_no_error(cache):
+    cache.parent.parent.mkdir(parents=True)
+    cache.parent.write_text("a file where the folder should be", encoding="utf-8")  # mkdir fails, even as root
+    at = visit()
+    assert not at.exception and at.get("plotly_chart")
+    assert not list(cache.parent.parent.glob("**/.*.tmp"))
+
+
+def test_the_warm_up_waits_for_the_first_paint_of_a_record(monkeypatch):
+    """Importing torch holds Python's lock: the server's warm-up starts it only once a first visitor's
+    browser has drawn the page from its record (the page's first poll says so)."""
+    import threading
+
+    from attnviz_app import frame
+    from attnviz_app.app_pages.shared import boot
+
+    calls = []
+    monkeypatch.setattr(boot, "warm_up", lambda: calls.append("warm"))
+    monkeypatch.setattr(front, "load_record", lambda: {"charts": ["a map"]})
+    monkeypatch.setattr(front, "painted", threading.Event())
+    worker = threading.Thread(target=frame._warm_up)
+    worker.start()
+    worker.join(0.3)
+    assert worker.is_alive() and not calls
+    front.painted.set()
+    worker.join(10)
+    assert calls == ["warm"]
