@@ -115,3 +115,19 @@ def test_a_recipe_rebuilds_end_to_end_in_small(tmp_path):
     assert (tmp_path / "small.safetensors").is_file()
     assert set(model.meta["metrics"]) >= {"bleu", "exact_match", "aer", "entropy"}
     assert json.loads(json.dumps(model.meta["recipe_full"]))["data"] == "dates"
+
+
+def test_every_translation_pair_ships_both_additive_twins_and_a_flip_lands_on_a_twin():
+    """additive/Bahdanau and additive/Luong each have a guided twin for de-en, en-de and en-fr,
+    within 0.5 BLEU of their plain siblings, and flipping the style of a twin gives the other twin."""
+    from attnviz.store import list_models
+    from attnviz.store.catalog_queries import sibling
+
+    models = list_models()
+    by_name = {m.name: m for m in models}
+    for pair in ("de-en", "en-de", "en-fr"):
+        for style, other in (("bahdanau", "luong"), ("luong", "bahdanau")):
+            twin = by_name[f"multi30k-{pair}-additive-{style}-guided"]
+            plain = by_name[f"multi30k-{pair}-additive-{style}"]
+            assert twin.metrics["bleu"] >= plain.metrics["bleu"] - 0.5, (twin.name, twin.metrics["bleu"])
+            assert sibling(models, twin, other).name == f"multi30k-{pair}-additive-{other}-guided"
