@@ -236,8 +236,8 @@ def main() -> int:
             colds = cold_starts(args.cold_runs + 1, env | {"XDG_CACHE_HOME": str(Path(tmp) / "cache")}, p.chromium)
             first, later = colds[0], colds[1:]
             result = {
-                "cold_start_to_first_heatmap_s": statistics.median(c["heatmap"] for c in later),
-                "cold_start_to_full_page_s": statistics.median(c["full"] for c in later),
+                "cold_start_to_first_heatmap_s": statistics.median(c["heatmap"] for c in later) if later else None,
+                "cold_start_to_full_page_s": statistics.median(c["full"] for c in later) if later else None,
                 "cold_start_runs": later,
                 "first_start_without_record": first,
             }
