@@ -86,19 +86,26 @@ if "eval_models" not in st.session_state:
     st.session_state["eval_models"] = [m.name for m in models if m.task == task][:6]
 with st.form("eval_form"):
     chosen = st.multiselect(
-        "Models", list(by_name), key="eval_models", persist_state="session",
+        "Models",
+        list(by_name),
+        key="eval_models",
+        persist_state="session",
         help="Each model is measured on its own task's split, rebuilt as it was trained.",
-    )  # fmt: skip
+    )
     c1, c2, c3, c4 = st.columns(4)
     split = c1.selectbox("Split", ["test", "valid"], key="eval_split", persist_state="session")
     n = c2.number_input("Pairs per model", 10, 2000, 50, step=10, key="eval_n", persist_state="session")
     beam = c3.number_input("Beam width", 1, 10, 1, key="eval_beam", persist_state="session")
     devices = available_devices()  # the CPU first, then each GPU
     device = c4.selectbox(
-        "Device", devices, index=1 if len(devices) > 1 else 0, key="eval_device", persist_state="session",
+        "Device",
+        devices,
+        index=1 if len(devices) > 1 else 0,
+        key="eval_device",
+        persist_state="session",
         disabled=len(devices) == 1,
         help="Where the models are loaded and measured: the first GPU when this server has one.",
-    )  # fmt: skip
+    )
     submitted = st.form_submit_button("Evaluate the chosen models", key="eval_go")
 if submitted:
     if not chosen:
@@ -111,8 +118,9 @@ if submitted:
                 bar.progress((k + 1) / len(chosen), text=f"{k + 1}/{len(chosen)}: {name}")
 
             paths = [by_name[name].path for name in chosen]
-            result = evaluate_checkpoints(paths, split=split, n=int(n), beam_size=int(beam),
-                                          roots=app_model_roots(), on_done=done, device=device)  # fmt: skip
+            result = evaluate_checkpoints(
+                paths, split=split, n=int(n), beam_size=int(beam), roots=app_model_roots(), on_done=done, device=device
+            )
             status.update(label=f"Evaluated {len(result.rows)} of {len(chosen)} model(s)", state="complete")
         for err in result.errors:
             st.warning(f"{escape_markdown(str(err['model']))}: {escape_markdown(err['error'])}")

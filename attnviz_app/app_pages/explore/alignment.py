@@ -21,8 +21,11 @@ from attnviz_app.app_pages.explore.views import chart, columns, file_name, panel
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
 
 PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
-    "explore_align_part", "explore_align_method", "explore_align_threshold", "explore_align_reference",
-)  # fmt: skip
+    "explore_align_part",
+    "explore_align_method",
+    "explore_align_threshold",
+    "explore_align_reference",
+)
 STACK_WORDS = 14  # a longer sentence's link maps go one under the other in Both
 SIDE_CONTROLS_PX = 960  # a narrower page puts the six methods of a task with a reverse model under the parts
 PARTS = {"sentence": "This sentence", "gold": "Scored against gold links", "markup": "Markup carried along"}
@@ -94,8 +97,13 @@ def sentence_view(entries: dict[str, ModelEntry], method: Method, text: str, ima
         with user_errors():
             translations[name] = get_model(entry).text_of(translate(*model_version(entry), text))
     shown = " / ".join(dict.fromkeys(t for t in translations.values() if t))
-    reference = st.text_input("Align on", key=REFERENCE_KEY, max_chars=1000, placeholder=shown,
-                              help="A translation of your own; empty: each model's own translation.")  # fmt: skip
+    reference = st.text_input(
+        "Align on",
+        key=REFERENCE_KEY,
+        max_chars=1000,
+        placeholder=shown,
+        help="A translation of your own; empty: each model's own translation.",
+    )
     many = len(entries) > 1
     stack = many and len(text.split()) > STACK_WORDS
     width = panel_width(entries, stack=stack or not many)
@@ -158,5 +166,6 @@ def _pharaoh_downloads(aligners: dict[str, list | None], panel: str) -> None:
         col.code(line or "(no links)", language=None, wrap_lines=True)
         file = f"{file_name(f'{short}-links', panel or None)}.pharaoh"
         key = f"explore_align_dl_{short}{'_' + panel if panel else ''}"
-        col.download_button(f"Download {short}'s links", line + "\n", file_name=file, mime="text/plain", key=key,
-                            on_click="ignore")  # fmt: skip
+        col.download_button(
+            f"Download {short}'s links", line + "\n", file_name=file, mime="text/plain", key=key, on_click="ignore"
+        )

@@ -40,8 +40,12 @@ def attribution_view(
 ) -> None:
     """Per panel: its attention map and, beside it, the attribution map on the same axes (one
     colour scale per kind of map across the panels), per-step agreement, a summary."""
-    method = st.segmented_control("Method", list(METHODS), format_func=METHODS.get, key=METHOD_KEY,
-                                  persist_state="session", default="ig") or "ig"  # fmt: skip
+    method = (
+        st.segmented_control(
+            "Method", list(METHODS), format_func=METHODS.get, key=METHOD_KEY, persist_state="session", default="ig"
+        )
+        or "ig"
+    )
     attrs: dict[str, Attribution] = {}
     for name in panels:
         with st.spinner(f"{METHODS[method]} for {name}…"), user_errors():
@@ -54,26 +58,44 @@ def attribution_view(
         for col, kind, fig in zip(columns(dict.fromkeys(KINDS), stack), KINDS, align_tops(figs), strict=True):
             with col:
                 chart(fig, f"explore_attribution_{kind}_{name}", image_format, f"{kind}-{method}", name)
-        st.markdown(f"**{escape_markdown(name)}**: {escape_markdown(attr.summary())}" if len(panels) > 1
-                    else escape_markdown(attr.summary()))  # fmt: skip
+        st.markdown(
+            f"**{escape_markdown(name)}**: {escape_markdown(attr.summary())}"
+            if len(panels) > 1
+            else escape_markdown(attr.summary())
+        )
         rows = [
-            {"step": t, "target": attr.target_tokens[t], "attention's first": attr.attention_top[t],
-             "attribution's first": attr.attribution_top[t],
-             "Spearman": None if math.isnan(attr.spearman[t]) else round(float(attr.spearman[t]), 3),
-             "top-1 agrees": bool(attr.top1[t]),
-             **({"IG delta": float(attr.delta[t])} if attr.delta is not None else {})}
+            {
+                "step": t,
+                "target": attr.target_tokens[t],
+                "attention's first": attr.attention_top[t],
+                "attribution's first": attr.attribution_top[t],
+                "Spearman": None if math.isnan(attr.spearman[t]) else round(float(attr.spearman[t]), 3),
+                "top-1 agrees": bool(attr.top1[t]),
+                **({"IG delta": float(attr.delta[t])} if attr.delta is not None else {}),
+            }
             for t in range(len(attr.target_tokens))
-        ]  # fmt: skip
+        ]
         with st.expander(f"{name}: step by step", key=f"explore_attr_steps_{name}"):
-            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"explore_attr_table_{name}",
-                         column_config={"IG delta": st.column_config.NumberColumn(format="%.1e")})  # fmt: skip
+            st.dataframe(
+                pd.DataFrame(rows),
+                hide_index=True,
+                key=f"explore_attr_table_{name}",
+                column_config={"IG delta": st.column_config.NumberColumn(format="%.1e")},
+            )
         notes = " ".join(n for n in (eos_note(attr), delta_note(attr)) if n)
         if notes:
             st.caption(escape_markdown(notes))
     method_name = next(iter(attrs.values())).method_name
-    paper_download({n: a.alignment for n, a in attrs.items()}, titles, text, "weights",
-                   file_name(f"figure-attribution-{method}"), f"explore_paper_attribution_{method}",
-                   attributions={n: a.values for n, a in attrs.items()}, method=method_name)  # fmt: skip
+    paper_download(
+        {n: a.alignment for n, a in attrs.items()},
+        titles,
+        text,
+        "weights",
+        file_name(f"figure-attribution-{method}"),
+        f"explore_paper_attribution_{method}",
+        attributions={n: a.values for n, a in attrs.items()},
+        method=method_name,
+    )
     scale = " One colour scale per kind of map for both models." if len(panels) > 1 else ""
     st.caption(
         f"What each source token contributed to the log-probability of the token chosen at each step, from the "

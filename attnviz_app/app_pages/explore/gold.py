@@ -56,8 +56,10 @@ def _sentences(src, tgt) -> tuple[tuple | None, tuple | None] | None:
         lines = (src_lines, text_lines(tgt.getvalue(), tgt.name) if tgt is not None else None)
         return lines, (src.name, tgt.name if tgt is not None else None)
     if src is not None or tgt is not None:
-        st.info("Upload both sentence files (source and target), a `source ||| target` bitext, or neither to use "
-                "the task's test pairs.")  # fmt: skip
+        st.info(
+            "Upload both sentence files (source and target), a `source ||| target` bitext, or neither to use "
+            "the task's test pairs."
+        )
         return None
     return None, None
 
@@ -66,8 +68,9 @@ def _uploaded_gold(test: list) -> GoldSet | None:
     """The uploaded files as a gold set (None until a gold file is uploaded); DataError on a malformed file."""
     left, right = st.columns(2)
     gold = left.file_uploader("Gold alignment file", key=GOLD_FILE_KEY, help=UPLOAD_HELP)
-    src = right.file_uploader("Sentences: source, or a `source ||| target` bitext", key=SRC_FILE_KEY,
-                              help=SENTENCES_HELP)  # fmt: skip
+    src = right.file_uploader(
+        "Sentences: source, or a `source ||| target` bitext", key=SRC_FILE_KEY, help=SENTENCES_HELP
+    )
     tgt = right.file_uploader("Target sentences (not with a bitext)", key=TGT_FILE_KEY)
     given, problem = None, None  # given: the sentences as _sentences returns them, once a gold file is there
     if gold is not None:
@@ -114,8 +117,10 @@ def gold_view(entries: dict[str, ModelEntry], method: Method, image_format: str)
     and predicted links, one per model side by side."""
     entry = next(iter(entries.values()))
     if reads_characters(model_version(entry)):
-        st.info("Gold links join words; this model reads characters, so its links are not scored here. The Evaluate "
-                "page reports its AER on its own gold (links of characters).")  # fmt: skip
+        st.info(
+            "Gold links join words; this model reads characters, so its links are not scored here. The Evaluate "
+            "page reports its AER on its own gold (links of characters)."
+        )
         return
     many = len(entries) > 1
     labels = {name: f"{name} attention ({method.name})" if many else f"attention ({method.name})" for name in entries}
@@ -150,10 +155,12 @@ def gold_view(entries: dict[str, ModelEntry], method: Method, image_format: str)
     st.markdown(f"**{escape_markdown(gold.origin)}**: {scored} pairs, scored for the corpus")
     aligner = st.column_config.TextColumn(width="large")  # room for a row such as "adapted 200 steps: attention…"
     st.dataframe(pd.DataFrame(corpus), hide_index=True, key="explore_gold_corpus", column_config={"aligner": aligner})
-    st.caption(escape_markdown(
-        "AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), precision = |A∩P| / |A|, recall = |A∩S| / |S| (Och & Ney "
-        f"2003), summed over the pairs. Attention is forced through each gold target and read on words. {note}"
-    ))  # fmt: skip
+    st.caption(
+        escape_markdown(
+            "AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), precision = |A∩P| / |A|, recall = |A∩S| / |S| (Och & Ney "
+            f"2003), summed over the pairs. Attention is forced through each gold target and read on words. {note}"
+        )
+    )
     _sentence(entries, labels, method, gold, predicted, sentences, image_format)
     drift_section(gold, predicted, int(st.session_state.get(PAIR_KEY, 0)), image_format)
 
@@ -189,8 +196,9 @@ def _sentence(
     """The per-sentence table and one chosen pair's maps (one per model) with gold and predicted links."""
     for row, src, tgt in zip(sentences, gold.sources, gold.targets, strict=True):
         row.update({"source": " ".join(src), "target": " ".join(tgt)})
-    table = st.expander("Per sentence: precision, recall and AER of each pair", key="explore_gold_table_open",
-                        on_change="rerun")  # fmt: skip
+    table = st.expander(
+        "Per sentence: precision, recall and AER of each pair", key="explore_gold_table_open", on_change="rerun"
+    )
     if table.open:  # lazy: the table is sent only when opened
         table.dataframe(pd.DataFrame(sentences), hide_index=True, key="explore_gold_sentences")
     n = len(gold.gold)

@@ -67,8 +67,9 @@ def corpus_links(
     """Attention's links for every pair of given words, with the pairs skipped (attnviz.links.extract.align_corpus)."""
     translator = load_model(*model)
     reverse = load_model(*method.reverse) if method.reverse else None
-    return align_corpus(translator, [list(s) for s in sources], [list(t) for t in targets], method.name, reverse,
-                        method.threshold)  # fmt: skip
+    return align_corpus(
+        translator, [list(s) for s in sources], [list(t) for t in targets], method.name, reverse, method.threshold
+    )
 
 
 def reads_characters(model: Version) -> bool:

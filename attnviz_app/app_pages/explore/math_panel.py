@@ -47,7 +47,19 @@ def show_math(translator, al: Alignment, t: int, s: int, key: str) -> None:
     st.latex(r"\begin{array}{l}" + r" \\[6pt] ".join(rows) + r"\end{array}")
     left, right = st.columns(2)
     # the files are written when a button is pressed, not in every rerun
-    left.download_button("Every vector (CSV)", cell.to_csv, file_name=f"cell-{t}-{s}.csv", mime="text/csv",
-                         key=f"{key}_csv", on_click="ignore")  # fmt: skip
-    right.download_button("Every vector (JSON)", cell.to_json, file_name=f"cell-{t}-{s}.json",
-                          mime="application/json", key=f"{key}_json", on_click="ignore")  # fmt: skip
+    left.download_button(
+        "Every vector (CSV)",
+        cell.to_csv,
+        file_name=f"cell-{t}-{s}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        on_click="ignore",
+    )
+    right.download_button(
+        "Every vector (JSON)",
+        cell.to_json,
+        file_name=f"cell-{t}-{s}.json",
+        mime="application/json",
+        key=f"{key}_json",
+        on_click="ignore",
+    )

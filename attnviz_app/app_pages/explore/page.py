@@ -157,12 +157,13 @@ def render() -> None:
         front.stop_recording()
     fmt = choice.image_format
     names = {name: e.name for name, e in entries.items()}
-    st.session_state[FILE_STEMS_KEY] = {"": file_stem(models_slug(list(names.values())), text)} | {
-        name: file_stem(model, text) for name, model in names.items()}  # fmt: skip
+    stems = {name: file_stem(model, text) for name, model in names.items()}
+    st.session_state[FILE_STEMS_KEY] = {"": file_stem(models_slug(list(names.values())), text)} | stems
+    shown_rule = rule if note else ""
+    score_titles = {n: f"{t} · raw scores" for n, t in titles.items()}
     draw = {
-        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, rule if note else ""),
-        "Raw scores": lambda: heatmap_view(shown, "scores", {n: f"{t} · raw scores" for n, t in titles.items()},
-                                           fmt, decoded, translators, rule if note else ""),
+        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, shown_rule),
+        "Raw scores": lambda: heatmap_view(shown, "scores", score_titles, fmt, decoded, translators, shown_rule),
         "Per step": lambda: step_view(shown, fmt, titles),
         "Context vectors": lambda: context_view(panels, fmt, titles),
         "Attribution": lambda: attribution_view(panels, versions, text, fmt, titles),
@@ -172,7 +173,7 @@ def render() -> None:
         "Alignment": lambda: alignment_view(entries, models, text, fmt),
         "Export": lambda: export_view(panels, names, text),
         "Training": lambda: training_view(entries, fmt),
-    }  # fmt: skip
+    }
     tabs = st.tabs(views, key=front.TABS_KEY, on_change=front.view_changed)
     url.stage(choice, text, models)  # the open view is known: a view's fragment may write it with its cell
     for name, tab in zip(views, tabs, strict=True):

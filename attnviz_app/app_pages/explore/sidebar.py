@@ -60,8 +60,9 @@ def _on_task_change(models: list[ModelEntry]) -> None:
     if example:
         st.session_state[EXPLORE_TEXT] = example
     score = default_score(models, task)
-    if score and not any(slots(models, task)[st.session_state.get(SCORE_KEY), s].available
-                         for s in ("bahdanau", "luong")):  # fmt: skip
+    if score and not any(
+        slots(models, task)[st.session_state.get(SCORE_KEY), s].available for s in ("bahdanau", "luong")
+    ):
         st.session_state[SCORE_KEY] = score
 
 
@@ -130,9 +131,12 @@ def choose(models: list[ModelEntry]) -> Choice:
         args=(models,),
     )
     _ensure(STYLE_KEY, list(MODES), default_style(models, task, score))
-    mode = st.sidebar.segmented_control(
-        "Decoder style", list(MODES), key=STYLE_KEY, persist_state="session", format_func=MODES.get, help=STYLE_HELP
-    ) or "luong"  # fmt: skip
+    mode = (
+        st.sidebar.segmented_control(
+            "Decoder style", list(MODES), key=STYLE_KEY, persist_state="session", format_func=MODES.get, help=STYLE_HELP
+        )
+        or "luong"
+    )
     choice = Choice(task, score, mode)
     for style in choice.styles:
         slot = grid[score, style]
@@ -146,9 +150,12 @@ def choose(models: list[ModelEntry]) -> Choice:
             by_path = {m.path: m for m in found}
             key = f"{CKPT_KEY}_{style}"
             _ensure(key, list(by_path), entry.path)
-            path = st.sidebar.selectbox(f"{MODES[style]} checkpoint", list(by_path), key=key,
-                                        format_func=lambda p, b=by_path: checkpoint_label(b[p].name, task),
-                                        )  # fmt: skip
+            path = st.sidebar.selectbox(
+                f"{MODES[style]} checkpoint",
+                list(by_path),
+                key=key,
+                format_func=lambda p, b=by_path: checkpoint_label(b[p].name, task),
+            )
             choice.entries[style] = by_path[path]
     for style, entry in choice.entries.items():  # the checkpoints picked above, not their slots' first ones
         who = f"{MODES[style]} model" if len(choice.styles) > 1 else "Model"
@@ -156,16 +163,30 @@ def choose(models: list[ModelEntry]) -> Choice:
     checkpoint_upload(models, on_open=_open_checkpoint)
 
     st.sidebar.header("Decoding and display")
-    choice.beam = int(st.sidebar.slider("Beam width", 1, MAX_BEAM_WIDTH, key=BEAM_KEY, persist_state="session",
-                                        help="1 = greedy. Above 1, the n-best list shows every beam."))  # fmt: skip
+    choice.beam = int(
+        st.sidebar.slider(
+            "Beam width",
+            1,
+            MAX_BEAM_WIDTH,
+            key=BEAM_KEY,
+            persist_state="session",
+            help="1 = greedy. Above 1, the n-best list shows every beam.",
+        )
+    )
     choice.hide_eos = st.sidebar.toggle(
-        "Hide <eos> and renormalise", key=EOS_KEY, persist_state="session",
+        "Hide <eos> and renormalise",
+        key=EOS_KEY,
+        persist_state="session",
         help="Much attention often parks on the source's end marker; hiding its column and rescaling each row "
         "to sum to 1 makes the word-to-word links easier to see. The figure title says when this is on.",
-    )  # fmt: skip
+    )
     choice.merge = merge_toggle(MERGE_KEY, [e.path for e in choice.entries.values()], st.sidebar)
     choice.image_format = st.sidebar.radio(
-        "Figure download format", ["png", "svg"], key=FORMAT_KEY, persist_state="session", horizontal=True,
+        "Figure download format",
+        ["png", "svg"],
+        key=FORMAT_KEY,
+        persist_state="session",
+        horizontal=True,
         help="What the camera button in each figure's toolbar saves.",
-    )  # fmt: skip
+    )
     return choice

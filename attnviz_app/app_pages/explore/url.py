@@ -19,8 +19,18 @@ from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.state import stage_url, url_to_read, write_url
 
 VIEW_KEY = "explore_view"  # the open view (st.tabs' key)
-VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "What-if", "Alignment",
-         "Training", "Export"]  # fmt: skip
+VIEWS = [
+    "Weights",
+    "Raw scores",
+    "Per step",
+    "Context vectors",
+    "Attribution",
+    "Beam search",
+    "What-if",
+    "Alignment",
+    "Training",
+    "Export",
+]
 BOTH_VIEWS = [*VIEWS[:6], "Difference", *VIEWS[6:]]
 STYLES = ("bahdanau", "luong")
 FORMATS = ("png", "svg")

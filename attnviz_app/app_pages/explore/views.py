@@ -141,19 +141,24 @@ def heatmap_view(
         caption = weights_caption(panels) + (LOCAL_NOTE if local else "")  # row sums as they are (local-p's < 1)
         st.caption(caption)
         front.record("captions", caption)
-        coverage = st.expander("Coverage: how much attention each source word received", key="explore_coverage_open",
-                               on_change="rerun")  # fmt: skip
+        coverage = st.expander(
+            "Coverage: how much attention each source word received", key="explore_coverage_open", on_change="rerun"
+        )
         if coverage.open:  # lazy: its charts are sent and drawn only when opened
             with coverage:
-                st.caption(r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a"
-                           " word hardly read; red (over 1.7) for one read again and again.")  # fmt: skip
+                st.caption(
+                    r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a"
+                    " word hardly read; red (over 1.7) for one read again and again."
+                )
                 bars = share_scales([coverage_bar(al, panel_width(panels)) for al in panels.values()], axes=("yaxis",))
                 for col, name, fig in zip(columns(panels), panels, bars, strict=True):
                     with col:
                         chart(fig, f"explore_coverage_{name}", image_format, "coverage", name)
     else:
-        st.caption(r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
-                   r" lie outside a local window ($-\infty$).")  # fmt: skip
+        st.caption(
+            r"Raw scores $e_{t,s}$ before the softmax; only differences within a row matter. Blank cells"
+            r" lie outside a local window ($-\infty$)."
+        )
     if len(panels) > 1:
         sentence = st.session_state.get(EXPLORE_TEXT) or ""
         paper_download(panels, titles, sentence, values, file_name(f"figure-{values}"), f"explore_paper_{values}", rule)
@@ -183,10 +188,24 @@ def _cell_boxes(panels: Panels, cell: tuple[int, int], values: str) -> tuple[int
     st.session_state[key_t], st.session_state[key_s] = cell
     head, box_t, box_s = st.columns([3, 1, 1], vertical_alignment="bottom")
     head.markdown("**The numbers of the outlined cell** (click a cell, or step with the arrow keys in the boxes)")
-    box_t.number_input(f"target step t (0-{n_tgt - 1})", 0, n_tgt - 1, key=key_t, on_change=_set_cell,
-                       args=(key_t, key_s), help=escape_markdown(al.target_tokens[cell[0]]))  # fmt: skip
-    box_s.number_input(f"source position s (0-{n_src - 1})", 0, n_src - 1, key=key_s, on_change=_set_cell,
-                       args=(key_t, key_s), help=escape_markdown(al.source_tokens[cell[1]]))  # fmt: skip
+    box_t.number_input(
+        f"target step t (0-{n_tgt - 1})",
+        0,
+        n_tgt - 1,
+        key=key_t,
+        on_change=_set_cell,
+        args=(key_t, key_s),
+        help=escape_markdown(al.target_tokens[cell[0]]),
+    )
+    box_s.number_input(
+        f"source position s (0-{n_src - 1})",
+        0,
+        n_src - 1,
+        key=key_s,
+        on_change=_set_cell,
+        args=(key_t, key_s),
+        help=escape_markdown(al.source_tokens[cell[1]]),
+    )
     return cell
 
 
@@ -218,8 +237,10 @@ def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None
             chart(context, f"explore_step_context_{name}", image_format, f"context-{t}", name)
             if al.positions is not None:
                 st.markdown(rf"Predicted centre $p_{{{t}}} = {float(al.positions[t]):.3f}$, $D = {al.window}$.")
-    st.caption(r"Bars: the softmax $a_t$ over the source, with the raw scores $e_t$ (dotted, right axis); below, the"
-               r" context vector $c_t = \sum_s a_{t,s} \bar h_s$.")  # fmt: skip
+    st.caption(
+        r"Bars: the softmax $a_t$ over the source, with the raw scores $e_t$ (dotted, right axis); below, the"
+        r" context vector $c_t = \sum_s a_{t,s} \bar h_s$."
+    )
     with st.expander("Play every step in the browser (▶ Play, or drag the slider under the plot)"):
         plays = [step_animation(al, max_width=page_width()) for al in panels.values()]
         for name, fig in zip(panels, share_scales(plays, axes=("yaxis", "yaxis2")), strict=True):
@@ -244,8 +265,10 @@ def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> N
             if name in planes:
                 chart(planes[name], f"explore_context_projection_{name}", image_format, "ctx2d", name)
     one = " One colour scale for both panels." if len(panels) > 1 else ""
-    st.caption(r"Each row is $c_t = \sum_s a_{t,s} \bar h_s$. The projection keeps the two directions of largest"
-               " variance (PCA): steps that read the same source words land close together." + one)  # fmt: skip
+    st.caption(
+        r"Each row is $c_t = \sum_s a_{t,s} \bar h_s$. The projection keeps the two directions of largest"
+        " variance (PCA): steps that read the same source words land close together." + one
+    )
 
 
 def difference_view(panels: Panels, image_format: str) -> None:
@@ -254,15 +277,19 @@ def difference_view(panels: Panels, image_format: str) -> None:
     (na, a), (nb, b) = list(panels.items())
     a2, b2 = common_steps(a, b)
     if len(a2.target_tokens) < len(a.target_tokens) or len(b2.target_tokens) < len(b.target_tokens):
-        st.info(f"The translations have {len(a.target_tokens)} and {len(b.target_tokens)} steps; rows line up by"
-                f" step, and the difference is shown for the {len(a2.target_tokens)} steps both have.")  # fmt: skip
+        st.info(
+            f"The translations have {len(a.target_tokens)} and {len(b.target_tokens)} steps; rows line up by"
+            f" step, and the difference is shown for the {len(a2.target_tokens)} steps both have."
+        )
     if not a2.target_tokens:
         return
     chart(
         difference_heatmap(b2, a2, (nb, na), max_width=page_width()), "explore_difference", image_format, "difference"
     )
-    st.caption(f"Red: {nb} attends more than {na} at that step; blue: less. A row label `x / y` means the two"
-               " models wrote different tokens at that step.")  # fmt: skip
+    st.caption(
+        f"Red: {nb} attends more than {na} at that step; blue: less. A row label `x / y` means the two"
+        " models wrote different tokens at that step."
+    )
     left, right = st.columns(2)
     with left:
         chart(entropy_plot({na: a, nb: b}), "explore_entropy", image_format, "entropy")

@@ -106,8 +106,9 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
 
     left, right = st.columns(2)
     step = int(left.selectbox("Decoder step", range(n_tgt), key=FORCE_STEP_KEY, format_func=step_label))
-    source = int(right.selectbox("Attend only to", range(len(src)), key=FORCE_SOURCE_KEY,
-                                 format_func=lambda s: f"{s}: {src[s]}"))  # fmt: skip
+    source = int(
+        right.selectbox("Attend only to", range(len(src)), key=FORCE_SOURCE_KEY, format_func=lambda s: f"{s}: {src[s]}")
+    )
     cols, width = _layout(bases)
     forced = {}
     for name, base in bases.items():

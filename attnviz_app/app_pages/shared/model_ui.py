@@ -76,8 +76,9 @@ def pick_models(models: list[ModelEntry], key: str, label: str = "Models") -> li
         st.session_state[key] = [m.name for m in (opened_in_explore(models) or default_models(models))]
         st.session_state[f"{key}__from"] = explored
     st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
-    names = st.multiselect(label, list(by_name), key=key, persist_state="session",
-                           format_func=lambda n: chip_label(by_name[n]))  # fmt: skip
+    names = st.multiselect(
+        label, list(by_name), key=key, persist_state="session", format_func=lambda n: chip_label(by_name[n])
+    )
     return [by_name[n] for n in names]
 
 

@@ -32,9 +32,13 @@ def _folder() -> tuple[Path, str, str] | None:
     AttnvizError when it is not one."""
     how = st.segmented_control("Model folder", HOWS, default=HOWS[0], key=HOW_KEY) or HOWS[0]
     if how == HOWS[0]:
-        text = st.text_input("Folder on the server", key=PATH_KEY, placeholder="/models/opus-mt-en-de",
-                             help="A folder saved by save_pretrained: config.json, model.safetensors and the "
-                             "tokenizer's files. Nothing is fetched from a hub.")  # fmt: skip
+        text = st.text_input(
+            "Folder on the server",
+            key=PATH_KEY,
+            placeholder="/models/opus-mt-en-de",
+            help="A folder saved by save_pretrained: config.json, model.safetensors and the "
+            "tokenizer's files. Nothing is fetched from a hub.",
+        )
         if not text.strip():
             st.info("Give the path of a Hugging Face model folder on this server, or upload the folder as a zip.")
             return None
@@ -64,16 +68,22 @@ def _sentence(model: HFModel) -> tuple[str, str, int, tuple]:
     """The source, the reference to force (empty: translate), the beam size and the language codes."""
     text = st.text_input("Source sentence", key=TEXT_KEY, max_chars=2000, placeholder="Type a sentence, then Enter")
     left, right = st.columns([3, 1])
-    reference = left.text_input("Force through a reference (optional)", key=REFERENCE_KEY, max_chars=2000,
-                                help="Your translation: the attention while the decoder is forced through "
-                                "it, to score against gold links. Empty: the model's own translation.")  # fmt: skip
+    reference = left.text_input(
+        "Force through a reference (optional)",
+        key=REFERENCE_KEY,
+        max_chars=2000,
+        help="Your translation: the attention while the decoder is forced through "
+        "it, to score against gold links. Empty: the model's own translation.",
+    )
     beam = right.number_input("Beam", 1, 8, 1, key=BEAM_KEY, disabled=bool(reference.strip()))
     langs = (None, None)
     codes = model.languages()
     if codes:
         a, b = st.columns(2)
-        langs = (a.selectbox("Source language", [None, *codes], key=SRC_LANG_KEY),
-                 b.selectbox("Target language", [None, *codes], key=TGT_LANG_KEY))  # fmt: skip
+        langs = (
+            a.selectbox("Source language", [None, *codes], key=SRC_LANG_KEY),
+            b.selectbox("Target language", [None, *codes], key=TGT_LANG_KEY),
+        )
     return text.strip(), reference.strip(), int(beam), langs
 
 
@@ -81,9 +91,12 @@ def _attnviz_model(text: str, target: str) -> dict:
     """An attnviz model chosen to compare with, forced through the same target: ``{name: Alignment}`` (empty
     when none is chosen or it cannot read the sentences, with a note)."""
     models = {entry.name: entry for entry in session_models()}
-    name = st.selectbox("Compare with an attnviz model (forced through the same target)", [None, *sorted(models)],
-                        key=ATTNVIZ_KEY, help="Shown beside the heads on one colour scale; its words must match "
-                        "for the links to be compared.")  # fmt: skip
+    name = st.selectbox(
+        "Compare with an attnviz model (forced through the same target)",
+        [None, *sorted(models)],
+        key=ATTNVIZ_KEY,
+        help="Shown beside the heads on one colour scale; its words must match for the links to be compared.",
+    )
     if name is None or not target:
         return {}
     try:
@@ -123,10 +136,14 @@ def render() -> None:
     shown = "Reference (forced)" if reference else "Translation"  # `label` names the model in its messages
     st.markdown(f"**{shown}:** {escape_markdown(c.text) or '(empty)'}")
     if c.hypotheses:
-        st.dataframe(pd.DataFrame([{"translation": h.text, "log-probability": round(h.log_prob, 3)}
-                                   for h in c.hypotheses]), hide_index=True, key="yours_hf_nbest")  # fmt: skip
-    gold_line = st.text_input("Gold links of this pair (over words)", key=GOLD_KEY, placeholder="0-0 1-2 2-1",
-                              help=panel.GOLD_HELP).strip()  # fmt: skip
+        st.dataframe(
+            pd.DataFrame([{"translation": h.text, "log-probability": round(h.log_prob, 3)} for h in c.hypotheses]),
+            hide_index=True,
+            key="yours_hf_nbest",
+        )
+    gold_line = st.text_input(
+        "Gold links of this pair (over words)", key=GOLD_KEY, placeholder="0-0 1-2 2-1", help=panel.GOLD_HELP
+    ).strip()
     gold = None  # the convention is asked once there are links to read
     if gold_line:
         found = lambda f, b: hf_cache.pair_gold(decode, (gold_line, f, b)).convention()  # noqa: E731

@@ -58,15 +58,29 @@ def grid(c: CrossAttention, key: tuple, gold: tuple | None) -> None:
             aer = hf_cache.aer(key, gold)
         except AttnvizError as e:
             st.error(escape_markdown(str(e)))
-    scale = st.segmented_control("Colour scale", GRID_SCALES, format_func=SCALES.get, default="map", key=SCALE_KEY,
-                                 help="Per map shows each head's pattern; shared or fixed compares how sharp "
-                                 "the heads are.") or "map"  # fmt: skip
+    scale = (
+        st.segmented_control(
+            "Colour scale",
+            GRID_SCALES,
+            format_func=SCALES.get,
+            default="map",
+            key=SCALE_KEY,
+            help="Per map shows each head's pattern; shared or fixed compares how sharp the heads are.",
+        )
+        or "map"
+    )
     layer, head = st.session_state.get(LAYER_KEY), st.session_state.get(HEAD_KEY)
     chosen = (layer, head) if isinstance(layer, int) and isinstance(head, int) else None
     width = page_width() - EXPANDER_PAD_PX
     fig = heads_grid(stack, src, tgt, aer, chosen, width, scale)
-    st.plotly_chart(fig, key=GRID_KEY, on_select=_open_clicked, selection_mode="points", width="content",
-                    config=plot_config("attnviz-heads"))  # fmt: skip
+    st.plotly_chart(
+        fig,
+        key=GRID_KEY,
+        on_select=_open_clicked,
+        selection_mode="points",
+        width="content",
+        config=plot_config("attnviz-heads"),
+    )
     ticks = grid_layout(c.layers, c.heads, src, tgt, width, aer is not None).ticks
     words = "target words left of the first column, source words under the last row" if ticks else "no room for them"
     notes = [
@@ -75,8 +89,10 @@ def grid(c: CrossAttention, key: tuple, gold: tuple | None) -> None:
         SCALE_CAPTIONS[scale],
     ]
     if aer is not None:
-        notes.append("Titles give each head's AER against the gold links (argmax links; the lowest AER in bold, "
-                     "on every head that has it).")  # fmt: skip
+        notes.append(
+            "Titles give each head's AER against the gold links (argmax links; the lowest AER in bold, "
+            "on every head that has it)."
+        )
     st.caption(escape_markdown(" ".join(notes)))
 
 
@@ -96,11 +112,19 @@ def picks(c: CrossAttention) -> tuple[Pick, list[Pick]]:
         st.session_state[HEAD_KEY] = ALL
     a, b, d = st.columns([1, 1, 3])
     layer = a.selectbox("Layer", [ALL, *range(c.layers)], key=LAYER_KEY, help="0-based; all: every layer averaged")
-    head = b.selectbox("Head", [ALL, *range(c.heads)], key=HEAD_KEY, disabled=layer == ALL,
-                       help="0-based; all: the layer's heads averaged")  # fmt: skip
-    compare = d.text_input(f"Compare with heads (layer:head, up to {MAX_COMPARED})", key=COMPARE_KEY,
-                           placeholder=placeholder(c.layers, c.heads),
-                           help="Each listed head is shown beside the opened one on one colour scale.")  # fmt: skip
+    head = b.selectbox(
+        "Head",
+        [ALL, *range(c.heads)],
+        key=HEAD_KEY,
+        disabled=layer == ALL,
+        help="0-based; all: the layer's heads averaged",
+    )
+    compare = d.text_input(
+        f"Compare with heads (layer:head, up to {MAX_COMPARED})",
+        key=COMPARE_KEY,
+        placeholder=placeholder(c.layers, c.heads),
+        help="Each listed head is shown beside the opened one on one colour scale.",
+    )
     opened = Pick() if layer == ALL else Pick(layer, None if head == ALL else head)
     others = [Pick(*pair) for pair in parse_heads(compare)[:MAX_COMPARED]] if compare.strip() else []
     return opened, others

@@ -40,20 +40,38 @@ def markup(key: tuple, text: str, picks: list[Pick]) -> None:
     path, version, label, _, _, beam, langs = key
     if not st.session_state.get(TEXT_KEY):
         st.session_state[TEXT_KEY] = default_markup(text)
-    source = st.text_area("Source with markup", key=TEXT_KEY, max_chars=MAX_MARKUP_CHARS, height=80,
-                          help="Inline tags (<b>, <i>, <a href=...>, <span>, ...), <br/> and {placeholders}; "
-                          "entities such as &amp; are read as their character. Press Ctrl+Enter to apply.")  # fmt: skip
+    source = st.text_area(
+        "Source with markup",
+        key=TEXT_KEY,
+        max_chars=MAX_MARKUP_CHARS,
+        height=80,
+        help="Inline tags (<b>, <i>, <a href=...>, <span>, ...), <br/> and {placeholders}; "
+        "entities such as &amp; are read as their character. Press Ctrl+Enter to apply.",
+    )
     choices = _choices(picks, path)
     a, b = st.columns(2, vertical_alignment="bottom")
     name = a.selectbox("Carry along the links of", list(choices), key=PICK_KEY)
-    method = b.segmented_control("Links from attention", DIRECTIONAL, default="argmax", key=METHOD_KEY,
-                                 help=panel.METHOD_HELP) or "argmax"  # fmt: skip
+    method = (
+        b.segmented_control(
+            "Links from attention", DIRECTIONAL, default="argmax", key=METHOD_KEY, help=panel.METHOD_HELP
+        )
+        or "argmax"
+    )
     c, d = st.columns(2, vertical_alignment="bottom")
-    split = c.segmented_control("Linked words not contiguous: cover the", SPLIT_RULES, format_func=SPLITS.get,
-                                default="hull", key=SPLIT_KEY) or "hull"  # fmt: skip
-    target = d.text_input("Carry into", key=TARGET_KEY, max_chars=2000, placeholder="the model's own translation",
-                          help="A translation of your own, forced through the model; empty: the model's own "
-                          "translation of the text without the markup.").strip()  # fmt: skip
+    split = (
+        c.segmented_control(
+            "Linked words not contiguous: cover the", SPLIT_RULES, format_func=SPLITS.get, default="hull", key=SPLIT_KEY
+        )
+        or "hull"
+    )
+    target = d.text_input(
+        "Carry into",
+        key=TARGET_KEY,
+        max_chars=2000,
+        placeholder="the model's own translation",
+        help="A translation of your own, forced through the model; empty: the model's own "
+        "translation of the text without the markup.",
+    ).strip()
     pick = choices.get(name) or next(iter(choices.values()))
     try:
         parsed = parse_markup(source)
@@ -65,8 +83,15 @@ def markup(key: tuple, text: str, picks: list[Pick]) -> None:
         return
     show_carried(result, "yours_hf_markup")
     spans = [(s.element.label, s.source_words, s.target_words) for s in result.spans]
-    fig = markup_figure(reading.weights, reading.source_words, reading.target_words, result.links, spans,
-                        f"Markup carried along the {method} links of {pick.name}", min(MAX_WIDTH_PX, page_width()),
-                        f"{method} links")  # fmt: skip
+    fig = markup_figure(
+        reading.weights,
+        reading.source_words,
+        reading.target_words,
+        result.links,
+        spans,
+        f"Markup carried along the {method} links of {pick.name}",
+        min(MAX_WIDTH_PX, page_width()),
+        f"{method} links",
+    )
     st.plotly_chart(fig, key="yours_hf_markup_map", width="content", config=plot_config("attnviz-markup"))
     st.caption(escape_markdown(RULES).replace(r"\*", "*"))

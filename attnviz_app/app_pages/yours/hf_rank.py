@@ -71,8 +71,9 @@ def _silver(
         (src_name, src), target = files
         tgt_name, tgt = target or (None, None)
         names = (src_name, tgt_name)
-        sources, targets = sentence_pairs(text_lines(src, src_name), text_lines(tgt, tgt_name) if target else None,
-                                          names)  # fmt: skip
+        sources, targets = sentence_pairs(
+            text_lines(src, src_name), text_lines(tgt, tgt_name) if target else None, names
+        )
         check_pairs(sources, targets, (src_name, tgt_name or src_name))
     model = hf_cache.model(path, version, label)
     names, stacks = hf_head_attention(model, sources, targets)
@@ -85,8 +86,10 @@ def _uploads(against: str) -> tuple[tuple | None, tuple | None]:
     """The uploaded pair files (``((name, bytes), (name, bytes) | None)``, None until there are some) and the
     gold file (``(name, bytes)`` or None)."""
     left, right = st.columns(2)
-    src = left.file_uploader("Sentence pairs: a 'source ||| target' file, or the source sentences (tokenized, one "
-                             "per line)", key=RANK_SRC_KEY)  # fmt: skip
+    src = left.file_uploader(
+        "Sentence pairs: a 'source ||| target' file, or the source sentences (tokenized, one per line)",
+        key=RANK_SRC_KEY,
+    )
     tgt = left.file_uploader("Target sentences (with a source file; not with a ||| file)", key=RANK_TGT_KEY)
     optional = " (optional: scored beside silver)" if against == "silver" else ""
     gold = right.file_uploader(f"Gold alignment file{optional}", key=RANK_GOLD_KEY)
@@ -96,30 +99,46 @@ def _uploads(against: str) -> tuple[tuple | None, tuple | None]:
 
 def rank(folder: Path, label: str, layers: int, heads: int) -> None:
     """The ranking's inputs and its table, with the best head (or the aligning heads) opened by a click."""
-    against = st.segmented_control("Rank against", list(AGAINST), format_func=AGAINST.get, default="silver",
-                                   key=AGAINST_KEY) or "silver"  # fmt: skip
+    against = (
+        st.segmented_control("Rank against", list(AGAINST), format_func=AGAINST.get, default="silver", key=AGAINST_KEY)
+        or "silver"
+    )
     pairs, gold = _uploads(against)
     files = (gold, *pairs) if gold and pairs else None
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    method = left.segmented_control("Links from attention", DIRECTIONAL, default="argmax", key=RANK_METHOD_KEY,
-                                    help=panel.METHOD_HELP) or "argmax"  # fmt: skip
+    method = (
+        left.segmented_control(
+            "Links from attention", DIRECTIONAL, default="argmax", key=RANK_METHOD_KEY, help=panel.METHOD_HELP
+        )
+        or "argmax"
+    )
     fmt, base = "auto", "auto"
     if gold:
         read = (lambda f, b: _gold_set(files, f, b).convention) if files else None
         fmt, base = gold_convention(RANK_KEY, read, st)
     if against == "silver":
-        margin = right.number_input("Margin", 0.0, 1.0, MARGIN, 0.01, key=MARGIN_KEY,
-                                    help="A head aligns when its silver AER is this far below the median of all "
-                                    "the heads.")  # fmt: skip
+        margin = right.number_input(
+            "Margin",
+            0.0,
+            1.0,
+            MARGIN,
+            0.01,
+            key=MARGIN_KEY,
+            help="A head aligns when its silver AER is this far below the median of all the heads.",
+        )
         if pairs is None:
-            st.info("Upload sentence pairs: eflomal aligns them, every head is forced through each pair and scored "
-                    "against eflomal's links, so you see which heads align without gold.")  # fmt: skip
+            st.info(
+                "Upload sentence pairs: eflomal aligns them, every head is forced through each pair and scored "
+                "against eflomal's links, so you see which heads align without gold."
+            )
             return
         _show_silver(folder, label, pairs, (files, fmt, base) if gold else None, method, margin, (layers, heads))
         return
     if files is None:
-        st.info("Upload a gold alignment file and its sentence pairs: every head is forced through each pair and "
-                "scored, so you see which heads align.")  # fmt: skip
+        st.info(
+            "Upload a gold alignment file and its sentence pairs: every head is forced through each pair and "
+            "scored, so you see which heads align."
+        )
         return
     _show_gold(folder, label, files, fmt, base, method)
 
@@ -134,8 +153,9 @@ def _show_gold(folder: Path, label: str, files: tuple, fmt: str, base: int | str
     for warning in gold_set.warnings:
         st.warning(escape_markdown(warning))
     st.caption(escape_markdown(f"{len(gold_set.gold)} pairs, {method} links on words, lowest AER first."))
-    st.dataframe(pd.DataFrame(rows).drop(columns=["layer", "head"]), hide_index=True, key="yours_hf_rank_table",
-                 height=260)  # fmt: skip
+    st.dataframe(
+        pd.DataFrame(rows).drop(columns=["layer", "head"]), hide_index=True, key="yours_hf_rank_table", height=260
+    )
     best = rows[0]
     layer, head = (ALL if best[k] is None else best[k] for k in ("layer", "head"))
     st.button(f"Open the best: {best['attention']}", key="yours_hf_rank_open", on_click=open_head, args=(layer, head))
@@ -155,8 +175,9 @@ def _show_silver(
     heads = _heads(*size)
     aligning = [heads[name] for name in ranking.aligning]
     st.session_state[ALIGNING_KEY] = (str(folder), aligning)
-    st.caption(escape_markdown(f"{ranking.pairs} pairs, {method} links on words, lowest silver AER first. "
-                               + SILVER_NOTE))  # fmt: skip
+    st.caption(
+        escape_markdown(f"{ranking.pairs} pairs, {method} links on words, lowest silver AER first. " + SILVER_NOTE)
+    )
     table = pd.DataFrame(ranking.to_dict()["rows"]).rename(
         columns={"silver_AER": "silver AER", "gold_AER": "gold AER", "aligns": "aligns"}
     )
@@ -167,14 +188,21 @@ def _show_silver(
     st.markdown(escape_markdown(f"Heads that align ({ranking.rule}): {names}."))
     if gold_set is not None:
         rho = "undefined (one ranking is flat)" if ranking.spearman is None else f"{ranking.spearman:.3f}"
-        st.caption(escape_markdown(f"Spearman's rank correlation of the silver and gold AERs over "
-                                   f"{len(ranking.heads)} heads: {rho}."))  # fmt: skip
+        st.caption(
+            escape_markdown(
+                f"Spearman's rank correlation of the silver and gold AERs over {len(ranking.heads)} heads: {rho}."
+            )
+        )
     a, b = st.columns(2)
     best = heads[ranking.heads[0].name]
     a.button(f"Open the best: {ranking.heads[0].name}", key="yours_hf_silver_open", on_click=open_head, args=best)
     if aligning:
-        b.button(f"Compare the heads that align (up to {MAX_COMPARED + 1})", key="yours_hf_silver_compare",
-                 on_click=_open_aligning, args=(aligning,))  # fmt: skip
+        b.button(
+            f"Compare the heads that align (up to {MAX_COMPARED + 1})",
+            key="yours_hf_silver_compare",
+            on_click=_open_aligning,
+            args=(aligning,),
+        )
 
 
 def _open_aligning(aligning: list[tuple[int, int]]) -> None:

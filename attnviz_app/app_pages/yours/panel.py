@@ -65,15 +65,27 @@ def show_alignments(
         st.session_state[pick_key] = default
     st.session_state[default_key] = default
     # the choice takes the page's width: four names side by side were cut in a narrower column
-    chosen = st.multiselect("Attention shown (several: side by side on one scale, in rows)", names, key=pick_key,
-                            max_selections=MAX_COMPARED) if len(names) > 1 else names  # fmt: skip
+    chosen = (
+        st.multiselect(
+            "Attention shown (several: side by side on one scale, in rows)",
+            names,
+            key=pick_key,
+            max_selections=MAX_COMPARED,
+        )
+        if len(names) > 1
+        else names
+    )
     if not chosen:
         st.info("Choose the attention to show.")
         return
     first, second = st.columns(2)
     merge = first.toggle("Pieces merged into words", value=True, key=f"{key}_merge")
-    hide = second.toggle("Hide <eos>", value=False, key=f"{key}_hide",
-                         help="Leave out the source's end marker and renormalise each row over the words.")  # fmt: skip
+    hide = second.toggle(
+        "Hide <eos>",
+        value=False,
+        key=f"{key}_hide",
+        help="Leave out the source's end marker and renormalise each row over the words.",
+    )
     shown = {}
     for name in chosen:
         reading = for_reading(alignments[name], hide and alignments[name].source_tokens[-1:] == ["<eos>"], merge)
@@ -123,8 +135,12 @@ def _gold(key: str, n_src: int, n_tgt: int, given: tuple[str, str, int | str] | 
 def _links(panels: dict[str, Alignment], key: str, given_gold: tuple | None) -> None:
     """Each shown attention's word links, with the gold links' precision, recall and AER when pasted."""
     left, right = st.columns([2, 1], vertical_alignment="bottom")
-    method = left.segmented_control("Links from attention", DIRECTIONAL, default="argmax", key=f"{key}_method",
-                                    help=METHOD_HELP) or "argmax"  # fmt: skip
+    method = (
+        left.segmented_control(
+            "Links from attention", DIRECTIONAL, default="argmax", key=f"{key}_method", help=METHOD_HELP
+        )
+        or "argmax"
+    )
     threshold = 0.3
     if method == "threshold":
         threshold = right.slider("Threshold", 0.05, 1.0, 0.3, 0.05, key=f"{key}_threshold")
@@ -144,23 +160,32 @@ def _links(panels: dict[str, Alignment], key: str, given_gold: tuple | None) -> 
     if gold is not None and len(sizes) > 1:
         st.warning("The maps shown read different words (different translations): gold scores only the first.")
     if gold is not None:
-        scored = {name: [links[name]] for name, r in readings.items() if (len(r.source_words),
-                  len(r.target_words)) == (len(first.source_words), len(first.target_words))}  # fmt: skip
+        scored = {
+            name: [links[name]]
+            for name, r in readings.items()
+            if (len(r.source_words), len(r.target_words)) == (len(first.source_words), len(first.target_words))
+        }
         corpus, _ = score_table([gold], scored)
         st.dataframe(pd.DataFrame(corpus).drop(columns=["F1"]), hide_index=True, key=f"{key}_scores")
-        st.caption("AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), precision = |A∩P| / |A|, recall = |A∩S| / |S| "
-                   "(Och & Ney 2003), on words.")  # fmt: skip
+        st.caption(
+            "AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), precision = |A∩P| / |A|, recall = |A∩S| / |S| "
+            "(Och & Ney 2003), on words."
+        )
     names = list(links)
     name = names[0] if len(names) == 1 else st.selectbox("Links drawn", names, key=f"{key}_links_of")
     r = readings[name]
     title = f"{name}: {method} links" + (" against gold" if gold is not None else "")
-    if gold is not None and (len(r.source_words), len(r.target_words)) == (len(first.source_words),
-                                                                          len(first.target_words)):  # fmt: skip
-        fig = gold_figure(r.weights, r.source_words, r.target_words, links[name], gold.sure, gold.possible, title,
-                          ONE_WIDTH)  # fmt: skip
+    if gold is not None and (len(r.source_words), len(r.target_words)) == (
+        len(first.source_words),
+        len(first.target_words),
+    ):
+        fig = gold_figure(
+            r.weights, r.source_words, r.target_words, links[name], gold.sure, gold.possible, title, ONE_WIDTH
+        )
     else:
-        fig = links_figure(r.weights, r.source_words, r.target_words, {name: ("attention", links[name])}, title,
-                           ONE_WIDTH)  # fmt: skip
+        fig = links_figure(
+            r.weights, r.source_words, r.target_words, {name: ("attention", links[name])}, title, ONE_WIDTH
+        )
     _chart(fig, f"{key}_links_map", "links")
     st.caption(escape_markdown(r.caption))
     pharaoh = " ".join(f"{s}-{t}" for s, t in links[name])
@@ -176,9 +201,27 @@ def _exports(panels: dict[str, Alignment], key: str) -> None:
     for k, (name, al) in enumerate(panels.items()):
         st.markdown(f"**{escape_markdown(name)}**")
         a, b, c = st.columns(3)
-        a.download_button("JSON (whole trace)", attention_json(al), file_name=_file_name(name, ".json"),
-                          mime="application/json", key=f"{key}_json_{k}", on_click="ignore")  # fmt: skip
-        b.download_button("CSV (weights)", matrix_csv(al), file_name=_file_name(name, ".csv"), mime="text/csv",
-                          key=f"{key}_csv_{k}", on_click="ignore")  # fmt: skip
-        c.download_button("Pharaoh (argmax, tokens)", al.to_pharaoh() + "\n", file_name=_file_name(name, ".pharaoh"),
-                          mime="text/plain", key=f"{key}_pharaoh_{k}", on_click="ignore")  # fmt: skip
+        a.download_button(
+            "JSON (whole trace)",
+            attention_json(al),
+            file_name=_file_name(name, ".json"),
+            mime="application/json",
+            key=f"{key}_json_{k}",
+            on_click="ignore",
+        )
+        b.download_button(
+            "CSV (weights)",
+            matrix_csv(al),
+            file_name=_file_name(name, ".csv"),
+            mime="text/csv",
+            key=f"{key}_csv_{k}",
+            on_click="ignore",
+        )
+        c.download_button(
+            "Pharaoh (argmax, tokens)",
+            al.to_pharaoh() + "\n",
+            file_name=_file_name(name, ".pharaoh"),
+            mime="text/plain",
+            key=f"{key}_pharaoh_{k}",
+            on_click="ignore",
+        )
