@@ -45,21 +45,10 @@ def show_math(translator, al: Alignment, t: int, s: int, key: str) -> None:
     # one KaTeX block, not one element a line: many separate elements slow every rerun in the browser
     rows = [r"\displaystyle " + line for line in latex_lines(cell)]  # fractions as large as in a display
     st.latex(r"\begin{array}{l}" + r" \\[6pt] ".join(rows) + r"\end{array}")
-    left, right = st.columns(2)
     # the files are written when a button is pressed, not in every rerun
-    left.download_button(
-        "Every vector (CSV)",
-        cell.to_csv,
-        file_name=f"cell-{t}-{s}.csv",
-        mime="text/csv",
-        key=f"{key}_csv",
-        on_click="ignore",
-    )
-    right.download_button(
-        "Every vector (JSON)",
-        cell.to_json,
-        file_name=f"cell-{t}-{s}.json",
-        mime="application/json",
-        key=f"{key}_json",
-        on_click="ignore",
-    )
+    files = (("CSV", cell.to_csv, "csv", "text/csv"), ("JSON", cell.to_json, "json", "application/json"))
+    for col, (kind, data, ext, mime) in zip(st.columns(2), files, strict=True):
+        name = f"cell-{t}-{s}.{ext}"
+        col.download_button(
+            f"Every vector ({kind})", data, file_name=name, mime=mime, key=f"{key}_{ext}", on_click="ignore"
+        )

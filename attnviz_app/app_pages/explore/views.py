@@ -188,24 +188,11 @@ def _cell_boxes(panels: Panels, cell: tuple[int, int], values: str) -> tuple[int
     st.session_state[key_t], st.session_state[key_s] = cell
     head, box_t, box_s = st.columns([3, 1, 1], vertical_alignment="bottom")
     head.markdown("**The numbers of the outlined cell** (click a cell, or step with the arrow keys in the boxes)")
-    box_t.number_input(
-        f"target step t (0-{n_tgt - 1})",
-        0,
-        n_tgt - 1,
-        key=key_t,
-        on_change=_set_cell,
-        args=(key_t, key_s),
-        help=escape_markdown(al.target_tokens[cell[0]]),
-    )
-    box_s.number_input(
-        f"source position s (0-{n_src - 1})",
-        0,
-        n_src - 1,
-        key=key_s,
-        on_change=_set_cell,
-        args=(key_t, key_s),
-        help=escape_markdown(al.source_tokens[cell[1]]),
-    )
+    tokens = (al.target_tokens, al.source_tokens)
+    labels = (f"target step t (0-{n_tgt - 1})", f"source position s (0-{n_src - 1})")
+    for box, label, key, n, k in zip((box_t, box_s), labels, (key_t, key_s), (n_tgt, n_src), (0, 1), strict=True):
+        help_text = escape_markdown(tokens[k][cell[k]])
+        box.number_input(label, 0, n - 1, key=key, on_change=_set_cell, args=(key_t, key_s), help=help_text)
     return cell
 
 
