@@ -79,7 +79,7 @@ def test_importing_boot_tidies_nothing_and_start_tidies_once(tmp_path):
 def test_a_broken_front_model_is_one_warning_line_and_the_server_goes_on():
     code = (
         "import logging; import attnviz.server as server; from attnviz.errors import CheckpointError\n"
-        "def broken(): raise CheckpointError('front.safetensors is not a readable safetensors file')\n"
+        "def broken(decode=None): raise CheckpointError('front.safetensors is not a readable safetensors file')\n"
         "server.front_page = broken\n"
         "logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s')\n"
         "from attnviz_app import frame; frame._warm_up()\n"

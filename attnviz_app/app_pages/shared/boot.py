@@ -22,6 +22,7 @@ from attnviz.errors import AttnvizError
 from attnviz.server import front_page, server_folder
 from attnviz.store import clean_stale_temp, models_dir
 from attnviz_app.app_pages.shared import uploads  # noqa: F401  (tells the library about Streamlit's sessions)
+from attnviz_app.app_pages.shared.common import model_version, translate
 
 _lock = threading.Lock()
 _done: set[str] = set()  # "start", "warm-up": what this process has done
@@ -47,17 +48,31 @@ def start() -> None:
         _done.add("start")
 
 
+# Streamlit warns once when a cached function runs outside a session's script run, as the
+# warm-up's decode does on purpose; that line would only puzzle whoever reads the server's log
+_CONTEXT_LOGGER = "streamlit.runtime.scriptrunner_utils.script_run_context"
+
+
+class _NoContextWarning(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.threadName == threading.current_thread().name and "ScriptRunContext" in record.getMessage())
+
+
 def warm_up() -> None:
-    """:func:`start`, then load the front page's model and decode its example once, while the
-    first browser is still fetching Streamlit's frontend (a cold first visit otherwise waits for
-    torch's kernels and Plotly's validators). A broken model is one warning: the page says what
-    is wrong when it is opened."""
+    """:func:`start`, then load the front page's model and decode its example once, through the
+    app's caches: the first visitor's page finds both there (a cold first visit otherwise waits
+    for the model, torch's kernels and Plotly's validators). A broken model is one warning: the
+    page says what is wrong when it is opened."""
     start()
     with _lock:
         if "warm-up" in _done:
             return
         _done.add("warm-up")
+    quiet = _NoContextWarning()
+    logging.getLogger(_CONTEXT_LOGGER).addFilter(quiet)
     try:
-        front_page()
+        front_page(decode=lambda entry, text: translate(*model_version(entry), text, 1))
     except AttnvizError as e:  # e.g. a broken checkpoint
         logging.getLogger("attnviz").warning("warm-up at server start skipped the front model: %s", e)
+    finally:
+        logging.getLogger(_CONTEXT_LOGGER).removeFilter(quiet)
