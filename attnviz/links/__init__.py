@@ -33,6 +33,15 @@ from attnviz.links.markup import INLINE, MAX_ELEMENTS, MAX_MARKUP_CHARS, VOID, E
 from attnviz.links.markup_carry import FLAGS, SPLIT_RULES, MarkupResult, Span, carry_markup
 from attnviz.links.markup_translate import MARKUP_METHODS, eflomal_sample, translate_markup, words_of
 from attnviz.links.reading import Reading, merge_groups, word_groups
+from attnviz.links.report import (
+    MAX_SAMPLE,
+    REPORT_METHODS,
+    REPORT_SPLITS,
+    AlignmentSample,
+    ReportSentence,
+    report_sentences,
+    sample_alignments,
+)
 from attnviz.links.textfile import (
     MAX_FILE_BYTES,
     check_pairs,
@@ -69,11 +78,15 @@ __all__ = [
     "MAX_ELEMENTS",
     "MAX_FILE_BYTES",
     "MAX_MARKUP_CHARS",
+    "MAX_SAMPLE",
     "METHODS",
+    "REPORT_METHODS",
+    "REPORT_SPLITS",
     "SAMPLE_PAIRS",
     "SPLIT_RULES",
     "SYMMETRIC",
     "VOID",
+    "AlignmentSample",
     "CorpusAlignment",
     "DriftReport",
     "Element",
@@ -83,6 +96,7 @@ __all__ = [
     "Markup",
     "MarkupResult",
     "Reading",
+    "ReportSentence",
     "SentenceDrift",
     "Span",
     "WordAlignment",
@@ -112,8 +126,10 @@ __all__ = [
     "read_gold",
     "read_pairs",
     "read_words",
+    "report_sentences",
     "reverse_entry",
     "run_eflomal",
+    "sample_alignments",
     "score_links",
     "score_table",
     "sentence_drift",

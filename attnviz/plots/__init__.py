@@ -20,7 +20,7 @@ from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.links import gold_figure, links_figure
 from attnviz.plots.markup import SPAN_COLOURS, coloured_words, markup_figure, span_colour
 from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
-from attnviz.plots.report import MEASURES, ReportSentence, ReportSummary, report_html, worst_first
+from attnviz.plots.report import MEASURES, ReportSummary, report_html, worst_first
 from attnviz.plots.rows import heatmap_rows, per_row
 from attnviz.plots.scales import share_scales
 from attnviz.plots.show import show, show_both, show_steps
@@ -33,7 +33,6 @@ __all__ = [
     "MIME",
     "SPAN_COLOURS",
     "GridLayout",
-    "ReportSentence",
     "ReportSummary",
     "align_tops",
     "alignment_heatmap",

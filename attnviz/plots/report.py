@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from attnviz.data import Link
 from attnviz.errors import InputError
+from attnviz.links import ReportSentence
 from attnviz.plots.links import gold_figure, links_figure
 
 MEASURES = {  # measure -> (its name on the page, whether higher is worse)
@@ -28,22 +28,6 @@ _STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1000px;
 section{border-top:1px solid #ccc;padding-top:.8em;margin-top:1.2em}
 code{background:#f4f4f4;padding:.1em .3em;word-break:break-all}
 .score{font-weight:bold}table{border-collapse:collapse}td,th{padding:.1em .8em;text-align:left}"""
-
-
-@dataclass(frozen=True)
-class ReportSentence:
-    """One sampled pair: its words, the ``[tgt_words, src_words]`` attention, the links extracted from
-    it, its score, and the reference links (gold ``sure``/``possible``, or ``eflomal``'s)."""
-
-    index: int  # the pair's place in its split
-    source_words: list[str]
-    target_words: list[str]
-    weights: np.ndarray  # [tgt_words, src_words]
-    links: list[Link]
-    score: float
-    sure: list[Link] | None = None
-    possible: list[Link] | None = None
-    eflomal: list[Link] | None = None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.gold import gold_view
 from attnviz_app.app_pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
 from attnviz_app.app_pages.explore.markup import markup_view
+from attnviz_app.app_pages.explore.sample import sample_view
 from attnviz_app.app_pages.explore.screen import page_width
 from attnviz_app.app_pages.explore.views import chart, columns, file_name, panel_width
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
@@ -28,7 +29,12 @@ PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
 )
 STACK_WORDS = 14  # a longer sentence's link maps go one under the other in Both
 SIDE_CONTROLS_PX = 960  # a narrower page puts the six methods of a task with a reverse model under the parts
-PARTS = {"sentence": "This sentence", "gold": "Scored against gold links", "markup": "Markup carried along"}
+PARTS = {
+    "sentence": "This sentence",
+    "gold": "Against gold",
+    "markup": "Markup carried along",
+    "sample": "A corpus sample",
+}
 SYMMETRIC = ("intersection", "union", "grow-diag-final")  # the ones offered; the CLI has all of extract.SYMMETRIC
 METHOD_HELP = (
     "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
@@ -62,7 +68,7 @@ def alignment_view(entries: dict[str, ModelEntry], models: list[ModelEntry], tex
     them, for every shown model (``entries``: panel name -> catalog entry), side by side."""
     first = next(iter(entries.values()))
     side = reverse_entry(models, first) is None or page_width() >= SIDE_CONTROLS_PX  # six methods need the room
-    left, right = st.columns([2, 3]) if side else (st.container(), st.container())
+    left, right = st.columns(2) if side else (st.container(), st.container())
     part = left.segmented_control(
         "Show", list(PARTS), format_func=PARTS.get, key=PART_KEY, persist_state="session", default="sentence"
     )
@@ -72,6 +78,8 @@ def alignment_view(entries: dict[str, ModelEntry], models: list[ModelEntry], tex
         gold_view(entries, method, image_format)
     elif part == "markup":
         markup_view(entries, method, text, image_format)
+    elif part == "sample":
+        sample_view(entries, method)
     else:
         sentence_view(entries, method, text, image_format)
 

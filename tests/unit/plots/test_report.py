@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.plots import ReportSentence, ReportSummary, report_html, worst_first
+from attnviz.links import ReportSentence
+from attnviz.plots import ReportSummary, report_html, worst_first
 
 HOSTILE = "<script>alert(1)</script>"
 
