@@ -83,6 +83,14 @@ def test_compare_opens_on_explores_models_in_a_grid_on_one_scale_and_gold_aer():
     assert aer["AER"].between(0, 1).all()
 
 
+def test_compares_translations_name_each_model_whole():
+    at = page("compare.py")
+    at.multiselect(key="cmp_models").set_value(["toyfr-additive-bahdanau", "toyfr-general-luong"]).run()
+    table = at.table[0].value  # a static table: whole names and translations, wrapped, never cut
+    assert list(table["model"]) == ["toyfr\\-additive\\-bahdanau", "toyfr\\-general\\-luong"]  # read as Markdown
+    assert all(isinstance(text, str) for text in table["free translation"])
+
+
 def test_compare_needs_two_models():
     at = page("compare.py")
     at.multiselect(key="cmp_models").set_value(["toyfr-dot-luong"]).run()
