@@ -59,8 +59,8 @@ def test_the_math_panels_csv_names_each_column_once(app_env):
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_explore_tables_name_each_column_once(app_env, view):
-    at = start(explore_text=REPEATS, explore_style="both", explore_view=view, explore_beam=3,
-               explore_replace_word="dog")  # fmt: skip
+    state = {"explore_style": "both", "explore_view": view, "explore_beam": 3, "explore_replace_word": "dog"}
+    at = start(explore_text=REPEATS, **state)
     assert not at.exception, at.exception
     tables = table_columns(at)
     assert tables, f"{view} shows a table"

@@ -16,6 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 TWINS = ["toyfr-general-luong-with-a-long-name", "toyfr-general-luong-with-a-long-name-guided"]
 SHOTS = os.environ.get("ATTNVIZ_SHOTS")  # a folder for the screenshots, to look at them
 LONG = " ".join(["the black cat eats the apple of the girl ."] * 2)
+COLUMNS = ["rank", "translation", "log p", "tokens", "log p / tokens"]  # the n-best table's
 
 # each chip of the sidebar's model picker: its text, its title (the whole name) and whether it is cut
 CHIPS_JS = """() => [...document.querySelectorAll(
@@ -81,13 +82,12 @@ def test_names_tables_and_upload_errors_read_whole(server, tmp_path):
                 assert chip["right"] <= chip["box"] + 1, chip  # inside the picker
             assert page.evaluate(TABLES_JS) == []  # the free translations
 
-            page.goto(f"{server}/?task=toy-fr&score=general&style=both&beam=3&view=Beam+search"
-                      f"&text={LONG.replace(' ', '+')}", wait_until="domcontentloaded")  # fmt: skip
+            beam = f"{server}/?task=toy-fr&score=general&style=both&beam=3&view=Beam+search"
+            page.goto(f"{beam}&text={LONG.replace(' ', '+')}", wait_until="domcontentloaded")
             page.locator("[data-testid=stTable]").nth(1).wait_for(timeout=WAIT_MS)
             settle(page)
             shot(page, "beam", tmp_path)
-            assert page.locator("[data-testid=stTable] th").all_text_contents()[:5] == [
-                "rank", "translation", "log p", "tokens", "log p / tokens"]  # fmt: skip
+            assert page.locator("[data-testid=stTable] th").all_text_contents()[:5] == COLUMNS
             assert page.evaluate(TABLES_JS) == []
             first = page.locator("[data-testid=stMain] summary", has_text="#1 · ").inner_text()
             assert "Bahdanau: " in first and "Luong: " in first  # each side's translation and score
