@@ -17,9 +17,10 @@ from attnviz.plots.explore import (
 from attnviz.plots.heads import GRID_SCALES, GridLayout, grid_layout, heads_grid
 from attnviz.plots.heatmap import plot_config, step_bar
 from attnviz.plots.history import point_label, replay_figure, replay_html
+from attnviz.plots.images import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, figure_images
 from attnviz.plots.links import gold_figure, links_figure
 from attnviz.plots.markup import SPAN_COLOURS, coloured_words, markup_figure, span_colour
-from attnviz.plots.paper import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
+from attnviz.plots.paper import paper_figure
 from attnviz.plots.report import MEASURES, ReportSummary, report_html, worst_first
 from attnviz.plots.rows import heatmap_rows, per_row
 from attnviz.plots.scales import share_scales
@@ -54,6 +55,7 @@ __all__ = [
     "explore_heatmap",
     "figure_html",
     "figure_image",
+    "figure_images",
     "gold_figure",
     "gold_heatmap",
     "grid_layout",

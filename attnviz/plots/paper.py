@@ -1,14 +1,11 @@
 """One figure for a paper: several attention maps of one sentence (Explore's Both view, Compare's
 grid) as a single Plotly figure on one colour scale, titled with the sentence, each map with its
-model's name and decoder style; and that figure as a file (self-contained HTML always; PNG, SVG
-and PDF through kaleido, which drives a local Chromium and needs no network)."""
+model's name and decoder style (attnviz.plots.images writes it as HTML, PNG, SVG or PDF)."""
 
 from __future__ import annotations
 
 import html
-import importlib.util
 import math
-import re
 import textwrap
 from collections.abc import Mapping
 
@@ -17,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from attnviz.decoding import Alignment
-from attnviz.errors import ConfigError, InputError
+from attnviz.errors import InputError
 from attnviz.plots.compare import shared_range
 from attnviz.plots.explore import attribution_matrix
 from attnviz.plots.heatmap import (
@@ -30,10 +27,7 @@ from attnviz.plots.heatmap import (
     label_px,
     tick_angle,
 )
-from attnviz.plots.pdf import pdf_titled
 
-IMAGE_FORMATS = ("png", "svg", "pdf")  # what kaleido writes
-MIME = {"html": "text/html", "png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
 PAPER_CELL_PX = (14, 32)  # the smallest and largest cell of a paper figure
 PAPER_FONT = "Arial, Helvetica, sans-serif"  # a font every PDF viewer and journal template has
 TITLE_CHARS = 110  # the sentence's title wraps at this many characters a line
@@ -197,38 +191,3 @@ def _maps(
         parts = models[n].split(" · ")
         maps += [([f"{n} · attention", *parts], al, None), ([f"{n} · {method}", *parts], al, z)]
     return maps
-
-
-def figure_html(fig: go.Figure) -> str:
-    """``fig`` as one HTML file that opens offline (plotly.js inside it), with its toolbar's
-    camera button saving a PNG."""
-    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
-
-
-def can_write_images() -> bool:
-    """Whether PNG, SVG and PDF can be written here: kaleido is installed (it drives a local Chromium)."""
-    return importlib.util.find_spec("kaleido") is not None
-
-
-def figure_image(fig: go.Figure, image_format: str, scale: float = 2.0, title: str | None = None) -> bytes:
-    """``fig`` as PNG, SVG or PDF bytes, drawn by kaleido in a local Chromium (no network). A PDF's
-    document title is ``title`` (default: the figure's title as plain text)."""
-    if image_format not in IMAGE_FORMATS:
-        raise InputError(f"image_format must be one of {', '.join(IMAGE_FORMATS)}, got {image_format!r}")
-    if not can_write_images():
-        raise ConfigError("PNG, SVG and PDF files need kaleido: pip install kaleido==1.5.0 (and a Chromium)")
-    try:
-        data = fig.to_image(format=image_format, scale=scale if image_format == "png" else 1.0)
-    except (RuntimeError, ValueError, OSError) as e:
-        raise ConfigError(
-            f"kaleido could not draw the figure ({e}); it needs Chromium: apt-get install chromium, or set"
-            " BROWSER_PATH to a Chrome or Chromium executable"
-        ) from e
-    return pdf_titled(data, plain_title(fig) if title is None else title) if image_format == "pdf" else data
-
-
-def plain_title(fig: go.Figure) -> str:
-    """The figure's title without its markup (lines joined by spaces, entities read), or ``attnviz figure``."""
-    text = fig.layout.title.text or ""
-    text = html.unescape(re.sub(r"<[^>]+>", " ", text.replace("<br>", " ")))
-    return " ".join(text.split()) or "attnviz figure"

@@ -20,6 +20,7 @@ from attnviz.server.checkpoints import (
     session_checkpoints,
     store_checkpoint,
     uploaded_model,
+    without_server_paths,
 )
 from attnviz.server.jobs import ACTIVE, REGISTRY, JobSnapshot, TrainingJob
 from attnviz.server.stranded import discard_stranded, keep_stranded, resume_stranded, stranded_runs
@@ -75,4 +76,5 @@ __all__ = [
     "upload_bitext",
     "uploaded_model",
     "use_web_sessions",
+    "without_server_paths",
 ]

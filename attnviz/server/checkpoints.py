@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -149,9 +150,28 @@ def _free_name(stem: str, taken: set[str]) -> str:
     raise ConfigError(f"too many models named {stem!r}; rename the file")
 
 
+# the rest of a path after a folder: "/" or "\\", then anything up to a space, quote, bracket,
+# comma or semicolon, a sentence's full stop left out; it must end there (not "/tmpfoo" for "/tmp")
+_REST_OF_PATH = r"""(?:[/\\](?:[^\s'"),;]*[^\s'"),;.])?)?(?![^\s'"),;:.])"""
+
+
+def without_server_paths(text: str) -> str:
+    """``text`` for a browser: every path inside this server's upload, models or temporary folder
+    (a file in it included) replaced by the folder's description."""
+    folders = {
+        upload_folder.UPLOAD_ROOT: "the server's upload folder",
+        models_dir(): "the models folder",
+        Path(tempfile.gettempdir()): "the server's temporary folder",
+    }
+    for folder, said in sorted(folders.items(), key=lambda item: -len(str(item[0]))):  # the deepest first
+        text = re.sub(re.escape(str(folder)) + _REST_OF_PATH, said, text)
+    return text
+
+
 def _checked(data: bytes, file_name: str) -> tuple[Path, Translator]:
     """Write ``data`` as ``file_name`` in a temporary folder and load it as the CLI does; the
-    checked file's path and its model. A refused file is deleted and its error raised."""
+    checked file's path and its model. A refused file is deleted and its error raised, naming no
+    server path (the upload folder's file system failing too)."""
     suffix = Path(file_name).suffix.lower()
     shown = f"{_stem(file_name)}{suffix if suffix.isascii() and len(suffix) <= 12 else ''}"
     if len(data) > MAX_CHECKPOINT_UPLOAD_MB * 2**20:
@@ -159,9 +179,10 @@ def _checked(data: bytes, file_name: str) -> tuple[Path, Translator]:
             f"{shown}: {len(data) / 2**20:.0f} MiB; uploaded checkpoints may hold at most "
             f"{MAX_CHECKPOINT_UPLOAD_MB} MiB (copy a bigger one into the models folder instead)"
         )
-    checkpoint_folder().mkdir(exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=".checking-", dir=checkpoint_folder()))
+    folder = None
     try:
+        checkpoint_folder().mkdir(exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix=".checking-", dir=checkpoint_folder()))
         path = folder / shown
         path.write_bytes(data)
         model = load_checkpoint(path)  # a pickle is refused by its name or its first bytes
@@ -169,8 +190,15 @@ def _checked(data: bytes, file_name: str) -> tuple[Path, Translator]:
         if not final.is_file():
             os.replace(path, final)
         return final, model
+    except CheckpointError as e:
+        raise CheckpointError(without_server_paths(str(e))) from e
+    except OSError as e:
+        raise CheckpointError(
+            f"{shown}: the server could not store the upload ({e.strerror or type(e).__name__}); try again later"
+        ) from e
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def store_checkpoint(

@@ -1,5 +1,6 @@
 """CSV safe to open in a spreadsheet: every CSV attnviz writes goes through :func:`csv_text`, so a
-text cell that a spreadsheet would run as a formula is read as text."""
+text cell that a spreadsheet would run as a formula is read as text, and no two columns share a
+name (a spreadsheet or ``pandas.read_csv`` would tell them apart by a guess, or drop one)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,23 @@ def safe_cell(text: str) -> str:
     return "'" + text if text.lstrip(" ").startswith(_FORMULA_START) else text
 
 
+def unique_names(names: list) -> list[str]:
+    """``names`` as text, a name met again numbered from its second time on: ``the``, ``the (2)``;
+    a numbered name never takes one that another column has."""
+    taken = {str(n) for n in names}
+    out: list[str] = []
+    for name in map(str, names):
+        unique, k = name, 1
+        while unique in out or (k > 1 and unique in taken):
+            k += 1
+            unique = f"{name} ({k})"
+        out.append(unique)
+    return out
+
+
 def csv_text(frame: pd.DataFrame, float_format: str | None = None) -> str:
-    """``frame`` as CSV with every text cell and column name passed through :func:`safe_cell`."""
-    safe = frame.rename(columns=lambda c: safe_cell(c) if isinstance(c, str) else c)
+    """``frame`` as CSV, every text cell and column name passed through :func:`safe_cell` and the
+    column names made unique (:func:`unique_names`)."""
+    safe = frame.set_axis(unique_names([safe_cell(c) if isinstance(c, str) else c for c in frame.columns]), axis=1)
     safe = safe.apply(lambda col: col.map(lambda v: safe_cell(v) if isinstance(v, str) else v))
     return safe.to_csv(index=False, float_format=float_format)

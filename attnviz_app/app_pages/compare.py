@@ -74,10 +74,9 @@ if not sentence.strip():
 
 with st.spinner("Translating with every model…"), user_errors():
     outputs = {name: tr.translate(sentence) for name, tr in translators.items()}
-st.dataframe(
-    pd.DataFrame({"model": list(outputs), "free translation": [translators[n].text_of(a) for n, a in outputs.items()]}),
-    key="cmp_outputs", hide_index=True,
-)  # fmt: skip
+texts = {escape_markdown(n): escape_markdown(translators[n].text_of(a)) for n, a in outputs.items()}
+# static, so whole names and translations wrap at any width; its cells read Markdown
+st.table(pd.DataFrame({"model": list(texts), "free translation": list(texts.values())}), hide_index=True)
 
 options = ["reference", *outputs] if pair else [*outputs, "reference"]
 target_of = st.radio(

@@ -114,8 +114,9 @@ def test_another_session_neither_lists_nor_loads_the_upload(fresh, monkeypatch):
 def test_a_bad_file_gets_one_message_and_nothing_changes(fresh, name, data, said):
     before = sorted(p.name for p in fresh.iterdir())
     at = upload(explore(), name, data)
-    [error] = at.error
+    [error] = at.error  # beside the uploader, and as a toast: the panel may sit below the sidebar's fold
     assert error.value.startswith("Not opened:") and said in error.value.replace("\\", "")
+    assert [t.value for t in at.toast] == [error.value]
     assert checkpoints.session_checkpoints(SESSION) == []
     assert sorted(p.name for p in fresh.iterdir()) == before
     upload(at, "mine.safetensors", (fresh / "toyfr-general-luong.safetensors").read_bytes(), key="ckpt_upload_1")
@@ -168,3 +169,16 @@ def test_a_model_trained_on_an_upload_is_private_until_its_owner_shares_it(uploa
     assert "private" in [m.name for m in catalog.list_models(viewer="another session")]
     monkeypatch.setattr(common, "session_id", lambda: "another session")
     assert "private" in [m.name for m in common.session_models()]
+
+
+def test_an_upload_the_server_cannot_store_says_so_without_its_paths(fresh, monkeypatch):
+    def full_disk(self, data):
+        raise OSError(28, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    at = upload(explore(), "mine.safetensors", (fresh / "toyfr-general-luong.safetensors").read_bytes())
+    [error] = at.error
+    said = error.value.replace("\\", "")
+    assert said.startswith("Not opened: mine.safetensors: the server could not store the upload (No space left")
+    assert "/" not in said  # no server path
+    assert [t.value for t in at.toast] == [error.value]

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz.plots.heatmap import display_tokens
 from attnviz.store.checkpoint import load_checkpoint
+from attnviz_app.app_pages.shared.common import escape_markdown
 from tests.support.app import EXAMPLE
 from tests.support.paths import APP
 
@@ -136,9 +137,19 @@ def test_beam_width_shows_the_nbest_list(app_env):
     assert any("Greedy" in i.value for i in at.info)
     at.slider(key="explore_beam").set_value(3).run()
     assert not at.exception
-    table = at.dataframe[-1].value  # after the lexicon
-    assert 1 < len(table) <= 3 and list(table["log p / token"]) == sorted(table["log p / token"], reverse=True)
-    assert len([e for e in at.expander if "log p" in e.label]) == len(table)
+    table = at.table[-1].value  # a static table: every column shown, the translations wrapped
+    assert list(table.columns) == ["rank", "translation", "log p", "tokens", "log p / tokens"]
+    assert 1 < len(table) <= 3 and list(table["log p / tokens"]) == sorted(table["log p / tokens"], reverse=True)
+    assert np.allclose(table["log p / tokens"], table["log p"] / table["tokens"])
+    first = table["translation"][0]  # the text as the translation line shows it (escaped: cells read Markdown)
+    assert any(m.value.endswith(f": {first}") for m in at.markdown), first
+    ranks = [e for e in at.expander if e.label.startswith("#")]
+    assert len(ranks) == len(table)
+    for k, (rank, row) in enumerate(zip(ranks, table.itertuples(), strict=True)):
+        assert rank.label.startswith(f"#{k + 1} · ")  # the translation and the score it is ranked by
+        assert rank.label.endswith(row.translation + escape_markdown(f" ({row._5:.3f})"))
+    opened = [m.value for m in ranks[0].markdown]  # the first rank is open: its text, numbers and map
+    assert any(first in m and "log p = " in m and f"log p / {table['tokens'][0]} tokens" in m for m in opened)
     assert all(any(t["type"] == "heatmap" for t in s["data"]) for s in specs(at))
 
 

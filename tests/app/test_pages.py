@@ -83,6 +83,28 @@ def test_compare_opens_on_explores_models_in_a_grid_on_one_scale_and_gold_aer():
     assert aer["AER"].between(0, 1).all()
 
 
+def test_compares_translations_name_each_model_whole():
+    at = page("compare.py")
+    at.multiselect(key="cmp_models").set_value(["toyfr-additive-bahdanau", "toyfr-general-luong"]).run()
+    table = at.table[0].value  # a static table: whole names and translations, wrapped, never cut
+    assert list(table["model"]) == ["toyfr\\-additive\\-bahdanau", "toyfr\\-general\\-luong"]  # read as Markdown
+    assert all(isinstance(text, str) for text in table["free translation"])
+
+
+def test_the_paper_figures_images_are_drawn_only_when_asked_for(monkeypatch):
+    from attnviz.plots import images
+
+    def draw(*_):
+        raise AssertionError("a rerun drew an image")
+
+    monkeypatch.setattr(images, "_draw", draw)
+    at = page("compare.py")
+    at.radio(key="cmp_values").set_value("scores").run()  # a rerun with another figure
+    assert not at.exception, at.exception
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels.count("HTML") == 1 and (labels.count("PNG") == 1) == images.can_write_images()
+
+
 def test_compare_needs_two_models():
     at = page("compare.py")
     at.multiselect(key="cmp_models").set_value(["toyfr-dot-luong"]).run()

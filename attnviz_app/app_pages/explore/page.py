@@ -167,7 +167,7 @@ def render() -> None:
         "Per step": lambda: step_view(shown, fmt, titles),
         "Context vectors": lambda: context_view(panels, fmt, titles),
         "Attribution": lambda: attribution_view(panels, versions, text, fmt, titles),
-        "Beam search": lambda: beam_view(panels, choice.beam, fmt, titles),
+        "Beam search": lambda: beam_view(panels, choice.beam, fmt, titles, translators),
         "Difference": lambda: difference_view(shown, fmt),
         "What-if": lambda: whatif_view(entries, text, fmt),
         "Alignment": lambda: alignment_view(entries, models, text, fmt),

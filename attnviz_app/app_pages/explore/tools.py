@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 import pandas as pd
 import streamlit as st
 
-from attnviz.decoding import Alignment
+from attnviz.decoding import Alignment, Translator
 from attnviz.external import attention_json, matrix_csv, pair_csv, pair_json, pharaoh_text
 from attnviz.plots import align_tops, explore_heatmap, shared_range
+from attnviz_app.app_pages.explore.screen import column_width
 from attnviz_app.app_pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
 from attnviz_app.app_pages.shared.common import escape_markdown
 
@@ -15,32 +18,78 @@ FORCE_STEP_KEY, FORCE_SOURCE_KEY = "explore_force_step", "explore_force_source"
 REPLACE_INDEX_KEY, REPLACE_WORD_KEY = "explore_replace_index", "explore_replace_word"
 
 
-def _nbest_rows(al: Alignment) -> list[dict]:
-    return [
-        {"rank": k + 1, "translation": " ".join(h.output_tokens) or "(empty)",
-         "log p": round(float(h.log_prob), 4),
-         "log p / token": round(float(h.log_prob) / max(len(h.target_tokens), 1), 4)}
-        for k, h in enumerate(al.hypotheses)
-    ]  # fmt: skip
+TextOf = Callable[[Alignment], str]  # a decode's translation as text (Translator.text_of)
+TABLE_MIN_PX = 560  # two n-best tables narrower than this go one under the other
 
 
-def beam_view(panels: Panels, beam: int, image_format: str, titles: dict[str, str]) -> None:
-    """The n-best list of beam search with log-probabilities, and every hypothesis's attention
-    map (each panel's side by side, all on one colour scale); a map is drawn when its rank is opened."""
+def _text(al: Alignment, text_of: TextOf | None) -> str:
+    return (text_of(al) if text_of else " ".join(al.display_tokens())) or "(empty)"
+
+
+def _ranked(al: Alignment) -> float:
+    """What beam search ranks the finished hypotheses by: log p over the length (``<eos>`` counted)."""
+    return float(al.log_prob) / max(len(al.target_tokens), 1)
+
+
+def nbest_table(al: Alignment, text_of: TextOf | None = None) -> pd.DataFrame:
+    """The n-best list best first: the translation, its log p and the length-normalised score."""
+    hyps = al.hypotheses or [al]
+    return pd.DataFrame(
+        {
+            "rank": range(1, len(hyps) + 1),
+            "translation": [_text(h, text_of) for h in hyps],
+            "log p": [float(h.log_prob) for h in hyps],
+            "tokens": [len(h.target_tokens) for h in hyps],
+            "log p / tokens": [_ranked(h) for h in hyps],
+        }
+    )
+
+
+def _rank_label(k: int, ranked: dict[str, Alignment], text_of: dict[str, TextOf]) -> str:
+    """An expander's label: the rank, and each panel's hypothesis with its ranking score."""
+    parts = [
+        escape_markdown(f"{name + ': ' if len(ranked) > 1 else ''}{_text(h, text_of.get(name))} ({_ranked(h):.3f})")
+        for name, h in ranked.items()
+    ]
+    return f"#{k + 1} · " + " · ".join(parts)
+
+
+def _hypothesis_line(h: Alignment, text_of: TextOf | None) -> str:
+    n = len(h.target_tokens)
+    return (
+        f"**{escape_markdown(_text(h, text_of))}**  \nlog p = {h.log_prob:.3f} · log p / {n} tokens = {_ranked(h):.3f}"
+    )
+
+
+def beam_view(
+    panels: Panels,
+    beam: int,
+    image_format: str,
+    titles: dict[str, str],
+    translators: Mapping[str, Translator] | None = None,
+) -> None:
+    """The n-best list of beam search (each hypothesis's translation, log p and the length-normalised
+    score it is ranked by), and every hypothesis's attention map (each panel's side by side, all on
+    one colour scale) under its translation; a map is drawn when its rank is opened. The translations
+    are the ``translators``' text (detokenized, ``<unk>`` replaced), else the tokens."""
     if beam == 1:
         st.info("Greedy decoding (beam width 1). Raise the **Beam width** in the sidebar to see the n-best list.")
         return
-    for col, (name, al) in zip(columns(panels, stack=False), panels.items(), strict=True):
+    text_of = {name: tr.text_of for name, tr in (translators or {}).items()}
+    stack = len(panels) > 1 and column_width(len(panels)) < TABLE_MIN_PX
+    for col, (name, al) in zip(columns(panels, stack=stack), panels.items(), strict=True):
         with col:
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}** · {escape_markdown(titles[name])}")
-            st.dataframe(pd.DataFrame(_nbest_rows(al)), hide_index=True, key=f"explore_nbest_table_{name}")
+            table = nbest_table(al, text_of.get(name))
+            table["translation"] = table["translation"].map(escape_markdown)  # st.table reads Markdown
+            st.table(table.style.format({"log p": "{:.3f}", "log p / tokens": "{:.3f}"}), hide_index=True)
     hyps = {name: al.hypotheses or [al] for name, al in panels.items()}
     zmin, zmax = shared_range([h for hs in hyps.values() for h in hs], "weights")
     for k in range(max(len(hs) for hs in hyps.values())):
         ranked = {name: hs[k] for name, hs in hyps.items() if k < len(hs)}
-        label = " · ".join(f"{name} log p = {h.log_prob:.3f}" for name, h in ranked.items())
-        rank = st.expander(f"#{k + 1} · {label}", expanded=k == 0, key=f"explore_nbest_open_{k}", on_change="rerun")
+        label = _rank_label(k, ranked, text_of)
+        rank = st.expander(label, expanded=k == 0, key=f"explore_nbest_open_{k}", on_change="rerun")
         if not rank.open:  # lazy: a rank's maps are built and sent only when it is opened
             continue
         with rank:
@@ -51,10 +100,12 @@ def beam_view(panels: Panels, beam: int, image_format: str, titles: dict[str, st
                                for name, h in ranked.items()])  # fmt: skip
             for col, name, fig in zip(columns(ranked, stack), ranked, figs, strict=True):
                 with col:
+                    st.markdown(_hypothesis_line(ranked[name], text_of.get(name)))
                     chart(fig, f"explore_nbest_{name}_{k}", image_format, f"beam-{k + 1}", name)
     st.caption(
         r"Beam search keeps the $k$ best partial translations by $\log p(y_{1..t} \mid x)$ and ranks the finished"
-        r" ones by $\log p / \text{length}$; each hypothesis has its own attention, since its decoder states differ."
+        r" ones by $\log p / \text{length}$ (the target's tokens, $\langle eos \rangle$ counted), the number in"
+        r" brackets; each hypothesis has its own attention, since its decoder states differ."
         + (" Every map is on one colour scale." if len(panels) > 1 else "")
     )
 

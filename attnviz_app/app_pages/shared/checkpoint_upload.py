@@ -18,9 +18,10 @@ from attnviz.server import (
     save_checkpoint,
     session_checkpoints,
     store_checkpoint,
+    without_server_paths,
 )
 from attnviz.store import UPLOADED, ModelEntry, drop_owner, read_header
-from attnviz_app.app_pages.shared.common import error_text, escape_markdown, refresh_models, session_id
+from attnviz_app.app_pages.shared.common import escape_markdown, refresh_models, session_id
 from attnviz_app.app_pages.shared.uploads import session_holder
 
 COUNT_KEY = "ckpt_upload_count"  # a new uploader after each upload: the next file starts afresh
@@ -32,6 +33,11 @@ HELP = (
 )
 
 Opener = Callable[[ModelEntry], None]  # opens a model entry in the page that drew the panel
+
+
+def _said(error: AttnvizError) -> str:
+    """An error for the page: no path of the server's folders in it, escaped."""
+    return escape_markdown(without_server_paths(str(error)))
 
 
 def _describe(entry: ModelEntry) -> str:
@@ -57,7 +63,7 @@ def _uploaded(key: str, models: list[ModelEntry], on_open: Opener | None) -> Non
     try:
         entry = store_checkpoint(file.getvalue(), file.name, sid, session_holder(sid), {m.name for m in models})
     except AttnvizError as e:
-        st.session_state[MESSAGE_KEY] = ("error", f"Not opened: {error_text(e)}")
+        st.session_state[MESSAGE_KEY] = ("error", f"Not opened: {_said(e)}")
     else:
         note = " (renamed: a model of that name is listed already)" if _renamed(entry.name, file.name) else ""
         st.session_state[MESSAGE_KEY] = ("success", f"Opened {escape_markdown(_describe(entry))}{note}.")
@@ -70,7 +76,7 @@ def _save(entry: ModelEntry, name_key: str, on_open: Opener | None) -> None:
     try:
         saved = save_checkpoint(session_id(), entry.path, st.session_state.get(name_key) or entry.name)
     except AttnvizError as e:
-        st.session_state[MESSAGE_KEY] = ("error", f"Not saved: {error_text(e)}")
+        st.session_state[MESSAGE_KEY] = ("error", f"Not saved: {_said(e)}")
         return
     refresh_models()
     st.session_state[MESSAGE_KEY] = (
@@ -85,7 +91,7 @@ def _share(entry: ModelEntry) -> None:
     try:
         drop_owner(entry.path, session_id())
     except AttnvizError as e:
-        st.session_state[MESSAGE_KEY] = ("error", f"Not shared: {error_text(e)}")
+        st.session_state[MESSAGE_KEY] = ("error", f"Not shared: {_said(e)}")
         return
     refresh_models()
     st.session_state[MESSAGE_KEY] = ("success", f"Shared {escape_markdown(entry.name)} with every session.")
@@ -143,6 +149,8 @@ def checkpoint_upload(models: list[ModelEntry], on_open: Opener | None = None, c
         if message:
             kind, text = message
             {"error": st.error, "success": st.success, "info": st.info}[kind](text)
+            if kind == "error":  # also where the eye is: the panel may sit below the sidebar's fold
+                st.toast(text, icon=":material/error:", duration="long")
         if uploads:
             _uploaded_list(uploads, on_open)
         if private:

@@ -14,6 +14,16 @@ from attnviz_app.app_pages.shared.data_ui import cached_corpus
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
 PREFERRED = (("additive", "bahdanau"), ("general", "luong"), ("dot", "luong"))
+# A picker's chips (Streamlit 1.67's ``span[data-tag]``, its text in the inner span) show whole
+# names, wrapped after a dash, where Streamlit cuts them to one line with an ellipsis: the end
+# of ``…-additive-luong-guided`` is what tells it from its plain twin. The box grows to hold
+# them all rather than scrolling them out of sight.
+WHOLE_CHIPS = """<style>
+[data-testid="stMultiSelect"] .react-aria-ComboBox > [role="group"] { max-height: none; }
+[data-testid="stMultiSelect"] [data-tag] { height: auto; max-width: 100%; }
+[data-testid="stMultiSelect"] [data-tag] > span { white-space: normal; overflow: visible; text-overflow: clip;
+  overflow-wrap: anywhere; line-height: 1.3; padding: 2px 0; }
+</style>"""
 
 
 def default_models(models: list[ModelEntry]) -> list[ModelEntry]:
@@ -69,13 +79,15 @@ def opened_in_explore(models: list[ModelEntry]) -> list[ModelEntry]:
 
 
 def pick_models(models: list[ModelEntry], key: str, label: str = "Models") -> list[ModelEntry]:
-    """A multiselect of models by name; defaults to Explore's models, else :func:`default_models`."""
+    """A multiselect of models by name, its chips showing whole names; defaults to Explore's models, else
+    :func:`default_models`."""
     by_name = {m.name: m for m in models}
     explored = tuple(st.session_state.get(EXPLORE_MODELS) or ())
     if key not in st.session_state or st.session_state.get(f"{key}__from") != explored:
         st.session_state[key] = [m.name for m in (opened_in_explore(models) or default_models(models))]
         st.session_state[f"{key}__from"] = explored
     st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
+    st.html(WHOLE_CHIPS)
     names = st.multiselect(
         label, list(by_name), key=key, persist_state="session", format_func=lambda n: chip_label(by_name[n])
     )

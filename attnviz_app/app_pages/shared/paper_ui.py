@@ -1,6 +1,8 @@
 """The figure for a paper: the maps of a view (Both's two, Compare's grid) as one figure on one
 colour scale with the sentence, model names and styles (attnviz.plots.paper_figure), offered as
-self-contained HTML, and as PNG, SVG and PDF where kaleido is installed."""
+self-contained HTML, and as PNG, SVG and PDF where kaleido is installed. A file is made when its
+button is pressed, never on a rerun; the first image asked for draws all three formats in one
+Chromium, kept for the next asks of the same figure (attnviz.plots.figure_images)."""
 
 from __future__ import annotations
 
@@ -10,14 +12,14 @@ import numpy as np
 import streamlit as st
 
 from attnviz.decoding import Alignment
-from attnviz.plots import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, paper_figure
+from attnviz.plots import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_images, paper_figure
 
 
 def _file(builder: Callable, fmt: str) -> Callable[[], bytes | str]:
     """What the download button runs when pressed (on its own thread: no Streamlit calls)."""
     if fmt == "html":
         return lambda: figure_html(builder())
-    return lambda: figure_image(builder(), fmt)
+    return lambda: figure_images(builder(), IMAGE_FORMATS)[fmt]  # one Chromium draws all three, kept
 
 
 def paper_download(

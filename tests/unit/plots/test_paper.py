@@ -1,13 +1,12 @@
 """The figure for a paper: every map in one figure on one colour scale, with the sentence, the
-models and their styles; HTML always, images through kaleido where it is installed."""
+models and their styles (its files: test_images.py)."""
 
 import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.plots.paper import can_write_images, figure_html, figure_image, paper_figure
+from attnviz.plots.paper import paper_figure
 from tests.support.alignments import heatmaps, make_alignment
-from tests.support.pdf import document_title
 
 
 def pair():
@@ -52,27 +51,6 @@ def test_scores_use_a_symmetric_range_and_bad_input_says_how_to_fix():
         paper_figure(pair(), {"Bahdanau": "m"}, "x")
     with pytest.raises(InputError, match="at least one map"):
         paper_figure({}, {}, "x")
-
-
-def test_html_is_self_contained_and_escapes_the_sentence():
-    fig = paper_figure(pair(), MODELS, "<script>alert(1)</script> the cat")
-    page = figure_html(fig)
-    assert "<script>alert(1)</script>" not in page.split("Plotly.newPlot")[-1]
-    assert 'src="https://cdn.plot.ly' not in page and len(page) > 1_000_000  # plotly.js inside: opens offline
-
-
-def test_images_need_kaleido_or_say_how_to_get_it():
-    fig = paper_figure(pair(), MODELS, "the cat eats")
-    with pytest.raises(InputError, match="png, svg, pdf"):
-        figure_image(fig, "gif")
-    if not can_write_images():
-        with pytest.raises(Exception, match="pip install kaleido"):
-            figure_image(fig, "png")
-    else:
-        assert figure_image(fig, "svg").startswith(b"<svg")
-        assert np.frombuffer(figure_image(fig, "png")[:8], np.uint8).tolist()[1:4] == list(b"PNG")
-        pdf = figure_image(fig, "pdf")  # the same Chromium, kept open, draws every file
-        assert pdf.startswith(b"%PDF") and document_title(pdf) == "“the cat eats”"
 
 
 def test_attributions_go_beside_attention_on_a_second_symmetric_colour_bar():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,38 @@ def test_saving_copies_into_the_models_folder_under_a_free_name_never_overwritin
     with pytest.warns(Warning):  # the user's broken "mine.safetensors" is skipped with a warning
         names = [m.name for m in list_models(viewer="b")]
     assert "mine-2" in names  # every session lists the saved model
+
+
+def test_an_upload_the_server_cannot_store_is_refused_naming_no_server_path(good, monkeypatch):
+    def full_disk(self, data):
+        raise OSError(28, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    with pytest.raises(CheckpointError) as said:
+        checkpoints.store_checkpoint(good.read_bytes(), "mine.safetensors", "a", ALIVE)
+    assert str(said.value) == (
+        "mine.safetensors: the server could not store the upload (No space left on device); try again later"
+    )
+    assert kept() == []  # no temporary folder left
+
+
+def test_a_refused_upload_names_no_server_path(monkeypatch):
+    def leaky(path):
+        raise CheckpointError(f"{path.name}: cannot read {path} (see {path.parent}/log.txt).")
+
+    monkeypatch.setattr(checkpoints, "load_checkpoint", leaky)
+    with pytest.raises(CheckpointError) as said:
+        checkpoints.store_checkpoint(b"x", "mine.safetensors", "a", ALIVE)
+    assert str(said.value) == (
+        "mine.safetensors: cannot read the server's upload folder (see the server's upload folder)."
+    )
+
+
+def test_server_paths_become_the_folders_description(fresh, monkeypatch):
+    root, models = str(upload_folder.UPLOAD_ROOT), str(fresh / "models")
+    said = checkpoints.without_server_paths
+    assert said(f"'{root}/server-1/x.safetensors'") == "'the server's upload folder'"
+    assert said(f"cannot save into {models} (read-only)") == "cannot save into the models folder (read-only)"
+    temp = tempfile.gettempdir()
+    assert said(f"{temp}/a/b.txt.") == "the server's temporary folder."
+    assert said(f"{temp}-old/x and /usr/share/x") == f"{temp}-old/x and /usr/share/x"  # not inside them

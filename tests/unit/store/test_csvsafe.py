@@ -7,6 +7,7 @@ import io
 import pandas as pd
 
 from attnviz.store import csv_text, safe_cell
+from attnviz.store.csvsafe import unique_names
 
 
 def test_the_csv_guard_also_quotes_a_formula_behind_leading_spaces():
@@ -19,3 +20,12 @@ def test_text_cells_and_column_names_are_quoted_and_numbers_kept():
     back = pd.read_csv(io.StringIO(csv_text(frame)))
     assert list(back.columns) == ["'=name", "value"]
     assert back["'=name"].tolist() == ["'+cmd", "ok"] and back["value"].tolist() == [-1.5, 2.0]
+
+
+def test_a_name_met_again_is_numbered_so_each_column_is_named_once():
+    frame = pd.DataFrame([[1, 2, 3, 4]], columns=["the", "cat", "the", "the (2)"])
+    header = csv_text(frame).splitlines()[0].split(",")
+    assert header == ["the", "cat", "the (3)", "the (2)"]  # a number another column has is skipped
+    back = pd.read_csv(io.StringIO(csv_text(frame)))
+    assert list(back.columns) == header and back.iloc[0].tolist() == [1, 2, 3, 4]
+    assert unique_names(["=a", 0, "0"]) == ["=a", "0", "0 (2)"]
