@@ -12,8 +12,8 @@ import pytest
 from attnviz.store.checkpoint import read_header
 from tests.support.cli import run
 
-TINY = ["--data", "copy", "--n-train", "64", "--emb", "8", "--hidden", "8", "--attn", "8", "--epochs", "1",
-        "--batch", "32"]  # fmt: skip
+SIZES = ["--emb", "8", "--hidden", "8", "--attn", "8"]
+TINY = ["--data", "copy", "--n-train", "64", "--epochs", "1", "--batch", "32", *SIZES]
 
 
 def test_the_evaluation_is_announced_and_measures_n_pairs(capsys, tmp_path):
@@ -48,11 +48,14 @@ def measured(monkeypatch) -> list[int]:
     return counts
 
 
-@pytest.mark.parametrize(("flags", "pairs", "said"), [
-    ([], 200, "200 of the 500 test pairs"),  # the default
-    (["--eval-n", "all"], 500, "all 500 test pairs"),
-    (["--eval-n", "9000"], 500, "all 500 test pairs"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("flags", "pairs", "said"),
+    [
+        ([], 200, "200 of the 500 test pairs"),  # the default
+        (["--eval-n", "all"], 500, "all 500 test pairs"),
+        (["--eval-n", "9000"], 500, "all 500 test pairs"),
+    ],
+)
 def test_the_default_and_the_whole_split(capsys, tmp_path, measured, flags, pairs, said):
     code, _, err = run(capsys, "train", *TINY, "--max-steps", "1", "--out", str(tmp_path / "m.safetensors"), *flags)
     assert code == 0, err

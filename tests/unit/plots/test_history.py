@@ -95,11 +95,11 @@ def test_the_html_export_is_self_contained():
 
 
 def _probe_of(history: dict, source: list[str], target: list[str]) -> dict:
-    """``history`` with its probe's tokens replaced (same grid size kept by cutting the weights)."""
+    """``history`` with its probe's tokens replaced, its weights uniform on the new grid, no gold."""
     probe = dict(history["probes"][0])
     t, s = len(target), len(source)
-    probe.update(source_tokens=source, target_tokens=target, sure=None,
-                 weights=[np.full((t, s), 1 / s).tolist() for _ in probe["weights"]])  # fmt: skip
+    weights = [np.full((t, s), 1 / s).tolist() for _ in probe["weights"]]  # [points, T, S], uniform
+    probe.update(source_tokens=source, target_tokens=target, sure=None, weights=weights)
     return {"points": history["points"], "probes": [probe]}
 
 
