@@ -33,7 +33,9 @@ MARKER = "#d62728"
 NARROW_PX = 700
 TITLE_Y_PX, TITLE_LINE_PX, LEGEND_PX = 44, 20, 30
 CHAR_PX, YTITLE_PX = 7, 28  # a 12 px tick label's character; a y axis title (a model's name) beside its labels
-BUTTONS_TOP_PX, BUTTONS_PX, SLIDER_TOP_PX, BOTTOM_PX = 56, 32, 96, 176
+BUTTONS_TOP_PX, BUTTONS_PX = 56, 32  # the buttons' row, under the curves' axis titles
+SLIDER_TOP_PX = BUTTONS_TOP_PX + BUTTONS_PX + 8
+BOTTOM_PX = SLIDER_TOP_PX + 80  # the slider: its current value, rail and tick labels
 
 
 def _check(history: dict, probe: int, axis: str) -> None:
