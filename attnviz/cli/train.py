@@ -28,6 +28,12 @@ from attnviz.store import (
 )
 
 HELP = "train a model from a recipe or from flags"
+EVAL_N = 200  # test pairs measured after training by default: seconds for a small model, not minutes
+
+
+def eval_count(text: str) -> int | None:
+    """An argparse type for ``--eval-n``: a whole number from 0, or ``all`` (None: the whole split)."""
+    return None if text.strip().lower() == "all" else int_in(0, 10_000_000)(text)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -93,7 +99,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="continue an interrupted training of the same recipe at --out from its last epoch",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--eval-n",
+        type=eval_count,
+        default=EVAL_N,
+        metavar="N",
+        help=f"after training, measure BLEU, exact match, AER and entropy on the first N test pairs (default "
+        f"{EVAL_N}; all: the whole test split; 0: no evaluation); stored with the model",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar nor evaluation line")
     p.add_argument("--json", action="store_true")
 
 
@@ -124,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
     summary = {"path": str(out), "metrics": translator.meta.get("metrics"), "seconds": translator.meta["train_seconds"]}
     if args.json:
         print_json(summary)
+    elif summary["metrics"] is None:
+        print(f"saved {out} (not evaluated)")
     else:
         print(f"saved {out}: {summary['metrics']}")
     return 0
@@ -228,7 +244,22 @@ def _train(args, recipe, out: Path, group):
             align = f", align loss {p.align_loss:.3f}" if p.align_loss is not None else ""
             bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}{align}, acc {p.accuracy:.3f}{valid}{rate}", file=sys.stderr)
 
-    translator = run_recipe(recipe, out, callback=report, resume=args.resume, group=group)
+    def announce(split: str, n: int, of: int) -> None:
+        """A line before the evaluation, which takes a while after a short training."""
+        if bar is not None:
+            bar.close()
+        if quiet:
+            return
+        pairs = f"all {of:,} {split} pairs" if n == of else f"{n:,} of the {of:,} {split} pairs"
+        if split == "valid":
+            print(f"measuring BLEU on {pairs}", file=sys.stderr)
+        else:
+            what = "BLEU, exact match, AER, entropy; --eval-n N: how many, 0: none"
+            print(f"evaluating on {pairs} ({what})", file=sys.stderr)
+
+    translator = run_recipe(
+        recipe, out, callback=report, resume=args.resume, group=group, eval_n=args.eval_n, on_measure=announce
+    )
     if bar is not None:
         bar.close()
     return translator

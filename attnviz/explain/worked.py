@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,9 +42,30 @@ def score_formula(score: str, style: str | None = None) -> str:
     return formula if style is None else formula_for(formula, style)
 
 
+# the docstrings' reStructuredText: :math:`...`, :class:`...` and ``...`` literals
+_RST = re.compile(r":math:`([^`]+)`|:\w+:`~?([^`]+)`|``([^`]+)``")
+_CODE = re.compile(r"\[[\w ,+]*\]|[a-z]{3,}|<\w+>")  # a shape, a name in the code, a special token
+_PLAIN_MATH = {"h\u0304": r"\bar h", "h→": r"\overrightarrow{h}", "h←": r"\overleftarrow{h}", "<=": r"\le"}
+
+
+def _markdown(found: re.Match) -> str:
+    math, name, literal = found.groups()
+    if math is not None:
+        return f"${math}$"
+    if name is not None:
+        return f"`{name.split('.')[-1]}`"
+    if _CODE.fullmatch(literal):
+        return f"`{literal}`"
+    for plain, latex in _PLAIN_MATH.items():  # symbols the docstrings spell in plain text
+        literal = literal.replace(plain, latex)
+    return f"${literal}$"
+
+
 def score_doc(score: str) -> str:
-    """The score class's docstring, dedented."""
-    return inspect.cleandoc(get_score(score).__doc__ or "")
+    """The score class's docstring as Markdown: its formulas and symbols as ``$...$`` math, the
+    code's names and tensor shapes as code."""
+    text = inspect.cleandoc(get_score(score).__doc__ or "")
+    return _RST.sub(_markdown, text).replace(" -> ", " → ")
 
 
 def score_parameters(score: str, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int) -> dict:

@@ -231,15 +231,15 @@ class ConcatScore(_TanhScore):
 
 @register
 class AdditiveScore(_TanhScore):
-    r"""Bahdanau additive: :math:`e_{tj} = v_a^\top \tanh(W_a s_{t-1} + U_a h_j)`.
+    r"""Bahdanau additive: :math:`\mathrm{score}(s_{t-1}, \bar h_s) = v_a^\top \tanh(W_a s_{t-1} + U_a \bar h_s)`.
 
-    ``W_a`` ``[A, Q]``, ``U_a`` ``[A, K]``, ``v_a`` ``[A]``. ``U_a h_j`` does not depend on
-    the step, so it is computed once per source sentence (``prepare``). With the Bahdanau
-    decoder the query is the previous state ``s_{t-1}``.
+    ``W_a`` ``[A, Q]``, ``U_a`` ``[A, K]``, ``v_a`` ``[A]``. ``U_a h̄_s`` does not depend on
+    the step, so it is computed once per source sentence (``prepare``). The query is the
+    previous state ``s_{t-1}`` with the Bahdanau decoder, the current state ``h_t`` with Luong's.
     """
 
     name = "additive"
-    formula = r"e_{tj} = v_a^\top \tanh\left(W_a s_{t-1} + U_a h_j\right)"
+    formula = r"\mathrm{score}(s_{t-1}, \bar h_s) = v_a^\top \tanh\left(W_a s_{t-1} + U_a \bar h_s\right)"
     symbols: ClassVar[dict[str, str]] = {"W_a": "W_q", "U_a": "W_k", "v_a": "v_a"}
 
     def terms(self, query, keys, t, s, q, k):

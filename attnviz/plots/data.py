@@ -60,7 +60,9 @@ def training_curves(history: list[dict]) -> go.Figure:
     if not history:
         fig.add_annotation(text="No training steps yet", x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
     apply_template(fig)
-    fig.update_layout(width=820 if not rates else 1080, height=340, legend={"orientation": "h", "y": -0.25})
+    # the legend on a row of its own at the bottom edge, under the axis titles
+    legend = {"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom"}
+    fig.update_layout(width=820 if not rates else 1080, height=360, legend=legend, margin={"b": 100})
     return fig
 
 

@@ -19,12 +19,23 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from attnviz.errors import InputError
-from attnviz.plots.heatmap import GOLD_COLOR, WEIGHT_SCALE, apply_template, display_tokens, label_px
+from attnviz.plots.heatmap import GOLD_COLOR, WEIGHT_SCALE, apply_template, display_tokens, label_px, tick_angle
 
 AXES = {"step": "step", "epochs": "epoch"}  # the progress axis: optimiser steps or (fractional) epochs
 CURVES = (("loss", "training loss"), ("aer", "AER (probes)"), ("entropy", "entropy (nats)"))
 COLORS = ("#3182bd", "#e6550d", "#31a354", "#756bb1")
 MARKER = "#d62728"
+# The layout in pixels, so that nothing overlaps at any width from NARROW_PX up (a 1280 px window
+# gives the page 820 px). From the top: Plotly's mode bar (25 px: it covers the top right corner on
+# hover), the title's lines, the legend's row (two histories), the source tokens, the plots; below
+# them the play buttons' row, then the slider (its current value, rail and ticks). The title is
+# anchored by its top at TITLE_Y_PX; Plotly draws a title of several lines one line higher.
+NARROW_PX = 700
+TITLE_Y_PX, TITLE_LINE_PX, LEGEND_PX = 44, 20, 30
+CHAR_PX, YTITLE_PX = 7, 28  # a 12 px tick label's character; a y axis title (a model's name) beside its labels
+BUTTONS_TOP_PX, BUTTONS_PX = 56, 32  # the buttons' row, under the curves' axis titles
+SLIDER_TOP_PX = BUTTONS_TOP_PX + BUTTONS_PX + 8
+BOTTOM_PX = SLIDER_TOP_PX + 80  # the slider: its current value, rail and tick labels
 
 
 def _check(history: dict, probe: int, axis: str) -> None:
@@ -84,9 +95,21 @@ def _gold(probe: dict) -> go.Scatter | None:
 
 
 def _tick_angle(probe: dict, width_px: float) -> int:
-    """Upright source labels when each fits its column of a heatmap ``width_px`` wide, else slanted."""
+    """Source labels upright when each fits its column of a heatmap ``width_px`` wide, slanted when
+    a slanted label's footprint fits, else vertical (:func:`attnviz.plots.heatmap.tick_angle`)."""
     src = probe["source_tokens"]
-    return 0 if max(len(t) for t in src) * 7 <= width_px / len(src) else -60
+    return tick_angle(src, int(width_px / len(src)))
+
+
+def _label_width(tokens: list[str]) -> int:
+    """Pixels a column of upright tick labels takes beside its axis."""
+    return max((len(t) for t in tokens), default=1) * CHAR_PX + 12
+
+
+def _spread(count: int, gap: float) -> list[list[float]]:
+    """``count`` equal domains across the plot width, ``gap`` (a fraction of it) between them."""
+    width = (1 - gap * (count - 1)) / count
+    return [[k * (width + gap), k * (width + gap) + width] for k in range(count)]
 
 
 def _style_heatmap_axes(fig: go.Figure, probe: dict, row: int, col: int, width_px: float) -> None:
@@ -146,29 +169,8 @@ def replay_figure(
     xs = [progress(h, axis) for h in items]
     curves = _curve_keys(items)
     n, m = len(items), max(len(curves), 1)
-    if n == 1:  # the heatmap on the left, the curves stacked on the right
-        specs = [[{"rowspan": m}, {}], *([None, {}] for _ in range(m - 1))]
-        fig = make_subplots(
-            rows=m,
-            cols=2,
-            specs=specs,
-            column_widths=[0.56, 0.44],
-            horizontal_spacing=0.1,
-            vertical_spacing=0.16,
-            subplot_titles=["", *(t for _, t in curves)],
-        )
-    else:  # the heatmaps side by side, the curves in a row below them
-        specs = [[{"colspan": m}, *[None] * (m - 1)] * n, [{"colspan": n}, *[None] * (n - 1)] * m]
-        titles = [*[""] * n, *(t for _, t in curves)]  # the heatmaps are named by their y axes
-        fig = make_subplots(
-            rows=2,
-            cols=n * m,
-            specs=specs,
-            row_heights=[0.64, 0.36],
-            vertical_spacing=0.12,
-            horizontal_spacing=0.06,
-            subplot_titles=titles,
-        )
+    shown = [h["probes"][probe] for h in items]
+    fig, heat_px, margin = _grid(shown, [t for _, t in curves])
     moving = []  # indices of the traces the frames update, in the order frames give them
 
     def heat_at(k: int) -> dict:
@@ -180,15 +182,14 @@ def replay_figure(
     def at(k: int, x: float) -> int:
         return _latest(xs[k], x)
 
-    for k, history in enumerate(items):
-        p = history["probes"][probe]
+    for k, p in enumerate(shown):
         weights = np.asarray(p["weights"], dtype=np.float32)  # [points, T, S]
         fig.add_trace(_heatmap(p, weights[at(k, places[index])], names[k]), **heat_at(k))
         moving.append(len(fig.data) - 1)
         gold = _gold(p)
         if gold is not None:
             fig.add_trace(gold, **heat_at(k))
-        _style_heatmap_axes(fig, p, **heat_at(k), width_px=560 / n)
+        _style_heatmap_axes(fig, p, **heat_at(k), width_px=heat_px)
         if n > 1:
             fig.update_yaxes(title_text=f"<b>{html.escape(names[k])}</b>", **heat_at(k))
     for c, (key, title) in enumerate(curves):
@@ -244,62 +245,122 @@ def replay_figure(
         return data
 
     apply_template(fig)
-    rows = max(len(h["probes"][probe]["target_tokens"]) for h in items)
-    shown = [h["probes"][probe] for h in items]
-    labels = max(label_px(p["source_tokens"], _tick_angle(p, 560 / n)) for p in shown)
-    top = 50 + 20 * n + labels  # the title's lines, then the slanted source tokens above the maps
-    height = max(600, 200 + 26 * rows) if n == 1 else 420 + 24 * rows
+    rows = max(len(p["target_tokens"]) for p in shown)
+    animated = len(places) > 1
+    below = BOTTOM_PX if animated else 60
+    plots = max(330, 26 * rows) if n == 1 else 160 + 20 * rows  # the plots' height: rows of the map legible
+    height = margin["t"] + plots + below
+    line = {"yref": "container", "yanchor": "top"}
     fig.update_layout(
-        title={"text": title(places[index]), "x": 0.01, "xanchor": "left", "font": {"size": 14}},
+        title={
+            "text": title(places[index]),
+            "x": 0.01,
+            "xanchor": "left",
+            "font": {"size": 14},
+            "y": 1 - TITLE_Y_PX / height,
+            **line,
+        },
+        legend={
+            "orientation": "h",
+            "x": 0.01,
+            "xref": "container",
+            "xanchor": "left",
+            "y": 1 - (TITLE_Y_PX + TITLE_LINE_PX * n) / height,
+            **line,
+        },
         height=height,
-        margin={"t": top, "b": 60, "l": 90, "r": 30},
-        legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 0.99, "yanchor": "top", "yref": "container"},
+        margin={**margin, "b": below},
     )
-    if len(places) > 1:
+    if animated:
         labels = [f"{x:,.0f}" if axis == "step" else f"{x:.2f}" for x in places]
         fig.frames = [
             go.Frame(data=frame_data(x), traces=moving, name=labels[i], layout={"title": {"text": title(x)}})
             for i, x in enumerate(places)
         ]
-        still = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
-        play = {
-            "frame": {"duration": frame_ms, "redraw": True},
-            "fromcurrent": False,
-            "transition": {"duration": 0},
-            "mode": "immediate",
-        }
-        fig.update_layout(
-            updatemenus=[
-                {
-                    "type": "buttons",
-                    "direction": "left",
-                    "x": 0,
-                    "y": 0,
-                    "xanchor": "left",
-                    "yanchor": "top",
-                    "pad": {"t": 62, "r": 10},
-                    "showactive": False,
-                    "buttons": [
-                        {"label": "▶ Play from the start", "method": "animate", "args": [labels, play]},
-                        {"label": "Pause", "method": "animate", "args": [[None], still]},
-                    ],
-                }
-            ],
-            sliders=[
-                {
-                    "active": index,
-                    "x": 0.24,
-                    "len": 0.76,
-                    "y": 0,
-                    "yanchor": "top",
-                    "pad": {"t": 50},
-                    "currentvalue": {"prefix": f"{AXES[axis]} "},
-                    "steps": [{"label": label, "method": "animate", "args": [[label], still]} for label in labels],
-                }
-            ],
-        )
-        fig.update_layout(margin={"b": 150})
+        fig.update_layout(**_controls(labels, index, axis, frame_ms))
     return fig
+
+
+def _grid(probes: list[dict], titles: list[str]) -> tuple[go.Figure, float, dict]:
+    """The subplots for ``probes`` (one heatmap each) and the curves named ``titles``, with the
+    heatmaps' width (pixels, at :data:`NARROW_PX`) and the margins; one heatmap sits left of the
+    curves stacked, several side by side above the curves in a row. Widths are set in pixels so the
+    target tokens (each heatmap's y labels) and the model names never reach into the plot beside."""
+    n, m = len(probes), max(len(titles), 1)
+    ylabels = max(_label_width(p["target_tokens"]) for p in probes) + (YTITLE_PX if n > 1 else 0)
+    wide = min(ylabels + 14, NARROW_PX // 3)
+    paper = NARROW_PX - wide - 30
+    if n == 1:  # the heatmap on the left, the curves stacked on the right
+        specs = [[{"rowspan": m}, {}], *([None, {}] for _ in range(m - 1))]
+        fig = make_subplots(
+            rows=m,
+            cols=2,
+            specs=specs,
+            column_widths=[0.56, 0.44],
+            horizontal_spacing=0.1,
+            vertical_spacing=0.16,
+            subplot_titles=["", *titles],
+        )
+        heat_px = paper * 0.9 * 0.56
+    else:  # the heatmaps side by side, the curves in a row below them
+        specs = [[{"colspan": m}, *[None] * (m - 1)] * n, [{"colspan": n}, *[None] * (n - 1)] * m]
+        fig = make_subplots(
+            rows=2,
+            cols=n * m,
+            specs=specs,
+            row_heights=[0.64, 0.36],
+            vertical_spacing=0.12,
+            horizontal_spacing=0.01,
+            subplot_titles=[*[""] * n, *titles],
+        )
+        heat_gap = min((ylabels + 16) / paper, 0.3)
+        for k, domain in enumerate(_spread(n, heat_gap)):
+            fig.update_xaxes(domain=domain, row=1, col=k * m + 1)
+        for c, domain in enumerate(_spread(m, min(70 / paper, 0.15))):
+            fig.update_xaxes(domain=domain, row=2, col=c * n + 1)
+            if c < len(titles):
+                fig.layout.annotations[c].x = sum(domain) / 2  # the curve's title over its new place
+        heat_px = paper * (1 - heat_gap * (n - 1)) / n
+    top = TITLE_Y_PX + TITLE_LINE_PX * n + (LEGEND_PX if n > 1 else 0)
+    labels = max(label_px(p["source_tokens"], _tick_angle(p, heat_px)) for p in probes)
+    return fig, heat_px, {"t": top + labels, "l": wide, "r": 30}
+
+
+def _controls(labels: list[str], index: int, axis: str, frame_ms: int) -> dict:
+    """The play buttons on a row of their own under the plots, then the slider across the whole
+    width (its current value at its top left, under the buttons, never beside them)."""
+    still = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
+    play = {
+        "frame": {"duration": frame_ms, "redraw": True},
+        "fromcurrent": False,
+        "transition": {"duration": 0},
+        "mode": "immediate",
+    }
+    buttons = {
+        "type": "buttons",
+        "direction": "left",
+        "x": 0,
+        "y": 0,
+        "xanchor": "left",
+        "yanchor": "top",
+        "pad": {"t": BUTTONS_TOP_PX, "r": 10},
+        "showactive": False,
+        "buttons": [
+            {"label": "▶ Play from the start", "method": "animate", "args": [labels, play]},
+            {"label": "Pause", "method": "animate", "args": [[None], still]},
+        ],
+    }
+    slider = {
+        "active": index,
+        "x": 0,
+        "len": 1,
+        "y": 0,
+        "yanchor": "top",
+        "pad": {"t": SLIDER_TOP_PX},
+        "currentvalue": {"prefix": f"{AXES[axis]} "},
+        "steps": [{"label": label, "method": "animate", "args": [[label], still]} for label in labels],
+    }
+    return {"updatemenus": [buttons], "sliders": [slider]}
 
 
 def _marker(history: dict, xs: list[float], i: int, key: str) -> dict:

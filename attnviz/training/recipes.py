@@ -132,6 +132,8 @@ def run_recipe(
     resume: bool = False,
     meta: dict | None = None,
     group: SingleProcess | None = None,
+    eval_n: int | None = None,
+    on_measure: Callable[[str, int, int], None] | None = None,
 ) -> Translator:
     """Load the data, build and train the model, measure it, and save it to ``out`` atomically.
 
@@ -140,6 +142,10 @@ def run_recipe(
     recipe from its last saved epoch (see :func:`attnviz.training.fit.fit`). ``meta`` is stored in
     the checkpoint's meta from the first save on (e.g. ``{"owner": session_id}``). With a
     distributed ``group`` every rank trains, and rank 0 alone measures and saves.
+
+    The model is measured on the first ``eval_n`` pairs of ``evaluate_split`` (all of them when
+    None; 0 measures nothing); ``on_measure(split, n, of)`` hears of each split before it is
+    measured (see :func:`measure`).
     """
     guided = recipe.guided_config()
     train_cfg = TrainConfig(**recipe.train, guided_weight=guided.weight if guided else 0.0)
@@ -178,8 +184,8 @@ def run_recipe(
             "data_notes": corpus.notes,
         }
     )
-    if evaluate_split and corpus.split(evaluate_split) and main:
-        measure(translator, recipe, corpus, evaluate_split)
+    if evaluate_split and corpus.split(evaluate_split) and main and eval_n != 0:
+        measure(translator, recipe, corpus, evaluate_split, n=eval_n, on_measure=on_measure)
     if out and main:
         _save(translator, out, recipe.store)
     return translator
@@ -210,12 +216,28 @@ def _guided_links(
     return made or training_links(corpus, guided, cache)
 
 
-def measure(translator: Translator, recipe: Recipe, corpus: Corpus, split: str = "test") -> dict:
-    """Evaluate as the recipe asks (beam, validation BLEU) and store it as ``meta["metrics"]``."""
-    report = evaluate(translator, corpus.split(split), beam_size=recipe.eval_beam)
+def measure(
+    translator: Translator,
+    recipe: Recipe,
+    corpus: Corpus,
+    split: str = "test",
+    n: int | None = None,
+    on_measure: Callable[[str, int, int], None] | None = None,
+) -> dict:
+    """Evaluate as the recipe asks (beam, validation BLEU) on the first ``n`` pairs of each split
+    (all when None) and store it as ``meta["metrics"]``. ``on_measure(split, pairs, of)`` is
+    called before each split is decoded: the pairs measured, of how many."""
+
+    def first(name: str, pairs: list) -> list:
+        chosen = pairs if n is None else pairs[:n]
+        if on_measure is not None:
+            on_measure(name, len(chosen), len(pairs))
+        return chosen
+
+    report = evaluate(translator, first(split, corpus.split(split)), beam_size=recipe.eval_beam)
     metrics = {**report.to_dict(), "split": split}
     if recipe.eval_valid and corpus.valid:
-        valid = evaluate(translator, corpus.valid, beam_size=recipe.eval_beam, align=False)
+        valid = evaluate(translator, first("valid", corpus.valid), beam_size=recipe.eval_beam, align=False)
         metrics["valid"] = {k: valid.to_dict()[k] for k in ("n", "bleu", "bleu_cased")}
     translator.meta["metrics"] = metrics
     return metrics

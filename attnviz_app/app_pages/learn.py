@@ -39,7 +39,12 @@ score = st.selectbox("Score function", all_scores(), key="learn_score", persist_
 st.latex(score_formula(score, cfg.style if cfg else None))
 st.markdown(score_reading(score, cfg.style if cfg else "luong"))
 with st.expander("What the code says"):
-    st.code(score_doc(score), language="text")
+    st.caption(
+        "The docstring of the score in attnviz/model/scores.py. It writes the query as the score's paper does "
+        "($h_t$ in Luong's, $s_{t-1}$ in Bahdanau's); every score runs with either decoder, and the formula above "
+        "reads the query of the model's own."
+    )
+    st.markdown(score_doc(score))
 if SCORES[score].needs_equal_dims:
     st.info(
         "This score compares the decoder state and the encoder annotation directly, so it needs both in one space "
@@ -53,7 +58,7 @@ if cfg is not None:
     rows = parameter_rows(shapes)
     own = score == cfg.score
     name = escape_markdown(entry.name)
-    where = f"Parameters of {score} in {name}" if own else f"Parameters {score} would have at the sizes of {name}"
+    where = f"Parameters of `{score}` in {name}" if own else f"Parameters `{score}` would have at the sizes of {name}"
     st.markdown(f"**{where}: {sum(r['count'] for r in rows):,}** (named as in the formula above)")
     if rows:
         st.dataframe(pd.DataFrame(rows), key="learn_params", hide_index=True)

@@ -200,7 +200,7 @@ def test_learn_works_every_score_through_with_its_formula_parameters(score):
     at.selectbox(key="learn_worked_score").set_value(score).run()
     assert not at.exception and not at.error
     boxes = {t.label for t in at.text_input}
-    assert {"W_a"} <= boxes or {"W_p", "v_p"} <= boxes
+    assert {"$W_a$"} <= boxes or {"$W_p$", "$v_p$"} <= boxes
     assert any(r"\times 10^" in line.value or "e_" in line.value for line in at.latex)
     assert not any("e-0" in line.value for line in at.latex)  # never "e minus 05"
 

@@ -106,6 +106,36 @@ OVERLAPS_JS = """() => {
 }"""
 
 
+# The controls of every Plotly figure against its texts and plots: the mode bar (Plotly draws it
+# over the top right corner on hover), the legend, the play buttons (their boxes, not only their
+# labels) and the slider's current value and rail; a problem is two of them that overlap, or one
+# over a text (title, annotation, axis title, tick label) or a plot area.
+CONTROLS_JS = """() => {
+  const problems = [];
+  const controls = {modebar: '.modebar-group', legend: '.legend .traces', button: '.updatemenu-button',
+                    value: '.slider-current-value', rail: '.slider-rail-rect'};
+  const others = {title: '.gtitle', note: '.annotation-text', xtitle: '.g-xtitle text', ytitle: '.g-ytitle text',
+                  x: '.xtick text', y: '.ytick text', slider: '.slider-label', plot: '.nsewdrag'};
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  document.querySelectorAll('.js-plotly-plot').forEach((plot, k) => {
+    const boxes = (parts) => Object.entries(parts).flatMap(([part, sel]) => [...plot.querySelectorAll(sel)]
+      .map(el => ({part, r: el.getBoundingClientRect(), text: (el.textContent || '').trim().slice(0, 40)}))
+      .filter(b => b.r.width > 0 && b.r.height > 0));
+    const mine = boxes(controls), theirs = boxes(others);
+    mine.forEach((a, i) => [...mine.slice(i + 1), ...theirs].forEach(b => {
+      if (a.part !== b.part && hit(a.r, b.r))
+        problems.push(`figure ${k}: ${a.part} "${a.text}" overlaps ${b.part} "${b.text}"`);
+    }));
+  });
+  return problems;
+}"""
+
+
+def control_problems(page, where: str) -> list[str]:
+    """Every control of a figure (mode bar, legend, buttons, slider) over another or over a text or plot."""
+    return [f"{where}: {p}" for p in page.evaluate(CONTROLS_JS)]
+
+
 @contextmanager
 def app_server(models: Path, tmp_path: Path, **env: str) -> Iterator[str]:
     """The app on ``models`` (``ATTNVIZ_MODELS``) with a HOME of its own under ``tmp_path``, one

@@ -14,10 +14,10 @@ from attnviz.model import SCORES
 from attnviz.store import ModelEntry, default_score, default_style, front_example, matches, model_tasks, slots, task_of
 from attnviz_app.app_pages.shared.checkpoint_upload import checkpoint_upload
 from attnviz_app.app_pages.shared.common import absent_models_note, escape_markdown, header_config
-from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
+from attnviz_app.app_pages.shared.keys import EXPLORE_TASK, EXPLORE_TEXT
 from attnviz_app.app_pages.shared.reading_ui import merge_toggle
 
-TASK_KEY, SCORE_KEY, STYLE_KEY, CKPT_KEY = "explore_task", "explore_score", "explore_style", "explore_checkpoint"
+TASK_KEY, SCORE_KEY, STYLE_KEY, CKPT_KEY = EXPLORE_TASK, "explore_score", "explore_style", "explore_checkpoint"
 BEAM_KEY, FORMAT_KEY, EOS_KEY = "explore_beam", "explore_image_format", "explore_eos"
 MERGE_KEY = "explore_merge"
 MAX_BEAM_WIDTH = 10

@@ -1,7 +1,8 @@
 """Session-state keys that more than one page reads or writes. A key that only its own page uses
 stays in that page, beside its widget."""
 
-EXPLORE_TEXT = "explore_text"  # str: Explore's source sentence; Compare starts from it
+EXPLORE_TEXT = "explore_text"  # str: Explore's source sentence; Compare starts from it, Train offers it as a probe
+EXPLORE_TASK = "explore_task"  # str: the task Explore shows; Train offers its sentence to data in its language
 EXPLORE_VIEW = "explore_view"  # str: Explore's open view ("Weights", ..., "Difference"); its tabs are fed from it
 EXPLORE_MODELS = "explore_models"  # list[str]: the models Explore shows; Compare and Evaluate open on them
 TRAIN_RETRAIN = "train_retrain"  # model path: Explore's Training view asks Train to retrain it from its recipe

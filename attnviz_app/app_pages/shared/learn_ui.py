@@ -24,8 +24,8 @@ def worked_example_section() -> None:
     intermediates, the softmax and the context vector written out with the numbers."""
     st.header("A worked example")
     c1, c2, c3 = st.columns(3)
-    query_text = c1.text_input("Query h_t", "3, 1", key="learn_query", max_chars=100)
-    keys_text = c2.text_input("Keys h̄_s (one per ';')", "2, 6; 1, 0; 0, 2", key="learn_keys", max_chars=200)
+    query_text = c1.text_input("Query $h_t$", "3, 1", key="learn_query", max_chars=100)
+    keys_text = c2.text_input(r"Keys $\bar h_s$ (one per ';')", "2, 6; 1, 0; 0, 2", key="learn_keys", max_chars=200)
     score = c3.selectbox("Score", all_scores(), key="learn_worked_score", persist_state="session")
     with user_errors():
         query = parse_vector(query_text, "query")
@@ -35,7 +35,7 @@ def worked_example_section() -> None:
     if defaults:
         st.caption("The score's parameters, by their names in the formula (rows separated by ';'):")
         for col, (name, value) in zip(st.columns(len(defaults)), defaults.items(), strict=True):
-            text = col.text_input(name, _text(value), key=f"learn_param_{score}_{name}", max_chars=300)
+            text = col.text_input(f"${name}$", _text(value), key=f"learn_param_{score}_{name}", max_chars=300)
             with user_errors():
                 rows = [parse_vector(r, f"a row of {name}") for r in text.split(";") if r.strip()]
             given[name] = rows if value.ndim == 2 else rows[0]
@@ -88,10 +88,13 @@ def closing_caption(ex) -> str:
         said[0] += f" with score {scores[top]:.{digits}g} against {scores[k]:.{digits}g} for key {k + 1}"
         if gap > 0:
             ratio = f"{np.exp(gap):,.0f}" if gap > 7 else f"{np.exp(gap):.3g}"
-            said.append(f"the softmax turns a score gap of {gap:.3g} into a weight ratio of e^{gap:.3g} ≈ {ratio}")
+            ratio = ratio.replace(",", "{,}")  # a thousands comma in math mode, without the space after it
+            said.append(
+                f"the softmax turns a score gap of {gap:.3g} into a weight ratio of $e^{{{gap:.3g}}} \\approx {ratio}$"
+            )
         elif ex.position is not None:
             said.append(
-                f"its score is not the larger one: the Gaussian around p_t = {ex.position:.3g} favours the key"
+                f"its score is not the larger one: the Gaussian around $p_t = {ex.position:.3g}$ favours the key"
                 " nearer to it"
             )
     if not np.all(np.isfinite(scores)):

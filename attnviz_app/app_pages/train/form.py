@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from attnviz.data import EXAMPLE
 from attnviz.devices import available_devices, bf16_supported
 from attnviz.errors import AttnvizError
 from attnviz.model import SCORES
@@ -15,6 +14,7 @@ from attnviz.server import REGISTRY, JobSnapshot, TrainingJob
 from attnviz.store import free_path, models_dir, slugify
 from attnviz.training import Recipe
 from attnviz_app.app_pages.shared.common import escape_markdown, refresh_models
+from attnviz_app.app_pages.train.probe import PROBE_KEY, PROBES, probe_input
 from attnviz_app.app_pages.train.replay import history_panel
 
 SCORE_KEY, STYLE_KEY = "train_score", "train_style"
@@ -23,8 +23,6 @@ ENCODERS = ["gru", "lstm", "transformer"]
 # The defaults teach: on toy-fr they form a clear alignment in about a minute on 2 CPU cores
 # (docs/app.md, "The default training").
 DEFAULT_STYLE, DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_PAIRS = "luong", 6, 32, 8000
-PROBES = {"toy-fr": EXAMPLE, "dates": "saturday 22nd of november 2026", "copy": "a b c d e", "reverse": "a b c d e",
-          "sort": "h c a f c b"}  # fmt: skip
 
 
 def session_alive(session_id: str) -> Callable[[], bool]:
@@ -90,11 +88,8 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
         disabled=builtin, help="Real corpora only: rare words split into known pieces (orange@@ farbenen), "
         "so fewer <unk>. The attention maps then show the pieces.",
     )  # fmt: skip
-    _follow_default("train_probe", PROBES.get(spec, ""))
-    probe = st.text_input("Probe sentence (its alignment is redrawn after every epoch)", max_chars=80,
-                          key="train_probe", persist_state="session",
-                          help="Its free translation is drawn after each epoch. The alignment history replays "
-                               "it too when the data holds its translation, and four test pairs always.")  # fmt: skip
+    _follow_default(PROBE_KEY, PROBES.get(spec, ""))
+    probe = probe_input(spec)
     # the first free name: never a shipped model's nor one in the models folder
     _follow_default("train_name", free_path(models_dir(), slugify(f"{label}-{score}-{style}"[:56])).stem)
     c1, c2 = st.columns(2)
@@ -128,7 +123,7 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
         sizes |= {"subwords": int(subwords)}
     model = {"score": score, "style": style, "encoder": encoder, "emb_dim": int(emb), "hidden_dim": int(hidden),
              "attn_dim": int(attn), "heads": int(heads), "dropout": 0.1}  # fmt: skip
-    train = {"epochs": int(epochs), "batch_size": int(batch), "lr": float(lr), "probe": probe.strip() or None,
+    train = {"epochs": int(epochs), "batch_size": int(batch), "lr": float(lr), "probe": probe or None,
              "device": device, "precision": precision}  # fmt: skip
     return Recipe(name=name, data=spec, data_options=sizes, model=model, train=train)
 

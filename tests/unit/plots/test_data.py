@@ -22,6 +22,9 @@ def test_training_curves():
     rate = next(t for t in with_rates.data if t.name == "learning rate")
     assert list(rate.y) == [0.002, 0.001] and rate.xaxis == "x3"
     assert [a.text for a in with_rates.layout.annotations] == ["loss", "accuracy", "learning rate"]
+    legend = fig.layout.legend  # a row of its own at the bottom edge, under the axis titles ("step")
+    assert (legend.orientation, legend.y, legend.yref, legend.yanchor) == ("h", 0, "container", "bottom")
+    assert fig.layout.margin.b >= 100
 
 
 def test_length_histogram_and_gold_heatmap():

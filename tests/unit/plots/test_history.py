@@ -92,3 +92,57 @@ def test_the_html_export_is_self_contained():
     assert page.lower().startswith("<!doctype html>") and "<title>toy &lt;replay&gt;</title>" in page
     assert len(page) > 1_000_000 and '<script src="http' not in page  # plotly.js inlined: plays offline
     assert '"frames"' in page or "addFrames" in page
+
+
+def _probe_of(history: dict, source: list[str], target: list[str]) -> dict:
+    """``history`` with its probe's tokens replaced, its weights uniform on the new grid, no gold."""
+    probe = dict(history["probes"][0])
+    t, s = len(target), len(source)
+    weights = [np.full((t, s), 1 / s).tolist() for _ in probe["weights"]]  # [points, T, S], uniform
+    probe.update(source_tokens=source, target_tokens=target, sure=None, weights=weights)
+    return {"points": history["points"], "probes": [probe]}
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_the_title_legend_buttons_and_slider_keep_apart(n):
+    """Nothing shares a place: the title starts under Plotly's mode bar (25 px high, the figure's top
+    right corner), the legend has a row under the title, the play buttons a row under the plots and
+    the slider (its current value at its top left) a row under the buttons, across the whole width."""
+    names = ["Bahdanau", "Luong"][:n]
+    fig = replay_figure({name: _history([0, 1, 2, 4]) for name in names})
+    layout, height = fig.layout, fig.layout.height
+    px = lambda y: round((1 - y) * height)  # noqa: E731  (a container y as pixels from the top)
+    assert (layout.title.yref, layout.title.yanchor) == ("container", "top") and px(layout.title.y) >= 34
+    assert sum(t.showlegend is not False for t in fig.data if t.type == "scatter") == (2 if n == 2 else 0)
+    if n == 2:
+        legend_top = px(layout.legend.y)
+        assert (layout.legend.yref, layout.legend.yanchor) == ("container", "top")
+        assert legend_top >= px(layout.title.y) + 20 * n, "the legend's row is under the title's lines"
+        assert legend_top + 26 <= layout.margin.t - 20, "the legend ends above the source tokens"
+    buttons, slider = layout.updatemenus[0], layout.sliders[0]
+    assert (buttons.y, buttons.yanchor, slider.y, slider.yanchor) == (0, "top", 0, "top")
+    assert buttons.pad.t >= 50, "the buttons start under the curves' axis titles"
+    assert slider.pad.t >= buttons.pad.t + 36, "the slider's current value sits under the buttons"
+    assert (slider.x, slider.len) == (0, 1) and layout.margin.b >= slider.pad.t + 70
+
+
+def test_two_heatmaps_leave_room_for_the_second_ones_labels():
+    """In Both the second map's target tokens and its model's name sit between the two maps: the
+    gap (at the narrowest planned width) is wider than they are, and the left margin holds the first's."""
+    from attnviz.plots.history import NARROW_PX
+
+    long = ["Fußgängerüberweg", "x", "<eos>"]  # 16 characters
+    history = _probe_of(_history([0, 1, 2]), ["a", "b", "<eos>"], long)
+    fig = replay_figure({"Bahdanau": history, "Luong": history})
+    paper = NARROW_PX - fig.layout.margin.l - fig.layout.margin.r
+    left, right = fig.layout.xaxis.domain, fig.layout.xaxis2.domain  # the two heatmaps
+    labels = 16 * 7 + 28  # the longest token's characters at 7 px, and the y axis title
+    assert (right[0] - left[1]) * paper >= labels and fig.layout.margin.l >= labels
+    assert fig.layout.xaxis.ticktext == ("a", "b", "&lt;eos&gt;")
+
+
+def test_source_tokens_stand_upright_or_turn_vertical_in_narrow_columns():
+    history = _history([0, 1, 2])
+    short = replay_figure({"m": _probe_of(history, ["a", "b", "<eos>"], ["x", "<eos>"])})
+    crowded = replay_figure({"m": _probe_of(history, ["neighbourhood"] * 12 + ["<eos>"], ["x", "<eos>"])})
+    assert short.layout.xaxis.tickangle == 0 and crowded.layout.xaxis.tickangle == -90

@@ -1,0 +1,80 @@
+"""The Learn and Train pages write their symbols as math (``$s_{t-1}$``, rendered by the browser),
+never as LaTeX source shown literally, and the additive score reads one query in one notation."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attnviz.explain import all_scores, score_doc, score_formula, worked_example, worked_lines
+from tests.support.paths import APP
+
+# LaTeX source: a subscript or superscript (s_{t-1}, h_t, e^2), or a command (\bar)
+RAW = re.compile(r"[A-Za-z]_[{A-Za-z0-9]|\^[{0-9]|\\[a-z]+")
+MATH_OR_CODE = re.compile(r"\$[^$]+\$|`[^`]+`")
+
+
+def raw_latex(text: str) -> list[str]:
+    """What ``text`` shows as LaTeX source once its math and code spans are set aside."""
+    return RAW.findall(MATH_OR_CODE.sub(" ", text))
+
+
+def shown_texts(at: AppTest) -> list[str]:
+    """Every text the page writes: Markdown, captions, alerts, widget labels and options."""
+    texts = [e.value for kind in ("markdown", "caption", "info", "warning", "success") for e in getattr(at, kind)]
+    for kind in ("text_input", "selectbox", "radio", "number_input", "toggle", "button", "expander", "pills"):
+        texts += [w.label for w in getattr(at, kind)]
+    texts += [option for radio in at.radio for option in radio.options]
+    return texts
+
+
+def open_page(name: str, **state) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page(f"attnviz_app/app_pages/{name}").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_checker_sees_latex_source():
+    assert raw_latex("Query h_t and s_{t-1}, e^2, \\bar h") == ["h_t", "s_{", "^2", "\\bar"]
+    assert raw_latex("Query $h_t$, `W_a [A, Q]`, `local_p`") == []
+    assert raw_latex("local_p") == ["l_p"]  # a name with an underscore belongs in a code span
+
+
+@pytest.mark.parametrize("score", ["additive", "local_p"])
+def test_learn_writes_every_symbol_as_math(app_env, score):
+    at = open_page("learn.py", learn_worked_score=score, learn_score=score)
+    found = {t: raw_latex(t) for t in shown_texts(at) if raw_latex(t)}
+    assert not found, found
+    assert any(f"${p}$" == t.label for t in at.text_input for p in ("W_a", "W_p"))  # the parameters' boxes
+    docs = [m.value for m in at.markdown if m.value == score_doc(score)]
+    assert docs and "``" not in docs[0] and ":math:" not in docs[0]
+
+
+def test_train_writes_every_symbol_as_math(app_env):
+    at = open_page("train/train.py")
+    found = {t: raw_latex(t) for t in shown_texts(at) if raw_latex(t)}
+    assert not found, found
+    assert at.radio(key="train_style").options == ["Bahdanau (attend with $s_{t-1}$)", "Luong (attend with $h_t$)"]
+
+
+def test_the_additive_score_reads_one_query_in_the_notation_of_the_worked_lines():
+    luong, bahdanau = score_formula("additive", "luong"), score_formula("additive", "bahdanau")
+    assert "h_t" in luong and "s_{t-1}" not in luong and "s_{t-1}" in bahdanau and "h_t" not in bahdanau
+    lines = worked_lines(worked_example([3, 1], [[2, 6]], "additive", step=0))["score"]
+    assert all(r"\bar h" in f for f in (luong, bahdanau)) and any(r"U_a \bar h_{0}" in line for line in lines)
+    assert not any("h_j" in f or "e_{tj}" in f for f in (luong, bahdanau))  # no second notation for the keys
+    doc = score_doc("additive")
+    assert "$s_{t-1}$ with the Bahdanau decoder" in doc and "$h_t$ with Luong's" in doc
+
+
+def test_every_docstring_becomes_markdown_with_math():
+    for score in all_scores():
+        doc = score_doc(score)
+        assert "``" not in doc and ":math:" not in doc and ":class:" not in doc, score
+        assert not raw_latex(doc) or score == "dot", (score, raw_latex(doc))
