@@ -32,8 +32,14 @@ st.title("Compare attention")
 models = require_models()
 with st.sidebar:
     chosen = pick_models(models, key="cmp_models")
-    values = st.radio("Show", ["weights", "scores"], key="cmp_values", persist_state="session", horizontal=True,
-                      format_func=lambda v: {"weights": "weights a_t(s)", "scores": "raw scores"}[v])  # fmt: skip
+    values = st.radio(
+        "Show",
+        ["weights", "scores"],
+        key="cmp_values",
+        persist_state="session",
+        horizontal=True,
+        format_func=lambda v: {"weights": "weights a_t(s)", "scores": "raw scores"}[v],
+    )
     hide_eos = st.toggle("Hide <eos> and renormalise", key="cmp_eos", persist_state="session")
     merge = merge_toggle("cmp_merge", [m.path for m in chosen])
 if len(chosen) < 2:
@@ -44,8 +50,10 @@ with user_errors():
 first = translators[chosen[0].name]
 tasks = {m.task for m in chosen}
 if len(tasks) > 1:
-    st.warning(f"These models come from different tasks ({escape_markdown(', '.join(map(str, tasks)))}); they may "
-               "read the sentence differently. Pick models of one task for step-by-step comparisons.")  # fmt: skip
+    st.warning(
+        f"These models come from different tasks ({escape_markdown(', '.join(map(str, tasks)))}); they may "
+        "read the sentence differently. Pick models of one task for step-by-step comparisons."
+    )
 
 pairs = test_pairs(model_meta(first), limit=200)
 pair = None
@@ -80,12 +88,16 @@ st.table(pd.DataFrame({"model": list(texts), "free translation": list(texts.valu
 
 options = ["reference", *outputs] if pair else [*outputs, "reference"]
 target_of = st.radio(
-    "Align every model on", options, key=f"cmp_target_of_{'pair' if pair else 'free'}", horizontal=True,
+    "Align every model on",
+    options,
+    key=f"cmp_target_of_{'pair' if pair else 'free'}",
+    horizontal=True,
     format_func=lambda o: "a reference" if o == "reference" else f"{escape_markdown(o)}'s output",
-)  # fmt: skip
+)
 if target_of == "reference":
-    target = st.text_input("Reference translation", value=pair.target if pair else "", key="cmp_reference",
-                           max_chars=1000)  # fmt: skip
+    target = st.text_input(
+        "Reference translation", value=pair.target if pair else "", key="cmp_reference", max_chars=1000
+    )
     if not target.strip():
         st.info("Type the reference translation to align every model on it.")
         st.stop()
@@ -94,8 +106,10 @@ else:
     if not target.strip():
         st.info(f"{escape_markdown(target_of)} translated the sentence to nothing; align on another model's output.")
         st.stop()
-st.caption("Every model is forced through the same target with teacher forcing, so row t of each map is the same"
-           " token y_t and the rows can be compared step by step:")  # fmt: skip
+st.caption(
+    "Every model is forced through the same target with teacher forcing, so row t of each map is the same"
+    " token y_t and the rows can be compared step by step:"
+)
 st.text(target)
 
 with st.spinner("Aligning…"), user_errors():
@@ -107,13 +121,20 @@ names = list(aligned)
 for start in range(0, len(names), PER_ROW):
     row = names[start : start + PER_ROW]
     titles = [f"{name} ({reading[name].note})" if reading[name].note else name for name in row]
-    figs = align_tops([explore_heatmap(aligned[name], values, title, zmin, zmax, max_width=PANEL_PX)
-                       for name, title in zip(row, titles, strict=True)])  # fmt: skip
+    figs = align_tops(
+        [
+            explore_heatmap(aligned[name], values, title, zmin, zmax, max_width=PANEL_PX)
+            for name, title in zip(row, titles, strict=True)
+        ]
+    )
     for col, name, fig in zip(st.columns(PER_ROW, gap="medium"), row, figs, strict=False):
         col.plotly_chart(fig, key=f"cmp_heat_{start}_{name}", width="content", config=plot_config(f"compare-{name}"))
 rule = next((f"{r.rule} " for r in reading.values() if r.note), "")
-st.caption(escape_markdown(f"{rule}One colour scale for all models (weights: 0 to the largest weight; scores: "
-                           "symmetric around 0)."))  # fmt: skip
+st.caption(
+    escape_markdown(
+        f"{rule}One colour scale for all models (weights: 0 to the largest weight; scores: symmetric around 0)."
+    )
+)
 lines = {m.name: f"{m.score} / {m.style}" for m in chosen}  # under each map's name
 figure_stem = file_stem(models_slug(names), sentence, f"figure-{values}")  # every model, whole
 paper_download(aligned, lines, sentence, values, figure_stem, "cmp_paper", rule.strip())
@@ -135,12 +156,12 @@ except InputError as e:
 
 if pair is not None and pair.sure is not None:
     st.subheader("Gold alignment")
-    st.plotly_chart(
-        gold_heatmap(pair.source_tokens, pair.target_tokens, pair.sure, pair.possible), key="cmp_gold"
-    )  # fmt: skip
+    st.plotly_chart(gold_heatmap(pair.source_tokens, pair.target_tokens, pair.sure, pair.possible), key="cmp_gold")
     if target_of == "reference" and target.strip() == pair.target.strip():
         st.dataframe(pd.DataFrame(aer_rows(aligned, pair)), key="cmp_aer", hide_index=True)
-        st.caption("AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), with A the argmax link of each target token "
-                   "(attention on <eos> counts as no link). 0 is perfect.")  # fmt: skip
+        st.caption(
+            "AER = 1 − (|A∩S| + |A∩P|) / (|A| + |S|), with A the argmax link of each target token "
+            "(attention on <eos> counts as no link). 0 is perfect."
+        )
     else:
         st.caption("AER compares links with the gold target's tokens: align on the test pair's reference to see it.")

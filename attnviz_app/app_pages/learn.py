@@ -34,8 +34,13 @@ if entry is not None:
     with user_errors():
         translator = get_model(entry)
 cfg = translator.config if translator else None
-score = st.selectbox("Score function", all_scores(), key="learn_score", persist_state="session",
-                     index=all_scores().index(cfg.score) if cfg else 0)  # fmt: skip
+score = st.selectbox(
+    "Score function",
+    all_scores(),
+    key="learn_score",
+    persist_state="session",
+    index=all_scores().index(cfg.score) if cfg else 0,
+)
 st.latex(score_formula(score, cfg.style if cfg else None))
 st.markdown(score_reading(score, cfg.style if cfg else "luong"))
 with st.expander("What the code says"):

@@ -95,9 +95,14 @@ def beam_view(
         with rank:
             stack = not side_by_side(ranked)
             width = panel_width(ranked, stack)
-            figs = align_tops([explore_heatmap(h, "weights", f"{titles[name]} · #{k + 1}",
-                                               zmin, zmax, max_width=width, fill=len(ranked) > 1)
-                               for name, h in ranked.items()])  # fmt: skip
+            figs = align_tops(
+                [
+                    explore_heatmap(
+                        h, "weights", f"{titles[name]} · #{k + 1}", zmin, zmax, max_width=width, fill=len(ranked) > 1
+                    )
+                    for name, h in ranked.items()
+                ]
+            )
             for col, name, fig in zip(columns(ranked, stack), ranked, figs, strict=True):
                 with col:
                     st.markdown(_hypothesis_line(ranked[name], text_of.get(name)))
@@ -122,8 +127,12 @@ def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
         " n-best list). Pharaoh links each target step to its argmax source position as `source-target`. Figures:"
         " the camera button of each figure's toolbar saves it as PNG or SVG (choose in the sidebar)."
     )
-    with_eos = st.toggle("Include the links of <eos> in Pharaoh", key=EOS_LINKS_KEY, persist_state="session",
-                         help="The source's end marker and the target's last step are markers, not words.")  # fmt: skip
+    with_eos = st.toggle(
+        "Include the links of <eos> in Pharaoh",
+        key=EOS_LINKS_KEY,
+        persist_state="session",
+        help="The source's end marker and the target's last step are markers, not words.",
+    )
     many = len(panels) > 1
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
         with col:
@@ -139,14 +148,32 @@ def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
             ]
             for row in (files[:2], files[2:]):
                 for box, (label, data, what, ext, mime) in zip(st.columns(2), row, strict=True):
-                    box.download_button(label, data, file_name=f"{file_name(what, name)}.{ext}", mime=mime,
-                                        key=f"explore_dl_{what}_{name}", on_click="ignore")  # fmt: skip
+                    box.download_button(
+                        label,
+                        data,
+                        file_name=f"{file_name(what, name)}.{ext}",
+                        mime=mime,
+                        key=f"explore_dl_{what}_{name}",
+                        on_click="ignore",
+                    )
             st.markdown("**Pharaoh** (`source-target`, 0-based):")
             st.code(pharaoh_text(al, with_eos).strip() or "(no links)", language=None, wrap_lines=True)
     if many:
         st.markdown("**Both models in one file**")
         left, right, _ = st.columns([1, 1, 2])
-        left.download_button("Both (JSON)", pair_json(dict(panels), models, sentence), file_name=file_name("both.json"),
-                             mime="application/json", key="explore_dl_pair_json", on_click="ignore")  # fmt: skip
-        right.download_button("Both weights (CSV)", pair_csv(dict(panels), models), file_name=file_name("both.csv"),
-                              mime="text/csv", key="explore_dl_pair_csv", on_click="ignore")  # fmt: skip
+        left.download_button(
+            "Both (JSON)",
+            pair_json(dict(panels), models, sentence),
+            file_name=file_name("both.json"),
+            mime="application/json",
+            key="explore_dl_pair_json",
+            on_click="ignore",
+        )
+        right.download_button(
+            "Both weights (CSV)",
+            pair_csv(dict(panels), models),
+            file_name=file_name("both.csv"),
+            mime="text/csv",
+            key="explore_dl_pair_csv",
+            on_click="ignore",
+        )

@@ -35,15 +35,20 @@ def _without_history(name: str, entry: ModelEntry) -> None:
     """Say that a model has no history and offer to retrain it from its own recipe."""
     meta = get_model(entry).meta
     left, right = st.columns([4, 1], vertical_alignment="center")
-    text = (f"**{escape_markdown(name)}** ({escape_markdown(entry.name)}) was trained without an alignment "
-            "history, so there is nothing to replay.")  # fmt: skip
+    text = (
+        f"**{escape_markdown(name)}** ({escape_markdown(entry.name)}) was trained without an alignment "
+        "history, so there is nothing to replay."
+    )
     if meta.get("recipe_full") and visible_to(meta, session_id()):
         left.info(text + " Retrain it with its own recipe: the new model records one.", icon=":material/history:")
         if right.button("Retrain it", key=f"explore_retrain_{name}", on_click=_retrain, args=(entry.path,)):
             st.switch_page(page_file("train/train.py"))
     else:
-        left.info(text + " It does not store its recipe: train one with the same settings on the Train page; every"
-                  " new training records its history.", icon=":material/history:")  # fmt: skip
+        left.info(
+            text + " It does not store its recipe: train one with the same settings on the Train page; every"
+            " new training records its history.",
+            icon=":material/history:",
+        )
 
 
 def training_view(entries: dict[str, ModelEntry], image_format: str) -> None:
@@ -53,8 +58,10 @@ def training_view(entries: dict[str, ModelEntry], image_format: str) -> None:
         with user_errors():
             history = stored_history(*model_version(entry))
             if history is not None and not visible_to(get_model(entry).meta, sid):
-                st.info(f"**{escape_markdown(name)}** was trained on another session's upload; its training "
-                        "history quotes that data and stays private.")  # fmt: skip
+                st.info(
+                    f"**{escape_markdown(name)}** was trained on another session's upload; its training "
+                    "history quotes that data and stays private."
+                )
                 continue
         if history is None:
             _without_history(name, entry)
@@ -96,25 +103,46 @@ def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, e
     left, right = st.columns([3, 2], vertical_alignment="bottom")
     if st.session_state.get(PROBE_KEY, 0) >= len(probes):
         st.session_state[PROBE_KEY] = 0
-    probe = left.selectbox("Probe", range(len(probes)), format_func=lambda k: _probe_label(probes[k]), key=PROBE_KEY,
-                           persist_state="session")  # fmt: skip
-    axis = right.radio("Axis of progress", list(AXES), format_func=AXES.get, key=AXIS_KEY, horizontal=True,
-                       persist_state="session",
-                       help="Steps: optimiser updates; epochs: passes over the training data (fractional between "
-                            "epoch ends). In Both, the two models are placed on the same axis.")  # fmt: skip
+    probe = left.selectbox(
+        "Probe",
+        range(len(probes)),
+        format_func=lambda k: _probe_label(probes[k]),
+        key=PROBE_KEY,
+        persist_state="session",
+    )
+    axis = right.radio(
+        "Axis of progress",
+        list(AXES),
+        format_func=AXES.get,
+        key=AXIS_KEY,
+        horizontal=True,
+        persist_state="session",
+        help="Steps: optimiser updates; epochs: passes over the training data (fractional between "
+        "epoch ends). In Both, the two models are placed on the same axis.",
+    )
     chosen = {name: _with_probe(h, probes[probe]) for name, h in histories.items()}
     with user_errors():
         fig = replay_figure(chosen, probe=0, axis=axis)
     models = [entries[name].name for name in histories]  # the files are named after the models
     stem = models_slug(models) or "model"
-    st.plotly_chart(fig, key=f"explore_history_{'-'.join(histories)}", width="stretch",
-                    config=plot_config(f"attnviz-history-{stem}", image_format))  # fmt: skip
+    st.plotly_chart(
+        fig,
+        key=f"explore_history_{'-'.join(histories)}",
+        width="stretch",
+        config=plot_config(f"attnviz-history-{stem}", image_format),
+    )
     st.caption(CAPTION)
     _table(chosen)
     title = f"attnviz: how attention formed ({', '.join(models)})"
-    st.download_button("Download the animation (HTML, plays offline)", lambda: replay_html(fig, title),
-                       file_name=f"attnviz-history-{stem}.html", mime="text/html", key="explore_history_html",
-                       on_click="ignore", icon=":material/download:")  # fmt: skip
+    st.download_button(
+        "Download the animation (HTML, plays offline)",
+        lambda: replay_html(fig, title),
+        file_name=f"attnviz-history-{stem}.html",
+        mime="text/html",
+        key="explore_history_html",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 
 
 def _with_probe(history: dict, probe: dict) -> dict:
@@ -132,11 +160,24 @@ def _table(histories: dict[str, dict]) -> None:
             continue
         below = next((p for p in points if p.get("aer") is not None and p["aer"] < 0.5), None)
         last = points[-1]
-        rows.append({"model": name, "AER < 0.5 first at step": below["step"] if below else None,
-                     "epoch": below["epochs"] if below else None, "last AER": last.get("aer"),
-                     "last entropy": last.get("entropy"), "points": len(points)})  # fmt: skip
+        rows.append(
+            {
+                "model": name,
+                "AER < 0.5 first at step": below["step"] if below else None,
+                "epoch": below["epochs"] if below else None,
+                "last AER": last.get("aer"),
+                "last entropy": last.get("entropy"),
+                "points": len(points),
+            }
+        )
     if rows:
-        st.dataframe(rows, hide_index=True, key="explore_history_table",
-                     column_config={"epoch": st.column_config.NumberColumn(format="%.2f"),
-                                    "last AER": st.column_config.NumberColumn(format="%.3f"),
-                                    "last entropy": st.column_config.NumberColumn(format="%.3f")})  # fmt: skip
+        st.dataframe(
+            rows,
+            hide_index=True,
+            key="explore_history_table",
+            column_config={
+                "epoch": st.column_config.NumberColumn(format="%.2f"),
+                "last AER": st.column_config.NumberColumn(format="%.3f"),
+                "last entropy": st.column_config.NumberColumn(format="%.3f"),
+            },
+        )

@@ -110,10 +110,20 @@ def _uploaded_list(uploads: list[ModelEntry], on_open: Opener | None) -> None:
         st.session_state.setdefault(name_key, entry.name)
         st.text_input("Save as", key=name_key, help="A taken or shipped name gets -2, -3 ...: nothing is overwritten.")
         save, remove = st.columns(2)
-        save.button("Save", key=f"ckpt_save_{k}", on_click=_save, args=(entry, name_key, on_open),
-                    help="Copy it into the models folder under this name: every session lists it then.")  # fmt: skip
-        remove.button("Remove", key=f"ckpt_remove_{k}", on_click=_remove, args=(entry,),
-                      help="Delete it now (closing this tab does too).")  # fmt: skip
+        save.button(
+            "Save",
+            key=f"ckpt_save_{k}",
+            on_click=_save,
+            args=(entry, name_key, on_open),
+            help="Copy it into the models folder under this name: every session lists it then.",
+        )
+        remove.button(
+            "Remove",
+            key=f"ckpt_remove_{k}",
+            on_click=_remove,
+            args=(entry,),
+            help="Delete it now (closing this tab does too).",
+        )
 
 
 def _private_list(private: list[ModelEntry]) -> None:
@@ -142,8 +152,9 @@ def checkpoint_upload(models: list[ModelEntry], on_open: Opener | None = None, c
             session_holder(sid)  # watch for the session's end: its uploads are deleted then
         key = f"ckpt_upload_{st.session_state.get(COUNT_KEY, 0)}"
         if len(uploads) < MAX_CHECKPOINTS_PER_SESSION:
-            st.file_uploader("Open an attnviz checkpoint", key=key, help=HELP, on_change=_uploaded,
-                             args=(key, models, on_open))  # fmt: skip
+            st.file_uploader(
+                "Open an attnviz checkpoint", key=key, help=HELP, on_change=_uploaded, args=(key, models, on_open)
+            )
         else:
             st.caption(f"{len(uploads)} checkpoints uploaded, the most a tab may hold: remove one to upload another.")
         if message:

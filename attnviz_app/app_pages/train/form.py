@@ -80,27 +80,44 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     epochs = c1.number_input("Epochs", 1, 50, DEFAULT_EPOCHS, key="train_epochs", persist_state="session")
     batch = c2.number_input("Batch size", 4, 512, DEFAULT_BATCH, step=4, key="train_batch", persist_state="session")
     lr = c3.number_input("Learning rate", 1e-5, 0.1, 3e-3, format="%.4f", key="train_lr", persist_state="session")
-    n_train = c4.number_input("Training pairs", 50, 50_000, DEFAULT_PAIRS, step=100, key="train_n",
-                              persist_state="session")  # fmt: skip
+    n_train = c4.number_input(
+        "Training pairs", 50, 50_000, DEFAULT_PAIRS, step=100, key="train_n", persist_state="session"
+    )
     subwords = st.number_input(
-        "Subword units: BPE merges per side (0 keeps whole words)", 0, 32_000, 0, step=500, key="train_subwords",
-            persist_state="session",
-        disabled=builtin, help="Real corpora only: rare words split into known pieces (orange@@ farbenen), "
+        "Subword units: BPE merges per side (0 keeps whole words)",
+        0,
+        32_000,
+        0,
+        step=500,
+        key="train_subwords",
+        persist_state="session",
+        disabled=builtin,
+        help="Real corpora only: rare words split into known pieces (orange@@ farbenen), "
         "so fewer <unk>. The attention maps then show the pieces.",
-    )  # fmt: skip
+    )
     _follow_default(PROBE_KEY, PROBES.get(spec, ""))
     probe = probe_input(spec)
     # the first free name: never a shipped model's nor one in the models folder
     _follow_default("train_name", free_path(models_dir(), slugify(f"{label}-{score}-{style}"[:56])).stem)
     c1, c2 = st.columns(2)
     devices = available_devices()
-    device = c1.selectbox("Device", devices, key="train_device", persist_state="session",
-                          help="Where the training runs: the CPU, or a GPU when this server has one.")  # fmt: skip
+    device = c1.selectbox(
+        "Device",
+        devices,
+        key="train_device",
+        persist_state="session",
+        help="Where the training runs: the CPU, or a GPU when this server has one.",
+    )
     precision = c2.radio(
-        "Precision", ["fp32", "bf16", "auto"], index=2, key="train_precision", persist_state="session", horizontal=True,
+        "Precision",
+        ["fp32", "bf16", "auto"],
+        index=2,
+        key="train_precision",
+        persist_state="session",
+        horizontal=True,
         help="bf16 mixed precision (autocast) where the hardware runs it natively; auto picks it where it was "
-             "measured faster (CPUs with AMX, AMD CPUs with AVX512-BF16), else fp32 (GPUs included).",
-    )  # fmt: skip
+        "measured faster (CPUs with AMX, AMD CPUs with AVX512-BF16), else fp32 (GPUs included).",
+    )
     if precision == "bf16" and not bf16_supported(device):
         st.caption(f"This {device} has no native bf16: training would be refused; pick fp32 or auto.")
     name = st.text_input("Model name", max_chars=60, key="train_name", persist_state="session")
@@ -121,10 +138,24 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
         sizes |= {"n_valid": 200, "n_test": 200}
     elif subwords:
         sizes |= {"subwords": int(subwords)}
-    model = {"score": score, "style": style, "encoder": encoder, "emb_dim": int(emb), "hidden_dim": int(hidden),
-             "attn_dim": int(attn), "heads": int(heads), "dropout": 0.1}  # fmt: skip
-    train = {"epochs": int(epochs), "batch_size": int(batch), "lr": float(lr), "probe": probe or None,
-             "device": device, "precision": precision}  # fmt: skip
+    model = {
+        "score": score,
+        "style": style,
+        "encoder": encoder,
+        "emb_dim": int(emb),
+        "hidden_dim": int(hidden),
+        "attn_dim": int(attn),
+        "heads": int(heads),
+        "dropout": 0.1,
+    }
+    train = {
+        "epochs": int(epochs),
+        "batch_size": int(batch),
+        "lr": float(lr),
+        "probe": probe or None,
+        "device": device,
+        "precision": precision,
+    }
     return Recipe(name=name, data=spec, data_options=sizes, model=model, train=train)
 
 
@@ -135,15 +166,19 @@ def draw(snap: JobSnapshot) -> None:
     on = f" on {latest['hardware']}" if latest.get("hardware") else ""
     text = f"{snap.name}: {snap.status}{on}, epoch {latest.get('epoch', 0)}/{latest.get('epochs', '?')}{eta}"
     st.progress(snap.fraction, text=text)
-    valid = [{"step": e["step"], "epoch": e["epoch"], "valid_loss": e["valid_loss"],
-              "valid_accuracy": e["valid_accuracy"]} for e in snap.epochs]  # fmt: skip
+    valid = [
+        {"step": e["step"], "epoch": e["epoch"], "valid_loss": e["valid_loss"], "valid_accuracy": e["valid_accuracy"]}
+        for e in snap.epochs
+    ]
     st.plotly_chart(training_curves(snap.steps + valid), key="train_curves")
     history_panel(snap)
     if snap.probe is not None:
         title = f"Probe after epoch {len(snap.epochs)}"
         st.plotly_chart(alignment_heatmap(snap.probe, title=title), key="train_probe_map")
-        st.caption("Each row is a target token, each column a source token: watch the diagonal (or the "
-                   "task's pattern) emerge as the model learns where to look.")  # fmt: skip
+        st.caption(
+            "Each row is a target token, each column a source token: watch the diagonal (or the "
+            "task's pattern) emerge as the model learns where to look."
+        )
 
 
 def progress_panel(job: TrainingJob) -> None:

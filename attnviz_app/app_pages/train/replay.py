@@ -30,22 +30,32 @@ def history_panel(snap: JobSnapshot) -> None:
     probes = history["probes"]
     if st.session_state.get(PROBE_KEY, 0) >= len(probes):
         st.session_state[PROBE_KEY] = 0
-    k = st.selectbox("Replay the attention of", range(len(probes)), format_func=lambda i: _label(probes[i]),
-                     key=PROBE_KEY)  # fmt: skip
+    k = st.selectbox(
+        "Replay the attention of", range(len(probes)), format_func=lambda i: _label(probes[i]), key=PROBE_KEY
+    )
     chosen = {"points": history["points"], "probes": [probes[k]]}
     fig = replay_figure({snap.name: chosen})
     st.plotly_chart(fig, key="train_history_replay", width="stretch")
     n = len(history["points"])
     if snap.active:
-        st.caption(f"Live: {n} points recorded so far (dense early, then every epoch end). When the training ends,"
-                   " ▶ plays the whole formation; Explore's Training view replays it later.")  # fmt: skip
+        st.caption(
+            f"Live: {n} points recorded so far (dense early, then every epoch end). When the training ends,"
+            " ▶ plays the whole formation; Explore's Training view replays it later."
+        )
     else:
-        st.caption(f"{n} recorded points, saved in the model: ▶ plays how its attention formed; Explore's Training"
-                   " view replays it any time, beside its sibling in Both.")  # fmt: skip
-        st.download_button("Download the animation (HTML, plays offline)",
-                           lambda: replay_html(fig, f"attnviz: how {snap.name}'s attention formed"),
-                           file_name=f"attnviz-history-{slugify(snap.name)}.html", mime="text/html",
-                           key="train_history_html", on_click="ignore", icon=":material/download:")  # fmt: skip
+        st.caption(
+            f"{n} recorded points, saved in the model: ▶ plays how its attention formed; Explore's Training"
+            " view replays it any time, beside its sibling in Both."
+        )
+        st.download_button(
+            "Download the animation (HTML, plays offline)",
+            lambda: replay_html(fig, f"attnviz: how {snap.name}'s attention formed"),
+            file_name=f"attnviz-history-{slugify(snap.name)}.html",
+            mime="text/html",
+            key="train_history_html",
+            on_click="ignore",
+            icon=":material/download:",
+        )
 
 
 def retrain_recipe(meta: dict, name: str) -> Recipe | None:
@@ -63,8 +73,9 @@ def retrain_panel(sid: str, submit) -> None:
     entry = next((m for m in session_models() if m.path == path), None) if path else None
     if entry is None:
         return
-    with st.expander(f"Retrain {entry.name} with its own recipe (the new model records its alignment history)",
-                     expanded=True):  # fmt: skip
+    with st.expander(
+        f"Retrain {entry.name} with its own recipe (the new model records its alignment history)", expanded=True
+    ):
         with user_errors():
             meta = get_model(entry).meta
         recipe = retrain_recipe(meta, entry.name) if visible_to(meta, sid) else None
@@ -77,8 +88,10 @@ def retrain_panel(sid: str, submit) -> None:
             f" or {train['max_seconds'] / 60:.0f} minutes" if train.get("max_seconds") else ""
         )
         model = recipe.model
-        st.caption(f"Data {escape_markdown(recipe.data)}, score {model.get('score')}, style {model.get('style')}, "
-                   f"{budget}. Saved as **{escape_markdown(saves_as)}**; the original stays as it is.")  # fmt: skip
+        st.caption(
+            f"Data {escape_markdown(recipe.data)}, score {model.get('score')}, style {model.get('style')}, "
+            f"{budget}. Saved as **{escape_markdown(saves_as)}**; the original stays as it is."
+        )
         left, right = st.columns(2)
         if left.button("Start the retraining", key="train_retrain_start", type="primary"):
             st.session_state.pop(TRAIN_RETRAIN, None)

@@ -66,8 +66,9 @@ def sibling_panel(sid: str) -> None:
         return
     labels = {o: f"{next(m.name for m in models if m.path == o[0])} → its {o[1]} sibling" for o in options}
     index = options.index(tuple(wanted)) if wanted and tuple(wanted) in options else 0
-    with st.expander("Train a missing sibling (same data, sizes and settings, the other decoder style)",
-                     expanded=wanted is not None):  # fmt: skip
+    with st.expander(
+        "Train a missing sibling (same data, sizes and settings, the other decoder style)", expanded=wanted is not None
+    ):
         pick = st.selectbox("Model", options, index=index, format_func=labels.get, key="train_sibling_pick")
         entry = next(m for m in models if m.path == pick[0])
         with user_errors():
