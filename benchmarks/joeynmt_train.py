@@ -62,8 +62,9 @@ from attnviz.devices import autocast, describe
 from attnviz.errors import AttnvizError
 from attnviz.training import SingleProcess, TrainConfig, build_translator
 from attnviz.training.batches import make_batches
-from attnviz.training.fit import TrainRun, start_run, train_step
+from attnviz.training.fit import train_step
 from attnviz.training.recipes import Recipe
+from attnviz.training.run import TrainRun, start_run
 from benchmarks.train_real import capture_graphs, synchronize
 
 DEFAULT_RECIPE = "pretrained/recipes/multi30k-de-en-additive-bahdanau.json"
