@@ -60,8 +60,22 @@ def formation(history: dict, threshold: float) -> dict:
     if first is None:
         return {**row, "step": None, "after": None, "epochs": None, "entropy": None}
     hit = points[first]
-    return {**row, "step": hit["step"], "after": points[first - 1]["step"] if first else None,
-            "epochs": hit["epochs"], "entropy": hit["entropy"]}  # fmt: skip
+    return {
+        **row,
+        "step": hit["step"],
+        "after": points[first - 1]["step"] if first else None,
+        "epochs": hit["epochs"],
+        "entropy": hit["entropy"],
+    }
+
+
+def first_below(bahdanau: int | None, luong: int | None) -> str:
+    """Which decoder's probes fell below the threshold first, from the steps they did (None: never)."""
+    if bahdanau is None and luong is None:
+        return "neither"
+    if bahdanau == luong:
+        return "tie"
+    return "bahdanau" if luong is None or (bahdanau is not None and bahdanau < luong) else "luong"
 
 
 def table(folder: Path, thresholds: list[float]) -> tuple[list[dict], list[str]]:
@@ -87,8 +101,7 @@ def table(folder: Path, thresholds: list[float]) -> tuple[list[dict], list[str]]
             for style, history in histories.items():
                 row[style] = formation(history, threshold)
             b, lu = row["bahdanau"]["step"], row["luong"]["step"]
-            row["first"] = ("tie" if b == lu else "bahdanau" if lu is None or (b is not None and b < lu)
-                            else "luong") if (b, lu) != (None, None) else "neither"  # fmt: skip
+            row["first"] = first_below(b, lu)
             rows.append(row)
     return rows, missing
 
@@ -103,16 +116,21 @@ def _cell(f: dict) -> str:
 def markdown(rows: list[dict], command: str) -> str:
     lines = [f"Command: `{command}`", ""]
     for threshold in sorted({r["threshold"] for r in rows}, reverse=True):
-        lines += [f"AER of the probes first below {threshold}: step (previous recorded step), fractional epoch and"
-                  " entropy H (nats) at that point; final AER after training.", "",
-                  "| task | score | Bahdanau | Luong | first | final AER B / L |",
-                  "|---|---|---|---|---|---|"]  # fmt: skip
-        for r in (r for r in rows if r["threshold"] == threshold):
+        lines += [
+            f"AER of the probes first below {threshold}: step (previous recorded step), fractional epoch and"
+            " entropy H (nats) at that point; final AER after training.",
+            "",
+            "| task | score | Bahdanau | Luong | first | final AER B / L |",
+            "|---|---|---|---|---|---|",
+        ]
+        at = [r for r in rows if r["threshold"] == threshold]
+        for r in at:
             b, lu = r["bahdanau"], r["luong"]
-            lines.append(f"| {r['task']} | {r['score']} | {_cell(b)} | {_cell(lu)} | {r['first']} | "
-                         f"{b['final_aer']:.2f} / {lu['final_aer']:.2f} |")  # fmt: skip
-        counts = {k: sum(r["first"] == k for r in rows if r["threshold"] == threshold)
-                  for k in ("bahdanau", "luong", "tie", "neither")}  # fmt: skip
+            lines.append(
+                f"| {r['task']} | {r['score']} | {_cell(b)} | {_cell(lu)} | {r['first']} | "
+                f"{b['final_aer']:.2f} / {lu['final_aer']:.2f} |"
+            )
+        counts = {k: sum(r["first"] == k for r in at) for k in ("bahdanau", "luong", "tie", "neither")}
         lines += ["", "First below the threshold: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + ".", ""]
     return "\n".join(lines)
 

@@ -124,11 +124,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", default=str(MODEL), help="a de-en checkpoint (default: the shipped additive/Bahdanau)")
     p.add_argument("--data", default=str(DEFAULT_MULTI30K), help="the Multi30k folder (test_2016_flickr.de.gz, .en.gz)")
     p.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto (default: the first GPU, else the CPU)")
-    p.add_argument("--threads", type=int, nargs="+", default=[torch.get_num_threads()],
-                   help="torch CPU threads; several values measure each in turn")  # fmt: skip
+    p.add_argument(
+        "--threads",
+        type=int,
+        nargs="+",
+        default=[torch.get_num_threads()],
+        help="torch CPU threads; several values measure each in turn",
+    )
     p.add_argument("--limit", type=int, default=None, help="only the first N sentences (a quick run)")
-    p.add_argument("--max-tokens", type=int, default=None,
-                   help="batched beam's budget: sentences x beams x source tokens")  # fmt: skip
+    p.add_argument(
+        "--max-tokens", type=int, default=None, help="batched beam's budget: sentences x beams x source tokens"
+    )
     p.add_argument("--bf16", action="store_true", help="also batched beam 5 under bf16 autocast")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.add_argument("--out", help="also write the JSON here, e.g. benchmarks/results/beam_speed.json")
@@ -149,15 +155,23 @@ def main(argv: list[str] | None = None) -> int:
             for row in result["rows"]:
                 figures = f"{row['seconds']:>8.2f} {row['sentences_per_s']:>8.1f} {row['speedup']:>8.2f}x"
                 print(f"{row['decoding']:<26} {figures}")
-            print(f"batched beam 5 against one at a time: {result['differing_lines']} differing lines; BLEU "
-                  f"{result['bleu_batched']} against {result['bleu_one_at_a_time']}")  # fmt: skip
+            print(
+                f"batched beam 5 against one at a time: {result['differing_lines']} differing lines; BLEU "
+                f"{result['bleu_batched']} against {result['bleu_one_at_a_time']}"
+            )
             if "bleu_bf16" in result:
-                print(f"bf16 against float32, batched beam 5: {result['bf16_differing_lines']} differing lines; "
-                      f"BLEU {result['bleu_bf16']}")  # fmt: skip
+                print(
+                    f"bf16 against float32, batched beam 5: {result['bf16_differing_lines']} differing lines; "
+                    f"BLEU {result['bleu_bf16']}"
+                )
     report = {
-        "model": Path(args.model).name, "sentences": len(sources), "device": str(device),
-        "torch": torch.__version__, "python": platform.python_version(), "runs": runs,
-    }  # fmt: skip
+        "model": Path(args.model).name,
+        "sentences": len(sources),
+        "device": str(device),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "runs": runs,
+    }
     if args.json:
         print(json.dumps(report))
     if args.out:

@@ -94,9 +94,16 @@ def compare(rounds: int = 5, steps: int = 5, translate_runs: int = 30, seed: int
             "luong_fast_vs_textbook": round(luong / textbook, 2),
         },
         "targets": TARGETS,
-        "settings": {**SIZES, "rounds": rounds, "steps_per_round": steps, "translate_tokens": TRANSLATE_TOKENS,
-                     "translate_runs": translate_runs, "threads": torch.get_num_threads(), "seed": seed},
-    }  # fmt: skip
+        "settings": {
+            **SIZES,
+            "rounds": rounds,
+            "steps_per_round": steps,
+            "translate_tokens": TRANSLATE_TOKENS,
+            "translate_runs": translate_runs,
+            "threads": torch.get_num_threads(),
+            "seed": seed,
+        },
+    }
 
 
 def print_table(result: dict) -> None:

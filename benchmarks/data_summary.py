@@ -44,8 +44,8 @@ def measure(code: str, spec: str) -> dict:
     start = time.perf_counter()
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
     report = "; import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-    done = subprocess.run([sys.executable, "-c", code + report, spec], cwd=ROOT, env=env, check=True,
-                          capture_output=True, text=True)  # fmt: skip
+    command = [sys.executable, "-c", code + report, spec]
+    done = subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True)
     peak_kb = int(done.stdout.split()[-1])
     return {"seconds": round(time.perf_counter() - start, 1), "peak_mb": round(peak_kb / 1024)}
 

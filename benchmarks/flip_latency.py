@@ -61,9 +61,14 @@ def main() -> int:
     else:
         with streamlit_app() as (url, _):
             times = measure(url, args.task, args.score, args.flips, args.sentence)
-    result = {"flips": len(times), "median_s": round(statistics.median(times), 3),
-              "min_s": round(min(times), 3), "max_s": round(max(times), 3),
-              "model": f"{args.task} {args.score}", "load_average_1min": round(os.getloadavg()[0], 2)}  # fmt: skip
+    result = {
+        "flips": len(times),
+        "median_s": round(statistics.median(times), 3),
+        "min_s": round(min(times), 3),
+        "max_s": round(max(times), 3),
+        "model": f"{args.task} {args.score}",
+        "load_average_1min": round(os.getloadavg()[0], 2),
+    }
     print(json.dumps(result, indent=1) if args.json else result)
     return 0
 

@@ -52,11 +52,15 @@ def main() -> None:
         agreement = sum(alignment_counts(links, reference), AlignmentCounts()).to_dict()
         row = {
             "guided": (model.meta.get("guided") or {}).get("weight", 0.0),
-            "bleu": m.get("bleu"), "valid_bleu": (m.get("valid") or {}).get("bleu"), "beam": m.get("beam_size"),
+            "bleu": m.get("bleu"),
+            "valid_bleu": (m.get("valid") or {}).get("bleu"),
+            "beam": m.get("beam_size"),
             **attention_shape(model, corpus.test),
-            "f1_vs_eflomal": round(agreement["f1"], 4), "precision": round(agreement["precision"], 4),
-            "recall": round(agreement["recall"], 4), "train_seconds": model.meta.get("train_seconds"),
-        }  # fmt: skip
+            "f1_vs_eflomal": round(agreement["f1"], 4),
+            "precision": round(agreement["precision"], 4),
+            "recall": round(agreement["recall"], 4),
+            "train_seconds": model.meta.get("train_seconds"),
+        }
         results["models"][str(path)] = row
         print(path, row, flush=True)
     if args.out:

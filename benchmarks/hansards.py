@@ -20,12 +20,16 @@ as BPE pieces of words it knows). AER, precision and recall follow Och & Ney (20
 
     OMP_NUM_THREADS=1 python benchmarks/hansards.py --out benchmarks/results/hansards.json \\
         --reverse models/multi30k-fr-en-dot-luong.safetensors
+
+``--pivot`` runs no model: it prints docs/results.md's table of AER on all pairs (a row per model,
+plain and adapted; a column per method) from the stored figures of benchmarks/results/hansards.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -56,8 +60,10 @@ except ImportError:
     dtw_links = None
 
 GOLD = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "gold" / "hansards-en-fr"
+RESULTS = Path(__file__).resolve().parent / "results" / "hansards.json"
 EFLOMAL_METHODS = ("grow-diag-final-and", "intersection", "forward")
 THRESHOLD = 0.3
+METHODS = ("argmax", "threshold", "dtw", "intersection", "grow-diag-final")
 
 
 def scores(links, gold, keep) -> dict:
@@ -121,7 +127,17 @@ def main() -> None:
     parser.add_argument("--adapt", type=int, help="fine-tune copies of the models N steps on the pairs")
     parser.add_argument("--adapt-guided", action="store_true", help="with --adapt: guided by eflomal on the pairs")
     parser.add_argument("--adapt-lr", type=float, default=5e-4, help="with --adapt (default 5e-4)")
+    parser.add_argument(
+        "--pivot",
+        nargs="?",
+        const=str(RESULTS),
+        metavar="JSON",
+        help="print the pivot table of docs/results.md from stored figures (default: the shipped ones) and stop",
+    )
     args = parser.parse_args()
+    if args.pivot:
+        print(pivot(json.loads(Path(args.pivot).read_text(encoding="utf-8"))), end="")
+        return
     torch.set_num_threads(1)
 
     folder = Path(args.gold)
@@ -244,11 +260,49 @@ def table(results: dict) -> str:
         rev = results["reverse"]
         row(f"{rev['model']} (fr-en) argmax", rev["argmax all"], rev["argmax seen-words"], rev["argmax in-vocabulary"])
     for name, entry in results["attention"].items():
-        for method in ("argmax", "threshold", "dtw", "intersection", "grow-diag-final"):
+        for method in METHODS:
             if f"{method} all" in entry:
                 label = f"threshold {results['threshold']}" if method == "threshold" else method
                 figures = (entry[f"{method} {part}"] for part in ("all", "seen-words", "in-vocabulary"))
                 row(f"{name} {label}", *figures)
+    return "\n".join(lines) + "\n"
+
+
+RUN = re.compile(r"(?P<model>.+?)(?: adapted \d+(?P<guided> guided)?)?")  # the keys main() writes
+RUNS = ("plain", "adapted", "adapted, guided")
+
+
+def model_label(name: str) -> str:
+    """``multi30k-en-fr-dot-luong`` as ``dot/luong``; its guided twin as ``dot/luong, guided twin``."""
+    twin = ", guided twin" if name.endswith("-guided") else ""
+    score, _, decoder = name.removesuffix("-guided").removeprefix("multi30k-en-fr-").rpartition("-")
+    return f"{score}/{decoder}{twin}" if score else name
+
+
+def pivot(results: dict) -> str:
+    """AER on all pairs, a row per model and run (plain, adapted, adapted with guidance), a column per
+    method, the lowest figure in bold: the table of docs/results.md."""
+    aer: dict[str, dict[str, dict[str, float]]] = {}  # model -> run -> method -> AER
+    for key, entry in results["attention"].items():
+        run = RUN.fullmatch(key)
+        how = "plain" if run[0] == run["model"] else "adapted, guided" if run["guided"] else "adapted"
+        runs = aer.setdefault(model_label(run["model"]), {})
+        if how in runs:
+            raise ValueError(f"two {how} runs of {run['model']} in the figures ({key!r}): keep one to pivot them")
+        runs[how] = {m: entry[f"{m} all"]["aer"] for m in METHODS if f"{m} all" in entry}
+    cells = [figures for runs in aer.values() for figures in runs.values()]
+    methods = [m for m in METHODS if any(m in figures for figures in cells)]
+    best = min((x for figures in cells for x in figures.values()), default=None)
+    names = {"threshold": f"threshold {results['threshold']}", "dtw": "DTW"}
+    lines = [
+        "| en-fr model | | " + " | ".join(names.get(m, m) for m in methods) + " |",
+        "|---|---|" + "---:|" * len(methods),
+    ]
+    for model, runs in aer.items():
+        for how in (r for r in RUNS if r in runs):
+            figures = (runs[how].get(m) for m in methods)
+            shown = ("" if x is None else f"**{x:.3f}**" if x == best else f"{x:.3f}" for x in figures)
+            lines.append(f"| {model} | {how} | " + " | ".join(shown) + " |")
     return "\n".join(lines) + "\n"
 
 

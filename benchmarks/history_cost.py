@@ -84,16 +84,25 @@ def size_of(translator) -> dict:
         translator.history = None
         without = save(translator, Path(folder) / "b.safetensors", store="fp16").stat().st_size
         translator.history = history
-    return {"tensor_bytes": history.nbytes, "header_bytes": header, "file_growth_bytes": with_history - without,
-            "points": len(history), "probes": len(history.probes)}  # fmt: skip
+    return {
+        "tensor_bytes": history.nbytes,
+        "header_bytes": header,
+        "file_growth_bytes": with_history - without,
+        "points": len(history),
+        "probes": len(history.probes),
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--default", nargs=4, metavar=("TASK", "N_TRAIN", "HIDDEN", "EPOCHS"),
-                        help="also measure the Train page's default: task, pairs, hidden size, epochs")  # fmt: skip
+    parser.add_argument(
+        "--default",
+        nargs=4,
+        metavar=("TASK", "N_TRAIN", "HIDDEN", "EPOCHS"),
+        help="also measure the Train page's default: task, pairs, hidden size, epochs",
+    )
     parser.add_argument("--json", type=Path, help="write the results to this file")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -113,16 +122,28 @@ def main() -> int:
                 if record:
                     shares.append(timer.seconds / seconds)
                     last = translator
-        row = {"setting": name, "task": task, "n_train": n, "epochs": epochs, "model": model, **options,
-               "recording_share_median": statistics.median(shares), "recording_share_max": max(shares),
-               "wall_with_s": statistics.median(on), "wall_without_s": statistics.median(off),
-               **size_of(last)}  # fmt: skip
+        row = {
+            "setting": name,
+            "task": task,
+            "n_train": n,
+            "epochs": epochs,
+            "model": model,
+            **options,
+            "recording_share_median": statistics.median(shares),
+            "recording_share_max": max(shares),
+            "wall_with_s": statistics.median(on),
+            "wall_without_s": statistics.median(off),
+            **size_of(last),
+        }
         results.append(row)
-        print(f"{name}: recording {row['recording_share_median']:.2%} of the training time (max "
-              f"{row['recording_share_max']:.2%}); wall {row['wall_with_s']:.1f} s with, {row['wall_without_s']:.1f} s "
-              f"without; {row['points']} points x {row['probes']} probes: {row['tensor_bytes'] / 1024:.0f} kB of "
-              f"tensors + {row['header_bytes'] / 1024:.0f} kB of header, the file grows "
-              f"{row['file_growth_bytes'] / 1024:.0f} kB", flush=True)  # fmt: skip
+        print(
+            f"{name}: recording {row['recording_share_median']:.2%} of the training time (max "
+            f"{row['recording_share_max']:.2%}); wall {row['wall_with_s']:.1f} s with, {row['wall_without_s']:.1f} s "
+            f"without; {row['points']} points x {row['probes']} probes: {row['tensor_bytes'] / 1024:.0f} kB of "
+            f"tensors + {row['header_bytes'] / 1024:.0f} kB of header, the file grows "
+            f"{row['file_growth_bytes'] / 1024:.0f} kB",
+            flush=True,
+        )
     if args.json:
         args.json.write_text(json.dumps({"rounds": args.rounds, "threads": 1, "results": results}, indent=2) + "\n")
     return 0

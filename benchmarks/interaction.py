@@ -32,8 +32,20 @@ from benchmarks.load_test import server_reruns  # noqa: E402
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, TICKS_JS, streamlit_app  # noqa: E402
 
 TASK, SCORE, STYLE = "multi30k-de-en", "additive", "bahdanau"
-SUBJECTS = ["Ein Mann", "Eine Frau", "Ein Junge", "Ein Mädchen", "Ein Arbeiter", "Ein Koch", "Ein Musiker",
-            "Ein Radfahrer", "Ein Tourist", "Ein Polizist", "Eine Sängerin", "Ein Hund"]  # fmt: skip
+SUBJECTS = [
+    "Ein Mann",
+    "Eine Frau",
+    "Ein Junge",
+    "Ein Mädchen",
+    "Ein Arbeiter",
+    "Ein Koch",
+    "Ein Musiker",
+    "Ein Radfahrer",
+    "Ein Tourist",
+    "Ein Polizist",
+    "Eine Sängerin",
+    "Ein Hund",
+]
 HEAD = "{} mit einem roten Hut sitzt auf einer Bank im Park und liest eine Zeitung über kleine Hunde"  # 19 words
 TWENTY = HEAD + " ."
 FORTY = HEAD + (
@@ -74,8 +86,9 @@ def ticks(page) -> list[str] | None:
 def wait_new_ticks(page, old: list[str] | None) -> None:
     page.wait_for_function(
         f"old => {{ const t = ({TICKS_JS})(); return t && t.length && JSON.stringify(t) !== JSON.stringify(old); }}",
-        arg=old, timeout=120_000,
-    )  # fmt: skip
+        arg=old,
+        timeout=120_000,
+    )
 
 
 def settle(page, ms: int = 400) -> None:
@@ -126,10 +139,10 @@ def summarise_trace(raw: bytes) -> dict[str, float]:
     counted in their parent), and ``busy``: their sum, the browser's share of the interactions."""
     events = json.loads(raw)
     events = events.get("traceEvents", []) if isinstance(events, dict) else events
-    main = {e.get("tid") for e in events
-            if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"}  # fmt: skip
-    spans = sorted((e["ts"], e.get("dur", 0), e["name"]) for e in events
-                   if e.get("tid") in main and e.get("ph") == "X" and e.get("dur"))  # fmt: skip
+    threads = (e for e in events if e.get("name") == "thread_name")
+    main = {e.get("tid") for e in threads if e["args"].get("name") == "CrRendererMain"}
+    slices = (e for e in events if e.get("tid") in main and e.get("ph") == "X" and e.get("dur"))  # complete events
+    spans = sorted((e["ts"], e.get("dur", 0), e["name"]) for e in slices)
     totals: Counter = Counter()
     end = float("-inf")
     for ts, dur, name in spans:
@@ -161,10 +174,14 @@ def measure(url: str, log: Path, runs: int, trace_dir: Path | None, browser_type
             settle(page)
             sent.append(wire.take())
             served.append(sum(server_reruns(log, since, time.time() + 0.5)))
-        entry = {"median_s": round(statistics.median(times), 3), "min_s": round(min(times), 3),
-                 "max_s": round(max(times), 3), "n": len(times),
-                 "server_median_s": round(statistics.median(served), 3) if any(served) else None,
-                 "kb_sent_median": round(statistics.median(sent) / 1024, 1)}  # fmt: skip
+        entry = {
+            "median_s": round(statistics.median(times), 3),
+            "min_s": round(min(times), 3),
+            "max_s": round(max(times), 3),
+            "n": len(times),
+            "server_median_s": round(statistics.median(served), 3) if any(served) else None,
+            "kb_sent_median": round(statistics.median(sent) / 1024, 1),
+        }
         if trace_dir:
             raw = browser.stop_tracing()
             (trace_dir / f"{kind}.json").write_bytes(raw)
@@ -177,12 +194,11 @@ def measure(url: str, log: Path, runs: int, trace_dir: Path | None, browser_type
     run("click_cell", lambda c: click(page, c), cells)  # to the math panel: the server's answer
     if page.evaluate(READOUT_JS):  # the browser-side readout, where the page has one
         run("click_cell_readout", lambda c: click(page, c, "readout"), [c + 1 for c in cells])
-    page.goto(f"{url}/?task={TASK}&score={SCORE}&style={STYLE}&beam=10&text={forty[0]}",
-              wait_until="domcontentloaded")  # fmt: skip
+    page.goto(f"{url}/?task={TASK}&score={SCORE}&style={STYLE}&beam=10&text={forty[0]}", wait_until="domcontentloaded")
     page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=120_000)
     settle(page, 1500)
-    run(f"beam10_enter_{words(forty[1])}_words", lambda t: enter(page, t), sentences(FORTY.replace("roten", "blauen"),
-                                                                                     runs))  # fmt: skip
+    longer = sentences(FORTY.replace("roten", "blauen"), runs)
+    run(f"beam10_enter_{words(forty[1])}_words", lambda t: enter(page, t), longer)
     browser.close()
     return results
 

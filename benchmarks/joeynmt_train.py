@@ -62,8 +62,9 @@ from attnviz.devices import autocast, describe
 from attnviz.errors import AttnvizError
 from attnviz.training import SingleProcess, TrainConfig, build_translator
 from attnviz.training.batches import make_batches
-from attnviz.training.fit import TrainRun, start_run, train_step
+from attnviz.training.fit import train_step
 from attnviz.training.recipes import Recipe
+from attnviz.training.run import TrainRun, start_run
 from benchmarks.train_real import capture_graphs, synchronize
 
 DEFAULT_RECIPE = "pretrained/recipes/multi30k-de-en-additive-bahdanau.json"
@@ -105,9 +106,18 @@ def joey_config(model: dict) -> dict:
         "dropout": dropout,
         "embeddings": embeddings,
     }
-    decoder = {"type": "recurrent", "rnn_type": "gru", "hidden_size": hidden, "attention": JOEY_ATTENTION[score],
-               "num_layers": model.get("dec_layers", 1), "dropout": dropout, "hidden_dropout": dropout,
-               "init_hidden": "bridge", "input_feeding": True, "embeddings": dict(embeddings)}  # fmt: skip
+    decoder = {
+        "type": "recurrent",
+        "rnn_type": "gru",
+        "hidden_size": hidden,
+        "attention": JOEY_ATTENTION[score],
+        "num_layers": model.get("dec_layers", 1),
+        "dropout": dropout,
+        "hidden_dropout": dropout,
+        "init_hidden": "bridge",
+        "input_feeding": True,
+        "embeddings": dict(embeddings),
+    }
     return {"encoder": encoder, "decoder": decoder, "tied_embeddings": False, "tied_softmax": False}
 
 
@@ -126,7 +136,7 @@ def differences(model: dict) -> list[str]:
         )
     if model.get("attn_dim", 256) != model.get("hidden_dim", 256) and model.get("score", "additive") == "additive":
         notes.append("additive attention's inner size: JoeyNMT's is the hidden size")
-    return notes  # fmt: skip
+    return notes
 
 
 def build_joey(cfg: dict, src_itos: list[str], tgt_itos: list[str], smoothing: float):
@@ -137,9 +147,19 @@ def build_joey(cfg: dict, src_itos: list[str], tgt_itos: list[str], smoothing: f
     for name in [n for n in logging.root.manager.loggerDict if n.startswith("joeynmt")]:
         logging.getLogger(name).setLevel(logging.WARNING)  # not its "Building an encoder-decoder model..." lines
 
-    specials = SimpleNamespace(unk_token="<unk>", pad_token="<pad>", bos_token="<s>", eos_token="</s>",
-                               unk_id=JOEY_UNK, pad_id=JOEY_PAD, bos_id=JOEY_BOS, eos_id=JOEY_EOS,
-                               sep_token=None, sep_id=None, lang_tags=[])  # fmt: skip
+    specials = SimpleNamespace(
+        unk_token="<unk>",
+        pad_token="<pad>",
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_id=JOEY_UNK,
+        pad_id=JOEY_PAD,
+        bos_id=JOEY_BOS,
+        eos_id=JOEY_EOS,
+        sep_token=None,
+        sep_id=None,
+        lang_tags=[],
+    )
     vocabs = []
     for itos in (src_itos, tgt_itos):
         vocab = Vocabulary(itos[4:], specials)  # JoeyNMT puts its four specials first
@@ -209,16 +229,15 @@ def main() -> None:
     corpus = load_corpus(spec, **recipe.data_options)
     seed = recipe.train.get("seed", 0)
     tr = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=seed, **recipe.model)
-    cfg = TrainConfig(**{**recipe.train, "device": args.device, "precision": args.precision,
-                         "num_threads": args.threads, "record_history": False})  # fmt: skip
+    settings = {"device": args.device, "precision": args.precision, "num_threads": args.threads}
+    cfg = TrainConfig(**{**recipe.train, **settings, "record_history": False})
     run = start_run(tr, corpus, cfg, SingleProcess(), {})  # seeds, threads, device, Adam at the recipe's lr
     device, precision = run.device, run.precision
     run.model.train()
     graphs = getattr(run.model.decoder, "recurrence", None)  # set where fit would train on graphs
     eager = None
     if graphs is not None:  # the same model trained eagerly, from the same initial weights
-        twin = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=seed,
-                                **recipe.model)  # fmt: skip
+        twin = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab, seed=seed, **recipe.model)
         eager = start_run(twin, corpus, TrainConfig(**{**cfg.to_dict(), "cuda_graphs": False}), SingleProcess(), {})
         eager.model.train()
     tools = ("attnviz", "attnviz-eager", "joeynmt") if eager else ("attnviz", "joeynmt")
@@ -256,10 +275,12 @@ def main() -> None:
             losses = [steps[tool](i) for i in ids]
             synchronize(device)
             seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
-            row[tool] = {"step_ms": round(1000 * seconds / args.steps, 2),
-                         "target_tokens_per_s": round(row["target_tokens"] / seconds),
-                         "cpu_step_ms": round(1000 * cpu_seconds / args.steps, 2),
-                         "loss_first_last": [round(losses[0], 3), round(losses[-1], 3)]}  # fmt: skip
+            row[tool] = {
+                "step_ms": round(1000 * seconds / args.steps, 2),
+                "target_tokens_per_s": round(row["target_tokens"] / seconds),
+                "cpu_step_ms": round(1000 * cpu_seconds / args.steps, 2),
+                "loss_first_last": [round(losses[0], 3), round(losses[-1], 3)],
+            }
         row["ratio"] = round(row["attnviz"]["target_tokens_per_s"] / row["joeynmt"]["target_tokens_per_s"], 3)
         row["ratio_cpu"] = round(row["joeynmt"]["cpu_step_ms"] / row["attnviz"]["cpu_step_ms"], 3)
         if eager:
@@ -270,12 +291,18 @@ def main() -> None:
 
     ratios = [row["ratio"] for row in rounds]
     sizes = {
-        "src_vocab": len(tr.src_vocab), "tgt_vocab": len(tr.tgt_vocab), "batch_size": cfg.batch_size,
-        "batches": len(batches), "model": recipe.model, "joeynmt_model": joey_cfg,
+        "src_vocab": len(tr.src_vocab),
+        "tgt_vocab": len(tr.tgt_vocab),
+        "batch_size": cfg.batch_size,
+        "batches": len(batches),
+        "model": recipe.model,
+        "joeynmt_model": joey_cfg,
         "parameters": {"attnviz": _parameters(run.model), "joeynmt": _parameters(joey)},
-        "lr": cfg.lr, "clip": cfg.clip, "label_smoothing": cfg.label_smoothing,
+        "lr": cfg.lr,
+        "clip": cfg.clip,
+        "label_smoothing": cfg.label_smoothing,
         "joeynmt_differs": differences(recipe.model),
-    }  # fmt: skip
+    }
     result = {
         "benchmark": "joeynmt_train",
         "command": " ".join(["python", *sys.argv]),
@@ -306,20 +333,26 @@ def main() -> None:
     if args.json:
         print(text)
         return
-    print(f"{result['recipe']} on {result['machine']['hardware']}, {precision}, torch {torch.__version__}, "
-          f"JoeyNMT {joeynmt.__version__}; batch {cfg.batch_size}, {args.steps} steps a round")  # fmt: skip
-    print(f"parameters: attnviz {result['sizes']['parameters']['attnviz']:,}, "
-          f"JoeyNMT {result['sizes']['parameters']['joeynmt']:,}")  # fmt: skip
+    print(
+        f"{result['recipe']} on {result['machine']['hardware']}, {precision}, torch {torch.__version__}, "
+        f"JoeyNMT {joeynmt.__version__}; batch {cfg.batch_size}, {args.steps} steps a round"
+    )
+    parameters = result["sizes"]["parameters"]
+    print(f"parameters: attnviz {parameters['attnviz']:,}, JoeyNMT {parameters['joeynmt']:,}")
     if capture:
         print(f"CUDA graphs: {capture['graphs']} captured in {capture['graph_capture_seconds']} s")
     print(f"{'round':>5} {'tool':>14} {'ms/step':>9} {'tok/s':>8} {'CPU ms/step':>12}")
     for row in rounds:
         for tool in row["order"]:
-            print(f"{row['round']:>5} {tool:>14} {row[tool]['step_ms']:>9.1f} {row[tool]['target_tokens_per_s']:>8} "
-                  f"{row[tool]['cpu_step_ms']:>12.1f}")  # fmt: skip
+            print(
+                f"{row['round']:>5} {tool:>14} {row[tool]['step_ms']:>9.1f} {row[tool]['target_tokens_per_s']:>8} "
+                f"{row[tool]['cpu_step_ms']:>12.1f}"
+            )
     print(f"attnviz / JoeyNMT target tokens per second: median {result['ratio_median']}, range {result['ratio_range']}")
-    print(f"JoeyNMT / attnviz process CPU time a step: median {result['ratio_cpu_median']}, "
-          f"range {result['ratio_cpu_range']}")  # fmt: skip
+    print(
+        f"JoeyNMT / attnviz process CPU time a step: median {result['ratio_cpu_median']}, "
+        f"range {result['ratio_cpu_range']}"
+    )
     if eager:
         print(f"attnviz eager / JoeyNMT: median {result['ratio_eager_median']}")
 

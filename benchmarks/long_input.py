@@ -38,14 +38,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 DEFAULT_MODEL = "multi30k-de-en-additive-bahdanau"
 MB = 2**20
+MALLINFO2_FIELDS = (  # glibc's struct mallinfo2, in order; every field a size_t
+    "arena",
+    "ordblks",
+    "smblks",
+    "hblks",
+    "hblkhd",
+    "usmblks",
+    "fsmblks",
+    "uordblks",
+    "fordblks",
+    "keepcost",
+)
 
 
 class _MallInfo2(ctypes.Structure):
-    _fields_ = [
-        (name, ctypes.c_size_t)
-        for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
-                     "keepcost")
-    ]  # fmt: skip
+    _fields_ = [(name, ctypes.c_size_t) for name in MALLINFO2_FIELDS]
 
 
 def _allocated_reader():
@@ -171,13 +179,20 @@ def measure(model: str, tokens: int, beam: int, device: str, no_eos: bool, repea
         if getattr(al, name) is not None
     )
     return {
-        "model": model, "device": describe(pick_device(device)), "tokens": len(result.source_tokens) - 1,
-        "limit": limit, "limit_lifted": lifted, "no_eos": no_eos, "beam": beam, "steps": len(result.target_tokens),
-        "hypotheses": len(result.hypotheses), "seconds": round(statistics.median(times), 4),
+        "model": model,
+        "device": describe(pick_device(device)),
+        "tokens": len(result.source_tokens) - 1,
+        "limit": limit,
+        "limit_lifted": lifted,
+        "no_eos": no_eos,
+        "beam": beam,
+        "steps": len(result.target_tokens),
+        "hypotheses": len(result.hypotheses),
+        "seconds": round(statistics.median(times), 4),
         "peak_mb": None if peak is None else round(peak / MB, 1),
         "live_mb": round((live[0] - live_base) / MB, 1) if allocated is not None else None,
         "needed_mb": round(needed / MB, 2),
-    }  # fmt: skip
+    }
 
 
 def _child(queue, *args) -> None:
@@ -224,12 +239,14 @@ def main() -> None:
         return
     first = rows[0]
     lifted = f" (the model's limit, {first['limit']}, lifted)" if first["limit_lifted"] else ""
-    print(f"{first['model']} on {first['device']}: {first['tokens']} tokens{lifted}"
-          + (", <eos> forbidden" if first["no_eos"] else ""))  # fmt: skip
+    forbidden = ", <eos> forbidden" if first["no_eos"] else ""
+    print(f"{first['model']} on {first['device']}: {first['tokens']} tokens{lifted}{forbidden}")
     print(f"{'beam':>4} {'steps':>5} {'seconds':>8} {'peak MB':>8} {'live MB':>8} {'needed MB':>9}")
     for r in rows:
-        print(f"{r['beam']:>4} {r['steps']:>5} {r['seconds']:>8.3f} {r['peak_mb']!s:>8} {r['live_mb']!s:>8} "
-              f"{r['needed_mb']:>9.2f}")  # fmt: skip
+        print(
+            f"{r['beam']:>4} {r['steps']:>5} {r['seconds']:>8.3f} {r['peak_mb']!s:>8} {r['live_mb']!s:>8} "
+            f"{r['needed_mb']:>9.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ from attnviz.training.config import TrainConfig
 from attnviz.training.fit import build_translator, fit
 from attnviz.training.recipes import Recipe
 
+EPOCH_FIGURES = ("epoch", "step", "loss", "valid_loss", "valid_accuracy", "seconds")  # of each history row
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -35,15 +37,26 @@ def main() -> None:
     recipe = Recipe.from_file(args.recipe)
     corpus = load_corpus(recipe.data, **recipe.data_options)
     for precision in args.precisions:
-        translator = build_translator(corpus, min_freq=recipe.min_freq, max_vocab=recipe.max_vocab,
-                                      seed=recipe.train.get("seed", 0), **recipe.model)  # fmt: skip
-        settings = {"max_steps": args.steps, "max_seconds": None, "probe": None, "average_last": 0,
-                    "num_threads": args.threads, "precision": precision}  # fmt: skip
+        translator = build_translator(
+            corpus,
+            min_freq=recipe.min_freq,
+            max_vocab=recipe.max_vocab,
+            seed=recipe.train.get("seed", 0),
+            **recipe.model,
+        )
+        settings = {
+            "max_steps": args.steps,
+            "max_seconds": None,
+            "probe": None,
+            "average_last": 0,
+            "num_threads": args.threads,
+            "precision": precision,
+        }
         result = fit(translator, corpus, TrainConfig(**{**recipe.train, **settings}))
-        rows = [{k: row[k] for k in ("epoch", "step", "loss", "valid_loss", "valid_accuracy", "seconds")}
-                for row in result.history]  # fmt: skip
-        print(json.dumps({"recipe": recipe.name, "precision": translator.meta["precision"],
-                          "hardware": translator.meta["hardware"], "epochs": rows}), flush=True)  # fmt: skip
+        rows = [{k: row[k] for k in EPOCH_FIGURES} for row in result.history]
+        meta = translator.meta
+        report = {"recipe": recipe.name, "precision": meta["precision"], "hardware": meta["hardware"], "epochs": rows}
+        print(json.dumps(report), flush=True)
 
 
 if __name__ == "__main__":

@@ -102,17 +102,22 @@ def main() -> None:
     results = []
     for rows, words in itertools.product(args.rows, args.words):
         path = write_csv(args.folder / f"pairs-{rows}x{words}.csv", rows, words)
-        child = subprocess.run([sys.executable, __file__, "--measure", str(path)], capture_output=True, text=True,
-                               env={**os.environ, "OMP_NUM_THREADS": "1"}, check=True)  # fmt: skip
+        command = [sys.executable, __file__, "--measure", str(path)]
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        child = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
         results.append(json.loads(child.stdout.strip().splitlines()[-1]))
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"{'rows':>9} {'words':>6} {'file MB':>8} {'seconds':>8} {'peak RSS MB':>12} {'RSS before MB':>14} "
-          f"{'train pairs':>12}")  # fmt: skip
+    print(
+        f"{'rows':>9} {'words':>6} {'file MB':>8} {'seconds':>8} {'peak RSS MB':>12} {'RSS before MB':>14} "
+        f"{'train pairs':>12}"
+    )
     for r in results:
-        print(f"{r['rows']:>9} {r['words']:>6} {r['file_mb']:>8} {r['seconds']:>8} {r['peak_rss_mb']:>12} "
-              f"{r['baseline_rss_mb']:>14} {r['train_pairs']!s:>12}")  # fmt: skip
+        print(
+            f"{r['rows']:>9} {r['words']:>6} {r['file_mb']:>8} {r['seconds']:>8} {r['peak_rss_mb']:>12} "
+            f"{r['baseline_rss_mb']:>14} {r['train_pairs']!s:>12}"
+        )
         for message in r["messages"]:
             print(f"{'':>9} {message.replace(chr(92), '')}")  # unescaped Markdown
 

@@ -55,8 +55,13 @@ def run(ttl: int, settle: float, folder: Path) -> list[dict]:
 
     tables = [write_csv(folder / f"upload-{words}.csv", 100_000, words) for words in (40, 41, 42)]
     temp = Path(tempfile.mkdtemp(prefix="attnviz-release-"))
-    env = {**os.environ, "TMPDIR": str(temp), "HOME": str(temp), "OMP_NUM_THREADS": "1",
-           "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(ttl)}  # fmt: skip
+    env = {
+        **os.environ,
+        "TMPDIR": str(temp),
+        "HOME": str(temp),
+        "OMP_NUM_THREADS": "1",
+        "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(ttl),
+    }
     steps = []
     with streamlit_app(env) as (url, _), sync_playwright() as p:
         pid = server_pid(url.rsplit(":", 1)[1])

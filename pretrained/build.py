@@ -39,8 +39,8 @@ def _finished(path: Path) -> bool:
 
 def _log_epoch(p) -> None:
     if p.kind == "epoch":
-        print(f"  epoch {p.epoch}/{p.epochs} step {p.step} loss {p.loss:.3f} valid {p.valid_loss or 0:.3f} "
-              f"acc {p.valid_accuracy or 0:.3f} {p.seconds:.0f} s", flush=True)  # fmt: skip
+        valid = f"valid {p.valid_loss or 0:.3f} acc {p.valid_accuracy or 0:.3f}"
+        print(f"  epoch {p.epoch}/{p.epochs} step {p.step} loss {p.loss:.3f} {valid} {p.seconds:.0f} s", flush=True)
 
 
 def main() -> int:

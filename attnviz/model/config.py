@@ -10,8 +10,12 @@ STYLES = ("bahdanau", "luong")
 ENCODERS = ("gru", "lstm", "transformer")
 CELLS = ("gru", "lstm")
 LSTM_CELL_INITS = ("zeros", "bridge")
-_KINDS = {"int": (int, "a whole number"), "float": ((int, float), "a number"), "bool": (bool, "true or false"),
-          "str": (str, "a string")}  # fmt: skip
+_KINDS = {
+    "int": (int, "a whole number"),
+    "float": ((int, float), "a number"),
+    "bool": (bool, "true or false"),
+    "str": (str, "a string"),
+}
 
 
 @dataclass

@@ -77,10 +77,8 @@ class Decoder(nn.Module):
         H = cfg.hidden_dim
         self.embedding = nn.Embedding(cfg.tgt_vocab_size, cfg.emb_dim, padding_idx=PAD_ID)
         rnn_cls = nn.GRU if cfg.cell == "gru" else nn.LSTM
-        self.rnn = rnn_cls(
-            rnn_input, H, num_layers=cfg.dec_layers, batch_first=True,
-            dropout=cfg.dropout if cfg.dec_layers > 1 else 0.0,
-        )  # fmt: skip
+        between_layers = cfg.dropout if cfg.dec_layers > 1 else 0.0  # torch's RNN drops out between layers only
+        self.rnn = rnn_cls(rnn_input, H, num_layers=cfg.dec_layers, batch_first=True, dropout=between_layers)
         self.attention = Attention(
             cfg.score, H, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len, cfg.window, cfg.local_content
         )

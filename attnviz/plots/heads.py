@@ -40,6 +40,12 @@ MIN_MAP_PX, MAX_CELL_PX = 28, 48  # a map's smallest side; the tallest a cell ge
 LABEL_CELL_PX = 13  # the narrowest cell that gets word ticks (labels of MIN_TICK_PX)
 TITLE_FONT_PX, MIN_TITLE_FONT_PX, TITLE_LINE_PX = 11, 8, 14
 GRID_TITLE = "Every head's cross-attention (layer × head)"
+# what every map's traces, title and the chosen map's outline share; heads_grid adds each one's place and data
+_HEATMAP = {"type": "heatmap", "coloraxis": "coloraxis", "xgap": 0.5, "ygap": 0.5, "hoverinfo": "skip"}
+_MARKERS = {"type": "scatter", "mode": "markers", "showlegend": False}
+_MAP_TITLE = {"xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False}
+_OUTLINE = {"type": "rect", "line": {"color": "#e6550d", "width": 3}}
+_TITLE = {"font": {"size": 15}, "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 12}}
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,20 @@ def grid_layout(
     return GridLayout(map_width, map_height, ticks, font, angle, left, bottom, lines, max(title_font, 6))
 
 
+def _titles(layers: int, heads: int, aer: np.ndarray | None, lines: int) -> list[str]:
+    """Every map's title, layer by layer (HTML lines), those of the lowest AER in bold."""
+    best = set()
+    if aer is not None and np.isfinite(aer).any():
+        low = np.nanmin(aer)
+        best = {(int(i), int(j)) for i, j in zip(*np.nonzero(np.isclose(aer, low, rtol=0, atol=1e-9)), strict=True)}
+    titles = []
+    for layer in range(layers):
+        for head in range(heads):
+            title = "<br>".join(_title_lines(layer, head, None if aer is None else aer[layer, head], lines))
+            titles.append(f"<b>{title}</b>" if (layer, head) in best else title)
+    return titles
+
+
 def _ref(k: int) -> str:
     """The suffix of the ``k``-th subplot's axes (1-based): ``x``, ``x2``, ..."""
     return "" if k == 1 else str(k)
@@ -110,8 +130,12 @@ def _scaled(w: np.ndarray, scale: str) -> tuple[np.ndarray, float, dict]:
     if scale == "map":  # each map from 0 to its own largest weight
         top = w.max(axis=(2, 3), keepdims=True)  # [layers, heads, 1, 1]
         z = np.divide(w, top, out=np.zeros_like(w), where=top > 0)
-        bar = {"title": {"text": "share of<br>the map's<br>largest<br>weight"}, "tickvals": [0, 0.5, 1],
-               "ticktext": ["0", "half", "its max"], "ticklabelposition": "outside bottom"}  # fmt: skip
+        bar = {
+            "title": {"text": "share of<br>the map's<br>largest<br>weight"},
+            "tickvals": [0, 0.5, 1],
+            "ticktext": ["0", "half", "its max"],
+            "ticklabelposition": "outside bottom",
+        }
         return z, 1.0, bar
     top = 1.0 if scale == "fixed" else float(w.max()) or 1.0
     return w, top, {"title": {"text": "weight"}}
@@ -137,15 +161,7 @@ def heads_grid(
         raise InputError(f"expected a [layers, heads, {len(target_words)}, {len(source_words)}] stack, got {w.shape}")
     layers, heads, n_tgt, n_src = w.shape
     shape = grid_layout(layers, heads, source_words, target_words, max_width, aer is not None)
-    best = set()
-    if aer is not None and np.isfinite(aer).any():
-        low = np.nanmin(aer)
-        best = {(int(i), int(j)) for i, j in zip(*np.nonzero(np.isclose(aer, low, rtol=0, atol=1e-9)), strict=True)}
-    titles = []
-    for layer in range(layers):
-        for head in range(heads):
-            title = "<br>".join(_title_lines(layer, head, None if aer is None else aer[layer, head], shape.title_lines))
-            titles.append(f"<b>{title}</b>" if (layer, head) in best else title)
+    titles = _titles(layers, heads, aer, shape.title_lines)
     title_px = (shape.title_lines - (aer is None and shape.title_lines > 1)) * TITLE_LINE_PX + 6
     top, bottom = 44 + title_px, shape.bottom + 10
     plot_h = layers * shape.map_height + (layers - 1) * (title_px + 8)
@@ -154,12 +170,13 @@ def heads_grid(
     src, tgt = display_tokens(source_words), display_tokens(target_words)
     rows_grid, cols_grid = (a.ravel() for a in np.meshgrid(np.arange(n_tgt), np.arange(n_src), indexing="ij"))
     hover = [f"{tgt[t]} → {src[s]}" for t, s in zip(rows_grid, cols_grid, strict=True)]
-    marker = {"symbol": "square", "size": max(4, min(shape.map_width // n_src, shape.map_height // n_tgt)),
-              "opacity": 0}  # fmt: skip
+    size = max(4, min(shape.map_width // n_src, shape.map_height // n_tgt))
+    cells = {"x": cols_grid, "y": rows_grid, "text": hover, "marker": {"symbol": "square", "size": size, "opacity": 0}}
     axis = {"showgrid": False, "zeroline": False, "tickfont": {"size": shape.tick_font}, "showticklabels": False}
-    x_ticks = {"showticklabels": True, "tickmode": "array", "tickvals": list(range(n_src)), "ticktext": src,
-               "tickangle": shape.tick_angle}  # fmt: skip
-    y_ticks = {"showticklabels": True, "tickmode": "array", "tickvals": list(range(n_tgt)), "ticktext": tgt}
+    x_range, y_range = [-0.5, n_src - 0.5], [n_tgt - 0.5, -0.5]
+    ticks = {"showticklabels": True, "tickmode": "array"}
+    x_ticks = {**ticks, "tickvals": list(range(n_src)), "ticktext": src, "tickangle": shape.tick_angle}
+    y_ticks = {**ticks, "tickvals": list(range(n_tgt)), "ticktext": tgt}
     # the subplots laid out by hand, as one dict: make_subplots and add_trace(row=, col=) validate the
     # figure again for each of the hundreds of traces of a large model's grid
     traces, layout, notes = [], {}, []
@@ -171,40 +188,42 @@ def heads_grid(
             x0 = head * (shape.map_width + GAP_PX) / plot_w
             x1 = min(1.0, x0 + shape.map_width / plot_w)
             xa, ya = f"x{_ref(k)}", f"y{_ref(k)}"
-            layout[f"xaxis{_ref(k)}"] = {**axis, "domain": [x0, x1], "anchor": ya, "range": [-0.5, n_src - 0.5],
-                                        **(x_ticks if shape.ticks and layer == layers - 1 else {})}  # fmt: skip
-            layout[f"yaxis{_ref(k)}"] = {**axis, "domain": [y0, y1], "anchor": xa, "range": [n_tgt - 0.5, -0.5],
-                                        **(y_ticks if shape.ticks and head == 0 else {})}  # fmt: skip
+            x_labels = x_ticks if shape.ticks and layer == layers - 1 else {}
+            y_labels = y_ticks if shape.ticks and head == 0 else {}
+            layout[f"xaxis{_ref(k)}"] = {**axis, "domain": [x0, x1], "anchor": ya, "range": x_range, **x_labels}
+            layout[f"yaxis{_ref(k)}"] = {**axis, "domain": [y0, y1], "anchor": xa, "range": y_range, **y_labels}
             # the heatmap draws; the invisible markers on top take the hover and the click (a heatmap cell is
             # not selectable): each carries (layer, head, weight)
-            traces.append({"type": "heatmap", "z": z[layer, head], "coloraxis": "coloraxis", "xgap": 0.5,
-                           "ygap": 0.5, "hoverinfo": "skip", "xaxis": xa, "yaxis": ya})  # fmt: skip
+            traces.append({**_HEATMAP, "z": z[layer, head], "xaxis": xa, "yaxis": ya})
             weights = w[layer, head, rows_grid, cols_grid]  # [tgt * src], row by row
             # a list, not an array: a click's point carries its row, and a typed array's row reached the
             # server as {"0": .., "1": ..} instead of [layer, head, weight]
             data = np.column_stack([np.full(len(weights), layer), np.full(len(weights), head), weights]).tolist()
-            traces.append({"type": "scatter", "x": cols_grid, "y": rows_grid, "mode": "markers", "customdata": data,
-                           "text": hover, "marker": marker, "showlegend": False, "name": f"L{layer} H{head}",
-                           "hovertemplate": f"layer {layer}, head {head}<br>%{{text}}: %{{customdata[2]:.3f}}"
-                           "<extra></extra>", "xaxis": xa, "yaxis": ya})  # fmt: skip
-            notes.append({"text": titles[k - 1], "x": (x0 + x1) / 2, "y": y1, "xref": "paper", "yref": "paper",
-                          "xanchor": "center", "yanchor": "bottom", "showarrow": False,
-                          "font": {"size": shape.title_font}})  # fmt: skip
+            hovertemplate = f"layer {layer}, head {head}<br>%{{text}}: %{{customdata[2]:.3f}}<extra></extra>"
+            markers = {**_MARKERS, **cells, "customdata": data, "name": f"L{layer} H{head}"}
+            traces.append({**markers, "hovertemplate": hovertemplate, "xaxis": xa, "yaxis": ya})
+            font = {"size": shape.title_font}
+            notes.append({**_MAP_TITLE, "text": titles[k - 1], "x": (x0 + x1) / 2, "y": y1, "font": font})
     shapes = []
     if chosen is not None and 0 <= chosen[0] < layers and 0 <= chosen[1] < heads:
         k = chosen[0] * heads + chosen[1] + 1
-        shapes.append({"type": "rect", "x0": -0.5, "x1": n_src - 0.5, "y0": -0.5, "y1": n_tgt - 0.5,
-                       "xref": f"x{_ref(k)}", "yref": f"y{_ref(k)}",
-                       "line": {"color": "#e6550d", "width": 3}})  # fmt: skip
+        box = {"x0": -0.5, "x1": n_src - 0.5, "y0": -0.5, "y1": n_tgt - 0.5}  # the whole map
+        shapes.append({**_OUTLINE, **box, "xref": f"x{_ref(k)}", "yref": f"y{_ref(k)}"})
     bar.update(thickness=12, len=min(1.0, 320 / plot_h), y=1, yanchor="top")
+    title = {**_TITLE, "text": html.escape(GRID_TITLE, quote=False)}
+    coloraxis = {"colorscale": WEIGHT_SCALE, "cmin": 0, "cmax": cmax, "colorbar": bar}
+    margin = {"l": shape.left, "r": BAR_PX - 10, "t": top, "b": bottom}
     layout.update(
-        width=shape.left + plot_w + BAR_PX, height=top + plot_h + bottom,
-        margin={"l": shape.left, "r": BAR_PX - 10, "t": top, "b": bottom},
-        coloraxis={"colorscale": WEIGHT_SCALE, "cmin": 0, "cmax": cmax, "colorbar": bar},
-        title={"text": html.escape(GRID_TITLE, quote=False), "font": {"size": 15}, "y": 1, "yanchor": "top",
-               "yref": "container", "pad": {"t": 12}},
-        annotations=notes, shapes=shapes, clickmode="event+select", plot_bgcolor="white",
-    )  # fmt: skip
+        width=shape.left + plot_w + BAR_PX,
+        height=top + plot_h + bottom,
+        margin=margin,
+        coloraxis=coloraxis,
+        title=title,
+        annotations=notes,
+        shapes=shapes,
+        clickmode="event+select",
+        plot_bgcolor="white",
+    )
     fig = go.Figure(data=traces, layout=layout)
     fit_title(fig)
     return apply_template(fig)

@@ -28,6 +28,6 @@ def pdf_titled(pdf: bytes, title: str) -> bytes:
     update = b"\n%d 0 obj\n<<%s>>\nendobj\n" % (number, body)
     xref = start + len(update) - 1
     update += b"xref\n0 1\n0000000000 65535 f \n%d 1\n%010d 00000 n \n" % (number, start)
-    update += b"trailer\n<</Size %d /Root %s /Info %d 0 R /Prev %d>>\nstartxref\n%d\n%%%%EOF\n" % (
-        number + 1, root.group(1), number, previous, xref)  # fmt: skip
+    trailer = b"trailer\n<</Size %d /Root %s /Info %d 0 R /Prev %d>>\n" % (number + 1, root.group(1), number, previous)
+    update += trailer + b"startxref\n%d\n%%%%EOF\n" % xref
     return pdf + update

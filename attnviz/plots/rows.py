@@ -66,8 +66,8 @@ def heatmap_rows(alignments: dict[str, Alignment], max_width: int, values: str =
     n_src = max(np.shape(al.weights)[1] for al in als)
     n_tgt = max(np.shape(al.weights)[0] for al in als)
     left = max(label_px(al.target_tokens, 0) for al in als)
-    cell = max(MIN_CELL_PX, min(cell_size(max(n_src, n_tgt)), (max_width - BAR_PX - cols * (left + GAP_PX)) //
-                                (cols * n_src)))  # fmt: skip
+    widest = (max_width - BAR_PX - cols * (left + GAP_PX)) // (cols * n_src)  # the cell that fills the width
+    cell = max(MIN_CELL_PX, min(cell_size(max(n_src, n_tgt)), widest))
     angle = min(tick_angle(al.source_tokens, cell) for al in als)
     font = tick_px(cell)
     bottom = max(label_px(al.source_tokens, angle, font) for al in als)
@@ -94,6 +94,6 @@ def heatmap_rows(alignments: dict[str, Alignment], max_width: int, values: str =
     heat.colorbar.update(len=min(1.0, max(map_h, 160) / plot_h), y=1, yanchor="top", thickness=14)
     apply_template(fig)
     top = title_px + 50
-    fig.update_layout(width=left + plot_w + BAR_PX, height=top + plot_h + bottom, plot_bgcolor="white",
-                      margin={"l": left, "r": BAR_PX - 20, "t": top, "b": bottom})  # fmt: skip
+    margin = {"l": left, "r": BAR_PX - 20, "t": top, "b": bottom}
+    fig.update_layout(width=left + plot_w + BAR_PX, height=top + plot_h + bottom, plot_bgcolor="white", margin=margin)
     return fig

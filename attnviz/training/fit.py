@@ -1,36 +1,35 @@
 """Training: build a fresh model for a corpus, then ``fit`` it with progress callbacks.
 
-``fit`` composes :func:`start_run`, :func:`run_epoch` (a :func:`train_step` per batch),
-:func:`end_epoch` and :func:`finish_run`. The loop knows nothing about the model's internals. It
-reports through a callback (the CLI draws a tqdm bar from it, the app a live chart) and checks
-``should_stop`` between steps, so another thread can stop it.
+``fit`` composes :func:`~attnviz.training.run.start_run` (the state of the run), :func:`run_epoch`
+(a :func:`train_step` per batch), :func:`end_epoch` and :func:`finish_run`. The loop knows nothing
+about the model's internals. It reports through a callback (the CLI draws a tqdm bar from it, the
+app a live chart) and checks ``should_stop`` between steps, so another thread can stop it.
 """
 
 from __future__ import annotations
 
-import collections
 import copy
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor, nn
 
 from attnviz.data import PAD_ID, Corpus, Link, Vocab
 from attnviz.decoding import Translator
-from attnviz.devices import autocast, describe
+from attnviz.devices import autocast
 from attnviz.errors import ConfigError, DataError
 from attnviz.model import ModelConfig, build_model
 from attnviz.training.batches import make_batches
 from attnviz.training.config import Progress, TrainConfig, TrainResult
 from attnviz.training.distributed import Batch, SingleProcess
-from attnviz.training.graphs import drop_graphs, graphs_apply, use_graphs
+from attnviz.training.graphs import drop_graphs
 from attnviz.training.guided import guided_alignment_loss, reference_rows
 from attnviz.training.history import HistoryRecorder, geometric
 from attnviz.training.loss import smoothed_cross_entropy
+from attnviz.training.run import Totals, TrainRun, start_run
 
 
 def build_translator(
@@ -115,73 +114,6 @@ def _keep_average_if_better(model: nn.Module, snapshots, valid_batches, device, 
         model.load_state_dict(kept)
 
 
-@dataclass
-class TrainRun:
-    """What one training carries from step to step and from epoch to epoch."""
-
-    translator: Translator
-    cfg: TrainConfig
-    group: SingleProcess
-    model: nn.Module
-    trained: nn.Module  # the DDP wrapper of model when distributed, else model itself
-    device: torch.device
-    precision: str
-    hardware: str
-    valid_batches: list[Batch]
-    optimizer: torch.optim.Optimizer
-    total_steps: int
-    start: float  # time.perf_counter() when the training began (earlier when resumed)
-    step: int = 0  # optimiser steps so far
-    lr: float = 0.0  # the learning rate of the last optimiser step
-    bad_epochs: int = 0  # epochs since the best validation loss
-    best_state: dict | None = None  # the weights of the best epoch of this run
-    snapshots: collections.deque = field(default_factory=collections.deque)  # epoch-end weights to average
-    recorder: HistoryRecorder | None = None  # the alignment history (rank 0, cfg.record_history)
-
-    @property
-    def guided(self) -> bool:
-        return self.cfg.guided_weight > 0
-
-
-@dataclass
-class EpochTotals:
-    """Sums over the steps of one epoch, for the whole batch of each (all ranks)."""
-
-    loss: float = 0.0  # token loss, summed over target tokens
-    align: float = 0.0  # guided alignment loss, weighted by target tokens as the loss
-    correct: int = 0
-    tokens: int = 0
-
-
-def start_run(translator: Translator, corpus: Corpus, cfg: TrainConfig, group: SingleProcess, resume: dict) -> TrainRun:
-    """Seed, place the model on the device ``cfg`` asks for, batch the validation split and make
-    the optimiser; ``resume`` (a ``translator.meta["progress"]`` record) sets the step count and clock."""
-    if cfg.num_threads:
-        torch.set_num_threads(cfg.num_threads)
-    torch.manual_seed(cfg.seed + group.rank)  # ranks draw different dropout masks
-    device, precision = cfg.hardware()
-    device = group.place(device)
-    hardware = group.describe(describe(device))
-    model = translator.model.to(device)
-    trained = group.wrap(model)  # the DDP wrapper when distributed
-    src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
-    valid_batches = make_batches(corpus.valid, src_vocab, tgt_vocab, cfg.batch_size, None) if corpus.valid else []
-    steps_per_epoch = math.ceil(len(corpus.train) / cfg.batch_size)
-    total_steps = steps_per_epoch * cfg.epochs
-    if cfg.max_steps:
-        total_steps = min(total_steps, cfg.max_steps)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, fused=device.type == "cuda")  # one kernel a step
-    if cfg.cuda_graphs and not graphs_apply(model, device, precision, cfg.teacher_forcing, group.world):
-        use_graphs(model)
-        hardware += ", CUDA graphs"  # the progress reports and the checkpoint say so
-    start = time.perf_counter() - float(resume.get("seconds", 0.0))
-    return TrainRun(
-        translator, cfg, group, model, trained, device, precision, hardware, valid_batches, optimizer, total_steps,
-        start, step=int(resume.get("step", 0)), lr=optimizer.param_groups[0]["lr"],
-        bad_epochs=int(resume.get("bad_epochs", 0)), snapshots=collections.deque(maxlen=max(cfg.average_last, 1)),
-    )  # fmt: skip
-
-
 def train_step(run: TrainRun, batch: Batch) -> tuple[float, float, int, int]:
     """One optimiser step on this rank's shard of ``batch``: the token loss and alignment loss summed
     over target tokens, the correct predictions and the target tokens, of the whole batch (all ranks)."""
@@ -208,11 +140,11 @@ def run_epoch(
     result: TrainResult,
     callback: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-) -> EpochTotals:
+) -> Totals:
     """A :func:`train_step` per batch, at the rate of the schedule, until the batches, ``should_stop``
     (``result.stopped``), ``cfg.max_steps`` or the time budget (``result.out_of_time``) end the epoch."""
     cfg, group = run.cfg, run.group
-    totals = EpochTotals()
+    totals = Totals()
     for batch in batches:
         # the same on every rank: ranks stop at the same step and use the same rate
         asked, spent = group.agree(bool(should_stop and should_stop()), time.perf_counter() - run.start)
@@ -226,16 +158,11 @@ def run_epoch(
             for param_group in run.optimizer.param_groups:
                 param_group["lr"] = cfg.lr * _linear(cfg, run.step, run.total_steps, spent)
         run.lr = run.optimizer.param_groups[0]["lr"]  # the rate this step uses
-        loss_sum, align_sum, correct, n = train_step(run, batch)
-        totals.loss, totals.correct, totals.tokens = totals.loss + loss_sum, totals.correct + correct, totals.tokens + n
-        totals.align += align_sum
-        recorded = _record_step(run, epoch, loss_sum, correct, n)
+        step = Totals(*train_step(run, batch))
+        totals.add(step)
+        recorded = _record_step(run, epoch, step.loss, step.correct, step.tokens)
         if callback and group.is_main:
-            elapsed = time.perf_counter() - run.start
-            report = Progress("step", run.step, run.total_steps, epoch, cfg.epochs, loss_sum / max(n, 1),
-                              correct / max(n, 1), elapsed, elapsed / run.step * (run.total_steps - run.step),
-                              lr=run.lr, hardware=run.hardware,
-                              align_loss=align_sum / max(n, 1) if run.guided else None)  # fmt: skip
+            report = run.report("step", epoch, step, run.total_steps - run.step)
             report.history = run.recorder.history.to_dict() if recorded else None
             callback(report)
     return totals
@@ -255,7 +182,7 @@ def _record_step(run: TrainRun, epoch: int, loss_sum: float, correct: int, token
 def end_epoch(
     run: TrainRun,
     epoch: int,
-    totals: EpochTotals,
+    totals: Totals,
     result: TrainResult,
     callback: Callable[[Progress], None] | None = None,
     on_epoch_end: Callable[[Translator, TrainResult], None] | None = None,
@@ -275,11 +202,9 @@ def end_epoch(
         run.bad_epochs += 1
         for param_group in run.optimizer.param_groups:
             param_group["lr"] *= cfg.lr_decay
-    elapsed = time.perf_counter() - run.start
-    report = Progress("epoch", run.step, run.total_steps, epoch, cfg.epochs, totals.loss / totals.tokens,
-                      totals.correct / totals.tokens, elapsed, elapsed / run.step * max(run.total_steps - run.step, 0),
-                      valid_loss, valid_acc, lr=run.lr, hardware=run.hardware,
-                      align_loss=totals.align / totals.tokens if run.guided else None)  # fmt: skip
+    steps_left = max(run.total_steps - run.step, 0)
+    report = run.report("epoch", epoch, totals, steps_left, valid_loss=valid_loss, valid_accuracy=valid_acc)
+    elapsed = report.seconds
     if cfg.probe and group.is_main:
         model.eval()
         report.probe = translator.translate(cfg.probe)
@@ -290,9 +215,14 @@ def end_epoch(
     result.epochs_run = epoch
     if callback and group.is_main:
         callback(report)
-    translator.meta["progress"] = {"epoch": epoch, "step": run.step, "seconds": round(elapsed, 1),
-                                   "best_valid_loss": _finite(result.best_valid_loss), "bad_epochs": run.bad_epochs,
-                                   "history": result.history}  # fmt: skip
+    translator.meta["progress"] = {
+        "epoch": epoch,
+        "step": run.step,
+        "seconds": round(elapsed, 1),
+        "best_valid_loss": _finite(result.best_valid_loss),
+        "bad_epochs": run.bad_epochs,
+        "history": result.history,
+    }
     if on_epoch_end and group.is_main:
         on_epoch_end(translator, result)
     if result.stopped or (cfg.max_steps and run.step >= cfg.max_steps):
@@ -376,11 +306,12 @@ def fit(
             run.recorder.record(run.model, run.device, "start", 0, 0, 0.0)
     result = TrainResult(history=list(resume.get("history", [])))
     result.best_valid_loss = float(resume.get("best_valid_loss") or math.inf)
+    src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
+    train_links = links if guided else None
     try:
         for epoch in range(first_epoch, cfg.epochs + 1):
             run.model.train()
-            batches = make_batches(corpus.train, translator.src_vocab, translator.tgt_vocab, cfg.batch_size, rng,
-                                   links if guided else None)  # fmt: skip
+            batches = make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng, train_links)
             totals = run_epoch(run, batches, epoch, result, callback, should_stop)
             if totals.tokens == 0 or end_epoch(run, epoch, totals, result, callback, on_epoch_end):
                 break

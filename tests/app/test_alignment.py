@@ -53,9 +53,9 @@ def subword_env(tmp_path_factory):
     (folder / "pairs.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     (folder / "models").mkdir()
     for name in ("bpe-additive-bahdanau", "bpe-copy-additive-bahdanau"):  # two, for Compare
-        recipe = Recipe(name, f"{folder / 'pairs.tsv'}?src=de&tgt=en", {"n_valid": 5, "n_test": 5, "subwords": 20},
-                        model={"emb_dim": 16, "hidden_dim": 24, "attn_dim": 12, "dropout": 0.0},
-                        train={"epochs": 1, "batch_size": 16})  # fmt: skip
+        data, options = f"{folder / 'pairs.tsv'}?src=de&tgt=en", {"n_valid": 5, "n_test": 5, "subwords": 20}
+        model = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 12, "dropout": 0.0}
+        recipe = Recipe(name, data, options, model=model, train={"epochs": 1, "batch_size": 16})
         run_recipe(recipe, folder / "models" / f"{name}.safetensors")
     return folder / "models"
 
@@ -170,10 +170,10 @@ def test_built_in_gold_scores_attention_and_eflomal(app_env):
 
 def _upload(at: AppTest, gold: bytes, name: str = "gold.txt") -> AppTest:
     at.radio(key="explore_gold_source").set_value("upload").run()
-    at.file_uploader(key="explore_gold_src_file").set_value(("src.txt", b"the girl sees the cat .\nthe cat eats .\n",
-                                                             "text/plain"))  # fmt: skip
-    at.file_uploader(key="explore_gold_tgt_file").set_value(("tgt.txt", b"la fille voit le chat .\nle chat mange .\n",
-                                                             "text/plain"))  # fmt: skip
+    source_file = ("src.txt", b"the girl sees the cat .\nthe cat eats .\n", "text/plain")
+    target_file = ("tgt.txt", b"la fille voit le chat .\nle chat mange .\n", "text/plain")
+    at.file_uploader(key="explore_gold_src_file").set_value(source_file)
+    at.file_uploader(key="explore_gold_tgt_file").set_value(target_file)
     at.file_uploader(key="explore_gold_file").set_value((name, gold, "text/plain"))
     return at.run()
 
@@ -237,8 +237,8 @@ def test_an_uploaded_talp_file_with_a_bitext_shows_the_convention_it_detected(ap
     at.radio(key="explore_gold_source").set_value("upload").run()
     bitext = b"the girl sees the cat .   ||| la fille voit le chat .  \nthe cat eats . ||| le chat mange .\n"
     at.file_uploader(key="explore_gold_src_file").set_value(("test.en-fr", bitext, "text/plain"))
-    at.file_uploader(key="explore_gold_file").set_value(("enfr.talp", b"1-1 2-2 3-3 4-4 5-5 6-6\n1-1 2p2 3-3 4-4\n",
-                                                         "text/plain"))  # fmt: skip
+    talp_file = ("enfr.talp", b"1-1 2-2 3-3 4-4 5-5 6-6\n1-1 2p2 3-3 4-4\n", "text/plain")
+    at.file_uploader(key="explore_gold_file").set_value(talp_file)
     at.run()
     assert not at.exception and not at.error, at.error
     captions = [unescape(c.value) for c in at.caption]
@@ -246,8 +246,8 @@ def test_an_uploaded_talp_file_with_a_bitext_shows_the_convention_it_detected(ap
     table = at.dataframe[0].value
     assert table["sure links"].tolist() == [9, 9] and table["pairs"].tolist() == [2, 2]
 
-    assert any(c.startswith("Auto-detect: talp (one line a pair, i-j sure, ipj possible), 1-based (detected")
-               for c in captions), captions  # the shared widget's caption, under the radios  # fmt: skip
+    detected = "Auto-detect: talp (one line a pair, i-j sure, ipj possible), 1-based (detected"
+    assert any(c.startswith(detected) for c in captions), captions  # the shared widget's caption, under the radios
 
     at.radio(key="explore_gold_base").set_value(0).run()  # the base given, and wrong: the line is named
     assert len(at.error) == 1 and not at.get("plotly_chart")

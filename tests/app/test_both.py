@@ -9,8 +9,18 @@ import pytest
 
 from tests.support.app import TEXT, start
 
-VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "Difference",
-         "What-if", "Alignment", "Export"]  # fmt: skip
+VIEWS = [
+    "Weights",
+    "Raw scores",
+    "Per step",
+    "Context vectors",
+    "Attribution",
+    "Beam search",
+    "Difference",
+    "What-if",
+    "Alignment",
+    "Export",
+]
 LABELLED = {"Weights", "Raw scores", "Context vectors", "Attribution", "Beam search", "What-if", "Alignment"}
 REFERENCE = "la fille voit le chat ."
 
@@ -29,8 +39,14 @@ def heat_ranges(figs: list[dict]) -> set[tuple]:
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_both_shows_every_view_for_both_models(app_env, view):
-    at = start(explore_style="both", explore_text=TEXT, explore_view=view, explore_beam=3,
-               explore_align_reference=REFERENCE, explore_replace_word="dog")  # fmt: skip
+    at = start(
+        explore_style="both",
+        explore_text=TEXT,
+        explore_view=view,
+        explore_beam=3,
+        explore_align_reference=REFERENCE,
+        explore_replace_word="dog",
+    )
     assert not at.exception, at.exception
     figs = specs(at)
     text = " ".join([title(f) for f in figs] + [m.value for m in at.markdown] + [c.value for c in at.caption])

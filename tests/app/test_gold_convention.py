@@ -55,8 +55,12 @@ def texts(elements) -> list[str]:
 def test_auto_detect_reads_a_talp_1_based_file_and_says_what_it_found():
     at = run(TALP_1)
     assert not at.exception and not at.error
-    assert at.radio(key="t_format").options == ["Auto-detect", "Pharaoh (i-j, i?j, i-j-P)", "talp (i-j, ipj)",
-                                                "NAACL (sent i j [S|P])"]  # fmt: skip
+    assert at.radio(key="t_format").options == [
+        "Auto-detect",
+        "Pharaoh (i-j, i?j, i-j-P)",
+        "talp (i-j, ipj)",
+        "NAACL (sent i j [S|P])",
+    ]
     assert at.radio(key="t_base").options == ["Auto-detect", "0 (first word is 0)", "1 (first word is 1)"]
     assert at.radio(key="other_format").value == "auto" and at.radio(key="other_base").value == "auto"
     assert texts(at.caption) == [
@@ -85,9 +89,11 @@ def test_a_file_that_contradicts_the_chosen_convention_gets_one_clear_message():
     at = run(TALP_1)
     at.radio(key="t_base").set_value(0).run()
     assert not at.exception and len(at.error) == 1
-    assert texts(at.error)[0] == ("gold.txt line 1: link 3-3 has an index equal to its sentence's length (3 source "
-                                  "and 3 target words); the indices fit 1-based: read it 1-based (index base 1) or "
-                                  "auto-detect")  # fmt: skip
+    assert texts(at.error)[0] == (
+        "gold.txt line 1: link 3-3 has an index equal to its sentence's length (3 source "
+        "and 3 target words); the indices fit 1-based: read it 1-based (index base 1) or "
+        "auto-detect"
+    )
     assert texts(at.caption)[0].startswith("Auto-detect: talp (")  # what would fit stays in view
     at.radio(key="t_base").set_value("auto").run()
     at.radio(key="t_format").set_value("pharaoh").run()

@@ -32,11 +32,16 @@ def models_dir(tmp_path_factory):
     """Three toy-fr models (the Compare defaults) and a Transformer-encoder one, in a tmp folder;
     the shipped models are hidden so the pages see only these."""
     folder = tmp_path_factory.mktemp("models")
-    for score, style, extra in (("additive", "bahdanau", {}), ("general", "luong", {}), ("dot", "luong", {}),
-                                ("general", "luong", {"encoder": "transformer", "heads": 2})):  # fmt: skip
+    kinds = [
+        ("additive", "bahdanau", {}),
+        ("general", "luong", {}),
+        ("dot", "luong", {}),
+        ("general", "luong", {"encoder": "transformer", "heads": 2}),
+    ]
+    for score, style, extra in kinds:
         name = f"toyfr-{score}-{style}" + ("-tf" if extra else "")
-        recipe = Recipe(name, "toy-fr", DATA, model={**TINY, "score": score, "style": style, **extra},
-                        train={"epochs": 1, "batch_size": 32})  # fmt: skip
+        model = {**TINY, "score": score, "style": style, **extra}
+        recipe = Recipe(name, "toy-fr", DATA, model=model, train={"epochs": 1, "batch_size": 32})
         run_recipe(recipe, folder / f"{name}.safetensors")
     old = {k: os.environ.get(k) for k in ("ATTNVIZ_MODELS", "ATTNVIZ_PRETRAINED")}
     os.environ["ATTNVIZ_MODELS"] = str(folder)
@@ -290,12 +295,13 @@ def test_evaluate_csv_downloads_neutralise_model_names_a_spreadsheet_would_run(f
 def test_evaluate_shows_attention_against_attributions(tmp_path, monkeypatch):
     from attnviz.evaluation import leaderboard
 
-    results = {"models": {"toy-fr-dot-luong": {"task": "toy-fr", "pairs": 100, "aer": {"attention": 0.05, "ig": 0.3},
-                                               "spearman": {"ig": 0.2}, "top1": {"ig": 0.6}}}}  # fmt: skip
+    figures = {"aer": {"attention": 0.05, "ig": 0.3}, "spearman": {"ig": 0.2}, "top1": {"ig": 0.6}}
+    results = {"models": {"toy-fr-dot-luong": {"task": "toy-fr", "pairs": 100, **figures}}}
     path = tmp_path / "attribution_aer.json"
     path.write_text(json.dumps(results), encoding="utf-8")
-    assert leaderboard.attribution_records(path) == [{"model": "toy-fr-dot-luong", "task": "toy-fr", "pairs": 100,
-        "AER attention": 0.05, "AER ig": 0.3, "Spearman ig": 0.2, "top-1 ig": 0.6}]  # fmt: skip
+    model = {"model": "toy-fr-dot-luong", "task": "toy-fr", "pairs": 100}
+    row = {**model, "AER attention": 0.05, "AER ig": 0.3, "Spearman ig": 0.2, "top-1 ig": 0.6}
+    assert leaderboard.attribution_records(path) == [row]
     monkeypatch.setattr(leaderboard, "attribution_results_path", lambda: path)
     at = page("evaluate.py")
     assert any("Does attention explain" in s.value for s in at.subheader)
@@ -303,8 +309,8 @@ def test_evaluate_shows_attention_against_attributions(tmp_path, monkeypatch):
 
 def test_compare_offers_the_pairs_of_this_sessions_upload(tmp_path):
     table = tmp_path / "mine.csv"
-    table.write_text("en,fr\n" + "".join(f"the cat eats the apple {k} .,le chat mange la pomme {k} .\n"
-                                         for k in range(30)), encoding="utf-8")  # fmt: skip
+    pairs = "".join(f"the cat eats the apple {k} .,le chat mange la pomme {k} .\n" for k in range(30))
+    table.write_text("en,fr\n" + pairs, encoding="utf-8")
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state["upload_spec"] = (f"{table}?src=en&tgt=fr", "mine.csv")
     at.run()

@@ -51,8 +51,12 @@ def test_both_renders_every_mirrored_view(app_env):
 
 
 def test_one_step_slider_drives_both_panels(app_env):
-    at = start(explore_style="both", explore_text="the black cat does not eat the apple of the girl.",
-               explore_view="Per step", explore_step=0)  # fmt: skip
+    at = start(
+        explore_style="both",
+        explore_text="the black cat does not eat the apple of the girl.",
+        explore_view="Per step",
+        explore_step=0,
+    )
     assert not at.exception
     steps = [t for t in titles(at) if t.startswith("Step ")]
     assert len(steps) >= 2 and all(t.startswith("Step 0") for t in steps[:2])  # one step for both panels
@@ -106,8 +110,8 @@ def test_state_survives_a_page_change_and_lives_in_the_url(app_env):
 
 def test_a_shared_link_opens_the_same_view(app_env):
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"task": "toy-fr", "score": "general", "style": "bahdanau", "text": TEXT,
-                            "view": "Raw scores", "beam": "3", "cell": "1,2"})  # fmt: skip
+    model = {"task": "toy-fr", "score": "general", "style": "bahdanau"}
+    at.query_params.update({**model, "text": TEXT, "view": "Raw scores", "beam": "3", "cell": "1,2"})
     at.run()
     assert not at.exception
     assert at.text_input(key="explore_text").value == TEXT

@@ -70,8 +70,13 @@ def no_history(app_models_dir, tmp_path, monkeypatch):
     path = folder / "toyfr-general-luong.safetensors"
     translator = load_checkpoint(path)
     translator.history = None
-    recipe = Recipe("toyfr-general-luong", "toy-fr", {"n_train": 400, "n_valid": 40, "n_test": 40},
-                    model={"score": "general", "style": "luong"}, train={"epochs": 1})  # fmt: skip
+    recipe = Recipe(
+        "toyfr-general-luong",
+        "toy-fr",
+        {"n_train": 400, "n_valid": 40, "n_test": 40},
+        model={"score": "general", "style": "luong"},
+        train={"epochs": 1},
+    )
     translator.meta["recipe_full"] = recipe.to_dict()
     save(translator, path)
     monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))

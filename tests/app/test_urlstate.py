@@ -144,9 +144,10 @@ def test_the_weights_caption_tells_each_score_s_row_sums(app_env):
     assert weights and "each row sums to 1" not in weights[0] and "rows sum to" in weights[0]
 
 
-@pytest.mark.parametrize(("score", "said", "unsaid"), [("dot", "almost all", "not 1"),
-                                                       ("additive", "not most of it", "almost all"),
-                                                       ("local_p", "not 1", "almost all")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("score", "said", "unsaid"),
+    [("dot", "almost all", "not 1"), ("additive", "not most of it", "almost all"), ("local_p", "not 1", "almost all")],
+)
 def test_learn_s_closing_caption_follows_the_example(app_env, score, said, unsaid):
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.session_state["learn_worked_score"] = score

@@ -105,8 +105,11 @@ def test_gold_scores_every_head_and_a_head_opens_and_compares(folder):
     at.selectbox(key="yours_hf_layer").set_value(1).run()
     at.selectbox(key="yours_hf_head").set_value(2).run()
     at.text_input(key="yours_hf_compare").set_value("0:1 2:3").run()
-    assert at.multiselect(key="yours_hf_panel_matrix").value == ["layer 1, head 2", "layer 0, head 1",
-                                                                 "layer 2, head 3"]  # fmt: skip
+    assert at.multiselect(key="yours_hf_panel_matrix").value == [
+        "layer 1, head 2",
+        "layer 0, head 1",
+        "layer 2, head 3",
+    ]
     (maps,) = [f for f in figures(at)[1:] if len(f["layout"].get("annotations", [])) == 3]  # one figure, in rows
     assert [a["text"] for a in maps["layout"]["annotations"]] == [
         "layer 1, head 2",
@@ -213,8 +216,9 @@ def test_every_head_ranked_against_eflomal_without_gold_then_with_gold(folder):
     assert any(c.startswith("the heads that align") for c in choices)
     at.selectbox(key="yours_hf_markup_pick").set_value(choices[-1]).run()
     assert not at.exception and not at.error and "heads" in figures(at)[-1]["layout"]["title"]["text"]
-    gold = "\n".join(["0-0 1-2 2-1 3-3 4-4 5-5 6-6", "0-0 1-1 2-2 3-4 4-3 5-5 6-6 6-7 7-8 8-9",
-                      "0-0 1-1 2-2 3-3 4-4 5-5 6-6 7-7"])  # fmt: skip
+    gold = "\n".join(
+        ["0-0 1-2 2-1 3-3 4-4 5-5 6-6", "0-0 1-1 2-2 3-4 4-3 5-5 6-6 6-7 7-8 8-9", "0-0 1-1 2-2 3-3 4-4 5-5 6-6 7-7"]
+    )
     at.file_uploader(key="yours_hf_rank_gold").set_value(("gold.txt", gold.encode(), "text/plain")).run()
     assert not at.exception and not at.error
     table = at.dataframe[0].value

@@ -51,8 +51,9 @@ def expected_ticks(text: str) -> list[str]:
 
 
 def wait_for_ticks(page, ticks: list[str]) -> None:
-    page.wait_for_function(f"expected => JSON.stringify(({TICKS_JS})()) === JSON.stringify(expected)", arg=ticks,
-                           timeout=WAIT_MS)  # fmt: skip
+    page.wait_for_function(
+        f"expected => JSON.stringify(({TICKS_JS})()) === JSON.stringify(expected)", arg=ticks, timeout=WAIT_MS
+    )
 
 
 def type_sentence(page, text: str) -> float:

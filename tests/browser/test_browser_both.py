@@ -15,8 +15,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MEDIUM = " ".join(["the black cat eats the apple ."] * 3)  # 22 tokens with <eos>
 LONG = " ".join(["the black cat eats the apple of the girl ."] * 4) + " the dog"  # 43 tokens with <eos>
-VIEWS = ["Weights", "Raw scores", "Per step", "Context vectors", "Attribution", "Beam search", "Difference",
-         "What-if", "Alignment", "Export"]  # fmt: skip
+VIEWS = [
+    "Weights",
+    "Raw scores",
+    "Per step",
+    "Context vectors",
+    "Attribution",
+    "Beam search",
+    "Difference",
+    "What-if",
+    "Alignment",
+    "Export",
+]
 SHOTS = os.environ.get("ATTNVIZ_SHOTS")  # a folder for the screenshots, to look at them
 
 # each heatmap's width over its column's, for the maps drawn in columns
@@ -33,8 +43,8 @@ def server(app_models_dir, tmp_path):
 
 
 def open_both(page, server: str, text: str) -> None:
-    page.goto(f"{server}/?task=toy-fr&score=general&style=both&beam=3&text={text.replace(' ', '+')}",
-              wait_until="domcontentloaded")  # fmt: skip
+    url = f"{server}/?task=toy-fr&score=general&style=both&beam=3&text={text.replace(' ', '+')}"
+    page.goto(url, wait_until="domcontentloaded")
     page.locator(".js-plotly-plot .heatmaplayer").nth(1).wait_for(timeout=WAIT_MS)
     settle(page)
 
@@ -74,8 +84,10 @@ def test_every_view_in_both_fits_and_fills_the_screen(server, tmp_path):
             if width == 1920:  # each map fills its column
                 fill = page.evaluate(FILL_JS)
                 assert len(fill) == 2 and all(f > 0.85 for f in fill), fill
-                sizes = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                                      ".slice(0, 2).map(t => parseFloat(getComputedStyle(t).fontSize))")  # fmt: skip
+                sizes = page.evaluate(
+                    "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                    ".slice(0, 2).map(t => parseFloat(getComputedStyle(t).fontSize))"
+                )
                 assert all(s >= 14 for s in sizes), sizes
             found += walk(page, where, shots)
             page.close()
@@ -111,7 +123,7 @@ def test_the_figure_for_a_paper_opens_and_shows_both_maps(server, tmp_path):
                   drawn: document.querySelectorAll('.heatmaplayer .hm').length,
                   title: gd.querySelector('.gtitle').textContent,
                   titles: [...gd.querySelectorAll('.annotation-text')].map(a => a.textContent).join(' | ')};
-        }""")  # fmt: skip
+        }""")
         assert shown["maps"] == 2 and shown["drawn"] == 2 and shown["axes"] == ["coloraxis"], shown
         assert "the cat eats" in shown["title"], shown
         assert "Bahdanau" in shown["titles"] and "Luong" in shown["titles"] and "general / luong" in shown["titles"]

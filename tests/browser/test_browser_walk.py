@@ -167,8 +167,8 @@ def test_a_click_outlines_its_cell_on_both_maps_at_once(server):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.goto(f"{server}/?task=toy-fr&score=general&style=both&text={SHORT.replace(' ', '+')}",
-                  wait_until="domcontentloaded")  # fmt: skip
+        url = f"{server}/?task=toy-fr&score=general&style=both&text={SHORT.replace(' ', '+')}"
+        page.goto(url, wait_until="domcontentloaded")
         page.locator(".js-plotly-plot .heatmaplayer").nth(1).wait_for(timeout=WAIT_MS)
         settle(page)
         maps = page.locator(".js-plotly-plot .nsewdrag")
@@ -182,8 +182,8 @@ def test_a_click_outlines_its_cell_on_both_maps_at_once(server):
             right["x"] + (s + 0.5) * right["width"] / n_src, right["y"] + (t + 0.5) * right["height"] / n_tgt
         )
         page.locator(".attnviz-readout", has_text=f"s={s} “").wait_for(timeout=2000)
-        page.wait_for_function(f"() => document.querySelector('.st-key-explore_cell_s_weights input').value === '{s}'",
-                               timeout=WAIT_MS)  # fmt: skip
+        box_s_reads_s = f"() => document.querySelector('.st-key-explore_cell_s_weights input').value === '{s}'"
+        page.wait_for_function(box_s_reads_s, timeout=WAIT_MS)
         settle(page, 800)
         outlines = page.evaluate(OUTLINE_JS, [t, s])
         rows = [len(page.locator(".js-plotly-plot").nth(k).locator(".ytick text").all_text_contents()) for k in (0, 1)]

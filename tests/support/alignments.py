@@ -1,5 +1,5 @@
-"""Random but valid alignments for the figure builders' tests, and what a figure carries (its
-heatmaps, its hover text)."""
+"""Random but valid alignments for the figure builders' tests, alignments of given weights, and what a
+figure carries (its heatmaps, its hover text)."""
 
 import json
 
@@ -32,6 +32,22 @@ def make_alignment(
         score="general",
         style="luong",
         **extra,
+    )
+
+
+def alignment_of(weights: np.ndarray, source: list[str], target: list[str], unknown: list[bool]) -> Alignment:
+    """A dot/Luong alignment of exactly these ``[tgt, src]`` weights over these tokens (``<eos>`` included):
+    the scores are their log, the contexts and states zeros."""
+    return Alignment(
+        source_tokens=source,
+        target_tokens=target,
+        weights=weights,
+        scores=np.log(weights),
+        contexts=np.zeros((len(target), 2)),
+        states=np.zeros((len(target), 2)),
+        source_unknown=unknown,
+        score="dot",
+        style="luong",
     )
 
 

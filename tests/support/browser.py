@@ -52,9 +52,15 @@ def streamlit_app(env: dict[str, str] | None = None, log_path: Path | None = Non
     """``streamlit run app.py`` on a free loopback port until the block ends: yields its URL and
     the ``perf_counter`` at which it was started (for start-to-first-heatmap timings)."""
     port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.address", "127.0.0.1", "--server.port", str(port),
-               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
+    options = {
+        "server.headless": "true",
+        "server.address": "127.0.0.1",
+        "server.port": str(port),
+        "browser.gatherUsageStats": "false",
+        "server.fileWatcherType": "none",
+    }
+    flags = [arg for name, value in options.items() for arg in (f"--{name}", value)]
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", *flags]
     log = log_path.open("w") if log_path else subprocess.DEVNULL
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)

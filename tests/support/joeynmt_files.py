@@ -14,11 +14,23 @@ from torch import nn
 SPECIALS = ["<unk>", "<pad>", "<s>", "</s>"]
 
 
-def joey_config(attention: str = "bahdanau", rnn: str = "gru", layers: int = 1, feeding: bool = True,
-                emb: int = 12, hidden: int = 16, level: str = "word") -> dict:  # fmt: skip
+def joey_config(
+    attention: str = "bahdanau",
+    rnn: str = "gru",
+    layers: int = 1,
+    feeding: bool = True,
+    emb: int = 12,
+    hidden: int = 16,
+    level: str = "word",
+) -> dict:
     def side() -> dict:
-        return {"type": "recurrent", "rnn_type": rnn, "hidden_size": hidden, "num_layers": layers,
-                "embeddings": {"embedding_dim": emb}}  # fmt: skip
+        return {
+            "type": "recurrent",
+            "rnn_type": rnn,
+            "hidden_size": hidden,
+            "num_layers": layers,
+            "embeddings": {"embedding_dim": emb},
+        }
 
     return {
         "name": "tiny",

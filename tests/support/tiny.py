@@ -38,9 +38,17 @@ VOCAB = 15
 
 def tiny_model(score: str, style: str, **options):
     cfg = ModelConfig(
-        src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, score=score, style=style, emb_dim=6, hidden_dim=8,
-        attn_dim=5, max_src_len=12, window=2, **options,
-    )  # fmt: skip
+        src_vocab_size=VOCAB,
+        tgt_vocab_size=VOCAB,
+        score=score,
+        style=style,
+        emb_dim=6,
+        hidden_dim=8,
+        attn_dim=5,
+        max_src_len=12,
+        window=2,
+        **options,
+    )
     return build_model(cfg, seed=0).eval()
 
 

@@ -2,6 +2,7 @@
 scored against a gold file; bad input exits 2 with one line."""
 
 import json
+import shlex
 
 import pytest
 import torch
@@ -26,10 +27,8 @@ def test_cli_align_methods(capsys, cli_model, trained):
     assert code == 0 and out.split()[:4] == ["3-0", "2-1", "1-2", "0-3"]  # the raw token-level default
     code, out, _ = run(capsys, "align", "--model", cli_model, "--method", "argmax", "a b c d", "d c b a")
     assert code == 0 and out.strip() == "0-3 1-2 2-1 3-0"
-    code, out, _ = run(
-        capsys, "align", "--model", cli_model, "--method", "grow-diag-final", "--reverse-model", cli_model,
-        "--json", "a b c d", "d c b a",
-    )  # fmt: skip
+    symmetric = shlex.split(f"--method grow-diag-final --reverse-model {cli_model} --json")
+    code, out, _ = run(capsys, "align", "--model", cli_model, *symmetric, "a b c d", "d c b a")
     data = json.loads(out)
     expected = align_words(trained, "a b c d", "d c b a", "grow-diag-final", reverse=trained)
     assert code == 0 and data == json.loads(json.dumps(expected.to_dict()))

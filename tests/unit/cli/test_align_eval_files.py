@@ -3,6 +3,7 @@ target`` bitext, 1-based talp links, words the model cuts into pieces or cannot 
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -46,12 +47,18 @@ def test_align_eval_reads_a_bitext_and_talp_links_as_shipped(shipped_like):
     warnings = [line for line in done.stderr.splitlines() if "skipped" in line]
     assert len(warnings) == 1 and warnings[0].startswith("warning: test.a-b line 4 skipped: the sentence has ")
 
-    as_json = attnviz(shipped_like, "align-eval", "--model", "rev", "--bitext", "test.a-b", "--gold", "gold.talp",
-                      "--base", "1", "--format", "talp", "--json")  # fmt: skip
+    given = shlex.split("align-eval --model rev --bitext test.a-b --gold gold.talp --base 1 --format talp --json")
+    as_json = attnviz(shipped_like, *given)
     data = json.loads(as_json.stdout)
     assert (data["n"], data["pairs"], data["unk_pairs"], data["skipped"][0]["line"]) == (3, 4, 1, 4)
-    assert data["gold"] == {"file": "gold.talp", "format": "talp", "base": 1, "how": "given", "null_links": 0,
-                            "warnings": []}  # fmt: skip
+    assert data["gold"] == {
+        "file": "gold.talp",
+        "format": "talp",
+        "base": 1,
+        "how": "given",
+        "null_links": 0,
+        "warnings": [],
+    }
     assert data["sure"] == 4 + 2 + 2  # the skipped pair's sure link is not counted
 
 
@@ -62,8 +69,7 @@ def test_align_eval_names_a_bad_gold_line_and_a_wrong_base(shipped_like):
         "attnviz align-eval: error: bad.talp line 2: '2x2' is not a gold link; write Pharaoh 'i-j' (possible 'i?j' "
         "or 'i-j-P'), talp 'i-j' (possible 'ipj') or NAACL 'sent_id i j [S|P]', indices of up to 6 digits 0-9"
     ]
-    done = attnviz(shipped_like, "align-eval", "--model", "rev", "--bitext", "test.a-b", "--gold", "gold.talp",
-                   "--base", "0")  # fmt: skip
+    done = attnviz(shipped_like, *shlex.split("align-eval --model rev --bitext test.a-b --gold gold.talp --base 0"))
     assert (
         done.returncode == 2 and "gold.talp line 1: link 1-4 has an index equal to its sentence's length" in done.stderr
     )

@@ -2,11 +2,14 @@
 
 import argparse
 import json
+import shlex
 
 import pytest
 
 from attnviz.cli.bench import add_arguments, run
 from attnviz.errors import ConfigError
+
+TINY = "--batch 2 --emb 4 --hidden 6 --len 3 --vocab 12"  # sizes that time in a blink
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -16,15 +19,14 @@ def _args(*argv: str) -> argparse.Namespace:
 
 
 def test_run_prints_json(capsys):
-    args = _args("--batch", "2", "--emb", "4", "--hidden", "6", "--len", "3", "--vocab", "12", "--steps", "2",
-                 "--translate-runs", "2", "--threads", "1", "--json")  # fmt: skip
+    args = _args(*shlex.split(f"{TINY} --steps 2 --translate-runs 2 --threads 1 --json"))
     assert run(args) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["batch"] == 2 and result["length"] == 3 and result["train_tokens_per_s"] > 0
 
 
 def test_run_prints_a_readable_line(capsys):
-    assert run(_args("--batch", "2", "--emb", "4", "--hidden", "6", "--len", "3", "--vocab", "12", "--steps", "1")) == 0
+    assert run(_args(*shlex.split(f"{TINY} --steps 1"))) == 0
     assert "tokens/s" in capsys.readouterr().out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shlex
 
 import pytest
 
@@ -25,8 +26,8 @@ def test_the_cli_reports_dropped_pairs(tmp_path, capsys, monkeypatch):
     code = main(["data", f"{path}?src=de&tgt=en", "--summary"])
     out, err = capsys.readouterr()
     assert code == 0 and "dropped 1 pairs" in err and "dropped 1 pairs" in out
-    code = main(["train", "--data", f"{path}?src=de&tgt=en", "--quiet", "--epochs", "1", "--emb", "8", "--hidden", "8",
-                 "--attn", "8", "--batch", "32"])  # fmt: skip
+    tiny = shlex.split("--quiet --epochs 1 --emb 8 --hidden 8 --attn 8 --batch 32")
+    code = main(["train", "--data", f"{path}?src=de&tgt=en", *tiny])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "note:" in err and "dropped 1 pairs" in err

@@ -4,6 +4,7 @@ file; bad input is exit 2 and one line."""
 from __future__ import annotations
 
 import json
+import shlex
 
 import pytest
 
@@ -17,8 +18,8 @@ def folder(tmp_path_factory):
 
 
 def test_one_head_links_scored_against_gold(capsys, folder):
-    code, out, err = run(capsys, "hf", str(folder), SOURCE, "--reference", REFERENCE, "--layer", "1", "--head", "2",
-                         "--method", "dtw", "--gold-links", GOLD)  # fmt: skip
+    one_head = shlex.split("--layer 1 --head 2 --method dtw")
+    code, out, err = run(capsys, "hf", str(folder), SOURCE, "--reference", REFERENCE, *one_head, "--gold-links", GOLD)
     assert code == 0, err
     assert f"reference: {REFERENCE}" in out and "attention: layer 1, head 2 (marian, 3 layers x 4 heads)" in out
     assert "links (dtw" in out and "the  ->  le" in out and "AER" in out
@@ -26,8 +27,8 @@ def test_one_head_links_scored_against_gold(capsys, folder):
 
 
 def test_json_translation_with_the_n_best(capsys, folder):
-    code, out, _ = run(capsys, "hf", str(folder), SOURCE, "--beam", "3", "--max-new-tokens", "4", "--heads", "0:1 2:3",
-                       "--json")  # fmt: skip
+    n_best = shlex.split("--beam 3 --max-new-tokens 4 --heads '0:1 2:3' --json")
+    code, out, _ = run(capsys, "hf", str(folder), SOURCE, *n_best)
     assert code == 0
     result = json.loads(out)
     assert result["attention"] == "heads 0:1 2:3" and len(result["n_best"]) == 3
@@ -40,16 +41,15 @@ def test_every_head_ranked_on_a_gold_file(capsys, folder, tmp_path):
     src.write_text(f"{SENTENCES[0]}\n{SENTENCES[2]}\n", encoding="utf-8")
     tgt.write_text(f"{SENTENCES[1]}\n{SENTENCES[3]}\n", encoding="utf-8")
     gold.write_text(f"{GOLD}\n0-0 1-1 2-2 3-4 4-5 5-3 6-6 7-7 8-8\n", encoding="utf-8")
-    code, out, err = run(capsys, "hf", str(folder), "--src", str(src), "--tgt", str(tgt), "--gold", str(gold),
-                         "--json")  # fmt: skip
+    files = ["--src", str(src), "--tgt", str(tgt), "--gold", str(gold)]
+    code, out, err = run(capsys, "hf", str(folder), *files, "--json")
     assert code == 0, err
     rows = json.loads(out)["rows"]
     assert len(rows) == 1 + 3 + 3 * 4  # the average, each layer, each head
     read = json.loads(out)["gold"]  # how the gold was read, as align-eval reports it
     assert (read["file"], read["format"], read["base"], read["null_links"]) == (str(gold), "pharaoh", 0, 0)
     assert [r["AER"] for r in rows] == sorted(r["AER"] for r in rows)
-    code, out, _ = run(capsys, "hf", str(folder), "--src", str(src), "--tgt", str(tgt), "--gold", str(gold),
-                       "--top", "3")  # fmt: skip
+    code, out, _ = run(capsys, "hf", str(folder), *files, "--top", "3")
     assert code == 0 and "2 pairs, links by argmax" in out and len(out.strip().splitlines()) == 3 + 3
     assert out.splitlines()[0].startswith(f"gold: {gold}: pharaoh or talp (")  # as align-eval says how it read it
 

@@ -31,8 +31,9 @@ def _import(tmp_path: Path, *argv: str, limit_gb: int | None = None) -> subproce
         resource.setrlimit(resource.RLIMIT_AS, (limit_gb << 30, limit_gb << 30))
 
     env = {**os.environ, "ATTNVIZ_MODELS": str(tmp_path / "models")}
-    return subprocess.run([sys.executable, "-m", "attnviz", "import-joeynmt", *argv], capture_output=True, text=True,
-                          timeout=180, cwd=ROOT, env=env, preexec_fn=limit if limit_gb else None)  # fmt: skip
+    command = [sys.executable, "-m", "attnviz", "import-joeynmt", *argv]
+    preexec = limit if limit_gb else None
+    return subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=ROOT, env=env, preexec_fn=preexec)
 
 
 def _one_line(proc: subprocess.CompletedProcess, message: str) -> None:
@@ -46,13 +47,15 @@ CONFIGS = {
     "data-a-list": (lambda c: c.update(data=[1]), "data is [1]; it must be a mapping"),
     "data.src-a-string": (lambda c: c["data"].update(src="x"), "data.src is 'x'; it must be a mapping"),
     "special_symbols-a-list": (lambda c: c["data"].update(special_symbols=[1]), "data.special_symbols is [1]"),
-    "unk_id-a-string": (lambda c: c["data"].update(special_symbols={"unk_id": "0"}),
-                        "data.special_symbols.unk_id is '0'; it must be a whole number"),
+    "unk_id-a-string": (
+        lambda c: c["data"].update(special_symbols={"unk_id": "0"}),
+        "data.special_symbols.unk_id is '0'; it must be a whole number",
+    ),
     "lang_tags-a-number": (lambda c: c["data"].update(special_symbols={"lang_tags": 5}), "a list of strings"),
     "max_length-a-word": (lambda c: c["data"]["src"].update(max_length="abc"), "data.src.max_length is 'abc'"),
     "lowercase-a-word": (lambda c: c["data"]["src"].update(lowercase="no"), "data.src.lowercase is 'no'"),
     "voc_file-a-list": (lambda c: c["data"]["src"].update(voc_file=[1]), "data.src.voc_file is [1]"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", sorted(CONFIGS))
@@ -72,8 +75,10 @@ def test_a_config_nested_past_the_parser_is_one_line(tmp_path):
     _one_line(_import(tmp_path, str(folder), "--out", "m"), "nested too deeply to be a JoeyNMT config")
 
 
-@pytest.mark.parametrize(("change", "message"), [(lambda t: t * float("nan"), "holds NaN or infinite values"),
-                                                 (lambda t: t.long(), "is not floating point")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [(lambda t: t * float("nan"), "holds NaN or infinite values"), (lambda t: t.long(), "is not floating point")],
+)
 def test_a_checkpoint_of_nan_or_integer_weights_is_refused(tmp_path, change, message):
     folder = write_joey_folder(tmp_path / "m")
     state = torch.load(folder / "best.ckpt", weights_only=True)["model_state"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -145,10 +146,8 @@ def test_out_of_range_flags_exit_2(capsys, argv):
 
 def test_train_then_evaluate(capsys, tmp_path):
     out_path = tmp_path / "copy.safetensors"
-    code, out, err = run(
-        capsys, "train", "--data", "copy", "--n-train", "300", "--emb", "16", "--hidden", "24", "--attn", "16",
-        "--epochs", "2", "--batch", "32", "--out", str(out_path), "--json",
-    )  # fmt: skip
+    flags = shlex.split("--data copy --n-train 300 --emb 16 --hidden 24 --attn 16 --epochs 2 --batch 32")
+    code, out, err = run(capsys, "train", *flags, "--out", str(out_path), "--json")
     assert code == 0 and out_path.is_file()
     assert re.search(r"epoch 2: loss [\d.]+, acc [\d.]+, valid loss [\d.]+, acc [\d.]+, lr [\d.]+e-0\d", err)
     summary = json.loads(out)
@@ -204,10 +203,8 @@ def test_train_keeps_full_precision_unless_asked(capsys, tmp_path):
 
 
 def test_module_entry_point_exits_2_without_traceback(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "attnviz", "translate", "--model", str(tmp_path / "nope.safetensors"), "hi"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-    )  # fmt: skip
+    command = [sys.executable, "-m", "attnviz", "translate", "--model", str(tmp_path / "nope.safetensors"), "hi"]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 2
     assert proc.stderr.startswith("attnviz translate: error:") and "Traceback" not in proc.stderr
 
@@ -312,8 +309,9 @@ def test_device_meta_is_refused(capsys, models):
 
 def test_the_cli_trains_with_guidance_from_flags(tmp_path, capsys):
     out = tmp_path / "cli.safetensors"
-    args = ["train", "--data", "reverse", "--n-train", "48", "--emb", "8", "--hidden", "16", "--attn", "8", "--epochs",
-            "1", "--out", str(out), "--quiet", "--guided-weight", "0.7", "--guided-links", "gold"]  # fmt: skip
+    tiny = shlex.split("--data reverse --n-train 48 --emb 8 --hidden 16 --attn 8 --epochs 1")
+    guidance = shlex.split("--guided-weight 0.7 --guided-links gold")
+    args = ["train", *tiny, "--out", str(out), "--quiet", *guidance]
     assert cli_main(args) == 0
     meta = read_header(out)["meta"]
     assert meta["guided"]["weight"] == 0.7 and meta["recipe"]["guided_weight"] == 0.7

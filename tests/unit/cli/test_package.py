@@ -26,8 +26,8 @@ def _attnviz(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
     """``python -m attnviz ARGS`` in ``cwd``, importing this checkout whether or not it is installed."""
     clean = {k: v for k, v in os.environ.items() if k not in ("ATTNVIZ_PRETRAINED", "ATTNVIZ_MODELS")}
     env = {**clean, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **env}
-    return subprocess.run([sys.executable, "-m", "attnviz", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    command = [sys.executable, "-m", "attnviz", *args]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 def test_console_script_is_declared_and_points_at_main():
@@ -128,7 +128,8 @@ def test_a_reader_that_stops_early_is_no_error(tmp_path):
     """``attnviz list | head``: the reader may close the pipe before the command writes; the
     command stops quietly, with no error and no traceback (``true`` reads nothing at all)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(f"'{sys.executable}' -m attnviz list | true; echo ${{PIPESTATUS[0]}}", shell=True,
-                          executable="/bin/bash", cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    script = f"'{sys.executable}' -m attnviz list | true; echo ${{PIPESTATUS[0]}}"  # the command's own exit code
+    done = subprocess.run(
+        script, shell=True, executable="/bin/bash", cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.stdout.strip() == "0" and done.stderr == "", done.stderr

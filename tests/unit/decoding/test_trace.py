@@ -3,13 +3,12 @@ subword source."""
 
 import numpy as np
 
-from attnviz.decoding.trace import Alignment
+from tests.support.alignments import alignment_of
 
 
 def test_unk_copies_the_most_attended_real_source_word():
     weights = np.array([[0.1, 0.1, 0.8], [0.3, 0.1, 0.6], [0.2, 0.7, 0.1]])  # [tgt, src]; <eos> wins step 1
-    al = Alignment(["Zoe", "runs", "<eos>"], ["la", "<unk>", "<eos>"], weights, np.log(weights),
-                   np.zeros((3, 2)), np.zeros((3, 2)), [True, False, False], "dot", "luong")  # fmt: skip
+    al = alignment_of(weights, ["Zoe", "runs", "<eos>"], ["la", "<unk>", "<eos>"], [True, False, False])
     assert al.unk_copies() == {1: 0}  # <eos> is never copied: the best real word is "Zoe"
     assert al.display_tokens() == ["la", "Zoe"]
     assert al.display_tokens(replace_unk=False) == ["la", "<unk>"]
@@ -22,7 +21,6 @@ def test_unk_copies_whole_words_from_a_subword_source():
     weights = np.full((4, 6), 0.01)
     weights[0, 0] = weights[1, 1] = weights[2, 3] = weights[3, 4] = 0.95  # two <unk> steps on one word
     unknown = [False, True, True, True, False, False]
-    al = Alignment(source, ["Two", "<unk>", "<unk>", "<unk>"], weights, np.log(weights),
-                   np.zeros((4, 2)), np.zeros((4, 2)), unknown, "dot", "luong")  # fmt: skip
+    al = alignment_of(weights, source, ["Two", "<unk>", "<unk>", "<unk>"], unknown)
     assert al.display_tokens() == ["Two", "Xylophonspieler", "Tor"]
     assert al.source_word(2) == "Xylophonspieler" and al.source_word(4) == "Tor"

@@ -88,9 +88,11 @@ def test_multi30k_models_report_test_and_valid_bleu_for_every_pair_and_style():
     multi30k = {e["name"]: e for e in ENTRIES if e["task"].startswith("multi30k")}
     # every pair: additive, general and dot, each in both decoder styles
     assert {(e["task"], e["score"], e["style"]) for e in multi30k.values()} >= {
-        (f"multi30k-{pair}", s, y) for pair in ("de-en", "en-de", "en-fr") for s in ("additive", "general", "dot")
+        (f"multi30k-{pair}", s, y)
+        for pair in ("de-en", "en-de", "en-fr")
+        for s in ("additive", "general", "dot")
         for y in ("bahdanau", "luong")
-    }  # fmt: skip
+    }
     for name, e in multi30k.items():
         m = e["metrics"]
         beam = Recipe.from_file(pretrained_dir() / "recipes" / f"{name}.json").eval_beam
@@ -101,16 +103,18 @@ def test_multi30k_models_report_test_and_valid_bleu_for_every_pair_and_style():
     # the quality goals (test_2016_flickr, case-insensitive): the de-en headline (additive/Bahdanau)
     # at least 36.17 BLEU, the best en-de at least 32, the best en-fr at least 48
     assert multi30k["multi30k-de-en-additive-bahdanau"]["metrics"]["bleu"] >= 36.17
-    best = {t: max(e["metrics"]["bleu"] for e in multi30k.values() if e["task"] == t) for t in
-            ("multi30k-en-de", "multi30k-en-fr")}  # fmt: skip
+    best = {
+        t: max(e["metrics"]["bleu"] for e in multi30k.values() if e["task"] == t)
+        for t in ("multi30k-en-de", "multi30k-en-fr")
+    }
     assert best["multi30k-en-de"] >= 32 and best["multi30k-en-fr"] >= 48, best
 
 
 @pytest.mark.slow
 def test_a_recipe_rebuilds_end_to_end_in_small(tmp_path):
     recipe = Recipe.from_file(pretrained_dir() / "recipes" / "dates-additive-bahdanau.json")
-    small = Recipe(**{**recipe.to_dict(), "data_options": {"n_train": 300, "n_valid": 30, "n_test": 30, "seed": 0},
-                      "train": {**recipe.train, "epochs": 1}})  # fmt: skip
+    smaller = {"data_options": {"n_train": 300, "n_valid": 30, "n_test": 30, "seed": 0}}
+    small = Recipe(**{**recipe.to_dict(), **smaller, "train": {**recipe.train, "epochs": 1}})
     model = run_recipe(small, tmp_path / "small.safetensors")
     assert (tmp_path / "small.safetensors").is_file()
     assert set(model.meta["metrics"]) >= {"bleu", "exact_match", "aer", "entropy"}

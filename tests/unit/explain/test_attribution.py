@@ -70,9 +70,12 @@ def test_integrated_gradients_equal_captum_per_step(corpus):
     ig = IntegratedGradients(f.log_prob_at)
     for t in range(len(a.target_tokens)):
         ref, delta = ig.attribute(
-            x[None], baselines=b[None], additional_forward_args=(torch.tensor([t]),), n_steps=16,
+            x[None],
+            baselines=b[None],
+            additional_forward_args=(torch.tensor([t]),),
+            n_steps=16,
             return_convergence_delta=True,
-        )  # fmt: skip
+        )
         assert np.allclose(a.values[t], ref.sum(-1)[0].detach().numpy(), atol=1e-5)
         assert a.delta[t] == pytest.approx(float(delta), abs=1e-5)
 

@@ -43,8 +43,13 @@ def _by_hand(score: str, q: np.ndarray, k: np.ndarray, p: dict, t: int, D: int) 
 @pytest.mark.parametrize("score", list(SCORES))
 def test_worked_example_every_score(score):
     q, keys = [3.0, 1.0], [[2.0, 6.0], [1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
-    chosen = {"W_a": [[0.5, -1.0], [2.0, 0.25]], "U_a": [[1.0, 0.0], [-1.0, 0.5]], "v_a": [1.0, -0.5],
-              "W_p": [[0.2, 0.1], [0.0, -0.3]], "v_p": [1.0, 2.0]}  # fmt: skip
+    chosen = {
+        "W_a": [[0.5, -1.0], [2.0, 0.25]],
+        "U_a": [[1.0, 0.0], [-1.0, 0.5]],
+        "v_a": [1.0, -0.5],
+        "W_p": [[0.2, 0.1], [0.0, -0.3]],
+        "v_p": [1.0, 2.0],
+    }
     defaults = explain.default_parameters(score, 2, len(keys))
     given = {
         name: chosen[name] for name in defaults if name in chosen and np.shape(chosen[name]) == defaults[name].shape

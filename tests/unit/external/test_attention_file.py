@@ -53,8 +53,8 @@ def test_an_attnviz_export_reads_back_as_the_same_trace():
     back = read_attention(attention_json(al).encode()).alignments["attention"]
     for name in ("weights", "scores", "contexts", "states", "positions"):
         np.testing.assert_allclose(getattr(back, name), getattr(al, name), atol=1e-6)
-    assert (back.source_tokens, back.target_tokens, back.score, back.style, back.window) == (
-        al.source_tokens, al.target_tokens, "general", "luong", 2)  # fmt: skip
+    assert (back.source_tokens, back.target_tokens) == (al.source_tokens, al.target_tokens)
+    assert (back.score, back.style, back.window) == ("general", "luong", 2)
     again, first = json.loads(attention_json(back)), json.loads(attention_json(al))
     np.testing.assert_allclose(again.pop("coverage"), first.pop("coverage"), atol=1e-5)  # from rounded weights
     assert again == first
@@ -92,17 +92,15 @@ def test_npz_stacks_layers_and_heads_and_names_them():
 
 def test_a_json_stack_takes_its_names():
     w = np.full((2, 1, 2), 0.5).tolist()  # [n, tgt, src]
-    f = read_attention(as_bytes({"source_tokens": ["a", "b"], "target_tokens": ["x"], "weights": w,
-                                 "names": ["fairseq", "marian"]}))  # fmt: skip
+    stack = {"source_tokens": ["a", "b"], "target_tokens": ["x"], "weights": w, "names": ["fairseq", "marian"]}
+    f = read_attention(as_bytes(stack))
     assert list(f.alignments) == ["fairseq", "marian"]
 
 
 def test_matrices_may_carry_their_own_tokens():
-    f = read_attention(as_bytes({
-        "source_tokens": ["a", "b"],
-        "matrices": [{"name": "hyp 1", "target_tokens": ["x"], "weights": [[1, 0]]},
-                     {"name": "hyp 2", "target_tokens": ["y", "z"], "weights": [[0, 1], [1, 0]]}],
-    }))  # fmt: skip
+    first = {"name": "hyp 1", "target_tokens": ["x"], "weights": [[1, 0]]}
+    second = {"name": "hyp 2", "target_tokens": ["y", "z"], "weights": [[0, 1], [1, 0]]}
+    f = read_attention(as_bytes({"source_tokens": ["a", "b"], "matrices": [first, second]}))
     assert [al.target_tokens for al in f.alignments.values()] == [["x"], ["y", "z"]]
 
 
@@ -210,11 +208,8 @@ def test_read_from_disk(tmp_path):
 
 
 def test_sentencepiece_pieces_merge_into_words():
-    f = read_attention(as_bytes({
-        "source_tokens": ["▁the", "▁bl", "ack", "▁cat", "</s>"],
-        "target_tokens": ["▁le", "▁chat", "</s>"],
-        "weights": np.full((3, 5), 0.2).tolist(),
-    }))  # fmt: skip
+    pieces = {"source_tokens": ["▁the", "▁bl", "ack", "▁cat", "</s>"], "target_tokens": ["▁le", "▁chat", "</s>"]}
+    f = read_attention(as_bytes({**pieces, "weights": np.full((3, 5), 0.2).tolist()}))
     al = f.alignments["attention"]
     assert al.source_tokens == ["the", "bl@@", "ack", "cat", "<eos>"] and al.target_tokens == ["le", "chat", "<eos>"]
     assert sentencepiece_as_marks(["a@@", "▁b"]) == ["a@@", "▁b"]  # already attnviz's convention: as is

@@ -22,8 +22,8 @@ GOOD = {"source_tokens": ["a", "b", "</s>"], "target_tokens": ["x", "</s>"], "we
 
 
 def _attention(*files: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "attnviz", "attention", *map(str, files)],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)  # fmt: skip
+    command = [sys.executable, "-m", "attnviz", "attention", *map(str, files)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
 def _npy(shape: tuple, payload: bytes) -> bytes:
@@ -52,8 +52,13 @@ def test_deeply_nested_json_is_one_line(tmp_path, text):
 
 def test_npz_metadata_nested_past_the_parser_is_refused():
     buffer = io.BytesIO()
-    np.savez(buffer, source_tokens=np.array(["a"]), target_tokens=np.array(["x"]), weights=np.ones((1, 1)),
-             metadata=np.array("[" * 100_000 + "]" * 100_000))  # fmt: skip
+    np.savez(
+        buffer,
+        source_tokens=np.array(["a"]),
+        target_tokens=np.array(["x"]),
+        weights=np.ones((1, 1)),
+        metadata=np.array("[" * 100_000 + "]" * 100_000),
+    )
     with pytest.raises(DataError, match="field 'metadata' is JSON nested more than 32 levels"):
         read_attention(buffer.getvalue(), "m.npz")
 
@@ -77,7 +82,12 @@ def test_an_npz_header_claiming_more_than_its_member_holds_is_refused():
 
 def test_a_compressed_npz_still_reads():
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, source_tokens=np.array(["a", "b"]), target_tokens=np.array(["x"]),
-                        weights=np.array([[0.25, 0.75]]), metadata=np.array('{"toolkit": "fairseq"}'))  # fmt: skip
+    np.savez_compressed(
+        buffer,
+        source_tokens=np.array(["a", "b"]),
+        target_tokens=np.array(["x"]),
+        weights=np.array([[0.25, 0.75]]),
+        metadata=np.array('{"toolkit": "fairseq"}'),
+    )
     read = read_attention(buffer.getvalue(), "ok.npz")
     assert read.metadata == {"toolkit": "fairseq"} and read.alignments["attention"].weights.shape == (1, 2)

@@ -15,9 +15,13 @@ from tests.support.cli import run
 PIECES = {
     "source_tokens": ["the", "bl@@", "ack", "cat", "</s>"],
     "target_tokens": ["le", "chat", "noir", "</s>"],
-    "weights": [[0.9, 0.0, 0.0, 0.05, 0.05], [0.0, 0.1, 0.0, 0.8, 0.1], [0.0, 0.3, 0.4, 0.2, 0.1],
-                [0.0, 0.0, 0.0, 0.0, 1.0]],
-}  # fmt: skip
+    "weights": [
+        [0.9, 0.0, 0.0, 0.05, 0.05],
+        [0.0, 0.1, 0.0, 0.8, 0.1],
+        [0.0, 0.3, 0.4, 0.2, 0.1],
+        [0.0, 0.0, 0.0, 0.0, 1.0],
+    ],
+}
 
 
 def test_pieces_merge_into_words_and_eos_links_nothing():
@@ -45,8 +49,13 @@ def files(tmp_path):
     example = tmp_path / "example.json"
     example.write_text(json.dumps(EXAMPLE_ATTENTION))
     buffer = tmp_path / "stack.npz"
-    np.savez(buffer, source_tokens=np.array(PIECES["source_tokens"]), target_tokens=np.array(PIECES["target_tokens"]),
-             weights=np.array([PIECES["weights"]] * 2), names=np.array(["a", "b"]))  # fmt: skip
+    np.savez(
+        buffer,
+        source_tokens=np.array(PIECES["source_tokens"]),
+        target_tokens=np.array(PIECES["target_tokens"]),
+        weights=np.array([PIECES["weights"]] * 2),
+        names=np.array(["a", "b"]),
+    )
     gold = tmp_path / "gold.txt"
     gold.write_text("0-0 1-2 2-1\n")
     return str(example), str(buffer), str(gold)

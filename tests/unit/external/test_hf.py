@@ -22,8 +22,13 @@ def hf(request, tmp_path_factory):
 
 
 def test_info_counts_the_decoder_layers_and_heads(hf):
-    expected = {"marian": (3, 4, "▁"), "t5": (2, 2, "▁"), "bart": (2, 2, "Ġ"), "m2m_100": (2, 2, "▁"),
-                "mbart": (2, 2, "▁")}  # fmt: skip
+    expected = {
+        "marian": (3, 4, "▁"),
+        "t5": (2, 2, "▁"),
+        "bart": (2, 2, "Ġ"),
+        "m2m_100": (2, 2, "▁"),
+        "mbart": (2, 2, "▁"),
+    }
     expected = expected[hf.info.model_type]
     assert (hf.info.layers, hf.info.heads, hf.info.marker) == expected
 
@@ -45,8 +50,9 @@ def test_greedy_attention_equals_generate_step_by_step(hf):
     c = hf.translate(SOURCE, max_new_tokens=8)
     enc = hf.tokenizer(SOURCE, return_tensors="pt")
     with torch.no_grad():
-        out = hf.model.generate(**enc, max_new_tokens=8, num_beams=1, do_sample=False, output_attentions=True,
-                                return_dict_in_generate=True)  # fmt: skip
+        out = hf.model.generate(
+            **enc, max_new_tokens=8, num_beams=1, do_sample=False, output_attentions=True, return_dict_in_generate=True
+        )
     assert c.target_pieces == hf.tokenizer.convert_ids_to_tokens(out.sequences[0, 1:])
     for t, step in enumerate(out.cross_attentions):  # step: one [1, heads, queries, src] per layer
         expected = torch.stack([layer[0, :, -1] for layer in step]).numpy()  # [layers, heads, src]
@@ -59,8 +65,7 @@ def test_alignments_are_heads_layers_and_the_average(hf):
     np.testing.assert_allclose(c.alignment(1, 1).weights, stack[1, 1], atol=1e-6)
     np.testing.assert_allclose(c.alignment(1).weights, stack[1].mean(axis=0), atol=1e-6)
     np.testing.assert_allclose(c.alignment().weights, stack.mean(axis=(0, 1)), atol=1e-6)
-    np.testing.assert_allclose(c.alignment(heads=[(0, 1), (1, 0)]).weights, (stack[0, 1] + stack[1, 0]) / 2,
-                               atol=1e-6)  # fmt: skip
+    np.testing.assert_allclose(c.alignment(heads=[(0, 1), (1, 0)]).weights, (stack[0, 1] + stack[1, 0]) / 2, atol=1e-6)
     al = c.alignment(0, 1)
     np.testing.assert_allclose(al.weights.sum(axis=1), 1.0, atol=1e-5)
     assert al.source_tokens[-1] == "<eos>" and al.target_tokens[-1] == "<eos>"
@@ -171,11 +176,13 @@ def _config(folder, **config):
         (lambda p: p / "missing", "not a folder"),
         (lambda p: p, "no config.json"),
         (lambda p: _config(p / "gpt", model_type="gpt2"), "not an encoder-decoder"),
-        (lambda p: _config(p / "custom", model_type="x", is_encoder_decoder=True, auto_map={"AutoModel": "m.M"}),
-         "own Python code"),
+        (
+            lambda p: _config(p / "custom", model_type="x", is_encoder_decoder=True, auto_map={"AutoModel": "m.M"}),
+            "own Python code",
+        ),
         (lambda p: _config(p / "noweights", model_type="marian", is_encoder_decoder=True), "no weights"),
     ],
-)  # fmt: skip
+)
 def test_a_folder_that_is_not_a_model_is_refused(tmp_path, make, message):
     with pytest.raises(CheckpointError, match=message):
         load_hf(make(tmp_path))
@@ -210,7 +217,7 @@ def test_broken_json_and_a_missing_tokenizer_are_refused(tmp_path):
         (["lo", "w</w>", "er</w>"], [0, 0, 0], "</w>", "source", ["lo@@", "w", "er"]),
         (["a", "b"], [0, 0], None, "source", ["a", "b"]),
     ],
-)  # fmt: skip
+)
 def test_pieces_become_attnviz_tokens(pieces, special, marker, side, tokens):
     grouping = group_pieces(pieces, [bool(s) for s in special], marker, side)
     assert grouping.tokens == tokens

@@ -48,8 +48,15 @@ def _hf(folder: Path, limit_gb: int = 4) -> subprocess.CompletedProcess:
 
 
 def _bomb(c: dict) -> None:
-    c.update(d_model=1024, encoder_layers=100, decoder_layers=100, encoder_ffn_dim=4096, decoder_ffn_dim=4096,
-             encoder_attention_heads=8, decoder_attention_heads=8)  # fmt: skip
+    c.update(
+        d_model=1024,
+        encoder_layers=100,
+        decoder_layers=100,
+        encoder_ffn_dim=4096,
+        decoder_ffn_dim=4096,
+        encoder_attention_heads=8,
+        decoder_attention_heads=8,
+    )
 
 
 CASES = {
@@ -58,10 +65,16 @@ CASES = {
         {"model.safetensors": lambda p: save_file({"dummy": torch.zeros(1)}, p)},
         "config.json describes 2,939,606,016 weights but the safetensors files hold 1",
     ),
-    "garbage-safetensors": (None, {"model.safetensors": lambda p: p.write_bytes(b"garbage" * 10)},
-                            "model.safetensors: not a safetensors file"),
-    "config-nested-past-the-parser": (lambda c: '{"model_type": "marian", "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
-                                      None, "config.json nests more than 32 levels"),
+    "garbage-safetensors": (
+        None,
+        {"model.safetensors": lambda p: p.write_bytes(b"garbage" * 10)},
+        "model.safetensors: not a safetensors file",
+    ),
+    "config-nested-past-the-parser": (
+        lambda c: '{"model_type": "marian", "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        None,
+        "config.json nests more than 32 levels",
+    ),
     "is_encoder_decoder-a-string": (lambda c: c.update(d_model="16"), None, "expected int, got str"),
     "zero-heads": (lambda c: c.update(decoder_attention_heads=0), None, "cannot build as a text encoder-decoder"),
     "generation-config-without-start-token": (
@@ -69,7 +82,7 @@ CASES = {
         {"generation_config.json": lambda p: p.write_text(json.dumps({"max_length": 10**9, "num_beams": 10**6}))},
         "the model's generation settings do not work",
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

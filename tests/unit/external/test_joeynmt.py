@@ -46,8 +46,10 @@ def model_cfg(
 
 
 def batch(vocab: Vocabulary, sentences: list[list[str]], bos: bool, eos: bool) -> torch.Tensor:
-    ids = [([vocab.bos_index] if bos else []) + [vocab.lookup(t) for t in s] + ([vocab.eos_index] if eos else [])
-           for s in sentences]  # fmt: skip
+    ids = [
+        ([vocab.bos_index] if bos else []) + [vocab.lookup(t) for t in s] + ([vocab.eos_index] if eos else [])
+        for s in sentences
+    ]
     width = max(map(len, ids))
     return torch.tensor([row + [vocab.pad_index] * (width - len(row)) for row in ids])
 
@@ -84,8 +86,8 @@ def write_model(folder, cfg: dict, model, vocab: Vocabulary) -> None:
     (folder / "config.yaml").write_text(yaml.safe_dump({"name": "tiny", "data": data, "model": cfg}))
     vocab.to_file(folder / "src_vocab.txt")
     vocab.to_file(folder / "trg_vocab.txt")
-    torch.save({"model_state": model.state_dict(), "stats_state": {"steps": 120, "best_ckpt_score": 0.5}},
-               folder / "best.ckpt")  # fmt: skip
+    checkpoint = {"model_state": model.state_dict(), "stats_state": {"steps": 120, "best_ckpt_score": 0.5}}
+    torch.save(checkpoint, folder / "best.ckpt")
 
 
 def joey_forced(model, vocab, source: list[str], target: list[str]) -> torch.Tensor:

@@ -15,10 +15,16 @@ def alignment(weights, target=None, source=("a", "b", "<eos>")) -> Alignment:
     w = np.asarray(weights, dtype=np.float32)
     n_tgt, n_src = w.shape
     return Alignment(
-        source_tokens=list(source), target_tokens=list(target or [f"y{t}" for t in range(n_tgt)]), weights=w,
-        scores=np.log(w + 1e-9), contexts=np.zeros((n_tgt, 4)), states=np.zeros((n_tgt, 4)),
-        source_unknown=[False] * n_src, score="dot", style="luong",
-    )  # fmt: skip
+        source_tokens=list(source),
+        target_tokens=list(target or [f"y{t}" for t in range(n_tgt)]),
+        weights=w,
+        scores=np.log(w + 1e-9),
+        contexts=np.zeros((n_tgt, 4)),
+        states=np.zeros((n_tgt, 4)),
+        source_unknown=[False] * n_src,
+        score="dot",
+        style="luong",
+    )
 
 
 def test_hiding_eos_renormalises_each_row_and_keeps_an_all_eos_row_empty():
@@ -51,12 +57,18 @@ def piece_alignment(source=SOURCE, target=TARGET, seed=0) -> Alignment:
     scores = rng.normal(size=(len(target), len(source)))  # [tgt, src]
     w = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
     return Alignment(
-        source_tokens=list(source), target_tokens=list(target), weights=w.astype(np.float32), scores=scores,
-        contexts=rng.normal(size=(len(target), 3)), states=rng.normal(size=(len(target), 5)),
-        source_unknown=[False, True, False, False], score="dot", style="luong",
+        source_tokens=list(source),
+        target_tokens=list(target),
+        weights=w.astype(np.float32),
+        scores=scores,
+        contexts=rng.normal(size=(len(target), 3)),
+        states=rng.normal(size=(len(target), 5)),
+        source_unknown=[False, True, False, False],
+        score="dot",
+        style="luong",
         token_log_probs=np.log(np.full(len(target), 0.5)),
         encoder_attention=np.full((1, 2, len(source), len(source)), 1 / len(source)),
-    )  # fmt: skip
+    )
 
 
 def test_merging_sums_source_columns_and_averages_target_rows():
@@ -65,8 +77,8 @@ def test_merging_sums_source_columns_and_averages_target_rows():
     assert m.source_tokens == ["das", "hausgarten", "<eos>"] and m.target_tokens == ["the", "garden", "<eos>"]
     w = al.weights.astype(np.float64)
     expected_row = (w[1] + w[2]) / 2  # "garden" = the mean of gar@@ and den
-    np.testing.assert_allclose(m.weights[1], [expected_row[0], expected_row[1] + expected_row[2], expected_row[3]],
-                               rtol=1e-6)  # fmt: skip
+    hausgarten = expected_row[1] + expected_row[2]  # haus@@ and garten's columns summed
+    np.testing.assert_allclose(m.weights[1], [expected_row[0], hausgarten, expected_row[3]], rtol=1e-6)
     np.testing.assert_allclose(m.weights.sum(axis=1), 1.0, rtol=1e-6)
     assert m.source_unknown == [False, True, False]  # a word with an unknown piece is unknown
     np.testing.assert_allclose(m.contexts[1], (al.contexts[1] + al.contexts[2]) / 2)

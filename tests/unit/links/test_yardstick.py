@@ -65,8 +65,15 @@ def test_score_table_puts_aligners_side_by_side():
     assert [r["aligner"] for r in corpus] == ["attention", "eflomal"]
     assert corpus[0]["precision"] == 1.0 and corpus[0]["recall"] == round(2 / 3, 3)
     assert corpus[1]["AER"] == round(1 - 4 / 5, 3)
-    assert sentences[1] == {"pair": 1, "attention precision": 1.0, "attention recall": 1.0, "attention AER": 0.0,
-                            "eflomal precision": 1.0, "eflomal recall": 0.0, "eflomal AER": 1.0}  # fmt: skip
+    assert sentences[1] == {
+        "pair": 1,
+        "attention precision": 1.0,
+        "attention recall": 1.0,
+        "attention AER": 0.0,
+        "eflomal precision": 1.0,
+        "eflomal recall": 0.0,
+        "eflomal AER": 1.0,
+    }
 
 
 def test_agreement_and_word_pairs():

@@ -75,10 +75,9 @@ def test_each_direction_of_each_layer_gets_a_weight_buffer_of_its_own_after_a_mo
     before = enc(src, lengths)
     enc.to("cpu")  # every move ends in flatten_parameters, after nn.GRU/nn.LSTM packed its own
     gates = 3 if cell == "gru" else 4
-    assert [(shapes[0], mode) for shapes, mode, _ in cudnn_on_cpu] == [
-        ((gates * 6, 8), cell.upper()), ((gates * 6, 8), cell.upper()),  # layer 0 reads the embeddings
-        ((gates * 6, 12), cell.upper()), ((gates * 6, 12), cell.upper()),  # layer 1 both directions
-    ]  # fmt: skip
+    layer_0 = ((gates * 6, 8), cell.upper())  # reads the embeddings
+    layer_1 = ((gates * 6, 12), cell.upper())  # reads both directions of layer 0
+    assert [(shapes[0], mode) for shapes, mode, _ in cudnn_on_cpu] == [layer_0, layer_0, layer_1, layer_1]
     storages = [
         {w.untyped_storage().data_ptr() for w in enc._weights(layer, suffix)}
         for layer in range(2)

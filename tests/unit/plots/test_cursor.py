@@ -21,10 +21,16 @@ def _al(n_tgt: int, n_src: int, local: bool = False) -> Alignment:
     weights /= weights.sum(1, keepdims=True)
     src = ["a b", "<b>", ""][:n_src] + [f"s{j}" for j in range(max(0, n_src - 3))]
     return Alignment(
-        source_tokens=src, target_tokens=[f"t{i}" for i in range(n_tgt)], weights=weights, scores=scores,
-        contexts=np.zeros((n_tgt, 2)), states=np.zeros((n_tgt, 2)), source_unknown=[False] * n_src,
-        score="general", style="luong",
-    )  # fmt: skip
+        source_tokens=src,
+        target_tokens=[f"t{i}" for i in range(n_tgt)],
+        weights=weights,
+        scores=scores,
+        contexts=np.zeros((n_tgt, 2)),
+        states=np.zeros((n_tgt, 2)),
+        source_unknown=[False] * n_src,
+        score="general",
+        style="luong",
+    )
 
 
 def test_numbers_are_the_maps_own_and_json_ready():

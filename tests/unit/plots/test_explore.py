@@ -4,15 +4,13 @@ side-by-side maps, the attribution map."""
 import numpy as np
 import pytest
 
-from attnviz.decoding.trace import Alignment
 from attnviz.plots.explore import coverage_bar
-from tests.support.alignments import heatmaps, make_alignment
+from tests.support.alignments import alignment_of, heatmaps, make_alignment
 
 
 def test_coverage_is_the_column_sum_and_flags_dropped_and_repeated_words():
     weights = np.array([[0.9, 0.05, 0.05], [0.9, 0.05, 0.05], [0.1, 0.1, 0.8]])  # "a" read twice, "b" never
-    al = Alignment(["a", "b", "<eos>"], ["x", "y", "<eos>"], weights, np.log(weights), np.zeros((3, 2)),
-                   np.zeros((3, 2)), [False] * 3, "dot", "luong")  # fmt: skip
+    al = alignment_of(weights, ["a", "b", "<eos>"], ["x", "y", "<eos>"], [False] * 3)
     assert np.allclose(al.coverage(), [1.9, 0.2, 0.9])
     assert al.to_dict()["coverage"] == pytest.approx([1.9, 0.2, 0.9])
     fig = coverage_bar(al)
@@ -62,8 +60,10 @@ def test_side_by_side_titles_share_the_smaller_font():
     from attnviz.plots.explore import align_tops, explore_heatmap
 
     al = make_alignment(list("abcdefghij"), list("xyz"))
-    long, short = (explore_heatmap(al, "weights", f"multi30k-de-en-general-{s} · general / {s}", max_width=420)
-                   for s in ("bahdanau", "luong"))  # fmt: skip
+    long, short = (
+        explore_heatmap(al, "weights", f"multi30k-de-en-general-{s} · general / {s}", max_width=420)
+        for s in ("bahdanau", "luong")
+    )
     assert long.layout.title.font.size < (short.layout.title.font.size or 17)  # fitted to its width alone
     align_tops([long, short])
     assert long.layout.title.font.size == short.layout.title.font.size

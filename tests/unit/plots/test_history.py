@@ -20,12 +20,28 @@ def _history(steps: list[int], per_epoch: int = 4, aer: bool = True) -> dict:
         w[0, 0] += sharp
         w[1, 1] += sharp
         weights.append(w.tolist())
-        points.append({"kind": "start" if step == 0 else "step", "step": step, "epoch": step // per_epoch + (step > 0),
-                       "epochs": step / per_epoch, "loss": None if step == 0 else 3.0 - sharp, "accuracy": None,
-                       "valid_loss": None, "aer": 1 - sharp if aer else None, "entropy": 1.0 - sharp,
-                       "seconds": step * 0.1})  # fmt: skip
-    probe = {"role": "test", "source_tokens": ["a", "<b>", "<eos>"], "target_tokens": ["x", "<eos>"],
-             "sure": [[0, 0]], "possible": [[0, 0]], "weights": weights}  # fmt: skip
+        points.append(
+            {
+                "kind": "start" if step == 0 else "step",
+                "step": step,
+                "epoch": step // per_epoch + (step > 0),
+                "epochs": step / per_epoch,
+                "loss": None if step == 0 else 3.0 - sharp,
+                "accuracy": None,
+                "valid_loss": None,
+                "aer": 1 - sharp if aer else None,
+                "entropy": 1.0 - sharp,
+                "seconds": step * 0.1,
+            }
+        )
+    probe = {
+        "role": "test",
+        "source_tokens": ["a", "<b>", "<eos>"],
+        "target_tokens": ["x", "<eos>"],
+        "sure": [[0, 0]],
+        "possible": [[0, 0]],
+        "weights": weights,
+    }
     return {"points": points, "probes": [probe]}
 
 

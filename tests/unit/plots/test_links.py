@@ -11,14 +11,19 @@ from attnviz.plots.links import KIND_NAMES, gold_figure, link_kinds, links_figur
 
 def test_link_kinds_follow_the_aer_sets():
     kinds = link_kinds(predicted={(0, 0), (1, 2), (2, 2)}, sure={(0, 0), (1, 1)}, possible={(1, 2)})
-    assert kinds == {"sure": [(0, 0), (1, 1)], "possible": [(1, 2)], "hit": [(0, 0), (1, 2)], "wrong": [(2, 2)],
-                     "missed": [(1, 1)]}  # fmt: skip
+    assert kinds == {
+        "sure": [(0, 0), (1, 1)],
+        "possible": [(1, 2)],
+        "hit": [(0, 0), (1, 2)],
+        "wrong": [(2, 2)],
+        "missed": [(1, 1)],
+    }
 
 
 def test_links_figure_draws_each_layer_above_the_heatmap_with_the_legend_outside():
     w = np.array([[0.7, 0.3], [0.1, 0.9], [0.5, 0.5]])
-    fig = links_figure(w, ["<b>x</b>", "y"], ["a", "b", "c"], {"attention (argmax)": ("attention", [(0, 0), (1, 1)]),
-                       "eflomal": ("eflomal", [(0, 0)])}, title="t <i>")  # fmt: skip
+    layers = {"attention (argmax)": ("attention", [(0, 0), (1, 1)]), "eflomal": ("eflomal", [(0, 0)])}
+    fig = links_figure(w, ["<b>x</b>", "y"], ["a", "b", "c"], layers, title="t <i>")
     heat, *layers = fig.data
     assert heat.type == "heatmap" and [t.name for t in layers] == ["attention (argmax)", "eflomal"]
     assert list(layers[0].x) == [0, 1] and list(layers[0].y) == [0, 1]
@@ -39,8 +44,8 @@ def test_gold_figure_gives_each_kind_its_own_symbol_and_only_kinds_that_occur():
     assert names == [KIND_NAMES[k] for k in ("sure", "hit", "wrong", "missed")]  # no possible-only link here
     symbols = [t.marker.symbol for t in fig.data[1:]]
     assert len(set(symbols)) == len(symbols)
-    narrow = gold_figure(w, ["a", "b", "c"], ["x", "y", "z"], [(0, 0), (2, 1)], [(0, 0), (1, 1)], [(2, 2)],
-                         max_width=200)  # fmt: skip
+    links = {"predicted": [(0, 0), (2, 1)], "sure": [(0, 0), (1, 1)], "possible": [(2, 2)]}
+    narrow = gold_figure(w, ["a", "b", "c"], ["x", "y", "z"], **links, max_width=200)
     assert narrow.layout.margin.t > fig.layout.margin.t  # five entries wrap onto more legend rows
 
 

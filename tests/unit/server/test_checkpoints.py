@@ -46,8 +46,7 @@ def kept() -> list[Path]:
 def test_an_upload_is_listed_and_loaded_by_its_session_only(good):
     entry = checkpoints.store_checkpoint(good.read_bytes(), "mine.safetensors", "a", ALIVE)
     assert entry.name == "mine" and entry.source == "uploaded" and entry.owner == "a"
-    assert (entry.task, entry.score, entry.style, entry.example) == ("reverse", "additive", "bahdanau",
-                                                                                  "a b c")  # fmt: skip
+    assert (entry.task, entry.score, entry.style, entry.example) == ("reverse", "additive", "bahdanau", "a b c")
     assert checkpoints.session_checkpoints("a") == [entry]
     model = checkpoints.uploaded_model("a", entry.path)
     assert model.text_of(model.translate("a b c")) is not None

@@ -60,8 +60,8 @@ def test_models_trained_on_uploads_are_private_to_their_session_until_shared(mod
     upload = tmp_path / "upload.tsv"
     upload.write_text("en\tde\n" + "".join(f"secret {i} row\tgeheim {i}\n" for i in range(40)), encoding="utf-8")
     registry = JobRegistry(max_jobs=1)
-    rec = Recipe(**{**tiny_recipe("private", epochs=1).to_dict(), "data": f"{upload}?src=en&tgt=de",
-                    "data_options": {}})  # fmt: skip
+    on_upload = {"data": f"{upload}?src=en&tgt=de", "data_options": {}}
+    rec = Recipe(**{**tiny_recipe("private", epochs=1).to_dict(), **on_upload})
     job = registry.submit("owner-session", rec, folder=models)
     wait(job)
     assert job.snapshot().status == DONE, job.snapshot().error

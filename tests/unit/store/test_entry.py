@@ -14,8 +14,17 @@ from attnviz.store import HIDDEN_TASK, ModelEntry, read_header
 
 def test_a_manifest_item_becomes_a_shipped_entry(tmp_path):
     (tmp_path / "a.safetensors").write_bytes(b"x")
-    item = {"name": "a", "file": "a.safetensors", "task": "toy-fr", "score": "dot", "style": "luong",
-            "metrics": {"bleu": 1.0}, "epochs": 3, "precision": "bf16", "device": "cuda"}  # fmt: skip
+    item = {
+        "name": "a",
+        "file": "a.safetensors",
+        "task": "toy-fr",
+        "score": "dot",
+        "style": "luong",
+        "metrics": {"bleu": 1.0},
+        "epochs": 3,
+        "precision": "bf16",
+        "device": "cuda",
+    }
     entry = ModelEntry.from_manifest(item, tmp_path)
     assert (entry.name, entry.path, entry.source) == ("a", str(tmp_path / "a.safetensors"), "pretrained")
     assert (entry.task, entry.score, entry.style, entry.owner) == ("toy-fr", "dot", "luong", None)

@@ -41,8 +41,8 @@ def test_read_history_gives_plain_data(recorded):
     json.dumps(data)  # plain data: lists, numbers, strings
     assert data["points"] == translator.history.points
     first = data["probes"][0]
-    assert np.asarray(first["weights"]).shape == (len(data["points"]), len(first["target_tokens"]),
-                                                 len(first["source_tokens"]))  # fmt: skip
+    points, tgt, src = len(data["points"]), len(first["target_tokens"]), len(first["source_tokens"])
+    assert np.asarray(first["weights"]).shape == (points, tgt, src)
 
 
 def test_a_model_without_history_has_none(corpus, tmp_path):

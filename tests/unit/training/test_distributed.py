@@ -36,8 +36,9 @@ def _free_port() -> int:
 
 def _rank(rank: int, world: int, port: int, out: str) -> None:
     """One torchrun-like process: the environment torchrun sets, then the same fit as below."""
-    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
-                      MASTER_PORT=str(port))  # fmt: skip
+    os.environ.update(
+        RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port)
+    )
     torch.set_num_threads(1)
     corpus = reverse_corpus(PAIRS)
     translator = tiny_translator(corpus)  # dropout 0: the masks would differ between ranks
@@ -46,8 +47,12 @@ def _rank(rank: int, world: int, port: int, out: str) -> None:
         result = fit(translator, corpus, TrainConfig(**CFG), callback=reports.append, group=group)
     save_file({k: v.contiguous() for k, v in translator.model.state_dict().items()}, f"{out}/rank{rank}.safetensors")
     steps = None if translator.history is None else [p["step"] for p in translator.history.points]
-    record = {"history": result.history, "reports": len(reports), "hardware": translator.meta["hardware"],
-              "alignment_steps": steps}  # fmt: skip
+    record = {
+        "history": result.history,
+        "reports": len(reports),
+        "hardware": translator.meta["hardware"],
+        "alignment_steps": steps,
+    }
     Path(f"{out}/rank{rank}.json").write_text(json.dumps(record))
 
 
@@ -97,14 +102,19 @@ def test_distributed_outside_torchrun_is_a_one_line_error(capsys):
 
 @pytest.mark.slow
 def test_torchrun_trains_a_recipe_and_rank_0_saves_it(tmp_path):
-    recipe = {"name": "copy", "data": "copy", "data_options": {"n_train": 64, "n_valid": 16, "n_test": 8},
-              "model": {"emb_dim": 8, "hidden_dim": 16, "attn_dim": 8},
-              "train": {"epochs": 2, "batch_size": 16}}  # fmt: skip
+    recipe = {
+        "name": "copy",
+        "data": "copy",
+        "data_options": {"n_train": 64, "n_valid": 16, "n_test": 8},
+        "model": {"emb_dim": 8, "hidden_dim": 16, "attn_dim": 8},
+        "train": {"epochs": 2, "batch_size": 16},
+    }
     (tmp_path / "copy.json").write_text(json.dumps(recipe))
     out = tmp_path / "copy.safetensors"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port()),
-           "-m", "attnviz", "train", "--recipe", str(tmp_path / "copy.json"), "--distributed", "--quiet", "--json",
-           "--out", str(out)]  # fmt: skip
+    port = str(_free_port())
+    launch = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", port]
+    train = ["-m", "attnviz", "train", "--recipe", str(tmp_path / "copy.json"), "--distributed", "--quiet", "--json"]
+    cmd = [*launch, *train, "--out", str(out)]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

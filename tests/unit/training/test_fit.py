@@ -84,11 +84,14 @@ def test_the_linear_schedule_decays_once_per_step_and_resumes_where_it_stopped(c
 
     translator = tiny_translator(corpus)
     resumed = []
-    fit(translator, corpus, cfg, should_stop=lambda: len(resumed) >= total // 2,
-        callback=lambda p: resumed.append(p.lr) if p.kind == "step" else None)  # fmt: skip
+
+    def record_rate(p):
+        if p.kind == "step":
+            resumed.append(p.lr)
+
+    fit(translator, corpus, cfg, should_stop=lambda: len(resumed) >= total // 2, callback=record_rate)
     progress = translator.meta["progress"]
-    fit(translator, corpus, cfg, resume=progress,
-        callback=lambda p: resumed.append(p.lr) if p.kind == "step" else None)  # fmt: skip
+    fit(translator, corpus, cfg, resume=progress, callback=record_rate)
     assert progress["step"] == total // 2 and resumed == pytest.approx(expected)
 
 
@@ -142,16 +145,25 @@ def test_training_is_reproducible_and_stoppable(corpus):
     assert [h["loss"] for h in histories[0]] == [h["loss"] for h in histories[1]]
     tr = tiny_translator(corpus)
     calls = []
-    result = fit(tr, corpus, TrainConfig(epochs=5, batch_size=8), should_stop=lambda: len(calls) >= 3,
-                 callback=lambda p: calls.append(p) if p.kind == "step" else None)  # fmt: skip
+    result = fit(
+        tr,
+        corpus,
+        TrainConfig(epochs=5, batch_size=8),
+        should_stop=lambda: len(calls) >= 3,
+        callback=lambda p: calls.append(p) if p.kind == "step" else None,
+    )
     assert result.stopped and len(calls) == 3
 
 
 def test_progress_reports_probe_alignment_each_epoch(corpus):
     tr = tiny_translator(corpus)
     epochs = []
-    fit(tr, corpus, TrainConfig(epochs=2, batch_size=8, probe="a b c"),
-        callback=lambda p: epochs.append(p) if p.kind == "epoch" else None)  # fmt: skip
+    fit(
+        tr,
+        corpus,
+        TrainConfig(epochs=2, batch_size=8, probe="a b c"),
+        callback=lambda p: epochs.append(p) if p.kind == "epoch" else None,
+    )
     assert [p.epoch for p in epochs] == [1, 2]
     assert all(p.probe is not None and p.probe.source_tokens[:3] == ["a", "b", "c"] for p in epochs)
     assert epochs[-1].valid_loss is not None and epochs[-1].eta_seconds == 0

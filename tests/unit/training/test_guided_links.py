@@ -64,8 +64,13 @@ def test_missing_links_and_unknown_settings_are_config_errors(tmp_path):
 
 def test_eflomal_links_are_computed_once_and_read_back_from_the_cache(tmp_path, monkeypatch):
     pytest.importorskip("eflomal")
-    sentences = [("ein hund läuft", "a dog runs"), ("eine katze läuft", "a cat runs"), ("ein hund", "a dog"),
-                 ("die katze schläft", "the cat sleeps"), ("der hund schläft", "the dog sleeps")] * 4  # fmt: skip
+    sentences = [
+        ("ein hund läuft", "a dog runs"),
+        ("eine katze läuft", "a cat runs"),
+        ("ein hund", "a dog"),
+        ("die katze schläft", "the cat sleeps"),
+        ("der hund schläft", "the dog sleeps"),
+    ] * 4
     corpus = Corpus("tiny", [make_pair(s, t, WORD, WORD) for s, t in sentences], [], [], WORD, WORD, False, [])
     links, source = training_links(corpus, GuidedConfig(), tmp_path)
     assert Path(source).parent == tmp_path and Path(source).name.startswith("eflomal-grow-diag-final-and-")

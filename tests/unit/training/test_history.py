@@ -28,8 +28,19 @@ def test_a_training_records_its_probes_at_the_start_geometric_steps_and_epoch_en
     history = translator.history
     steps_per_epoch = 5  # 40 pairs in batches of 8
     kinds = [(p["kind"], p["step"]) for p in history.points]
-    assert kinds == [("start", 0), ("step", 1), ("step", 2), ("step", 3), ("step", 4), ("epoch", 5), ("step", 6),
-                     ("step", 8), ("epoch", 10), ("step", 12), ("epoch", 15)]  # fmt: skip
+    assert kinds == [
+        ("start", 0),
+        ("step", 1),
+        ("step", 2),
+        ("step", 3),
+        ("step", 4),
+        ("epoch", 5),
+        ("step", 6),
+        ("step", 8),
+        ("epoch", 10),
+        ("step", 12),
+        ("epoch", 15),
+    ]
     assert [p["epoch"] for p in history.points if p["kind"] == "epoch"] == [1, 2, 3]
     assert history.points[-1]["epochs"] == pytest.approx(15 / steps_per_epoch)
     assert history.points[0]["loss"] is None and all(p["loss"] > 0 for p in history.points[1:])

@@ -35,8 +35,7 @@ def test_an_interrupted_recipe_resumes_from_its_last_epoch(tmp_path):
     assert progress["epoch"] == 2 and len(progress["history"]) == 2
 
     seen = []
-    model = run_recipe(recipe, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None,
-                       resume=True)  # fmt: skip
+    model = run_recipe(recipe, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None, resume=True)
     assert sorted(set(seen)) == [3, 4]  # only the epochs that were missing
     assert [row["epoch"] for row in model.meta["history"]] == [1, 2, 3, 4]
     header = read_header(out)["meta"]
@@ -46,8 +45,7 @@ def test_an_interrupted_recipe_resumes_from_its_last_epoch(tmp_path):
 
 def test_resume_ignores_a_checkpoint_of_another_recipe(tmp_path):
     out = tmp_path / "tiny.safetensors"
-    run_recipe(Recipe(**RECIPE), out, should_stop=lambda: False, evaluate_split=None,
-               callback=None)  # fmt: skip
+    run_recipe(Recipe(**RECIPE), out, should_stop=lambda: False, evaluate_split=None, callback=None)
     other = Recipe(**{**RECIPE, "train": {**RECIPE["train"], "epochs": 2}})
     torch.manual_seed(0)
     seen = []
@@ -57,8 +55,9 @@ def test_resume_ignores_a_checkpoint_of_another_recipe(tmp_path):
 
 def test_progress_reports_and_the_checkpoint_name_the_hardware(tmp_path):
     seen = set()
-    run_recipe(Recipe(**RECIPE), tmp_path / "tiny.safetensors", callback=lambda p: seen.add(p.hardware),
-               evaluate_split=None)  # fmt: skip
+    run_recipe(
+        Recipe(**RECIPE), tmp_path / "tiny.safetensors", callback=lambda p: seen.add(p.hardware), evaluate_split=None
+    )
     meta = read_header(tmp_path / "tiny.safetensors")["meta"]
     assert seen == {meta["hardware"]} and "CPU, " in meta["hardware"]
     assert meta["device"] == "cpu" and meta["precision"] == "fp32"
@@ -76,15 +75,24 @@ def test_a_guided_recipe_records_its_weight_and_links_and_resumes(tmp_path):
     out = tmp_path / "tiny.safetensors"
     recipe = Recipe(**GUIDED_RECIPE)
     epochs = []
-    run_recipe(recipe, out, callback=lambda p: epochs.append(p) if p.kind == "epoch" else None,
-               should_stop=lambda: len(epochs) >= 1, evaluate_split=None)  # fmt: skip
+    run_recipe(
+        recipe,
+        out,
+        callback=lambda p: epochs.append(p) if p.kind == "epoch" else None,
+        should_stop=lambda: len(epochs) >= 1,
+        evaluate_split=None,
+    )
     assert read_header(out)["meta"]["progress"]["epoch"] == 1
     model = run_recipe(recipe, out, resume=True, evaluate_split=None)
     meta = read_header(out)["meta"]
     assert [row["epoch"] for row in meta["history"]] == [1, 2] and model.meta["history"] == meta["history"]
     assert all(row["align_loss"] > 0 for row in meta["history"])
-    assert meta["guided"] == {"weight": 0.5, "links": "gold", "method": "grow-diag-final-and",
-                              "links_file": "gold links of the training pairs"}  # fmt: skip
+    assert meta["guided"] == {
+        "weight": 0.5,
+        "links": "gold",
+        "method": "grow-diag-final-and",
+        "links_file": "gold links of the training pairs",
+    }
     assert meta["recipe"]["guided_weight"] == 0.5 and meta["recipe_full"]["guided"] == GUIDED_RECIPE["guided"]
 
 
