@@ -9,8 +9,8 @@ merged back into each Hansards word, ``<eos>`` hidden) and turned into links:
 * ``argmax`` (each French word to the English word it attends to most) and ``threshold`` (every
   weight >= 0.3), from the model alone;
 * ``intersection`` and ``grow-diag-final`` with a French-to-English model forced the other way,
-  where one is given (``--reverse``: none is shipped; one trained from the same recipe on
-  ``multi30k-fr-en`` does).
+  where one is given (``--reverse``: the shipped ``multi30k-fr-en-general-luong``, en-fr's recipe
+  turned round).
 
 eflomal (Östling & Tiedemann 2016; default settings, not seeded) aligns the 447 pairs together
 with Multi30k en-fr's 29,000 training pairs, words lowercased, and, for reference, the 447 pairs
@@ -18,8 +18,9 @@ alone. Every figure is given on all 447 pairs and on the pairs whose words all o
 Multi30k's training text (the rest hold words no shipped model has seen as a word: it reads them
 as BPE pieces of words it knows). AER, precision and recall follow Och & Ney (2003).
 
-    OMP_NUM_THREADS=1 python benchmarks/hansards.py --out benchmarks/results/hansards.json \\
-        --reverse models/multi30k-fr-en-dot-luong.safetensors
+    OMP_NUM_THREADS=1 python benchmarks/hansards.py --reverse multi30k-fr-en-general-luong \\
+        --out benchmarks/results/hansards.json
+    ... --models multi30k-en-fr-additive-luong-guided --no-eflomal --out ...  # one model's rows added or redone
 
 ``--pivot`` runs no model: it prints docs/results.md's table of AER on all pairs (a row per model,
 plain and adapted; a column per method) from the stored figures of benchmarks/results/hansards.json.
@@ -169,6 +170,7 @@ def main() -> None:
         "threshold": THRESHOLD,
         "attention": previous.get("attention", {}),  # a run of some models updates theirs
         "eflomal": previous.get("eflomal", {}) if args.no_eflomal else {},
+        **({"commands": previous["commands"]} if "commands" in previous else {}),  # how the stored rows were made
     }
     subsets = {"all": every, "in-vocabulary": in_vocab}
     seen = [
