@@ -132,3 +132,15 @@ def test_the_warm_up_waits_for_the_first_paint_of_a_record(monkeypatch):
     front.painted.set()
     worker.join(10)
     assert calls == ["warm"]
+
+
+def test_a_page_drawn_long_ago_loads_the_library_itself(cache, monkeypatch):
+    """A warm-up that failed never makes the library ready: after GIVE_UP_SECONDS the page stops
+    waiting for it and runs the page itself, which loads the library (and says what is wrong)."""
+    visit()
+    loading_library(monkeypatch)
+    at = visit()
+    assert at.sidebar.caption[0].value == front.LOADING
+    at.session_state["_explore_front_drawn_at"] -= front.GIVE_UP_SECONDS + 1
+    at.run()
+    assert at.sidebar.selectbox and at.text_input(key="explore_text").value == EXAMPLE  # the page itself

@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
 from importlib import metadata, util
 from pathlib import Path
@@ -40,9 +41,11 @@ LEXICON_LABEL, LEXICON_KEY = "What can I type? The toy-fr lexicon", "explore_lex
 LOADING = "Loading the model choices and the cell's arithmetic (torch, once per server)…"
 POLL_SECONDS = 0.25  # how often a page drawn from the record asks whether the library is loaded
 WAIT_FOR_PAINT_SECONDS = 5.0  # the longest the server's warm-up waits for a first visitor's paint
+GIVE_UP_SECONDS = 20.0  # a page drawn from the record this long ago loads the library itself (a failed warm-up)
 _RECORDING = "_explore_front_recording"  # session state: the record being built by this run, or None
 _VISITED = "_explore_front_visited"  # session state: this session has run Explore once
 _POLLS = "_explore_front_polls"  # session state: how often the page drawn from the record has asked
+_DRAWN_AT = "_explore_front_drawn_at"  # session state: when this session first drew the record (time.monotonic)
 painted = threading.Event()  # set when a session has drawn the record, or found none to draw
 
 
@@ -174,7 +177,7 @@ def draw(ready: Callable[[], bool]) -> bool:
     ``ready()`` says it is loaded. False (nothing drawn) when the library is loaded, this is not a
     fresh visit of the front page, there is no true record, or the user has typed another sentence
     meanwhile."""
-    if ready():
+    if ready() or _waited_too_long():
         return False
     if st.session_state.get(_VISITED) or st.query_params:
         painted.set()
@@ -185,6 +188,7 @@ def draw(ready: Callable[[], bool]) -> bool:
         return False
     if st.session_state.get(LEXICON_KEY) or st.session_state.get(TABS_KEY, entry["view"]) != entry["view"]:
         return False  # the user opened what the record does not hold: the page itself, once loaded
+    st.session_state.setdefault(_DRAWN_AT, time.monotonic())
     compact_top()
     st.empty()  # where Explore's line on a link's unknown parts goes
     st.session_state.setdefault(EXPLORE_TEXT, entry["text"])
@@ -214,5 +218,10 @@ def _rerun_when(ready: Callable[[], bool]) -> None:
     if st.session_state.get(_POLLS):
         painted.set()
     st.session_state[_POLLS] = st.session_state.get(_POLLS, 0) + 1
-    if ready():
+    if ready() or _waited_too_long():  # a warm-up that failed: the page loads the library, and says why
         st.rerun(scope="app")
+
+
+def _waited_too_long() -> bool:
+    drawn = st.session_state.get(_DRAWN_AT)
+    return drawn is not None and time.monotonic() - drawn > GIVE_UP_SECONDS
