@@ -31,6 +31,7 @@ import streamlit as st
 
 from attnviz_app import APP_DIR
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT, EXPLORE_VIEW
+from attnviz_app.app_pages.shared.state import defaults_were_shown
 
 FORMAT = 1  # the record's layout: a new layout gets a new number
 FILE_NAME = "explore-front.json"
@@ -183,11 +184,16 @@ def draw(ready: Callable[[], bool]) -> bool:
         painted.set()
         return False
     entry = load_record()
-    if entry is None or st.session_state.get(EXPLORE_TEXT, entry["text"]) != entry["text"]:
+    if entry is None:
         painted.set()
         return False
-    if st.session_state.get(LEXICON_KEY) or st.session_state.get(TABS_KEY, entry["view"]) != entry["view"]:
-        return False  # the user opened what the record does not hold: the page itself, once loaded
+    typed = st.session_state.get(EXPLORE_TEXT, entry["text"]) != entry["text"]
+    opened = st.session_state.get(LEXICON_KEY) or st.session_state.get(TABS_KEY, entry["view"]) != entry["view"]
+    if typed or opened:  # the user acted on the page drawn from the record: the page itself, once loaded
+        if _DRAWN_AT in st.session_state:
+            defaults_were_shown()  # Back returns to the front page the user acted on
+        painted.set()
+        return False
     st.session_state.setdefault(_DRAWN_AT, time.monotonic())
     compact_top()
     st.empty()  # where Explore's line on a link's unknown parts goes

@@ -58,6 +58,14 @@ def url_to_read() -> dict[str, str] | None:
     return None
 
 
+def defaults_were_shown() -> None:
+    """The session's first page showed the defaults before any write (Explore's front page drawn from
+    its record, explore/front.py) and the user acted on it: the bare URL stands for those defaults, so
+    the state the action leads to is a new entry that Back leaves."""
+    st.session_state[_WRITTEN] = {}
+    st.session_state[_FIRST] = False
+
+
 def _text(value: object) -> str:
     return "" if value is None or value is False else str(value)
 

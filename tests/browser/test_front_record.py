@@ -1,0 +1,56 @@
+"""Explore's front page drawn from its record on a fresh server (attnviz_app/app_pages/explore/front.py), in
+Chromium: the first server records it, the next draws it before torch is loaded and then the page itself,
+with what the user typed meanwhile kept and Back returning to the front page."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, TICKS_JS, WAIT_MS, streamlit_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+BOX = "input[aria-label^='Source sentence']"
+FULL_PAGE = "[data-testid=stSidebar] [data-testid=stWidgetLabel]:has-text('Score function')"
+LOADING = "[data-testid=stSidebar] :text('Loading the model choices')"
+
+
+@pytest.fixture
+def env(tmp_path) -> dict[str, str]:
+    """One cache folder for the servers of a test, as one user's servers share ~/.cache."""
+    return {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+
+
+def test_a_fresh_server_draws_the_record_then_the_page_keeping_what_was_typed(env, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        with streamlit_app(env) as (url, _):  # the first server: the front page itself, recorded
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(f"{url}/")
+            page.locator(FULL_PAGE).first.wait_for(timeout=WAIT_MS)
+            front_ticks = page.evaluate(TICKS_JS)
+            page.close()
+        assert (tmp_path / "cache" / "attnviz" / "explore-front.json").is_file()
+        with streamlit_app(env) as (url, _):  # the next one: the record first, then the page
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(f"{url}/")
+            page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+            drawn_from_record = page.locator(LOADING).count() == 1 and page.locator(FULL_PAGE).count() == 0
+            assert page.evaluate(TICKS_JS) == front_ticks
+            box = page.locator(BOX)
+            front_text = box.input_value()
+            box.fill("A girl is eating an apple.")
+            box.press("Enter")
+            page.wait_for_function(f"() => (({TICKS_JS})() || []).includes('apple')", timeout=WAIT_MS)
+            page.locator(FULL_PAGE).first.wait_for(timeout=WAIT_MS)
+            assert box.input_value() == "A girl is eating an apple."
+            assert "text=A+girl" in page.evaluate("location.href")
+            page.go_back()
+            page.wait_for_function(f"t => (({TICKS_JS})() || []).join() === t.join()", arg=front_ticks, timeout=WAIT_MS)
+            assert page.locator(BOX).input_value() == front_text
+        browser.close()
+    assert drawn_from_record, "the second server drew the page itself, not the record, before torch was loaded"
