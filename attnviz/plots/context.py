@@ -35,7 +35,10 @@ def context_heatmap(
     m = context_range(al) if zmax is None else float(zmax)
     fig = go.Figure(go.Heatmap(z=ctx, x=list(range(dim)), y=list(range(n_tgt)), colorscale=DIVERGING_SCALE))
     fig.data[0].update(
-        zmin=-m, zmax=m, hovertemplate="step %{y}, dim %{x}: %{z:.3f}<extra></extra>", colorbar={"title": "c_t"}
+        zmin=-m,
+        zmax=m,
+        hovertemplate="step %{y}, dim %{x}: %{z:.3f}<extra></extra>",
+        colorbar={"title": "c<sub>t</sub>"},
     )
     cell = cell_size(n_tgt)
     fig.update_yaxes(tickmode="array", tickvals=list(range(n_tgt)), ticktext=display_tokens(al.target_tokens))

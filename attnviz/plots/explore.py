@@ -149,12 +149,12 @@ def context_bar(al: Alignment, t: int) -> go.Figure:
     _check_step(al, t)
     c = np.asarray(al.contexts[t], dtype=np.float64)  # [ctx_dim]
     colors = [POSITIVE if v >= 0 else NEGATIVE for v in c]
-    bar = go.Bar(x=list(range(c.size)), y=c, marker={"color": colors}, name="c_t")
+    bar = go.Bar(x=list(range(c.size)), y=c, marker={"color": colors}, name="c<sub>t</sub>")
     fig = go.Figure(bar.update(hovertemplate="dim %{x}: %{y:.4f}<extra></extra>"))
     target = display_tokens(al.target_tokens)[t]
     apply_template(fig)
     fig.update_layout(
-        title={"text": f"Context vector c_{t} ({target}), ‖c_t‖ = {np.linalg.norm(c):.3f}"},
+        title={"text": f"Context vector c<sub>{t}</sub> ({target}), ‖c<sub>{t}</sub>‖ = {np.linalg.norm(c):.3f}"},
         xaxis_title="context dimension",
         yaxis_title="value",
         width=max(420, 120 + c.size * 6),
@@ -265,7 +265,7 @@ def step_animation(al: Alignment, frame_ms: int = 700, max_width: int | None = N
         weights = go.Bar(x=list(range(n_src)), y=w[t], marker={"color": colors}, text=src, textposition="none")
         weights.update(hovertemplate="%{text}: %{y:.3f}<extra></extra>", name="a_t")
         context = go.Bar(x=list(range(c.size)), y=c, marker={"color": [POSITIVE if v >= 0 else NEGATIVE for v in c]})
-        context.update(hovertemplate="dim %{x}: %{y:.4f}<extra></extra>", name="c_t", xaxis="x2", yaxis="y2")
+        context.update(hovertemplate="dim %{x}: %{y:.4f}<extra></extra>", name="c<sub>t</sub>", xaxis="x2", yaxis="y2")
         return [weights, context]
 
     fig = make_subplots(rows=2, cols=1, row_heights=[0.6, 0.4], vertical_spacing=0.28)
@@ -290,7 +290,7 @@ def step_animation(al: Alignment, frame_ms: int = 700, max_width: int | None = N
     fig.update_xaxes(range=[-0.5, n_src - 0.5], row=1, col=1)
     fig.update_yaxes(title_text="weight a_t(s)", range=[0, 1.05], row=1, col=1)
     fig.update_xaxes(title_text="context dimension", row=2, col=1)
-    fig.update_yaxes(title_text="c_t", range=[-lim * 1.05, lim * 1.05], row=2, col=1)
+    fig.update_yaxes(title_text="c<sub>t</sub>", range=[-lim * 1.05, lim * 1.05], row=2, col=1)
     apply_template(fig)
     fig.update_layout(
         title={"text": _frame_title(al, 0), "x": 0.02, "xanchor": "left", "y": 0.98, "yref": "container"},

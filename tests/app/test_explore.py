@@ -129,7 +129,7 @@ def test_step_slider_moves_the_per_step_view(app_env):
     assert specs(at)[2].get("frames"), "the play-button animation has frames"
     at.slider(key="explore_step").set_value(1).run()
     titles = [s["layout"]["title"]["text"] for s in specs(at)]
-    assert titles[0].startswith("Step 1") and titles[1].startswith("Context vector c_1")
+    assert titles[0].startswith("Step 1") and titles[1].startswith("Context vector c<sub>1</sub>")
 
 
 def test_beam_width_shows_the_nbest_list(app_env):
