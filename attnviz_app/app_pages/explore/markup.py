@@ -7,13 +7,13 @@ from __future__ import annotations
 import streamlit as st
 
 from attnviz.errors import AttnvizError
-from attnviz.links import MAX_MARKUP_CHARS, SPLIT_RULES
+from attnviz.links import SPLIT_RULES
 from attnviz.plots import markup_figure
 from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.links import Method, carried_markup, data_of, reads_characters
 from attnviz_app.app_pages.explore.views import chart, columns, panel_width
 from attnviz_app.app_pages.shared.common import escape_markdown, model_version
-from attnviz_app.app_pages.shared.markup_ui import RULES, SPLITS, default_markup, show_carried
+from attnviz_app.app_pages.shared.markup_ui import RULES, SPLITS, markup_box, show_carried
 
 MARKUP_KEY, TARGET_KEY, ALIGNER_KEY, SPLIT_KEY = (
     "explore_markup_text",
@@ -26,17 +26,7 @@ ALIGNERS = {"attention": "attention (the method above)", "eflomal": "eflomal"}
 
 def markup_view(entries: dict[str, ModelEntry], method: Method, text: str, image_format: str) -> None:
     """The markup box, the choice of links and split rule, and each shown model's carried markup."""
-    if not st.session_state.get(MARKUP_KEY):
-        st.session_state[MARKUP_KEY] = default_markup(text)
-    source = st.text_area(
-        "Source with markup",
-        key=MARKUP_KEY,
-        max_chars=MAX_MARKUP_CHARS,
-        height=80,
-        persist_state="session",
-        help="Inline tags (<b>, <i>, <a href=...>, <span>, ...), <br/> and {placeholders}; entities such as &amp; "
-        "are read as their character. Press Ctrl+Enter to apply.",
-    )
+    source = markup_box(MARKUP_KEY, text, persist_state="session")
     left, right = st.columns(2)
     aligner = (
         left.segmented_control(

@@ -8,7 +8,7 @@ import html
 
 import streamlit as st
 
-from attnviz.links import MarkupResult, Span
+from attnviz.links import MAX_MARKUP_CHARS, MarkupResult, Span
 from attnviz.plots import coloured_words
 
 SPLITS = {"hull": "first to last linked word", "block": "largest contiguous run"}
@@ -28,6 +28,22 @@ def default_markup(text: str) -> str:
         k = 1 if len(words) > 1 else 0
         words[k] = f"<b>{words[k]}</b>"
     return " ".join(words)
+
+
+def markup_box(key: str, text: str, **options) -> str:
+    """The box a sentence with inline markup is typed in, starting from ``text`` with a word in bold
+    (:func:`default_markup`) while it is empty; ``options`` go to ``st.text_area`` (``persist_state``)."""
+    if not st.session_state.get(key):
+        st.session_state[key] = default_markup(text)
+    return st.text_area(
+        "Source with markup",
+        key=key,
+        max_chars=MAX_MARKUP_CHARS,
+        height=80,
+        help="Inline tags (<b>, <i>, <a href=...>, <span>, ...), <br/> and {placeholders}; entities such as &amp; "
+        "are read as their character. Press Ctrl+Enter to apply.",
+        **options,
+    )
 
 
 def show_carried(result: MarkupResult, key: str) -> None:

@@ -9,11 +9,11 @@ import streamlit as st
 
 from attnviz.errors import AttnvizError
 from attnviz.external import Pick, carry_through
-from attnviz.links import DIRECTIONAL, MAX_MARKUP_CHARS, SPLIT_RULES, parse_markup
+from attnviz.links import DIRECTIONAL, SPLIT_RULES, parse_markup
 from attnviz.plots import markup_figure, plot_config
 from attnviz_app.app_pages.explore.screen import page_width
 from attnviz_app.app_pages.shared.common import escape_markdown
-from attnviz_app.app_pages.shared.markup_ui import RULES, SPLITS, default_markup, show_carried
+from attnviz_app.app_pages.shared.markup_ui import RULES, SPLITS, markup_box, show_carried
 from attnviz_app.app_pages.yours import hf_cache, panel
 from attnviz_app.app_pages.yours.hf_rank import ALIGNING_KEY
 
@@ -38,16 +38,7 @@ def markup(key: tuple, text: str, picks: list[Pick]) -> None:
     page's decode (its path, version, label, beam and languages are used; its text is the markup's plain
     text)."""
     path, version, label, _, _, beam, langs = key
-    if not st.session_state.get(TEXT_KEY):
-        st.session_state[TEXT_KEY] = default_markup(text)
-    source = st.text_area(
-        "Source with markup",
-        key=TEXT_KEY,
-        max_chars=MAX_MARKUP_CHARS,
-        height=80,
-        help="Inline tags (<b>, <i>, <a href=...>, <span>, ...), <br/> and {placeholders}; "
-        "entities such as &amp; are read as their character. Press Ctrl+Enter to apply.",
-    )
+    source = markup_box(TEXT_KEY, text)
     choices = _choices(picks, path)
     a, b = st.columns(2, vertical_alignment="bottom")
     name = a.selectbox("Carry along the links of", list(choices), key=PICK_KEY)

@@ -200,28 +200,11 @@ def _exports(panels: dict[str, Alignment], key: str) -> None:
     """Each shown attention as JSON (the whole trace), CSV (the weights) and Pharaoh (argmax links)."""
     for k, (name, al) in enumerate(panels.items()):
         st.markdown(f"**{escape_markdown(name)}**")
-        a, b, c = st.columns(3)
-        a.download_button(
-            "JSON (whole trace)",
-            attention_json(al),
-            file_name=_file_name(name, ".json"),
-            mime="application/json",
-            key=f"{key}_json_{k}",
-            on_click="ignore",
+        files = (
+            ("JSON (whole trace)", attention_json(al), "json", "application/json"),
+            ("CSV (weights)", matrix_csv(al), "csv", "text/csv"),
+            ("Pharaoh (argmax, tokens)", al.to_pharaoh() + "\n", "pharaoh", "text/plain"),
         )
-        b.download_button(
-            "CSV (weights)",
-            matrix_csv(al),
-            file_name=_file_name(name, ".csv"),
-            mime="text/csv",
-            key=f"{key}_csv_{k}",
-            on_click="ignore",
-        )
-        c.download_button(
-            "Pharaoh (argmax, tokens)",
-            al.to_pharaoh() + "\n",
-            file_name=_file_name(name, ".pharaoh"),
-            mime="text/plain",
-            key=f"{key}_pharaoh_{k}",
-            on_click="ignore",
-        )
+        for col, (label, data, ext, mime) in zip(st.columns(3), files, strict=True):
+            file_name = _file_name(name, f".{ext}")
+            col.download_button(label, data, file_name=file_name, mime=mime, key=f"{key}_{ext}_{k}", on_click="ignore")
