@@ -8,6 +8,7 @@ buttons of a run would send.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,14 +48,16 @@ def app_models_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def app_env(app_models_dir, monkeypatch, tmp_path) -> Path:
-    """``ATTNVIZ_MODELS`` set to the tiny models, shipped models hidden, Streamlit caches cleared."""
+def app_env(app_models_dir, monkeypatch, tmp_path) -> Iterator[Path]:
+    """``ATTNVIZ_MODELS`` set to the tiny models, shipped models hidden, Streamlit caches cleared before
+    and after (a catalog cached without the shipped models must not outlive the test)."""
     import streamlit as st
 
     monkeypatch.setenv("ATTNVIZ_MODELS", str(app_models_dir))
     monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
     st.cache_data.clear()
-    return app_models_dir
+    yield app_models_dir
+    st.cache_data.clear()
 
 
 @pytest.fixture
