@@ -17,6 +17,7 @@ Nothing here imports torch or the library: this module is what a session can run
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -77,9 +78,10 @@ def _stat(path: str | Path) -> list:
     return [str(path), s.st_size, s.st_mtime_ns]
 
 
-def _code_key() -> str:
-    """A fingerprint of what draws the page: the app's and the library's source files (names,
-    sizes, times), the installed Streamlit and Plotly, and the environment that picks the models."""
+@functools.cache
+def _code() -> tuple:
+    """The app's and the library's source files (names, sizes, times) and the installed Streamlit and
+    Plotly: read once a process, as the code it runs was loaded once, not at every new session's visit."""
     folders = [APP_DIR]
     spec = util.find_spec("attnviz")  # the package's folder, without importing it (and torch)
     if spec is not None and spec.submodule_search_locations:
@@ -89,7 +91,13 @@ def _code_key() -> str:
         for root, dirs, names in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             files += [_stat(os.path.join(root, n)) for n in sorted(names) if n.endswith((".py", ".js", ".json"))]
-    versions = [metadata.version(p) for p in ("streamlit", "plotly")]
+    return [metadata.version(p) for p in ("streamlit", "plotly")], files
+
+
+def _code_key() -> str:
+    """A fingerprint of what draws the page: the code (:func:`_code`) and the environment that picks
+    the models."""
+    versions, files = _code()
     env = [os.environ.get(v) for v in ("ATTNVIZ_PRETRAINED", "ATTNVIZ_MODELS", "ATTNVIZ_PUBLIC")]
     return hashlib.sha256(json.dumps([FORMAT, versions, env, files]).encode()).hexdigest()
 
