@@ -114,15 +114,21 @@ def start_recording() -> None:
     st.session_state[_VISITED] = True
 
 
+def recording() -> bool:
+    """Whether this run records the front page (a fresh visit that drew nothing the record lacks)."""
+    return st.session_state.get(_RECORDING) is not None
+
+
 def record(part: str, value: Any) -> None:
     """Add ``value`` to the record's ``part`` ("lines", "charts", "captions"), or set it ("lexicon":
     toy-fr's closed expander under the box), when recording."""
-    recording = st.session_state.get(_RECORDING)
-    if recording is not None:
-        if isinstance(recording[part], list):
-            recording[part].append(value)
-        else:
-            recording[part] = value
+    if not recording():
+        return
+    parts = st.session_state[_RECORDING]
+    if isinstance(parts[part], list):
+        parts[part].append(value)
+    else:
+        parts[part] = value
 
 
 def stop_recording() -> None:

@@ -131,8 +131,9 @@ def heatmap_view(
     for col, name, fig in zip(columns(panels, stack), panels, figs, strict=True):
         with col:
             chart(fig, keys[name], image_format, values, name)
-        config = plot_config(file_name(values, name), image_format)
-        front.record("charts", {"key": keys[name], "spec": fig.to_json(), "config": config})
+        if front.recording():  # a fresh visit only: the figure is serialised for the record, not at every Enter
+            config = plot_config(file_name(values, name), image_format)
+            front.record("charts", {"key": keys[name], "spec": fig.to_json(), "config": config})
     cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}", on_click=_store_cell)
     if rule:
         st.caption(escape_markdown(rule))
