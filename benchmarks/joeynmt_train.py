@@ -24,6 +24,11 @@ initial weights. Each bucket shape is captured once, the first time a batch need
 and backward pass over the timed batches captures them all before the clock starts (the capture's
 seconds and the number of graphs are reported), so the steps are timed as in the rest of a training.
 
+attnviz's timed steps run as its ``fit`` runs them on a CPU, keeping freed memory in the process
+(``attnviz.training.heap``); JoeyNMT's run with glibc's defaults, as its own training does.
+``--precision auto`` gives each tool its own choice: attnviz's ``auto`` (bf16 on CPUs where it
+trains faster) and JoeyNMT's float32 (JoeyNMT 2.3 turns half precision off on a CPU).
+
 Both use Adam at the recipe's learning rate and its clipping norm. ``--warmup`` steps each run
 untimed first; then each of ``--rounds`` rounds times ``--steps`` steps of each tool on the same
 batches, attnviz first in odd rounds and JoeyNMT first in even ones (the GPU is synchronised
@@ -63,6 +68,7 @@ from attnviz.errors import AttnvizError
 from attnviz.training import SingleProcess, TrainConfig, build_translator
 from attnviz.training.batches import make_batches
 from attnviz.training.fit import train_step
+from attnviz.training.heap import reuse_freed_memory
 from attnviz.training.recipes import Recipe
 from attnviz.training.run import TrainRun, start_run
 from benchmarks.train_real import capture_graphs, synchronize
@@ -211,7 +217,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=5, help="untimed steps of each tool first")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (set OMP_NUM_THREADS too)")
-    parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="bf16: autocast, both tools")
+    parser.add_argument(
+        "--precision",
+        choices=("fp32", "bf16", "auto"),
+        default="fp32",
+        help="bf16: autocast, both tools; auto: each tool's own choice (attnviz's auto, JoeyNMT's fp32 on a CPU)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--out", default=None, help="also write the JSON object to this file")
     args = parser.parse_args()
@@ -233,6 +244,8 @@ def main() -> None:
     cfg = TrainConfig(**{**recipe.train, **settings, "record_history": False})
     run = start_run(tr, corpus, cfg, SingleProcess(), {})  # seeds, threads, device, Adam at the recipe's lr
     device, precision = run.device, run.precision
+    # JoeyNMT 2.3 trains in float32 on a CPU (its config turns fp16 off there) and in fp16 only on CUDA
+    joey_precision = "fp32" if args.precision == "auto" else precision
     run.model.train()
     graphs = getattr(run.model.decoder, "recurrence", None)  # set where fit would train on graphs
     eager = None
@@ -253,12 +266,15 @@ def main() -> None:
     steps = {
         "attnviz": lambda i: attnviz_step(run, batches[i]),
         "attnviz-eager": lambda i: attnviz_step(eager, batches[i]),
-        "joeynmt": lambda i: joey_step(joey, joey_opt, joey_batches[i], device, precision, cfg.clip),
+        "joeynmt": lambda i: joey_step(joey, joey_opt, joey_batches[i], device, joey_precision, cfg.clip),
     }
     first = joey_batch(joey_batches[0], device)
     if first.ntokens != tokens[0]:
         sys.exit(f"joeynmt_train: JoeyNMT scores {first.ntokens} target tokens of batch 1, attnviz {tokens[0]}")
-    warm = {tool: [steps[tool](i % len(batches)) for i in range(args.warmup)] for tool in tools}
+    warm = {}
+    for tool in tools:
+        with reuse_freed_memory(tool != "joeynmt" and device.type == "cpu"):
+            warm[tool] = [steps[tool](i % len(batches)) for i in range(args.warmup)]
     capture = {}
     if graphs is not None:
         timed = sorted({(args.warmup + k) % len(batches) for k in range(args.rounds * args.steps)})
@@ -272,7 +288,8 @@ def main() -> None:
         for tool in order:
             synchronize(device)
             start, cpu = time.perf_counter(), time.process_time()
-            losses = [steps[tool](i) for i in ids]
+            with reuse_freed_memory(tool != "joeynmt" and device.type == "cpu"):  # as attnviz's fit trains
+                losses = [steps[tool](i) for i in ids]
             synchronize(device)
             seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
             row[tool] = {
@@ -312,6 +329,7 @@ def main() -> None:
         "device": str(device),
         "threads": torch.get_num_threads(),
         "precision": precision,
+        "joeynmt_precision": joey_precision,
         "recipe": recipe.name,
         "sizes": sizes,
         "warmup": args.warmup,

@@ -199,16 +199,11 @@ class BahdanauDecoder(Decoder):
         return StepOutput(logits, att, query), state
 
     def _trains_fast(self) -> bool:
-        """Training (train mode, with gradient) a one-layer GRU in float32: the reordered recurrence
-        of :mod:`attnviz.model.recurrence`. Everything else steps as the paper writes it."""
+        """Training (train mode, with gradient) a one-layer GRU, in float32 or under bf16 autocast:
+        the reordered recurrence of :mod:`attnviz.model.recurrence`. Everything else steps as the
+        paper writes it."""
         cfg = self.cfg
-        return (
-            self.training
-            and torch.is_grad_enabled()
-            and cfg.cell == "gru"
-            and cfg.dec_layers == 1
-            and not torch.is_autocast_enabled(self.rnn.weight_hh_l0.device.type)
-        )
+        return self.training and torch.is_grad_enabled() and cfg.cell == "gru" and cfg.dec_layers == 1
 
     def forward(self, tgt_in, state, memory, teacher_forcing=1.0, scored=None):
         if teacher_forcing < 1.0:

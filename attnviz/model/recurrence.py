@@ -33,8 +33,12 @@ from attnviz.model.attention import AttentionOutput, Memory
 
 @dataclass
 class _Tape:
-    """What the steps leave for :class:`_Opening`'s backward, indexed by step."""
+    """What the steps leave for :class:`_Opening`'s backward, indexed by step, and the autocast the
+    forward ran under (``device_type``, ``dtype``; ``dtype`` None: no autocast), which the backward
+    products run under too, as ``torch.amp.custom_bwd`` would."""
 
+    device_type: str = "cpu"
+    dtype: torch.dtype | None = None
     weights: list[Tensor] = field(default_factory=list)  # a_t [B, 1, S]
     states: list[Tensor] = field(default_factory=list)  # s_{t-1} [B, H]
     grad_gi: list[Tensor | None] = field(default_factory=list)  # dL/d(GRU input) [B, 3H]
@@ -53,15 +57,28 @@ class _Opening(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_h0: Tensor):
         tape = ctx.tape
-        zero = torch.zeros_like(tape.states[0]).repeat(1, 3)  # [B, 3H] a step the loss never reached
-        grad_gi = torch.stack([zero if g is None else g for g in tape.grad_gi], dim=1)  # [B, T, 3H]
-        grad_gh = torch.stack([zero if g is None else g for g in tape.grad_gh], dim=1)  # [B, T, 3H]
-        weights = torch.cat(tape.weights, dim=1)  # [B, T, S]
-        grad_proj = torch.bmm(weights.transpose(1, 2), grad_gi)  # [B, S, T] x [B, T, 3H] -> [B, S, 3H]
-        states = torch.stack(tape.states, dim=1)  # [B, T, H]
-        flat_gh = grad_gh.flatten(0, 1)  # [B*T, 3H]
-        grad_w_hh = flat_gh.t() @ states.flatten(0, 1)  # [3H, B*T] x [B*T, H] -> [3H, H]
-        return grad_h0, grad_gi, grad_proj, grad_w_hh, flat_gh.sum(0), None
+        with _autocast(tape):
+            return _opening_grads(tape, grad_h0)
+
+
+def _autocast(tape: _Tape):
+    """The autocast the forward ran under (off where it ran in full precision)."""
+    return torch.autocast(tape.device_type, dtype=tape.dtype, enabled=tape.dtype is not None)
+
+
+def _opening_grads(tape: _Tape, grad_h0: Tensor) -> tuple:
+    """:class:`_Opening`'s gradients, from what every step left on the tape."""
+    dtype = next((g.dtype for g in tape.grad_gi if g is not None), tape.states[0].dtype)
+    zero = tape.states[0].new_zeros(tape.states[0].shape[0], 3 * tape.states[0].shape[1], dtype=dtype)  # [B, 3H]
+    # a step the loss never reached has no gradient: zero
+    grad_gi = torch.stack([zero if g is None else g.to(dtype) for g in tape.grad_gi], dim=1)  # [B, T, 3H]
+    grad_gh = torch.stack([zero if g is None else g.to(dtype) for g in tape.grad_gh], dim=1)  # [B, T, 3H]
+    weights = torch.cat(tape.weights, dim=1)  # [B, T, S]
+    grad_proj = torch.bmm(weights.transpose(1, 2), grad_gi)  # [B, S, T] x [B, T, 3H] -> [B, S, 3H]
+    states = torch.stack([h.to(tape.states[0].dtype) for h in tape.states], dim=1)  # [B, T, H]
+    flat_gh = grad_gh.flatten(0, 1)  # [B*T, 3H]
+    grad_w_hh = flat_gh.t() @ states.flatten(0, 1)  # [3H, B*T] x [B*T, H] -> [3H, H]
+    return grad_h0, grad_gi, grad_proj, grad_w_hh, flat_gh.sum(0), None
 
 
 class _GRUStep(torch.autograd.Function):
@@ -90,6 +107,11 @@ class _GRUStep(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad: Tensor):
+        with _autocast(ctx.tape):
+            return _GRUStep.grads(ctx, grad)
+
+    @staticmethod
+    def grads(ctx, grad: Tensor) -> tuple:
         r, z, n, gh_n, h, proj, w_hh = ctx.saved_tensors
         grad_n = grad * (1 - z) * (1 - n * n)  # through tanh: [B, H]
         grad_z = grad * (h - n) * z * (1 - z)  # through sigmoid
@@ -110,7 +132,9 @@ def fast_recurrence(decoder, emb: Tensor, h0: Tensor, memory: Memory) -> tuple[T
     w_ih = rnn.weight_ih_l0  # [3H, E + K]: the embedding's columns, then the context's
     gi_emb = F.linear(emb, w_ih[:, :E], rnn.bias_ih_l0)  # [B, T, 3H]
     proj = F.linear(memory.values, w_ih[:, E:])  # [B, S, K] -> [B, S, 3H], W_ic h_s
-    tape = _Tape()
+    device_type = emb.device.type
+    amp = torch.get_autocast_dtype(device_type) if torch.is_autocast_enabled(device_type) else None
+    tape = _Tape(device_type, amp)
     h = _Opening.apply(h0, gi_emb, proj, rnn.weight_hh_l0, rnn.bias_hh_l0, tape)  # [B, H]
     constants = gi_emb.detach(), proj.detach(), rnn.weight_hh_l0.detach(), rnn.bias_hh_l0.detach()
     states, queries, weights, scores, positions = [], [], [], [], []

@@ -181,7 +181,7 @@ class _TanhScore(Score):
 
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         q = self.W_q(queries)  # [B, T, A]
-        hidden = torch.tanh(q.unsqueeze(2) + cache.unsqueeze(1))  # [B, T, S, A]
+        hidden = (q.unsqueeze(2) + cache.unsqueeze(1)).tanh_()  # [B, T, S, A], in place: one buffer, not two
         return self.v_a(hidden).squeeze(-1)  # [B, T, S]
 
     def _parts(self, query: Tensor, key: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:

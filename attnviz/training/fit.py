@@ -27,6 +27,7 @@ from attnviz.training.config import Progress, TrainConfig, TrainResult
 from attnviz.training.distributed import Batch, SingleProcess
 from attnviz.training.graphs import drop_graphs
 from attnviz.training.guided import guided_alignment_loss, reference_rows
+from attnviz.training.heap import reuse_freed_memory
 from attnviz.training.history import HistoryRecorder, geometric
 from attnviz.training.loss import smoothed_cross_entropy
 from attnviz.training.run import Totals, TrainRun, start_run
@@ -63,7 +64,7 @@ def _loss_and_accuracy(
     scored = tgt[:, 1:] != PAD_ID  # [B, T] real target tokens: the output layer runs only there
     gold = tgt[:, 1:][scored]  # [N]
     out = model(src, lengths, tgt[:, :-1], teacher_forcing, scored=scored)  # logits [N, V], attention [B, T, S]
-    loss, predicted = smoothed_cross_entropy(out.logits.float(), gold, smoothing, PAD_ID)  # bf16 logits: loss in fp32
+    loss, predicted = smoothed_cross_entropy(out.logits, gold, smoothing, PAD_ID)  # bf16 logits: loss in fp32
     align = None
     if links:
         reference, rows = reference_rows(links[0])  # [B, T, S], [B, T]
@@ -309,12 +310,13 @@ def fit(
     src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
     train_links = links if guided else None
     try:
-        for epoch in range(first_epoch, cfg.epochs + 1):
-            run.model.train()
-            batches = make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng, train_links)
-            totals = run_epoch(run, batches, epoch, result, callback, should_stop)
-            if totals.tokens == 0 or end_epoch(run, epoch, totals, result, callback, on_epoch_end):
-                break
+        with reuse_freed_memory(run.device.type == "cpu"):  # each step's [N, V] blocks reuse the last step's pages
+            for epoch in range(first_epoch, cfg.epochs + 1):
+                run.model.train()
+                batches = make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng, train_links)
+                totals = run_epoch(run, batches, epoch, result, callback, should_stop)
+                if totals.tokens == 0 or end_epoch(run, epoch, totals, result, callback, on_epoch_end):
+                    break
     finally:
         drop_graphs(run.model)  # also when a step fails: the model goes back eager
     finish_run(run, result)

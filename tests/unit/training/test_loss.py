@@ -4,6 +4,7 @@ import pytest
 import torch
 from torch import nn
 
+from attnviz.training import loss as loss_module
 from attnviz.training.loss import smoothed_cross_entropy
 
 
@@ -43,3 +44,26 @@ def test_bad_shapes_and_smoothing_are_refused():
         smoothed_cross_entropy(torch.zeros(2, 3, 4), torch.zeros(2, dtype=torch.long))
     with pytest.raises(ValueError, match="smoothing"):
         smoothed_cross_entropy(torch.zeros(2, 3), torch.zeros(2, dtype=torch.long), smoothing=1.0)
+
+
+@pytest.mark.parametrize("rows", [1, 7, 100])
+def test_blocks_of_rows_give_the_whole_batch_loss_and_gradient(rows, monkeypatch):
+    """The loss runs a block of rows at a time; any block size gives PyTorch's loss and gradient."""
+    monkeypatch.setattr(loss_module, "_BLOCK", rows * 23)
+    test_loss_gradient_and_argmax_equal_pytorch(0.1)
+
+
+def test_bf16_logits_give_the_float32_loss_of_their_values_and_a_bf16_gradient():
+    g = torch.Generator().manual_seed(1)
+    logits = (3 * torch.randn(30, 50, generator=g)).bfloat16().requires_grad_()
+    gold = torch.randint(1, 50, (30,), generator=g)
+    wide = logits.detach().float().requires_grad_()  # the same values in float32
+    expected = nn.CrossEntropyLoss(label_smoothing=0.1)(wide, gold)
+    (expected_grad,) = torch.autograd.grad(expected, wide)
+    loss, predicted = smoothed_cross_entropy(logits, gold, 0.1)
+    (grad,) = torch.autograd.grad(loss, logits)
+    assert loss.dtype == torch.float32
+    assert loss.item() == pytest.approx(expected.item(), rel=1e-6)
+    assert grad.dtype == torch.bfloat16
+    torch.testing.assert_close(grad.float(), expected_grad, atol=expected_grad.abs().max().item() / 100, rtol=0)
+    assert torch.equal(predicted, wide.argmax(-1))
