@@ -310,7 +310,7 @@ def fit(
     src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
     train_links = links if guided else None
     try:
-        with reuse_freed_memory(run.device.type == "cpu"):  # each step's [N, V] blocks reuse the last step's pages
+        with reuse_freed_memory(run.device):  # each step's [N, V] blocks reuse the last step's pages
             for epoch in range(first_epoch, cfg.epochs + 1):
                 run.model.train()
                 batches = make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng, train_links)

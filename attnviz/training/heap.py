@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import platform
 import threading
 from collections.abc import Iterator
+
+import torch
 
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4  # mallopt parameters, glibc's malloc.h
 _DEFAULT_TRIM, _DEFAULT_MMAP_MAX = 128 * 1024, 65536  # glibc's defaults
@@ -36,8 +39,9 @@ _users = 0  # trainings running with the settings
 _took = False  # whether glibc took them
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
-    """glibc, where this process runs on it; else None."""
+    """glibc, where this process runs on it; else None (looked up once a process)."""
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return None
     try:
@@ -51,12 +55,13 @@ def _set(libc: ctypes.CDLL, trim: int, mmap_max: int) -> bool:
 
 
 @contextlib.contextmanager
-def reuse_freed_memory(enabled: bool = True) -> Iterator[bool]:
-    """Keep freed memory in the process while the block runs (``enabled``: a CPU training); yields
-    whether glibc took the settings. Trainings may nest or overlap in threads (the app's sessions):
-    the settings go back when the last one ends."""
+def reuse_freed_memory(device: torch.device | str | None = "cpu") -> Iterator[bool]:
+    """Keep freed memory in the process while a training on ``device`` runs the block: on the CPU
+    only (a GPU's memory has its own caching allocator; None: nothing to keep); yields whether glibc
+    took the settings. Trainings may nest or overlap in threads (the app's sessions): the settings
+    go back when the last one ends."""
     global _users, _took
-    libc = _libc() if enabled else None
+    libc = _libc() if device is not None and torch.device(device).type == "cpu" else None
     if libc is None:
         yield False
         return

@@ -48,9 +48,10 @@ def test_trainings_may_overlap_and_the_last_one_restores_the_defaults(monkeypatc
     assert heap._users == 0
 
 
-def test_off_or_without_glibc_it_changes_nothing(monkeypatch):
-    with heap.reuse_freed_memory(enabled=False) as took:
-        assert not took
+def test_off_the_cpu_or_without_glibc_it_changes_nothing(monkeypatch):
+    for device in (None, "meta"):  # no training on the CPU
+        with heap.reuse_freed_memory(device) as took:
+            assert not took
     monkeypatch.setattr(heap, "_libc", lambda: None)
     with heap.reuse_freed_memory() as took:
         assert not took
