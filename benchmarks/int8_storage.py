@@ -64,9 +64,9 @@ def _attention_gap(a: Translator, b: Translator, pairs: list) -> tuple[float, fl
     return worst, total / max(cells, 1)
 
 
-def measure(path: Path, n_attention: int, folder: Path) -> dict:
-    reference = load_checkpoint(path)
-    quantized = load_checkpoint(save(reference, folder / path.name, store="int8"))
+def measure(path: Path, n_attention: int, folder: Path, device: str = "cpu") -> dict:
+    reference = load_checkpoint(path, device)
+    quantized = load_checkpoint(save(reference, folder / path.name, store="int8"), device)
     pairs = _test_pairs(reference)
     beam = int((reference.meta.get("recipe_full") or {}).get("eval_beam") or 1)
     start = time.perf_counter()
@@ -97,6 +97,7 @@ def main() -> int:
     parser.add_argument("--models", nargs="*", help="model names (default: every model in the manifest)")
     parser.add_argument("--n-attention", type=int, default=100, help="test pairs whose attention is compared")
     parser.add_argument("--out", type=Path, help="write the rows as JSON here")
+    parser.add_argument("--device", default="cpu", help="decode on this device (cpu, cuda)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     folder = args.reference or pretrained_dir()
@@ -104,7 +105,7 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp))
+            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp), args.device)
             rows.append(row)
             print(
                 f"{name:<42} BLEU {row['reference']['bleu']:6.2f} -> {row['int8']['bleu']:6.2f} "
@@ -115,7 +116,8 @@ def main() -> int:
             )
     if args.out:
         summary = {
-            "machine": f"{platform.processor() or platform.machine()}, 1 thread",
+            "machine": f"{platform.processor() or platform.machine()}, 1 thread"
+            + (f", decoded on {args.device}" if args.device != "cpu" else ""),
             "largest_bleu_change": max((abs(r["bleu_change"]) for r in rows), default=0.0),
             "largest_attention_max_abs_diff": max((r["attention_max_abs_diff"] for r in rows), default=0.0),
             "rows": rows,
