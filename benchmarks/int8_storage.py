@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from anywhere
 
 from attnviz.data import load_corpus  # noqa: E402
 from attnviz.decoding import Translator  # noqa: E402
+from attnviz.devices import pick_device  # noqa: E402
 from attnviz.evaluation.evaluate import measured_on, translate_all  # noqa: E402
 from attnviz.evaluation.metrics import bleu as corpus_bleu  # noqa: E402
 from attnviz.store import load_checkpoint, pretrained_dir, read_manifest, save, stored_as  # noqa: E402
@@ -64,7 +65,7 @@ def _attention_gap(a: Translator, b: Translator, pairs: list) -> tuple[float, fl
     return worst, total / max(cells, 1)
 
 
-def measure(path: Path, n_attention: int, folder: Path, device: str = "cpu") -> dict:
+def measure(path: Path, n_attention: int, folder: Path, device: torch.device | str = "cpu") -> dict:
     reference = load_checkpoint(path, device)
     quantized = load_checkpoint(save(reference, folder / path.name, store="int8"), device)
     pairs = _test_pairs(reference)
@@ -97,15 +98,16 @@ def main() -> int:
     parser.add_argument("--models", nargs="*", help="model names (default: every model in the manifest)")
     parser.add_argument("--n-attention", type=int, default=100, help="test pairs whose attention is compared")
     parser.add_argument("--out", type=Path, help="write the rows as JSON here")
-    parser.add_argument("--device", default="cpu", help="decode on this device (cpu, cuda)")
+    parser.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N, mps or auto")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    device = pick_device(args.device)  # an unknown or absent device is a ConfigError naming the choices
     folder = args.reference or pretrained_dir()
     names = args.models or [m["name"] for m in read_manifest()]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp), args.device)
+            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp), device)
             rows.append(row)
             print(
                 f"{name:<42} BLEU {row['reference']['bleu']:6.2f} -> {row['int8']['bleu']:6.2f} "
@@ -117,7 +119,7 @@ def main() -> int:
     if args.out:
         summary = {
             "machine": f"{platform.processor() or platform.machine()}, 1 thread"
-            + (f", decoded on {args.device}" if args.device != "cpu" else ""),
+            + (f", decoded on {device}" if device.type != "cpu" else ""),
             "largest_bleu_change": max((abs(r["bleu_change"]) for r in rows), default=0.0),
             "largest_attention_max_abs_diff": max((r["attention_max_abs_diff"] for r in rows), default=0.0),
             "rows": rows,
