@@ -50,10 +50,10 @@ def test_a_shipped_task_opens_on_its_front_example_a_task_of_ones_own_on_its_mod
 
 # what each front example must come out as, from every shipped model of its task
 # the right translations of each task's front example ("Ein schwarzer Hund läuft am Strand."
-# may be told in either tense of English)
+# may be told in either tense of English; "is running" is rennt or läuft in German)
 FRONT_TRANSLATIONS = {
     "multi30k-en-fr": {"Un chien noir court sur la plage."},
-    "multi30k-en-de": {"Ein schwarzer Hund rennt am Strand."},
+    "multi30k-en-de": {"Ein schwarzer Hund rennt am Strand.", "Ein schwarzer Hund läuft am Strand."},
     "multi30k-de-en": {"A black dog running on the beach.", "A black dog runs on the beach."},
 }
 
