@@ -4,8 +4,9 @@ same weights unquantized.
 For every checkpoint in ``--reference`` (default: the shipped folder), the weights as that file
 holds them are the reference; the int8 model is what :func:`attnviz.store.save` with
 ``store="int8"`` writes and :func:`attnviz.store.load_checkpoint` reads back (a real file round
-trip). Both decode the model's own test split with the beam its recipe evaluates with
-(:func:`attnviz.evaluation.translate_all`) and are compared on BLEU (lowercased sacreBLEU,
+trip). Both decode the model's own test split with the beam its shipped recipe evaluates with
+(``pretrained/recipes/NAME.json``, else the reference's own header; ``--beam`` to choose one;
+:func:`attnviz.evaluation.translate_all`) and are compared on BLEU (lowercased sacreBLEU,
 ``evaluate``'s ``bleu``), exact match, the number of output lines that differ, and, forced on the
 first ``--n-attention`` test pairs, the largest and the mean absolute difference of the attention
 weights. The file sizes are those of the two storages.
@@ -35,7 +36,8 @@ from attnviz.decoding import Translator  # noqa: E402
 from attnviz.devices import pick_device  # noqa: E402
 from attnviz.evaluation.evaluate import measured_on, translate_all  # noqa: E402
 from attnviz.evaluation.metrics import bleu as corpus_bleu  # noqa: E402
-from attnviz.store import load_checkpoint, pretrained_dir, read_manifest, save, stored_as  # noqa: E402
+from attnviz.store import load_checkpoint, pretrained_dir, read_manifest, recipe_path, save, stored_as  # noqa: E402
+from attnviz.training.recipes import Recipe  # noqa: E402
 
 _CORPORA: dict[str, list] = {}
 
@@ -65,11 +67,21 @@ def _attention_gap(a: Translator, b: Translator, pairs: list) -> tuple[float, fl
     return worst, total / max(cells, 1)
 
 
-def measure(path: Path, n_attention: int, folder: Path, device: torch.device | str = "cpu") -> dict:
+def recipe_beam(name: str, reference: Translator) -> int:
+    """The beam a model is measured with: its shipped recipe's, else the one its own header records."""
+    shipped = recipe_path(name)
+    if shipped.is_file():
+        return Recipe.from_file(shipped).eval_beam
+    return int((reference.meta.get("recipe_full") or {}).get("eval_beam") or 1)
+
+
+def measure(
+    path: Path, n_attention: int, folder: Path, device: torch.device | str = "cpu", beam: int | None = None
+) -> dict:
     reference = load_checkpoint(path, device)
     quantized = load_checkpoint(save(reference, folder / path.name, store="int8"), device)
     pairs = _test_pairs(reference)
-    beam = int((reference.meta.get("recipe_full") or {}).get("eval_beam") or 1)
+    beam = beam or recipe_beam(path.stem, reference)
     start = time.perf_counter()
     ref_out, ref_scores = _decode(reference, pairs, beam)
     q_out, q_scores = _decode(quantized, pairs, beam)
@@ -99,6 +111,7 @@ def main() -> int:
     parser.add_argument("--n-attention", type=int, default=100, help="test pairs whose attention is compared")
     parser.add_argument("--out", type=Path, help="write the rows as JSON here")
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N, mps or auto")
+    parser.add_argument("--beam", type=int, default=None, help="beam width (default: the shipped recipe's)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     device = pick_device(args.device)  # an unknown or absent device is a ConfigError naming the choices
@@ -107,7 +120,7 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp), device)
+            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp), device, args.beam)
             rows.append(row)
             print(
                 f"{name:<42} BLEU {row['reference']['bleu']:6.2f} -> {row['int8']['bleu']:6.2f} "
