@@ -8,6 +8,10 @@ arithmetic, and bf16 autocast (which adds cast kernels) trained at 0.70-0.73x of
 H200; and on an Intel Xeon with AVX512-BF16 but no AMX (0.65x). ``"bf16"`` still runs wherever the
 hardware supports it. The measurements are in docs/speed.md, "bf16 mixed precision" and "Devices
 and precision".
+
+A machine with an NVIDIA GPU that torch cannot use (a CPU-only torch, a driver that does not load,
+a GPU busy or shared under CUDA MPS with no room for another client) trains ``"auto"`` on the CPU
+with a :class:`DeviceWarning` that says why; asked for ``"cuda"`` it is an error that says why.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import warnings
 from pathlib import Path
 
 import torch
@@ -24,6 +29,40 @@ from attnviz.errors import ConfigError
 DEVICES = ("cpu", "cuda", "cuda:N", "mps", "auto")
 PRECISIONS = ("fp32", "bf16", "auto")
 _CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # x86 flags in /proc/cpuinfo
+_NVIDIA_DEVICE_FILES = ("/dev/nvidiactl", "/dev/nvidia0")  # there whenever NVIDIA's driver sees a GPU
+
+
+class DeviceWarning(UserWarning):
+    """A device asked for as ``"auto"`` fell back to the CPU although this machine has a GPU."""
+
+
+def _nvidia_device_file() -> str | None:
+    return next((path for path in _NVIDIA_DEVICE_FILES if os.path.exists(path)), None)
+
+
+def gpu_unusable() -> str | None:
+    """Why this machine's NVIDIA GPU cannot be used, as a sentence with the fix; None when there is no
+    NVIDIA GPU or CUDA works. Cheap where there is no GPU: two file checks."""
+    if torch.cuda.is_available():
+        return None
+    found = _nvidia_device_file()
+    if found is None:
+        return None
+    if torch.version.cuda is None:
+        return (
+            f"this machine has an NVIDIA GPU ({found}) but torch {torch.__version__} was built without CUDA; "
+            "install a CUDA build of torch to train on it"
+        )
+    try:
+        torch.cuda.init()
+    except (RuntimeError, AssertionError) as e:  # torch's own reason: the driver, a busy GPU, MPS
+        reason = " ".join(str(e).split())[:200]
+    else:
+        reason = "CUDA reports no usable device"
+    return (
+        f"this machine has an NVIDIA GPU ({found}) but CUDA could not start ({reason}); free the GPU or "
+        "fix its driver, or choose the CPU"
+    )
 
 
 def available_devices() -> list[str]:
@@ -56,10 +95,18 @@ def pick_device(name: str | None = "auto") -> torch.device:
     check_device_name(name)
     available = available_devices()
     if name == "auto":
-        return torch.device(available[1] if len(available) > 1 else "cpu")
+        if len(available) > 1:
+            return torch.device(available[1])
+        unusable = gpu_unusable()
+        if unusable:
+            warnings.warn(f"device auto runs on the CPU: {unusable}", DeviceWarning, stacklevel=2)
+        return torch.device("cpu")
     device = torch.device(name)
     if device.type == "cuda":
         if not torch.cuda.is_available():
+            unusable = gpu_unusable()
+            if unusable:
+                raise ConfigError(f"device {name!r} was asked for but {unusable} (--device cpu)")
             raise ConfigError(f"device {name!r} was asked for but this machine has no CUDA GPU; use --device cpu")
         if device.index is not None and device.index >= torch.cuda.device_count():
             raise ConfigError(f"there is no GPU {name!r} here; choose one of {', '.join(available)}")

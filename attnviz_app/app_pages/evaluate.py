@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from attnviz.devices import available_devices
+from attnviz.devices import available_devices, gpu_unusable
 from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_checkpoints, leaderboard_records
 from attnviz.plots import metric_scatter, plot_config
 from attnviz.store import ModelEntry, csv_text
@@ -106,6 +106,8 @@ with st.form("eval_form"):
         disabled=len(devices) == 1,
         help="Where the models are loaded and measured: the first GPU when this server has one.",
     )
+    if len(devices) == 1 and (unusable := gpu_unusable()):
+        st.caption(escape_markdown(f"Only the CPU is offered: {unusable}."))
     submitted = st.form_submit_button("Evaluate the chosen models", key="eval_go")
 if submitted:
     if not chosen:

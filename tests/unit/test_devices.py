@@ -69,3 +69,53 @@ def test_auto_precision_keeps_fp32_on_gpus():
     for name in ("cuda", "cuda:1", "mps"):
         assert not devices.bf16_faster(name)
         assert devices.training_precision("auto", torch.device(name)) == "fp32"
+
+
+BUSY = "CUDA error: all CUDA-capable devices are busy or unavailable"
+
+
+def _gpu_that_cuda_cannot_start(monkeypatch, reason: str = BUSY):
+    """This machine as one with an NVIDIA GPU whose CUDA context cannot be made (a driver that does
+    not load, a GPU shared under CUDA MPS with no room for another client)."""
+
+    def init() -> None:
+        raise RuntimeError(reason)
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(devices, "_nvidia_device_file", lambda: "/dev/nvidiactl")
+    monkeypatch.setattr(torch.version, "cuda", "13.0")
+    monkeypatch.setattr(torch.cuda, "init", init)
+
+
+def test_auto_on_a_gpu_that_cuda_cannot_start_runs_on_the_cpu_and_says_why(monkeypatch):
+    _gpu_that_cuda_cannot_start(monkeypatch)
+    with pytest.warns(devices.DeviceWarning, match=r"device auto runs on the CPU.*busy or unavailable"):
+        assert pick_device("auto").type == "cpu"
+    with pytest.raises(ConfigError, match=r"NVIDIA GPU .*/dev/nvidiactl.*busy or unavailable.*--device cpu"):
+        pick_device("cuda")
+
+
+def test_a_cpu_only_torch_on_a_gpu_machine_is_named(monkeypatch):
+    _gpu_that_cuda_cannot_start(monkeypatch)
+    monkeypatch.setattr(torch.version, "cuda", None)
+    assert "built without CUDA; install a CUDA build of torch" in devices.gpu_unusable()
+
+
+def test_no_gpu_no_warning(monkeypatch, recwarn):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(devices, "_nvidia_device_file", lambda: None)
+    assert devices.gpu_unusable() is None
+    assert pick_device("auto").type in ("cpu", "mps")
+    assert not [w for w in recwarn if issubclass(w.category, devices.DeviceWarning)]
+    with pytest.raises(ConfigError, match="no CUDA GPU"):
+        pick_device("cuda")
+
+
+def test_the_cli_prints_the_fallback_as_one_warning_line(monkeypatch, capsys):
+    from attnviz.cli.main import main
+
+    _gpu_that_cuda_cannot_start(monkeypatch, "CUDA error: MPS client failed to connect to the MPS control daemon")
+    assert main(["translate", "--model", "toy-fr-dot-luong", "--device", "auto", "the cat ."]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("attnviz translate: warning: device auto runs on the CPU")
+    assert "MPS control daemon" in err[0]

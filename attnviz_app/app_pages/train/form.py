@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from attnviz.devices import available_devices, bf16_supported
+from attnviz.devices import available_devices, bf16_supported, gpu_unusable
 from attnviz.errors import AttnvizError
 from attnviz.model import SCORES
 from attnviz.plots import alignment_heatmap, training_curves
@@ -118,6 +118,8 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
         help="bf16 mixed precision (autocast) where the hardware runs it natively; auto picks it where it was "
         "measured faster (CPUs with AMX, AMD CPUs with AVX512-BF16), else fp32 (GPUs included).",
     )
+    if len(devices) == 1 and (unusable := gpu_unusable()):
+        st.caption(escape_markdown(f"Only the CPU is offered: {unusable}."))
     if precision == "bf16" and not bf16_supported(device):
         st.caption(f"This {device} has no native bf16: training would be refused; pick fp32 or auto.")
     name = st.text_input("Model name", max_chars=60, key="train_name", persist_state="session")
