@@ -20,6 +20,7 @@ import torch
 from torch import Tensor, nn
 
 from attnviz.errors import ConfigError, InputError
+from attnviz.model.fastmath import tanh_
 
 SCORES: dict[str, type[Score]] = {}
 
@@ -181,13 +182,13 @@ class _TanhScore(Score):
 
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         q = self.W_q(queries)  # [B, T, A]
-        hidden = (q.unsqueeze(2) + cache.unsqueeze(1)).tanh_()  # [B, T, S, A], in place: one buffer, not two
+        hidden = tanh_(q.unsqueeze(2) + cache.unsqueeze(1))  # [B, T, S, A], in place: one buffer, not two
         return self.v_a(hidden).squeeze(-1)  # [B, T, S]
 
     def _parts(self, query: Tensor, key: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         """``W_q q`` ``[A]``, ``W_k k`` ``[A]``, ``tanh`` of their sum ``[A]``, the score ``[]``."""
         wq, wk = self.W_q(query), self.W_k(key)
-        hidden = torch.tanh(wq + wk)
+        hidden = tanh_(wq + wk)  # the model's own tanh, so the panel's score is the model's
         return wq, wk, hidden, self.v_a(hidden)[0]
 
 
