@@ -23,6 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attnviz.evaluation import AlignmentCounts, alignment_counts
+from attnviz.links import eos_column
 from attnviz.links.extract import align_corpus
 from attnviz.store import catalog
 from benchmarks.alignment_yardstick import multi30k_reference
@@ -33,7 +34,7 @@ def attention_shape(model, pairs) -> dict:
     eos, entropy = [], []
     for al in model.align_batch([p.source for p in pairs], [p.target for p in pairs]):
         w = np.asarray(al.weights, dtype=np.float64)[:-1]  # [tgt words, src + 1]
-        eos.extend(w[:, -1])
+        eos.extend(eos_column(al.weights, al.source_tokens, al.target_tokens))
         entropy.extend(-(w * np.log(np.clip(w, 1e-12, None))).sum(axis=1))
     return {"eos_mass": round(float(np.mean(eos)), 4), "entropy": round(float(np.mean(entropy)), 4)}
 

@@ -61,6 +61,24 @@ def hide_eos(weights: np.ndarray, source_tokens: list[str]) -> tuple[np.ndarray,
     return np.divide(rest, total, out=np.zeros_like(rest), where=total > 0), eos_mass
 
 
+def eos_column(weights: np.ndarray, source_tokens: list[str], target_tokens: list[str]) -> np.ndarray | None:
+    """The weight each target token's row puts on the source ``<eos>``, ``[tgt]`` (the final ``<eos>``
+    row left out: what the decoder read to stop); None when the source has no ``<eos>``. Its mean is
+    S-align's "attention parked on ``<eos>``" (Chen et al. 2020)."""
+    w = _check(weights, source_tokens, target_tokens)
+    if source_tokens[-1:] != [EOS]:
+        return None
+    rows = w[:-1] if target_tokens[-1:] == [EOS] else w  # [tgt words, src]
+    return rows[:, -1].copy()
+
+
+def eos_share(weights: np.ndarray, source_tokens: list[str], target_tokens: list[str]) -> float | None:
+    """The mean of :func:`eos_column`: the share of a sentence's attention parked on the source
+    ``<eos>``; None without an ``<eos>`` column or target rows."""
+    column = eos_column(weights, source_tokens, target_tokens)
+    return None if column is None or column.size == 0 else float(column.mean())
+
+
 def word_index(tokens: list[str]) -> tuple[list[int], list[str]]:
     """For each token its word number, and the words (pieces joined); ``<eos>`` is a word of its own."""
     body = tokens[:-1] if tokens[-1:] == [EOS] else tokens

@@ -125,6 +125,15 @@ def sibling(models: list[ModelEntry], entry: ModelEntry, style: str) -> ModelEnt
     return slots(models, task_of(entry), like=entry)[entry.score, style].entry
 
 
+def guided_twin(models: list[ModelEntry], entry: ModelEntry) -> ModelEntry | None:
+    """The guided twin of a plain model (same task, score and style, its attention trained towards
+    eflomal's links: ``...-additive-bahdanau-guided``); None for a twin or where there is none."""
+    if _variant(entry):
+        return None
+    twins = [m for m in matches(models, task_of(entry), entry.score, entry.style) if _variant(m) == "-guided"]
+    return next((m for m in twins if m.source == entry.source), twins[0] if twins else None)
+
+
 def front_example(models: list[ModelEntry], task: str) -> str | None:
     """The sentence ``task`` opens on: its entry in FRONT_EXAMPLES when a shipped model of the
     task is listed, else the example of its first model that has one."""

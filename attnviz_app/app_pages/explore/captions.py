@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from attnviz.decoding import Alignment
+from attnviz_app.app_pages.shared.common import escape_markdown
 
 TOLERANCE = 1e-3  # float32 weights: a softmax row sums to 1 within this
+EOS_NOTE_SHARE = 0.20  # a plain model's goal for attention on <eos> (docs/results.md, "Attention parked on <eos>")
 
 
 def row_sums(al: Alignment) -> str:
@@ -39,3 +41,33 @@ def weights_caption(panels: dict[str, Alignment]) -> str:
         rf"Row $t$ is what the decoder read while writing target token $t$: $a_{{t,s}}$, {sums}, and the"
         r" context is $c_t = \sum_s a_{t,s} \bar h_s$. Click a cell for its numbers; ⚠ marks unknown words."
     )
+
+
+def eos_note(shares: dict[str, float | None], twins: dict[str, str | None], hidden: bool) -> str:
+    """One sentence on the panels whose decode parks at least :data:`EOS_NOTE_SHARE` of its attention
+    on the source ``<eos>`` (``shares``: the mean weight on it over the target words' rows): how much,
+    what the Hide toggle does, and their guided twins (``twins``) where there are some."""
+    parked = {name: share for name, share in shares.items() if share is not None and share >= EOS_NOTE_SHARE}
+    if not parked:
+        return ""
+    if len(shares) == 1:
+        who = f"This model puts {next(iter(parked.values())):.0%}"
+    else:
+        who = " and ".join(
+            f"{name} {'puts ' if k == 0 else ''}{share:.0%}" for k, (name, share) in enumerate(parked.items())
+        )
+    text = f"{who} of this sentence's attention on the source `<eos>`"
+    text += (
+        " (hidden here: each row renormalised over the words)"
+        if hidden
+        else (" (the sidebar's *Hide `<eos>` and renormalise* shows the rest)")
+    )
+    named = {name: escape_markdown(twins[name]) for name in parked if twins.get(name)}
+    if len(named) == 1 and len(shares) == 1:
+        text += f"; its guided twin, {next(iter(named.values()))} in the checkpoint box, attends to words"
+    elif len(named) == 1:
+        name, twin = next(iter(named.items()))
+        text += f"; {name}'s guided twin, {twin} in its checkpoint box, attends to words"
+    elif named:
+        text += f"; their guided twins, {' and '.join(named.values())} in the checkpoint boxes, attend to words"
+    return text + "."

@@ -10,12 +10,13 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.data import LEXICON
-from attnviz.links import for_reading
-from attnviz.store import ModelEntry, file_stem, front_example, models_slug, slots
+from attnviz.links import eos_share, for_reading
+from attnviz.store import ModelEntry, file_stem, front_example, guided_twin, models_slug, slots
 from attnviz_app import page_file
 from attnviz_app.app_pages.explore import front, sidebar, url
 from attnviz_app.app_pages.explore.alignment import alignment_view
 from attnviz_app.app_pages.explore.attribution import attribution_view
+from attnviz_app.app_pages.explore.captions import eos_note
 from attnviz_app.app_pages.explore.screen import measure_page
 from attnviz_app.app_pages.explore.tools import beam_view, export_view
 from attnviz_app.app_pages.explore.training_view import training_view
@@ -160,9 +161,12 @@ def render() -> None:
     stems = {name: file_stem(model, text) for name, model in names.items()}
     st.session_state[FILE_STEMS_KEY] = {"": file_stem(models_slug(list(names.values())), text)} | stems
     shown_rule = rule if note else ""
+    shares = {name: eos_share(al.weights, al.source_tokens, al.target_tokens) for name, al in panels.items()}
+    twins = {name: getattr(guided_twin(models, e), "name", None) for name, e in entries.items()}
+    eos = eos_note(shares, twins, choice.hide_eos)
     score_titles = {n: f"{t} · raw scores" for n, t in titles.items()}
     draw = {
-        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, shown_rule),
+        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, shown_rule, eos),
         "Raw scores": lambda: heatmap_view(shown, "scores", score_titles, fmt, decoded, translators, shown_rule),
         "Per step": lambda: step_view(shown, fmt, titles),
         "Context vectors": lambda: context_view(panels, fmt, titles),

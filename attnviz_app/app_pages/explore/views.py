@@ -115,6 +115,7 @@ def heatmap_view(
     decoded: Panels,
     translators: dict,
     rule: str = "",
+    eos: str = "",
 ) -> None:
     """Weights or raw scores, one map per panel on one scale, the clicked cell outlined, its numbers
     below (computed on the ``decoded`` alignments, whatever ``panels`` hides); ``rule`` says under
@@ -140,6 +141,7 @@ def heatmap_view(
     if values == "weights":
         local = any(al.window is not None for al in panels.values())
         caption = weights_caption(panels) + (LOCAL_NOTE if local else "")  # row sums as they are (local-p's < 1)
+        caption += f" {eos}" if eos else ""
         st.caption(caption)
         front.record("captions", caption)
         coverage = st.expander(

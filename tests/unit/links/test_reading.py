@@ -63,3 +63,16 @@ def test_read_without_pieces_says_only_what_it_did():
 def test_read_checks_the_shape():
     with pytest.raises(InputError, match="do not match 2 target and 3 source"):
         read(np.ones((3, 3)) / 3, ["a", "b", "<eos>"], ["x", "<eos>"])
+
+
+def test_eos_share_is_the_mean_weight_on_the_source_eos_over_the_target_words():
+    from attnviz.links import eos_column, eos_share
+
+    weights = np.array([[0.6, 0.4], [0.2, 0.8], [0.0, 1.0]])  # rows: "a", "b", the final <eos>
+    source, target = ["x", "<eos>"], ["a", "b", "<eos>"]
+    assert eos_column(weights, source, target).tolist() == [0.4, 0.8]  # the stopping row left out
+    assert eos_share(weights, source, target) == pytest.approx(0.6)
+    assert eos_share(weights[:2], source, target[:2]) == pytest.approx(0.6)  # a decode cut before <eos>
+    assert eos_share(weights, ["x", "y"], target) is None  # no <eos> column
+    with pytest.raises(InputError, match="do not match"):
+        eos_share(weights, source, target[:2])

@@ -80,3 +80,15 @@ def test_a_guided_twin_flips_to_the_other_style_s_twin_where_there_is_one():
     assert queries.sibling(models, plain_b, "luong") == plain_l
     assert queries.sibling(models, twin_l, "bahdanau") == twin_b
     assert queries.sibling([plain_b, twin_b, plain_l], twin_b, "luong") == plain_l  # no twin: the plain one
+
+
+def test_a_plain_model_names_its_guided_twin_and_a_twin_has_none():
+    task = "multi30k-de-en"
+    plain = _entry(f"{task}-additive-bahdanau", task, PRETRAINED, "additive", "bahdanau")
+    twin = _entry(f"{task}-additive-bahdanau-guided", task, PRETRAINED, "additive", "bahdanau")
+    other_style = _entry(f"{task}-additive-luong-guided", task, PRETRAINED, "additive", "luong")
+    dot = _entry(f"{task}-dot-bahdanau", task, PRETRAINED, "dot", "bahdanau")
+    models = [plain, twin, other_style, dot]
+    assert queries.guided_twin(models, plain) is twin
+    assert queries.guided_twin(models, twin) is None  # a twin has no twin
+    assert queries.guided_twin(models, dot) is None  # no guided dot/Bahdanau here
