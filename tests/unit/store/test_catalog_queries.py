@@ -69,12 +69,15 @@ def test_every_shipped_model_translates_its_task_s_front_example_right(task):
         assert translator.text_of(translator.translate(sentence)) in FRONT_TRANSLATIONS[task], entry.name
 
 
-def test_a_guided_twin_flips_to_the_other_style_s_twin_where_there_is_one():
+def _additive(style: str, variant: str = "", score: str = "additive") -> ModelEntry:
+    """A shipped de-en model of ``score`` and ``style``, plain or its twin (``variant="-guided"``)."""
     task = "multi30k-de-en"
-    plain_b = _entry(f"{task}-additive-bahdanau", task, PRETRAINED, "additive", "bahdanau")
-    twin_b = _entry(f"{task}-additive-bahdanau-guided", task, PRETRAINED, "additive", "bahdanau")
-    plain_l = _entry(f"{task}-additive-luong", task, PRETRAINED, "additive", "luong")
-    twin_l = _entry(f"{task}-additive-luong-guided", task, PRETRAINED, "additive", "luong")
+    return _entry(f"{task}-{score}-{style}{variant}", task, PRETRAINED, score, style)
+
+
+def test_a_guided_twin_flips_to_the_other_style_s_twin_where_there_is_one():
+    plain_b, twin_b = _additive("bahdanau"), _additive("bahdanau", "-guided")
+    plain_l, twin_l = _additive("luong"), _additive("luong", "-guided")
     models = [plain_b, twin_b, plain_l, twin_l]
     assert queries.sibling(models, twin_b, "luong") == twin_l
     assert queries.sibling(models, plain_b, "luong") == plain_l
@@ -83,12 +86,8 @@ def test_a_guided_twin_flips_to_the_other_style_s_twin_where_there_is_one():
 
 
 def test_a_plain_model_names_its_guided_twin_and_a_twin_has_none():
-    task = "multi30k-de-en"
-    plain = _entry(f"{task}-additive-bahdanau", task, PRETRAINED, "additive", "bahdanau")
-    twin = _entry(f"{task}-additive-bahdanau-guided", task, PRETRAINED, "additive", "bahdanau")
-    other_style = _entry(f"{task}-additive-luong-guided", task, PRETRAINED, "additive", "luong")
-    dot = _entry(f"{task}-dot-bahdanau", task, PRETRAINED, "dot", "bahdanau")
-    models = [plain, twin, other_style, dot]
+    plain, twin, dot = _additive("bahdanau"), _additive("bahdanau", "-guided"), _additive("bahdanau", score="dot")
+    models = [plain, twin, _additive("luong", "-guided"), dot]
     assert queries.guided_twin(models, plain) is twin
     assert queries.guided_twin(models, twin) is None  # a twin has no twin
     assert queries.guided_twin(models, dot) is None  # no guided dot/Bahdanau here
