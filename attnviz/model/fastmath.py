@@ -6,7 +6,8 @@ a 2-core AMD EPYC, its ``sigmoid`` 0.12 ms. So the tanh scores compute float32 t
 identity ``tanh(x) = 2 sigmoid(2x) - 1``, in place, which agrees with ``torch.tanh`` to 2e-7 (an
 ulp of 1.0 or two). Its gradient is tanh's own, ``grad * (1 - y^2)`` from the output. Other dtypes
 (bf16 under autocast) keep ``tanh_``: bf16's 8-bit mantissa would lose small values in ``sigmoid(2x)``
-near 0.5, and torch's bf16 tanh is fast. What it changes is measured in docs/speed.md.
+near 0.5, and torch's bf16 tanh is fast. So do GPUs, whose tanh is as fast as their sigmoid (and
+whose training recurrence is captured as CUDA graphs). What it changes is measured in docs/speed.md.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ class _SigmoidTanh(torch.autograd.Function):
 
 def tanh_(x: Tensor) -> Tensor:
     """``tanh(x)`` for a tensor the caller owns (a fresh temporary): in place where no gradient is
-    needed; float32 through ``2 sigmoid(2x) - 1``, other dtypes through ``Tensor.tanh_``."""
-    if x.dtype != torch.float32:
+    needed; float32 on the CPU through ``2 sigmoid(2x) - 1``, anything else through ``Tensor.tanh_``."""
+    if x.dtype != torch.float32 or x.device.type != "cpu":
         return x.tanh_()
     if torch.is_grad_enabled() and x.requires_grad:
         return _SigmoidTanh.apply(x)
