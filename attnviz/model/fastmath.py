@@ -6,8 +6,9 @@ a 2-core AMD EPYC, its ``sigmoid`` 0.12 ms. So the tanh scores compute float32 t
 identity ``tanh(x) = 2 sigmoid(2x) - 1``, in place, which agrees with ``torch.tanh`` to 2e-7 (an
 ulp of 1.0 or two). Its gradient is tanh's own, ``grad * (1 - y^2)`` from the output. Other dtypes
 (bf16 under autocast) keep ``tanh_``: bf16's 8-bit mantissa would lose small values in ``sigmoid(2x)``
-near 0.5, and torch's bf16 tanh is fast. So do GPUs, whose tanh is as fast as their sigmoid (and
-whose training recurrence is captured as CUDA graphs). What it changes is measured in docs/speed.md.
+near 0.5, and torch's bf16 tanh is fast. GPUs keep it too: the slow kernel measured is torch's CPU
+one, and GPU decoding and the CUDA-graph training recurrence stay as they were. What it changes is
+measured in docs/speed.md.
 """
 
 from __future__ import annotations
