@@ -33,6 +33,7 @@ def test_a_fresh_server_draws_the_record_then_the_page_keeping_what_was_typed(en
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(f"{url}/")
             page.locator(FULL_PAGE).first.wait_for(timeout=WAIT_MS)
+            page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)  # may follow the sidebar
             front_ticks = page.evaluate(TICKS_JS)
             page.close()
         assert (tmp_path / "cache" / "attnviz" / "explore-front.json").is_file()
