@@ -257,24 +257,6 @@ def test_evaluate_measures_on_the_device_chosen(models_dir, monkeypatch):
     assert list(sample["model"]) == ["toyfr-dot-luong"] and sample["n"].eq("10").all()
 
 
-def test_train_and_evaluate_say_why_a_gpu_here_is_not_offered(monkeypatch):
-    from attnviz import devices
-    from attnviz_app.app_pages.train import form  # a module: it keeps the names it imported, so patch them there
-
-    why = "this machine has an NVIDIA GPU (/dev/nvidiactl) but CUDA could not start (busy); choose the CPU"
-    for module in (devices, form):
-        monkeypatch.setattr(module, "available_devices", lambda: ["cpu"])
-        monkeypatch.setattr(module, "gpu_unusable", lambda: why)
-    for name, key in (("train/train.py", "train_device"), ("evaluate.py", "eval_device")):
-        at = page(name)
-        assert at.selectbox(key=key).options == ["cpu"]
-        shown = [c.value.replace("\\", "") for c in at.caption]  # as escaped for Markdown
-        assert any("Only the CPU is offered" in c and "CUDA could not start (busy)" in c for c in shown)
-    for module in (devices, form):
-        monkeypatch.setattr(module, "gpu_unusable", lambda: None)  # no GPU at all: nothing to explain
-    assert not any("Only the CPU is offered" in c.value for c in page("evaluate.py").caption)
-
-
 # models named like spreadsheet formulas ("/" cannot be in a file name)
 FORMULA_NAMES = ['=HYPERLINK("evil.example")', "+1", "-1", "@SUM(1)"]
 
