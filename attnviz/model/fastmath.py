@@ -17,12 +17,17 @@ import torch
 from torch import Tensor
 
 
+def _via_sigmoid_(t: Tensor) -> Tensor:
+    """``2 sigmoid(2t) - 1`` computed in ``t``'s own buffer."""
+    return t.mul_(2).sigmoid_().mul_(2).sub_(1)
+
+
 class _SigmoidTanh(torch.autograd.Function):
     """tanh through the sigmoid, keeping only the output for the backward pass (as ``tanh`` does)."""
 
     @staticmethod
     def forward(ctx, x: Tensor) -> Tensor:
-        y = x.mul(2).sigmoid_().mul_(2).sub_(1)  # one new buffer; x is kept as autograd gave it
+        y = _via_sigmoid_(x.clone())  # one new buffer; x is kept as autograd gave it
         ctx.save_for_backward(y)
         return y
 
@@ -39,4 +44,4 @@ def tanh_(x: Tensor) -> Tensor:
         return x.tanh_()
     if torch.is_grad_enabled() and x.requires_grad:
         return _SigmoidTanh.apply(x)
-    return x.mul_(2).sigmoid_().mul_(2).sub_(1)
+    return _via_sigmoid_(x)

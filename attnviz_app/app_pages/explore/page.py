@@ -161,12 +161,15 @@ def render() -> None:
     stems = {name: file_stem(model, text) for name, model in names.items()}
     st.session_state[FILE_STEMS_KEY] = {"": file_stem(models_slug(list(names.values())), text)} | stems
     shown_rule = rule if note else ""
-    shares = {name: eos_share(al.weights, al.source_tokens, al.target_tokens) for name, al in panels.items()}
-    twins = {name: getattr(guided_twin(models, e), "name", None) for name, e in entries.items()}
-    eos = eos_note(shares, twins, choice.hide_eos)
+
+    def eos() -> str:  # the Weights caption's note: computed only when that tab is drawn
+        shares = {name: eos_share(al.weights, al.source_tokens, al.target_tokens) for name, al in panels.items()}
+        twins = {name: getattr(guided_twin(models, e), "name", None) for name, e in entries.items()}
+        return eos_note(shares, twins, choice.hide_eos)
+
     score_titles = {n: f"{t} · raw scores" for n, t in titles.items()}
     draw = {
-        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, shown_rule, eos),
+        "Weights": lambda: heatmap_view(shown, "weights", titles, fmt, decoded, translators, shown_rule, eos()),
         "Raw scores": lambda: heatmap_view(shown, "scores", score_titles, fmt, decoded, translators, shown_rule),
         "Per step": lambda: step_view(shown, fmt, titles),
         "Context vectors": lambda: context_view(panels, fmt, titles),
