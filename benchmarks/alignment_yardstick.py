@@ -57,7 +57,11 @@ def toy_fr() -> dict:
         start = time.perf_counter()
         as_evaluate = [
             alignment_links(al, len(p.source_tokens), len(p.target_tokens))
-            for p, al in zip(test, model.align_batch([p.source for p in test], [p.target for p in test]), strict=True)
+            for p, al in zip(
+                test,
+                model.align_batch([p.source for p in test], [p.target for p in test], log_probs=False),
+                strict=True,
+            )
         ]
         sources, targets = [p.source_tokens for p in test], [p.target_tokens for p in test]
         row = {"evaluate": counts(as_evaluate, sure, possible)}

@@ -32,7 +32,7 @@ from benchmarks.alignment_yardstick import multi30k_reference
 def attention_shape(model, pairs) -> dict:
     """Mean weight on the source <eos> column and mean row entropy (nats), target words' rows."""
     eos, entropy = [], []
-    for al in model.align_batch([p.source for p in pairs], [p.target for p in pairs]):
+    for al in model.align_batch([p.source for p in pairs], [p.target for p in pairs], log_probs=False):
         w = np.asarray(al.weights, dtype=np.float64)[:-1]  # [tgt words, src + 1]
         eos.extend(eos_column(al.weights, al.source_tokens, al.target_tokens))
         entropy.extend(-(w * np.log(np.clip(w, 1e-12, None))).sum(axis=1))

@@ -25,7 +25,7 @@ def lookahead(name: str, n_pairs: int = 200) -> dict[str, float]:
     translator = catalog.load(name)
     pairs = own_pairs(translator, n=n_pairs)  # the test split the model was trained and measured on
     counts = {"hit": 0, "ahead": 0, "other": 0}
-    forced = translator.align_batch([p.source for p in pairs], [p.target for p in pairs])
+    forced = translator.align_batch([p.source for p in pairs], [p.target for p in pairs], log_probs=False)
     for pair, al in zip(pairs, forced, strict=True):
         gold: dict[int, set[int]] = {}
         for i, j in pair.sure:  # (source, target)

@@ -18,7 +18,7 @@ class Hypothesis:
     """One decoded target with its per-step trace (numpy, batch dimension dropped)."""
 
     tokens: list[int]  # target ids, ending with EOS_ID when finished
-    token_log_probs: np.ndarray  # [T]
+    token_log_probs: np.ndarray | None  # [T]; None where a forced pass left the output layer out
     weights: np.ndarray  # [T, S]
     scores: np.ndarray  # [T, S]
     contexts: np.ndarray  # [T, K]
@@ -27,6 +27,8 @@ class Hypothesis:
 
     @property
     def log_prob(self) -> float:
+        if self.token_log_probs is None:
+            raise ValueError("this hypothesis was forced without its log-probabilities (log_probs=False)")
         return float(self.token_log_probs.sum())
 
     @property
@@ -187,32 +189,38 @@ def forced(model: Seq2Seq, src_ids: list[int], tgt_ids: list[int]) -> Hypothesis
 
 @torch.inference_mode()
 def forced_batch(
-    model: Seq2Seq, src: Tensor, lengths: Tensor, targets: list[list[int]]
+    model: Seq2Seq, src: Tensor, lengths: Tensor, targets: list[list[int]], log_probs: bool = True
 ) -> tuple[list[Hypothesis], list[np.ndarray] | None]:
     """Force each row of a padded batch ``src`` ``[N, S]`` (``lengths`` ``[N]``) through its target
     ids (each ending with EOS) in one teacher-forced pass. Each row's :class:`Hypothesis` is the one
     :func:`forced` gives it alone, cut to its own source and target lengths; a row's padding never
     reaches its real steps (a padded source position is masked, a padded target step comes after
     them). With a Transformer encoder, also each row's self-attention maps
-    ``[layers, heads, S_i, S_i]``, else None."""
+    ``[layers, heads, S_i, S_i]``, else None.
+
+    ``log_probs=False`` leaves the output layer out (each token's log-probability is then None):
+    the attention, contexts and queries are the same, as the recurrence never reads the logits
+    under teacher forcing, and the vocabulary's product is most of a forced step's arithmetic."""
     device = src.device
     lengths = lengths.to(device)
     enc = model.encode(src, lengths)
     tgt, tgt_lengths = padded(targets, device)  # [N, T], [N]
     tgt_in = torch.cat([torch.full_like(tgt[:, :1], BOS_ID), tgt[:, :-1]], dim=1)  # [N, T]: <bos> y_1 ... y_{T-1}
     real = torch.arange(tgt.size(1), device=device) < tgt_lengths.unsqueeze(1)  # [N, T] True at each row's steps
-    # logits only at the real steps: [M, V], M = the sum of the target lengths, row-major
-    out = model.decoder(tgt_in, enc.state, enc.memory, scored=real)
-    logp = torch.log_softmax(out.logits.float(), dim=-1)  # [M, V]
-    token_logp = logp.gather(1, tgt[real].unsqueeze(1)).squeeze(1)  # [M]
+    # logits only at the real steps: [M, V], M = the sum of the target lengths, row-major; none without log_probs
+    out = model.decoder(tgt_in, enc.state, enc.memory, scored=real if log_probs else torch.zeros_like(real))
+    n_tgt, n_src = tgt_lengths.tolist(), lengths.tolist()
+    row_logp: list[np.ndarray | None] = [None] * len(targets)
+    if log_probs:
+        logp = torch.log_softmax(out.logits.float(), dim=-1)  # [M, V]
+        token_logp = logp.gather(1, tgt[real].unsqueeze(1)).squeeze(1)  # [M]
+        row_logp = np.split(_numpy(token_logp), np.cumsum(n_tgt)[:-1])  # N arrays of [T_i]
     att = out.attention
     weights, scores = _numpy(att.weights), _numpy(att.scores)  # [N, T, S] each
     contexts, queries = _numpy(att.context), _numpy(out.queries)  # [N, T, K], [N, T, Q]
     positions = None if att.positions is None else _numpy(att.positions)  # [N, T]
     maps = enc.encoder.self_attention  # [N, layers, heads, S, S] or None
     maps = None if maps is None else _numpy(maps)
-    n_tgt, n_src = tgt_lengths.tolist(), lengths.tolist()
-    row_logp = np.split(_numpy(token_logp), np.cumsum(n_tgt)[:-1])  # N arrays of [T_i]
     hyps = [
         Hypothesis(
             tokens=list(ids),

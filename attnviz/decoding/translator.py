@@ -183,9 +183,12 @@ class Translator:
         sources: Sequence[str | Sequence[str] | Source],
         targets: Sequence[str | Sequence[str] | Target],
         batch_size: int | None = None,
+        log_probs: bool = True,
     ) -> list[Alignment]:
         """:meth:`align` for many pairs, forced in batches: each pair's :class:`Alignment` is the one
-        :meth:`align` gives it (to float rounding), in the order given.
+        :meth:`align` gives it (to float rounding), in the order given. ``log_probs=False`` skips
+        the output layer, for readers of the attention alone: each alignment's ``token_log_probs``
+        is then None and its ``log_prob`` NaN.
 
         Each side is typed text, given words, or already a :meth:`source` / :meth:`target` result.
         Pairs of similar length are forced together (longest targets first), ``batch_size`` at a
@@ -203,7 +206,7 @@ class Translator:
         for start in range(0, len(order), size):
             batch = order[start : start + size]
             src, lengths = padded([pairs[k][0].ids for k in batch], self.device)  # [B, S], [B]
-            hyps, maps = forced_batch(self.model, src, lengths, [pairs[k][1].ids for k in batch])
+            hyps, maps = forced_batch(self.model, src, lengths, [pairs[k][1].ids for k in batch], log_probs)
             for j, (k, hyp) in enumerate(zip(batch, hyps, strict=True)):
                 source, target = pairs[k]
                 al = self._alignment(source, hyp, None if maps is None else maps[j])
@@ -312,7 +315,7 @@ class Translator:
             source_unknown=list(src.unknown),
             score=self.config.score,
             style=self.config.style,
-            log_prob=hyp.log_prob,
+            log_prob=float("nan") if hyp.token_log_probs is None else hyp.log_prob,
             token_log_probs=hyp.token_log_probs,
             positions=hyp.positions,
             window=self.config.window if self.model.decoder.attention.is_local else None,

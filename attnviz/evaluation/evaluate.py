@@ -62,8 +62,8 @@ def translate_all(
 
 def force_all(translator: Translator, pairs: list[Pair]) -> list[tuple[Pair, Alignment]]:
     """Every pair the model can read with its reference forced (:meth:`Translator.align`), in order,
-    forced in batches on the translator's device (:meth:`Translator.align_batch`); the pairs it
-    cannot read (too long) are left out."""
+    forced in batches on the translator's device (:meth:`Translator.align_batch`) without the output
+    layer (the attention is all its readers take); the pairs it cannot read (too long) are left out."""
     readable, sources, targets = [], [], []
     for pair in pairs:
         try:
@@ -73,7 +73,7 @@ def force_all(translator: Translator, pairs: list[Pair]) -> list[tuple[Pair, Ali
         readable.append(pair)
         sources.append(source)
         targets.append(target)
-    return list(zip(readable, translator.align_batch(sources, targets), strict=True))
+    return list(zip(readable, translator.align_batch(sources, targets, log_probs=False), strict=True))
 
 
 def evaluate(

@@ -152,7 +152,7 @@ def word_attention(translator: Translator, source: Text, target: Text) -> Readin
 def word_attentions(translator: Translator, sources: list[Text], targets: list[Text]) -> list[Reading]:
     """:func:`word_attention` of every pair, forced in batches (:meth:`Translator.align_batch`), in
     order; a pair the model cannot read raises :class:`InputError` naming it."""
-    return [read_words(al) for al in translator.align_batch(sources, targets)]
+    return [read_words(al) for al in translator.align_batch(sources, targets, log_probs=False)]
 
 
 def _check_method(method: str, reverse: Translator | None) -> None:
@@ -288,5 +288,7 @@ def _readings(
             checked[k] = translator.source(list(sources[k])), translator.target(list(targets[k]))
         except InputError as e:
             skipped[k] = str(e)
-    alignments = translator.align_batch([s for s, _ in checked.values()], [t for _, t in checked.values()])
+    alignments = translator.align_batch(
+        [s for s, _ in checked.values()], [t for _, t in checked.values()], log_probs=False
+    )
     return {k: read_words(al) for k, al in zip(checked, alignments, strict=True)}

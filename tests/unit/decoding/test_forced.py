@@ -114,3 +114,16 @@ def test_corpus_links_are_those_of_each_pair_alone(trained):
                 assert links == align_words(trained, sources[k], targets[k], method, reverse).links
     with pytest.raises(InputError, match="give the reverse model"):
         align_corpus(trained, sources, targets, "union")
+
+
+@pytest.mark.parametrize(("score", "style"), [("additive", "bahdanau"), ("general", "luong")])
+def test_forcing_without_log_probabilities_gives_the_same_attention(score, style):
+    tr = tiny_translator(reverse_corpus(), score=score, style=style)
+    sources, targets = pairs()
+    full = tr.align_batch(sources, targets)
+    bare = tr.align_batch(sources, targets, log_probs=False)  # no output layer: what evaluate and links read
+    for a, b in zip(full, bare, strict=True):
+        assert b.token_log_probs is None and np.isnan(b.log_prob)
+        assert b.target_tokens == a.target_tokens
+        for name in ("weights", "scores", "contexts", "states"):
+            np.testing.assert_array_equal(getattr(b, name), getattr(a, name), err_msg=name)
