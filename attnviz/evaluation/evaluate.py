@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -237,10 +238,14 @@ def evaluate_checkpoints(
     from attnviz.store import load
 
     result = BatchEvaluation()
+    read: dict[str, list[Pair]] = {}  # the pairs of each data a model reads, read once for all its models
     for k, name in enumerate(models):
         try:
             translator = load(name, device=device, roots=roots)
-            pairs = own_pairs(translator, data, split, n)
+            key = json.dumps(measured_on(translator.meta, data), sort_keys=True, default=str)
+            if key not in read:
+                read[key] = own_pairs(translator, data, split, n)
+            pairs = read[key]
             report = evaluate(translator, pairs, beam_size=beam_size, replace_unk=replace_unk)
             spec, _ = measured_on(translator.meta, data)
             result.rows.append({"model": name, "data": spec, "split": split, **report.to_dict()})

@@ -3,6 +3,7 @@ other row."""
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
@@ -36,3 +37,20 @@ def test_a_model_is_measured_on_its_own_built_in_data_spec_and_needs_data_for_a_
     assert measured_on(meta, data="toy-fr") == ("toy-fr", {})
     with pytest.raises(ConfigError, match="--data"):
         measured_on({})
+
+
+def test_models_of_one_data_read_it_once_with_the_figures_each_gets_alone(monkeypatch, models, model_file):
+    module = importlib.import_module("attnviz.evaluation.evaluate")
+    reads, read = [], module.own_pairs
+
+    def counted(translator, data=None, split="test", n=None):
+        reads.append(measured_on(translator.meta, data))
+        return read(translator, data, split, n)
+
+    monkeypatch.setattr(module, "own_pairs", counted)
+    done = evaluate_checkpoints(["good", str(model_file), "good"], n=4)
+    assert len(reads) == 1 and len(done.rows) == 3  # one data, read for the first model only
+    alone = [evaluate_checkpoints([name], n=4).rows[0] for name in ("good", str(model_file))]
+    assert [r | {"model": None} for r in done.rows] == [r | {"model": None} for r in (*alone, alone[0])]
+    evaluate_checkpoints(["good"], data="toy-fr", n=4)
+    assert reads[-1] == ("toy-fr", {})  # data named: read as named
