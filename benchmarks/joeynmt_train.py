@@ -42,6 +42,7 @@ wall clock (on the CPU with one thread; on a GPU it counts only the host's work)
     python benchmarks/joeynmt_train.py --device cuda --steps 200 --warmup 20 --rounds 2 --json
     python benchmarks/joeynmt_train.py --device cuda --precision bf16 --steps 200 --warmup 20
     python benchmarks/joeynmt_train.py --recipe pretrained/recipes/multi30k-de-en-general-luong.json
+``--profile``: then a profiled round of each tool, its matrix products' GFLOP, rate and share of CPU.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ from attnviz.training.fit import train_step
 from attnviz.training.heap import reuse_freed_memory
 from attnviz.training.recipes import Recipe
 from attnviz.training.run import TrainRun, start_run
+from benchmarks.beam_roofline import profiled
 from benchmarks.train_real import capture_graphs, synchronize
 
 DEFAULT_RECIPE = "pretrained/recipes/multi30k-de-en-additive-bahdanau.json"
@@ -223,6 +225,7 @@ def main() -> None:
         default="fp32",
         help="bf16: autocast, both tools; auto: each tool's own choice (attnviz's auto, JoeyNMT's fp32 on a CPU)",
     )
+    parser.add_argument("--profile", action="store_true", help="also profile a round of each tool's steps")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--out", default=None, help="also write the JSON object to this file")
     args = parser.parse_args()
@@ -311,6 +314,12 @@ def main() -> None:
             )
         rounds.append(row)
 
+    profiles = {}  # after the timed rounds: the profiler's own cost never reaches their clocks
+    for tool in tools if args.profile else ():
+        with as_trained(tool):
+            profiles[tool] = profiled(lambda tool=tool: [steps[tool](i) for i in ids])  # the last round's steps
+        profiles[tool]["product_gflop_per_step"] = round(profiles[tool]["product_gflop"] / args.steps, 3)
+
     ratios = [row["ratio"] for row in rounds]
     sizes = {
         "src_vocab": len(tr.src_vocab),
@@ -343,6 +352,7 @@ def main() -> None:
         **capture,
         "warmup_loss_first": {tool: round(warm[tool][0], 3) for tool in tools} if args.warmup else None,
         "rounds": rounds,
+        **({"profiles": profiles} if profiles else {}),
         "ratio_median": round(statistics.median(ratios), 3),
         "ratio_range": [min(ratios), max(ratios)],
         "ratio_cpu_median": round(statistics.median(row["ratio_cpu"] for row in rounds), 3),
@@ -378,6 +388,9 @@ def main() -> None:
     )
     if eager:
         print(f"attnviz eager / JoeyNMT: median {result['ratio_eager_median']}")
+    for tool, prof in profiles.items():
+        share, rate = 100 * prof["product_share"], prof["product_gflops_per_s"]
+        print(f"{tool}: products {prof['product_gflop_per_step']} GFLOP a step, {rate} GFLOP/s, {share:.0f}% of CPU")
 
 
 if __name__ == "__main__":
