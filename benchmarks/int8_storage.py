@@ -13,6 +13,9 @@ weights. The file sizes are those of the two storages.
 
     OMP_NUM_THREADS=1 python benchmarks/int8_storage.py --out benchmarks/results/int8_storage.json
     python benchmarks/int8_storage.py --models toy-fr-dot-luong multi30k-de-en-dot-luong
+
+``--fp16`` also decodes the reference stored as float16 and read back, the same way: how many lines
+and how much BLEU rounding the weights that finely changes, beside int8's coarser rounding.
 """
 
 from __future__ import annotations
@@ -76,7 +79,12 @@ def recipe_beam(name: str, reference: Translator) -> int:
 
 
 def measure(
-    path: Path, n_attention: int, folder: Path, device: torch.device | str = "cpu", beam: int | None = None
+    path: Path,
+    n_attention: int,
+    folder: Path,
+    device: torch.device | str = "cpu",
+    beam: int | None = None,
+    fp16: bool = False,
 ) -> dict:
     reference = load_checkpoint(path, device)
     quantized = load_checkpoint(save(reference, folder / path.name, store="int8"), device)
@@ -101,6 +109,19 @@ def measure(
         "bytes_reference": path.stat().st_size,
         "bytes_int8": (folder / path.name).stat().st_size,
         "seconds": round(time.perf_counter() - start, 1),
+    } | (_fp16_row(reference, pairs, beam, ref_out, ref_scores, folder / "fp16" / path.name) if fp16 else {})
+
+
+def _fp16_row(reference: Translator, pairs: list, beam: int, ref_out: list[str], ref_scores: dict, file: Path) -> dict:
+    """What float16 storage changes, the same way: the rounding floor against which int8's change reads."""
+    file.parent.mkdir(exist_ok=True)
+    out, scores = _decode(load_checkpoint(save(reference, file, store="fp16"), reference.device), pairs, beam)
+    return {
+        "fp16": {
+            "bleu": scores["bleu"],
+            "bleu_change": round(scores["bleu"] - ref_scores["bleu"], 2),
+            "lines_differ": sum(a != b for a, b in zip(ref_out, out, strict=True)),
+        }
     }
 
 
@@ -112,6 +133,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="write the rows as JSON here")
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N, mps or auto")
     parser.add_argument("--beam", type=int, default=None, help="beam width (default: the shipped recipe's)")
+    parser.add_argument("--fp16", action="store_true", help="also decode a float16 round trip (the rounding floor)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     device = pick_device(args.device)  # an unknown or absent device is a ConfigError naming the choices
@@ -120,13 +142,15 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp), device, args.beam)
+            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp), device, args.beam, args.fp16)
             rows.append(row)
+            floor = row.get("fp16")
             print(
                 f"{name:<42} BLEU {row['reference']['bleu']:6.2f} -> {row['int8']['bleu']:6.2f} "
                 f"({row['bleu_change']:+.2f}), {row['lines_differ']:4d} lines differ, attention max "
                 f"{row['attention_max_abs_diff']:.4f} mean {row['attention_mean_abs_diff']:.6f}, "
-                f"{row['bytes_reference'] / 1e6:.2f} -> {row['bytes_int8'] / 1e6:.2f} MB",
+                f"{row['bytes_reference'] / 1e6:.2f} -> {row['bytes_int8'] / 1e6:.2f} MB"
+                + (f"; fp16 {floor['bleu_change']:+.2f}, {floor['lines_differ']} lines differ" if floor else ""),
                 flush=True,
             )
     if args.out:
