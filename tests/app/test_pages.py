@@ -143,6 +143,7 @@ def test_evaluate_leaderboard(models_dir):
     stored = at.dataframe[0].value
     number = lambda col: pd.to_numeric(stored[col].str.replace(",", ""))  # noqa: E731  (shown as text, "–" if none)
     assert len(stored) == 4 and number("bleu").between(0, 100).all() and number("params").gt(0).all()
+    assert any("another seed" in c.value and "tie" in c.value for c in at.caption)  # how large a gap means anything
     at.number_input(key="eval_n").set_value(10)
     at.button(key="eval_go").click().run()
     assert not at.exception
