@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import tempfile
 import time
@@ -36,7 +35,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from anywhere
 
 from attnviz.data import load_corpus  # noqa: E402
 from attnviz.decoding import Translator  # noqa: E402
-from attnviz.devices import pick_device  # noqa: E402
+from attnviz.devices import describe, pick_device  # noqa: E402
 from attnviz.evaluation.evaluate import measured_on, translate_all  # noqa: E402
 from attnviz.evaluation.metrics import bleu as corpus_bleu  # noqa: E402
 from attnviz.store import load_checkpoint, pretrained_dir, read_manifest, recipe_path, save, stored_as  # noqa: E402
@@ -155,8 +154,8 @@ def main() -> int:
             )
     if args.out:
         summary = {
-            "machine": f"{platform.processor() or platform.machine()}, 1 thread"
-            + (f", decoded on {device}" if device.type != "cpu" else ""),
+            "machine": describe(torch.device("cpu"))
+            + (f", decoded on {describe(device)}" if device.type != "cpu" else ""),
             "largest_bleu_change": max((abs(r["bleu_change"]) for r in rows), default=0.0),
             "largest_attention_max_abs_diff": max((r["attention_max_abs_diff"] for r in rows), default=0.0),
             "rows": rows,
