@@ -242,12 +242,12 @@ def evaluate_checkpoints(
     for k, name in enumerate(models):
         try:
             translator = load(name, device=device, roots=roots)
-            key = json.dumps(measured_on(translator.meta, data), sort_keys=True, default=str)
+            spec, options = measured_on(translator.meta, data)
+            key = json.dumps([spec, options], sort_keys=True, default=str)
             if key not in read:
                 read[key] = own_pairs(translator, data, split, n)
             pairs = read[key]
             report = evaluate(translator, pairs, beam_size=beam_size, replace_unk=replace_unk)
-            spec, _ = measured_on(translator.meta, data)
             result.rows.append({"model": name, "data": spec, "split": split, **report.to_dict()})
         except (AttnvizError, OSError) as e:
             result.errors.append({"model": name, "error": str(e)})
