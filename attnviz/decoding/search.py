@@ -27,9 +27,8 @@ class Hypothesis:
 
     @property
     def log_prob(self) -> float:
-        if self.token_log_probs is None:
-            raise ValueError("this hypothesis was forced without its log-probabilities (log_probs=False)")
-        return float(self.token_log_probs.sum())
+        """The sum of the tokens' log-probabilities; NaN for a pass that left the output layer out."""
+        return float("nan") if self.token_log_probs is None else float(self.token_log_probs.sum())
 
     @property
     def finished(self) -> bool:

@@ -315,7 +315,7 @@ class Translator:
             source_unknown=list(src.unknown),
             score=self.config.score,
             style=self.config.style,
-            log_prob=float("nan") if hyp.token_log_probs is None else hyp.log_prob,
+            log_prob=hyp.log_prob,
             token_log_probs=hyp.token_log_probs,
             positions=hyp.positions,
             window=self.config.window if self.model.decoder.attention.is_local else None,
