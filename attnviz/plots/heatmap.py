@@ -26,8 +26,15 @@ UNKNOWN_MARK = "⚠"
 UNKNOWN_COLOR = "#e6550d"
 GOLD_COLOR = "#d62728"
 # the template object, built once: naming it ("plotly_white") makes Plotly rebuild and validate it
-# in every figure, a large share of a heatmap's build time
-TEMPLATE = pio.templates["plotly_white"]
+# in every figure, a large share of a heatmap's build time. Tick labels may overflow (``allow``):
+# the figures size their margins to the labels, and Plotly's default ("hide past div") measures every
+# label's box after each draw to hide the ones that cross the figure's edge, a tenth of the
+# browser's time to redraw a heatmap
+TEMPLATE = go.layout.Template(pio.templates["plotly_white"])
+for _axis in (TEMPLATE.layout.xaxis, TEMPLATE.layout.yaxis, TEMPLATE.layout.coloraxis.colorbar):
+    _axis.ticklabeloverflow = "allow"
+for _trace in TEMPLATE.data.heatmap:  # a heatmap's own colour bar
+    _trace.colorbar.ticklabeloverflow = "allow"
 
 
 TITLE_PAD_PX = 30  # a title starts below the toolbar Plotly shows on hover (it covered long titles)

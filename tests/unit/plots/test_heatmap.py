@@ -154,5 +154,12 @@ def test_figures_carry_the_house_template_unchanged():
     before = TEMPLATE.to_plotly_json()
     fig = apply_template(go.Figure(go.Bar(x=[1], y=[1])))
     fig.update_layout(plot_bgcolor="#eeeeee")  # a figure's own layout wins over the template
-    assert fig.to_plotly_json()["layout"]["template"] == pio.templates["plotly_white"].to_plotly_json()
+    template = fig.to_plotly_json()["layout"]["template"]
     assert fig.layout.plot_bgcolor == "#eeeeee" and TEMPLATE.to_plotly_json() == before
+    # plotly_white, with tick labels that may cross the figure's edge (no measuring after each draw)
+    assert "ticklabeloverflow" not in str(pio.templates["plotly_white"].to_plotly_json())  # its own left as is
+    layout = template["layout"]
+    bar = template["data"]["heatmap"][0]["colorbar"]
+    overflow = [layout["xaxis"], layout["yaxis"], layout["coloraxis"]["colorbar"], bar]
+    assert [a.pop("ticklabeloverflow") for a in overflow] == ["allow"] * 4
+    assert template == pio.templates["plotly_white"].to_plotly_json()
