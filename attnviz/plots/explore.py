@@ -159,6 +159,7 @@ def context_bar(al: Alignment, t: int) -> go.Figure:
         yaxis_title="value",
         width=max(420, 120 + c.size * 6),
         height=340,
+        margin={"r": 30},  # room for half the last dimension's tick label, which is not hidden past the edge
         bargap=0.1,
     )
     return fig
