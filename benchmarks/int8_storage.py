@@ -16,6 +16,10 @@ weights. The file sizes are those of the two storages.
 
 ``--fp16`` also decodes the reference stored as float16 and read back, the same way: how many lines
 and how much BLEU rounding the weights that finely changes, beside int8's coarser rounding.
+``--variants`` also decodes roundings in memory: int8 on one group of weights at a time (the
+encoder's embedding, the decoder's RNN, ...; every other weight float16), and int8 with a scale
+per 16 columns instead of per :data:`attnviz.store.quantize.BLOCK`: whether one group's rounding
+rewrites the lines, and how finer steps change the count.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from attnviz.devices import describe, pick_device  # noqa: E402
 from attnviz.evaluation.evaluate import measured_on, translate_all  # noqa: E402
 from attnviz.evaluation.metrics import bleu as corpus_bleu  # noqa: E402
 from attnviz.store import load_checkpoint, pretrained_dir, read_manifest, recipe_path, save, stored_as  # noqa: E402
+from attnviz.store.quantize import dequantize_rows, quantize_rows  # noqa: E402
 from attnviz.training.recipes import Recipe  # noqa: E402
 
 _CORPORA: dict[str, list] = {}
@@ -84,6 +89,7 @@ def measure(
     device: torch.device | str = "cpu",
     beam: int | None = None,
     fp16: bool = False,
+    variants: bool = False,
 ) -> dict:
     reference = load_checkpoint(path, device)
     quantized = load_checkpoint(save(reference, folder / path.name, store="int8"), device)
@@ -93,22 +99,63 @@ def measure(
     ref_out, ref_scores = _decode(reference, pairs, beam)
     q_out, q_scores = _decode(quantized, pairs, beam)
     worst, mean = _attention_gap(reference, quantized, pairs[:n_attention])
-    return {
-        "model": path.stem,
-        "reference_storage": stored_as(path),
-        "n": len(pairs),
-        "beam": beam,
-        "reference": ref_scores,
-        "int8": q_scores,
-        "bleu_change": round(q_scores["bleu"] - ref_scores["bleu"], 2),
-        "lines_differ": sum(a != b for a, b in zip(ref_out, q_out, strict=True)),
-        "attention_max_abs_diff": round(worst, 4),
-        "attention_mean_abs_diff": round(mean, 6),
-        "attention_pairs": min(n_attention, len(pairs)),
-        "bytes_reference": path.stat().st_size,
-        "bytes_int8": (folder / path.name).stat().st_size,
-        "seconds": round(time.perf_counter() - start, 1),
-    } | (_fp16_row(reference, pairs, beam, ref_out, ref_scores, folder / "fp16" / path.name) if fp16 else {})
+    return (
+        {
+            "model": path.stem,
+            "reference_storage": stored_as(path),
+            "n": len(pairs),
+            "beam": beam,
+            "reference": ref_scores,
+            "int8": q_scores,
+            "bleu_change": round(q_scores["bleu"] - ref_scores["bleu"], 2),
+            "lines_differ": sum(a != b for a, b in zip(ref_out, q_out, strict=True)),
+            "attention_max_abs_diff": round(worst, 4),
+            "attention_mean_abs_diff": round(mean, 6),
+            "attention_pairs": min(n_attention, len(pairs)),
+            "bytes_reference": path.stat().st_size,
+            "bytes_int8": (folder / path.name).stat().st_size,
+            "seconds": round(time.perf_counter() - start, 1),
+        }
+        | (_fp16_row(reference, pairs, beam, ref_out, ref_scores, folder / "fp16" / path.name) if fp16 else {})
+        | (_variants(reference, pairs, beam, ref_out, ref_scores) if variants else {})
+    )
+
+
+def _rounded(weight: torch.Tensor, block: int | None = None) -> torch.Tensor:
+    """``weight`` through int8 and back, one scale per ``block`` columns (default: the stored format's
+    block), as float32; a weight whose columns ``block`` does not divide keeps the format's block."""
+    if block and weight[0].numel() % block == 0:
+        blocks = weight.reshape(-1, block)  # [rows * cols / block, block]: one scale per row of this view
+        return dequantize_rows(*quantize_rows(blocks)).reshape(weight.shape)
+    return dequantize_rows(*quantize_rows(weight))
+
+
+def _stored(tensor: torch.Tensor, int8: bool, block: int | None) -> torch.Tensor:
+    """A weight as one rounding of ``--variants`` holds it: through int8 or float16 (others as they are)."""
+    if int8:
+        return _rounded(tensor.float(), block)
+    return tensor.half().to(tensor.dtype) if tensor.is_floating_point() else tensor
+
+
+def _variants(reference: Translator, pairs: list, beam: int, ref_out: list[str], ref_scores: dict) -> dict:
+    """BLEU change and lines rewritten for each rounding of ``--variants``, decoded in memory."""
+    state = {k: v.detach().clone() for k, v in reference.model.state_dict().items()}
+    matrices = [k for k, v in state.items() if v.dim() >= 2 and v.is_floating_point()]
+    groups = list(dict.fromkeys(".".join(k.split(".")[:2]) for k in matrices))  # encoder.rnn, decoder.attention, ...
+    roundings = {f"int8 only {g}": (g, None) for g in groups} | {"int8, a scale per 16 columns": ("", 16)}
+    out = {}
+    try:
+        for label, (prefix, block) in roundings.items():
+            rounded = {k: _stored(v, k in matrices and k.startswith(prefix), block) for k, v in state.items()}
+            reference.model.load_state_dict(rounded)
+            lines, scores = _decode(reference, pairs, beam)
+            out[label] = {
+                "bleu_change": round(scores["bleu"] - ref_scores["bleu"], 2),
+                "lines_differ": sum(a != b for a, b in zip(ref_out, lines, strict=True)),
+            }
+    finally:
+        reference.model.load_state_dict(state)
+    return {"variants": out}
 
 
 def _fp16_row(reference: Translator, pairs: list, beam: int, ref_out: list[str], ref_scores: dict, file: Path) -> dict:
@@ -133,6 +180,7 @@ def main() -> int:
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N, mps or auto")
     parser.add_argument("--beam", type=int, default=None, help="beam width (default: the shipped recipe's)")
     parser.add_argument("--fp16", action="store_true", help="also decode a float16 round trip (the rounding floor)")
+    parser.add_argument("--variants", action="store_true", help="also decode int8 on one group at a time, finer blocks")
     args = parser.parse_args()
     torch.set_num_threads(1)
     device = pick_device(args.device)  # an unknown or absent device is a ConfigError naming the choices
@@ -141,7 +189,8 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            row = measure(folder / f"{name}.safetensors", args.n_attention, Path(tmp), device, args.beam, args.fp16)
+            path = folder / f"{name}.safetensors"
+            row = measure(path, args.n_attention, Path(tmp), device, args.beam, args.fp16, args.variants)
             rows.append(row)
             floor = row.get("fp16")
             print(
@@ -152,6 +201,8 @@ def main() -> int:
                 + (f"; fp16 {floor['bleu_change']:+.2f}, {floor['lines_differ']} lines differ" if floor else ""),
                 flush=True,
             )
+            for label, v in row.get("variants", {}).items():
+                print(f"    {label:<40} {v['bleu_change']:+.2f}, {v['lines_differ']:4d} lines differ", flush=True)
     if args.out:
         summary = {
             "machine": describe(torch.device("cpu"))
