@@ -11,6 +11,7 @@ layout) and how long each took.
 
     python benchmarks/enter_profile.py --enters 8
     python benchmarks/enter_profile.py --enters 8 --callers getBoundingClientRect --json
+    python benchmarks/enter_profile.py --enters 8 --style both     # Both: the two styles side by side
 
 Not a test: the figures depend on the machine and its load (printed with the run).
 """
@@ -87,6 +88,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--enters", type=int, default=8)
     parser.add_argument("--callers", help="also list the stacks that called this native function")
+    parser.add_argument("--style", default=STYLE, choices=("bahdanau", "luong", "both"), help="decoder style")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -99,7 +101,8 @@ def main() -> int:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             texts = sentences(TWENTY, args.enters + 3)
-            page.goto(f"{url}/?task={TASK}&score={SCORE}&style={STYLE}&text={texts[0]}", wait_until="domcontentloaded")
+            query = f"task={TASK}&score={SCORE}&style={args.style}&text={texts[0]}"
+            page.goto(f"{url}/?{query}", wait_until="domcontentloaded")
             page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=120_000)
             settle(page, 2000)
             for text in texts[1:3]:  # warm: the first Enters compile the redraw's code
@@ -118,6 +121,7 @@ def main() -> int:
             served = server_reruns(log, since, time.time() + 0.5)
             browser.close()
     result = {
+        "style": args.style,
         "enter_20_words_median_s": round(statistics.median(times), 3),
         "enters_s": [round(t, 3) for t in times],
         "server_median_s": round(statistics.median(served), 3) if served else None,
