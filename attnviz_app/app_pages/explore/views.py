@@ -215,7 +215,7 @@ def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None
     t = _step_slider(min(len(al.target_tokens) for al in panels.values()))
     width = panel_width(panels)
     bars = share_scales([step_bar(al, t, max_width=width) for al in panels.values()], axes=("yaxis", "yaxis2"))
-    contexts = share_scales([context_bar(al, t) for al in panels.values()], axes=("yaxis",))
+    contexts = share_scales([context_bar(al, t, max_width=width) for al in panels.values()], axes=("yaxis",))
     for col, (name, al), bar, context in zip(columns(panels), panels.items(), bars, contexts, strict=True):
         with col:
             if len(panels) > 1:
