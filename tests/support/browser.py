@@ -164,7 +164,8 @@ def settle(page, ms: int = 2500) -> None:
     page.wait_for_timeout(ms)
 
 
-# A figure wider than its column (the page cuts it), and a formula cut or scrolled in its box.
+# A figure wider than its column (the page cuts it), bars narrower than a pixel (Plotly draws them
+# with no width, so the values vanish), and a formula cut or scrolled in its box.
 CUT_JS = """() => {
   const problems = [];
   const main = document.querySelector('[data-testid="stMainBlockContainer"]');
@@ -178,6 +179,11 @@ CUT_JS = """() => {
     const box = col ? col.getBoundingClientRect() : page;
     if (r.width > 0 && (r.right > box.right + 2 || r.left < box.left - 2))
       problems.push(`figure ${k} (${Math.round(r.width)} px) runs out of its column (${Math.round(box.width)} px)`);
+    const lost = [...plot.querySelectorAll('.bars .point path')].filter(e => {
+      const b = e.getBBox();
+      return b.width === 0 && b.height > 0;
+    }).length;
+    if (lost) problems.push(`figure ${k}: ${lost} bars drawn with no width (narrower than a pixel)`);
   });
   document.querySelectorAll('.katex-display').forEach((el, k) => {
     if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 4)  // 4 px of slack
@@ -188,5 +194,6 @@ CUT_JS = """() => {
 
 
 def problems(page, where: str) -> list[str]:
-    """Every text of a figure printed over another or cut off, figure cut by its column, formula cut."""
+    """Every text of a figure printed over another or cut off, figure cut by its column, bars drawn
+    with no width, formula cut."""
     return [f"{where}: {p}" for p in page.evaluate(OVERLAPS_JS) + page.evaluate(CUT_JS)]
