@@ -25,16 +25,25 @@ DIVERGING_SCALE = "RdBu_r"  # raw scores, differences, context values: red posit
 UNKNOWN_MARK = "⚠"
 UNKNOWN_COLOR = "#e6550d"
 GOLD_COLOR = "#d62728"
+
+
+def _house_template() -> go.layout.Template:
+    """``plotly_white`` (a copy) whose tick labels may overflow (``allow``): the figures size their
+    margins to their labels, and Plotly's default ("hide past div") measures every label's box after
+    each draw to hide the ones that cross the figure's edge, a tenth of the browser's time to redraw
+    a heatmap."""
+    template = go.layout.Template(pio.templates["plotly_white"])
+    layout = template.layout
+    for axis in (layout.xaxis, layout.yaxis, layout.coloraxis.colorbar):
+        axis.ticklabeloverflow = "allow"
+    for trace in template.data.heatmap:  # a heatmap's own colour bar
+        trace.colorbar.ticklabeloverflow = "allow"
+    return template
+
+
 # the template object, built once: naming it ("plotly_white") makes Plotly rebuild and validate it
-# in every figure, a large share of a heatmap's build time. Tick labels may overflow (``allow``):
-# the figures size their margins to the labels, and Plotly's default ("hide past div") measures every
-# label's box after each draw to hide the ones that cross the figure's edge, a tenth of the
-# browser's time to redraw a heatmap
-TEMPLATE = go.layout.Template(pio.templates["plotly_white"])
-for _axis in (TEMPLATE.layout.xaxis, TEMPLATE.layout.yaxis, TEMPLATE.layout.coloraxis.colorbar):
-    _axis.ticklabeloverflow = "allow"
-for _trace in TEMPLATE.data.heatmap:  # a heatmap's own colour bar
-    _trace.colorbar.ticklabeloverflow = "allow"
+# in every figure, a large share of a heatmap's build time
+TEMPLATE = _house_template()
 
 
 TITLE_PAD_PX = 30  # a title starts below the toolbar Plotly shows on hover (it covered long titles)
