@@ -9,13 +9,12 @@ from attnviz.plots.explore import (
     align_tops,
     alignment_heatmap,
     attribution_heatmap,
-    context_bar,
     coverage_bar,
     explore_heatmap,
     step_animation,
 )
 from attnviz.plots.heads import GRID_SCALES, GridLayout, grid_layout, heads_grid
-from attnviz.plots.heatmap import plot_config, step_bar
+from attnviz.plots.heatmap import plot_config
 from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.images import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, figure_images
 from attnviz.plots.links import gold_figure, links_figure
@@ -25,6 +24,7 @@ from attnviz.plots.report import MEASURES, ReportSummary, report_html, worst_fir
 from attnviz.plots.rows import heatmap_rows, per_row
 from attnviz.plots.scales import share_scales
 from attnviz.plots.show import show, show_both, show_steps
+from attnviz.plots.steps import context_bar, step_bar
 from attnviz.plots.whatif import changed_steps, replace_token, step_table, whatif_figure
 
 __all__ = [

@@ -1,6 +1,7 @@
-"""Figures for the Explore page that :mod:`attnviz.plots.heatmap` lacks: the context vector of one step, a
-per-step animation that plays in the browser, attributions on the attention map's axes (the What-if
-comparison is in :mod:`attnviz.plots.whatif`).
+"""Figures for the Explore page that :mod:`attnviz.plots.heatmap` lacks: maps fitted to their column,
+coverage, a per-step animation that plays in the browser, attributions on the attention map's axes
+(one step's figures are in :mod:`attnviz.plots.steps`, the What-if comparison in
+:mod:`attnviz.plots.whatif`).
 
 Pure functions: an :class:`Alignment` in, a Plotly figure out. Tokens go through
 :func:`attnviz.plots.heatmap.display_tokens` (HTML-escaped) like everywhere else.
@@ -136,47 +137,6 @@ def align_tops(figs: list[go.Figure]) -> list[go.Figure]:
 def _cell_px(fig: go.Figure, n_src: int) -> int:
     """The cell size a heatmap figure was laid out with (its width minus margins and colour bar)."""
     return round((fig.layout.width - fig.layout.margin.l - 140) / max(n_src, 1))
-
-
-def _check_step(al: Alignment, t: int) -> None:
-    n_tgt = np.shape(al.weights)[0]
-    if not 0 <= t < n_tgt:
-        raise InputError(f"step t must be in 0..{n_tgt - 1}, got {t}")
-
-
-def context_bar(al: Alignment, t: int, max_width: int | None = None) -> go.Figure:
-    """The context vector ``c_t = Σ_s a_ts h_s`` of step ``t``, one bar per dimension; in a column
-    of ``max_width`` px with less than a pixel per dimension, its positive and negative parts as
-    two filled lines instead, as Plotly draws a bar narrower than a pixel with no width at all."""
-    _check_step(al, t)
-    c = np.asarray(al.contexts[t], dtype=np.float64)  # [ctx_dim]
-    hover = "dim %{x}: %{customdata:.4f}<extra></extra>"
-    dims = list(range(c.size))
-    if max_width is not None and (max_width - CONTEXT_FIXED_PX) / max(c.size, 1) < 1:
-        traces = [
-            go.Scatter(x=dims, y=part, mode="lines", fill="tozeroy", line={"color": color, "width": 1})
-            for part, color in ((np.maximum(c, 0), POSITIVE), (np.minimum(c, 0), NEGATIVE))
-        ]
-    else:
-        colors = [POSITIVE if v >= 0 else NEGATIVE for v in c]
-        traces = [go.Bar(x=dims, y=c, marker={"color": colors})]
-    fig = go.Figure([trace.update(customdata=c, hovertemplate=hover, name="c<sub>t</sub>") for trace in traces])
-    target = display_tokens(al.target_tokens)[t]
-    apply_template(fig)
-    fig.update_layout(
-        title={"text": f"Context vector c<sub>{t}</sub> ({target}), ‖c<sub>{t}</sub>‖ = {np.linalg.norm(c):.3f}"},
-        xaxis_title="context dimension",
-        yaxis_title="value",
-        width=max(420, CONTEXT_FIXED_PX + c.size * 6),
-        height=340,
-        margin={"r": 30},  # room for half the last dimension's tick label, which is not hidden past the edge
-        showlegend=False,
-        bargap=0.1,
-    )
-    return fig
-
-
-CONTEXT_FIXED_PX = 120  # a context figure's width outside its plot area (axis title, ticks, margins)
 
 
 LOW_COVERAGE, HIGH_COVERAGE = 0.3, 1.7  # below: perhaps dropped; above: perhaps repeated

@@ -14,7 +14,6 @@ import textwrap
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
-from plotly.subplots import make_subplots
 
 from attnviz.data import Link
 from attnviz.decoding import Alignment
@@ -343,60 +342,5 @@ def alignment_heatmap(
         legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "yref": "paper", "x": 0},
         plot_bgcolor="white",
         hovermode="closest",
-    )
-    return fig
-
-
-# -- per-step views and context vectors ------------------------------------------------------
-
-
-def step_bar(al: Alignment, t: int, max_width: int | None = None) -> go.Figure:
-    """The softmax over source tokens at step ``t`` (bars) and the raw scores (line, right axis).
-
-    For local attention the window ``[p_t - D, p_t + D]`` is shaded and ``p_t`` marked.
-    ``max_width`` sizes the bars (and their labels) to a column that wide: narrower to fit, or up
-    to twice their natural width to use a wide screen.
-    """
-    n_tgt, n_src = np.shape(al.weights)
-    if not 0 <= t < n_tgt:
-        raise InputError(f"step t must be in 0..{n_tgt - 1}, got {t}")
-    src = display_tokens(al.source_tokens)
-    unk = unknown_flags(al)
-    text = hover_text(al)[t]
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    colors = [UNKNOWN_COLOR if u else "#3182bd" for u in unk]
-    bar = go.Bar(x=list(range(n_src)), y=al.weights[t], marker={"color": colors}, name="weight")
-    fig.add_trace(bar.update(text=text, hovertemplate="%{text}<extra></extra>", textposition="none"))
-    scores = np.asarray(al.scores[t], dtype=np.float64)  # [src]
-    finite = np.flatnonzero(np.isfinite(scores))
-    line = go.Scatter(x=finite, y=scores[finite], mode="lines+markers", name="raw score", hoverinfo="skip")
-    fig.add_trace(line.update(line={"color": "#636363", "dash": "dot"}), secondary_y=True)
-    if al.positions is not None and al.window is not None:
-        p = float(al.positions[t])
-        fig.add_vrect(x0=p - al.window, x1=p + al.window, fillcolor="#fdd0a2", opacity=0.4, line_width=0, layer="below")
-        fig.add_vline(
-            x=p,
-            line={"color": GOLD_COLOR, "dash": "dash"},
-            annotation_text=f"p_t = {p:.2f}",
-            annotation_position="top left",
-            annotation_yshift=-18,
-        )
-    cell = cell_size(n_src, lo=14)
-    if max_width is not None:  # the column's width, up to twice the natural bar
-        cell = max(MIN_CELL_PX, min(2 * cell, (max_width - 160) // max(n_src, 1)))
-    angle, font = tick_angle(al.source_tokens, cell), tick_px(min(cell, cell_size(n_src, lo=14)))
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font)
-    fig.update_xaxes(range=[-0.5, n_src - 0.5])
-    fig.update_yaxes(title_text="weight", range=[0, 1.05], secondary_y=False)
-    fig.update_yaxes(title_text="raw score", showgrid=False, secondary_y=True)
-    target = display_tokens(al.target_tokens)[t]
-    apply_template(fig)
-    fig.update_layout(
-        title={"text": f"Step {t}: {target}", "y": 0.98, "yanchor": "top", "yref": "container"},
-        width=max(160 + n_src * cell, min(520, max_width or 520)),
-        height=330 + label_px(al.source_tokens, angle, font),
-        margin={"t": 95},
-        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},
-        bargap=0.15,
     )
     return fig

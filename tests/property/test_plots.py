@@ -19,6 +19,7 @@ from attnviz.plots import context as plots_context
 from attnviz.plots import data as plots_data
 from attnviz.plots import explore as plots_explore
 from attnviz.plots import heatmap as plots
+from attnviz.plots import steps as plots_steps
 from attnviz.plots import whatif as plots_whatif
 from tests.support.hostile import file_char
 
@@ -91,7 +92,7 @@ def test_plots_escape_tokens(al: Alignment, title: str, hover: bool, values: str
     check_escaped(fig)
     assert [html.unescape(t) for t in fig.layout.xaxis.ticktext] == shown(al.source_tokens)
     assert [html.unescape(t) for t in fig.layout.yaxis.ticktext] == shown(al.target_tokens)
-    check_escaped(plots.step_bar(al, step % len(al.target_tokens)))
+    check_escaped(plots_steps.step_bar(al, step % len(al.target_tokens)))
     check_escaped(plots_context.context_heatmap(al))
     check_escaped(plots_context.context_projection(al))
 
@@ -111,7 +112,7 @@ def test_other_plot_modules_escape_tokens(data: st.DataObject, name_a: str, name
         plots_compare.js_plot(a, b, names),
         plots_compare.encoder_attention_heatmaps(a),
         plots_explore.explore_heatmap(a, title=name_a),
-        plots_explore.context_bar(a, 0),
+        plots_steps.context_bar(a, 0),
         plots_explore.step_animation(a),
         plots_data.gold_heatmap(a.source_tokens, a.target_tokens, [(0, 0)]),
     ]:

@@ -86,7 +86,8 @@ def test_narrow_cells_get_smaller_upright_labels_that_do_not_overlap():
     fit, the colour bar moves under the map to give the cells its width, and the labels shrink with
     the cells (2 px under them, 12 down to 10 px), so upright labels do not print over each other."""
     from attnviz.plots.explore import explore_heatmap
-    from attnviz.plots.heatmap import MIN_TICK_PX, TICK_PX, step_bar
+    from attnviz.plots.heatmap import MIN_TICK_PX, TICK_PX
+    from attnviz.plots.steps import step_bar
 
     sentence = "zwei junge männer in orangefarbenen westen reparieren mit schweren werkzeugen eine schiene neben"
     words = [*sentence.split(), "einer", "belebten", "kreuzung", "."]
@@ -120,20 +121,3 @@ def test_a_filling_map_grows_its_cells_to_its_column_and_stays_square():
     plot_h = wide.layout.height - wide.layout.margin.t - wide.layout.margin.b
     assert plot_h == pytest.approx(n_tgt * cell, abs=25)  # square cells (the heatmap keeps 20 px of slack)
     assert (wide.layout.title.font.size or 17) >= 15  # a title that fits is not shrunk
-
-
-def test_a_context_vector_too_wide_for_its_column_is_drawn_as_lines_that_keep_every_dimension():
-    from attnviz.plots.explore import context_bar
-
-    al = make_alignment(["a", "b"], ["x"])
-    al.contexts = np.random.default_rng(1).normal(size=(len(al.target_tokens), 512))  # [tgt, ctx_dim]
-    c = al.contexts[0]
-    wide = context_bar(al, 0)  # no column given, or one with a pixel or more a dimension: bars
-    assert [tr.type for tr in wide.data] == ["bar"] and list(wide.data[0].y) == pytest.approx(c)
-    assert [tr.type for tr in context_bar(al, 0, max_width=120 + 512).data] == ["bar"]
-    narrow = context_bar(al, 0, max_width=400)  # under a pixel a bar would be drawn with no width
-    up, down = narrow.data
-    assert up.type == down.type == "scatter" and up.fill == down.fill == "tozeroy"
-    assert np.asarray(up.y) + np.asarray(down.y) == pytest.approx(c)  # every dimension, by its sign
-    assert (np.asarray(up.y) >= 0).all() and (np.asarray(down.y) <= 0).all()
-    assert all(list(tr.customdata) == pytest.approx(c) for tr in narrow.data)  # the hover reads the value

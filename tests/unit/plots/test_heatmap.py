@@ -1,5 +1,5 @@
-"""The alignment heatmap and the per-step bars: escaped tokens, hover, -inf scores, unknown words,
-sizes, the house template, the plot config."""
+"""The alignment heatmap: escaped tokens, hover, -inf scores, unknown words, sizes, the house
+template, the plot config."""
 
 import json
 
@@ -13,7 +13,6 @@ from attnviz.plots.heatmap import (
     cell_hover,
     display_tokens,
     plot_config,
-    step_bar,
     tick_angle,
 )
 from tests.support.alignments import heatmaps, hover_strings, make_alignment
@@ -123,20 +122,6 @@ def test_highlight_step_and_bad_arguments():
         alignment_heatmap(al, show_gold=[(5, 0)])
     with pytest.raises(InputError, match="weights"):
         alignment_heatmap(al, values="probs")
-
-
-def test_step_bar_with_local_window():
-    al = make_alignment(["a", "b", "c", "d", "e"], ["x", "y"], positions=np.array([1.0, 2.5, 4.0]), window=1)
-    al.scores[1, 0] = -np.inf
-    fig = step_bar(al, 1)
-    bar = fig.data[0]
-    assert bar.type == "bar" and np.allclose(bar.y, al.weights[1])
-    assert list(fig.layout.xaxis.ticktext) == display_tokens(al.source_tokens)
-    assert 0 not in list(fig.data[1].x)  # the -inf score is left out of the score line
-    rect = next(s for s in fig.layout.shapes if s.type == "rect")
-    assert (rect.x0, rect.x1) == (1.5, 3.5)
-    with pytest.raises(InputError, match=r"0\.\.2"):
-        step_bar(al, 3)
 
 
 def test_plot_config():
