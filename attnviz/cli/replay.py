@@ -4,9 +4,8 @@ HTML animation that plays offline (two models, e.g. Bahdanau and Luong, on one a
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from attnviz.cli.options import print_json
+from attnviz.cli.options import check_html_out, int_in, print_json, write_atomic
 from attnviz.errors import InputError
 from attnviz.store import load
 
@@ -16,15 +15,19 @@ HELP = "replay how a model's attention formed while it trained (its alignment hi
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz replay``."""
     p.add_argument("models", nargs="+", metavar="MODEL", help="a shipped model's name or a checkpoint path")
-    p.add_argument("--out", metavar="FILE.html", help="write the animation (one self-contained HTML file) here")
+    p.add_argument(
+        "--out", metavar="FILE.html", help="write the animation (one self-contained HTML file) here; not in pretrained/"
+    )
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--axis", choices=["step", "epochs"], default="step", help="progress axis (default: step)")
-    p.add_argument("--probe", type=int, default=0, help="which probe pair to show (0-based; default 0)")
+    p.add_argument("--probe", type=int_in(0, 10_000), default=0, help="which probe pair to show (0-based; default 0)")
     p.add_argument("--json", action="store_true", help="print the histories as JSON (points and probes)")
 
 
 def run(args: argparse.Namespace) -> int:
     from attnviz.plots import point_label, replay_figure, replay_html
 
+    out = check_html_out(args.out, args.force) if args.out else None  # refused before any model is read
     histories = {}
     for name in args.models:
         history = load(name).history
@@ -34,12 +37,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(histories)
         return 0
-    if args.out:
-        if not args.out.endswith(".html"):
-            raise InputError(f"--out must name an .html file, got {args.out!r}")
+    if out is not None:
         fig = replay_figure(histories, probe=args.probe, axis=args.axis)
-        Path(args.out).write_text(replay_html(fig, f"attnviz: {', '.join(histories)}"), encoding="utf-8")
-        print(f"wrote {args.out} ({len(fig.frames)} frames)")
+        write_atomic(out, replay_html(fig, f"attnviz: {', '.join(histories)}"))
+        print(f"wrote {out} ({len(fig.frames)} frames)")
         return 0
     for name, history in histories.items():
         probes = history["probes"]

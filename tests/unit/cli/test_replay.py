@@ -44,3 +44,26 @@ def test_a_model_without_history_is_a_one_line_error(capsys, corpus, tmp_path):
     path = save(plain, tmp_path / "plain.safetensors")
     code, _, err = run(capsys, "replay", str(path))
     assert code == 2 and err.count("\n") == 1 and "without an alignment history" in err
+
+
+def test_the_animation_never_overwrites_or_lands_in_the_shipped_folder(capsys, recorded, tmp_path, monkeypatch):
+    page = tmp_path / "kept.html"
+    page.write_text("mine", encoding="utf-8")
+    code, _, err = run(capsys, "replay", str(recorded), "--out", str(page))
+    assert code == 2 and "already exists" in err and "--force" in err
+    assert page.read_text(encoding="utf-8") == "mine"  # nothing saved is lost
+    code, _, _ = run(capsys, "replay", str(recorded), "--out", str(page), "--force")
+    assert code == 0 and "<title>attnviz:" in page.read_text(encoding="utf-8")
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    monkeypatch.setattr("attnviz.cli.options.pretrained_dir", lambda: shipped)
+    code, _, err = run(capsys, "replay", str(recorded), "--out", str(shipped / "r.html"))
+    assert code == 2 and "shipped models" in err and not list(shipped.iterdir())
+
+
+def test_a_probe_out_of_range_is_a_usage_error(capsys, recorded, tmp_path):
+    with pytest.raises(SystemExit) as done:
+        run(capsys, "replay", str(recorded), "--probe", "-1")
+    assert done.value.code == 2 and "out of range" in capsys.readouterr().err
+    code, _, err = run(capsys, "replay", str(recorded), "--probe", "9999", "--out", str(tmp_path / "r.html"))
+    assert code == 2 and "probe must be between 0 and" in err and not (tmp_path / "r.html").exists()
