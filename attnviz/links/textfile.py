@@ -118,7 +118,9 @@ def read_pairs(source: str | Path, target: str | Path | None = None) -> tuple[li
 
 
 def check_pairs(sources: list[Words], targets: list[Words], names: tuple[str, str]) -> None:
-    """Refuse an empty sentence (no gold link can hold it), naming its line."""
+    """Refuse a text without pairs, and an empty sentence (no gold link can hold it), naming its line."""
+    if not sources:
+        raise DataError(f"{names[0]} holds no sentence pairs; give at least one, one pair a line")
     for name, which, side in zip(names, ("source", "target"), (sources, targets), strict=True):
         empty = next((k for k, words in enumerate(side, start=1) if not words), None)
         if empty is not None:

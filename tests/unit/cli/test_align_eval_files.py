@@ -105,3 +105,15 @@ def test_adapt_refuses_bad_values_in_one_line(shipped_like):
     done = attnviz(shipped_like, "align", "--model", "rev", "--adapt", "3", "a b c", "c b a")
     assert done.returncode == 0, done.stderr
     assert "adapted a copy of" in done.stderr
+
+
+def test_empty_sentence_files_are_one_line_not_a_perfect_score(shipped_like):
+    for name in ("s.txt", "t.txt", "g.txt"):
+        (shipped_like / name).write_text("", encoding="utf-8")
+    args = ["align-eval", "--model", "rev", "--src", "s.txt", "--tgt", "t.txt", "--gold", "g.txt"]
+    for extra in ([], ["--yardstick"]):
+        done = attnviz(shipped_like, *args, *extra)
+        assert done.returncode == 2 and "Traceback" not in done.stderr and not done.stdout
+        assert done.stderr.strip().splitlines() == [
+            "attnviz align-eval: error: s.txt holds no sentence pairs; give at least one, one pair a line"
+        ]

@@ -47,3 +47,8 @@ def test_the_layouts_are_not_mixed_up():
         sentence_pairs(["a", "b"], ["c"], ("s.txt", "t.txt"))
     with pytest.raises(DataError, match="bi line 2: an empty target sentence"):
         check_pairs([["a"], ["b"]], [["c"], []], ("bi", "bi"))
+
+
+def test_a_text_without_pairs_is_refused_not_scored_as_perfect(tmp_path):
+    with pytest.raises(DataError, match=r"s\.txt holds no sentence pairs"):
+        check_pairs([], [], ("s.txt", "t.txt"))
