@@ -25,3 +25,43 @@ class CheckpointError(AttnvizError):
 
 class ConfigError(AttnvizError):
     """A configuration value that is unknown or out of range."""
+
+
+_JSON_KINDS = {  # an annotation's part -> the JSON values it takes, and how a message names them
+    "int": (int, "a whole number"),
+    "float": ((int, float), "a number"),
+    "bool": (bool, "true or false"),
+    "str": (str, "a string"),
+    "None": (type(None), "null"),
+}
+
+
+def check_json_types(values: dict, annotations: dict[str, str], owner: str = "") -> None:
+    """Refuse a value read from JSON whose type its annotation (``"int"``, ``"float | None"``, ...)
+    does not allow, naming it, so a recipe's ``"lr": "fast"`` is a :class:`ConfigError`, not a
+    TypeError deep in training. bool is not a number here, though Python counts it as an int."""
+    for name, value in values.items():
+        parts = [part.strip() for part in annotations[name].split("|")]
+        kinds = [_JSON_KINDS[part] for part in parts if part in _JSON_KINDS]
+        if len(kinds) != len(parts):
+            continue  # a type JSON cannot hold alone (a list, a union of those): its reader checks it
+        ok = any(
+            isinstance(value, kind) and (part == "bool" or not isinstance(value, bool))
+            for (kind, _), part in zip(kinds, parts, strict=True)
+        )
+        if not ok:
+            wanted = " or ".join(noun for _, noun in kinds)
+            raise ConfigError(f"{owner}{name} must be {wanted}, got {value!r} ({type(value).__name__})")
+
+
+_URL_SCHEMES = ("http://", "https://", "ftp://", "file://", "s3://", "gs://", "hf://")
+
+
+def refuse_url(given: str, what: str) -> None:
+    """Refuse a URL where a local path is read: attnviz downloads nothing, so say so rather than
+    report a mangled path (``https:/host/...``) as missing. ``what`` names the thing, e.g. "a data file"."""
+    if given.strip().lower().startswith(_URL_SCHEMES):
+        raise InputError(
+            f"{given[:80]!r} is a URL; attnviz reads {what} from this machine only and downloads nothing: "
+            "download it first and give its local path"
+        )

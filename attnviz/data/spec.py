@@ -45,7 +45,7 @@ from attnviz.data.bpe import BPE
 from attnviz.data.pairs import SPLITS, Corpus, Pair, make_pair, split_name
 from attnviz.data.token_cache import tokenize_texts
 from attnviz.data.tokenize import Tokenizer
-from attnviz.errors import ConfigError, DataError
+from attnviz.errors import ConfigError, DataError, refuse_url
 
 TASKS: dict[str, str] = {
     "dates": "Dates written many ways (en, fr, de) -> ISO YYYY-MM-DD, character level, gold links",
@@ -246,6 +246,7 @@ def load_corpus(
         raw, name = {"all": rows}, spec.split("?")[0]
     elif "?" in spec or spec.lower().endswith(tuple(tables.TABLE_FORMATS)):
         path, _, query = spec.partition("?")
+        refuse_url(path, "a data file")
         opts = _options(spec, query, {"src", "tgt", "format"})
         rows, notes = tables.load_table(
             path, opts["src"], opts["tgt"], fmt=opts.get("format"), max_bytes=max_bytes, empty=empty

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from attnviz.errors import CheckpointError, InputError
+from attnviz.errors import CheckpointError, InputError, refuse_url
 from attnviz.external.pieces import group_pieces, word_marker
 from attnviz.external.trace import CrossAttention
 from attnviz.store import MAX_DEPTH, too_deep
@@ -52,6 +52,7 @@ def check_folder(folder: str | Path, label: str | None = None) -> dict:
     """The folder's ``config.json`` as a dict, after the checks that need no ``transformers``: a
     folder, a config of a text encoder-decoder without custom code, weights as safetensors. Errors
     name the folder ``label`` (default: its path; the app passes what its user gave)."""
+    refuse_url(str(folder), "a Hugging Face model folder")
     path = Path(folder).expanduser()
     config_name = f"config.json of {label}" if label else str(path / "config.json")
     label = label or str(path)

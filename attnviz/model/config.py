@@ -4,18 +4,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from attnviz.errors import CheckpointError, ConfigError
+from attnviz.errors import CheckpointError, ConfigError, check_json_types
 
 STYLES = ("bahdanau", "luong")
 ENCODERS = ("gru", "lstm", "transformer")
 CELLS = ("gru", "lstm")
 LSTM_CELL_INITS = ("zeros", "bridge")
-_KINDS = {
-    "int": (int, "a whole number"),
-    "float": ((int, float), "a number"),
-    "bool": (bool, "true or false"),
-    "str": (str, "a string"),
-}
 
 
 @dataclass
@@ -76,12 +70,7 @@ class ModelConfig:
 
     def _check_types(self) -> None:
         """JSON types first, so a checkpoint's ``"hidden_dim": true`` is an error, not a TypeError."""
-        for f in fields(self):
-            value, kind = getattr(self, f.name), _KINDS[f.type]
-            # bool is an int in Python, and JSON writes 0.1 but also 1 for a float
-            ok = isinstance(value, kind[0]) and (f.type == "bool" or not isinstance(value, bool))
-            if not ok:
-                raise ConfigError(f"{f.name} must be {kind[1]}, got {value!r} ({type(value).__name__})")
+        check_json_types({f.name: getattr(self, f.name) for f in fields(self)}, {f.name: f.type for f in fields(self)})
 
     @property
     def memory_dim(self) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from attnviz.decoding import Translator
 from attnviz.devices import pick_device
-from attnviz.errors import CheckpointError
+from attnviz.errors import CheckpointError, refuse_url
 from attnviz.store.checkpoint import load_checkpoint, read_header
 from attnviz.store.entry import ModelEntry, visible_to
 from attnviz.store.paths import SUFFIX, ModelWarning, models_dir, pretrained_dir, read_manifest
@@ -145,6 +145,7 @@ def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
     for entry in models:
         if entry.name == name_or_path:
             return _confined(Path(entry.path), name_or_path, roots)
+    refuse_url(name_or_path, "a model's checkpoint")
     path = _confined(Path(name_or_path).expanduser(), name_or_path, roots)
     if path.is_file():
         return path

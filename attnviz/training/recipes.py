@@ -10,7 +10,7 @@ from pathlib import Path
 
 from attnviz.data import Corpus, Link, load_corpus
 from attnviz.decoding import Translator
-from attnviz.errors import CheckpointError, ConfigError
+from attnviz.errors import CheckpointError, ConfigError, check_json_types
 from attnviz.evaluation import evaluate
 from attnviz.model import ModelConfig
 from attnviz.store import STORES, as_stored, load_checkpoint, read_header, save
@@ -70,6 +70,8 @@ class Recipe:
                 raise ConfigError(
                     f"recipe {self.name!r}: unknown {label} settings {unknown}; allowed: {sorted(allowed)}"
                 )
+        data_types = {key: load_corpus.__annotations__[key] for key in _DATA_KEYS}
+        check_json_types(self.data_options, data_types, owner="data_options.")
         self.guided_config()
         if self.store not in STORES:
             raise ConfigError(f"recipe {self.name!r}: unknown store {self.store!r}; choose one of {', '.join(STORES)}")
@@ -93,6 +95,7 @@ class Recipe:
         if "half" in data:
             half = data.pop("half")
             data.setdefault("store", "fp16" if half is True else "fp32")
+        _check_fields(data)
         return cls(**data)
 
     @classmethod
@@ -110,6 +113,44 @@ class Recipe:
             return cls.from_dict(data)
         except TypeError as e:
             raise ConfigError(f"{path}: {e}") from e
+
+
+_FIELD_TYPES = {  # a recipe's JSON fields and the JSON types each takes
+    "name": (str,),
+    "data": (str,),
+    "data_options": (dict,),
+    "min_freq": (int,),
+    "max_vocab": (int, type(None)),
+    "model": (dict,),
+    "train": (dict,),
+    "eval_beam": (int,),
+    "eval_valid": (bool,),
+    "store": (str,),
+    "guided": (dict,),
+}
+_JSON_NAMES = {
+    str: "a string",
+    dict: "an object {...}",
+    int: "a whole number",
+    bool: "true or false",
+    type(None): "null",
+}
+
+
+def _check_fields(data: dict) -> None:
+    """Refuse a recipe object with an unknown field, without ``name`` or ``data``, or with a field of the
+    wrong JSON type, naming it (before any dataclass sees it)."""
+    unknown = sorted(set(data) - set(_FIELD_TYPES))
+    if unknown:
+        raise ConfigError(f"unknown recipe fields {unknown}; a recipe has {', '.join(_FIELD_TYPES)}")
+    missing = [key for key in ("name", "data") if key not in data]
+    if missing:
+        raise ConfigError(f'a recipe needs {" and ".join(missing)}, e.g. "name": "my-model", "data": "toy-fr"')
+    for key, value in data.items():
+        kinds = _FIELD_TYPES[key]
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            wanted = " or ".join(_JSON_NAMES[kind] for kind in kinds)
+            raise ConfigError(f"recipe field {key!r} must be {wanted}, not {json.dumps(value)[:40]}")
 
 
 def unfinished(recipe: Recipe, out: str | Path) -> dict | None:

@@ -182,6 +182,13 @@ def test_a_folder_outside_the_allowed_ones_is_refused_without_saying_whether_it_
     assert len(set(messages)) == 1 and "inside" in messages[0] and "ATTNVIZ\\_HF\\_FOLDERS" in messages[0]
 
 
+def test_a_url_is_told_that_nothing_is_downloaded():
+    at = page()
+    at.text_input(key="yours_hf_path").set_value("https://huggingface.co/Helsinki-NLP/opus-mt-en-de").run()
+    assert not at.exception and len(at.error) == 1
+    assert "is a URL" in at.error[0].value and "downloads nothing" in at.error[0].value
+
+
 def _pairs() -> tuple[str, bytes, str]:
     lines = [f"{s} ||| {t}" for s, t in zip(SENTENCES[::2], SENTENCES[1::2], strict=True)]
     return "pairs.txt", "\n".join(lines).encode(), "text/plain"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from attnviz.errors import AttnvizError, InputError
+from attnviz.errors import AttnvizError, InputError, refuse_url
 from attnviz.external import MAX_ZIP_MB, HFModel, check_folder, unpack_zip
 from attnviz.server import server_folder
 from attnviz.store import hf_roots
@@ -42,6 +42,7 @@ def _folder() -> tuple[Path, str, str] | None:
         if not text.strip():
             st.info("Give the path of a Hugging Face model folder on this server, or upload the folder as a zip.")
             return None
+        refuse_url(text.strip(), "a Hugging Face model folder")
         folder = Path(text.strip()).expanduser().resolve()
         if not any(folder.is_relative_to(root) for root in hf_roots()):  # said before looking: no probing the disk
             raise InputError(

@@ -101,6 +101,9 @@ def test_translate_plain_and_align(capsys, model_path):
         (["data", "missing.csv?src=a&tgt=b"], "missing.csv"),
         (["evaluate", "--model", "MODEL", "--data", "nonsense"], "unknown data spec"),
         (["train", "--epochs", "2"], "--data"),
+        (["translate", "--model", "https://example.org/m.safetensors", "a"], "is a URL; attnviz reads a model's"),
+        (["evaluate", "--model", "MODEL", "--data", "https://example.org/d.csv?src=a&tgt=b"], "download it first"),
+        (["hf", "http://example.org/model", "a"], "is a URL; attnviz reads a Hugging Face model folder"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(capsys, model_path, tmp_path, argv, message):

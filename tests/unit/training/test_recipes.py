@@ -1,5 +1,8 @@
 """Recipes: an interrupted one resumes from its last epoch, another recipe's checkpoint is not
-resumed, the hardware is named, guided recipes."""
+resumed, the hardware is named, guided recipes, a recipe of the wrong shape is refused naming the field."""
+
+import json
+import re
 
 import pytest
 import torch
@@ -7,6 +10,7 @@ import torch
 from attnviz.errors import ConfigError
 from attnviz.store import recipe_path
 from attnviz.store.checkpoint import read_header
+from attnviz.training.config import TrainConfig
 from attnviz.training.guided_links import GuidedConfig
 from attnviz.training.recipes import Recipe, run_recipe
 
@@ -120,3 +124,29 @@ def test_every_shipped_guided_recipe_is_its_unguided_twin_plus_guidance(name):
 
     assert what(guided) == what(plain)
     assert len(GUIDED_TWINS) >= 4  # de-en additive in both styles, en-de and en-fr additive/Bahdanau
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"task": "copy"}, r"unknown recipe fields \['task'\]; a recipe has name, data, "),
+        ({"data": 5}, r"recipe field 'data' must be a string, not 5"),
+        ({"model": "big"}, r"recipe field 'model' must be an object \{...\}, not \"big\""),
+        ({"eval_valid": 1}, r"recipe field 'eval_valid' must be true or false, not 1"),
+        ({"train": {**RECIPE["train"], "lr": "fast"}}, r"lr must be a number, got 'fast' \(str\)"),
+        ({"train": {**RECIPE["train"], "epochs": True}}, r"epochs must be a whole number, got True \(bool\)"),
+        ({"data_options": {"n_train": "64"}}, r"data_options\.n_train must be a whole number or null, got '64'"),
+    ],
+)
+def test_a_recipe_of_the_wrong_shape_is_a_config_error_naming_the_field(tmp_path, change, message):
+    path = tmp_path / "recipe.json"
+    path.write_text(json.dumps({**RECIPE, **change}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        TrainConfig(**Recipe.from_file(path).train)  # the training settings are checked as the training reads them
+
+
+def test_a_recipe_without_its_data_is_refused_by_name(tmp_path):
+    path = tmp_path / "recipe.json"
+    path.write_text(json.dumps({"name": "x"}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=re.escape('a recipe needs data, e.g. "name": "my-model", "data": "toy-fr"')):
+        Recipe.from_file(path)

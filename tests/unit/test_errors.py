@@ -1,0 +1,43 @@
+"""The checks every layer shares: a JSON value of the wrong type and a URL where a local path is read
+are errors that name what to fix."""
+
+import pytest
+
+from attnviz.errors import ConfigError, InputError, check_json_types, refuse_url
+
+TYPES = {"epochs": "int", "lr": "float", "tie": "bool", "name": "str", "cap": "int | None", "sizes": "int | list[int]"}
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"epochs": 2.0}, "epochs must be a whole number, got 2.0 (float)"),
+        ({"epochs": True}, "epochs must be a whole number, got True (bool)"),
+        ({"lr": "fast"}, "lr must be a number, got 'fast' (str)"),
+        ({"lr": False}, "lr must be a number, got False (bool)"),
+        ({"tie": 1}, "tie must be true or false, got 1 (int)"),
+        ({"name": None}, "name must be a string, got None (NoneType)"),
+        ({"cap": "10"}, "cap must be a whole number or null, got '10' (str)"),
+    ],
+)
+def test_a_value_of_the_wrong_json_type_is_named(values, message):
+    with pytest.raises(ConfigError) as e:
+        check_json_types(values, TYPES)
+    assert str(e.value) == message
+
+
+def test_values_of_the_right_type_pass_and_a_type_json_cannot_name_is_left_to_its_reader():
+    check_json_types({"epochs": 3, "lr": 1, "tie": False, "name": "x", "cap": None, "sizes": "anything"}, TYPES)
+    with pytest.raises(ConfigError, match=r"^train\.lr must be a number"):
+        check_json_types({"lr": []}, TYPES, owner="train.")
+
+
+@pytest.mark.parametrize("given", ["https://x.org/a.csv", "HTTP://x", " ftp://h/f", "file:///etc/passwd", "hf://d/x"])
+def test_a_url_is_refused_with_what_to_do(given):
+    with pytest.raises(InputError, match="is a URL; attnviz reads a data file from this machine only"):
+        refuse_url(given, "a data file")
+
+
+@pytest.mark.parametrize("given", ["data/a.csv", "/tmp/https:/x", "multi30k-de-en", "C:/x.csv", "hf:wmt16"])
+def test_a_local_path_or_a_name_passes(given):
+    refuse_url(given, "a data file")
