@@ -44,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
         if args.file == "-":
             return translate_lines(model, sys.stdin, args)
         with open(args.file, encoding="utf-8", errors="replace") as f:
+            if "\x00" in f.read(8192):
+                raise InputError(f"{args.file} looks like a binary file, not text; give one sentence a line, UTF-8")
+            f.seek(0)
             return translate_lines(model, f, args)
     al = model.translate(args.text, beam_size=args.beam, max_len=args.max_len)
     replace_unk = not args.keep_unk
@@ -55,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         prefix = f"{h.log_prob:8.3f}  " if len(hyps) > 1 else ""
         print(prefix + model.text_of(h, replace_unk))
     print("alignment (source-target):", al.to_pharaoh())
-    unknown = [t for t, u in zip(al.source_tokens, al.source_unknown, strict=True) if u]
+    unknown = [piece if piece == word else f"{piece} (in {word})" for piece, word in al.unknown_words()]
     if unknown:
         print("unknown words:", ", ".join(unknown), file=sys.stderr)
     return 0
@@ -71,12 +74,19 @@ def translate_lines(model: Translator, lines: TextIO, args: argparse.Namespace) 
     """One translation per input line, in order. A line the model cannot read (too long, say)
     gives an empty output line and one note on standard error naming it; the rest is decoded.
     Exit code 0 when every non-empty line was translated, else 2 (as a failed model in ``evaluate``)."""
-    refused = 0
+    refused, garbled = 0, False
     for chunk in _chunks(lines):
         numbers, sources, notes = [], [], {}
         for number, line in chunk:
             if not line.strip():
                 continue
+            if "\ufffd" in line and not garbled:  # bytes that are not UTF-8, read as U+FFFD
+                garbled = True
+                print(
+                    f"attnviz translate: line {number} (and maybe more) is not UTF-8: its bad bytes are read as "
+                    "\ufffd; convert the file (iconv -f latin1 -t utf-8) for exact words",
+                    file=sys.stderr,
+                )
             try:
                 sources.append(model.source(line))
                 numbers.append(number)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.data import EOS, UNK, Link, copy_source_words, join_pieces, to_pharaoh, word_spans
+from attnviz.data import EOS, MARK, UNK, Link, copy_source_words, join_pieces, to_pharaoh, word_spans
 from attnviz.errors import InputError
 
 
@@ -75,6 +75,17 @@ class Alignment:
         """The whole source word that position ``s`` belongs to (its pieces joined)."""
         start, end = word_spans(list(self.source_tokens))[s]
         return "".join(join_pieces(self.source_tokens[start:end]))
+
+    def unknown_words(self) -> list[tuple[str, str]]:
+        """Each source token read as ``<unk>``, once, as ``(what is unknown, the word it is in)``: a
+        whole word twice, a subword piece without its ``@@`` beside the word it cuts (``("q", "Zxqwv")``),
+        so a user sees which word of theirs holds it."""
+        unknown = {}
+        for s, (tok, unk) in enumerate(zip(self.source_tokens, self.source_unknown, strict=False)):
+            if unk:
+                piece = tok[: -len(MARK)] if tok.endswith(MARK) and len(tok) > len(MARK) else tok
+                unknown.setdefault((piece, self.source_word(s)), None)
+        return list(unknown)
 
     def matrix(self, values: str = "weights") -> np.ndarray:
         """``[tgt, src]`` weights or raw scores (``values``) as floats, NaN where a score is -inf

@@ -134,10 +134,13 @@ def render() -> None:
                 al = translate(path, mtime, text, choice.beam)
             panels[NAMES[style]] = al
     first = next(iter(panels.values()))
-    unknown = [tok for tok, unk in zip(first.source_tokens, first.source_unknown, strict=False) if unk]
+    unknown = first.unknown_words()
     if unknown:
         front.stop_recording()
-        listed = ", ".join(f"“{escape_markdown(t)}”" for t in dict.fromkeys(unknown))
+        listed = ", ".join(
+            f"“{escape_markdown(piece)}”" + ("" if piece == word else f" in “{escape_markdown(word)}”")
+            for piece, word in unknown
+        )
         st.warning(f"Unknown to this model (read as `<unk>`, marked ⚠ in the heatmap): {listed}")
     entries = _by_panel(choice)
     for col, (name, al) in zip(st.columns(len(panels)), panels.items(), strict=True):

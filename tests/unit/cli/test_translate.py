@@ -53,6 +53,22 @@ def test_a_sentence_or_a_file_not_both(capsys, model_file, tmp_path):
     assert code == 2 and err.count("\n") == 1
 
 
+def test_a_binary_file_is_refused_and_bytes_not_utf8_are_named_once(capsys, model_file, tmp_path):
+    binary = tmp_path / "model.bin"
+    binary.write_bytes(b"a b\x00\x01\x02\n" * 10)
+    code, out, err = run(capsys, "translate", "--model", "good", "--file", str(binary))
+    assert (
+        code == 2
+        and out == ""
+        and err.strip().endswith("looks like a binary file, not text; give one sentence a line, UTF-8")
+    )
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("a b\nc d\xe9\nd\xe9 a\n".encode("latin-1"))
+    code, out, err = run(capsys, "translate", "--model", "good", "--file", str(latin))
+    assert code == 0 and len(out.splitlines()) == 3  # every line translated, the bad bytes as U+FFFD
+    assert err.count("\n") == 1 and "line 2 (and maybe more) is not UTF-8" in err and "iconv" in err
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
 @pytest.mark.parametrize("command", [["translate", "a b"], ["evaluate", "--n", "2"]])
 def test_a_missing_gpu_is_one_line(capsys, model_file, command):

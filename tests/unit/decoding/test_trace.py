@@ -1,5 +1,5 @@
 """The Alignment trace: an <unk> copies the most attended real source word, whole words from a
-subword source."""
+subword source, the unknown words named as the user typed them."""
 
 import numpy as np
 
@@ -24,3 +24,9 @@ def test_unk_copies_whole_words_from_a_subword_source():
     al = alignment_of(weights, source, ["Two", "<unk>", "<unk>", "<unk>"], unknown)
     assert al.display_tokens() == ["Two", "Xylophonspieler", "Tor"]
     assert al.source_word(2) == "Xylophonspieler" and al.source_word(4) == "Tor"
+
+
+def test_unknown_words_name_a_piece_with_the_word_it_cuts_once_each():
+    source = ["Zx@@", "q@@", "wv", "Zoe", "Zoe", "ein", "<eos>"]
+    al = alignment_of(np.full((2, 7), 1 / 7), source, ["a", "<eos>"], [False, True, False, True, True, False, False])
+    assert al.unknown_words() == [("q", "Zxqwv"), ("Zoe", "Zoe")]
