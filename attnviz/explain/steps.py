@@ -22,15 +22,24 @@ _LATEX_SPECIALS = {c: "\\" + c for c in "#$%&_{}"} | {
 }
 
 
-def num(x: float) -> str:
-    """A number for LaTeX: 4 significant digits, scientific notation as ``a \\times 10^{b}``."""
+def num(x: float, digits: int = 4) -> str:
+    """A number for LaTeX: ``digits`` significant digits, scientific notation as ``a \\times 10^{b}``."""
     if not math.isfinite(x):
         return r"-\infty" if x < 0 else r"\infty"
-    text = f"{x:.4g}"
+    text = f"{x:.{digits}g}"
     if "e" in text:
         mantissa, exponent = text.split("e")
         return rf"{mantissa} \times 10^{{{int(exponent)}}}"
     return text
+
+
+def fraction(top: float, bottom: float) -> str:
+    """``\\frac{top}{bottom}`` with as many significant digits (4 to 10) as it takes for two different
+    numbers to look different: a weight of 0.9998 is not shown as 1.628e5 over 1.628e5."""
+    digits = 4
+    while digits < 10 and top != bottom and num(top, digits) == num(bottom, digits):
+        digits += 1
+    return rf"\frac{{{num(top, digits)}}}{{{num(bottom, digits)}}}"
 
 
 def vector(v: np.ndarray) -> str:
@@ -133,7 +142,7 @@ def weight_steps(att: Attention, scores: Tensor, t: int, s: int, position: float
     softmax = step(
         "softmax",
         rf"\mathrm{{softmax}}: \frac{{\exp(e_{{{sub}}}{m})}}{{\sum{over} \exp(e_{{{t},s'}}{m})}}"
-        rf" = \frac{{{num(math.exp(e - shift))}}}{{{num(denominator)}}}",
+        rf" = {fraction(math.exp(e - shift), denominator)}",
         align,
         rf"{num(align)} \quad ({finite.size} \text{{ terms}})",
     )

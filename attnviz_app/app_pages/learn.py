@@ -14,7 +14,7 @@ from attnviz_app.app_pages.shared.model_ui import model_meta
 
 st.title("How attention works")
 st.markdown(
-    "At each decoder step t the model **scores** every encoder annotation $\\bar h_s$ against a decoder "
+    "At each decoder step $t$ the model **scores** every encoder annotation $\\bar h_s$ against a decoder "
     "state, turns the scores into weights with a **softmax**, and reads the **context vector** "
     "$c_t = \\sum_s a_t(s)\\,\\bar h_s$. The score functions below differ only in the first step."
 )

@@ -15,7 +15,7 @@ import torch
 
 from attnviz.errors import InputError
 from attnviz.explain.cellmath import CellMath, cell_numbers, formula_for, latex_lines
-from attnviz.explain.steps import num, step, vector
+from attnviz.explain.steps import fraction, num, step, vector
 from attnviz.model.config import STYLES
 from attnviz.model.scores import SCORES
 from attnviz.store import pretrained_dir
@@ -270,6 +270,12 @@ def test_number_formatting():
     assert num(1.5e-5) == r"1.5 \times 10^{-5}" and num(5.881) == "5.881" and num(-math.inf) == r"-\infty"
     assert vector(np.array([1.0, 2.0])) == "[1, 2]"
     assert vector(np.arange(6.0)).startswith(r"[0, 1, 2, 3, \ldots]\ (\lVert \cdot \rVert = 7.416)")
+
+
+def test_a_softmax_fraction_shows_two_different_numbers_as_different():
+    # exp(12) over exp(12) + exp(3) + exp(2): the Learn page's example, a weight of 0.9998
+    assert fraction(162754.79, 162782.2) == r"\frac{1.6275 \times 10^{5}}{1.6278 \times 10^{5}}"
+    assert fraction(2.0, 7.389) == r"\frac{2}{7.389}" and fraction(1.0, 1.0) == r"\frac{1}{1}"
 
 
 def test_math_panel_numbers_match_the_decode(app_models_dir):
