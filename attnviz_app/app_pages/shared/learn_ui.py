@@ -55,10 +55,10 @@ def worked_example_section() -> None:
     st.markdown("**3. Context vector**: the keys averaged with those weights (here the values are the keys):")
     for line in lines["context"]:
         st.latex(line)
-    table = pd.DataFrame(
-        {"key": [str(list(k)) for k in keys], "score": ex.scores.round(4), "weight": ex.weights.round(4)}
-    )
-    st.dataframe(table, key="learn_worked_table", hide_index=True)
+    shown = [f"h̄{chr(0x2080 + s) if s < 10 else s} = [{', '.join(f'{x:g}' for x in k)}]" for s, k in enumerate(keys)]
+    table = pd.DataFrame({"key": shown, "score": ex.scores, "weight": ex.weights})  # the math's names and digits
+    digits = {c: st.column_config.NumberColumn(format="%.4g") for c in ("score", "weight")}
+    st.dataframe(table, key="learn_worked_table", hide_index=True, column_config=digits)
     st.caption(closing_caption(ex))
 
 
@@ -76,16 +76,16 @@ def closing_caption(ex) -> str:
     weights = np.asarray(ex.weights, dtype=np.float64)  # [S]
     scores = np.asarray(ex.scores, dtype=np.float64)  # [S]; -inf outside a local window
     top = int(np.argmax(weights))
-    said = [f"Key {top + 1} takes {_share(weights[top])} ({weights[top]:.4f}),"]
+    said = [f"Key {_key(top)} takes {_share(weights[top])} ({weights[top]:.4f}),"]
     inside = [k for k in np.argsort(-weights) if np.isfinite(scores[k]) and k != top]
     if inside:
         k = int(inside[0])
         gap = scores[top] - scores[k]
         if scores[top] == scores[k]:
-            said[0] = f"Keys {top + 1} and {k + 1} tie with score {scores[top]:.4g}: each takes {weights[top]:.4f},"
+            said[0] = f"Keys {_key(top)} and {_key(k)} tie with score {scores[top]:.4g}: each takes {weights[top]:.4f},"
             return _sentence(said)
         digits = next(d for d in (4, 6, 8, 17) if d == 17 or f"{scores[top]:.{d}g}" != f"{scores[k]:.{d}g}")
-        said[0] += f" with score {scores[top]:.{digits}g} against {scores[k]:.{digits}g} for key {k + 1}"
+        said[0] += f" with score {scores[top]:.{digits}g} against {scores[k]:.{digits}g} for key {_key(k)}"
         if gap > 0:
             ratio = f"{np.exp(gap):,.0f}" if gap > 7 else f"{np.exp(gap):.3g}"
             ratio = ratio.replace(",", "{,}")  # a thousands comma in math mode, without the space after it
@@ -106,6 +106,11 @@ def closing_caption(ex) -> str:
             " less than 1"
         )
     return _sentence(said)
+
+
+def _key(s: int) -> str:
+    """Key ``s`` as the worked example's math names it: $\\bar h_s$, from 0."""
+    return f"$\\bar h_{{{s}}}$"
 
 
 def _sentence(parts: list[str]) -> str:
