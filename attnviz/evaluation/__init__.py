@@ -3,6 +3,7 @@
 from attnviz.evaluation.compare import aer_rows
 from attnviz.evaluation.evaluate import Evaluation, evaluate, evaluate_checkpoints, measured_on
 from attnviz.evaluation.leaderboard import (
+    LEADERBOARD_DECIMALS,
     LEADERBOARD_KEYS,
     attribution_records,
     leaderboard_markdown,
@@ -21,6 +22,7 @@ from attnviz.evaluation.metrics import (
 )
 
 __all__ = [
+    "LEADERBOARD_DECIMALS",
     "LEADERBOARD_KEYS",
     "AlignmentCounts",
     "Evaluation",

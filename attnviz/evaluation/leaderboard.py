@@ -30,6 +30,7 @@ FIELDS = (
 )
 COLUMNS = tuple(title for title, _, _ in FIELDS)
 LEADERBOARD_KEYS = tuple(key for _, key, _ in FIELDS)
+LEADERBOARD_DECIMALS = tuple(decimals for _, _, decimals in FIELDS)  # None: text, or a count shown whole
 
 
 def _shipped_entries() -> list[ModelEntry]:

@@ -6,7 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from attnviz.devices import available_devices, gpu_unusable
-from attnviz.evaluation import LEADERBOARD_KEYS, attribution_records, evaluate_checkpoints, leaderboard_records
+from attnviz.evaluation import (
+    LEADERBOARD_DECIMALS,
+    LEADERBOARD_KEYS,
+    attribution_records,
+    evaluate_checkpoints,
+    leaderboard_records,
+)
 from attnviz.plots import metric_scatter, plot_config
 from attnviz.store import ModelEntry, csv_text
 from attnviz_app.app_pages.shared.common import absent_models_note, app_model_roots, escape_markdown, require_models
@@ -25,24 +31,34 @@ st.caption(
 models = require_models()
 
 
-def readable(frame: pd.DataFrame) -> pd.DataFrame:
-    """Numbers to 3 decimals (integers as they are) and – where a metric does not apply: the
-    browser's table shows a missing value as "None" whatever pandas' styling says."""
-
-    def cell(v: object) -> object:
-        if v is None or (isinstance(v, float) and pd.isna(v)):
-            return NOT_APPLICABLE
-        if isinstance(v, float):
-            return f"{v:,.3f}"
-        return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else v
-
-    return frame.astype(object).map(cell)
+def numbers_table(frame: pd.DataFrame, key: str, width: str = "stretch") -> None:
+    """A table whose numbers stay numbers, so a click on a header sorts them as numbers (text would
+    put 100 before 38): each metric to the decimals docs/models.md gives it (3 where it gives none),
+    counts with thousands separators, and – where a metric does not apply."""
+    decimals = dict(zip(LEADERBOARD_KEYS, LEADERBOARD_DECIMALS, strict=True))
+    shown, config = frame.copy(), {}
+    for column in frame.columns:
+        values = pd.to_numeric(frame[column], errors="coerce") if frame[column].dtype == object else frame[column]
+        text = values.isna() & frame[column].notna()  # a name, not a number
+        if text.any() or pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+            # the grid sizes a column by its first rows: fit the longest name, up to a limit
+            longest = max(len(str(column)), int(frame[column].astype(str).str.len().max() or 0))
+            config[column] = st.column_config.TextColumn(width=min(420, 24 + 8 * longest))
+            continue
+        places = decimals.get(column)
+        whole = values.dropna().eq(values.dropna().round()).all()
+        if places == 0 or (places is None and whole):
+            shown[column], config[column] = values.round(), st.column_config.NumberColumn(format="localized")
+        else:
+            places = 3 if places is None else places
+            shown[column], config[column] = values, st.column_config.NumberColumn(format=f"%.{places}f")
+    st.dataframe(shown, key=key, hide_index=True, width=width, column_config=config, placeholder=NOT_APPLICABLE)
 
 
 def leaderboard(rows: list[dict], key: str, columns: list[str]) -> None:
     """The table (– where a metric does not apply), its CSV, and BLEU against AER and entropy."""
     frame = pd.DataFrame(rows, columns=columns).sort_values("bleu", ascending=False, na_position="last")
-    st.dataframe(readable(frame), key=key, hide_index=True, width="stretch")
+    numbers_table(frame, key)
     st.download_button("Download CSV", csv_text(frame), file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv")
     left, right = st.columns(2)
     left.plotly_chart(metric_scatter(rows, "aer"), key=f"{key}_aer", config=plot_config(f"{key}-aer"))
@@ -71,7 +87,7 @@ if not rows:
     st.info("Not measured yet: run `python benchmarks/attribution_aer.py` (a few minutes per model).")
 else:
     frame = pd.DataFrame(rows)
-    st.dataframe(readable(frame), key="eval_attribution", hide_index=True)
+    numbers_table(frame, "eval_attribution", width="content")
     st.caption(
         f"AER against the gold links of the first {rows[0]['pairs']} test pairs of each built-in task, forced on the "
         "reference, the argmax source token of each target token: for attention, integrated gradients (ig, 32 "
