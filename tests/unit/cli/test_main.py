@@ -357,3 +357,12 @@ def test_the_app_does_not_take_a_name_a_cli_training_holds(models):
         release_lock(models / STAGING / "shared-2.lock", app_fd)
     finally:
         release_lock(lock, fd)
+
+
+def test_every_command_is_in_the_docs_table_and_has_its_section():
+    from attnviz.cli.main import COMMANDS
+    from tests.support.paths import ROOT
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    for name in COMMANDS:
+        assert f"| [`{name}`](#{name}) |" in text and f"\n## {name}\n" in text, name
