@@ -359,10 +359,15 @@ def test_the_app_does_not_take_a_name_a_cli_training_holds(models):
         release_lock(lock, fd)
 
 
-def test_every_command_is_in_the_docs_table_and_has_its_section():
-    from attnviz.cli.main import COMMANDS
-    from tests.support.paths import ROOT
+def test_every_command_is_in_the_docs_table_and_its_section_names_every_option():
+    from attnviz.cli.main import COMMANDS, build_parser
 
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
-    for name in COMMANDS:
-        assert f"| [`{name}`](#{name}) |" in text and f"\n## {name}\n" in text, name
+    starts = [*sorted((m.start(), m.group(1)) for m in re.finditer(r"^## (\S+)$", text, re.M)), (len(text), "")]
+    sections = {name: text[a:b] for (a, name), (b, _) in pairwise(starts)}
+    commands = next(a for a in build_parser([])._actions if a.dest == "command").choices
+    assert list(commands) == list(COMMANDS)
+    for name, parser in commands.items():
+        assert f"| [`{name}`](#{name}) |" in text and name in sections, name
+        options = [o for action in parser._actions for o in action.option_strings if o.startswith("--")]
+        assert [o for o in options if o != "--help" and o not in sections[name]] == [], name
