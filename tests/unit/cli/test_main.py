@@ -10,6 +10,7 @@ import re
 import shlex
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 from types import SimpleNamespace
 
