@@ -98,7 +98,7 @@ def _code_key() -> str:
     """A fingerprint of what draws the page: the code (:func:`_code`) and the environment that picks
     the models."""
     versions, files = _code()
-    env = [os.environ.get(v) for v in ("ATTNVIZ_PRETRAINED", "ATTNVIZ_MODELS", "ATTNVIZ_PUBLIC")]
+    env = [os.environ.get(v) for v in ("ATTNVIZ_PRETRAINED", "ATTNVIZ_MODELS")]
     return hashlib.sha256(json.dumps([FORMAT, versions, env, files]).encode()).hexdigest()
 
 
