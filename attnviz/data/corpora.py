@@ -135,7 +135,8 @@ def empty_rows(where: str, first_lines: list[int], n_empty: int, n_rows: int, em
             f"{where}: {n_empty} of {n_rows} rows have an empty source or target (line {lines}); "
             "fill or delete them, or load with empty='drop' to skip them."
         )
-    notes.append(f"{where}: dropped {n_empty} rows with an empty side (line {lines})")
+    rows = "row" if n_empty == 1 else "rows"
+    notes.append(f"{where}: dropped {n_empty} {rows} with an empty side (line {lines})")
 
 
 def no_rows(path: Path | str, n_rows: int) -> None:

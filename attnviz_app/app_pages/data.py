@@ -7,7 +7,7 @@ import streamlit as st
 
 from attnviz.data import LEXICON, TASKS, pairs_frame, summarize
 from attnviz.plots import gold_heatmap, length_histogram, plot_config
-from attnviz_app.app_pages.shared.common import escape_markdown, user_errors
+from attnviz_app.app_pages.shared.common import user_errors, user_text
 from attnviz_app.app_pages.shared.data_ui import cached_corpus, pick_data
 
 st.title("Data")
@@ -34,7 +34,7 @@ cols[2].metric("test pairs", summary["pairs"]["test"])
 cols[3].metric("source vocabulary", summary["source_vocab_size"])
 cols[4].metric("target vocabulary", summary["target_vocab_size"])
 for note in summary["notes"]:
-    st.caption(f"ℹ️ {escape_markdown(note)}")
+    st.caption(f"ℹ️ {user_text(note)}")
 
 split = st.radio("Split", ["train", "valid", "test"], key="data_split", persist_state="session", horizontal=True)
 pairs = corpus.split(split)
@@ -42,7 +42,9 @@ if not pairs:
     st.info(f"The {split} split is empty.")
     st.stop()
 frame = pairs_frame(pairs)
-st.dataframe(frame, key="data_table", width="stretch", height=320)
+if not corpus.has_gold:  # no gold links to count: no columns of blanks
+    frame = frame.drop(columns=["sure_links", "possible_links"])
+st.dataframe(frame, key="data_table", width="stretch", height=320, placeholder="–")
 st.caption(f"{len(frame)} pairs in {split}. Lengths count tokens ({corpus.source_tokenizer.to_dict()['kind']}).")
 
 left, right = st.columns(2)

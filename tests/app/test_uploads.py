@@ -298,3 +298,12 @@ def test_a_null_json_line_is_named_in_the_app_by_the_uploaded_files_name():
     [error] = [e.value for e in at.error]
     assert "pairs\\.jsonl, line 3\\: a record is null" in error  # the user's name, escaped
     assert str(upload_folder.server_folder()) not in error and "NoneType" not in error
+
+
+@pytest.mark.usefixtures("fresh")
+def test_a_note_about_an_upload_names_it_as_uploaded_and_no_gold_means_no_link_columns():
+    at = data_page(("my pairs.csv", ROWS.rstrip("\n") + "\n,an empty source\n"))
+    [note] = [c.value for c in at.caption if "dropped" in c.value]
+    assert note == "ℹ️ my pairs\\.csv\\: dropped 1 row with an empty side \\(line 62\\)"  # the name, escaped
+    table = at.dataframe[0].value
+    assert "sure_links" not in table.columns and {"source", "target", "source_len"} <= set(table.columns)

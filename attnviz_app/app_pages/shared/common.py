@@ -142,13 +142,18 @@ def name_stored_file(path: Path, name: str) -> None:
     st.session_state.setdefault(FILE_NAMES, {})[str(path)] = name
 
 
-def error_text(error: Exception) -> str:
-    """An error's message for the page: stored upload paths replaced by the user's file names,
-    escaped (messages quote user text: never render it as Markdown)."""
-    text = str(error)
+def user_text(text: str) -> str:
+    """A library message (an error, a note about data) for the page: stored upload paths replaced by
+    the user's file names (no path of the server is shown), escaped (messages quote user text: never
+    render it as Markdown)."""
     for path, name in st.session_state.get(FILE_NAMES, {}).items():
         text = text.replace(path, name)
     return escape_markdown(text)
+
+
+def error_text(error: Exception) -> str:
+    """An error's message for the page (:func:`user_text`)."""
+    return user_text(str(error))
 
 
 @contextmanager

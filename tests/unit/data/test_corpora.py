@@ -63,7 +63,7 @@ def test_empty_rows_dropped_with_a_note_or_refused(m30k):
     write(m30k / "train.en.gz", ["A dog runs.", "", "A girl sings.", "A cat sleeps."])
     corpus = load_corpus(f"multi30k-en-de@{m30k}")
     assert len(corpus.train) == 3
-    assert corpus.notes == ["train.en.gz/train.de.gz: dropped 1 rows with an empty side (line 2)"]
+    assert corpus.notes == ["train.en.gz/train.de.gz: dropped 1 row with an empty side (line 2)"]
     with pytest.raises(DataError, match=r"train.en.gz/train.de.gz: 1 of 4 rows .*line 2.*empty='drop'"):
         load_corpus(f"multi30k-en-de@{m30k}", empty="error")
 
