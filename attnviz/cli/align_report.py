@@ -41,5 +41,7 @@ def run(args: argparse.Namespace) -> int:
     summary = ReportSummary(args.model, data, args.method, sample.measure, shlex.join(command), sample.skipped)
     write_atomic(out, report_html(sample.sentences, summary))
     skipped = f", {sample.skipped} unreadable" * bool(sample.skipped)
-    print(f"{out}: {len(sample.sentences)} sentences, mean {sample.measure} {sample.mean:.3f}{skipped}")
+    n = len(sample.sentences)
+    fewer = f" (all the {args.split} split has)" * (n + sample.skipped < args.n)
+    print(f"{out}: {n} sentence{'s' * (n != 1)}{fewer}, mean {sample.measure} {sample.mean:.3f}{skipped}")
     return 0

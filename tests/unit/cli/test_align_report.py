@@ -51,6 +51,7 @@ def test_a_table_without_gold_is_scored_against_eflomal(capsys, tmp_path):
     assert code == 0, err
     page = out.read_text(encoding="utf-8")
     assert "mean agreement" in printed and "agreement (F1) with eflomal" in page
+    assert "(all the train split has)" in printed  # 50 asked, fewer there: all shown, and said
     assert "<script>alert(1)</script>" not in page
     assert "&lt; script &gt; alert ( 1 ) &lt; / script &gt;" in page  # the tokenizer's words, escaped
 
