@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print each model's metrics; exit 2 when any model could not be measured (the others still print)."""
-    from attnviz.evaluation import evaluate_checkpoints
+    from attnviz.evaluation import evaluate_checkpoints, foreign_note
 
     pick_device(args.device)  # a device this machine lacks is one error, not one per model
     done = evaluate_checkpoints(
@@ -53,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         for k, row in enumerate(done.rows):
             print("\n" * (k > 0) + "\n".join(f"{key:>12}: {value}" for key, value in row.items()))
+    for note in filter(None, map(foreign_note, done.rows)):
+        print(f"attnviz evaluate: warning: {note} (leave out --data)", file=sys.stderr)
     for error in done.errors:  # the rows above are kept; each broken model is one line here
         print(f"attnviz evaluate: error: {error['model']}: {error['error']}", file=sys.stderr)
     return 2 if done.errors else 0

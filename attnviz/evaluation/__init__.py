@@ -1,7 +1,7 @@
 """Measuring models: BLEU, AER, entropy; evaluating checkpoints; the leaderboard."""
 
 from attnviz.evaluation.compare import aer_rows
-from attnviz.evaluation.evaluate import Evaluation, evaluate, evaluate_checkpoints, measured_on
+from attnviz.evaluation.evaluate import Evaluation, evaluate, evaluate_checkpoints, foreign_note, measured_on
 from attnviz.evaluation.leaderboard import (
     LEADERBOARD_DECIMALS,
     LEADERBOARD_KEYS,
@@ -35,6 +35,7 @@ __all__ = [
     "entropy",
     "evaluate",
     "evaluate_checkpoints",
+    "foreign_note",
     "js_divergence",
     "leaderboard_markdown",
     "leaderboard_records",

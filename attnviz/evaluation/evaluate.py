@@ -13,6 +13,8 @@ from attnviz.decoding import Alignment, Translator
 from attnviz.errors import AttnvizError, InputError
 from attnviz.evaluation.metrics import aer, alignment_links, bleu, mean_entropy
 
+UNKNOWN_LIMIT = 0.5  # over half the source tokens unknown: the data is not the model's
+
 
 @dataclass
 class Evaluation:
@@ -27,6 +29,7 @@ class Evaluation:
     beam_size: int = 1
     replace_unk: bool = True  # outputs had each <unk> replaced by the most attended source word
     skipped: int = 0  # pairs the model cannot read (too long), counted as empty outputs
+    unknown: float = 0.0  # share of the source tokens it reads (``<eos>`` aside) that it reads as <unk>
     examples: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -40,7 +43,20 @@ class Evaluation:
             "beam_size": self.beam_size,
             "replace_unk": self.replace_unk,
             "skipped": self.skipped,
+            "unknown": round(self.unknown, 4),
         }
+
+
+def foreign_note(row: dict) -> str | None:
+    """What to say of an evaluated row (``model``, ``data``, ``unknown``) whose data is mostly foreign to
+    its model (over :data:`UNKNOWN_LIMIT` of its source tokens unknown, e.g. a toy-fr model measured on
+    German), else None: `attnviz evaluate --data` prints it as a warning."""
+    if row.get("unknown", 0.0) <= UNKNOWN_LIMIT:
+        return None
+    return (
+        f"{row['model']}: {row['unknown']:.0%} of the source tokens of {row['data']} are unknown to it, so "
+        "these scores say little about the model; measure it on the data it was trained on"
+    )
 
 
 def translate_all(
@@ -75,6 +91,20 @@ def force_all(translator: Translator, pairs: list[Pair]) -> list[tuple[Pair, Ali
         sources.append(source)
         targets.append(target)
     return list(zip(readable, translator.align_batch(sources, targets, log_probs=False), strict=True))
+
+
+def unknown_share(translator: Translator, pairs: list[Pair]) -> float:
+    """The share of the source tokens of ``pairs`` (those it can read, ``<eos>`` aside) that the
+    model reads as ``<unk>``: near 0 on its own data, above :data:`UNKNOWN_LIMIT` on data foreign to it."""
+    known = unknown = 0
+    for pair in pairs:
+        try:
+            flags = translator.source(pair.source).unknown[:-1]  # [S] without <eos>
+        except InputError:
+            continue
+        unknown += sum(flags)
+        known += len(flags)
+    return unknown / known if known else 0.0
 
 
 def evaluate(
@@ -118,6 +148,7 @@ def evaluate(
         beam_size=beam_size,
         replace_unk=replace_unk,
         skipped=skipped,
+        unknown=unknown_share(translator, pairs),
         examples=examples[:n_examples],
     )
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from attnviz.errors import ConfigError
-from attnviz.evaluation.evaluate import evaluate_checkpoints, measured_on
+from attnviz.evaluation.evaluate import evaluate_checkpoints, foreign_note, measured_on
 from tests.support.cli import run
 
 
@@ -54,3 +54,14 @@ def test_models_of_one_data_read_it_once_with_the_figures_each_gets_alone(monkey
     assert [r | {"model": None} for r in done.rows] == [r | {"model": None} for r in (*alone, alone[0])]
     evaluate_checkpoints(["good"], data="toy-fr", n=4)
     assert reads[-1] == ("toy-fr", {})  # data named: read as named
+
+
+def test_data_foreign_to_the_model_is_measured_and_said_to_say_little(capsys, models, model_file):
+    own = evaluate_checkpoints(["good"], n=8).rows[0]
+    assert own["unknown"] < 0.5 and foreign_note(own) is None  # its own task: most of its words known
+    other = evaluate_checkpoints(["good"], data="toy-fr", n=8).rows[0]
+    assert other["unknown"] > 0.9  # English words, unknown to a model of single letters
+    assert foreign_note(other).startswith(f"good: {other['unknown']:.0%} of the source tokens of toy-fr are unknown")
+    code, out, err = run(capsys, "evaluate", "--model", "good", "--data", "toy-fr", "--n", "8")
+    assert code == 0 and "unknown: " in out  # the scores are still printed, with the warning beside them
+    assert err.count("\n") == 1 and "warning: good: " in err and "(leave out --data)" in err
