@@ -7,7 +7,7 @@ import argparse
 
 from attnviz.cli.options import check_html_out, int_in, print_json, write_atomic
 from attnviz.errors import InputError
-from attnviz.store import load
+from attnviz.store import load, model_roots
 
 HELP = "replay how a model's attention formed while it trained (its alignment history)"
 
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     out = check_html_out(args.out, args.force) if args.out else None  # refused before any model is read
     histories = {}
     for name in args.models:
-        history = load(name).history
+        history = load(name, roots=model_roots(include_cwd=True)).history
         if history is None:
             raise InputError(f"{name} was trained without an alignment history; retrain it (attnviz train) to get one")
         histories[name] = history.to_dict()

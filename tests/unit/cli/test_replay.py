@@ -21,6 +21,13 @@ def recorded(corpus, tmp_path_factory):
     return save(translator, tmp_path_factory.mktemp("replay") / "recorded.safetensors")
 
 
+@pytest.fixture(autouse=True)
+def beside(request, monkeypatch):
+    """The working directory holds the checkpoints (the CLI reads models from the model folders and it)."""
+    recorded = request.getfixturevalue("recorded")
+    monkeypatch.chdir(recorded.parent)
+
+
 def test_replay_lists_the_points(capsys, recorded):
     code, out, _ = run(capsys, "replay", str(recorded))
     assert code == 0
@@ -39,9 +46,9 @@ def test_replay_json_and_html(capsys, recorded, tmp_path):
     assert "<title>attnviz:" in page.read_text(encoding="utf-8")
 
 
-def test_a_model_without_history_is_a_one_line_error(capsys, corpus, tmp_path):
+def test_a_model_without_history_is_a_one_line_error(capsys, corpus, recorded):
     plain = tiny_translator(corpus)
-    path = save(plain, tmp_path / "plain.safetensors")
+    path = save(plain, recorded.parent / "plain.safetensors")
     code, _, err = run(capsys, "replay", str(path))
     assert code == 2 and err.count("\n") == 1 and "without an alignment history" in err
 
@@ -67,3 +74,10 @@ def test_a_probe_out_of_range_is_a_usage_error(capsys, recorded, tmp_path):
     assert done.value.code == 2 and "out of range" in capsys.readouterr().err
     code, _, err = run(capsys, "replay", str(recorded), "--probe", "9999", "--out", str(tmp_path / "r.html"))
     assert code == 2 and "probe must be between 0 and" in err and not (tmp_path / "r.html").exists()
+
+
+def test_a_checkpoint_outside_the_model_folders_is_refused_as_by_translate(capsys, recorded, tmp_path):
+    elsewhere = tmp_path / "elsewhere.safetensors"
+    elsewhere.write_bytes(recorded.read_bytes())
+    code, _, err = run(capsys, "replay", str(elsewhere))
+    assert code == 2 and "outside the model folders" in err
