@@ -8,7 +8,6 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ from attnviz.devices import available_devices
 from attnviz.store import catalog
 from attnviz.training.recipes import Recipe, run_recipe
 from tests.support.jobs import stranded_run, tiny_recipe
-from tests.support.paths import APP, ROOT
+from tests.support.paths import APP
 
 TINY = {"emb_dim": 16, "hidden_dim": 16, "attn_dim": 8, "dropout": 0.0}
 DATA = {"n_train": 200, "n_valid": 20, "n_test": 20}
@@ -395,10 +394,3 @@ def test_the_train_page_offers_unfinished_runs_and_keeps_or_discards_them(strand
     assert not at.exception, at.exception
     assert not any("unfinished training" in e.label for e in at.expander)
     assert "cut" in [m.name for m in catalog.list_models()]
-
-
-def test_the_docs_table_of_pages_is_the_navigation_in_its_order():
-    frame = (ROOT / "attnviz_app" / "frame.py").read_text(encoding="utf-8")
-    pages = re.findall(r'title="([^"]+)",\s*icon="[^"]+",\s*url_path="([^"]+)"', frame)
-    table = re.findall(r"^\| \[([^\]]+)\]\(#[a-z-]+\) \| `/([a-z]*)` \|", (ROOT / "docs" / "app.md").read_text(), re.M)
-    assert len(pages) == 7 and table == [(title, "" if path == "explore" else path) for title, path in pages]
