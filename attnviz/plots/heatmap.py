@@ -69,13 +69,15 @@ def display_tokens(tokens: list[str], escape: bool = True) -> list[str]:
 
 
 def plot_config(filename: str, image_format: str = "png") -> dict:
-    """The ``config=`` dict for ``st.plotly_chart``: a download button (png or svg), scroll zoom."""
+    """The ``config=`` dict for ``st.plotly_chart``: a download button (png or svg). The mouse wheel
+    scrolls the page, not the figure (with scroll zoom, a page scrolled past a figure zoomed it
+    instead); the toolbar's zoom box and +/- zoom."""
     if image_format not in ("png", "svg"):
         raise InputError(f"image_format must be 'png' or 'svg', got {image_format!r}")
     return {
         "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2},
         "displaylogo": False,
-        "scrollZoom": True,
+        "scrollZoom": False,
     }
 
 

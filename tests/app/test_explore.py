@@ -240,7 +240,9 @@ def test_figure_download_format(app_env):
     for fmt in ("png", "svg"):
         at = start(explore_image_format=fmt)
         config = json.loads(at.get("plotly_chart")[0].proto.config)
-        assert config["toImageButtonOptions"]["format"] == fmt and config["scrollZoom"] is True
+        assert (
+            config["toImageButtonOptions"]["format"] == fmt and config["scrollZoom"] is False
+        )  # the wheel scrolls the page
 
 
 def test_a_copied_unk_is_explained(app_env, monkeypatch):

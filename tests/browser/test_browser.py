@@ -87,6 +87,24 @@ def server_env(app_models_dir, tmp_path, monkeypatch) -> dict[str, str]:
     return {**os.environ, "ATTNVIZ_MODELS": str(app_models_dir), "HOME": str(home), "OMP_NUM_THREADS": "1"}
 
 
+SCROLL_JS = """() => { const main = document.querySelector('[data-testid="stMain"]');
+  const plot = document.querySelector('.js-plotly-plot');
+  return [main.scrollTop, JSON.stringify(plot._fullLayout.yaxis.range)]; }"""
+
+
+def wheel_scrolls_the_page(page) -> None:
+    """The mouse wheel over a heatmap scrolls the page and leaves the map's axes as they were (Plotly's
+    scroll zoom would zoom the map instead, and a page scrolled past a figure would zoom it)."""
+    page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
+    box = page.locator(".js-plotly-plot .heatmaplayer").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + min(box["height"] / 2, 100))
+    top, axis = page.evaluate(SCROLL_JS)
+    page.mouse.wheel(0, 300)
+    page.wait_for_timeout(600)
+    scrolled, still = page.evaluate(SCROLL_JS)
+    assert scrolled > top and still == axis, (top, scrolled, axis, still)
+
+
 def test_explore_in_chromium(server_env, tmp_path):
     default_model.cache_clear()  # ATTNVIZ_MODELS was just set
     from playwright.sync_api import sync_playwright
@@ -119,6 +137,7 @@ def test_explore_in_chromium(server_env, tmp_path):
             page.wait_for_timeout(500)
             page.screenshot(path=str(tmp_path / "explore-long.png"), full_page=True)
         assert page.locator("text=Traceback").count() == 0
+        wheel_scrolls_the_page(page)
         browser.close()
     result = {
         "start_to_first_heatmap_s": round(first_heatmap, 3),
