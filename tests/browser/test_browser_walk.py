@@ -194,12 +194,12 @@ def test_a_click_outlines_its_cell_on_both_maps_at_once(server):
             assert outline is None or outline < 2, outlines
         if rows[0] <= t:
             assert f"Bahdanau: no step t={t}" in readout
-        # a zoom (the mouse wheel) moves the cells: the outline goes with its cell
+        # a zoom (the toolbar's +; the wheel scrolls the page) moves the cells: the outline goes with its cell
         page.mouse.move(right["x"] + right["width"] / 3, right["y"] + right["height"] / 2)
-        page.mouse.wheel(0, -200)
+        page.locator(".js-plotly-plot").nth(1).locator('.modebar-btn[data-title="Zoom in"]').click()
         settle(page, 800)
         zoomed = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[1]._fullLayout.xaxis.range")
-        assert zoomed != [-0.5, n_src - 0.5], "the wheel zoomed in"
+        assert zoomed != [-0.5, n_src - 0.5], "the toolbar's + zoomed in"
         outline = page.evaluate(OUTLINE_JS, [t, s])[1]
         assert outline is None or outline < 2, outline
         # the number boxes move the cell too (the server draws it there on its answer)
