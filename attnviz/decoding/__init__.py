@@ -3,7 +3,7 @@
 from attnviz.decoding.history import POINT_KINDS, POINT_NUMBERS, AlignmentHistory, HistoryProbe
 from attnviz.decoding.search import encode_one, greedy
 from attnviz.decoding.trace import Alignment, argmax_links
-from attnviz.decoding.translator import Translator
+from attnviz.decoding.translator import Source, Translator
 
 __all__ = [
     "POINT_KINDS",
@@ -11,6 +11,7 @@ __all__ = [
     "Alignment",
     "AlignmentHistory",
     "HistoryProbe",
+    "Source",
     "Translator",
     "argmax_links",
     "encode_one",

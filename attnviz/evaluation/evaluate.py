@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnviz.data import Pair
-from attnviz.decoding import Alignment, Translator
+from attnviz.decoding import Alignment, Source, Translator
 from attnviz.errors import AttnvizError, InputError
 from attnviz.evaluation.metrics import aer, alignment_links, bleu, mean_entropy
 
@@ -59,22 +59,34 @@ def foreign_note(row: dict) -> str | None:
     )
 
 
-def translate_all(
-    translator: Translator, pairs: list[Pair], beam_size: int = 1, replace_unk: bool = True
-) -> tuple[list[str], int]:
-    """Outputs for every pair (empty for a source the model cannot read) and how many failed,
-    decoded in batches on the translator's device (:meth:`Translator.translate_batch`)."""
-    readable, sources, outputs = [], [], [""] * len(pairs)
+def readable_sources(translator: Translator, pairs: list[Pair]) -> dict[int, Source]:
+    """Each pair's source as the model reads it (:meth:`Translator.source`), by the pair's index; a
+    source it cannot read (too long) is left out."""
+    sources = {}
     for i, pair in enumerate(pairs):
         try:
-            sources.append(translator.source(pair.source))
-            readable.append(i)
+            sources[i] = translator.source(pair.source)
         except InputError:
             continue
-    texts = translator.translate_batch(sources, replace_unk=replace_unk, beam_size=beam_size)
-    for i, text in zip(readable, texts, strict=True):
+    return sources
+
+
+def translate_all(
+    translator: Translator,
+    pairs: list[Pair],
+    beam_size: int = 1,
+    replace_unk: bool = True,
+    sources: dict[int, Source] | None = None,
+) -> tuple[list[str], int]:
+    """Outputs for every pair (empty for a source the model cannot read) and how many failed,
+    decoded in batches on the translator's device (:meth:`Translator.translate_batch`). ``sources``
+    are the pairs' :func:`readable_sources` when the caller has read them already."""
+    sources = readable_sources(translator, pairs) if sources is None else sources
+    outputs = [""] * len(pairs)
+    texts = translator.translate_batch(list(sources.values()), replace_unk=replace_unk, beam_size=beam_size)
+    for i, text in zip(sources, texts, strict=True):
         outputs[i] = text
-    return outputs, len(pairs) - len(readable)
+    return outputs, len(pairs) - len(sources)
 
 
 def force_all(translator: Translator, pairs: list[Pair]) -> list[tuple[Pair, Alignment]]:
@@ -93,18 +105,11 @@ def force_all(translator: Translator, pairs: list[Pair]) -> list[tuple[Pair, Ali
     return list(zip(readable, translator.align_batch(sources, targets, log_probs=False), strict=True))
 
 
-def unknown_share(translator: Translator, pairs: list[Pair]) -> float:
-    """The share of the source tokens of ``pairs`` (those it can read, ``<eos>`` aside) that the
-    model reads as ``<unk>``: near 0 on its own data, above :data:`UNKNOWN_LIMIT` on data foreign to it."""
-    known = unknown = 0
-    for pair in pairs:
-        try:
-            flags = translator.source(pair.source).unknown[:-1]  # [S] without <eos>
-        except InputError:
-            continue
-        unknown += sum(flags)
-        known += len(flags)
-    return unknown / known if known else 0.0
+def unknown_share(sources: Iterable[Source]) -> float:
+    """The share of the tokens of ``sources`` (``<eos>`` aside) that the model reads as ``<unk>``: near 0
+    on its own data, above :data:`UNKNOWN_LIMIT` on data foreign to it."""
+    flags = [flag for source in sources for flag in source.unknown[:-1]]  # [S] each, without <eos>
+    return sum(flags) / len(flags) if flags else 0.0
 
 
 def evaluate(
@@ -123,7 +128,8 @@ def evaluate(
     """
     if not pairs:
         raise InputError("nothing to evaluate: the split is empty")
-    outputs, skipped = translate_all(translator, pairs, beam_size, replace_unk)
+    sources = readable_sources(translator, pairs)  # read once: decoded, and counted for unknown words
+    outputs, skipped = translate_all(translator, pairs, beam_size, replace_unk, sources)
     references = [p.target for p in pairs]
     tokens = translator.tgt_tokenizer.tokenize  # the model's own cut, whatever tokens the pairs carry
     exact = [tokens(o) == tokens(p.target) for o, p in zip(outputs, pairs, strict=True)]
@@ -148,7 +154,7 @@ def evaluate(
         beam_size=beam_size,
         replace_unk=replace_unk,
         skipped=skipped,
-        unknown=unknown_share(translator, pairs),
+        unknown=unknown_share(sources.values()),
         examples=examples[:n_examples],
     )
 
