@@ -6,6 +6,8 @@ exits 2; the app shows them with ``st.error``. Anything else escaping is a bug.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 
 class AttnvizError(ValueError):
     """Base class of every error caused by input rather than by a bug."""
@@ -32,6 +34,7 @@ _JSON_KINDS = {  # an annotation's part -> the JSON values it takes, and how a m
     "float": ((int, float), "a number"),
     "bool": (bool, "true or false"),
     "str": (str, "a string"),
+    "dict": (dict, "an object {...}"),
     "None": (type(None), "null"),
 }
 
@@ -52,6 +55,12 @@ def check_json_types(values: dict, annotations: dict[str, str], owner: str = "")
         if not ok:
             wanted = " or ".join(noun for _, noun in kinds)
             raise ConfigError(f"{owner}{name} must be {wanted}, got {value!r} ({type(value).__name__})")
+
+
+def check_field_types(config: object) -> None:
+    """:func:`check_json_types` over a dataclass's fields (a config read back from JSON)."""
+    values = {f.name: getattr(config, f.name) for f in fields(config)}
+    check_json_types(values, {f.name: f.type for f in fields(config)})
 
 
 _URL_SCHEMES = ("http://", "https://", "ftp://", "file://", "s3://", "gs://", "hf://")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from attnviz.errors import CheckpointError, ConfigError, check_json_types
+from attnviz.errors import CheckpointError, ConfigError, check_field_types
 
 STYLES = ("bahdanau", "luong")
 ENCODERS = ("gru", "lstm", "transformer")
@@ -70,7 +70,7 @@ class ModelConfig:
 
     def _check_types(self) -> None:
         """JSON types first, so a checkpoint's ``"hidden_dim": true`` is an error, not a TypeError."""
-        check_json_types({f.name: getattr(self, f.name) for f in fields(self)}, {f.name: f.type for f in fields(self)})
+        check_field_types(self)
 
     @property
     def memory_dim(self) -> int:

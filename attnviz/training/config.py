@@ -10,7 +10,7 @@ import torch
 
 from attnviz.decoding import Alignment
 from attnviz.devices import PRECISIONS, check_device_name, pick_device, training_precision
-from attnviz.errors import ConfigError, check_json_types
+from attnviz.errors import ConfigError, check_field_types
 
 SCHEDULES = ("constant", "linear")
 MAX_EPOCHS = 1000
@@ -45,7 +45,7 @@ class TrainConfig:
     )
 
     def __post_init__(self) -> None:
-        check_json_types({f.name: getattr(self, f.name) for f in fields(self)}, {f.name: f.type for f in fields(self)})
+        check_field_types(self)
         checks = {
             "epochs": 1 <= self.epochs <= MAX_EPOCHS,
             "batch_size": 1 <= self.batch_size <= 4096,

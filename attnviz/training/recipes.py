@@ -115,42 +115,17 @@ class Recipe:
             raise ConfigError(f"{path}: {e}") from e
 
 
-_FIELD_TYPES = {  # a recipe's JSON fields and the JSON types each takes
-    "name": (str,),
-    "data": (str,),
-    "data_options": (dict,),
-    "min_freq": (int,),
-    "max_vocab": (int, type(None)),
-    "model": (dict,),
-    "train": (dict,),
-    "eval_beam": (int,),
-    "eval_valid": (bool,),
-    "store": (str,),
-    "guided": (dict,),
-}
-_JSON_NAMES = {
-    str: "a string",
-    dict: "an object {...}",
-    int: "a whole number",
-    bool: "true or false",
-    type(None): "null",
-}
-
-
 def _check_fields(data: dict) -> None:
     """Refuse a recipe object with an unknown field, without ``name`` or ``data``, or with a field of the
-    wrong JSON type, naming it (before any dataclass sees it)."""
-    unknown = sorted(set(data) - set(_FIELD_TYPES))
+    wrong JSON type (by :class:`Recipe`'s own annotations), naming it, before the dataclass sees it."""
+    types = {f.name: f.type for f in fields(Recipe)}
+    unknown = sorted(set(data) - set(types))
     if unknown:
-        raise ConfigError(f"unknown recipe fields {unknown}; a recipe has {', '.join(_FIELD_TYPES)}")
+        raise ConfigError(f"unknown recipe fields {unknown}; a recipe has {', '.join(types)}")
     missing = [key for key in ("name", "data") if key not in data]
     if missing:
         raise ConfigError(f'a recipe needs {" and ".join(missing)}, e.g. "name": "my-model", "data": "toy-fr"')
-    for key, value in data.items():
-        kinds = _FIELD_TYPES[key]
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            wanted = " or ".join(_JSON_NAMES[kind] for kind in kinds)
-            raise ConfigError(f"recipe field {key!r} must be {wanted}, not {json.dumps(value)[:40]}")
+    check_json_types(data, types, owner="recipe field ")
 
 
 def unfinished(recipe: Recipe, out: str | Path) -> dict | None:

@@ -130,9 +130,9 @@ def test_every_shipped_guided_recipe_is_its_unguided_twin_plus_guidance(name):
     ("change", "message"),
     [
         ({"task": "copy"}, r"unknown recipe fields \['task'\]; a recipe has name, data, "),
-        ({"data": 5}, r"recipe field 'data' must be a string, not 5"),
-        ({"model": "big"}, r"recipe field 'model' must be an object \{...\}, not \"big\""),
-        ({"eval_valid": 1}, r"recipe field 'eval_valid' must be true or false, not 1"),
+        ({"data": 5}, r"recipe field data must be a string, got 5 \(int\)"),
+        ({"model": "big"}, r"recipe field model must be an object \{...\}, got 'big' \(str\)"),
+        ({"eval_valid": 1}, r"recipe field eval_valid must be true or false, got 1 \(int\)"),
         ({"train": {**RECIPE["train"], "lr": "fast"}}, r"lr must be a number, got 'fast' \(str\)"),
         ({"train": {**RECIPE["train"], "epochs": True}}, r"epochs must be a whole number, got True \(bool\)"),
         ({"data_options": {"n_train": "64"}}, r"data_options\.n_train must be a whole number or null, got '64'"),
