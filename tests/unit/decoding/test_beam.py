@@ -117,7 +117,7 @@ def test_evaluate_with_a_beam_measures_what_one_sentence_at_a_time_did(trained, 
     pairs = corpus.test + corpus.train[:12]
     batched = evaluate(trained, pairs, beam_size=5)
 
-    def one_at_a_time(translator, pairs, beam_size=1, replace_unk=True):
+    def one_at_a_time(translator, pairs, beam_size=1, replace_unk=True, sources=None):  # sources: unused here
         return [translator.text_of(translator.translate(p.source, beam_size), replace_unk) for p in pairs], 0
 
     monkeypatch.setattr(importlib.import_module("attnviz.evaluation.evaluate"), "translate_all", one_at_a_time)
