@@ -84,8 +84,11 @@ def test_the_open_view_survives_entering_and_leaving_both(app_env):
     at.run()
     at.segmented_control(key="explore_style").set_value("luong").run()  # Difference is Both's only
     assert at.session_state["explore_view_tabs"] == "Weights" and at.session_state["explore_view"] == "Difference"
+    link = {k: v[-1] if isinstance(v, list) else v for k, v in at.query_params.items()}
+    assert "view" not in link  # the link says what is shown (Weights), never a view one style lacks
     at.segmented_control(key="explore_style").set_value("both").run()
     assert at.session_state["explore_view_tabs"] == "Difference"
+    assert at.query_params["view"] in ("Difference", ["Difference"])
 
 
 def test_a_wide_page_fills_both_columns(app_env):

@@ -148,6 +148,8 @@ def stage(choice: sidebar.Choice, text: str, models: list[ModelEntry]) -> None:
     """The state on screen, staged as the URL's query (written by :func:`write` or a view's fragment)."""
     cell = st.session_state.get(CELL_KEY)
     view = st.session_state.get(VIEW_KEY)
+    if view not in (BOTH_VIEWS if choice.mode == "both" else VIEWS):
+        view = None  # Difference, remembered for Both, while one style shows Weights: the link says Weights
     checkpoints = {}
     for style, entry in choice.entries.items():
         found = matches(models, choice.task, choice.score, style)
