@@ -18,12 +18,11 @@ from attnviz.links import MAX_FILE_BYTES, CorpusAlignment, GoldSet, Reading, ali
 from attnviz.server import ADAPTATIONS, AdaptJob, save_adapted, upload_bitext
 from attnviz.store import ModelEntry
 from attnviz.training import AdaptConfig
-from attnviz_app.app_pages.explore.links import Method, Words
+from attnviz_app.app_pages.explore.links import Method, Version, Words
 from attnviz_app.app_pages.shared.common import (
     error_text,
     escape_markdown,
     get_model,
-    load_model,
     model_version,
     refresh_models,
     session_id,
@@ -67,10 +66,16 @@ class AdaptedMap(NamedTuple):
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _corpus_links(
-    job_id: str, method: Method, sources: tuple[Words, ...], targets: tuple[Words, ...], _model: Translator
+    job_id: str,
+    method: Method,
+    adapted_from: Version,
+    sources: tuple[Words, ...],
+    targets: tuple[Words, ...],
+    _model: Translator,
 ) -> CorpusAlignment:
-    """The adapted copy's links of every pair (keyed by the job's id: the copy is in no file)."""
-    reverse = load_model(*method.reverse) if method.reverse else None
+    """The adapted copy's links of every pair (keyed by the job's id: the copy is in no file); the
+    symmetric methods read the reverse of the model it was adapted from."""
+    reverse = method.reverse_of(adapted_from)
     pairs = [list(s) for s in sources], [list(t) for t in targets]
     return align_corpus(_model, *pairs, method.name, reverse, method.threshold)
 
@@ -111,7 +116,7 @@ def adapt_section(
     for name in panels:
         try:
             with st.spinner(f"Aligning {len(sources)} pairs with the adapted copy…"):
-                aligned = _corpus_links(held.job.id, method, sources, targets, held.job.result)
+                aligned = _corpus_links(held.job.id, method, held.job.model, sources, targets, held.job.result)
         except AttnvizError as e:
             st.error(error_text(e))
             continue

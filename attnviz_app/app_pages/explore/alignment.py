@@ -45,35 +45,46 @@ METHOD_HELP = (
 )
 
 
-def pick_method(entry: ModelEntry, models: list[ModelEntry], where) -> Method:
-    """The extraction method (symmetric ones only with a reverse model) in ``where``, and the threshold."""
-    reverse = reverse_entry(models, entry)
-    methods = list(DIRECTIONAL) + (list(SYMMETRIC) if reverse else [])
+def pick_method(entries: dict[str, ModelEntry], models: list[ModelEntry], where) -> Method:
+    """The extraction method (symmetric ones only where every shown model has a reverse model) in
+    ``where``, and the threshold; a symmetric method reads each shown model's own reverse."""
+    reverses = {name: reverse_entry(models, entry) for name, entry in entries.items()}
+    symmetric = all(reverses.values())
+    methods = list(DIRECTIONAL) + (list(SYMMETRIC) if symmetric else [])
     if st.session_state.get(METHOD_KEY) not in methods:
         st.session_state[METHOD_KEY] = "argmax"
-    name = where.segmented_control("Links from attention", methods, key=METHOD_KEY, help=METHOD_HELP) or "argmax"
+    name = (
+        where.segmented_control(
+            "Links from attention", methods, key=METHOD_KEY, help=METHOD_HELP, persist_state="session"
+        )
+        or "argmax"
+    )
     if name == "threshold":
         threshold = st.slider("Threshold", 0.05, 1.0, 0.3, 0.05, key=THRESHOLD_KEY, persist_state="session")
-        return Method(name, float(threshold), None)
-    if reverse is None:
+        return Method(name, float(threshold))
+    if not symmetric:
         where.caption("No reverse model of this task is shipped: argmax and threshold only.")
     if name not in SYMMETRIC:
-        return Method(name, 0.3, None)
-    where.caption(f"Reverse model: {escape_markdown(reverse.name)}")
-    return Method(name, 0.3, model_version(reverse), reverse.name)
+        return Method(name, 0.3)
+    many = len(entries) > 1
+    shown = "; ".join(f"{panel}: {r.name}" if many else r.name for panel, r in reverses.items())
+    where.caption(f"Reverse model{'s' if many else ''}: {escape_markdown(shown)}")
+    pairs = tuple(
+        (model_version(entries[panel])[0], model_version(r), r.name) for panel, r in reverses.items() if r is not None
+    )
+    return Method(name, 0.3, pairs)
 
 
 def alignment_view(entries: dict[str, ModelEntry], models: list[ModelEntry], text: str, image_format: str) -> None:
     """This sentence's links, the links of a gold set scored, or a marked-up sentence's markup carried along
     them, for every shown model (``entries``: panel name -> catalog entry), side by side."""
-    first = next(iter(entries.values()))
-    side = reverse_entry(models, first) is None or page_width() >= SIDE_CONTROLS_PX  # six methods need the room
+    side = any(reverse_entry(models, e) is None for e in entries.values()) or page_width() >= SIDE_CONTROLS_PX
     left, right = st.columns(2) if side else (st.container(), st.container())
     part = left.segmented_control(
         "Show", list(PARTS), format_func=PARTS.get, key=PART_KEY, persist_state="session", default="sentence"
     )
     part = part or "sentence"
-    method = pick_method(first, models, right)
+    method = pick_method(entries, models, right)
     if part == "gold":
         gold_view(entries, method, image_format)
     elif part == "markup":
@@ -157,7 +168,8 @@ def _links_of(panel: str, entry: ModelEntry, method: Method, text: str, target: 
     title = f"{panel} · {entry.name}: word links" if panel else f"{entry.name}: word links"
     fig = links_figure(reading.weights, reading.source_words, reading.target_words, layers, title, width)
     how = {"threshold": f"every weight ≥ {method.threshold:.2f}", "argmax": "each target word's largest weight"}
-    rule = how.get(method.name, f"{method.name} of this model's and {method.reverse_name}'s argmax links")
+    reverse = method.reverse_name(model_version(entry))
+    rule = how.get(method.name, f"{method.name} of this model's and {reverse}'s argmax links")
     agree = f" Attention and eflomal agree at F1 = {agreement(links.links, efl):.2f}." if efl is not None else ""
     caption = f"{reading.caption} Links from attention: {rule}. {efl_note}{agree}"
     return Drawn(fig, caption, {name: links.links, "eflomal": efl})

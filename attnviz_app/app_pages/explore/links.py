@@ -41,8 +41,18 @@ class Method(NamedTuple):
 
     name: str  # one of attnviz.links.extract.METHODS
     threshold: float
-    reverse: Version | None  # the opposite direction's model, for the symmetric methods
-    reverse_name: str | None = None
+    # for the symmetric methods, each shown model's reverse (the opposite direction's model of the same
+    # score and style where there is one): (the shown model's path, the reverse's version, its name)
+    reverses: tuple[tuple[str, Version, str], ...] = ()
+
+    def reverse_name(self, model: Version) -> str | None:
+        """The name of ``model``'s reverse model, or None."""
+        return next((name for path, _, name in self.reverses if path == model[0]), None)
+
+    def reverse_of(self, model: Version):
+        """``model``'s reverse model, loaded (a Translator), or None (a directional method, or none shipped)."""
+        version = next((v for path, v, _ in self.reverses if path == model[0]), None)
+        return load_model(*version) if version else None
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
@@ -53,7 +63,7 @@ def word_links(
     and the links ``method`` extracts from it. Each side is typed text or a tuple of given words (a gold
     set's: the model's tokens are merged back into them)."""
     translator = load_model(*model)
-    reverse = load_model(*method.reverse) if method.reverse else None
+    reverse = method.reverse_of(model)
     source, target = (side if isinstance(side, str) else list(side) for side in (source, target))
     return word_attention(translator, source, target), align_words(
         translator, source, target, method.name, reverse, method.threshold
@@ -66,7 +76,7 @@ def corpus_links(
 ) -> CorpusAlignment:
     """Attention's links for every pair of given words, with the pairs skipped (attnviz.links.extract.align_corpus)."""
     translator = load_model(*model)
-    reverse = load_model(*method.reverse) if method.reverse else None
+    reverse = method.reverse_of(model)
     return align_corpus(
         translator, [list(s) for s in sources], [list(t) for t in targets], method.name, reverse, method.threshold
     )
@@ -133,7 +143,7 @@ def carried_markup(
         sample = sample_of(*eflomal_data)
         result = translate_markup(translator, text, "eflomal", target=target or None, sample=sample, split=split)
     else:
-        reverse = load_model(*method.reverse) if method.reverse else None
+        reverse = method.reverse_of(model)
         result = translate_markup(
             translator, text, method.name, reverse, target or None, split=split, threshold=method.threshold
         )
