@@ -3,12 +3,14 @@ round trip through a dict."""
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 
 import pytest
 
 from attnviz.data.bpe import BPE
+from attnviz.data.marks import MARKS, UNICODE_VERSION
 from attnviz.data.tokenize import _CONTROL_RE, KINDS, Tokenizer, clean_text
 from attnviz.errors import CheckpointError, ConfigError
 from tests.support import tokenize_reference
@@ -32,6 +34,31 @@ def test_the_control_class_is_every_control_and_surrogate_code_point_but_the_new
     categories = map(unicodedata.category, every)
     expected = {c for c, category in enumerate(categories) if category in ("Cc", "Cs")} - {ord("\n")}
     assert {ord(c) for c in _CONTROL_RE.findall(every)} == expected
+
+
+@pytest.mark.skipif(unicodedata.unidata_version != UNICODE_VERSION, reason="the class is of another Unicode")
+def test_the_mark_class_is_every_combining_mark():
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    expected = {c for c, category in enumerate(map(unicodedata.category, every)) if category[0] == "M"}
+    assert {ord(c) for c in re.findall(f"[{MARKS}]", every)} == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("हिन्दी भाषा", ["हिन्दी", "भाषा"]),  # vowel signs and the virama stay in their word
+        ("กั ที่", ["กั", "ที่"]),  # Thai vowels and tones above
+        ("می\u200cخواهم", ["می\u200cخواهم"]),  # Persian's zero-width non-joiner is inside a word
+        ("A 🏖️ dog 1️⃣", ["A", "🏖️", "dog", "1️⃣"]),  # a variation selector, a keycap
+        ("👨\u200d👩\u200d👧 👍🏽 🇩🇪🇫🇷", ["👨\u200d👩\u200d👧", "👍🏽", "🇩🇪", "🇫🇷"]),  # sequences, tones, flags
+        (
+            "l'homme re-enter --x-- _a_ 3.14",
+            ["l'homme", "re-enter", "-", "-", "x", "-", "-", "_", "a", "_", "3", ".", "14"],
+        ),
+    ],
+)
+def test_a_word_keeps_its_marks_and_an_emoji_its_sequence(text, tokens):
+    assert Tokenizer(lowercase=False).split(text) == tokens
 
 
 @pytest.mark.parametrize("text", TRICKY)
