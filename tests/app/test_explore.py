@@ -171,6 +171,13 @@ def test_html_in_tokens_is_escaped(app_env):
     assert at.warning, "unknown words are listed"
 
 
+def test_a_right_to_left_unknown_word_is_isolated_in_its_notice(app_env):
+    at = start()
+    at.text_input(key="explore_text").set_value("the كلب cat").run()
+    notice = at.warning[0].value
+    assert "“\u2068كلب\u2069”" in notice  # FSI…PDI: the Arabic word keeps its place among English words
+
+
 def test_what_if_forces_attention_and_replaces_a_word(app_env):
     at = start("What-if", explore_force_step=0, explore_force_source=2)
     assert not at.exception
@@ -252,7 +259,7 @@ def test_a_copied_unk_is_explained(app_env, monkeypatch):
     at = start(**ADDITIVE)
     heatmap(at)
     captions = " ".join(c.value for c in at.caption)
-    assert "replaced by the source word" in captions and "step 1 → “black”" in captions
+    assert "replaced by the source word" in captions and "step 1 → “\u2068black\u2069”" in captions
     assert any("black" in m.value for m in at.markdown if m.value.startswith("**Bahdanau** ·"))
 
 

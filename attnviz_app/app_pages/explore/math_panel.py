@@ -10,7 +10,7 @@ from attnviz.decoding import Alignment
 from attnviz.errors import AttnvizError
 from attnviz.explain import cell_numbers, latex_lines
 from attnviz_app.app_pages.explore.sidebar import EOS_KEY
-from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.common import escape_markdown, quoted
 
 
 def renormalised_note(al: Alignment, t: int, s: int) -> str | None:
@@ -33,7 +33,7 @@ def show_math(translator, al: Alignment, t: int, s: int, key: str) -> None:
     """The score's intermediates down to e_ts, the softmax, the context and the output at step t,
     with the full vectors as CSV/JSON downloads."""
     src, tgt = al.source_tokens[s], al.target_tokens[t]
-    st.markdown(f"t={t} “{escape_markdown(tgt)}” ← s={s} “{escape_markdown(src)}”")
+    st.markdown(f"t={t} {quoted(tgt)} ← s={s} {quoted(src)}")
     note = renormalised_note(al, t, s) if st.session_state.get(EOS_KEY) else None
     if note:
         st.caption(note)

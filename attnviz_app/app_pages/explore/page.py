@@ -27,6 +27,7 @@ from attnviz_app.app_pages.shared.common import (
     escape_markdown,
     get_model,
     model_version,
+    quoted,
     require_models,
     translate,
     user_errors,
@@ -44,7 +45,7 @@ def _translation_line(name: str, entry: ModelEntry, al) -> None:
     copies = al.unk_copies()
     if copies:
         front.stop_recording()
-        copied = ", ".join(f"step {t + 1} → “{escape_markdown(al.source_word(s))}”" for t, s in copies.items())
+        copied = ", ".join(f"step {t + 1} → {quoted(al.source_word(s))}" for t, s in copies.items())
         st.caption(f"`<unk>` (outside the vocabulary) replaced by the source word attended most: {copied}.")
 
 
@@ -137,10 +138,7 @@ def render() -> None:
     unknown = first.unknown_words()
     if unknown:
         front.stop_recording()
-        listed = ", ".join(
-            f"“{escape_markdown(piece)}”" + ("" if piece == word else f" in “{escape_markdown(word)}”")
-            for piece, word in unknown
-        )
+        listed = ", ".join(quoted(piece) + ("" if piece == word else f" in {quoted(word)}") for piece, word in unknown)
         st.warning(f"Unknown to this model (read as `<unk>`, marked ⚠ in the heatmap): {listed}")
     entries = _by_panel(choice)
     for col, (name, al) in zip(st.columns(len(panels)), panels.items(), strict=True):

@@ -29,7 +29,7 @@ from attnviz_app.app_pages.explore.captions import weights_caption
 from attnviz_app.app_pages.explore.cursor import cell_cursor
 from attnviz_app.app_pages.explore.math_panel import show_math
 from attnviz_app.app_pages.explore.screen import column_width, page_width
-from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.common import escape_markdown, quoted
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.paper_ui import paper_download
 from attnviz_app.app_pages.shared.state import write_url
@@ -221,7 +221,7 @@ def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None
             if len(panels) > 1:
                 st.markdown(
                     f"**{escape_markdown(name)}** · {escape_markdown(titles[name])}: step {t} writes"
-                    f" “{escape_markdown(al.target_tokens[t])}”"
+                    f" {quoted(al.target_tokens[t])}"
                 )
             chart(bar, f"explore_step_bar_{name}", image_format, f"step-{t}", name)
             chart(context, f"explore_step_context_{name}", image_format, f"context-{t}", name)

@@ -12,7 +12,14 @@ from attnviz.plots import changed_steps, replace_token, share_scales, step_table
 from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.screen import column_width, page_width
 from attnviz_app.app_pages.explore.views import MIN_SIDE_CELL_PX, SIDE_LABELS_PX, chart
-from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
+from attnviz_app.app_pages.shared.common import (
+    escape_markdown,
+    get_model,
+    model_version,
+    quoted,
+    translate,
+    user_errors,
+)
 
 FORCE_STEP_KEY, FORCE_SOURCE_KEY = "explore_force_step", "explore_force_source"
 REPLACE_INDEX_KEY, REPLACE_WORD_KEY = "explore_replace_index", "explore_replace_word"
@@ -131,7 +138,7 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
     _clamp(REPLACE_INDEX_KEY, len(words))
     left, right = st.columns(2)
     index = left.number_input("Word index", 0, len(words) - 1, step=1, key=REPLACE_INDEX_KEY)
-    left.caption(f"Word {index}: “{escape_markdown(words[int(index)])}”")
+    left.caption(f"Word {index}: {quoted(words[int(index)])}")
     word = right.text_input("Replacement", key=REPLACE_WORD_KEY, placeholder="a word the model knows")
     if not word.strip():
         st.info("Type a replacement word to compare.")

@@ -108,6 +108,12 @@ def escape_markdown(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text)
 
 
+def quoted(word: str) -> str:
+    """A user's word quoted in a message, escaped and isolated (FSI…PDI), so that a right-to-left word
+    keeps its place among the message's left-to-right words."""
+    return f"“\u2068{escape_markdown(word)}\u2069”"
+
+
 def session_id() -> str:
     """This browser session's id (stable across reruns); "" outside a Streamlit run."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
