@@ -44,7 +44,11 @@ def test_the_training_view_replays_the_history(app_env):
     assert at.download_button(key="explore_history_html") is not None
     table = at.dataframe[0].value
     assert list(table["model"]) == ["Luong"] and 0 <= table["last AER"][0] <= 1
-    at.selectbox(key="explore_history_probe").set_value(2).run()
+    box = at.selectbox(key="explore_history_probe")
+    labels = list(box.options)  # as shown
+    assert all(label.startswith(("Probe sentence: ", "Test pair with gold links: ")) for label in labels), labels
+    assert all(" ." not in label and "@@" not in label for label in labels)  # read back as text
+    box.set_value(2).run()
     assert replay(at)["frames"] and not at.error
 
 

@@ -92,21 +92,24 @@ def _others(probe: dict, histories: dict[str, dict]) -> list[dict | None]:
     return [next((q for q in h["probes"] if _same_probe(probe, q)), None) for h in histories.values()]
 
 
-def _probe_label(probe: dict) -> str:
-    words = " ".join(probe["source_tokens"][:-1])
+def _probe_label(probe: dict, tokenizer) -> str:
+    """What the Probe box shows: the kind first (a long sentence is cut at the box's edge), then the
+    source as text (pieces joined, punctuation reattached)."""
+    text = tokenizer.detokenize(probe["source_tokens"][:-1])
     gold = " with gold links" if probe.get("sure") else ""
-    kind = "probe sentence" if probe["role"] == "probe" else f"test pair{gold}"
-    return f"{words[:70]}{'…' if len(words) > 70 else ''} ({kind})"
+    kind = "Probe sentence" if probe["role"] == "probe" else f"Test pair{gold}"
+    return f"{kind}: {text[:70]}{'…' if len(text) > 70 else ''}"
 
 
-def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, entries: dict[str, dict]) -> None:
+def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, entries: dict[str, ModelEntry]) -> None:
     left, right = st.columns([3, 2], vertical_alignment="bottom")
+    tokenizer = get_model(entries[next(iter(histories))]).src_tokenizer  # the probes' tokens, read back as text
     if st.session_state.get(PROBE_KEY, 0) >= len(probes):
         st.session_state[PROBE_KEY] = 0
     probe = left.selectbox(
         "Probe",
         range(len(probes)),
-        format_func=lambda k: _probe_label(probes[k]),
+        format_func=lambda k: _probe_label(probes[k], tokenizer),
         key=PROBE_KEY,
         persist_state="session",
     )
