@@ -51,6 +51,16 @@ def _open(at: AppTest, folder, reference: str = "") -> AppTest:
     return at
 
 
+def test_a_name_alone_is_a_folder_in_the_models_folder(folder, monkeypatch):
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(folder.parent))
+    monkeypatch.delenv("ATTNVIZ_HF_FOLDERS")  # only the models folder is allowed
+    at = _open(page(), folder.name)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("marian, 3 decoder layers × 4 cross" in c.value for c in at.caption)
+    at.text_input(key="yours_hf_path").set_value("../elsewhere").run()  # relative, but out of the folder
+    assert at.error[0].value.startswith("This server opens model folders only inside its models folder")
+
+
 def test_a_folder_by_path_translates_and_shows_the_heads_grid(folder):
     at = _open(page(), folder)
     assert not at.exception and not at.error

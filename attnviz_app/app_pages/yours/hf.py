@@ -35,20 +35,24 @@ def _folder() -> tuple[Path, str, str] | None:
         text = st.text_input(
             "Folder on the server",
             key=PATH_KEY,
-            placeholder="/models/opus-mt-en-de",
+            placeholder="opus-mt-en-de",
             help="A folder saved by save_pretrained: config.json, model.safetensors and the "
-            "tokenizer's files. Nothing is fetched from a hub.",
+            "tokenizer's files. A name or a relative path is looked for in the models folder; an absolute "
+            "path must lie inside it or a folder of ATTNVIZ_HF_FOLDERS. Nothing is fetched from a hub.",
         )
         if not text.strip():
             st.info("Give the path of a Hugging Face model folder on this server, or upload the folder as a zip.")
             return None
         refuse_url(text.strip(), "a Hugging Face model folder")
-        folder = Path(text.strip()).expanduser().resolve()
-        if not any(folder.is_relative_to(root) for root in hf_roots()):  # said before looking: no probing the disk
+        roots = hf_roots()
+        folder = Path(text.strip()).expanduser()
+        folder = (folder if folder.is_absolute() else roots[0] / folder).resolve()  # a name: in the models folder
+        if not any(folder.is_relative_to(root) for root in roots):  # said before looking: no probing the disk
             raise InputError(
-                "this server opens model folders only inside its models folder and the folders named by "
-                "ATTNVIZ_HF_FOLDERS when it was started; whoever runs it can move or link the folder there (or "
-                "add its parent to ATTNVIZ_HF_FOLDERS). Or upload the folder as a zip"
+                "This server opens model folders only inside its models folder (where a name or a relative path "
+                "is looked for) and the folders named by ATTNVIZ_HF_FOLDERS when it was started; whoever runs it "
+                "can move or link the folder there (or add its parent to ATTNVIZ_HF_FOLDERS). Or upload the "
+                "folder as a zip."
             )
         label, name = text.strip(), folder.name
     else:
