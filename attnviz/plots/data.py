@@ -160,13 +160,15 @@ def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
         )
         dots.update(marker={"size": 11, "symbol": [symbols.get(r.get("style"), "square") for r in mine]})
         fig.add_trace(dots.update(hovertemplate=f"%{{text}}<br>{x}: %{{x:.3f}}<br>{y}: %{{y:.2f}}<extra></extra>"))
-    left_out = len(rows) - len(kept)
-    note = f" ({left_out} model{'s' if left_out != 1 else ''} without both)" if left_out else ""
+    names = {m: m.upper() if m in ("bleu", "aer") else m.replace("_", " ") for m in (x, y)}
+    lacking = [" and ".join(names[m] for m in (x, y) if r.get(m) is None) for r in rows if r not in kept]
+    counts = {what: lacking.count(what) for what in dict.fromkeys(lacking)}
+    note = "; ".join(f"{n} model{'s' if n != 1 else ''} without {what} not drawn" for what, n in counts.items())
     apply_template(fig)
     fig.update_layout(
         title={
             "text": f"{y.upper() if y == 'bleu' else y} against {x.upper() if x == 'aer' else x}",
-            "subtitle": {"text": note.strip(" ()")},
+            "subtitle": {"text": note},
         },
         xaxis_title=METRIC_TITLES.get(x, x),
         yaxis_title=METRIC_TITLES.get(y, y),

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.plots.data import gold_heatmap, length_histogram, training_curves
+from attnviz.plots.data import gold_heatmap, length_histogram, metric_scatter, training_curves
 
 
 def test_training_curves():
@@ -39,3 +39,17 @@ def test_length_histogram_and_gold_heatmap():
     assert list(fig.layout.xaxis.ticktext) == ["a", "&lt;b&gt;"]
     with pytest.raises(InputError):
         gold_heatmap(["a"], ["x"], sure=[(1, 0)])
+
+
+def test_metric_scatter_draws_the_models_with_both_values_and_says_what_the_others_lack():
+    rows = [
+        {"model": "a", "score": "dot", "style": "luong", "bleu": 30.0, "aer": 0.3},
+        {"model": "b", "score": "dot", "style": "bahdanau", "bleu": 31.0, "aer": None},
+        {"model": "c", "score": "general", "style": "luong", "bleu": 32.0},
+        {"model": "d", "score": "general", "style": "luong"},
+    ]
+    fig = metric_scatter(rows, "aer")
+    assert [list(t.text) for t in fig.data] == [["a"]]
+    assert fig.layout.title.text == "BLEU against AER"
+    assert fig.layout.title.subtitle.text == "2 models without AER not drawn; 1 model without AER and BLEU not drawn"
+    assert metric_scatter(rows[:1], "aer").layout.title.subtitle.text in (None, "")
