@@ -160,6 +160,9 @@ def test_bad_text_gives_a_message_not_a_traceback(app_env, text):
     assert not at.exception
     assert at.warning or at.error
     assert not at.get("plotly_chart")
+    if at.error:  # a library message shown as a sentence: capitalised, with its full stop
+        shown = at.error[0].value.replace("\\", "")  # Markdown escapes
+        assert shown == "The source is 3,000 characters long; the limit is 2,000. Give one sentence at a time."
 
 
 def test_html_in_tokens_is_escaped(app_env):

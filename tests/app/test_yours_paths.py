@@ -61,7 +61,8 @@ def test_a_refused_zip_is_named_by_its_file_name(tmp_path):
     at = upload(page(), "my-marian.zip", zipped({"config.json": PICKLED, "pytorch_model.bin": b"never read"}))
     assert not at.exception
     error = at.error[0].value.replace("\\", "")  # markdown escapes
-    assert error.startswith("the upload my-marian.zip holds only pytorch_model.bin"), error
+    assert error.startswith("The upload my-marian.zip holds only pytorch_model.bin"), error
+    assert error.endswith("save_pretrained(folder, safe_serialization=True)"), error  # a code, not a word: no stop
     assert_no_server_path(shown(at), tmp_path)
 
 

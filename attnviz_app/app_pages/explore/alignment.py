@@ -19,7 +19,14 @@ from attnviz_app.app_pages.explore.markup import markup_view
 from attnviz_app.app_pages.explore.sample import sample_view
 from attnviz_app.app_pages.explore.screen import page_width
 from attnviz_app.app_pages.explore.views import chart, columns, file_name, panel_width
-from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, translate, user_errors
+from attnviz_app.app_pages.shared.common import (
+    error_text,
+    escape_markdown,
+    get_model,
+    model_version,
+    translate,
+    user_errors,
+)
 
 PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
     "explore_align_part",
@@ -140,7 +147,7 @@ def sentence_view(entries: dict[str, ModelEntry], method: Method, text: str, ima
     for col, (name, d) in zip(columns(entries, stack=stack), drawn.items(), strict=True):
         with col:
             if not isinstance(d, Drawn):
-                (st.info if isinstance(d, str) else st.error)(escape_markdown(str(d)))
+                st.info(escape_markdown(d)) if isinstance(d, str) else st.error(error_text(d))
                 continue
             panel = name if many else ""
             key = f"explore_align_links{'_' + panel if panel else ''}"

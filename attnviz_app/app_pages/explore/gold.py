@@ -33,7 +33,7 @@ from attnviz_app.app_pages.explore.links import (
     word_links,
 )
 from attnviz_app.app_pages.explore.views import chart, columns, panel_width
-from attnviz_app.app_pages.shared.common import escape_markdown, model_version
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown, model_version
 from attnviz_app.app_pages.shared.gold_convention import AUTO, gold_convention
 
 SOURCE_KEY, CONVENTION_KEY = "explore_gold_source", "explore_gold"  # the convention: explore_gold_format, _base
@@ -134,7 +134,7 @@ def gold_view(entries: dict[str, ModelEntry], method: Method, image_format: str)
             with st.spinner(f"Aligning {len(sources)} pairs with {name}'s attention…"):
                 aligned[name] = corpus_links(model_version(e), method, sources, targets)
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(error_text(e))
         return
     predicted = {labels[name]: a.links for name, a in aligned.items()}
     predicted |= adapt_section(entries, labels, method, gold)  # a copy adapted to a bitext: its rows

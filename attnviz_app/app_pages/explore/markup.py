@@ -12,7 +12,7 @@ from attnviz.plots import markup_figure
 from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.links import Method, carried_markup, data_of, reads_characters
 from attnviz_app.app_pages.explore.views import chart, columns, panel_width
-from attnviz_app.app_pages.shared.common import escape_markdown, model_version
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown, model_version
 from attnviz_app.app_pages.shared.markup_ui import RULES, SPLITS, markup_box, show_carried
 
 MARKUP_KEY, TARGET_KEY, ALIGNER_KEY, SPLIT_KEY = (
@@ -88,7 +88,7 @@ def _panel(
         with st.spinner("Carrying the markup…"):
             result, reading = carried_markup(model, method, data, source, target, split)
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(error_text(e))
         return
     key = f"explore_markup_{panel or 'one'}"
     show_carried(result, key)

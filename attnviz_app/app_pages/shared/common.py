@@ -158,8 +158,15 @@ def user_text(text: str) -> str:
 
 
 def error_text(error: Exception) -> str:
-    """An error's message for the page (:func:`user_text`)."""
-    return user_text(str(error))
+    """An error's message for the page (:func:`user_text`), as a sentence: the library's messages start
+    in lower case and end without a full stop (the command line prints them after ``error:``); on the
+    page a first word of plain lower-case letters is capitalised (not a name, a path or a code), and a
+    message ending in a letter or digit gets its full stop."""
+    text = user_text(str(error))
+    first = text.split(" ", 1)[0]
+    if first.isascii() and first.isalpha() and first.islower():
+        text = text[0].upper() + text[1:]
+    return text + "." if text[-1:].isalnum() else text
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from attnviz.server import (
 from attnviz.store import sibling, task_of, visible_to
 from attnviz.training import Recipe
 from attnviz_app.app_pages.shared.common import (
+    error_text,
     escape_markdown,
     get_model,
     refresh_models,
@@ -46,7 +47,7 @@ def submit(sid: str, recipe: Recipe) -> None:
     try:
         job = REGISTRY.submit(sid, recipe, is_alive=session_alive(sid))
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))  # it quotes the typed model name
+        st.error(error_text(e))  # it quotes the typed model name
     else:
         # the upload it reads stays until the training ends, whatever this session does meanwhile
         hold_for_training(recipe.data, job.out.stem, lambda: job.status in ACTIVE)

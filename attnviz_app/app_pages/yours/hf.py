@@ -15,7 +15,7 @@ from attnviz.errors import AttnvizError, InputError, refuse_url
 from attnviz.external import MAX_ZIP_MB, HFModel, check_folder, unpack_zip
 from attnviz.server import server_folder
 from attnviz.store import hf_roots
-from attnviz_app.app_pages.shared.common import escape_markdown, get_model, session_models
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown, get_model, session_models
 from attnviz_app.app_pages.shared.gold_convention import gold_convention
 from attnviz_app.app_pages.yours import hf_cache, hf_heads, hf_markup, hf_rank, panel
 
@@ -120,7 +120,7 @@ def render() -> None:
         with st.spinner("Loading the model…"):
             model = hf_cache.model(str(folder), hf_cache.version(folder), label)
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(error_text(e))
         return
     info = model.info
     marker = f", words marked by {info.marker}" if info.marker else ""
@@ -136,7 +136,7 @@ def render() -> None:
             decode = (str(folder), hf_cache.version(folder), label, text, reference, beam, langs)
             c = hf_cache.decode(*decode)
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(error_text(e))
         return
     shown = "Reference (forced)" if reference else "Translation"  # `label` names the model in its messages
     st.markdown(f"**{shown}:** {escape_markdown(c.text) or '(empty)'}")
@@ -163,7 +163,7 @@ def render() -> None:
         picks = [opened, *(p for p in others if p != opened)]
         alignments = {p.name: c.alignment(p.layer, p.head, list(p.heads) or None) for p in picks}
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(error_text(e))
         return
     alignments |= _attnviz_model(text, reference or c.text)
     # the page asks for the pair's links (empty: none), so the panel does not ask again

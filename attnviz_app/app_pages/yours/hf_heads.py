@@ -10,7 +10,7 @@ from attnviz.errors import AttnvizError
 from attnviz.external import CrossAttention, Pick, parse_heads
 from attnviz.plots import GRID_SCALES, grid_layout, heads_grid, plot_config
 from attnviz_app.app_pages.explore.screen import page_width
-from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown
 from attnviz_app.app_pages.yours import hf_cache
 
 LAYER_KEY, HEAD_KEY, COMPARE_KEY = "yours_hf_layer", "yours_hf_head", "yours_hf_compare"
@@ -57,7 +57,7 @@ def grid(c: CrossAttention, key: tuple, gold: tuple | None) -> None:
         try:
             aer = hf_cache.aer(key, gold)
         except AttnvizError as e:
-            st.error(escape_markdown(str(e)))
+            st.error(error_text(e))
     scale = (
         st.segmented_control(
             "Colour scale",

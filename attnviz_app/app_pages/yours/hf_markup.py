@@ -12,7 +12,7 @@ from attnviz.external import Pick, carry_through
 from attnviz.links import DIRECTIONAL, SPLIT_RULES, parse_markup
 from attnviz.plots import markup_figure, plot_config
 from attnviz_app.app_pages.explore.screen import page_width
-from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown
 from attnviz_app.app_pages.shared.markup_ui import RULES, SPLITS, markup_box, show_carried
 from attnviz_app.app_pages.yours import hf_cache, panel
 from attnviz_app.app_pages.yours.hf_rank import ALIGNING_KEY
@@ -70,7 +70,7 @@ def markup(key: tuple, text: str, picks: list[Pick]) -> None:
             c_ = hf_cache.decode(path, version, label, parsed.plain, target, beam, langs)
             result, reading = carry_through(c_, parsed, pick, method, split, translation=target or None)
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(error_text(e))
         return
     show_carried(result, "yours_hf_markup")
     spans = [(s.element.label, s.source_words, s.target_words) for s in result.spans]

@@ -13,7 +13,7 @@ import streamlit as st
 from attnviz.errors import AttnvizError
 from attnviz.external import MARGIN, HeadRanking, Pick, hf_head_attention, rank_heads, score_picks, silver_links
 from attnviz.links import DIRECTIONAL, GoldSet, check_pairs, gold_of_upload, sentence_pairs, text_lines
-from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown
 from attnviz_app.app_pages.shared.gold_convention import gold_convention
 from attnviz_app.app_pages.yours import hf_cache, panel
 from attnviz_app.app_pages.yours.hf_heads import ALL, MAX_COMPARED, compare_heads, open_head
@@ -148,7 +148,7 @@ def _show_gold(folder: Path, label: str, files: tuple, fmt: str, base: int | str
         with st.spinner("Forcing every pair and scoring every head…"):
             rows, gold_set = _ranking(str(folder), hf_cache.version(folder), label, files, fmt, base, method)
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(error_text(e))
         return
     for warning in gold_set.warnings:
         st.warning(escape_markdown(warning))
@@ -168,7 +168,7 @@ def _show_silver(
         with st.spinner("Aligning the pairs with eflomal, forcing every pair and scoring every head…"):
             ranking, gold_set = _silver(str(folder), hf_cache.version(folder), label, pairs, gold, method, margin)
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(error_text(e))
         return
     for warning in gold_set.warnings if gold_set else ():
         st.warning(escape_markdown(warning))

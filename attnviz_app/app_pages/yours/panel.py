@@ -24,7 +24,7 @@ from attnviz.plots import (
     step_animation,
 )
 from attnviz_app.app_pages.explore.screen import page_width
-from attnviz_app.app_pages.shared.common import escape_markdown
+from attnviz_app.app_pages.shared.common import error_text, escape_markdown
 from attnviz_app.app_pages.shared.gold_convention import gold_convention
 
 ONE_WIDTH = 860  # px: the widest one map is drawn
@@ -155,7 +155,7 @@ def _links(panels: dict[str, Alignment], key: str, given_gold: tuple | None) -> 
             readings["DTW over the maps shown"] = first
         gold = _gold(key, len(first.source_words), len(first.target_words), given_gold)
     except AttnvizError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(error_text(e))
         return
     if gold is not None and len(sizes) > 1:
         st.warning("The maps shown read different words (different translations): gold scores only the first.")
