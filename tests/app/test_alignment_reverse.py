@@ -1,6 +1,6 @@
 """The Alignment view's symmetric methods (AppTest, tiny Multi30k-layout models of both directions): each
 shown model reads its own reverse model, in Both too, and the method chosen outlives a visit to
-another page."""
+another page and travels in the link."""
 
 from __future__ import annotations
 
@@ -84,3 +84,11 @@ def test_one_style_reads_its_reverse_and_the_method_outlives_another_page(revers
     at.switch_page("attnviz_app/app_pages/explore/explore.py").run()
     assert not at.exception, at.exception
     assert at.segmented_control(key="explore_align_method").value == "intersection"
+    link = {k: v[-1] if isinstance(v, list) else v for k, v in at.query_params.items()}
+    assert link["links"] == "intersection" and link["view"] == "Alignment"  # a copied link opens on it
+
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.query_params.update(link)
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.segmented_control(key="explore_align_method").value == "intersection"

@@ -1,7 +1,8 @@
 """Explore's state as the URL's query: what a copied link, Back and Forward restore.
 
 ``?task=multi30k-en-fr&score=dot&style=both&text=...&view=Per+step&step=2&cell=1,3&beam=3``
-``&bahdanau=NAME&luong=NAME&hide_eos=1&merge=1&format=svg``: a parameter at its default is left
+``&bahdanau=NAME&luong=NAME&hide_eos=1&merge=1&format=svg&links=dtw`` (``links``: the Alignment view's
+method, with that view open): a parameter at its default is left
 out (a checkpoint when it is its slot's first), and a parameter left out means its default. A
 link that names something unknown here opens that part with its default and says so in one line.
 """
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from attnviz.links import DIRECTIONAL
 from attnviz.model import SCORES
 from attnviz.store import ModelEntry, default_score, default_style, front_example, matches, model_tasks
 from attnviz_app.app_pages.explore import sidebar
+from attnviz_app.app_pages.explore.alignment import METHOD_KEY, SYMMETRIC
 from attnviz_app.app_pages.explore.views import CELL_KEY, STEP_KEY
 from attnviz_app.app_pages.shared.common import escape_markdown
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
@@ -37,7 +40,8 @@ FORMATS = ("png", "svg")
 MAX_TEXT = 1000
 _NOTE = "explore_url_note"  # (note, the URL it was read from or None): what a link's unknown parts fell back to
 FLAGS = {"hide_eos": sidebar.EOS_KEY, "merge": sidebar.MERGE_KEY}
-KNOWN = ("task", "score", "style", "text", "view", "cell", "step", "beam", "format", *STYLES, *FLAGS)
+LINK_METHODS = (*DIRECTIONAL, *SYMMETRIC)  # the Alignment view's
+KNOWN = ("task", "score", "style", "text", "view", "cell", "step", "beam", "format", "links", *STYLES, *FLAGS)
 
 
 class _Bad(ValueError):
@@ -109,6 +113,7 @@ def _read(models: list[ModelEntry], query: dict[str, str]) -> list[str]:
         f"{VIEW_KEY}__kept": None,
         STEP_KEY: take("step", lambda v: _int(v, 0), 0),
         sidebar.FORMAT_KEY: take("format", lambda v: _one_of(v, FORMATS), FORMATS[0]),
+        METHOD_KEY: take("links", lambda v: _one_of(v, LINK_METHODS), LINK_METHODS[0]),
         **{key: take(name, _flag, False) for name, key in FLAGS.items()},
     }
     for style_name in STYLES:
@@ -148,6 +153,7 @@ def stage(choice: sidebar.Choice, text: str, models: list[ModelEntry]) -> None:
     """The state on screen, staged as the URL's query (written by :func:`write` or a view's fragment)."""
     cell = st.session_state.get(CELL_KEY)
     view = st.session_state.get(VIEW_KEY)
+    method = st.session_state.get(METHOD_KEY) or LINK_METHODS[0]
     if view not in (BOTH_VIEWS if choice.mode == "both" else VIEWS):
         view = None  # Difference, remembered for Both, while one style shows Weights: the link says Weights
     checkpoints = {}
@@ -165,6 +171,7 @@ def stage(choice: sidebar.Choice, text: str, models: list[ModelEntry]) -> None:
             "step": (st.session_state.get(STEP_KEY) or None) if view == "Per step" else None,
             "cell": f"{cell[0]},{cell[1]}" if cell else None,
             "beam": choice.beam if choice.beam > 1 else None,
+            "links": method if view == "Alignment" and method != LINK_METHODS[0] else None,
             **checkpoints,
             "hide_eos": "1" if choice.hide_eos else None,
             "merge": "1" if choice.merge else None,
