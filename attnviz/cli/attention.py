@@ -44,8 +44,8 @@ def _gold_lines(path: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     files = [read_attention_file(path) for path in args.files]
-    names = matrix_names(files, args.matrix)
     if args.gold:
+        names = matrix_names(files, args.matrix)  # a corpus: the same matrices in every file
         corpus, _ = score_files(
             files, _gold_lines(args.gold), args.format, gold_base(args), args.method, args.threshold, names, args.gold
         )
@@ -58,9 +58,11 @@ def run(args: argparse.Namespace) -> int:
         for row in sorted(corpus, key=lambda r: r["AER"]):
             print(f"{row['aligner']:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['AER']:.3f}")
         return 0
+    if args.matrix:
+        matrix_names(files, args.matrix)  # each one named is in every file
     out = []
     for path, f in zip(args.files, files, strict=True):
-        for name in names:
+        for name in args.matrix or list(f.alignments):  # listed: each file's own matrices
             al = f.alignments[name]
             wa = word_links(al, args.method, args.threshold)
             out.append({"file": path, "matrix": name, "shape": list(al.weights.shape), **wa.to_dict()})

@@ -72,6 +72,18 @@ def test_cli_lists_links_and_scores(capsys, files):
     assert code == 0 and out.splitlines()[1].startswith("layer 0 head 0")  # best AER first
 
 
+def test_cli_lists_each_files_own_matrices(capsys, files):
+    example, stack, _ = files  # the example's matrices are "layer 0 head 0" and "…1"; the stack's "a" and "b"
+    code, out, _ = run(capsys, "attention", example, stack)
+    listed = [line.split("  ")[:2] for line in out.splitlines()]
+    assert code == 0 and listed == [
+        [example, "layer 0 head 0"],
+        [example, "layer 0 head 1"],
+        [stack, "a"],
+        [stack, "b"],
+    ]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
