@@ -1,8 +1,8 @@
 """Subword units by byte-pair encoding (Sennrich, Haddow & Birch 2016).
 
-``learn_bpe`` starts from each word's characters (the last one marked as word-final) and
-repeatedly merges the most frequent adjacent pair of symbols; ``BPE.segment`` replays the
-merges, lowest rank first, on a new word. Pieces that do not end a word carry the
+``learn_bpe`` starts from each word's characters (each with its combining marks; the last one
+marked as word-final) and repeatedly merges the most frequent adjacent pair of symbols;
+``BPE.segment`` replays the merges, lowest rank first, on a new word. Pieces that do not end a word carry the
 continuation marker ``@@`` (``orangefarbenen`` -> ``orange@@ farb@@ enen``), so a sequence of
 pieces joins back into words without any other information. A word the training data never
 showed still splits into known pieces (at worst its characters): far fewer ``<unk>``.
@@ -11,9 +11,12 @@ showed still splits into known pieces (at worst its characters): far fewer ``<un
 from __future__ import annotations
 
 import heapq
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from itertools import pairwise
+
+from attnviz.data.marks import MARKS
 
 MARK = "@@"  # ends every piece that does not end its word
 _END = "</w>"  # word-final symbol suffix, used only while learning and segmenting
@@ -21,10 +24,14 @@ MAX_WORD_CHARS = 64  # longer "words" (pasted junk) stay whole: segmenting them 
 _CACHE_LIMIT = 200_000
 
 Merge = tuple[str, str]
+_CLUSTER_RE = re.compile(f".[{MARKS}]*", re.DOTALL)
 
 
 def _symbols(word: str) -> list[str]:
-    return [*word[:-1], word[-1] + _END]
+    """The word's characters, each with the combining marks that follow it (a piece never starts with a
+    mark), the last one marked as word-final."""
+    chars = _CLUSTER_RE.findall(word)
+    return [*chars[:-1], chars[-1] + _END]
 
 
 def _merge_pair(symbols: list[str], pair: Merge) -> list[str]:

@@ -118,3 +118,10 @@ def test_subword_model_trains_saves_and_translates_words(tmp_path):
     assert all("@@" not in t for t in loaded.translate_batch(["Das Hausgarten ist groß.", "Der Baumhund."]))
     with pytest.raises(InputError):
         loaded.translate("   ")
+
+
+def test_a_piece_never_starts_with_a_combining_mark():
+    bpe = BPE.learn(["abc", "abd", "abc"], 3)  # no merge knows these letters: each word falls to its characters
+    assert bpe.segment("हिन्दी") == ("हि@@", "न्@@", "दी")  # vowel signs and the virama stay on their letter
+    assert bpe.segment("🏖️") == ("🏖️",)  # an emoji keeps its variation selector
+    assert bpe.segment("xyz") == ("x@@", "y@@", "z")
