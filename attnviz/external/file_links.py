@@ -12,16 +12,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from attnviz.data import EOS
-from attnviz.decoding import Alignment, argmax_links
+from attnviz.decoding import Alignment
 from attnviz.errors import DataError, InputError
 from attnviz.external.attention_file import AttentionFile
-from attnviz.links import DIRECTIONAL, WordAlignment, for_reading, parse_gold, score_table, threshold_links
+from attnviz.links import DIRECTIONAL, WordAlignment, directional_links, for_reading, parse_gold, score_table
 
 
 def word_links(al: Alignment, method: str = "argmax", threshold: float = 0.3) -> WordAlignment:
     """Word links of one matrix: subword pieces merged, the source ``<eos>`` column hidden (a row
-    parked there links nothing), the target ``<eos>`` row dropped; then ``argmax`` per target word
-    or every cell of at least ``threshold``."""
+    parked there links nothing), the target ``<eos>`` row dropped; then ``argmax`` per target word,
+    every cell of at least ``threshold``, or ``dtw``'s monotonic path."""
     if method not in DIRECTIONAL:
         raise InputError(
             f"an attention file gives one direction; choose --method {' or '.join(DIRECTIONAL)} (not {method!r})"
@@ -32,7 +32,7 @@ def word_links(al: Alignment, method: str = "argmax", threshold: float = 0.3) ->
     targets = list(words.target_tokens)
     if targets[-1:] == [EOS]:
         weights, targets = weights[:-1], targets[:-1]
-    links = argmax_links(weights) if method == "argmax" else threshold_links(weights, threshold)
+    links = directional_links(weights, method, threshold)  # the one question, answered where the models' is
     return WordAlignment(list(words.source_tokens), targets, sorted(links), method, shown.rule)
 
 

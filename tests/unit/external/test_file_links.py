@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -30,6 +31,9 @@ def test_pieces_merge_into_words_and_eos_links_nothing():
     assert wa.source_words == ["the", "black", "cat"] and wa.target_words == ["le", "chat", "noir"]
     assert wa.to_pharaoh() == "0-0 1-2 2-1"
     assert word_links(al, "threshold", 0.3).links == [(0, 0), (1, 2), (2, 1)]
+    path = word_links(al, "dtw").links  # the monotonic path: every word on both sides, no reordering
+    assert {s for s, _ in path} == {0, 1, 2} and {t for _, t in path} == {0, 1, 2}
+    assert all(s2 >= s1 and t2 >= t1 for (s1, t1), (s2, t2) in pairwise(path))
     with pytest.raises(InputError, match="one direction"):
         word_links(al, "grow-diag")
 
