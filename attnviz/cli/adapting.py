@@ -28,8 +28,15 @@ def add_adapt_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --adapt: add the guided alignment loss against eflomal's links of the same pairs (never the gold)",
     )
-    parser.add_argument("--adapt-lr", type=float_in(1e-6, 0.1), default=5e-4, help="with --adapt (default 5e-4)")
-    parser.add_argument("--adapt-batch", type=int_in(1, 4096), default=32, help="with --adapt: pairs a step")
+    parser.add_argument(
+        "--adapt-lr",
+        type=float_in(1e-6, 0.1),
+        default=5e-4,
+        help="with --adapt: its constant learning rate (default 5e-4)",
+    )
+    parser.add_argument(
+        "--adapt-batch", type=int_in(1, 4096), default=32, help="with --adapt: pairs a step (default 32)"
+    )
 
 
 def adapted_models(

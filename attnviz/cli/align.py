@@ -6,7 +6,7 @@ import argparse
 import json
 
 from attnviz.cli.adapting import adapted_models, add_adapt_arguments
-from attnviz.cli.options import add_device, print_json
+from attnviz.cli.options import MODEL_HELP, add_device, print_json
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
 from attnviz.links import METHODS, SYMMETRIC, align_words
@@ -31,22 +31,27 @@ def add_method_arguments(parser: argparse.ArgumentParser, default: str | None) -
         "--method",
         choices=METHODS,
         default=default,
-        help="extract word links: argmax per target word, all weights >= --threshold, or combine both "
-        "directions (needs --reverse-model)" + ("" if default else "; default: the raw token-level argmax"),
+        help="word links: argmax per target word, every weight >= --threshold, dtw (Whisper's monotonic path), "
+        "or both directions combined (the others; need --reverse-model); "
+        + (f"default {default}" if default else "default: no word links, the raw token-level argmax"),
     )
-    parser.add_argument("--reverse-model", help="the opposite direction's model, for the symmetric methods")
+    parser.add_argument(
+        "--reverse-model", help="the opposite direction's model (as --model), for the symmetric methods"
+    )
     parser.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz align``."""
-    p.add_argument("--model", required=True)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--model", required=True, help=MODEL_HELP)
+    p.add_argument(
+        "--json", action="store_true", help="print the full trace as JSON (with --method: the word links as JSON)"
+    )
     add_method_arguments(p, default=None)
     add_device(p)
     add_adapt_arguments(p)
-    p.add_argument("source")
-    p.add_argument("target")
+    p.add_argument("source", help="the source sentence")
+    p.add_argument("target", help="its translation, which the decoder is forced through")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import sys
 
 from attnviz.cli.adapting import adapted_models, add_adapt_arguments, yardstick_links
 from attnviz.cli.align import add_method_arguments, load_models
-from attnviz.cli.options import add_device, add_gold_convention, gold_base, gold_line, gold_summary
+from attnviz.cli.options import MODEL_HELP, add_device, add_gold_convention, gold_base, gold_line, gold_summary
 from attnviz.errors import InputError
 from attnviz.links import (
     DRIFT_SIDES,
@@ -30,7 +30,7 @@ HELP = "precision, recall and AER of attention links against a gold file, and th
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``attnviz align-eval``."""
-    parser.add_argument("--model", required=True, help="a model name (see `list`) or a .safetensors path")
+    parser.add_argument("--model", required=True, help=MODEL_HELP)
     parser.add_argument(
         "--src", help="source sentences, one a line, words separated by spaces; or a 'source ||| target' bitext alone"
     )
@@ -59,7 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the side whose index drifts (default source: the drift starts at a target word)",
     )
     add_device(parser)
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the scores as one JSON object (with how the gold was read, the pairs skipped, the drift)",
+    )
 
 
 def _text(args: argparse.Namespace) -> tuple[list[list[str]], list[list[str]], str, tuple[str, str]]:

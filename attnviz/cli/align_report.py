@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from attnviz.cli.options import add_device, check_html_out, int_in, write_atomic
+from attnviz.cli.options import DATA_SPEC, MODEL_HELP, add_device, check_html_out, int_in, write_atomic
 from attnviz.links import MAX_SAMPLE, REPORT_METHODS, REPORT_SPLITS, sample_alignments
 from attnviz.plots import ReportSummary, report_html
 from attnviz.store import load, model_roots
@@ -17,13 +17,16 @@ HELP = "an HTML report of N sampled sentences' attention maps and links, worst f
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz align-report``."""
-    p.add_argument("--model", required=True, help="a model name or checkpoint path (a training's checkpoint too)")
-    p.add_argument("--data", help="a data spec: toy-fr, multi30k-de-en, FILE?src=COL&tgt=COL (default: the model's)")
-    p.add_argument("--split", default="train", choices=REPORT_SPLITS, help="default train")
+    p.add_argument("--model", required=True, help=MODEL_HELP)
+    p.add_argument("--data", help=f"the data: {DATA_SPEC} (default: the model's own)")
+    p.add_argument("--split", default="train", choices=REPORT_SPLITS, help="the split sampled (default train)")
     p.add_argument("--n", type=int_in(1, MAX_SAMPLE), default=50, help="sentences sampled (default 50)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     p.add_argument(
-        "--method", choices=REPORT_METHODS, default="argmax", help="word links from attention (default argmax)"
+        "--method",
+        choices=REPORT_METHODS,
+        default="argmax",
+        help="word links from attention: argmax per target word, or dtw (Whisper's monotonic path); default argmax",
     )
     p.add_argument("--out", required=True, help="the HTML file to write; never inside pretrained/")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")

@@ -29,7 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--method",
         choices=DIRECTIONAL,
         default="argmax",
-        help="word links: argmax per target word, or every weight >= --threshold",
+        help="word links: argmax per target word, every weight >= --threshold, or dtw (Whisper's monotonic path); "
+        "default argmax",
     )
     p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
     p.add_argument("--gold", help="a gold alignment file (one pair per attention file): score each matrix")

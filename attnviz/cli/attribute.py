@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 
+from attnviz.cli.options import MODEL_HELP
 from attnviz.explain import BASELINES, MAX_STEPS, METHODS, Attribution, attribute
 from attnviz.store import load, model_roots
 
@@ -15,12 +16,12 @@ HELP = "gradient attributions of each output token to the source, beside attenti
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz attribute``."""
-    p.add_argument("--model", required=True, help="a model name (see `list`) or a .safetensors path")
+    p.add_argument("--model", required=True, help=MODEL_HELP)
     p.add_argument(
         "--method",
         default="ig",
         choices=list(METHODS),
-        help="ig: integrated gradients, gxi: gradient x input, occlusion: one token at a time",
+        help="ig: integrated gradients, gxi: gradient x input, occlusion: one token at a time; default ig",
     )
     p.add_argument("--reference", help="explain forced decoding on this translation (default: the greedy one)")
     p.add_argument("--steps", type=_steps, default=32, help="integrated gradients: quadrature points (default 32)")
@@ -28,10 +29,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--baseline",
         default="zeros",
         choices=list(BASELINES),
-        help="embedding put in place of the source: zeros (default), pad or unk",
+        help="embedding put in place of the source: zeros, pad or unk; default zeros",
     )
     p.add_argument("--json", action="store_true", help="tokens, values, delta and agreement as JSON")
-    p.add_argument("source")
+    p.add_argument("source", help="the sentence to explain")
 
 
 def _steps(text: str) -> int:

@@ -17,14 +17,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "spec",
         nargs="?",
-        help=f"a task ({', '.join(TASKS)}), multi30k-de-en[@FOLDER], FILE?src=COL&tgt=COL or hf:NAME?src=..&tgt=..",
+        help=f"a task ({', '.join(TASKS)}), multi30k-de-en[@FOLDER], FILE?src=COL&tgt=COL or hf:NAME?src=COL&tgt=COL",
     )
     parser.add_argument("--task", metavar="NAME", help="a built-in task or any data spec (same as SPEC)")
-    parser.add_argument("--split", default="test", help="train, valid or test (default: test)")
-    parser.add_argument("--n", type=int, default=10, help="how many pairs to print (default: 10)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of generation and sampling")
-    parser.add_argument("--max-len", type=int, default=None, help="drop pairs longer than this (tokens)")
-    parser.add_argument("--json", action="store_true", help="print JSON lines (the default output)")
+    parser.add_argument("--split", default="test", help="train, valid or test (default test)")
+    parser.add_argument("--n", type=int, default=10, help="how many pairs to print (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of generation and sampling (default 0)")
+    parser.add_argument(
+        "--max-len", type=int, default=None, help="drop pairs longer than this, in tokens (default: no limit)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the pairs as JSON lines: the default output, so it changes nothing"
+    )
     parser.add_argument("--summary", action="store_true", help="print a summary of the corpus instead")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from attnviz.cli.options import add_device, add_keep_unk, int_in, print_json
+from attnviz.cli.options import BEAM_HELP, DATA_SPEC, MODEL_HELP, add_device, add_keep_unk, int_in, print_json
 from attnviz.devices import pick_device
 from attnviz.errors import AttnvizError
 from attnviz.store import model_roots
@@ -19,15 +19,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--model",
         required=True,
         action="append",
-        help="a model name or checkpoint path; repeat it to evaluate several (a broken one is reported, "
-        "the others still measured)",
+        help=MODEL_HELP + "; repeat it to evaluate several (a broken one is reported, the others still measured)",
     )
-    p.add_argument("--data", help="a data spec (default: the model's own task)")
-    p.add_argument("--split", default="test", choices=["train", "valid", "test"])
-    p.add_argument("--n", type=int_in(1, 1_000_000), default=None, help="evaluate the first N pairs only")
-    p.add_argument("--beam", type=int_in(1, 20), default=1)
+    p.add_argument("--data", help=f"the data: {DATA_SPEC} (default: the model's own)")
+    p.add_argument(
+        "--split", default="test", choices=["train", "valid", "test"], help="the split measured (default test)"
+    )
+    p.add_argument(
+        "--n", type=int_in(1, 1_000_000), default=None, help="evaluate the first N pairs only (default: all)"
+    )
+    p.add_argument("--beam", type=int_in(1, 20), default=1, help=BEAM_HELP)
     add_device(p)
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the metrics as one JSON object (several models: their results and errors)",
+    )
     add_keep_unk(p)
 
 

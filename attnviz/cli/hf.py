@@ -10,6 +10,7 @@ import sys
 
 from attnviz.cli.align import _threshold
 from attnviz.cli.options import (
+    BEAM_HELP,
     add_device,
     add_gold_convention,
     float_in,
@@ -43,8 +44,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("folder", help="the model folder (config.json, model.safetensors, tokenizer files); read offline")
     p.add_argument("text", nargs="?", help="the source sentence (or give --src, --tgt and --gold to rank the heads)")
     p.add_argument("--reference", help="force the decoder through this translation instead of translating")
-    p.add_argument("--beam", type=int_in(1, 16), default=1, help="beam size (default 1: greedy)")
-    p.add_argument("--max-new-tokens", type=int_in(1, 512), default=None)
+    p.add_argument("--beam", type=int_in(1, 16), default=1, help=BEAM_HELP)
+    p.add_argument(
+        "--max-new-tokens",
+        type=int_in(1, 512),
+        default=None,
+        help="most target tokens to generate (default: twice the source's tokens plus 10, at most 512)",
+    )
     p.add_argument("--source-lang", help="source language code of a multilingual tokenizer (eng_Latn, en_XX, en)")
     p.add_argument("--target-lang", help="target language code, forced as the first target token (fra_Latn, fr)")
     p.add_argument("--layer", type=int_in(0, 1000), help="decoder layer, 0-based (default: all layers averaged)")
@@ -54,7 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--method",
         choices=DIRECTIONAL,
         default="argmax",
-        help="word links: argmax per target word, every weight >= --threshold, or dtw (Whisper's monotonic path)",
+        help="word links: argmax per target word, every weight >= --threshold, or dtw (Whisper's monotonic path); "
+        "default argmax",
     )
     p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
     p.add_argument(
@@ -88,7 +95,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_gold_convention(p)
     p.add_argument("--top", type=int_in(1, 10_000), default=10, help="rows of the head ranking printed (default 10)")
     add_device(p)
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--json", action="store_true", help="print the result as one JSON object (a head ranking: all its rows)"
+    )
 
 
 def _pick(args: argparse.Namespace) -> Pick:

@@ -14,7 +14,7 @@ HELP = "the shipped models' metrics as a table (from the manifest)"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz leaderboard``."""
     p.add_argument("--write", metavar="FILE.md", help="put the table between the leaderboard markers of FILE.md")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the manifest's entries as JSON instead of the table")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,9 @@ HELP = "score functions, tasks and models"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz list``."""
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--json", action="store_true", help="print the score functions, styles, tasks and models as one JSON object"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

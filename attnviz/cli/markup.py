@@ -8,7 +8,7 @@ from pathlib import Path
 
 from attnviz.cli.align import _threshold, load_models
 from attnviz.cli.hf import _pick
-from attnviz.cli.options import add_device, int_in, print_json
+from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, int_in, print_json
 from attnviz.errors import InputError
 from attnviz.external import hf_markup, load_hf
 from attnviz.links import DIRECTIONAL, MARKUP_METHODS, SPLIT_RULES, MarkupResult, eflomal_sample, translate_markup
@@ -18,9 +18,7 @@ HELP = "carry a sentence's inline markup (<b>, <i>, <a href>, <br/>, {name}) int
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz markup``."""
-    p.add_argument(
-        "--model", required=True, help="a model name (see `list`), a .safetensors path, or a Hugging Face model folder"
-    )
+    p.add_argument("--model", required=True, help=MODEL_HELP + ", or a Hugging Face model folder")
     p.add_argument(
         "--method",
         choices=MARKUP_METHODS,
@@ -29,17 +27,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--reverse-model) or from eflomal, trained on 2,000 pairs of the model's own data; "
         "default argmax",
     )
-    p.add_argument("--reverse-model", help="the opposite direction's model, for the symmetric methods")
+    p.add_argument("--reverse-model", help="the opposite direction's model (as --model), for the symmetric methods")
     p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
     p.add_argument(
         "--split",
         choices=SPLIT_RULES,
         default="hull",
         help="an element whose linked target words are not contiguous covers from the first to the last "
-        "(hull, default) or the largest contiguous run (block)",
+        "(hull) or the largest contiguous run (block); default hull",
     )
     p.add_argument("--target", help="carry the markup into this translation instead of the model's own")
-    p.add_argument("--beam", type=int_in(1, 20), default=1, help="beam size of the model's translation (default 1)")
+    p.add_argument("--beam", type=int_in(1, 20), default=1, help=BEAM_HELP)
     p.add_argument("--layer", type=int_in(0, 1000), help="a Hugging Face model: decoder layer (default: all averaged)")
     p.add_argument("--head", type=int_in(0, 1000), help="a Hugging Face model: head of --layer")
     p.add_argument("--heads", help="a Hugging Face model: heads averaged, as layer:head pairs ('3:1 4:0')")

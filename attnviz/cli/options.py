@@ -42,6 +42,15 @@ def float_in(lo: float, hi: float) -> Callable[[str], float]:
     return _ranged(float, lo, hi)
 
 
+# help texts shared by the commands, so an option reads the same wherever it appears
+MODEL_HELP = (
+    "a model name (shipped or in the models folder; see `list`) or a .safetensors path inside those folders "
+    "or the working directory"
+)
+BEAM_HELP = "beam width (default 1: greedy)"
+DATA_SPEC = "a built-in task (see `list`), multi30k-de-en[@FOLDER], FILE?src=COL&tgt=COL or hf:NAME?src=COL&tgt=COL"
+
+
 def add_keep_unk(p: argparse.ArgumentParser) -> None:
     """``--keep-unk`` of the commands that print translations."""
     p.add_argument(
@@ -96,7 +105,8 @@ def add_gold_convention(p: argparse.ArgumentParser) -> None:
         type=_base,
         default="auto",
         metavar="{auto,0,1}",
-        help="what the gold file numbers the first word: 0, 1 or auto (detected from the sentence lengths)",
+        help="what the gold file numbers the first word: 0, 1 or auto (detected from the sentence lengths); "
+        "default auto",
     )
     p.add_argument("--one-based", action="store_true", help="the same as --base 1")
 

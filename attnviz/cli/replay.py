@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from attnviz.cli.options import check_html_out, int_in, print_json, write_atomic
+from attnviz.cli.options import MODEL_HELP, check_html_out, int_in, print_json, write_atomic
 from attnviz.errors import InputError
 from attnviz.store import load, model_roots
 
@@ -14,12 +14,12 @@ HELP = "replay how a model's attention formed while it trained (its alignment hi
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz replay``."""
-    p.add_argument("models", nargs="+", metavar="MODEL", help="a shipped model's name or a checkpoint path")
+    p.add_argument("models", nargs="+", metavar="MODEL", help=MODEL_HELP + "; two or more play side by side")
     p.add_argument(
         "--out", metavar="FILE.html", help="write the animation (one self-contained HTML file) here; not in pretrained/"
     )
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    p.add_argument("--axis", choices=["step", "epochs"], default="step", help="progress axis (default: step)")
+    p.add_argument("--axis", choices=["step", "epochs"], default="step", help="progress axis (default step)")
     p.add_argument("--probe", type=int_in(0, 10_000), default=0, help="which probe pair to show (0-based; default 0)")
     p.add_argument("--json", action="store_true", help="print the histories as JSON (points and probes)")
 

@@ -12,8 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from attnviz.cli.options import float_in, int_in, print_json
-from attnviz.data import TASKS
+from attnviz.cli.options import DATA_SPEC, float_in, int_in, print_json
+from attnviz.devices import DEVICES
 from attnviz.errors import AttnvizError, ConfigError
 from attnviz.model import ENCODERS, SCORES, STYLES
 from attnviz.store import (
@@ -39,41 +39,60 @@ def eval_count(text: str) -> int | None:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz train``."""
     p.add_argument("--recipe", help="a recipe JSON file (flags below override it)")
-    p.add_argument("--data", help=f"a data spec: {', '.join(TASKS)}, multi30k-de-en, FILE?src=..&tgt=..")
-    p.add_argument("--name")
-    p.add_argument("--score", choices=sorted(SCORES))
-    p.add_argument("--style", choices=STYLES)
-    p.add_argument("--encoder", choices=ENCODERS)
-    p.add_argument("--emb", type=int_in(1, 4096))
-    p.add_argument("--hidden", type=int_in(1, 4096))
-    p.add_argument("--attn", type=int_in(1, 4096))
-    p.add_argument("--layers", type=int_in(1, 8))
-    p.add_argument("--dropout", type=float_in(0.0, 0.95))
-    p.add_argument("--input-feeding", action="store_true")
-    p.add_argument("--epochs", type=int_in(1, 1000))
-    p.add_argument("--batch", type=int_in(1, 4096))
-    p.add_argument("--lr", type=float_in(1e-6, 1.0))
-    p.add_argument("--seed", type=int_in(0, 2**31 - 1))
-    p.add_argument("--n-train", type=int_in(1, 10_000_000))
-    p.add_argument("--max-vocab", type=int_in(5, 1_000_000))
-    p.add_argument("--max-steps", type=int_in(1, 10_000_000))
+    p.add_argument("--data", help=f"the data: {DATA_SPEC} (default: the recipe's)")
+    p.add_argument(
+        "--name", help="the model's name (default: the recipe's, else model); saved as models/NAME.safetensors"
+    )
+    p.add_argument("--score", choices=sorted(SCORES), help=_default("attention score function", "additive"))
+    p.add_argument("--style", choices=STYLES, help=_default("decoder style", "bahdanau"))
+    p.add_argument("--encoder", choices=ENCODERS, help=_default("encoder", "gru"))
+    p.add_argument("--emb", type=int_in(1, 4096), help=_default("embedding size", 128))
+    p.add_argument("--hidden", type=int_in(1, 4096), help=_default("hidden size, per direction of an RNN encoder", 256))
+    p.add_argument("--attn", type=int_in(1, 4096), help=_default("inner size of the concat and additive scores", 256))
+    p.add_argument("--layers", type=int_in(1, 8), help=_default("layers of the encoder and of the decoder", 1))
+    p.add_argument("--dropout", type=float_in(0.0, 0.95), help=_default("dropout", 0.1))
+    p.add_argument(
+        "--input-feeding", action="store_true", help=_default("Luong input feeding, for the luong style", "off")
+    )
+    p.add_argument("--epochs", type=int_in(1, 1000), help=_default("most epochs, fewer if early stopping ends it", 10))
+    p.add_argument("--batch", type=int_in(1, 4096), help=_default("sentence pairs a batch", 64))
+    p.add_argument("--lr", type=float_in(1e-6, 1.0), help=_default("learning rate", 0.001))
+    p.add_argument("--seed", type=int_in(0, 2**31 - 1), help=_default("random seed", 0))
+    p.add_argument(
+        "--n-train",
+        type=int_in(1, 10_000_000),
+        help=_default("training pairs, a seeded sample", "all; a built-in task makes 5000"),
+    )
+    p.add_argument(
+        "--max-vocab",
+        type=int_in(5, 1_000_000),
+        help=_default("largest vocabulary a side, the most frequent tokens kept", "no limit"),
+    )
+    p.add_argument(
+        "--max-steps", type=int_in(1, 10_000_000), help=_default("stop after this many optimiser steps", "no limit")
+    )
     p.add_argument(
         "--guided-weight",
         type=float_in(0.0, 10.0),
         help="guided alignment: weight of the loss pulling attention towards reference links "
-        "(0.3 is a good start; 0 trains a guided recipe without guidance)",
+        "(0.3 is a good start; 0 trains a guided recipe without guidance; default: the recipe's, else none)",
     )
     p.add_argument(
         "--guided-links",
         help="guided alignment links: eflomal (align the training pairs), gold (built-in tasks) or a "
-        "Pharaoh file with one line of word links per training pair (default eflomal)",
+        "Pharaoh file with one line of word links per training pair (default: the recipe's, else eflomal)",
     )
-    p.add_argument("--device", help="cpu (default), cuda, cuda:N, mps or auto (the first GPU, else the CPU)")
+    p.add_argument(
+        "--device",
+        help=f"where the model trains: {', '.join(DEVICES)} (the first GPU, else the CPU); default: the recipe's, "
+        "else cpu",
+    )
     p.add_argument(
         "--precision",
         choices=["fp32", "bf16", "auto"],
-        help="fp32 (default), bf16 (mixed precision: GPUs, CPUs with AVX512-BF16 or AMX) or auto (bf16 where "
-        "it was measured faster: CPUs with AMX, AMD CPUs with AVX512-BF16; else fp32, GPUs included)",
+        help="fp32, bf16 (mixed precision: GPUs, CPUs with AVX512-BF16 or AMX) or auto (bf16 where it was "
+        "measured faster: CPUs with AMX, AMD CPUs with AVX512-BF16; else fp32, GPUs included); default: the "
+        "recipe's, else fp32",
     )
     p.add_argument(
         "--no-cuda-graphs",
@@ -89,8 +108,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--store",
         choices=["fp32", "fp16", "int8"],
-        help="how the checkpoint keeps the weights (default fp32, whatever the recipe says): fp16, or int8 with a "
-        "scale per output row, a quarter of the bytes (what the shipped models use)",
+        help="how the checkpoint keeps the weights: fp32, fp16, or int8 with a float32 scale per 64 columns of a "
+        "row, a little over a quarter of fp32's bytes (the shipped models'); default fp32, whatever the recipe says",
     )
     p.add_argument("--out", help="checkpoint path (default: models/NAME.safetensors); never inside pretrained/")
     p.add_argument("--force", action="store_true", help="overwrite --out (or models/NAME.safetensors) if it exists")
@@ -108,7 +127,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "the whole test split, as the shipped models were measured; 0: no evaluation); stored with the model",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar nor evaluation line")
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--json", action="store_true", help="print the checkpoint's path, metrics and seconds as one JSON object"
+    )
+
+
+def _default(what: str, value: object) -> str:
+    """The help of a flag that overrides a recipe setting: what it sets, and its default without one."""
+    return f"{what} (default: the recipe's, else {value})"
 
 
 def run(args: argparse.Namespace) -> int:

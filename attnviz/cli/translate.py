@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import TextIO
 
-from attnviz.cli.options import add_device, add_keep_unk, int_in, print_json
+from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, add_keep_unk, int_in, print_json
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
 from attnviz.store import load, model_roots
@@ -19,9 +19,14 @@ FILE_CHUNK = 2000  # lines decoded together: outputs come out as each chunk is d
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz translate``."""
-    p.add_argument("--model", required=True, help="a model name (see `list`) or a .safetensors path")
-    p.add_argument("--beam", type=int_in(1, 20), default=1)
-    p.add_argument("--max-len", type=int_in(1, 1000), default=None)
+    p.add_argument("--model", required=True, help=MODEL_HELP)
+    p.add_argument("--beam", type=int_in(1, 20), default=1, help=BEAM_HELP)
+    p.add_argument(
+        "--max-len",
+        type=int_in(1, 1000),
+        default=None,
+        help="most target tokens to generate (default: twice the source's tokens plus 10)",
+    )
     p.add_argument(
         "--json", action="store_true", help="print the full trace as JSON (with --file: one object a line, no trace)"
     )
