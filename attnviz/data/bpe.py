@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from itertools import pairwise
 
-from attnviz.data.marks import MARKS
+from attnviz.data.marks import CLUSTER
 
 MARK = "@@"  # ends every piece that does not end its word
 _END = "</w>"  # word-final symbol suffix, used only while learning and segmenting
@@ -24,12 +24,12 @@ MAX_WORD_CHARS = 64  # longer "words" (pasted junk) stay whole: segmenting them 
 _CACHE_LIMIT = 200_000
 
 Merge = tuple[str, str]
-_CLUSTER_RE = re.compile(f".[{MARKS}]*", re.DOTALL)
+_CLUSTER_RE = re.compile(CLUSTER, re.DOTALL)
 
 
 def _symbols(word: str) -> list[str]:
-    """The word's characters, each with the combining marks that follow it (a piece never starts with a
-    mark), the last one marked as word-final."""
+    """The word's characters as a reader sees them (:data:`attnviz.data.marks.CLUSTER`: a piece never
+    starts with a mark or splits an emoji sequence), the last one marked as word-final."""
     chars = _CLUSTER_RE.findall(word)
     return [*chars[:-1], chars[-1] + _END]
 

@@ -2,7 +2,8 @@
 character class, for Python's ``re``, which has no ``\\p{M}``. A word tokenizer keeps a mark with the
 letter it modifies: Devanagari's vowel signs and virama, Thai's vowels above, an emoji's variation
 selector. Generated from ``unicodedata`` (Unicode 14.0.0); a test checks it against
-every code point.
+every code point. Beside it, the emoji pieces that stay with a character (skin tones, flags) and
+``CLUSTER``, one character as a reader sees it, from which BPE starts.
 """
 
 UNICODE_VERSION = "14.0.0"
@@ -54,3 +55,8 @@ MARKS = (
     "\U0001e01b-\U0001e021\U0001e023-\U0001e024\U0001e026-\U0001e02a\U0001e130-\U0001e136\U0001e2ae"
     "\U0001e2ec-\U0001e2ef\U0001e8d0-\U0001e8d6\U0001e944-\U0001e94a\U000e0100-\U000e01ef"
 )
+MODIFIER = "[\U0001f3fb-\U0001f3ff]"  # an emoji's skin tone
+FLAG = "[\U0001f1e6-\U0001f1ff]{2}"  # a flag: two regional indicator letters
+# one character as a reader sees it (inside a word): with its marks and skin tone, and the characters
+# zero-width joiners add to it (an emoji sequence); a flag is one
+CLUSTER = f"{FLAG}|.[{MARKS}]*{MODIFIER}?(?:\u200d.[{MARKS}]*{MODIFIER}?)*"

@@ -13,21 +13,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from attnviz.data.bpe import BPE, MARK, join_pieces
-from attnviz.data.marks import MARKS
+from attnviz.data.marks import FLAG, MARKS, MODIFIER
 from attnviz.data.vocab import UNK
 from attnviz.errors import CheckpointError, ConfigError, InputError
 
 KINDS = ("word", "char")
 VERSION = 2  # bump when any text is cut differently: cached tokens (attnviz.data.token_cache) carry it
 _LETTER = f"[^\\W_][{MARKS}]*"  # a letter or digit with the combining marks that follow it
-_MODIFIER = "[\U0001f3fb-\U0001f3ff]"  # an emoji's skin tone
 # A word: letters and digits (each with its marks), joined by inner apostrophes, hyphens or zero-width
 # (non-)joiners; a flag (two regional indicators); anything else one token with its marks, its skin
 # tone and the characters a zero-width joiner adds to it (an emoji sequence).
 _WORD_RE = re.compile(
     f"(?:{_LETTER})+(?:['\u2019\\-\u200c\u200d](?:{_LETTER})+)*"
-    "|[\U0001f1e6-\U0001f1ff]{2}"
-    f"|\\S[{MARKS}]*{_MODIFIER}?(?:\u200d\\S[{MARKS}]*{_MODIFIER}?)*",
+    f"|{FLAG}"
+    f"|\\S[{MARKS}]*{MODIFIER}?(?:\u200d\\S[{MARKS}]*{MODIFIER}?)*",
     re.UNICODE,
 )
 _NO_SPACE_BEFORE = set(".,;:!?)]}%'\u2019\u00bb")

@@ -124,4 +124,6 @@ def test_a_piece_never_starts_with_a_combining_mark():
     bpe = BPE.learn(["abc", "abd", "abc"], 3)  # no merge knows these letters: each word falls to its characters
     assert bpe.segment("हिन्दी") == ("हि@@", "न्@@", "दी")  # vowel signs and the virama stay on their letter
     assert bpe.segment("🏖️") == ("🏖️",)  # an emoji keeps its variation selector
+    assert bpe.segment("👨\u200d👩\u200d👧") == ("👨\u200d👩\u200d👧",)  # a zero-width-joined sequence is one
+    assert bpe.segment("🇩🇪") == ("🇩🇪",) and bpe.segment("👍🏽") == ("👍🏽",)  # a flag, a skin tone
     assert bpe.segment("xyz") == ("x@@", "y@@", "z")
