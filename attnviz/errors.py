@@ -66,6 +66,18 @@ def check_field_types(config: object) -> None:
 _URL_SCHEMES = ("http://", "https://", "ftp://", "file://", "s3://", "gs://", "hf://")
 
 
+def check_int(value: object, name: str, low: int, high: int | None = None, error: type | None = None) -> None:
+    """Refuse ``value`` unless it is a whole number (not a bool) from ``low`` to ``high`` (no upper
+    bound when None), with a message naming ``name``; ``error`` is the class raised (InputError)."""
+    error = error or InputError
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if whole and value >= low and (high is None or value <= high):
+        return
+    bound = f"between {low} and {high}" if high is not None else f"{low} or more"
+    shown = repr(value) if not whole else value
+    raise error(f"{name} must be a whole number {bound}, got {shown}")
+
+
 def refuse_url(given: str, what: str) -> None:
     """Refuse a URL where a local path is read: attnviz downloads nothing, so say so rather than
     report a mangled path (``https:/host/...``) as missing. ``what`` names the thing, e.g. "a data file"."""

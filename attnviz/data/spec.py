@@ -45,7 +45,7 @@ from attnviz.data.bpe import BPE
 from attnviz.data.pairs import SPLITS, Corpus, Pair, make_pair, split_name
 from attnviz.data.token_cache import tokenize_texts
 from attnviz.data.tokenize import Tokenizer
-from attnviz.errors import ConfigError, DataError, refuse_url
+from attnviz.errors import ConfigError, DataError, check_int, refuse_url
 
 TASKS: dict[str, str] = {
     "dates": "Dates written many ways (en, fr, de) -> ISO YYYY-MM-DD, character level, gold links",
@@ -206,8 +206,8 @@ def load_corpus(
     if empty not in ("drop", "error"):
         raise ConfigError(f"empty must be 'drop' or 'error', got {empty!r}")
     for name, value in (("n_train", n_train), ("n_valid", n_valid), ("n_test", n_test)):
-        if value is not None and value < 0:
-            raise ConfigError(f"{name} must be 0 or more, got {value}")
+        if value is not None:
+            check_int(value, name, 0, error=ConfigError)
     check_max_len(max_len)
     filters = {"min_len": min_len, "max_len": max_len}
     merges = _subword_sizes(subwords)

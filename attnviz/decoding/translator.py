@@ -13,7 +13,7 @@ from attnviz.decoding.beam import Decoded, beam_batch, budget_batches, padded
 from attnviz.decoding.history import AlignmentHistory
 from attnviz.decoding.search import Hypothesis, beam_search, encode_one, forced, forced_batch, greedy, greedy_batch
 from attnviz.decoding.trace import Alignment
-from attnviz.errors import InputError
+from attnviz.errors import InputError, check_int
 from attnviz.model import ModelConfig, Seq2Seq
 
 MAX_INPUT_CHARS = 2000
@@ -102,10 +102,12 @@ class Translator:
     @staticmethod
     def _cut(tokenizer: Tokenizer, text: str | Sequence[str], side: str) -> tuple[list[str], list[str]]:
         """Surface tokens and vocabulary forms of typed text or of given words, within the length limit."""
-        if not isinstance(text, str) and not (
-            isinstance(text, Sequence) and all(isinstance(w, str) and w and not w.isspace() for w in text)
-        ):
+        if not isinstance(text, str) and not (isinstance(text, Sequence) and all(isinstance(w, str) for w in text)):
             raise InputError(f"the {side} must be text or a list of words, got {type(text).__name__}")
+        if not isinstance(text, str):
+            blank = next((k for k, w in enumerate(text, start=1) if not w or w.isspace()), None)
+            if blank is not None:
+                raise InputError(f"the {side}'s word {blank} is empty or blank; give each word as non-empty text")
         chars = len(text) if isinstance(text, str) else sum(map(len, text)) + len(text) - 1
         if chars > MAX_INPUT_CHARS:
             raise InputError(
@@ -138,12 +140,10 @@ class Translator:
         ``overrides`` (greedy only) maps a decoder step to the attention weights over the
         source tokens (``<eos>`` included) to force at that step; the rest is re-decoded.
         """
-        if not 1 <= beam_size <= MAX_BEAM:
-            raise InputError(f"beam size must be between 1 and {MAX_BEAM}, got {beam_size}")
+        check_int(beam_size, "beam size", 1, MAX_BEAM)
         src = self.source(text)
-        max_len = max_len or self.default_max_len(len(src.ids))
-        if not 1 <= max_len <= 1000:
-            raise InputError(f"max_len must be between 1 and 1000, got {max_len}")
+        max_len = self.default_max_len(len(src.ids)) if max_len is None else max_len
+        check_int(max_len, "max_len", 1, 1000)
         if overrides:
             self._check_overrides(overrides, len(src.ids), beam_size)
         if beam_size == 1:
@@ -246,8 +246,7 @@ class Translator:
         decode together, a batch holding at most ``max_tokens`` sentences x beams x source tokens
         (one sentence at least; by default :data:`BEAM_TOKENS` for the device), each sentence up
         to ``max_len`` steps or its own :meth:`default_max_len`."""
-        if not 1 <= beam_size <= MAX_BEAM:
-            raise InputError(f"beam size must be between 1 and {MAX_BEAM}, got {beam_size}")
+        check_int(beam_size, "beam size", 1, MAX_BEAM)
         sources = [t if isinstance(t, Source) else self.source(t) for t in texts]
         if beam_size == 1:
             return [

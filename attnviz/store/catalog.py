@@ -18,7 +18,7 @@ from pathlib import Path
 
 from attnviz.decoding import Translator
 from attnviz.devices import pick_device
-from attnviz.errors import CheckpointError, refuse_url
+from attnviz.errors import CheckpointError, InputError, refuse_url
 from attnviz.store.checkpoint import load_checkpoint, read_header
 from attnviz.store.entry import ModelEntry, visible_to
 from attnviz.store.paths import SUFFIX, ModelWarning, models_dir, pretrained_dir, read_manifest
@@ -166,6 +166,8 @@ def _confined(path: Path, asked: str, roots: list[Path] | None) -> Path:
     return path
 
 
-def load(name_or_path: str, device: str | None = None, roots: list[Path] | None = None) -> Translator:
+def load(name_or_path: str | Path, device: str | None = None, roots: list[Path] | None = None) -> Translator:
     """Load a shipped model by name (see ``python -m attnviz list``) or a checkpoint by path."""
-    return load_checkpoint(resolve(name_or_path, roots), device=pick_device(device) if device else "cpu")
+    if not isinstance(name_or_path, str | Path):
+        raise InputError(f"give a model's name or a checkpoint's path, not {type(name_or_path).__name__}")
+    return load_checkpoint(resolve(str(name_or_path), roots), device=pick_device(device) if device else "cpu")

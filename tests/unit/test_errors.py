@@ -3,7 +3,7 @@ are errors that name what to fix."""
 
 import pytest
 
-from attnviz.errors import ConfigError, InputError, check_json_types, refuse_url
+from attnviz.errors import ConfigError, InputError, check_int, check_json_types, refuse_url
 
 TYPES = {"epochs": "int", "lr": "float", "tie": "bool", "name": "str", "cap": "int | None", "sizes": "int | list[int]"}
 
@@ -41,3 +41,33 @@ def test_a_url_is_refused_with_what_to_do(given):
 @pytest.mark.parametrize("given", ["data/a.csv", "/tmp/https:/x", "multi30k-de-en", "C:/x.csv", "hf:wmt16"])
 def test_a_local_path_or_a_name_passes(given):
     refuse_url(given, "a data file")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (0, "beam size must be a whole number between 1 and 20, got 0"),
+        ("3", "beam size must be a whole number between 1 and 20, got '3'"),
+        (2.0, "beam size must be a whole number between 1 and 20, got 2.0"),
+        (True, "beam size must be a whole number between 1 and 20, got True"),
+    ],
+)
+def test_check_int_names_the_value_and_its_range(value, message):
+    with pytest.raises(InputError) as caught:
+        check_int(value, "beam size", 1, 20)
+    assert str(caught.value) == message
+    check_int(20, "beam size", 1, 20)
+    with pytest.raises(ConfigError, match="n_train must be a whole number 0 or more, got -1"):
+        check_int(-1, "n_train", 0, error=ConfigError)
+
+
+def test_a_model_read_with_wrong_arguments_says_what_to_give():
+    import attnviz
+
+    with pytest.raises(InputError, match="give a model's name or a checkpoint's path, not NoneType"):
+        attnviz.load(None)
+    model = attnviz.load("toy-fr-dot-luong")
+    with pytest.raises(InputError, match="got '3'"):
+        model.translate("the cat", beam_size="3")
+    with pytest.raises(InputError, match="the source's word 2 is empty or blank"):
+        model.align(["the", " "], "le chat")

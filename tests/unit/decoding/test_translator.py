@@ -153,5 +153,5 @@ def test_align_on_given_words_cuts_inside_each_word(trained):
     typed = trained.align("a b. zebra", "c a")  # typed text: the tokenizer finds the words
     assert typed.source_tokens == ["a", "b", ".", "zebra", EOS]
     assert np.allclose(al.weights, typed.weights)  # the same tokens reach the model either way
-    with pytest.raises(InputError, match="the source must be text or a list of words"):
+    with pytest.raises(InputError, match="the source's word 2 is empty or blank"):
         trained.align(["a", ""], ["a"])
