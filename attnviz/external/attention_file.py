@@ -265,6 +265,18 @@ def sentencepiece_as_marks(tokens: list[str]) -> list[str]:
     return out
 
 
+def _check_numbers(value, where: str, masked: bool) -> None:
+    """Refuse a string or true/false where a number belongs (NumPy would read "0.8" and true as
+    numbers); ``masked`` lets null stand for a masked score."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list | tuple):
+            stack.extend(reversed(item))  # the first offender in reading order
+        elif isinstance(item, bool) or not (isinstance(item, int | float) or (masked and item is None)):
+            raise DataError(f"{where} must hold numbers, got {item!r} ({type(item).__name__})")
+
+
 def _array(value, where: str, ndims: tuple[int, ...], masked: bool = False) -> np.ndarray:
     """A float array of one of ``ndims`` dimensions; ``masked`` allows null / -inf (masked scores)."""
     if isinstance(value, np.ndarray):
@@ -272,6 +284,7 @@ def _array(value, where: str, ndims: tuple[int, ...], masked: bool = False) -> n
             raise DataError(f"{where} must hold numbers, got an array of {value.dtype}")
         a = value.astype(np.float64)
     else:
+        _check_numbers(value, where, masked)
         try:
             a = np.array(_nulls(value) if masked else value, dtype=np.float64)
         except (ValueError, TypeError):

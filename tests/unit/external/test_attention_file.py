@@ -113,7 +113,10 @@ GOOD = {"source_tokens": ["a", "b"], "target_tokens": ["x"], "weights": [[0.5, 0
         ({"weights": [[0.5, 0.5, 0.0]]}, "field 'weights' has shape (1, 3)"),
         ({"weights": [[0.5], [0.5, 0.5]]}, "field 'weights' must be a rectangular"),
         ({"weights": [[2.0, -1.0]]}, "in [0, 1]"),
-        ({"weights": [["a", "b"]]}, "field 'weights' must be a rectangular"),
+        ({"weights": [["a", "b"]]}, "field 'weights' must hold numbers, got 'a' (str)"),
+        ({"weights": [["0.5", 0.5]]}, "field 'weights' must hold numbers, got '0.5' (str)"),  # not read as 0.5
+        ({"weights": [[True, 0.0]]}, "field 'weights' must hold numbers, got True (bool)"),
+        ({"scores": [["1", 0.0]]}, "field 'scores' must hold numbers, got '1' (str)"),
         ({"weights": [[None, 0.5]]}, "field 'weights'"),
         ({"source_tokens": ["a", 3]}, "field 'source_tokens'[1] must be a string"),
         ({"source_tokens": []}, "field 'source_tokens' must be a non-empty list"),
