@@ -29,9 +29,9 @@ def renormalised_note(al: Alignment, t: int, s: int) -> str | None:
     )
 
 
-def show_math(translator, al: Alignment, t: int, s: int, key: str) -> None:
+def show_math(translator, al: Alignment, t: int, s: int, key: str, file_stem: str) -> None:
     """The score's intermediates down to e_ts, the softmax, the context and the output at step t,
-    with the full vectors as CSV/JSON downloads."""
+    with the full vectors as CSV/JSON downloads named ``file_stem`` (the model, the sentence, the cell)."""
     src, tgt = al.source_tokens[s], al.target_tokens[t]
     st.markdown(f"t={t} {quoted(tgt)} ← s={s} {quoted(src)}")
     note = renormalised_note(al, t, s) if st.session_state.get(EOS_KEY) else None
@@ -48,7 +48,7 @@ def show_math(translator, al: Alignment, t: int, s: int, key: str) -> None:
     # the files are written when a button is pressed, not in every rerun
     files = (("CSV", cell.to_csv, "csv", "text/csv"), ("JSON", cell.to_json, "json", "application/json"))
     for col, (kind, data, ext, mime) in zip(st.columns(2), files, strict=True):
-        name = f"cell-{t}-{s}.{ext}"
+        name = f"{file_stem}.{ext}"  # after the model and the sentence, as every Explore file
         col.download_button(
             f"Every vector ({kind})", data, file_name=name, mime=mime, key=f"{key}_{ext}", on_click="ignore"
         )

@@ -174,7 +174,8 @@ def heatmap_view(
             if len(panels) > 1:
                 st.markdown(f"**{escape_markdown(name)}**")
             if has_cell(panels[name], t, s):
-                show_math(translators[name], decoded[name], t, s, f"explore_cell_{values}_{name}")
+                stem = file_name(f"cell-{t}-{s}", name if len(panels) > 1 else None)
+                show_math(translators[name], decoded[name], t, s, f"explore_cell_{values}_{name}", stem)
             else:
                 st.caption(f"This translation has {len(panels[name].target_tokens)} steps: no step t={t} here.")
 
