@@ -70,7 +70,7 @@ def pick_method(entries: dict[str, ModelEntry], models: list[ModelEntry], where)
         threshold = st.slider("Threshold", 0.05, 1.0, 0.3, 0.05, key=THRESHOLD_KEY, persist_state="session")
         return Method(name, float(threshold))
     if not symmetric:
-        where.caption("No reverse model of this task is shipped: argmax and threshold only.")
+        where.caption(f"No reverse model of this task is shipped: {', '.join(DIRECTIONAL)} only (one direction).")
     if name not in SYMMETRIC:
         return Method(name, 0.3)
     many = len(entries) > 1
