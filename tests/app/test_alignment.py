@@ -148,12 +148,12 @@ def test_alignment_view_shows_attention_and_eflomal_links_for_toy_fr(app_env):
     assert codes and all(c == "(no links)" or c[0].isdigit() for c in codes)
     assert any("eflomal" in c.value and "training pairs" in c.value for c in at.caption)
     assert {d.key for d in at.get("download_button")} >= {"explore_align_dl_attention", "explore_align_dl_eflomal"}
+    assert any("argmax, threshold, dtw only" in c.value for c in at.caption)  # as the control offers
     at.segmented_control(key="explore_align_method").set_value("threshold").run()
     assert not at.exception
     assert at.slider(key="explore_align_threshold").value == 0.3
     # no reverse model of toy-fr: the symmetric methods are not offered
     assert "grow-diag-final" not in at.segmented_control(key="explore_align_method").options
-    assert any("argmax, threshold, dtw only" in c.value for c in at.caption)  # as the control offers
 
 
 def test_built_in_gold_scores_attention_and_eflomal(app_env):
