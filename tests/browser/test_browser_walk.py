@@ -206,6 +206,8 @@ def test_a_click_outlines_its_cell_on_both_maps_at_once(server):
         box_s.fill("0")
         box_s.press("Enter")
         page.locator(".attnviz-readout", has_text="s=0 “").wait_for(timeout=WAIT_MS)
+        readout = page.locator(".attnviz-readout", has_text="s=0 “").first.text_content()
+        assert "s=0 “\u2068" in readout and "\u2069”, weight" in readout  # each word isolated (RTL words)
         settle(page, 800)
         moved = page.evaluate(OUTLINE_JS, [t, 0])
         assert all(o is None or o < 2 for o in moved), (moved, page.evaluate(OUTLINE_JS, [t, s]))

@@ -59,7 +59,8 @@ function readoutText(data, cell) {
     .map((p) => {
       const who = data.panels.length > 1 ? `${p.name}: ` : "";
       if (!inPanel(p, t, s)) return `${who}no step t=${t} (${p.target.length} steps)`;
-      return `${who}t=${t} “${p.target[t]}” ← s=${s} “${p.source[s]}”, weight ${fmt(p.weights[t][s])}, score ${fmt(p.scores[t][s])}`;
+      // each word isolated (FSI…PDI): a right-to-left word keeps its place in the line, as common.quoted does
+      return `${who}t=${t} “\u2068${p.target[t]}\u2069” ← s=${s} “\u2068${p.source[s]}\u2069”, weight ${fmt(p.weights[t][s])}, score ${fmt(p.scores[t][s])}`;
     })
     .join("\n"); // one line a panel (white-space: pre-line)
 }
