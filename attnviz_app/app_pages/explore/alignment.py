@@ -43,6 +43,7 @@ PARTS = {
     "sample": "A corpus sample",
 }
 SYMMETRIC = ("intersection", "union", "grow-diag-final")  # the ones offered; the CLI has all of extract.SYMMETRIC
+METHODS = (*DIRECTIONAL, *SYMMETRIC)  # every method the view offers (the symmetric ones with reverse models)
 METHOD_HELP = (
     "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
     "reaches the threshold. dtw: Whisper's recipe, the cheapest monotonic path through the standardised attention "
@@ -52,19 +53,19 @@ METHOD_HELP = (
 )
 
 
-def pick_method(entries: dict[str, ModelEntry], models: list[ModelEntry], where) -> Method:
-    """The extraction method (symmetric ones only where every shown model has a reverse model) in
-    ``where``, and the threshold; a symmetric method reads each shown model's own reverse."""
-    reverses = {name: reverse_entry(models, entry) for name, entry in entries.items()}
+def pick_method(entries: dict[str, ModelEntry], reverses: dict[str, ModelEntry | None], where) -> Method:
+    """The extraction method (symmetric ones only where every shown model has a reverse model,
+    ``reverses``: panel name -> its reverse's catalog entry) in ``where``, and the threshold; a
+    symmetric method reads each shown model's own reverse."""
     symmetric = all(reverses.values())
-    methods = list(DIRECTIONAL) + (list(SYMMETRIC) if symmetric else [])
+    methods = list(METHODS if symmetric else DIRECTIONAL)
     if st.session_state.get(METHOD_KEY) not in methods:
-        st.session_state[METHOD_KEY] = "argmax"
+        st.session_state[METHOD_KEY] = METHODS[0]
     name = (
         where.segmented_control(
             "Links from attention", methods, key=METHOD_KEY, help=METHOD_HELP, persist_state="session"
         )
-        or "argmax"
+        or METHODS[0]
     )
     if name == "threshold":
         threshold = st.slider("Threshold", 0.05, 1.0, 0.3, 0.05, key=THRESHOLD_KEY, persist_state="session")
@@ -76,22 +77,21 @@ def pick_method(entries: dict[str, ModelEntry], models: list[ModelEntry], where)
     many = len(entries) > 1
     shown = "; ".join(f"{panel}: {r.name}" if many else r.name for panel, r in reverses.items())
     where.caption(f"Reverse model{'s' if many else ''}: {escape_markdown(shown)}")
-    pairs = tuple(
-        (model_version(entries[panel])[0], model_version(r), r.name) for panel, r in reverses.items() if r is not None
-    )
+    pairs = tuple((model_version(entries[panel])[0], model_version(r), r.name) for panel, r in reverses.items())
     return Method(name, 0.3, pairs)
 
 
 def alignment_view(entries: dict[str, ModelEntry], models: list[ModelEntry], text: str, image_format: str) -> None:
     """This sentence's links, the links of a gold set scored, or a marked-up sentence's markup carried along
     them, for every shown model (``entries``: panel name -> catalog entry), side by side."""
-    side = any(reverse_entry(models, e) is None for e in entries.values()) or page_width() >= SIDE_CONTROLS_PX
+    reverses = {name: reverse_entry(models, entry) for name, entry in entries.items()}
+    side = not all(reverses.values()) or page_width() >= SIDE_CONTROLS_PX  # six methods need the room
     left, right = st.columns(2) if side else (st.container(), st.container())
     part = left.segmented_control(
         "Show", list(PARTS), format_func=PARTS.get, key=PART_KEY, persist_state="session", default="sentence"
     )
     part = part or "sentence"
-    method = pick_method(entries, models, right)
+    method = pick_method(entries, reverses, right)
     if part == "gold":
         gold_view(entries, method, image_format)
     elif part == "markup":

@@ -45,13 +45,17 @@ class Method(NamedTuple):
     # score and style where there is one): (the shown model's path, the reverse's version, its name)
     reverses: tuple[tuple[str, Version, str], ...] = ()
 
+    def _reverse(self, model: Version) -> tuple[Version, str] | tuple[None, None]:
+        """``model``'s reverse: its version and name, or ``(None, None)``."""
+        return next(((v, name) for path, v, name in self.reverses if path == model[0]), (None, None))
+
     def reverse_name(self, model: Version) -> str | None:
         """The name of ``model``'s reverse model, or None."""
-        return next((name for path, _, name in self.reverses if path == model[0]), None)
+        return self._reverse(model)[1]
 
     def reverse_of(self, model: Version):
         """``model``'s reverse model, loaded (a Translator), or None (a directional method, or none shipped)."""
-        version = next((v for path, v, _ in self.reverses if path == model[0]), None)
+        version = self._reverse(model)[0]
         return load_model(*version) if version else None
 
 

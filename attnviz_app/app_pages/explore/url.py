@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attnviz.links import DIRECTIONAL
 from attnviz.model import SCORES
 from attnviz.store import ModelEntry, default_score, default_style, front_example, matches, model_tasks
 from attnviz_app.app_pages.explore import sidebar
-from attnviz_app.app_pages.explore.alignment import METHOD_KEY, SYMMETRIC
+from attnviz_app.app_pages.explore.alignment import METHOD_KEY
+from attnviz_app.app_pages.explore.alignment import METHODS as LINK_METHODS
 from attnviz_app.app_pages.explore.views import CELL_KEY, STEP_KEY
 from attnviz_app.app_pages.shared.common import escape_markdown
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
@@ -40,7 +40,6 @@ FORMATS = ("png", "svg")
 MAX_TEXT = 1000
 _NOTE = "explore_url_note"  # (note, the URL it was read from or None): what a link's unknown parts fell back to
 FLAGS = {"hide_eos": sidebar.EOS_KEY, "merge": sidebar.MERGE_KEY}
-LINK_METHODS = (*DIRECTIONAL, *SYMMETRIC)  # the Alignment view's
 KNOWN = ("task", "score", "style", "text", "view", "cell", "step", "beam", "format", "links", *STYLES, *FLAGS)
 
 
