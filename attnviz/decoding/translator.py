@@ -102,9 +102,9 @@ class Translator:
     @staticmethod
     def _cut(tokenizer: Tokenizer, text: str | Sequence[str], side: str) -> tuple[list[str], list[str]]:
         """Surface tokens and vocabulary forms of typed text or of given words, within the length limit."""
-        if not isinstance(text, str) and not (isinstance(text, Sequence) and all(isinstance(w, str) for w in text)):
-            raise InputError(f"the {side} must be text or a list of words, got {type(text).__name__}")
         if not isinstance(text, str):
+            if not (isinstance(text, Sequence) and all(isinstance(w, str) for w in text)):
+                raise InputError(f"the {side} must be text or a list of words, got {type(text).__name__}")
             blank = next((k for k, w in enumerate(text, start=1) if not w or w.isspace()), None)
             if blank is not None:
                 raise InputError(f"the {side}'s word {blank} is empty or blank; give each word as non-empty text")

@@ -145,7 +145,8 @@ def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
     """One point per model (``rows``: dicts with "model", "score", "style" and the metrics):
     ``y`` against ``x``, colour by score function, marker by decoder style. Rows without
     either value are left out (the title says how many)."""
-    kept = [r for r in rows if r.get(x) is not None and r.get(y) is not None]
+    missing = [[m for m in (x, y) if r.get(m) is None] for r in rows]  # per row: the values it lacks
+    kept = [r for r, gone in zip(rows, missing, strict=True) if not gone]
     fig = go.Figure()
     symbols = {"bahdanau": "circle", "luong": "diamond"}
     for score in dict.fromkeys(r.get("score") for r in kept):
@@ -161,7 +162,7 @@ def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
         dots.update(marker={"size": 11, "symbol": [symbols.get(r.get("style"), "square") for r in mine]})
         fig.add_trace(dots.update(hovertemplate=f"%{{text}}<br>{x}: %{{x:.3f}}<br>{y}: %{{y:.2f}}<extra></extra>"))
     names = {m: m.upper() if m in ("bleu", "aer") else m.replace("_", " ") for m in (x, y)}
-    lacking = [" and ".join(names[m] for m in (x, y) if r.get(m) is None) for r in rows if r not in kept]
+    lacking = [" and ".join(names[m] for m in gone) for gone in missing if gone]
     counts = {what: lacking.count(what) for what in dict.fromkeys(lacking)}
     note = "; ".join(f"{n} model{'s' if n != 1 else ''} without {what} not drawn" for what, n in counts.items())
     apply_template(fig)
