@@ -6,23 +6,13 @@ import argparse
 import json
 
 from attnviz.cli.adapting import adapted_models, add_adapt_arguments
-from attnviz.cli.options import MODEL_HELP, add_device, print_json
+from attnviz.cli.options import MODEL_HELP, THRESHOLD_HELP, add_device, link_threshold, print_json
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
 from attnviz.links import METHODS, SYMMETRIC, align_words
 from attnviz.store import load, model_roots
 
 HELP = "force the decoder through a translation and show its attention"
-
-
-def _threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{value} is out of range (0, 1]")
-    return value
 
 
 def add_method_arguments(parser: argparse.ArgumentParser, default: str | None) -> None:
@@ -38,7 +28,7 @@ def add_method_arguments(parser: argparse.ArgumentParser, default: str | None) -
     parser.add_argument(
         "--reverse-model", help="the opposite direction's model (as --model), for the symmetric methods"
     )
-    parser.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
+    parser.add_argument("--threshold", type=link_threshold, default=0.3, help=THRESHOLD_HELP)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

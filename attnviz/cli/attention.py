@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from attnviz.cli.align import _threshold
-from attnviz.cli.options import add_gold_convention, gold_base, print_json
+from attnviz.cli.options import add_directional_method, add_gold_convention, gold_base, print_json
 from attnviz.external import matrix_names, read_attention_file, score_files, word_links
-from attnviz.links import DIRECTIONAL, file_lines
+from attnviz.links import file_lines
 
 HELP = "read attention files from any toolkit: their matrices, word links, AER against gold"
 
@@ -25,14 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--matrix", action="append", metavar="NAME", help="only this matrix (repeat for several; default: all of them)"
     )
-    p.add_argument(
-        "--method",
-        choices=DIRECTIONAL,
-        default="argmax",
-        help="word links: argmax per target word, every weight >= --threshold, or dtw (Whisper's monotonic path); "
-        "default argmax",
-    )
-    p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
+    add_directional_method(p)
     p.add_argument("--gold", help="a gold alignment file (one pair per attention file): score each matrix")
     add_gold_convention(p)
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")

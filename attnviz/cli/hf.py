@@ -8,10 +8,10 @@ import argparse
 import json
 import sys
 
-from attnviz.cli.align import _threshold
 from attnviz.cli.options import (
     BEAM_HELP,
     add_device,
+    add_directional_method,
     add_gold_convention,
     float_in,
     gold_base,
@@ -34,7 +34,7 @@ from attnviz.external import (
     silver_links,
     word_reading,
 )
-from attnviz.links import DIRECTIONAL, GoldFile, check_pairs, parse_pharaoh, read_gold, read_pairs, score_links
+from attnviz.links import GoldFile, check_pairs, parse_pharaoh, read_gold, read_pairs, score_links
 
 HELP = "a Hugging Face encoder-decoder folder: its cross-attention per head as word links, scored against gold"
 
@@ -56,14 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layer", type=int_in(0, 1000), help="decoder layer, 0-based (default: all layers averaged)")
     p.add_argument("--head", type=int_in(0, 1000), help="head of --layer, 0-based (default: the layer's average)")
     p.add_argument("--heads", help="several heads averaged, as layer:head pairs: '3:1 4:0' (Whisper's alignment heads)")
-    p.add_argument(
-        "--method",
-        choices=DIRECTIONAL,
-        default="argmax",
-        help="word links: argmax per target word, every weight >= --threshold, or dtw (Whisper's monotonic path); "
-        "default argmax",
-    )
-    p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
+    add_directional_method(p)
     p.add_argument(
         "--gold-links",
         metavar="PHARAOH",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from attnviz.cli.align import _threshold, load_models
+from attnviz.cli.align import load_models
 from attnviz.cli.hf import _pick
-from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, int_in, print_json
+from attnviz.cli.options import BEAM_HELP, MODEL_HELP, THRESHOLD_HELP, add_device, int_in, link_threshold, print_json
 from attnviz.errors import InputError
 from attnviz.external import hf_markup, load_hf
 from attnviz.links import DIRECTIONAL, MARKUP_METHODS, SPLIT_RULES, MarkupResult, eflomal_sample, translate_markup
@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "default argmax",
     )
     p.add_argument("--reverse-model", help="the opposite direction's model (as --model), for the symmetric methods")
-    p.add_argument("--threshold", type=_threshold, default=0.3, help="for --method threshold (default 0.3)")
+    p.add_argument("--threshold", type=link_threshold, default=0.3, help=THRESHOLD_HELP)
     p.add_argument(
         "--split",
         choices=SPLIT_RULES,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from attnviz.devices import DEVICES, check_device_name
 from attnviz.errors import ConfigError, InputError
-from attnviz.links import FORMATS, GoldFile
+from attnviz.links import DIRECTIONAL, FORMATS, GoldFile
 from attnviz.store import pretrained_dir
 
 
@@ -40,6 +40,32 @@ def int_in(lo: int, hi: int) -> Callable[[str], int]:
 def float_in(lo: float, hi: float) -> Callable[[str], float]:
     """An argparse type: a number in ``[lo, hi]``."""
     return _ranged(float, lo, hi)
+
+
+def link_threshold(text: str) -> float:
+    """An argparse type: a link threshold, a weight in ``(0, 1]``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{value} is out of range (0, 1]")
+    return value
+
+
+THRESHOLD_HELP = "for --method threshold (default 0.3)"
+
+
+def add_directional_method(p: argparse.ArgumentParser) -> None:
+    """``--method`` among the one-direction link readers, and ``--threshold``, for attention read from files."""
+    p.add_argument(
+        "--method",
+        choices=DIRECTIONAL,
+        default="argmax",
+        help="word links: argmax per target word, every weight >= --threshold, or dtw (Whisper's monotonic path); "
+        "default argmax",
+    )
+    p.add_argument("--threshold", type=link_threshold, default=0.3, help=THRESHOLD_HELP)
 
 
 # help texts shared by the commands, so an option reads the same wherever it appears
