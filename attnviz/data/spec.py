@@ -110,8 +110,9 @@ def filter_notes(where: str, long_: int, dups: int, min_len: int, max_len: int |
 
 
 def check_max_len(max_len: int | None) -> None:
-    if max_len is not None and not 1 <= max_len <= LONGEST_SOURCE:
-        raise ConfigError(f"max_len must be between 1 and {LONGEST_SOURCE} tokens (the longest source a model reads)")
+    """Refuse a ``max_len`` (tokens a side) that is not a whole number up to the longest source a model reads."""
+    if max_len is not None:
+        check_int(max_len, "max_len", 1, LONGEST_SOURCE, ConfigError)
 
 
 def _sample(pairs: list[Pair], n: int | None, seed: int) -> list[Pair]:

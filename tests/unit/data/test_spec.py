@@ -17,8 +17,10 @@ def test_an_over_long_pair_is_dropped_with_a_note_before_training(tmp_path):
     corpus = load_corpus(f"{path}?src=de&tgt=en")
     assert len(corpus) == len(PAIRS)
     assert any(f"dropped 1 pairs outside 1..{MAX_TOKENS} tokens" in note for note in corpus.notes)
-    with pytest.raises(ConfigError, match=f"max_len must be between 1 and {LONGEST_SOURCE}"):
+    with pytest.raises(ConfigError, match=f"max_len must be a whole number between 1 and {LONGEST_SOURCE}, got 2500"):
         load_corpus(f"{path}?src=de&tgt=en", max_len=2500)
+    with pytest.raises(ConfigError, match=r"got 12\.5"):
+        load_corpus(f"{path}?src=de&tgt=en", max_len=12.5)
 
 
 def test_a_task_gives_its_seeded_pairs_with_gold_links():
