@@ -114,6 +114,30 @@ class Tokenizer:
     def normalize(self, token: str) -> str:
         return token.lower() if self.lowercase else token
 
+    def recut(self, tokens: Sequence[str]) -> tuple[list[str], list[str]] | None:
+        """Cut the words that ``tokens`` join into (their ``@@`` pieces glued) again, as typed text
+        (:meth:`cut`) or as given words (:meth:`cut_words`), and return the cut that gives ``tokens``
+        back, with its vocabulary forms; None when neither does (pieces merged for display, a decode's
+        own segmentation, another tokenizer's tokens) or for a character tokenizer."""
+        tokens, words = list(tokens), join_pieces(tokens)
+        if self.kind != "word" or not words or any(w.endswith(MARK) for w in words):
+            return None
+        for cut in (self.cut(" ".join(words)), self.cut_words(words)):
+            if cut[0] == tokens:
+                return cut
+        return None
+
+    def forms_of(self, tokens: Sequence[str]) -> list[str]:
+        """The vocabulary forms of surface tokens this tokenizer cut (:meth:`cut` or :meth:`cut_words`)
+        or a model of it decoded, one for one. A ``@@`` that :meth:`cut_words` put on a word's tokens
+        is not part of their forms (``Mr@@ .`` reads ``mr .``), while a subword piece keeps its own:
+        with subwords the words are cut again (:meth:`recut`) to tell the two apart, and tokens that
+        are not that cut are their forms as they stand."""
+        if self.bpe is None:
+            return [self.normalize(t[: -len(MARK)] if t.endswith(MARK) and len(t) > len(MARK) else t) for t in tokens]
+        again = self.recut(tokens)
+        return again[1] if again is not None else [self.normalize(t) for t in tokens]
+
     def tokenize(self, text: str) -> list[str]:
         """Vocabulary forms; always one per token of :meth:`split`."""
         if self.bpe is None:

@@ -23,7 +23,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from attnviz.data import BOS_ID, UNK_ID, join_pieces
+from attnviz.data import BOS_ID, EOS, EOS_ID
 from attnviz.decoding import Alignment, encode_one
 from attnviz.errors import InputError
 from attnviz.explain.steps import Step, latex_text, num, score_steps, step, weight_steps
@@ -127,9 +127,7 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
             f"the alignment comes from a {al.score}/{al.style} model, this one is {cfg.score}/{cfg.style}; "
             "pass the model that decoded it"
         )
-    src_ids = translator.src_vocab.encode(
-        [translator.src_tokenizer.normalize(w) for w in al.source_text_tokens], eos=True
-    )
+    src_ids = translator.src_vocab.encode(translator.src_tokenizer.forms_of(al.source_text_tokens), eos=True)
     if (
         len(src_ids) != n_src
         or _merged(translator.src_tokenizer, al.source_text_tokens)
@@ -181,7 +179,7 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
 
 def _merged(tokenizer, tokens: list[str]) -> bool:
     """Whether ``tokens`` are not the pieces ``tokenizer`` cuts their words into (they were merged for display)."""
-    return tokenizer.bpe is not None and tokenizer.split(" ".join(join_pieces(tokens))) != list(tokens)
+    return tokenizer.bpe is not None and bool(tokens) and tokenizer.recut(tokens) is None
 
 
 def _check_same_decode(al: Alignment, t: int, scores: np.ndarray) -> None:
@@ -234,7 +232,7 @@ def _bahdanau_output(
     """The RNN step ``s_t = RNN(s_{t-1}, [E y_{t-1}; c_t])`` and the logits of ``[s_t; c_t; E y_{t-1}]``,
     by the decoder's own step from the state before ``t``."""
     decoder, cfg = translator.model.decoder, translator.config
-    previous = _target_id(translator, al.target_tokens[t - 1]) if t else BOS_ID
+    previous = _target_ids(translator, al)[t - 1] if t else BOS_ID
     state = _state_before(translator, al, enc, t)
     override = None if forced is None else forced.to(translator.device, torch.float32).unsqueeze(0)  # [1, S]
     out, after = decoder.step(torch.tensor([previous], device=translator.device), state, enc.memory, t, override)
@@ -252,9 +250,9 @@ def _state_before(translator: Translator, al: Alignment, enc: Encoded, t: int) -
     cfg, decoder, device = translator.config, translator.model.decoder, translator.device
     if cfg.cell == "gru" and cfg.dec_layers == 1:
         return DecoderState(torch.as_tensor(al.states[t], device=device).view(1, 1, -1))  # [1, 1, H]
-    state = enc.state
+    state, ids = enc.state, _target_ids(translator, al)
     for i in range(t):
-        y = _target_id(translator, al.target_tokens[i - 1]) if i else BOS_ID
+        y = ids[i - 1] if i else BOS_ID
         _, state = decoder.step(torch.tensor([y], device=device), state, enc.memory, i)
     if not np.allclose(_top(state.hidden)[0].float().cpu().numpy(), al.states[t], atol=1e-4):
         raise InputError(
@@ -269,14 +267,16 @@ def _top(hidden) -> Tensor:
     return h[-1].detach().to("cpu", torch.float64)  # [B, H]
 
 
-def _target_id(translator: Translator, token: str) -> int:
-    return translator.tgt_vocab.stoi.get(translator.tgt_tokenizer.normalize(token), UNK_ID)
+def _target_ids(translator: Translator, al: Alignment) -> list[int]:
+    """The vocabulary id of each target step's token (``<eos>`` included)."""
+    eos = [EOS_ID] if al.target_tokens[-1:] == [EOS] else []
+    return translator.tgt_vocab.encode(translator.tgt_tokenizer.forms_of(al.output_tokens)) + eos
 
 
 def _top_words(translator: Translator, al: Alignment, t: int, logits: Tensor) -> tuple[list[Step], list, float]:
     """The most probable words of ``p(y_t | ...)``, then the step's own token if it is not among them."""
     probs = torch.softmax(logits.detach().to("cpu", torch.float64), dim=-1)  # [V]
-    chosen = _target_id(translator, al.target_tokens[t])
+    chosen = _target_ids(translator, al)[t]
     values, ids = probs.topk(min(TOP_WORDS, probs.numel()))
     itos = translator.tgt_vocab.itos
     mark = rf" \quad \leftarrow y_{{{t}}}"

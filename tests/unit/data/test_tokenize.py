@@ -116,3 +116,22 @@ def test_given_words_are_cut_inside_and_join_back(subword_tokenizer):
         subword_tokenizer.cut_words(["orange@@", "hat"])
     with pytest.raises(InputError, match="reads characters"):
         Tokenizer("char").cut_words(["a"])
+
+
+def test_forms_of_reads_back_the_vocabulary_forms_of_typed_and_given_words(subword_tokenizer):
+    for tokenizer in (Tokenizer("word", lowercase=True), subword_tokenizer):
+        for surface, forms in (
+            tokenizer.cut("The orange hats, Mr. Coat"),
+            tokenizer.cut_words(["The", "orange", "hats,", "Mr.", "Coat"]),  # "hats," and "Mr." are cut in two
+        ):
+            assert tokenizer.forms_of(surface) == forms
+    surface, forms = subword_tokenizer.cut_words(["Mr.", "hats"])
+    assert surface[:3] == ["M@@", "r@@", "."] and forms[:3] == ["m@@", "r", "."]  # only "M@@" is a piece
+    assert Tokenizer("word", lowercase=True).forms_of(["Mr@@", "."]) == ["mr", "."]
+
+
+def test_forms_of_keeps_a_decodes_own_pieces(subword_tokenizer):
+    own = ["the", "o@@", "range", "hat"]  # pieces the model emitted, not the cut of "orange"
+    assert subword_tokenizer.recut(own) is None
+    assert subword_tokenizer.forms_of(own) == own
+    assert subword_tokenizer.recut(["the", "hats"]) is None  # "hats" is two pieces merged for display
