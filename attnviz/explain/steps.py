@@ -134,11 +134,12 @@ def weight_steps(att: Attention, scores: Tensor, t: int, s: int, position: float
     if not math.isfinite(e):
         return [step("a", rf"a_{{{sub}}}", 0.0, r"0 \quad \text{(outside the window)}")]
     finite = row[np.isfinite(row)]  # [n in window]
-    shift = float(finite.max()) if finite.max() > 50 else 0.0  # exp(e - m) keeps huge scores finite
+    top = float(finite.max())
+    shift = top if abs(top) > 50 else 0.0  # exp(e - m) keeps scores far from 0 finite and non-zero
     denominator = float(np.exp(finite - shift).sum())
     align = math.exp(e - shift) / denominator
     over = r"_{|s'-p_t| \le D}" if att.is_local else "_{s'}"
-    m = f" - {num(shift)}" if shift else ""
+    m = "" if not shift else f" - {num(shift)}" if shift > 0 else f" + {num(-shift)}"
     softmax = step(
         "softmax",
         rf"\mathrm{{softmax}}: \frac{{\exp(e_{{{sub}}}{m})}}{{\sum{over} \exp(e_{{{t},s'}}{m})}}"

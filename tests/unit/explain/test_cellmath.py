@@ -13,14 +13,16 @@ import numpy as np
 import pytest
 import torch
 
+from attnviz.data import load_corpus
 from attnviz.errors import InputError
 from attnviz.explain.cellmath import CellMath, cell_numbers, formula_for, latex_lines
-from attnviz.explain.steps import fraction, num, step, vector
+from attnviz.explain.steps import fraction, num, step, vector, weight_steps
 from attnviz.model.config import STYLES
 from attnviz.model.scores import SCORES
 from attnviz.store import pretrained_dir
 from attnviz.store.checkpoint import load_checkpoint
 from tests.support.app import EXAMPLE
+from tests.support.attention import tiny_attention
 from tests.support.tiny import reverse_corpus, tiny_translator
 
 LOCAL = ("local_m", "local_p")
@@ -288,3 +290,35 @@ def test_math_panel_numbers_match_the_decode(app_models_dir):
         assert any(f"= {al.weights[t, s]:.4g}" in line for line in lines)
         if al.score == "local_p":
             assert any(r"\exp\left(-\frac{(s - p_t)^2" in line for line in lines)
+
+
+def _subword_translator(tmp_path, style: str):
+    rows = [f"Das {a}{b} ist groß.\tThe {b} {a} is big." for a in ("haus", "hund") for b in ("tür", "baum")]
+    (tmp_path / "pairs.tsv").write_text("de\ten\n" + "\n".join(rows * 5) + "\n", encoding="utf-8")
+    corpus = load_corpus(f"{tmp_path / 'pairs.tsv'}?src=de&tgt=en", dedupe=False, n_valid=2, n_test=2, subwords=8)
+    return tiny_translator(corpus, "additive", style)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_given_words_that_the_tokenizer_cuts_keep_their_ids(tmp_path, style):
+    # a given word the tokenizer cuts ("noire." -> noire@@ .) is read as the model read it, not as <unk>
+    for tr, source, target in (
+        (model("additive", style)[0], ["the", "black", "cat."], ["le", "chat", "noir."]),
+        (_subword_translator(tmp_path, style), ["Das", "Haustür", "ist", "groß."], ["The", "door", "is", "big."]),
+    ):
+        al = tr.align(source, target)
+        assert "@@" in "".join(al.source_tokens) and "@@" in "".join(al.target_tokens)
+        for t in range(len(al.target_tokens)):
+            cell = cell_numbers(tr, al, t, 0)
+            assert cell.token_probability == pytest.approx(math.exp(al.token_log_probs[t]), rel=1e-4, abs=1e-7)
+            if style == "bahdanau" and t + 1 < len(al.states):
+                np.testing.assert_allclose(cell["s_t"].value, al.states[t + 1], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("top", [-800.0, -60.0, 0.5, 60.0, 900.0])
+def test_the_softmax_line_stays_finite_whatever_the_scores(top):
+    row = torch.tensor([top, top - 1.0, top - 30.0, -math.inf], dtype=torch.float64)  # [S]
+    expected = torch.softmax(row, dim=0)
+    softmax, a = weight_steps(tiny_attention("dot"), row, 3, 1, None)
+    assert a.value == pytest.approx(float(expected[1]), rel=1e-12)
+    assert "nan" not in softmax.latex and r"\infty" not in softmax.latex and "- -" not in softmax.latex
