@@ -29,7 +29,7 @@ class Alignment:
 
     source_tokens: list[str]  # surface forms as typed, plus "<eos>"
     target_tokens: list[str]  # one per decoder step
-    weights: np.ndarray  # [tgt, src] softmax attention (rows sum to 1)
+    weights: np.ndarray  # [tgt, src] softmax attention (rows sum to 1; local-p's Gaussian leaves them below)
     scores: np.ndarray  # [tgt, src] raw energies before softmax (-inf outside a local window)
     contexts: np.ndarray  # [tgt, ctx_dim] context vectors c_t
     states: np.ndarray  # [tgt, hidden] the decoder state that queried the attention
