@@ -17,6 +17,7 @@ hidden: :mod:`attnviz.links.reading`), 0-based, the order of Pharaoh ``i-j`` lin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -155,7 +156,36 @@ def word_attentions(translator: Translator, sources: list[Text], targets: list[T
     return [read_words(al) for al in translator.align_batch(sources, targets, log_probs=False)]
 
 
-def _check_method(method: str, reverse: Translator | None) -> None:
+_LANGUAGE_PAIR = re.compile(r"^(?P<stem>.+-)(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})$")
+
+
+def reverse_task(task: str) -> str | None:
+    """The task of the opposite direction, ``"multi30k-en-de"`` for ``"multi30k-de-en"``; ``None``
+    for a task whose name ends in no language pair (``"toy-fr"``, ``"dates"``)."""
+    m = _LANGUAGE_PAIR.match(task or "")
+    return f"{m['stem']}{m['tgt']}-{m['src']}" if m else None
+
+
+def check_reverse(translator: Translator, reverse: Translator) -> None:
+    """Refuse a ``reverse`` model that is not of the opposite direction to ``translator``: another
+    language pair (by their tasks' names, where both name one), or the same direction (the model's
+    own source and target vocabularies, where those two differ: the model itself, or a sibling)."""
+    task, other = translator.meta.get("task") or "", reverse.meta.get("task") or ""
+    wanted = reverse_task(task)
+    if wanted and reverse_task(other) and other != wanted:
+        raise InputError(
+            f"the reverse model translates {other}; the symmetric methods need one of the opposite direction "
+            f"to the model's {task}: a {wanted} model"
+        )
+    source, target = translator.src_vocab.itos, translator.tgt_vocab.itos
+    if source != target and (reverse.src_vocab.itos, reverse.tgt_vocab.itos) == (source, target):
+        raise InputError(
+            "the reverse model reads the model's own direction (the same source and target vocabularies); "
+            "the symmetric methods need a model of the opposite direction"
+        )
+
+
+def _check_method(method: str, reverse: Translator | None, translator: Translator) -> None:
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if method in SYMMETRIC and reverse is None:
@@ -163,6 +193,8 @@ def _check_method(method: str, reverse: Translator | None) -> None:
             f"{method} combines both directions; give the reverse model (e.g. --reverse-model "
             "multi30k-en-de-additive-bahdanau for a de-en model) or use --method argmax"
         )
+    if method in SYMMETRIC:
+        check_reverse(translator, reverse)
 
 
 def _word_alignment(fwd: Reading, bwd: Reading | None, method: str, threshold: float) -> WordAlignment:
@@ -196,7 +228,7 @@ def align_words(
     forced through ``source`` given ``target``; both must cut the sentences into the same words
     (given words always are).
     """
-    _check_method(method, reverse)
+    _check_method(method, reverse, translator)
     fwd = word_attention(translator, source, target)
     bwd = None if method in DIRECTIONAL else word_attention(reverse, target, source)
     return _word_alignment(fwd, bwd, method, threshold)
@@ -243,7 +275,7 @@ def align_corpus(
     for k, (src, tgt) in enumerate(zip(sources, targets, strict=True)):
         if not src or not tgt:
             raise DataError(f"line {k + 1}: an empty sentence; remove the pair from both files (and from the gold)")
-    _check_method(method, reverse)
+    _check_method(method, reverse, translator)
     unknown = [
         (sum(translator.unknown_words(src)), sum(translator.unknown_words(tgt, "target")))
         for src, tgt in zip(sources, targets, strict=True)

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -19,6 +18,7 @@ from attnviz.errors import DataError
 from attnviz.evaluation import AlignmentCounts
 from attnviz.links import eflomal as eflomal_align
 from attnviz.links import goldfile, textfile
+from attnviz.links.extract import reverse_task
 from attnviz.links.goldfile import GoldAlignment
 from attnviz.store import ModelEntry
 
@@ -26,7 +26,6 @@ SAMPLE_PAIRS = 2000
 FAST_EFLOMAL = {"n_samplers": 1, "rel_iterations": 0.5}
 EFLOMAL_METHOD = "grow-diag-final-and"
 MAX_GOLD_PAIRS = 1000  # more is a job for `python -m attnviz align-eval`
-_LANGUAGE_PAIR = re.compile(r"^(?P<stem>.+-)(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})$")
 
 
 def word_pairs(pairs: Iterable[Pair], n: int | None = None) -> list[tuple[Words, Words]]:
@@ -49,13 +48,6 @@ def eflomal_links(
     settings of :data:`FAST_EFLOMAL`. Words are compared lowercased, as in :func:`word_pairs`."""
     lowered = [([w.lower() for w in src], [w.lower() for w in tgt]) for src, tgt in pairs]
     return eflomal_align.run_eflomal(lowered, list(sample), method=method, **FAST_EFLOMAL)
-
-
-def reverse_task(task: str) -> str | None:
-    """The task of the opposite direction, ``"multi30k-en-de"`` for ``"multi30k-de-en"``; ``None``
-    for a task whose name ends in no language pair (``"toy-fr"``, ``"dates"``)."""
-    m = _LANGUAGE_PAIR.match(task or "")
-    return f"{m['stem']}{m['tgt']}-{m['src']}" if m else None
 
 
 def reverse_entry(models: list[ModelEntry], entry: ModelEntry) -> ModelEntry | None:

@@ -4,6 +4,7 @@ a corpus."""
 import numpy as np
 import pytest
 
+from attnviz.data.pairs import Corpus, make_pair
 from attnviz.decoding import argmax_links
 from attnviz.errors import DataError, InputError
 from attnviz.links.extract import (
@@ -14,6 +15,7 @@ from attnviz.links.extract import (
     threshold_links,
     transpose,
 )
+from tests.support.tiny import WORD, tiny_translator
 
 # 4 source x 4 target words. Forward (one link per target word): t0-s0, t1-s1, t2-s2, t3-s0.
 # Backward (one per source word): s0-t0, s1-t1, s2-t2, s3-t2. (0, 3) touches no other link.
@@ -90,3 +92,26 @@ def test_align_corpus_reads_unknown_words_and_skips_a_pair_too_long(trained):
     assert aligned.unknown[0] == (1, 1) and aligned.with_unknown() == [0]
     assert aligned.links[1] is None and "this model reads at most" in aligned.skipped[1]
     assert aligned.links[2] == [(0, 0)] and aligned.aligned == 2
+
+
+def _letters_to_digits(flip: bool):
+    pairs = []
+    for k in range(12):
+        letters = [chr(ord("a") + (k + i) % 6) for i in range(3)]
+        digits = [str((k + i) % 6) for i in range(3)]
+        src, tgt = (digits, letters) if flip else (letters, digits)
+        pairs.append(make_pair(" ".join(src), " ".join(tgt), WORD, WORD, []))
+    return Corpus("letters", pairs, pairs[:2], pairs[:2], WORD, WORD, True, [])
+
+
+def test_a_reverse_model_of_the_wrong_direction_is_refused():
+    forward, backward = (tiny_translator(_letters_to_digits(flip)) for flip in (False, True))
+    assert align_words(forward, "a b c", "0 1 2", "intersection", reverse=backward).links
+    for same_direction in (forward, tiny_translator(_letters_to_digits(False), "dot", "luong")):
+        with pytest.raises(InputError, match="reads the model's own direction"):
+            align_words(forward, "a b c", "0 1 2", "grow-diag-final", reverse=same_direction)
+    forward.meta["task"], backward.meta["task"] = "multi30k-en-fr", "multi30k-de-en"
+    with pytest.raises(InputError, match=r"translates multi30k-de-en; .* a multi30k-fr-en model"):
+        align_corpus(forward, [["a", "b"]], [["0", "1"]], "union", reverse=backward)
+    backward.meta["task"] = "multi30k-fr-en"
+    assert align_corpus(forward, [["a", "b"]], [["0", "1"]], "union", reverse=backward).aligned == 1
