@@ -108,6 +108,12 @@ class Translator:
             blank = next((k for k, w in enumerate(text, start=1) if not w or w.isspace()), None)
             if blank is not None:
                 raise InputError(f"the {side}'s word {blank} is empty or blank; give each word as non-empty text")
+            spaced = next((k for k, w in enumerate(text, start=1) if any(c.isspace() for c in w)), None)
+            if spaced is not None:
+                raise InputError(
+                    f"the {side}'s word {spaced} holds a space; give the sentence as text, or as a list of its "
+                    "words (text.split())"
+                )
         chars = len(text) if isinstance(text, str) else sum(map(len, text)) + len(text) - 1
         if chars > MAX_INPUT_CHARS:
             raise InputError(
@@ -247,6 +253,8 @@ class Translator:
         (one sentence at least; by default :data:`BEAM_TOKENS` for the device), each sentence up
         to ``max_len`` steps or its own :meth:`default_max_len`."""
         check_int(beam_size, "beam size", 1, MAX_BEAM)
+        if isinstance(texts, str):
+            raise InputError("translate_batch takes a list of sentences; for one sentence use translate")
         sources = [t if isinstance(t, Source) else self.source(t) for t in texts]
         if beam_size == 1:
             return [

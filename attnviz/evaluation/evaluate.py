@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attnviz.data import Pair
+from attnviz.data import Corpus, Pair
 from attnviz.decoding import Alignment, Source, Translator
 from attnviz.errors import AttnvizError, InputError
 from attnviz.evaluation.metrics import aer, alignment_links, bleu, mean_entropy
@@ -126,6 +126,11 @@ def evaluate(
     case-insensitive, ``bleu_cased`` case-sensitive. ``align=False`` skips forced decoding.
     ``replace_unk`` replaces each output ``<unk>`` by the source word attended to most.
     """
+    if isinstance(pairs, Corpus) or not all(isinstance(p, Pair) for p in pairs):
+        given = type(pairs).__name__ if isinstance(pairs, (Corpus, str)) else "a list holding other things"
+        raise InputError(
+            f"evaluate takes a list of sentence pairs (a corpus's split: load_corpus(...).test), got {given}"
+        )
     if not pairs:
         raise InputError("nothing to evaluate: the split is empty")
     sources = readable_sources(translator, pairs)  # read once: decoded, and counted for unknown words

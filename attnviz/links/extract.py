@@ -194,6 +194,8 @@ def _check_method(method: str, reverse: Translator | None, translator: Translato
             "multi30k-en-de-additive-bahdanau for a de-en model) or use --method argmax"
         )
     if method in SYMMETRIC:
+        if not isinstance(reverse, Translator):
+            raise InputError(f"reverse must be a loaded model (attnviz.load(name)), got {type(reverse).__name__}")
         check_reverse(translator, reverse)
 
 
@@ -273,6 +275,11 @@ def align_corpus(
             f"{len(sources)} source but {len(targets)} target sentences; the files must hold one pair per line"
         )
     for k, (src, tgt) in enumerate(zip(sources, targets, strict=True)):
+        if isinstance(src, str) or isinstance(tgt, str):
+            raise DataError(
+                f"pair {k + 1} is text; align_corpus takes each sentence as a list of its words "
+                "(line.split()), and align_words takes text"
+            )
         if not src or not tgt:
             raise DataError(f"line {k + 1}: an empty sentence; remove the pair from both files (and from the gold)")
     _check_method(method, reverse, translator)

@@ -355,11 +355,15 @@ def parse_naacl(
 
 
 def score_links(
-    predicted: Iterable[Iterable[Link] | None], gold: list[GoldAlignment]
+    predicted: Iterable[Iterable[Link] | None], gold: list[GoldAlignment] | GoldFile
 ) -> tuple[AlignmentCounts, list[AlignmentCounts | None]]:
-    """Corpus and per-sentence precision/recall/AER counts of predicted links against gold; a pair
-    predicted ``None`` (skipped: the model could not read it) is left out of both, ``None`` per sentence."""
+    """Corpus and per-sentence counts of predicted links against gold (``gold`` a :class:`GoldFile`
+    or its ``alignments``), whose properties are the precision, recall and AER; a pair predicted
+    ``None`` (skipped: the model could not read it) is left out of both, ``None`` per sentence."""
     predicted = list(predicted)
+    gold = gold.alignments if isinstance(gold, GoldFile) else gold
+    if len(predicted) != len(gold):
+        raise DataError(f"{len(predicted)} predicted alignments but {len(gold)} gold ones; give one per pair")
     kept = [k for k, links in enumerate(predicted) if links is not None]
     counts = alignment_counts(
         [predicted[k] for k in kept], [gold[k].sure for k in kept], [gold[k].possible for k in kept]

@@ -11,6 +11,7 @@ without its example sentence and data path.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import warnings
@@ -150,7 +151,12 @@ def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
     if path.is_file():
         return path
     names = [m.name for m in models]
-    hint = f"known models: {', '.join(names[:12])}" + (" ..." if len(names) > 12 else "")
+    close = difflib.get_close_matches(name_or_path, names, n=4, cutoff=0.75)
+    hint = (
+        f"did you mean {' or '.join(close)}?"
+        if close
+        else f"known models: {', '.join(names[:12])}" + (" ... (all: `attnviz list`)" if len(names) > 12 else "")
+    )
     raise CheckpointError(f"no model named {name_or_path!r} and no file at that path; {hint}")
 
 

@@ -155,3 +155,17 @@ def test_align_on_given_words_cuts_inside_each_word(trained):
     assert np.allclose(al.weights, typed.weights)  # the same tokens reach the model either way
     with pytest.raises(InputError, match="the source's word 2 is empty or blank"):
         trained.align(["a", ""], ["a"])
+
+
+def test_a_list_where_text_goes_and_text_where_a_list_goes_are_refused(trained, corpus):
+    with pytest.raises(InputError, match="the source's word 1 holds a space; give the sentence as text"):
+        trained.translate(["a b c"])  # one sentence in a list would be read as one word
+    with pytest.raises(InputError, match="the target's word 2 holds a space"):
+        trained.align("a b", ["b", "a c"])
+    with pytest.raises(InputError, match="translate_batch takes a list of sentences"):
+        trained.translate_batch("a b c")
+    from attnviz.evaluation import evaluate
+
+    for wrong, named in ((corpus, "Corpus"), (["a b"], "other things"), ("a b", "str")):
+        with pytest.raises(InputError, match=f"evaluate takes a list of sentence pairs .*got .*{named}"):
+            evaluate(trained, wrong)

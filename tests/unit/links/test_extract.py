@@ -115,3 +115,10 @@ def test_a_reverse_model_of_the_wrong_direction_is_refused():
         align_corpus(forward, [["a", "b"]], [["0", "1"]], "union", reverse=backward)
     backward.meta["task"] = "multi30k-fr-en"
     assert align_corpus(forward, [["a", "b"]], [["0", "1"]], "union", reverse=backward).aligned == 1
+
+
+def test_text_where_words_go_and_a_name_where_a_model_goes_are_refused(trained):
+    with pytest.raises(DataError, match="pair 1 is text; align_corpus takes each sentence as a list of its words"):
+        align_corpus(trained, ["a b"], ["b a"])
+    with pytest.raises(InputError, match=r"reverse must be a loaded model .*got str"):
+        align_words(trained, "a b", "b a", "union", reverse="multi30k-en-de-additive-bahdanau")

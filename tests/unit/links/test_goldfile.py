@@ -4,7 +4,15 @@ import pytest
 
 from attnviz.data import to_pharaoh
 from attnviz.errors import DataError
-from attnviz.links.goldfile import detect_format, parse_gold, parse_naacl, parse_pharaoh, read_gold, score_links
+from attnviz.links.goldfile import (
+    GoldFile,
+    detect_format,
+    parse_gold,
+    parse_naacl,
+    parse_pharaoh,
+    read_gold,
+    score_links,
+)
 
 LENGTHS = [(3, 3), (2, 2)]  # (source, target) words per sentence
 
@@ -20,6 +28,10 @@ def test_pharaoh_question_mark_and_suffix_notations():
     assert [(g.sure, g.possible) for g in one_based] == [(g.sure, g.possible) for g in gold]
     c, per = score_links([{(0, 0), (2, 1), (2, 2)}, {(0, 0)}], gold)
     assert c.aer == pytest.approx(2 / 7) and len(per) == 2
+    as_file = GoldFile(gold, "pharaoh", 0, "given")
+    assert score_links([{(0, 0), (2, 1), (2, 2)}, {(0, 0)}], as_file)[0] == c  # a GoldFile is its alignments
+    with pytest.raises(DataError, match="1 predicted alignments but 2 gold ones"):
+        score_links([{(0, 0)}], gold)
 
 
 def test_a_pharaoh_line_written_reads_back():

@@ -111,5 +111,8 @@ def test_catalog_resolves_names_and_confines_paths(saved, tmp_path, monkeypatch)
     assert catalog.load("m").config.score == "local_p"
     with pytest.raises(CheckpointError, match="outside the model folders"):
         catalog.resolve("/etc/passwd", roots=[tmp_path])
-    with pytest.raises(CheckpointError, match="no model named"):
+    with pytest.raises(CheckpointError, match=r"no model named 'no-such-model' .*; known models: "):
         catalog.resolve("no-such-model")
+    (tmp_path / "my-model.safetensors").write_bytes(saved[1].read_bytes())
+    with pytest.raises(CheckpointError, match=r"no model named 'my-modl' .*; did you mean my-model\?"):
+        catalog.resolve("my-modl")  # a near miss names the models it is close to
