@@ -118,11 +118,13 @@ class Alignment:
     def to_dict(self, nbest: bool = True) -> dict:
         """A JSON-ready dict (lists, no arrays; -inf scores become None)."""
 
-        def arr(a: np.ndarray | None) -> list | None:
+        def arr(a: np.ndarray | None, weights: bool = False) -> list | None:
             if a is None:
                 return None
             a = np.asarray(a, dtype=np.float64)
-            return np.where(np.isfinite(a), a, np.nan).round(6).tolist() if a.size else a.tolist()
+            if not a.size:
+                return a.tolist()
+            return (_significant(a) if weights else np.where(np.isfinite(a), a, np.nan).round(6)).tolist()
 
         d = {
             "source_tokens": self.source_tokens,
@@ -131,13 +133,13 @@ class Alignment:
             "score": self.score,
             "style": self.style,
             "log_prob": float(self.log_prob),
-            "weights": arr(self.weights),
+            "weights": arr(self.weights, weights=True),
             "scores": arr(self.scores),
             "contexts": arr(self.contexts),
             "states": arr(self.states),
             "positions": arr(self.positions),
             "window": self.window,
-            "encoder_attention": arr(self.encoder_attention),
+            "encoder_attention": arr(self.encoder_attention, weights=True),
             "coverage": arr(self.coverage()),
             "pharaoh": self.to_pharaoh(),
             "unk_copies": {str(t): s for t, s in self.unk_copies().items()},
@@ -146,6 +148,17 @@ class Alignment:
         if nbest:
             d["hypotheses"] = [h.to_dict(nbest=False) for h in self.hypotheses]
         return d
+
+
+def _significant(a: np.ndarray, digits: int = 6) -> np.ndarray:
+    """``a`` to ``digits`` significant digits (NaN where not finite): a weight of 4e-07 beside one of
+    7e-07 keeps its order, which rounding to decimals would lose (argmax after hiding ``<eos>``)."""
+    out = np.where(np.isfinite(a), a, np.nan)
+    nonzero = np.isfinite(out) & (out != 0)
+    magnitude = np.floor(np.log10(np.abs(out[nonzero])))
+    scale = 10.0 ** (digits - 1 - magnitude)  # a power of ten, exact up to 1e22
+    out[nonzero] = np.round(out[nonzero] * scale) / scale
+    return out
 
 
 def _nan_to_none(value):

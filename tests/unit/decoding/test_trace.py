@@ -30,3 +30,16 @@ def test_unknown_words_name_a_piece_with_the_word_it_cuts_once_each():
     source = ["Zx@@", "q@@", "wv", "Zoe", "Zoe", "ein", "<eos>"]
     al = alignment_of(np.full((2, 7), 1 / 7), source, ["a", "<eos>"], [False, True, False, True, True, False, False])
     assert al.unknown_words() == [("q", "Zxqwv"), ("Zoe", "Zoe")]
+
+
+def test_the_json_trace_keeps_tiny_weights_apart():
+    from attnviz.external import attention_json, read_attention, word_links
+    from tests.support.alignments import make_alignment
+
+    al = make_alignment(["a", "b", "c"], ["x", "y"])
+    al.weights[0] = [3.98123e-07, 7.32456e-07, 1.76e-09, 1 - 1.13e-06]  # nearly all of the row on <eos>
+    written = al.to_dict()["weights"]
+    assert written[0][:3] == [3.98123e-07, 7.32456e-07, 1.76e-09]  # 6 significant digits, not decimals
+    assert written[1] == [float(f"{w:.6g}") for w in al.weights[1]]
+    back = next(iter(read_attention(attention_json(al).encode()).alignments.values()))
+    assert word_links(back).links == word_links(al).links  # <eos> hidden: the first row still links b
