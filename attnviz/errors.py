@@ -7,6 +7,7 @@ exits 2; the app shows them with ``st.error``. Anything else escaping is a bug.
 from __future__ import annotations
 
 from dataclasses import fields
+from pathlib import Path
 
 
 class AttnvizError(ValueError):
@@ -86,3 +87,14 @@ def refuse_url(given: str, what: str) -> None:
             f"{given[:80]!r} is a URL; attnviz reads {what} from this machine only and downloads nothing: "
             "download it first and give its local path"
         )
+
+
+def resolved(path: str | Path, setting: str = "") -> Path:
+    """``path`` absolute with its links followed, or :class:`ConfigError` for a symlink loop or an
+    unreadable link (Python 3.11 and 3.12 raise RuntimeError there); ``setting`` names where the path
+    came from (``--out``, ``ATTNVIZ_MODELS``)."""
+    try:
+        return Path(path).expanduser().resolve()
+    except (OSError, RuntimeError):
+        where = f"{setting} " if setting else ""
+        raise ConfigError(f"{where}{str(path)[:200]!r} is a symlink loop or an unreadable link; remove it") from None

@@ -7,10 +7,10 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from attnviz.cli.options import DATA_SPEC, MODEL_HELP, add_device, check_html_out, int_in, write_atomic
+from attnviz.cli.options import DATA_SPEC, MODEL_HELP, add_device, check_html_out, int_in
 from attnviz.links import MAX_SAMPLE, REPORT_METHODS, REPORT_SPLITS, sample_alignments
 from attnviz.plots import ReportSummary, report_html
-from attnviz.store import load, model_roots
+from attnviz.store import load, model_roots, write_atomic
 
 HELP = "an HTML report of N sampled sentences' attention maps and links, worst first"
 

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from attnviz.cli.options import int_in
-from attnviz.errors import ConfigError
+from attnviz.errors import ConfigError, resolved
 
 HELP = "start the Streamlit app (all its pages) in a local web server"
 APP_PACKAGE = "attnviz_app"
@@ -57,7 +57,7 @@ def streamlit_command(args: argparse.Namespace) -> tuple[list[str], dict[str, st
         raise ConfigError("the app needs Streamlit: pip install 'attnviz[app]' (or pip install -r requirements.txt)")
     env = dict(os.environ)
     if args.models is not None:
-        folder = args.models.expanduser().resolve()
+        folder = resolved(args.models, "--models")
         if not (folder / "manifest.json").is_file():
             raise ConfigError(
                 f"{folder} has no manifest.json: --models names a shipped models' folder, such as a "

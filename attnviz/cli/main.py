@@ -86,10 +86,13 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
         return 0
     except OSError as e:
-        message = f"{e.strerror or e}: {e.filename or ''}"
+        message = f"{e.strerror or e}" + (f": {e.filename}" if e.filename else "")
         print(f"attnviz {args.command}: error: {_one_line(message)}", file=sys.stderr)
         return 2
     except (MemoryError, RuntimeError) as e:
+        if str(e).startswith("Symlink loop"):  # Path.resolve on Python 3.11 and 3.12, where no check caught it
+            print(f"attnviz {args.command}: error: {_one_line(str(e))[:300]}; remove the loop", file=sys.stderr)
+            return 2
         if not _out_of_memory(e):
             raise  # a bug: keep the traceback
         detail = " ".join(str(e).split())[:200]

@@ -6,12 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from attnviz.devices import DEVICES, check_device_name
-from attnviz.errors import ConfigError, InputError
+from attnviz.errors import ConfigError, InputError, resolved
 from attnviz.links import DIRECTIONAL, FORMATS, GoldFile
 from attnviz.store import pretrained_dir
 
@@ -170,25 +169,14 @@ def check_html_out(path: str | Path, force: bool = False) -> Path:
     path = Path(path).expanduser()
     if path.suffix.lower() not in (".html", ".htm"):
         raise InputError(f"--out is an HTML file; name it {path.stem}.html, not {path.name!r}")
-    if path.resolve().is_relative_to(pretrained_dir().resolve()):
+    if resolved(path, "--out").is_relative_to(resolved(pretrained_dir())):
         raise ConfigError(f"{path} is inside {pretrained_dir()}, the shipped models; write the file elsewhere")
     if path.is_dir():
         raise InputError(f"{path} is a folder; give a file name ending in .html")
-    if not path.parent.resolve().is_dir():
+    if not resolved(path.parent, "--out").is_dir():
         raise InputError(f"the folder {path.parent} does not exist; create it or choose another --out")
+    if not os.access(path.parent, os.W_OK):
+        raise ConfigError(f"the folder {path.parent} is not writable; choose another --out")
     if (path.exists() or path.is_symlink()) and not force:
         raise ConfigError(f"{path} already exists; add --force to overwrite it, or choose another --out")
     return path
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """``text`` to ``path`` through a temporary file in the same folder, renamed over it: never half a file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the file from a web server or another user
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from attnviz.cli.options import MODEL_HELP, check_html_out, int_in, print_json, write_atomic
+from attnviz.cli.options import MODEL_HELP, check_html_out, int_in, print_json
 from attnviz.errors import InputError
-from attnviz.store import load, model_roots
+from attnviz.store import load, model_roots, write_atomic
 
 HELP = "replay how a model's attention formed while it trained (its alignment history)"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attnviz.errors import ConfigError
-from attnviz.store import ModelEntry, checkout_dir, pretrained_dir, read_manifest
+from attnviz.store import ModelEntry, checkout_dir, pretrained_dir, read_manifest, write_atomic
 
 BEGIN, END = "<!-- leaderboard:begin -->", "<!-- leaderboard:end -->"
 # (column title, record key, decimals or None for text)
@@ -90,16 +90,32 @@ def leaderboard_markdown(entries: list[ModelEntry] | None = None) -> str:
     return "\n".join(lines)
 
 
+MAX_MARKDOWN_BYTES = 20_000_000
+
+
 def write_table(path: Path, entries: list[ModelEntry] | None = None) -> bool:
-    """Replace the table between the markers of the Markdown file ``path``; return True if it changed."""
-    text = path.read_text(encoding="utf-8")
+    """Replace the table between the markers of the Markdown file ``path``; return True if it changed.
+    The rest of the file is kept byte for byte (its line endings too), and the file is replaced whole
+    (:func:`~attnviz.store.write_atomic`): a full disk leaves it as it was."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path} is not a Markdown file (a missing path, a folder or a device); give a .md file")
+    if path.stat().st_size > MAX_MARKDOWN_BYTES:
+        raise ConfigError(f"{path} is over {MAX_MARKDOWN_BYTES // 1_000_000} MB; give the Markdown file to update")
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); convert it to UTF-8") from None
     if BEGIN not in text or END not in text:
         raise ConfigError(f"{path} has no {BEGIN} ... {END} markers to put the leaderboard between")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    new = f"{head}{BEGIN}\n{leaderboard_markdown(entries)}\n{END}{tail}"
+    eol = "\r\n" if "\r\n" in text else "\n"
+    table = leaderboard_markdown(entries).replace("\n", eol)
+    new = f"{head}{BEGIN}{eol}{table}{eol}{END}{tail}"
     if new != text:
-        path.write_text(new, encoding="utf-8")
+        write_atomic(path, new)
     return new != text
 
 

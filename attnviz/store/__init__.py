@@ -36,6 +36,7 @@ from attnviz.store.files import (
     shipped_names,
     slug,
     slugify,
+    write_atomic,
 )
 from attnviz.store.header import MAX_DEPTH, too_deep
 from attnviz.store.paths import (
@@ -116,4 +117,5 @@ __all__ = [
     "too_deep",
     "upload_root",
     "visible_to",
+    "write_atomic",
 ]

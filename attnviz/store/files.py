@@ -11,11 +11,12 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import tempfile
 import time
 import unicodedata
 from pathlib import Path
 
-from attnviz.errors import ConfigError
+from attnviz.errors import ConfigError, resolved
 from attnviz.store.paths import SUFFIX, models_dir, pretrained_dir, read_manifest
 
 try:
@@ -198,7 +199,7 @@ def move_no_clobber(source: Path, folder: Path, stem: str) -> Path:
 
 def inside(path: Path, folder: Path) -> bool:
     """Whether ``path`` (symlinks resolved) lies in ``folder``."""
-    return Path(path).resolve().is_relative_to(Path(folder).resolve())
+    return resolved(path).is_relative_to(resolved(folder))
 
 
 def check_output(path: str | Path, force: bool = False, resuming: bool = False) -> Path:
@@ -214,7 +215,7 @@ def check_output(path: str | Path, force: bool = False, resuming: bool = False) 
             f"{path} is inside {pretrained_dir()}, the shipped models; the CLI never writes there "
             "(rebuild shipped models with pretrained/build.py). Write to models/ or another folder."
         )
-    for parent in path.resolve().parents:
+    for parent in resolved(path, "--out").parents:
         if parent.exists():
             if not parent.is_dir():
                 raise ConfigError(f"cannot save {path}: {parent} is a file, not a folder")
@@ -223,7 +224,7 @@ def check_output(path: str | Path, force: bool = False, resuming: bool = False) 
             break
     if path.is_dir():
         raise ConfigError(f"{path} is a folder; give a file name ending in {SUFFIX}")
-    if not resuming and path.parent.resolve() == models_dir().resolve() and path.stem in shipped_names():
+    if not resuming and resolved(path.parent) == resolved(models_dir()) and path.stem in shipped_names():
         raise ConfigError(
             f"{path.stem!r} is the name of a shipped model, which a model of that name in {path.parent} would "
             "hide; choose another --name or --out"
@@ -259,3 +260,17 @@ def clean_stale_temp(folder: str | Path, max_age: float = STALE_SECONDS) -> list
                     path.unlink()
                     removed.append(path)
     return removed
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """``text`` to ``path`` through a temporary file in the same folder, renamed over it: never half a
+    file, and the old one whole if the disk fills. Line endings are written as they are in ``text``."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the file from a web server or another user
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -74,11 +74,16 @@ def test_an_existing_file_is_kept_without_force(capsys, tmp_path):
         ("{tmp}/report.txt", "name it report.html"),
         ("{tmp}/missing/report.html", "does not exist"),
         ("{tmp}/dir.html", "is a folder"),
+        ("{tmp}/loop1.html", "is a symlink loop or an unreadable link"),
+        ("{tmp}/loopdir/report.html", "is a symlink loop or an unreadable link"),
     ],
 )
 def test_bad_destinations_are_exit_2_and_one_line(capsys, tmp_path, out, message):
     path = out.format(pretrained=pretrained_dir(), tmp=tmp_path)
     (tmp_path / "dir.html").mkdir()
+    (tmp_path / "loop1.html").symlink_to(tmp_path / "loop2.html")
+    (tmp_path / "loop2.html").symlink_to(tmp_path / "loop1.html")
+    (tmp_path / "loopdir").symlink_to(tmp_path / "loopdir")
     code, _, err = run(capsys, "align-report", "--model", MODEL, "--out", path)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (pretrained_dir() / "report.html").exists()
@@ -87,3 +92,12 @@ def test_bad_destinations_are_exit_2_and_one_line(capsys, tmp_path, out, message
 def test_an_unknown_model_is_exit_2(capsys, tmp_path):
     code, _, err = run(capsys, "align-report", "--model", "no-such-model", "--out", str(tmp_path / "r.html"))
     assert code == 2 and "align-report: error:" in err
+
+
+def test_an_unwritable_folder_is_refused_before_the_work(capsys, tmp_path, monkeypatch):
+    import os
+
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if mode == os.W_OK else real(p, mode))  # root writes all
+    code, _, err = run(capsys, "align-report", "--model", MODEL, "--out", str(tmp_path / "r.html"))
+    assert code == 2 and f"the folder {tmp_path} is not writable; choose another --out" in err

@@ -249,7 +249,9 @@ def test_train_refuses_bad_outputs_before_training(capsys, models, no_training):
         (["--out", "model.pt"], "safetensors"),
         (["--out", str(models / "taken.safetensors" / "x.safetensors")], "is a file"),
         (["--resume", "--name", "taken"], "no unfinished training"),
+        (["--out", str(models / "loop.safetensors")], "is a symlink loop or an unreadable link"),
     ]
+    (models / "loop.safetensors").symlink_to(models / "loop.safetensors")
     for flags, message in cases:
         code, _, err = run(capsys, "train", "--data", "reverse", "--quiet", *flags)
         assert code == 2 and message in err and err.count("\n") == 1, (flags, err)
@@ -372,3 +374,22 @@ def test_every_command_is_in_the_docs_table_and_its_section_names_every_option()
         assert f"| [`{name}`](#{name}) |" in text and name in sections, name
         options = [o for action in parser._actions for o in action.option_strings if o.startswith("--")]
         assert [o for o in options if o != "--help" and o not in sections[name]] == [], name
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (OSError(28, "No space left on device"), "error: No space left on device\n"),  # no file: no dangling ': '
+        (OSError(13, "Permission denied", "/x/y"), "error: Permission denied: /x/y\n"),
+        (RuntimeError("Symlink loop from '/a/b'"), "error: Symlink loop from '/a/b'; remove the loop\n"),
+    ],
+)
+def test_file_system_errors_are_one_line_and_exit_2(capsys, monkeypatch, error, said):
+    from attnviz.cli import bench
+
+    def boom(**kwargs):
+        raise error
+
+    monkeypatch.setattr(bench, "run_bench", boom)
+    code, _, err = run(capsys, "bench")
+    assert code == 2 and err.endswith(said) and err.count("\n") == 1
