@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Iterator
 from itertools import islice
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, add_keep_unk, int_in, print_json
 from attnviz.decoding import Translator
@@ -47,12 +48,9 @@ def run(args: argparse.Namespace) -> int:
     model = load(args.model, device=args.device, roots=model_roots(include_cwd=True))
     if args.file is not None:
         if args.file == "-":
-            return translate_lines(model, sys.stdin, args)
-        with open(args.file, encoding="utf-8", errors="replace") as f:
-            if "\x00" in f.read(8192):
-                raise InputError(f"{args.file} looks like a binary file, not text; give one sentence a line, UTF-8")
-            f.seek(0)
-            return translate_lines(model, f, args)
+            return translate_lines(model, _text(sys.stdin.buffer, "standard input"), args)
+        with open(args.file, "rb") as f:
+            return translate_lines(model, _text(f, args.file), args)
     al = model.translate(args.text, beam_size=args.beam, max_len=args.max_len)
     replace_unk = not args.keep_unk
     if args.json:
@@ -67,6 +65,17 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print("unknown words:", ", ".join(unknown), file=sys.stderr)
     return 0
+
+
+def _text(stream: BinaryIO, name: str) -> TextIO:
+    """A file, pipe or standard input as text: UTF-8 with a leading byte-order mark dropped, bytes that
+    are not UTF-8 read as U+FFFD (noted once), lines cut at ``\n``, ``\r\n`` or ``\r`` as every sentence
+    file is (:func:`attnviz.data.multi30k.text_lines`). Its start is looked at without being consumed,
+    so a pipe works: NUL bytes there mean a binary file."""
+    buffered = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)
+    if b"\x00" in buffered.peek(8192)[:8192]:
+        raise InputError(f"{name} looks like a binary file, not text; give one sentence a line, UTF-8")
+    return io.TextIOWrapper(buffered, encoding="utf-8-sig", errors="replace", newline=None)
 
 
 def _chunks(lines: TextIO) -> Iterator[list[tuple[int, str]]]:

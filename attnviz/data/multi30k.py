@@ -29,9 +29,11 @@ def _find(folder: Path, stem: str) -> Path | None:
 
 
 def text_lines(data: bytes) -> list[str]:
-    r"""The lines of a UTF-8 text file's bytes, as ``datasets``' text builder reads them: ``\r\n``
-    and ``\r`` end a line like ``\n``, no other character does, and a last line without its
-    newline still counts."""
+    r"""The lines of a UTF-8 text file's bytes, as ``datasets``' text builder, editors and ``translate
+    --file`` cut them: ``\r\n`` and ``\r`` end a line like ``\n``, no other character does (U+2028,
+    U+0085 and a form feed stay inside their line), and a last line without its newline still
+    counts. Every text file of sentences is cut by this one function. Raises UnicodeDecodeError for
+    bytes that are not UTF-8."""
     lines = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return lines[:-1] if lines[-1] == "" else lines
 

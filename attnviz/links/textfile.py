@@ -13,11 +13,13 @@ problem raises a :class:`~attnviz.errors.DataError` naming the file and line.
 
 from __future__ import annotations
 
+import codecs
 import stat
 from collections.abc import Iterable
 from pathlib import Path
 
 from attnviz.data import Words
+from attnviz.data.multi30k import text_lines as lines_of
 from attnviz.errors import DataError
 
 MAX_FILE_BYTES = 50 * 2**20  # a sentence or gold file read by path
@@ -25,9 +27,10 @@ SEPARATOR = "|||"
 
 
 def text_lines(data: bytes, name: str) -> list[str]:
-    """The lines of ``data`` (UTF-8, a leading byte-order mark dropped), e.g. an uploaded file named ``name``."""
+    """The lines of ``data`` (UTF-8, a leading byte-order mark dropped), e.g. an uploaded file named
+    ``name``, cut as every sentence file is (:func:`attnviz.data.multi30k.text_lines`)."""
     try:
-        return data.decode("utf-8-sig").splitlines()
+        return lines_of(data.removeprefix(codecs.BOM_UTF8))
     except UnicodeDecodeError as e:
         raise DataError(f"{name}: not UTF-8 text ({e.reason} at byte {e.start}); convert it to UTF-8") from None
 

@@ -4,6 +4,7 @@ a line the model cannot read is named on standard error and the rest decodes; ``
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -36,12 +37,34 @@ def test_a_file_gives_one_translation_per_line(capsys, model_file, tmp_path, bea
     assert "error" in rows[4] and "error" not in rows[0]
 
 
-def test_a_file_of_readable_lines_exits_0_and_standard_input_works(capsys, model_file, tmp_path, monkeypatch):
-    import io
+class Pipe(io.RawIOBase):
+    """Bytes that can be read once, as from a pipe: no seeking back."""
 
-    monkeypatch.setattr("sys.stdin", io.StringIO("a b\nc d e\n"))
+    def __init__(self, data: bytes):
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        return self._data.readinto(buffer)
+
+
+def test_a_file_of_readable_lines_exits_0_and_standard_input_works(capsys, model_file, tmp_path, monkeypatch):
+    model = load_checkpoint(model_file)
+    expected = [model.text_of(model.translate(s, beam_size=3)) for s in ("a b", "c d e")]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(Pipe(b"a b\nc d e\n"))))
     code, out, err = run(capsys, "translate", "--model", "good", "--beam", "3", "--file", "-", "--device", "cpu")
-    assert code == 0 and err == "" and len(out.splitlines()) == 2
+    assert code == 0 and err == "" and out.splitlines() == expected
+    # a byte-order mark is not a word, \r\n and \r end lines and nothing else does, a pipe reads once
+    for data in (b"\xef\xbb\xbfa b\r\nc d e\r\n", b"a b\rc d e"):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(Pipe(data))))
+        code, out, err = run(capsys, "translate", "--model", "good", "--beam", "3", "--file", "-")
+        assert code == 0 and err == "" and out.splitlines() == expected
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbfa b\nc d e\xe2\x80\xa8a\n")  # U+2028 stays inside its line
+    code, out, err = run(capsys, "translate", "--model", "good", "--beam", "3", "--file", str(path))
+    assert code == 0 and out.splitlines()[0] == expected[0] and len(out.splitlines()) == 2
 
 
 def test_a_sentence_or_a_file_not_both(capsys, model_file, tmp_path):
@@ -62,6 +85,10 @@ def test_a_binary_file_is_refused_and_bytes_not_utf8_are_named_once(capsys, mode
         and out == ""
         and err.strip().endswith("looks like a binary file, not text; give one sentence a line, UTF-8")
     )
+    with open(binary, "rb") as f, pytest.MonkeyPatch.context() as mp:  # the same bytes on standard input
+        mp.setattr("sys.stdin", io.TextIOWrapper(f))
+        code, out, err = run(capsys, "translate", "--model", "good", "--file", "-")
+    assert code == 2 and "standard input looks like a binary file" in err
     latin = tmp_path / "latin.txt"
     latin.write_bytes("a b\nc d\xe9\nd\xe9 a\n".encode("latin-1"))
     code, out, err = run(capsys, "translate", "--model", "good", "--file", str(latin))

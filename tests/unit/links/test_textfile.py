@@ -5,7 +5,7 @@ import re
 import pytest
 
 from attnviz.errors import DataError
-from attnviz.links.textfile import bitext, check_pairs, is_bitext, read_pairs, sentence_pairs
+from attnviz.links.textfile import bitext, check_pairs, is_bitext, read_pairs, sentence_pairs, text_lines
 
 
 def test_a_bitext_as_shipped_is_read_as_given_words(tmp_path):
@@ -52,3 +52,15 @@ def test_the_layouts_are_not_mixed_up():
 def test_a_text_without_pairs_is_refused_not_scored_as_perfect(tmp_path):
     with pytest.raises(DataError, match=r"s\.txt holds no sentence pairs"):
         check_pairs([], [], ("s.txt", "t.txt"))
+
+
+def test_lines_end_where_editors_and_translate_end_them(tmp_path):
+    # U+2028, U+0085 and a form feed stay inside their line; \r\n and \r end one; a BOM is not a word
+    src = tmp_path / "src.txt"
+    src.write_bytes("\ufeffthe black\u2028cat .\r\nthe\x0capple\u0085.\rthe end .\n".encode())
+    tgt = tmp_path / "tgt.txt"
+    tgt.write_bytes(b"le chat noir .\nla pomme .\nla fin .")
+    sources, targets = read_pairs(str(src), str(tgt))
+    assert sources == [["the", "black", "cat", "."], ["the", "apple", "."], ["the", "end", "."]]
+    assert len(targets) == 3
+    assert text_lines(b"a\r\r\nb", "f") == ["a", "", "b"]  # as editors show it: an empty line between
