@@ -43,11 +43,15 @@ MAX_CHECKPOINT_BYTES = 512 * 1024 * 1024
 
 
 def save(translator: Translator, path: str | Path, store: str = "fp32") -> Path:
-    """Write ``translator`` to ``path`` (``.safetensors``) atomically; return the path. ``store``
-    is how the weights are kept: ``"fp32"``, ``"fp16"`` or ``"int8"`` (see :mod:`attnviz.store.quantize`)."""
+    """Write ``translator`` to ``path`` (``.safetensors``) atomically, over a file already there (the
+    command line asks for ``--force`` first: :func:`~attnviz.store.files.check_output`); return the
+    path. ``store`` is how the weights are kept: ``"fp32"``, ``"fp16"`` or ``"int8"`` (see
+    :mod:`attnviz.store.quantize`)."""
     path = Path(path)
     if path.suffix != SUFFIX:
         raise CheckpointError(f"checkpoints are saved as {SUFFIX} files; got {path.name!r}")
+    if path.is_dir():
+        raise CheckpointError(f"{path} is a folder; give a file name ending in {SUFFIX}")
     check_store(store)
     header = {
         "format": FORMAT,

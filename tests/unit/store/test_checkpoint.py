@@ -215,3 +215,11 @@ def test_a_loaded_model_has_its_rnn_weights_flattened_on_its_device(saved, monke
     monkeypatch.setattr(RNNEncoder, "flatten_parameters", lambda self: flattened.append(self))
     back = load_checkpoint(saved[1], device="cpu")
     assert flattened[-1] is back.model.encoder  # after the weights were loaded and moved
+
+
+def test_saving_onto_a_folder_says_so(saved, tmp_path):
+    tr, _ = saved
+    (tmp_path / "dir.safetensors").mkdir()
+    with pytest.raises(CheckpointError, match=r"dir\.safetensors is a folder; give a file name ending in"):
+        save(tr, tmp_path / "dir.safetensors")
+    assert [p.name for p in (tmp_path / "dir.safetensors").iterdir()] == []
