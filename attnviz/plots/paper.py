@@ -35,8 +35,8 @@ SUBTITLE_PX = 13  # a map's title font
 
 
 def _check(panels: Mapping[str, Alignment], models: Mapping[str, str], values: str) -> None:
-    if not panels:
-        raise InputError("a paper figure needs at least one map; pass {panel name: alignment}")
+    if not isinstance(panels, Mapping) or not panels:
+        raise InputError("a paper figure needs its maps as {panel name: alignment}, at least one")
     missing = [name for name in panels if name not in models]
     if missing:
         raise InputError(f"no model name for panel(s) {missing}: pass one model line per panel")

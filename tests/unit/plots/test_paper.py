@@ -49,7 +49,7 @@ def test_scores_use_a_symmetric_range_and_bad_input_says_how_to_fix():
     assert fig.layout.coloraxis.cmin == -fig.layout.coloraxis.cmax
     with pytest.raises(InputError, match="model line"):
         paper_figure(pair(), {"Bahdanau": "m"}, "x")
-    with pytest.raises(InputError, match="at least one map"):
+    with pytest.raises(InputError, match="at least one"):
         paper_figure({}, {}, "x")
 
 
