@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import warnings
 from pathlib import Path
 
-from attnviz.errors import CheckpointError
+from attnviz.errors import CheckpointError, ConfigError
 from attnviz.store.header import clean_manifest
 
 SUFFIX = ".safetensors"  # every attnviz checkpoint
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PACKAGED_MODELS = PACKAGE_DIR / "shipped-models"  # in a checkout a link to pretrained/; in a wheel a copy of part of it
+MAX_MANIFEST_BYTES = 4 * 2**20  # far above the shipped manifest; a larger file is not one
 
 
 def upload_root() -> Path:
@@ -45,7 +47,7 @@ def hf_roots() -> list[Path]:
     """The folders under which the app opens a Hugging Face model folder by its path on the server:
     the models folder and each folder of ``$ATTNVIZ_HF_FOLDERS`` (separated by ``os.pathsep``). The
     command line opens any folder its user can read."""
-    extra = [Path(p).expanduser().resolve() for p in os.environ.get("ATTNVIZ_HF_FOLDERS", "").split(os.pathsep) if p]
+    extra = [_folder(p, "ATTNVIZ_HF_FOLDERS") for p in os.environ.get("ATTNVIZ_HF_FOLDERS", "").split(os.pathsep) if p]
     return [models_dir(), *extra]
 
 
@@ -60,7 +62,7 @@ def pretrained_dir() -> Path:
     """The shipped models' folder: ``$ATTNVIZ_PRETRAINED``, else the checkout's ``pretrained/``,
     else the installed package's own (:data:`PACKAGED_MODELS`)."""
     if env := os.environ.get("ATTNVIZ_PRETRAINED"):
-        return Path(env).expanduser().resolve()
+        return _folder(env, "ATTNVIZ_PRETRAINED")
     root = checkout_dir()
     return root / "pretrained" if root is not None else PACKAGED_MODELS
 
@@ -69,12 +71,22 @@ def models_dir() -> Path:
     """The folder for models trained by users: ``$ATTNVIZ_MODELS``, else the checkout's
     ``models/``, else ``$XDG_DATA_HOME/attnviz/models``."""
     if env := os.environ.get("ATTNVIZ_MODELS"):
-        return Path(env).expanduser().resolve()
+        return _folder(env, "ATTNVIZ_MODELS")
     root = checkout_dir()
     if root is not None:
         return root / "models"
-    data_home = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return (data_home / "attnviz" / "models").resolve()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    data_home = Path(xdg or Path.home() / ".local" / "share")
+    return _folder(data_home / "attnviz" / "models", "XDG_DATA_HOME" if xdg else "ATTNVIZ_MODELS")
+
+
+def _folder(path: str | Path, setting: str) -> Path:
+    """``path``, a folder named by the environment variable ``setting``, made absolute; a symlink loop
+    (Python 3.11's RuntimeError) or an unknown ``~user`` is a ConfigError naming the variable."""
+    try:
+        return Path(path).expanduser().resolve()
+    except (RuntimeError, OSError) as e:
+        raise ConfigError(f"{setting}: {path} is not a usable folder ({e}); point {setting} at a folder") from None
 
 
 def manifest_path() -> Path:
@@ -91,17 +103,39 @@ def read_manifest() -> list[dict]:
     """The shipped models' manifest entries (empty when nothing is shipped); a malformed entry
     is skipped with a :class:`ModelWarning`."""
     path = manifest_path()
-    if not path.is_file():
+    raw = _manifest_bytes(path)
+    if raw is None:
         return []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark from an editor is harmless
         entries = data["models"]
-    except (json.JSONDecodeError, KeyError, TypeError, RecursionError) as e:
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, RecursionError) as e:
         raise CheckpointError(f"{path} is malformed ({type(e).__name__}: {e}); restore it from git") from e
     kept, skipped = clean_manifest(entries, path.name)
     for line in skipped:
         warnings.warn(line, ModelWarning, stacklevel=2)
     return kept
+
+
+def _manifest_bytes(path: Path) -> bytes | None:
+    """The bytes of the manifest at ``path`` (None when there is none). Its type and size are checked
+    by ``stat`` before a byte is read: a pipe would block, a device or a sparse file fill memory."""
+    too_large = f"{path} is over the {MAX_MANIFEST_BYTES // 2**20} MB a manifest may take; restore it from git"
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise CheckpointError(f"{path} is not a regular file; restore it from git")
+        if info.st_size > MAX_MANIFEST_BYTES:
+            raise CheckpointError(too_large)
+        with path.open("rb") as f:
+            raw = f.read(MAX_MANIFEST_BYTES + 1)
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # nothing shipped
+    except OSError as e:  # no permission, a symlink loop
+        raise CheckpointError(f"{path} cannot be read ({e.strerror}); restore it from git") from None
+    if len(raw) > MAX_MANIFEST_BYTES:  # it grew after the stat
+        raise CheckpointError(too_large)
+    return raw
 
 
 def absent_models() -> list[dict]:
