@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from attnviz.data import Corpus, Link, Words, join_pieces, to_pharaoh
-from attnviz.errors import ConfigError, DataError
+from attnviz.errors import AttnvizError, ConfigError, DataError
 from attnviz.links import DIRECTIONS, SYMMETRIC, parse_pharaoh, run_eflomal
 from attnviz.training.guided import DEFAULT_WEIGHT, piece_links
 
 SOURCES = ("eflomal", "gold")  # or a path to a Pharaoh file
 CACHE_DIR = Path(os.environ.get("ATTNVIZ_LINKS_CACHE", Path(tempfile.gettempdir()) / "attnviz-links"))
 LINKS_DIR = "guided-links"  # run_recipe caches eflomal's links in this folder next to the checkpoint
+MAX_LINKS_BYTES = 256 * 2**20  # as much as a corpus table is read; a pair's links take fewer bytes than its text
 
 
 @dataclass
@@ -88,12 +90,8 @@ def training_links(corpus: Corpus, cfg: GuidedConfig, cache_dir: Path = CACHE_DI
 def read_links(path: str | Path, lengths: list[tuple[int, int]]) -> list[list[Link]]:
     """Word links from a Pharaoh file, one line per pair of ``lengths`` (source, target words);
     a wrong line count or an index outside its pair raises DataError naming the line."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise DataError(f"no links file at {path}; give a Pharaoh file or guided links 'eflomal'") from None
-    except (UnicodeDecodeError, IsADirectoryError) as e:
-        raise DataError(f"{path}: not a UTF-8 text file ({e}); give a Pharaoh file of links") from None
+    advice = "give a Pharaoh file of links or guided links 'eflomal'"
+    lines = read_text_file(Path(path), MAX_LINKS_BYTES, "links file", advice, DataError).splitlines()
     if len(lines) != len(lengths):
         raise DataError(
             f"{path} line {min(len(lines), len(lengths)) + 1}: the file has {len(lines)} lines for {len(lengths)} "
@@ -110,6 +108,33 @@ def read_links(path: str | Path, lengths: list[tuple[int, int]]) -> list[list[Li
                 )
         out.append(sorted(gold.possible))
     return out
+
+
+def read_text_file(path: Path, limit: int, what: str, advice: str, error: type[AttnvizError]) -> str:
+    """The text of ``path``, a regular file of at most ``limit`` bytes in UTF-8 (a byte-order mark
+    dropped). Type and size are checked by ``stat`` before a byte is read, as a pipe would block and
+    a device or a sparse file fill memory; each problem raises ``error`` naming ``what`` and ``advice``."""
+    too_large = f"{path} is over the {limit / 2**20:g} MB a {what} may take; {advice}"
+    try:
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise error(f"{path} is a folder, not a {what}; {advice}")
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{path} is not a regular file but a pipe or a device; {advice}")
+        if info.st_size > limit:
+            raise error(too_large)
+        with path.open("rb") as f:
+            data = f.read(limit + 1)
+    except FileNotFoundError:
+        raise error(f"no {what} at {path}; {advice}") from None
+    except OSError as e:
+        raise error(f"cannot read {path} ({e.strerror}); {advice}") from None
+    if len(data) > limit:  # it grew after the stat
+        raise error(too_large)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise error(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); save it as UTF-8") from None
 
 
 def _eflomal_cached(words: list[tuple[Words, Words]], method: str, cache_dir: Path) -> tuple[list[list[Link]], Path]:

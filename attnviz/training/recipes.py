@@ -17,8 +17,9 @@ from attnviz.store import STORES, as_stored, load_checkpoint, read_header, save
 from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess
 from attnviz.training.fit import build_translator, fit
-from attnviz.training.guided_links import CACHE_DIR, LINKS_DIR, GuidedConfig, training_links
+from attnviz.training.guided_links import CACHE_DIR, LINKS_DIR, GuidedConfig, read_text_file, training_links
 
+MAX_RECIPE_BYTES = 2**20  # a shipped recipe takes about 1 KB
 _MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}
 _TRAIN_KEYS = {f.name for f in fields(TrainConfig)} - {"guided_weight"}  # set by the recipe's guided field
 _GUIDED_KEYS = {f.name for f in fields(GuidedConfig)}
@@ -100,12 +101,13 @@ class Recipe:
 
     @classmethod
     def from_file(cls, path: str | Path) -> Recipe:
+        """A recipe from its JSON file (UTF-8, a byte-order mark allowed), at most :data:`MAX_RECIPE_BYTES`."""
         path = Path(path)
+        advice = "give a recipe's JSON file, such as pretrained/recipes/toy-fr-dot-luong.json"
+        text = read_text_file(path, MAX_RECIPE_BYTES, "recipe file", advice, ConfigError)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"no recipe file at {path}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
             raise ConfigError(f"{path}: not a JSON recipe ({e})") from e
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: a recipe must be a JSON object")

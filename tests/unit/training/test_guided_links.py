@@ -1,6 +1,9 @@
 """Where guided training's links come from: a Pharaoh file (word links become piece links), gold,
-eflomal and its cache; bad files and settings are errors."""
+eflomal and its cache; bad files and settings are errors. The files a training reads by path (links,
+recipes) are checked before they are read: a pipe, a device, a folder or a huge file is refused."""
 
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ from attnviz.data.tokenize import Tokenizer
 from attnviz.errors import ConfigError, DataError
 from attnviz.training import guided_links
 from attnviz.training.guided_links import GuidedConfig, training_links
+from attnviz.training.recipes import Recipe
 from tests.support.tiny import WORD
 
 BPE_WORDS = Tokenizer("word", lowercase=True)
@@ -85,3 +89,53 @@ def test_eflomal_links_are_computed_once_and_read_back_from_the_cache(tmp_path, 
     corpus.train[0] = make_pair("ein hund rennt", "a dog runs", WORD, WORD)  # other words: another cache entry
     with pytest.raises(AssertionError, match="eflomal ran again"):
         training_links(corpus, GuidedConfig(), tmp_path)
+
+
+READERS = {  # the files a training reads by path, each through read_text_file
+    "links": (DataError, "links file", lambda path: guided_links.read_links(path, [(2, 2)])),
+    "recipe": (ConfigError, "recipe file", Recipe.from_file),
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_training_file_that_is_not_a_regular_file_is_refused_unread(tmp_path, reader, kind):
+    error, what, read = READERS[reader]
+    path = tmp_path / "given"
+    {"fifo": os.mkfifo, "device": lambda p: p.symlink_to("/dev/zero"), "folder": os.mkdir}[kind](path)
+    found = rf"is a folder, not a {what}" if kind == "folder" else "is not a regular file"
+    with pytest.raises(error, match=rf"^{re.escape(str(path))} {found}"):
+        read(path)  # a pipe with no writer would block here, /dev/zero fill memory
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_sparse_training_file_over_the_limit_is_refused_unread(tmp_path, monkeypatch, reader):
+    error, what, read = READERS[reader]
+    path = tmp_path / "sparse"
+    with path.open("wb") as f:
+        f.truncate(2 * 2**30)  # 2 GB of holes: reading it would take 2 GB
+    monkeypatch.setattr("pathlib.Path.open", lambda *a, **k: pytest.fail("read a file over the limit"))
+    with pytest.raises(error, match=rf"sparse is over the \d+ MB a {what} may take"):
+        read(path)
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_training_file_that_is_not_utf8_or_unreadable_says_so(tmp_path, monkeypatch, reader):
+    error, _, read = READERS[reader]
+    path = tmp_path / "latin1"
+    path.write_bytes(b'{"name": "caf\xe9"}\n')
+    with pytest.raises(error, match=r"latin1: not UTF-8 text \(invalid continuation byte at byte 13\); save it as"):
+        read(path)
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("pathlib.Path.open", refused)
+    with pytest.raises(error, match=r"cannot read .*latin1 \(Permission denied\)"):
+        read(path)
+
+
+def test_a_links_file_with_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "links.txt"
+    path.write_bytes("\ufeff0-0 1-1\n".encode())
+    assert guided_links.read_links(path, [(2, 2)]) == [[(0, 0), (1, 1)]]

@@ -12,7 +12,7 @@ from attnviz.store import recipe_path
 from attnviz.store.checkpoint import read_header
 from attnviz.training.config import TrainConfig
 from attnviz.training.guided_links import GuidedConfig
-from attnviz.training.recipes import Recipe, run_recipe
+from attnviz.training.recipes import MAX_RECIPE_BYTES, Recipe, run_recipe
 
 RECIPE = {
     "name": "tiny-copy",
@@ -150,3 +150,21 @@ def test_a_recipe_without_its_data_is_refused_by_name(tmp_path):
     path.write_text(json.dumps({"name": "x"}), encoding="utf-8")
     with pytest.raises(ConfigError, match=re.escape('a recipe needs data, e.g. "name": "my-model", "data": "toy-fr"')):
         Recipe.from_file(path)
+
+
+def test_a_recipe_with_a_byte_order_mark_is_read_and_one_in_utf16_is_refused(tmp_path):
+    path = tmp_path / "recipe.json"
+    path.write_text(json.dumps(RECIPE), encoding="utf-8-sig")
+    assert Recipe.from_file(path).name == "tiny-copy"
+    path.write_text(json.dumps(RECIPE), encoding="utf-16")
+    with pytest.raises(ConfigError, match=r"recipe\.json: not UTF-8 text \(invalid start byte at byte 0\)"):
+        Recipe.from_file(path)
+
+
+def test_a_missing_recipe_says_what_to_give(tmp_path):
+    with pytest.raises(ConfigError, match=r"no recipe file at .*none\.json; give a recipe's JSON file"):
+        Recipe.from_file(tmp_path / "none.json")
+
+
+def test_the_shipped_recipes_are_far_below_the_limit():
+    assert max(path.stat().st_size for path in recipe_path("x").parent.glob("*.json")) * 100 < MAX_RECIPE_BYTES
