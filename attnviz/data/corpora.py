@@ -27,6 +27,7 @@ from attnviz.errors import DataError
 RawPairs = list[tuple[str, str]]
 DEFAULT_MAX_BYTES = 256 * 2**20
 CHUNK_BYTES = 4 * 2**20  # what check_file and the streamed summary read at a time
+MAX_SHOWN_COLUMNS = 20  # column names a message lists
 CACHE_DIR = Path(os.environ.get("ATTNVIZ_DATASETS_CACHE", Path(tempfile.gettempdir()) / "attnviz-datasets"))
 SCRATCH_PREFIX = "scratch-"  # a table's Arrow copy lives in CACHE_DIR/scratch-* only while it is read
 TABLE_BUILDERS = ("csv", "json", "parquet")  # the datasets builders of local tables
@@ -99,8 +100,10 @@ def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True
                 if b"\n" in data:
                     line_start = total + data.rfind(b"\n") + 1
                 total, lines = total + len(data), lines + data.count(b"\n")
-    except (OSError, EOFError, zlib.error) as e:
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:  # only gzip.open raises these
         raise DataError(f"{path} is not a readable gzip file ({e}); decompress it or fetch it again.") from e
+    except OSError as e:  # no permission, a disk error
+        raise DataError(f"cannot read {path}: {e.strerror or e}; check that you may read it, or copy it.") from e
     if carry:
         _not_utf8(path, carry, 0, lines, line_start - total)
     return b"".join(kept) if keep else None
@@ -153,10 +156,17 @@ def check_columns(path: Path, fmt: str, available: list[str], wanted: list[str])
         )
     for column in wanted:
         if column not in available and column.split(".")[0] not in available:  # an exact name wins
+            shown = [_short(name) for name in available[:MAX_SHOWN_COLUMNS]]
+            more = f" and {len(available) - len(shown)} more" if len(available) > len(shown) else ""
             raise DataError(
-                f"{path} has no column {column!r}; its columns are {available}. "
-                f"Name the right ones, e.g. {path.name}?src={available[0]}&tgt={available[-1]}."
+                f"{path} has no column {_short(column)!r}; its columns are {shown}{more}. "
+                f"Name the right ones, e.g. {path.name}?src={_short(available[0])}&tgt={_short(available[-1])}."
             )
+
+
+def _short(name: str, width: int = 40) -> str:
+    """A column name cut to ``width`` characters for a message: a binary file's header is one huge "name"."""
+    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def _field(record: dict, column: str, where: str) -> str:

@@ -1,5 +1,6 @@
 """Real corpora through `datasets`: Multi30k layout, local tables (dotted and nested column names,
-columns that are not text, null JSON lines), the offline Hub, bad input, stale table caches."""
+columns that are not text, null JSON lines), the offline Hub, bad input (with short messages that name
+the real cause), stale table caches."""
 
 from __future__ import annotations
 
@@ -138,6 +139,39 @@ def test_table_problems(tmp_path, table):
     bad.write_text('{"de": "a", "en": "b"}\n{"de": "c", "en": \n')
     with pytest.raises(DataError, match=r"could not read .*bad.jsonl as json"):
         load_corpus(f"{bad}?src=de&tgt=en")
+
+
+def test_a_header_of_huge_or_many_names_gives_a_short_message(tmp_path):
+    path = tmp_path / "nul.csv"
+    path.write_bytes(b"\0" * 130_000)  # one header "column" of 130,000 NULs
+    with pytest.raises(DataError, match=r"has no column 'en'; its columns are \['(\\x00){39}…'\]") as e:
+        load_corpus(f"{path}?src=en&tgt=fr")
+    assert len(str(e.value)) < 600
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(f"c{i}" for i in range(1000)) + "\n" + ",".join("x" * 1000) + "\n")
+    with pytest.raises(DataError, match=r"'c19'\] and 980 more\. Name the right ones, e.g. wide.csv\?src=c0&tgt=c999"):
+        load_corpus(f"{wide}?src=en&tgt=fr")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_an_unreadable_table_names_the_cause_not_gzip(tmp_path, monkeypatch, suffix):
+    path = tmp_path / f"pairs{suffix}"
+    path.write_bytes(b"en,fr\ndog,chien\n")
+
+    def refused(file, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(file))
+
+    monkeypatch.setattr(corpora, "open", refused, raising=False)
+    monkeypatch.setattr(corpora.gzip, "open", refused)
+    with pytest.raises(DataError, match=rf"^cannot read {path}: Permission denied; check that you may read it"):
+        corpora.check_file(path)
+
+
+def test_a_table_that_is_not_gzip_inside_says_gzip(tmp_path):
+    path = tmp_path / "pairs.csv.gz"
+    path.write_bytes(b"en,fr\ndog,chien\n")
+    with pytest.raises(DataError, match=r"pairs.csv.gz is not a readable gzip file \(Not a gzipped file"):
+        corpora.check_file(path)
 
 
 def test_empty_csv_rows_name_the_line(tmp_path):
