@@ -82,6 +82,11 @@ def _refuse_extra_fields(path: Path, fmt: str, header: list[str]) -> None:
     import csv
 
     options = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {}
+    fix = (  # a TSV is read without quoting: a quote cannot hide a tab
+        "remove the tab inside a field, or write the table as CSV with that field quoted"
+        if fmt == "tsv"
+        else "quote a field that holds a comma"
+    )
     opener = gzip.open if path.suffix == ".gz" else open
     start = 1
     with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
@@ -90,8 +95,8 @@ def _refuse_extra_fields(path: Path, fmt: str, header: list[str]) -> None:
             for row in reader:
                 if len(row) > len(header):
                     raise DataError(
-                        f"{path}, line {start}: {len(row)} fields but the header names {len(header)}; quote a "
-                        "field that holds a comma, or add a name for each extra column to the header."
+                        f"{path}, line {start}: {len(row)} fields but the header names {len(header)}; {fix}, "
+                        "or add a name for each extra column to the header."
                     )
                 start = reader.line_num + 1
         except csv.Error:

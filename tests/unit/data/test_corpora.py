@@ -186,7 +186,8 @@ def test_rows_with_more_fields_than_the_header_are_refused_not_shifted(tmp_path,
     path = tmp_path / f"pairs.{suffix}"
     rows = [("en", "fr"), *(("dog", "chien", "note0"), ("cat", "chat", "note1"))]
     path.write_text("\n".join(sep.join(row) for row in rows) + "\n")
-    message = rf"pairs.{suffix}, line 2: 3 fields but the header names 2"
+    fix = "remove the tab inside a field, or write the table as CSV" if sep == "\t" else "quote a field that holds a c"
+    message = rf"pairs.{suffix}, line 2: 3 fields but the header names 2; {fix}"
     with pytest.raises(DataError, match=message):
         load_corpus(f"{path}?src=en&tgt=fr")
     with pytest.raises(DataError, match=message):
