@@ -2,7 +2,7 @@
 
 from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
 from attnviz.data.corpora import clean_table_caches
-from attnviz.data.multi30k import DEFAULT_MULTI30K
+from attnviz.data.multi30k import DEFAULT_MULTI30K, text_lines
 from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, Words, make_pair, to_pharaoh
 from attnviz.data.spec import TASKS, is_file_spec, load_corpus, pair_options, task_pairs
 from attnviz.data.streamed import summarize_spec
@@ -41,6 +41,7 @@ __all__ = [
     "summarize_spec",
     "table_columns",
     "task_pairs",
+    "text_lines",
     "to_pharaoh",
     "word_spans",
 ]

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from attnviz.data import Words
-from attnviz.data.multi30k import text_lines as lines_of
+from attnviz.data import text_lines as lines_of
 from attnviz.errors import DataError
 
 MAX_FILE_BYTES = 50 * 2**20  # a sentence or gold file read by path
@@ -28,7 +28,7 @@ SEPARATOR = "|||"
 
 def text_lines(data: bytes, name: str) -> list[str]:
     """The lines of ``data`` (UTF-8, a leading byte-order mark dropped), e.g. an uploaded file named
-    ``name``, cut as every sentence file is (:func:`attnviz.data.multi30k.text_lines`)."""
+    ``name``, cut as every sentence file is (:func:`attnviz.data.text_lines`)."""
     try:
         return lines_of(data.removeprefix(codecs.BOM_UTF8))
     except UnicodeDecodeError as e:
