@@ -50,6 +50,7 @@ from attnviz.store.paths import (
     models_dir,
     pretrained_dir,
     read_manifest,
+    read_regular_file,
     recipe_path,
     upload_root,
 )
@@ -101,6 +102,7 @@ __all__ = [
     "read_header",
     "read_history",
     "read_manifest",
+    "read_regular_file",
     "recipe_path",
     "release_lock",
     "reserve_name",

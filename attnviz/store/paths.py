@@ -23,7 +23,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from attnviz.errors import CheckpointError, ConfigError
+from attnviz.errors import AttnvizError, CheckpointError, ConfigError
 from attnviz.store.header import clean_manifest
 
 SUFFIX = ".safetensors"  # every attnviz checkpoint
@@ -103,7 +103,7 @@ def read_manifest() -> list[dict]:
     """The shipped models' manifest entries (empty when nothing is shipped); a malformed entry
     is skipped with a :class:`ModelWarning`."""
     path = manifest_path()
-    raw = _manifest_bytes(path)
+    raw = read_regular_file(path, MAX_MANIFEST_BYTES, "manifest", "restore it from git", CheckpointError, True)
     if raw is None:
         return []
     try:
@@ -117,25 +117,33 @@ def read_manifest() -> list[dict]:
     return kept
 
 
-def _manifest_bytes(path: Path) -> bytes | None:
-    """The bytes of the manifest at ``path`` (None when there is none). Its type and size are checked
-    by ``stat`` before a byte is read: a pipe would block, a device or a sparse file fill memory."""
-    too_large = f"{path} is over the {MAX_MANIFEST_BYTES // 2**20} MB a manifest may take; restore it from git"
+def read_regular_file(
+    path: Path, limit: int, what: str, advice: str, error: type[AttnvizError], missing_ok: bool = False
+) -> bytes | None:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes. Its type and size are checked
+    by ``stat`` before a byte is read (a pipe would block, a device or a sparse file fill memory); each
+    problem raises ``error`` naming ``what`` and ending in ``advice``. A missing file is None with
+    ``missing_ok``, else an error."""
+    too_large = f"{path} is over the {limit / 2**20:g} MB a {what} may take; {advice}"
     try:
         info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise error(f"{path} is a folder, not a {what}; {advice}")
         if not stat.S_ISREG(info.st_mode):
-            raise CheckpointError(f"{path} is not a regular file; restore it from git")
-        if info.st_size > MAX_MANIFEST_BYTES:
-            raise CheckpointError(too_large)
+            raise error(f"{path} is not a regular file but a pipe or a device; {advice}")
+        if info.st_size > limit:
+            raise error(too_large)
         with path.open("rb") as f:
-            raw = f.read(MAX_MANIFEST_BYTES + 1)
+            data = f.read(limit + 1)
     except (FileNotFoundError, NotADirectoryError):
-        return None  # nothing shipped
+        if missing_ok:
+            return None
+        raise error(f"no {what} at {path}; {advice}") from None
     except OSError as e:  # no permission, a symlink loop
-        raise CheckpointError(f"{path} cannot be read ({e.strerror}); restore it from git") from None
-    if len(raw) > MAX_MANIFEST_BYTES:  # it grew after the stat
-        raise CheckpointError(too_large)
-    return raw
+        raise error(f"cannot read {path} ({e.strerror}); {advice}") from None
+    if len(data) > limit:  # it grew after the stat
+        raise error(too_large)
+    return data
 
 
 def absent_models() -> list[dict]:

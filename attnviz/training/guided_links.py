@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 from attnviz.data import Corpus, Link, Words, join_pieces, to_pharaoh
 from attnviz.errors import AttnvizError, ConfigError, DataError
 from attnviz.links import DIRECTIONS, SYMMETRIC, parse_pharaoh, run_eflomal
+from attnviz.store import read_regular_file
 from attnviz.training.guided import DEFAULT_WEIGHT, piece_links
 
 SOURCES = ("eflomal", "gold")  # or a path to a Pharaoh file
@@ -111,26 +111,9 @@ def read_links(path: str | Path, lengths: list[tuple[int, int]]) -> list[list[Li
 
 
 def read_text_file(path: Path, limit: int, what: str, advice: str, error: type[AttnvizError]) -> str:
-    """The text of ``path``, a regular file of at most ``limit`` bytes in UTF-8 (a byte-order mark
-    dropped). Type and size are checked by ``stat`` before a byte is read, as a pipe would block and
-    a device or a sparse file fill memory; each problem raises ``error`` naming ``what`` and ``advice``."""
-    too_large = f"{path} is over the {limit / 2**20:g} MB a {what} may take; {advice}"
-    try:
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise error(f"{path} is a folder, not a {what}; {advice}")
-        if not stat.S_ISREG(info.st_mode):
-            raise error(f"{path} is not a regular file but a pipe or a device; {advice}")
-        if info.st_size > limit:
-            raise error(too_large)
-        with path.open("rb") as f:
-            data = f.read(limit + 1)
-    except FileNotFoundError:
-        raise error(f"no {what} at {path}; {advice}") from None
-    except OSError as e:
-        raise error(f"cannot read {path} ({e.strerror}); {advice}") from None
-    if len(data) > limit:  # it grew after the stat
-        raise error(too_large)
+    """The text of ``path``, a regular file of at most ``limit`` bytes (:func:`attnviz.store.read_regular_file`)
+    in UTF-8, a byte-order mark dropped; each problem raises ``error`` naming ``what`` and ``advice``."""
+    data = read_regular_file(path, limit, what, advice, error)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
