@@ -177,3 +177,32 @@ def pick_checkpoint(page, name: str) -> None:
     box.locator("button[aria-label=Open]").click()
     # the box names a checkpoint without its task (the test models' names do not begin with it)
     page.locator("[role=option]").filter(has_text=re.compile(f"^{re.escape(name)}$")).click()
+
+
+def test_a_link_survives_a_visit_to_another_page(server):
+    # opened from a link, left by the sidebar and come back: the URL holds what is shown, and the
+    # page's bare entry (the sidebar's) shows it too, as does Forward
+    from playwright.sync_api import sync_playwright
+
+    link = f"{server}/?task=toy-fr&score=general&style=both&text={TEXT.replace(' ', '+')}"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(link, wait_until="domcontentloaded")
+        page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        opened = settle(page)
+        assert opened["text"] == TEXT and opened["style"] == "Both"
+        page.locator("[data-testid=stSidebarNav] a", has_text="Compare").first.click()
+        page.wait_for_url(re.compile(r"/compare"), timeout=WAIT_MS)
+        page.locator("[data-testid=stSidebarNav] a", has_text="Explore").first.click()
+        page.wait_for_url(re.compile(r"\?.*task=toy-fr"), timeout=WAIT_MS)
+        page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        assert settle(page) == opened and "style=both" in page.url
+        page.go_back()
+        assert settle(page) == opened, "the sidebar's bare entry shows what it showed"
+        page.go_back()
+        page.wait_for_url(re.compile(r"/compare"), timeout=WAIT_MS)
+        page.go_forward()
+        page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        assert settle(page) == opened
+        browser.close()

@@ -28,6 +28,8 @@ import streamlit as st
 _STAGED = "_url_staged"  # {param: text}: the page's state as it will be written
 _WRITTEN = "_url_written"  # {param: text}: the state the URL stands for (None before a first write)
 _FIRST = "_url_first"  # True while a first visit's URL stands for the state it opened
+_ARRIVED = "_url_arrived"  # {param: text}: the query of that first visit
+_BARE = "_url_bare"  # {param: text}: the state shown when the page was last reached bare from another page
 
 
 def _history_navigation() -> bool:
@@ -50,8 +52,11 @@ def url_to_read() -> dict[str, str] | None:
     if first:
         st.session_state[_WRITTEN] = None
         st.session_state[_FIRST] = True
+        st.session_state[_ARRIVED] = query
         return query or None
     if _history_navigation():
+        if not query and st.session_state.get(_BARE):
+            query = dict(st.session_state[_BARE])  # the page's bare entry, from the sidebar: what it showed
         st.session_state[_WRITTEN] = query
         st.session_state[_FIRST] = False
         return query
@@ -90,16 +95,20 @@ def write_url(values: dict[str, object] | None = None) -> None:
         stage_url(values)
     want = dict(st.session_state.get(_STAGED) or {})
     written = st.session_state.get(_WRITTEN)
+    query = st.query_params.to_dict()
     if st.session_state.get(_FIRST):
-        if written is None or want == written:  # the first visit's URL stands for this state
+        # the first visit's URL stands for this state while the address bar still shows it; back from
+        # another page by the sidebar it shows the bare page, and the state is written as any change
+        if (written is None or want == written) and query == st.session_state.get(_ARRIVED, {}):
             st.session_state[_WRITTEN] = want
             return
         st.session_state[_FIRST] = False
-    query = st.query_params.to_dict()
     if want == written and want == query:
         return
     st.session_state[_WRITTEN] = want
     if want != query:
+        if not query:  # back from another page by the sidebar, which opens the bare page
+            st.session_state[_BARE] = want
         st.query_params.from_dict(want)
 
 
