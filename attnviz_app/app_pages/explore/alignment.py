@@ -17,7 +17,7 @@ from attnviz_app.app_pages.explore.gold import gold_view
 from attnviz_app.app_pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
 from attnviz_app.app_pages.explore.markup import markup_view
 from attnviz_app.app_pages.explore.sample import sample_view
-from attnviz_app.app_pages.explore.screen import page_width
+from attnviz_app.app_pages.explore.screen import column_width, page_width
 from attnviz_app.app_pages.explore.views import chart, columns, file_name, panel_width
 from attnviz_app.app_pages.shared.common import (
     error_text,
@@ -36,6 +36,7 @@ PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
 )
 STACK_WORDS = 14  # a longer sentence's link maps go one under the other in Both
 SIDE_CONTROLS_PX = 960  # a narrower page puts the six methods of a task with a reverse model under the parts
+SHOW_CONTROL_PX = 520  # the four parts' control, whole: a narrower half column puts the methods under it
 PARTS = {
     "sentence": "This sentence",
     "gold": "Against gold",
@@ -85,7 +86,8 @@ def alignment_view(entries: dict[str, ModelEntry], models: list[ModelEntry], tex
     """This sentence's links, the links of a gold set scored, or a marked-up sentence's markup carried along
     them, for every shown model (``entries``: panel name -> catalog entry), side by side."""
     reverses = {name: reverse_entry(models, entry) for name, entry in entries.items()}
-    side = not all(reverses.values()) or page_width() >= SIDE_CONTROLS_PX  # six methods need the room
+    roomy = not all(reverses.values()) or page_width() >= SIDE_CONTROLS_PX  # six methods need the room
+    side = roomy and column_width(2) >= SHOW_CONTROL_PX
     left, right = st.columns(2) if side else (st.container(), st.container())
     part = left.segmented_control(
         "Show", list(PARTS), format_func=PARTS.get, key=PART_KEY, persist_state="session", default="sentence"
