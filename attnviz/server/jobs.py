@@ -122,6 +122,7 @@ class TrainingJob:
     finished: float | None = None
     last_poll: float = field(default_factory=time.monotonic)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
+    _abandoned: bool = field(default=False, repr=False)  # stopped because its page went away
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
 
@@ -152,6 +153,7 @@ class TrainingJob:
     def should_stop(self) -> bool:
         if not self._stop.is_set() and self.abandoned():
             log.info("training %s abandoned by its session; stopping it", self.out.stem)
+            self._abandoned = True
             self._stop.set()
         return self._stop.is_set()
 
@@ -209,6 +211,10 @@ class TrainingJob:
             run_recipe(self.recipe, staging, self._report, self.should_stop, resume=self.resume, meta=meta)
             if self._stop.is_set() and not self.epochs and not self.resume:
                 self._finish(STOPPED, "stopped before the first epoch ended; nothing was saved")
+                return
+            if self._abandoned:  # nobody saw it stop: the Train page offers it as an unfinished training
+                keep_staging = True
+                self._finish(STOPPED, "its page went away; its last epoch waits on the Train page, to keep or resume")
                 return
             path = move_no_clobber(staging, self.out.parent, self.out.stem)
             self._finish(STOPPED if self._stop.is_set() else DONE, path=path)

@@ -114,11 +114,12 @@ def wanted_note() -> None:
 
 
 def stranded_panel(sid: str) -> None:
-    """Trainings a stopped or killed server left unfinished: keep, resume or discard each."""
+    """Trainings a stopped or killed server, or a page left mid-run, left unfinished: keep, resume or discard each."""
     runs = stranded_runs(viewer=sid)
     if not runs:
         return
-    with st.expander(f"{len(runs)} unfinished training(s) from an earlier server run", expanded=True):
+    title = f"{len(runs)} unfinished training(s): the server stopped or the page was left before the end"
+    with st.expander(title, expanded=True):
         for run in runs:
             left, b1, b2, b3 = st.columns([4, 1, 1, 1], vertical_alignment="center")
             left.markdown(f"**{escape_markdown(run.name)}**: {run.epochs_done} of {run.epochs or '?'} epochs done")

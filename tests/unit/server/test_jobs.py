@@ -8,6 +8,7 @@ import time
 import pytest
 
 from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, slugify
+from attnviz.server.stranded import stranded_runs
 from attnviz.store import catalog, files
 from tests.support.jobs import tiny_recipe, wait
 
@@ -79,10 +80,14 @@ def test_an_abandoned_job_stops_itself(tmp_path):
     job = registry.submit("s1", tiny_recipe(epochs=500, patience=None), folder=tmp_path, is_alive=lambda: alive["yes"])
     while not job.snapshot().epochs:
         time.sleep(0.02)
-    alive["yes"] = False  # the session closed
+    alive["yes"] = False  # the session closed (a reload, a closed tab)
     wait(job)
-    assert job.snapshot().status == STOPPED
-    assert job.snapshot().result_path is not None  # the finished epochs are kept
+    snap = job.snapshot()
+    assert snap.status == STOPPED and "its page went away" in snap.error
+    # nobody saw it stop: not a model beside the finished ones, but an unfinished training to keep or resume
+    assert snap.result_path is None and not list(tmp_path.glob("*.safetensors"))
+    [run] = stranded_runs(tmp_path)
+    assert run.name == job.out.stem and 1 <= run.epochs_done < 500
 
 
 def test_names_are_slugified_and_never_overwrite(tmp_path):
