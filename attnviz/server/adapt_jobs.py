@@ -191,7 +191,9 @@ class Adaptations:
         Each step runs on one thread unless ``cfg.num_threads`` says otherwise (the server's cores are shared)."""
         cfg = cfg if cfg.num_threads else replace(cfg, num_threads=1)
         with self._lock:
-            self._jobs = [job for job in self._jobs if job.status == RUNNING]
+            # a job whose page went away (a reload) is told to stop now and frees its slot, rather than
+            # refuse the new page until its next step notices
+            self._jobs = [job for job in self._jobs if job.status == RUNNING and not job.should_stop()]
             if len(self._jobs) >= self.max_jobs:
                 raise BusyError(
                     f"the server already adapts {len(self._jobs)} model(s), its limit (ATTNVIZ_MAX_TRAININGS="

@@ -278,7 +278,8 @@ class JobRegistry:
             own = self._jobs.get(session_id)
             if own is not None and own.status in ACTIVE:
                 raise BusyError(f"this session already trains {own.recipe.name!r}; stop it or wait for it to finish")
-            running = sum(job.status in ACTIVE for job in self._jobs.values())
+            # one whose page went away (a reload) is told to stop now and frees its slot at once
+            running = sum(job.status in ACTIVE and not job.should_stop() for job in self._jobs.values())
             if running >= self.max_jobs:
                 raise BusyError(
                     f"the server already runs {running} training(s), its limit (ATTNVIZ_MAX_TRAININGS="

@@ -62,6 +62,16 @@ def test_an_adaptation_whose_session_has_gone_stops(translator):
     assert job.snapshot().status == CANCELLED
 
 
+def test_a_reloaded_page_is_not_refused_by_its_own_orphaned_adaptation(translator):
+    adaptations, alive = Adaptations(max_jobs=1), {"yes": True}
+    orphan = adaptations.start(translator, SOURCES, TARGETS, ENDLESS, VERSION, is_alive=lambda: alive["yes"])
+    alive["yes"] = False  # the page reloaded: a new session asks at once, before the orphan's next step
+    again = adaptations.start(translator, SOURCES, TARGETS, AdaptConfig(steps=1, batch_size=2), VERSION)
+    for job in (orphan, again):
+        job.join(60)
+    assert orphan.snapshot().status == CANCELLED and again.snapshot().status == DONE
+
+
 def test_a_bitext_it_cannot_use_fails_with_the_reason(translator):
     job = Adaptations(max_jobs=1).start(translator, [], [], AdaptConfig(steps=2), VERSION)
     job.join(60)

@@ -90,6 +90,18 @@ def test_an_abandoned_job_stops_itself(tmp_path):
     assert run.name == job.out.stem and 1 <= run.epochs_done < 500
 
 
+def test_a_reloaded_page_is_not_refused_by_its_own_orphaned_training(tmp_path):
+    registry, alive = JobRegistry(max_jobs=1), {"yes": True}
+    orphan = registry.submit(
+        "old", tiny_recipe("a", epochs=500, patience=None), folder=tmp_path, is_alive=lambda: alive["yes"]
+    )
+    alive["yes"] = False  # the page reloaded: its new session starts a training at once
+    again = registry.submit("new", tiny_recipe("b", epochs=1), folder=tmp_path)
+    wait(orphan)
+    wait(again)
+    assert orphan.snapshot().status == STOPPED and again.snapshot().status == DONE
+
+
 def test_names_are_slugified_and_never_overwrite(tmp_path):
     assert slugify("  Été / ../../etc/passwd ") == "Ete-etc-passwd"
     with pytest.raises(ValueError, match="no letters"):
