@@ -105,7 +105,9 @@ def adapt_section(
 ) -> dict[str, list]:
     """The expander "Adapt the model to this text"; then, once a copy of a shown model is adapted,
     its links of the gold pairs by row label (``adapted N steps: attention (argmax)``)."""
-    with st.expander("Adapt the model to this text", key=OPEN_KEY):
+    held = st.session_state.get(HELD)
+    running = held is not None and held.job.snapshot().active  # back from another page: its progress in sight
+    with st.expander("Adapt the model to this text", expanded=running, key=OPEN_KEY):
         _panel(entries, gold)
     st.session_state[SCORED] = None  # the job may end between the scores and the maps: the maps follow the scores
     done = _done(entries)
