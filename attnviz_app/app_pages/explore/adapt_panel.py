@@ -260,7 +260,12 @@ def _outcome(held: Held, entries: dict[str, ModelEntry]) -> None:
         st.info(escape_markdown(f"The adapted copy is of {held.model_name}: show that model to read its links."))
     saved = st.session_state.get(SAVED, {}).get(held.job.id)
     if saved:
-        private = " (private to this session: it learnt from an uploaded text)" if held.private else ""
+        private = (
+            " (private to this tab, as it learnt from an uploaded text: a reload or another tab no longer lists "
+            "it; Share it under Your own checkpoint to keep it for every session)"
+            if held.private
+            else ""
+        )
         st.success(escape_markdown(f"Saved as {saved} in the models folder{private}."))
         return
     name_col, save_col, drop_col = st.columns([3, 1, 1], vertical_alignment="bottom")

@@ -201,7 +201,13 @@ def progress_panel(job: TrainingJob) -> None:
     snap = job.snapshot()
     if snap.status == "done":
         saved = escape_markdown(snap.result_path.name)
-        st.success(f"Saved {saved} ({snap.seconds:.0f} s). It is now in Explore, Compare and Evaluate.")
+        where = "It is now in Explore, Compare and Evaluate"
+        if job.owner:
+            where += (
+                " for this tab only, as it learnt from an uploaded file: a reload or another tab no longer lists it; "
+                "Share it under Your own checkpoint to keep it for every session"
+            )
+        st.success(f"Saved {saved} ({snap.seconds:.0f} s). {where}.")
     elif snap.status == "stopped":
         kept = f"; the model so far was saved as {snap.result_path.name}" if snap.result_path else ""
         st.warning(f"Training stopped{escape_markdown(kept)}. {escape_markdown(snap.error or '')}")
