@@ -164,3 +164,21 @@ def test_a_link_of_hundreds_of_unknown_parameters_gets_a_short_note(app_env):
     assert not at.exception
     [note] = [i.value for i in at.info if "not known here" in i.value]
     assert "and 294 more" in note and len(note) < 300
+
+
+@pytest.mark.parametrize(
+    ("link", "said"),
+    [
+        ({"view": "Per step", "step": "99999999"}, "This link's step 99999999 lies beyond this decode ("),
+        ({"cell": "99999,2"}, "This link's cell 99999,2 lies beyond this decode ("),
+    ],
+)
+def test_a_link_beyond_the_decode_says_what_is_shown_instead(app_env, link, said):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"task": "toy-fr", **link})
+    at.run()
+    assert not at.exception
+    notes = [c.value for c in at.caption if "lies beyond this decode" in c.value]
+    assert len(notes) == 1 and notes[0].startswith(said), [c.value[:70] for c in at.caption]
+    at.run()  # the note went with the link's first view
+    assert not [c for c in at.caption if "lies beyond this decode" in c.value]

@@ -16,7 +16,7 @@ from attnviz.store import ModelEntry, default_score, default_style, front_exampl
 from attnviz_app.app_pages.explore import sidebar
 from attnviz_app.app_pages.explore.alignment import METHOD_KEY
 from attnviz_app.app_pages.explore.alignment import METHODS as LINK_METHODS
-from attnviz_app.app_pages.explore.views import CELL_KEY, STEP_KEY
+from attnviz_app.app_pages.explore.views import CELL_KEY, LINK_ASKED, STEP_KEY
 from attnviz_app.app_pages.shared.common import escape_markdown
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.state import stage_url, url_to_read, write_url
@@ -126,6 +126,8 @@ def _read(models: list[ModelEntry], query: dict[str, str]) -> list[str]:
         st.session_state.pop(CELL_KEY, None)
     else:
         st.session_state[CELL_KEY] = cell
+    asked = {"step": state[STEP_KEY]} if state[STEP_KEY] else {}
+    st.session_state[LINK_ASKED] = {**asked, **({"cell": cell} if cell is not None else {})}
     return bad
 
 

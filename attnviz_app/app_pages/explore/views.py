@@ -36,6 +36,7 @@ from attnviz_app.app_pages.shared.state import write_url
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
+LINK_ASKED = "explore_link_asked"  # {"step": t, "cell": (t, s)}: what a link asked, until a view has read it
 FILE_STEMS_KEY = "explore_file_stems"  # {panel name or "": model-and-sentence file stem}, set by explore.py
 MATH_MIN_PX = 600  # two math panels narrower than this go one under the other
 CONTEXT_MIN_PX = 380  # a context panel narrower than this goes under the other
@@ -98,7 +99,20 @@ def current_cell(panels: Panels) -> tuple[int, int]:
     """The clicked cell, kept across reruns and style flips, clamped to the longest decode."""
     n_tgt, n_src = _grid(panels)
     t, s = st.session_state.get(CELL_KEY) or (0, int(np.argmax(next(iter(panels.values())).weights[0])))
-    return min(max(int(t), 0), n_tgt - 1), min(max(int(s), 0), n_src - 1)
+    cell = min(max(int(t), 0), n_tgt - 1), min(max(int(s), 0), n_src - 1)
+    _beyond("cell", (int(t), int(s)), cell, f"{n_tgt} x {n_src} cells")
+    return cell
+
+
+def _beyond(part: str, asked, shown, size: str) -> None:
+    """A caption when a link's ``part`` (read by explore/url.py) lies beyond this decode: what is shown instead."""
+    link = st.session_state.get(LINK_ASKED) or {}
+    if part not in link:
+        return
+    if link.pop(part) == asked and asked != shown:
+        label = ",".join(map(str, asked)) if isinstance(asked, tuple) else asked
+        at = ",".join(map(str, shown)) if isinstance(shown, tuple) else shown
+        st.caption(f"This link's {part} {label} lies beyond this decode ({size}): {part} {at} is shown.")
 
 
 def _store_cell(cell: tuple[int, int]) -> None:
@@ -202,11 +216,14 @@ def _cell_boxes(panels: Panels, cell: tuple[int, int], values: str) -> tuple[int
 
 def _step_slider(n_steps: int) -> int:
     """One slider over decoder steps (shared by both panels), clamped to the shortest decode."""
+    asked = st.session_state.get(STEP_KEY, 0)
     if n_steps <= 1:
+        _beyond("step", asked, 0, "1 step")
         st.caption("This decode has one step (t = 0).")
         return 0
-    if not 0 <= st.session_state.get(STEP_KEY, 0) < n_steps:
+    if not 0 <= asked < n_steps:
         st.session_state[STEP_KEY] = 0
+        _beyond("step", asked, 0, f"{n_steps} steps")
     return int(st.slider("Decoder step t", 0, n_steps - 1, key=STEP_KEY, persist_state="session"))
 
 
