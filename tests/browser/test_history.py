@@ -205,4 +205,17 @@ def test_a_link_survives_a_visit_to_another_page(server):
         page.go_forward()
         page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
         assert settle(page) == opened
+        # a bare first visit's entry still stands for the defaults: Back from the first action shows them
+        bare = browser.new_page(viewport={"width": 1280, "height": 720})
+        bare.goto(f"{server}/", wait_until="domcontentloaded")
+        bare.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        start = settle(bare)
+        bare.locator(".st-key-explore_text input").fill(TEXT)
+        bare.locator(".st-key-explore_text input").press("Enter")
+        bare.wait_for_url(re.compile(r"text="), timeout=WAIT_MS)
+        settle(bare)
+        bare.go_back()
+        typed_box = "t => document.querySelector('.st-key-explore_text input')?.value === t"
+        bare.wait_for_function(typed_box, arg=start["text"], timeout=WAIT_MS)
+        assert settle(bare)["text"] == start["text"] != TEXT
         browser.close()

@@ -105,10 +105,10 @@ def write_url(values: dict[str, object] | None = None) -> None:
         st.session_state[_FIRST] = False
     if want == written and want == query:
         return
+    if not query and want == written:  # the same state on a bare page: back by the sidebar from another page
+        st.session_state[_BARE] = want  # (a first action from a bare URL changes the state: that entry keeps its own)
     st.session_state[_WRITTEN] = want
     if want != query:
-        if not query:  # back from another page by the sidebar, which opens the bare page
-            st.session_state[_BARE] = want
         st.query_params.from_dict(want)
 
 
