@@ -98,3 +98,13 @@ def resolved(path: str | Path, setting: str = "") -> Path:
     except (OSError, RuntimeError):
         where = f"{setting} " if setting else ""
         raise ConfigError(f"{where}{str(path)[:200]!r} is a symlink loop or an unreadable link; remove it") from None
+
+
+def setting_folder(path: str | Path, setting: str) -> Path:
+    """``path``, a folder named by the environment variable ``setting``, made absolute; a symlink loop
+    (Python 3.11's RuntimeError) or an unknown ``~user`` is a ConfigError naming the variable. Every
+    reader of a folder setting asks this, so a setting reads the same wherever it is read."""
+    try:
+        return Path(path).expanduser().resolve()
+    except (RuntimeError, OSError) as e:
+        raise ConfigError(f"{setting}: {path} is not a usable folder ({e}); point {setting} at a folder") from None

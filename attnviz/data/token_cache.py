@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from attnviz.data.tokenize import VERSION, Tokenizer
-from attnviz.errors import ConfigError, resolved
+from attnviz.errors import ConfigError, setting_folder
 
 CACHE_ENV = "ATTNVIZ_CORPUS_CACHE"
 MAGIC = b"attnviz tokens 1\n"  # the file layout's version: a new layout gets a new magic
@@ -46,8 +46,9 @@ def cache_dir() -> Path | None:
         except RuntimeError:  # no home folder
             return None
         folder = base / "attnviz" / "corpora"
-    folder = resolved(folder, CACHE_ENV if env else "")
-    shipped = [_SHIPPED, *([resolved(p, "ATTNVIZ_PRETRAINED")] if (p := os.environ.get("ATTNVIZ_PRETRAINED")) else [])]
+    folder = setting_folder(folder, CACHE_ENV)
+    pretrained = os.environ.get("ATTNVIZ_PRETRAINED")
+    shipped = [_SHIPPED, *([setting_folder(pretrained, "ATTNVIZ_PRETRAINED")] if pretrained else [])]
     for models in shipped:
         if folder.is_relative_to(models):
             raise ConfigError(

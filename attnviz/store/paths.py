@@ -23,7 +23,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from attnviz.errors import AttnvizError, CheckpointError, ConfigError
+from attnviz.errors import AttnvizError, CheckpointError, setting_folder
 from attnviz.store.header import clean_manifest
 
 SUFFIX = ".safetensors"  # every attnviz checkpoint
@@ -47,7 +47,8 @@ def hf_roots() -> list[Path]:
     """The folders under which the app opens a Hugging Face model folder by its path on the server:
     the models folder and each folder of ``$ATTNVIZ_HF_FOLDERS`` (separated by ``os.pathsep``). The
     command line opens any folder its user can read."""
-    extra = [_folder(p, "ATTNVIZ_HF_FOLDERS") for p in os.environ.get("ATTNVIZ_HF_FOLDERS", "").split(os.pathsep) if p]
+    given = os.environ.get("ATTNVIZ_HF_FOLDERS", "").split(os.pathsep)
+    extra = [setting_folder(p, "ATTNVIZ_HF_FOLDERS") for p in given if p]
     return [models_dir(), *extra]
 
 
@@ -62,7 +63,7 @@ def pretrained_dir() -> Path:
     """The shipped models' folder: ``$ATTNVIZ_PRETRAINED``, else the checkout's ``pretrained/``,
     else the installed package's own (:data:`PACKAGED_MODELS`)."""
     if env := os.environ.get("ATTNVIZ_PRETRAINED"):
-        return _folder(env, "ATTNVIZ_PRETRAINED")
+        return setting_folder(env, "ATTNVIZ_PRETRAINED")
     root = checkout_dir()
     return root / "pretrained" if root is not None else PACKAGED_MODELS
 
@@ -71,22 +72,13 @@ def models_dir() -> Path:
     """The folder for models trained by users: ``$ATTNVIZ_MODELS``, else the checkout's
     ``models/``, else ``$XDG_DATA_HOME/attnviz/models``."""
     if env := os.environ.get("ATTNVIZ_MODELS"):
-        return _folder(env, "ATTNVIZ_MODELS")
+        return setting_folder(env, "ATTNVIZ_MODELS")
     root = checkout_dir()
     if root is not None:
         return root / "models"
     xdg = os.environ.get("XDG_DATA_HOME")
     data_home = Path(xdg or Path.home() / ".local" / "share")
-    return _folder(data_home / "attnviz" / "models", "XDG_DATA_HOME" if xdg else "ATTNVIZ_MODELS")
-
-
-def _folder(path: str | Path, setting: str) -> Path:
-    """``path``, a folder named by the environment variable ``setting``, made absolute; a symlink loop
-    (Python 3.11's RuntimeError) or an unknown ``~user`` is a ConfigError naming the variable."""
-    try:
-        return Path(path).expanduser().resolve()
-    except (RuntimeError, OSError) as e:
-        raise ConfigError(f"{setting}: {path} is not a usable folder ({e}); point {setting} at a folder") from None
+    return setting_folder(data_home / "attnviz" / "models", "XDG_DATA_HOME" if xdg else "ATTNVIZ_MODELS")
 
 
 def manifest_path() -> Path:
