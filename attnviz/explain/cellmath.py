@@ -158,11 +158,12 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
         steps.append(step("a (forced)", rf"a_{{{t},{s}}}\ \text{{(forced by what-if)}}", recorded[s]))
     context = weights @ values  # [S] x [S, K] -> [K] c_t
     steps += _context_steps(att, weights, values, context, t, s)
+    target_ids = _target_ids(translator, al)  # [T] the step's tokens as the model read them
     if al.style == "luong":
         output, logits = _luong_output(translator, context, query)
     else:
-        output, logits = _bahdanau_output(translator, al, enc, t, None if not forced else weights)
-    top, words, p_token = _top_words(translator, al, t, logits)
+        output, logits = _bahdanau_output(translator, al, enc, t, None if not forced else weights, target_ids)
+    top, words, p_token = _top_words(translator, t, logits, target_ids)
     return CellMath(
         t=t,
         s=s,
@@ -227,13 +228,13 @@ def _luong_output(translator: Translator, context: Tensor, query: Tensor) -> tup
 
 
 def _bahdanau_output(
-    translator: Translator, al: Alignment, enc: Encoded, t: int, forced: Tensor | None
+    translator: Translator, al: Alignment, enc: Encoded, t: int, forced: Tensor | None, target_ids: list[int]
 ) -> tuple[list[Step], Tensor]:
     """The RNN step ``s_t = RNN(s_{t-1}, [E y_{t-1}; c_t])`` and the logits of ``[s_t; c_t; E y_{t-1}]``,
     by the decoder's own step from the state before ``t``."""
     decoder, cfg = translator.model.decoder, translator.config
-    previous = _target_ids(translator, al)[t - 1] if t else BOS_ID
-    state = _state_before(translator, al, enc, t)
+    previous = target_ids[t - 1] if t else BOS_ID
+    state = _state_before(translator, al, enc, t, target_ids)
     override = None if forced is None else forced.to(translator.device, torch.float32).unsqueeze(0)  # [1, S]
     out, after = decoder.step(torch.tensor([previous], device=translator.device), state, enc.memory, t, override)
     word = translator.tgt_vocab.itos[previous]
@@ -244,15 +245,15 @@ def _bahdanau_output(
     ], out.logits[0, 0]
 
 
-def _state_before(translator: Translator, al: Alignment, enc: Encoded, t: int) -> DecoderState:
+def _state_before(translator: Translator, al: Alignment, enc: Encoded, t: int, target_ids: list[int]) -> DecoderState:
     """The decoder's whole state before step ``t``. One GRU layer: that is ``s_{t-1}``, recorded;
     otherwise (LSTM cell, stacked layers) the target prefix is decoded again."""
     cfg, decoder, device = translator.config, translator.model.decoder, translator.device
     if cfg.cell == "gru" and cfg.dec_layers == 1:
         return DecoderState(torch.as_tensor(al.states[t], device=device).view(1, 1, -1))  # [1, 1, H]
-    state, ids = enc.state, _target_ids(translator, al)
+    state = enc.state
     for i in range(t):
-        y = ids[i - 1] if i else BOS_ID
+        y = target_ids[i - 1] if i else BOS_ID
         _, state = decoder.step(torch.tensor([y], device=device), state, enc.memory, i)
     if not np.allclose(_top(state.hidden)[0].float().cpu().numpy(), al.states[t], atol=1e-4):
         raise InputError(
@@ -273,10 +274,10 @@ def _target_ids(translator: Translator, al: Alignment) -> list[int]:
     return translator.tgt_vocab.encode(translator.tgt_tokenizer.forms_of(al.output_tokens)) + eos
 
 
-def _top_words(translator: Translator, al: Alignment, t: int, logits: Tensor) -> tuple[list[Step], list, float]:
+def _top_words(translator: Translator, t: int, logits: Tensor, target_ids: list[int]) -> tuple[list[Step], list, float]:
     """The most probable words of ``p(y_t | ...)``, then the step's own token if it is not among them."""
     probs = torch.softmax(logits.detach().to("cpu", torch.float64), dim=-1)  # [V]
-    chosen = _target_ids(translator, al)[t]
+    chosen = target_ids[t]
     values, ids = probs.topk(min(TOP_WORDS, probs.numel()))
     itos = translator.tgt_vocab.itos
     mark = rf" \quad \leftarrow y_{{{t}}}"
