@@ -134,3 +134,14 @@ def test_a_file_over_the_limit_gets_one_message(adapt_env, monkeypatch):
     at = upload(start(explore_text=TEXT, explore_view="Alignment", explore_align_part="gold"), BITEXT * 2**15)
     assert not at.exception, at.exception
     assert len(at.error) == 1 and "over the 1 MB limit" in at.error[0].value
+
+
+def test_the_panels_choices_outlive_a_visit_to_another_page(adapt_env):
+    at = upload(start(explore_text=TEXT, explore_view="Alignment", explore_align_part="gold"), steps=37)
+    at.checkbox(key="explore_adapt_guided").check().run()
+    at.switch_page("attnviz_app/app_pages/learn.py").run()
+    at.switch_page("attnviz_app/app_pages/explore/explore.py").run()
+    assert not at.exception, at.exception
+    assert at.radio(key="explore_adapt_on").value == "upload"
+    assert at.number_input(key="explore_adapt_steps").value == 37
+    assert at.checkbox(key="explore_adapt_guided").value

@@ -148,7 +148,9 @@ def _bitext(gold: GoldSet) -> tuple[list[list[str]], list[list[str]], str, bool]
     """The pairs to adapt on, what they are and whether they came from an upload; None (with a note or an
     error) until an uploaded bitext can be read."""
     kinds = {"pairs": f"The {len(gold.sources)} pairs scored here", "upload": "A bitext of its own"}
-    kind = st.radio("Adapt on", list(kinds), format_func=kinds.get, key=ON_KEY, horizontal=True)
+    kind = st.radio(
+        "Adapt on", list(kinds), format_func=kinds.get, key=ON_KEY, horizontal=True, persist_state="session"
+    )
     if kind == "pairs":
         return gold.sources, gold.targets, gold.origin, bool(gold.convention)  # a convention: read from a file
     left, right = st.columns(2)
@@ -174,7 +176,7 @@ def _bitext(gold: GoldSet) -> tuple[list[list[str]], list[list[str]], str, bool]
 def _panel(entries: dict[str, ModelEntry], gold: GoldSet) -> None:
     """Pick the bitext, steps and guidance; start, watch, cancel; then save or discard the copy."""
     names = list(entries)
-    name = st.selectbox("Model", names, key=MODEL_KEY) if len(names) > 1 else names[0]
+    name = st.selectbox("Model", names, key=MODEL_KEY, persist_state="session") if len(names) > 1 else names[0]
     entry = entries[name]
     how = (
         f"Fine-tunes a copy of {entry.name} on a bitext with the translation loss (learning rate 5e-4, 32 pairs "
@@ -184,8 +186,12 @@ def _panel(entries: dict[str, ModelEntry], gold: GoldSet) -> None:
     st.caption(escape_markdown(how))
     bitext = _bitext(gold)
     left, middle, right = st.columns([1, 2, 1], vertical_alignment="bottom")
-    steps = left.number_input("Steps", 1, APP_MAX_STEPS, 200, key=STEPS_KEY, help="Optimiser steps of 32 pairs")
-    guided = middle.checkbox("Guided by eflomal's links of the same bitext", key=GUIDED_KEY, help=GUIDED_HELP)
+    steps = left.number_input(
+        "Steps", 1, APP_MAX_STEPS, 200, key=STEPS_KEY, persist_state="session", help="Optimiser steps of 32 pairs"
+    )
+    guided = middle.checkbox(
+        "Guided by eflomal's links of the same bitext", key=GUIDED_KEY, persist_state="session", help=GUIDED_HELP
+    )
     held = st.session_state.get(HELD)
     running = held is not None and held.job.snapshot().active
     clicked = right.button("Adapt", key=START_KEY, type="primary", disabled=bitext is None or running)
