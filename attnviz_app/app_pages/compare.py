@@ -57,15 +57,19 @@ if len(tasks) > 1:
 
 pairs = test_pairs(model_meta(first), limit=200)
 pair = None
-if pairs and st.toggle("Pick a test pair (shows the gold alignment and AER)", key="cmp_use_pair"):
-    index = st.number_input("Test pair", 0, len(pairs) - 1, 0, key="cmp_pair")
+if pairs and st.toggle(
+    "Pick a test pair (shows the gold alignment and AER)", key="cmp_use_pair", persist_state="session"
+):
+    index = st.number_input("Test pair", 0, len(pairs) - 1, 0, key="cmp_pair", persist_state="session")
     pair = pairs[int(index)]
 with user_errors():
     upload = uploaded_pairs()
 if pair is None and upload and upload[0]:
     own, file_name = upload
-    if st.toggle(f"Pick a pair from your upload ({escape_markdown(file_name)})", key="cmp_use_upload"):
-        index = st.number_input("Uploaded pair", 0, len(own) - 1, 0, key="cmp_upload_pair")
+    if st.toggle(
+        f"Pick a pair from your upload ({escape_markdown(file_name)})", key="cmp_use_upload", persist_state="session"
+    ):
+        index = st.number_input("Uploaded pair", 0, len(own) - 1, 0, key="cmp_upload_pair", persist_state="session")
         pair = own[int(index)]
 explored = st.session_state.get(EXPLORE_TEXT)
 if "cmp_sentence" not in st.session_state or st.session_state.get("cmp_sentence__from") != explored:
@@ -93,10 +97,15 @@ target_of = st.radio(
     key=f"cmp_target_of_{'pair' if pair else 'free'}",
     horizontal=True,
     format_func=lambda o: "a reference" if o == "reference" else f"{escape_markdown(o)}'s output",
+    persist_state="session",
 )
 if target_of == "reference":
     target = st.text_input(
-        "Reference translation", value=pair.target if pair else "", key="cmp_reference", max_chars=1000
+        "Reference translation",
+        value=pair.target if pair else "",
+        key="cmp_reference",
+        max_chars=1000,
+        persist_state="session",
     )
     if not target.strip():
         st.info("Type the reference translation to align every model on it.")
@@ -140,8 +149,8 @@ figure_stem = file_stem(models_slug(names), sentence, f"figure-{values}")  # eve
 paper_download(aligned, lines, sentence, values, figure_stem, "cmp_paper", rule.strip())
 
 col_a, col_b = st.columns(2)
-a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a")
-b_name = col_b.selectbox("minus model B", names, index=1, key="cmp_b")
+a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a", persist_state="session")
+b_name = col_b.selectbox("minus model B", names, index=1, key="cmp_b", persist_state="session")
 try:
     a, b = common_steps(aligned[a_name], aligned[b_name])
     st.plotly_chart(difference_heatmap(a, b, (a_name, b_name)), key="cmp_diff", config=plot_config("difference"))

@@ -58,7 +58,7 @@ with st.expander("Length statistics per split"):
 if corpus.has_gold:
     st.subheader("Gold alignment")
     st.caption("Which source token each target token translates: the answer attention should find (links i-j).")
-    index = st.number_input("Pair number", 0, len(pairs) - 1, 0, key="data_pair")
+    index = st.number_input("Pair number", 0, len(pairs) - 1, 0, key="data_pair", persist_state="session")
     pair = pairs[int(index)]
     st.text(f"{pair.source}  →  {pair.target}")
     with user_errors():
@@ -68,7 +68,7 @@ if corpus.has_gold:
 if spec == "toy-fr":
     st.subheader("The toy-fr lexicon")
     st.caption("Every word the toy language knows: type your own sentences with them on the Explore page.")
-    query = st.text_input("Search (English or French)", key="data_lexicon_q", max_chars=50)
+    query = st.text_input("Search (English or French)", key="data_lexicon_q", max_chars=50, persist_state="session")
     lexicon = pd.DataFrame(LEXICON)
     if query.strip():
         q = query.strip().lower()

@@ -138,7 +138,12 @@ def adapted_maps(labels: dict[str, str], where) -> dict[str, AdaptedMap]:
     names = {"plain": "the model", "adapted": held.job.label}
     if st.session_state.get(MAPS_KEY) not in names:
         st.session_state[MAPS_KEY] = "adapted"
-    shown = where.segmented_control("Attention of", list(names), format_func=names.get, key=MAPS_KEY) or "plain"
+    shown = (
+        where.segmented_control(
+            "Attention of", list(names), format_func=names.get, key=MAPS_KEY, persist_state="session"
+        )
+        or "plain"
+    )
     if shown == "plain":
         return {}
     return {name: AdaptedMap(_row(held, labels[name]), held.job.id, held.job.result) for name in panels}
@@ -275,7 +280,9 @@ def _outcome(held: Held, entries: dict[str, ModelEntry]) -> None:
         st.success(escape_markdown(f"Saved as {saved} in the models folder{private}."))
         return
     name_col, save_col, drop_col = st.columns([3, 1, 1], vertical_alignment="bottom")
-    name = name_col.text_input("Save as", f"{held.model_name}-adapted", max_chars=60, key=NAME_KEY)
+    name = name_col.text_input(
+        "Save as", f"{held.model_name}-adapted", max_chars=60, key=NAME_KEY, persist_state="session"
+    )
     if save_col.button("Save", key=SAVE_KEY, help="Write the copy into the models folder under a new name"):
         try:
             path = save_adapted(held.job.result, name, owner=session_id() if held.private else None)

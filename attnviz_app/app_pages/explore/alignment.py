@@ -131,6 +131,7 @@ def sentence_view(entries: dict[str, ModelEntry], method: Method, text: str, ima
         max_chars=1000,
         placeholder=shown,
         help="A translation of your own; empty: each model's own translation.",
+        persist_state="session",
     )
     many = len(entries) > 1
     stack = many and len(text.split()) > STACK_WORDS

@@ -69,8 +69,10 @@ def drift_section(gold: GoldSet, predicted: dict[str, list], k: int, image_forma
             st.session_state[key] = options[0]
     with box:
         left, right = st.columns(2)
-        who = left.segmented_control("Links of", names, key=OF_KEY) or names[0]
-        side = right.segmented_control("Shifted", list(DRIFT_SIDES), format_func=SIDE_NAMES.get, key=SIDE_KEY)
+        who = left.segmented_control("Links of", names, key=OF_KEY, persist_state="session") or names[0]
+        side = right.segmented_control(
+            "Shifted", list(DRIFT_SIDES), format_func=SIDE_NAMES.get, key=SIDE_KEY, persist_state="session"
+        )
         side = side or "source"
         report = corpus_drift(predicted[who], [g.sure for g in gold.gold], gold.lengths, side)
         st.markdown(escape_markdown(f"{who}: {report.summary()}."))

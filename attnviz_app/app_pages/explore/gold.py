@@ -107,7 +107,9 @@ def _gold_set(entry: ModelEntry) -> GoldSet | None:
         kinds.pop("builtin")
     if st.session_state.get(SOURCE_KEY) not in kinds:
         st.session_state[SOURCE_KEY] = next(iter(kinds))
-    kind = st.radio("Gold links", list(kinds), format_func=kinds.get, key=SOURCE_KEY, horizontal=True)
+    kind = st.radio(
+        "Gold links", list(kinds), format_func=kinds.get, key=SOURCE_KEY, horizontal=True, persist_state="session"
+    )
     return gold_of_pairs(test, origin) if kind == "builtin" else _uploaded_gold(test)
 
 
@@ -205,11 +207,11 @@ def _sentence(
     if not 0 <= st.session_state.get(PAIR_KEY, 0) < n:
         st.session_state[PAIR_KEY] = 0
     left, right, toggle = st.columns([2, 3, 3], vertical_alignment="bottom")
-    k = int(left.number_input(f"Pair (0-{n - 1})", 0, n - 1, key=PAIR_KEY))
+    k = int(left.number_input(f"Pair (0-{n - 1})", 0, n - 1, key=PAIR_KEY, persist_state="session"))
     kinds = ["attention", *(["eflomal"] if "eflomal" in predicted else [])]
     if st.session_state.get(SHOW_KEY) not in kinds:
         st.session_state[SHOW_KEY] = kinds[0]
-    kind = right.segmented_control("Predicted links of", kinds, key=SHOW_KEY) or kinds[0]
+    kind = right.segmented_control("Predicted links of", kinds, key=SHOW_KEY, persist_state="session") or kinds[0]
     adapted = adapted_maps(labels, toggle)  # panel -> the adapted copy its map shows, when toggled
     src, tgt, g = gold.sources[k], gold.targets[k], gold.gold[k]
     stack = len(src) > 18

@@ -26,7 +26,7 @@ ALIGNERS = {"attention": "attention (the method above)", "eflomal": "eflomal"}
 
 def markup_view(entries: dict[str, ModelEntry], method: Method, text: str, image_format: str) -> None:
     """The markup box, the choice of links and split rule, and each shown model's carried markup."""
-    source = markup_box(MARKUP_KEY, text, persist_state="session")
+    source = markup_box(MARKUP_KEY, text)
     left, right = st.columns(2)
     aligner = (
         left.segmented_control(
@@ -56,6 +56,7 @@ def markup_view(entries: dict[str, ModelEntry], method: Method, text: str, image
         max_chars=1000,
         placeholder="the model's own translation",
         help="A translation of your own; empty: each model's own translation.",
+        persist_state="session",
     )
     many = len(entries) > 1
     width = panel_width(entries, stack=True)

@@ -41,9 +41,20 @@ def sample_view(entries: dict[str, ModelEntry], method: Method) -> None:
     if name != method.name:
         st.caption(f"A sample reads argmax or DTW links; {escape_markdown(method.name)} is read as argmax here.")
     left, mid, right = st.columns(3)
-    split = left.segmented_control("Split", REPORT_SPLITS, default="train", key=SPLIT_KEY) or "train"
-    n = int(mid.number_input("Pairs", 1, MAX_N, 20, key=N_KEY, help="How many pairs of the split to sample."))
-    seed = int(right.number_input("Seed", 0, 10**6, 0, key=SEED_KEY, help="The same seed draws the same pairs."))
+    split = (
+        left.segmented_control("Split", REPORT_SPLITS, default="train", key=SPLIT_KEY, persist_state="session")
+        or "train"
+    )
+    n = int(
+        mid.number_input(
+            "Pairs", 1, MAX_N, 20, key=N_KEY, help="How many pairs of the split to sample.", persist_state="session"
+        )
+    )
+    seed = int(
+        right.number_input(
+            "Seed", 0, 10**6, 0, key=SEED_KEY, help="The same seed draws the same pairs.", persist_state="session"
+        )
+    )
     results = st.session_state.setdefault(RESULTS_KEY, {})
     asked = {panel: (*model_version(entry), split, n, seed, name) for panel, entry in entries.items()}
     if st.button(f"Sample {n} pairs and score their links", key="explore_sample_run", type="primary"):

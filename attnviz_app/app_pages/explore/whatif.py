@@ -112,9 +112,19 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
         return f"{t}: {' / '.join(dict.fromkeys(words))}"
 
     left, right = st.columns(2)
-    step = int(left.selectbox("Decoder step", range(n_tgt), key=FORCE_STEP_KEY, format_func=step_label))
+    step = int(
+        left.selectbox(
+            "Decoder step", range(n_tgt), key=FORCE_STEP_KEY, format_func=step_label, persist_state="session"
+        )
+    )
     source = int(
-        right.selectbox("Attend only to", range(len(src)), key=FORCE_SOURCE_KEY, format_func=lambda s: f"{s}: {src[s]}")
+        right.selectbox(
+            "Attend only to",
+            range(len(src)),
+            key=FORCE_SOURCE_KEY,
+            format_func=lambda s: f"{s}: {src[s]}",
+            persist_state="session",
+        )
     )
     cols, width = _layout(bases)
     forced = {}
@@ -137,9 +147,11 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
     words = first.source_text_tokens
     _clamp(REPLACE_INDEX_KEY, len(words))
     left, right = st.columns(2)
-    index = left.number_input("Word index", 0, len(words) - 1, step=1, key=REPLACE_INDEX_KEY)
+    index = left.number_input("Word index", 0, len(words) - 1, step=1, key=REPLACE_INDEX_KEY, persist_state="session")
     left.caption(f"Word {index}: {quoted(words[int(index)])}")
-    word = right.text_input("Replacement", key=REPLACE_WORD_KEY, placeholder="a word the model knows")
+    word = right.text_input(
+        "Replacement", key=REPLACE_WORD_KEY, placeholder="a word the model knows", persist_state="session"
+    )
     if not word.strip():
         st.info("Type a replacement word to compare.")
         return

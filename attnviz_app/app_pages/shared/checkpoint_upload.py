@@ -108,7 +108,12 @@ def _uploaded_list(uploads: list[ModelEntry], on_open: Opener | None) -> None:
         st.markdown(f"**{escape_markdown(_describe(entry))}**")
         name_key = f"ckpt_save_name_{k}"
         st.session_state.setdefault(name_key, entry.name)
-        st.text_input("Save as", key=name_key, help="A taken or shipped name gets -2, -3 ...: nothing is overwritten.")
+        st.text_input(
+            "Save as",
+            key=name_key,
+            help="A taken or shipped name gets -2, -3 ...: nothing is overwritten.",
+            persist_state="session",
+        )
         save, remove = st.columns(2)
         save.button(
             "Save",

@@ -44,10 +44,22 @@ def gold_convention(key: str, read: Reader | None = None, where=st) -> tuple[str
     reads it with the values returned and shows that one error.
     """
     fmt = where.radio(
-        "Format", (AUTO, *FORMATS), format_func=FORMAT_NAMES.get, key=f"{key}_format", horizontal=True, help=FORMAT_HELP
+        "Format",
+        (AUTO, *FORMATS),
+        format_func=FORMAT_NAMES.get,
+        key=f"{key}_format",
+        horizontal=True,
+        help=FORMAT_HELP,
+        persist_state="session",
     )
     base = where.radio(
-        "Index base", (AUTO, *BASES), format_func=BASE_NAMES.get, key=f"{key}_base", horizontal=True, help=BASE_HELP
+        "Index base",
+        (AUTO, *BASES),
+        format_func=BASE_NAMES.get,
+        key=f"{key}_base",
+        horizontal=True,
+        help=BASE_HELP,
+        persist_state="session",
     )
     if read is not None:
         try:

@@ -24,8 +24,10 @@ def worked_example_section() -> None:
     intermediates, the softmax and the context vector written out with the numbers."""
     st.header("A worked example")
     c1, c2, c3 = st.columns(3)
-    query_text = c1.text_input("Query $h_t$", "3, 1", key="learn_query", max_chars=100)
-    keys_text = c2.text_input(r"Keys $\bar h_s$ (one per ';')", "2, 6; 1, 0; 0, 2", key="learn_keys", max_chars=200)
+    query_text = c1.text_input("Query $h_t$", "3, 1", key="learn_query", max_chars=100, persist_state="session")
+    keys_text = c2.text_input(
+        r"Keys $\bar h_s$ (one per ';')", "2, 6; 1, 0; 0, 2", key="learn_keys", max_chars=200, persist_state="session"
+    )
     score = c3.selectbox("Score", all_scores(), key="learn_worked_score", persist_state="session")
     with user_errors():
         query = parse_vector(query_text, "query")
@@ -35,7 +37,9 @@ def worked_example_section() -> None:
     if defaults:
         st.caption("The score's parameters, by their names in the formula (rows separated by ';'):")
         for col, (name, value) in zip(st.columns(len(defaults)), defaults.items(), strict=True):
-            text = col.text_input(f"${name}$", _text(value), key=f"learn_param_{score}_{name}", max_chars=300)
+            text = col.text_input(
+                f"${name}$", _text(value), key=f"learn_param_{score}_{name}", max_chars=300, persist_state="session"
+            )
             with user_errors():
                 rows = [parse_vector(r, f"a row of {name}") for r in text.split(";") if r.strip()]
             given[name] = rows if value.ndim == 2 else rows[0]

@@ -30,9 +30,9 @@ def default_markup(text: str) -> str:
     return " ".join(words)
 
 
-def markup_box(key: str, text: str, **options) -> str:
+def markup_box(key: str, text: str) -> str:
     """The box a sentence with inline markup is typed in, starting from ``text`` with a word in bold
-    (:func:`default_markup`) while it is empty; ``options`` go to ``st.text_area`` (``persist_state``)."""
+    (:func:`default_markup`) while it is empty; what is typed outlives a visit to another page."""
     if not st.session_state.get(key):
         st.session_state[key] = default_markup(text)
     return st.text_area(
@@ -42,7 +42,7 @@ def markup_box(key: str, text: str, **options) -> str:
         height=80,
         help="Inline tags (<b>, <i>, <a href=...>, <span>, ...), <br/> and {placeholders}; entities such as &amp; "
         "are read as their character. Press Ctrl+Enter to apply.",
-        **options,
+        persist_state="session",
     )
 
 

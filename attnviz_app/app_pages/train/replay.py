@@ -31,7 +31,11 @@ def history_panel(snap: JobSnapshot) -> None:
     if st.session_state.get(PROBE_KEY, 0) >= len(probes):
         st.session_state[PROBE_KEY] = 0
     k = st.selectbox(
-        "Replay the attention of", range(len(probes)), format_func=lambda i: _label(probes[i]), key=PROBE_KEY
+        "Replay the attention of",
+        range(len(probes)),
+        format_func=lambda i: _label(probes[i]),
+        key=PROBE_KEY,
+        persist_state="session",
     )
     chosen = {"points": history["points"], "probes": [probes[k]]}
     fig = replay_figure({snap.name: chosen})

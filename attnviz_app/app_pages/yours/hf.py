@@ -30,7 +30,7 @@ def _folder() -> tuple[Path, str, str] | None:
     """The model folder the user gave, how messages name it (the path typed, or the upload's file
     name: no path of the server) and the model's name (None, with a note, until there is one);
     AttnvizError when it is not one."""
-    how = st.segmented_control("Model folder", HOWS, default=HOWS[0], key=HOW_KEY) or HOWS[0]
+    how = st.segmented_control("Model folder", HOWS, default=HOWS[0], key=HOW_KEY, persist_state="session") or HOWS[0]
     if how == HOWS[0]:
         text = st.text_input(
             "Folder on the server",
@@ -39,6 +39,7 @@ def _folder() -> tuple[Path, str, str] | None:
             help="A folder saved by save_pretrained: config.json, model.safetensors and the "
             "tokenizer's files. A name or a relative path is looked for in the models folder; an absolute "
             "path must lie inside it or a folder of ATTNVIZ_HF_FOLDERS. Nothing is fetched from a hub.",
+            persist_state="session",
         )
         if not text.strip():
             st.info("Give the path of a Hugging Face model folder on this server, or upload the folder as a zip.")
@@ -71,7 +72,13 @@ def _folder() -> tuple[Path, str, str] | None:
 
 def _sentence(model: HFModel) -> tuple[str, str, int, tuple]:
     """The source, the reference to force (empty: translate), the beam size and the language codes."""
-    text = st.text_input("Source sentence", key=TEXT_KEY, max_chars=2000, placeholder="Type a sentence, then Enter")
+    text = st.text_input(
+        "Source sentence",
+        key=TEXT_KEY,
+        max_chars=2000,
+        placeholder="Type a sentence, then Enter",
+        persist_state="session",
+    )
     left, right = st.columns([3, 1])
     reference = left.text_input(
         "Force through a reference (optional)",
@@ -79,15 +86,16 @@ def _sentence(model: HFModel) -> tuple[str, str, int, tuple]:
         max_chars=2000,
         help="Your translation: the attention while the decoder is forced through "
         "it, to score against gold links. Empty: the model's own translation.",
+        persist_state="session",
     )
-    beam = right.number_input("Beam", 1, 8, 1, key=BEAM_KEY, disabled=bool(reference.strip()))
+    beam = right.number_input("Beam", 1, 8, 1, key=BEAM_KEY, disabled=bool(reference.strip()), persist_state="session")
     langs = (None, None)
     codes = model.languages()
     if codes:
         a, b = st.columns(2)
         langs = (
-            a.selectbox("Source language", [None, *codes], key=SRC_LANG_KEY),
-            b.selectbox("Target language", [None, *codes], key=TGT_LANG_KEY),
+            a.selectbox("Source language", [None, *codes], key=SRC_LANG_KEY, persist_state="session"),
+            b.selectbox("Target language", [None, *codes], key=TGT_LANG_KEY, persist_state="session"),
         )
     return text.strip(), reference.strip(), int(beam), langs
 
@@ -101,6 +109,7 @@ def _attnviz_model(text: str, target: str) -> dict:
         [None, *sorted(models)],
         key=ATTNVIZ_KEY,
         help="Shown beside the heads on one colour scale; its words must match for the links to be compared.",
+        persist_state="session",
     )
     if name is None or not target:
         return {}
@@ -147,7 +156,11 @@ def render() -> None:
             key="yours_hf_nbest",
         )
     gold_line = st.text_input(
-        "Gold links of this pair (over words)", key=GOLD_KEY, placeholder="0-0 1-2 2-1", help=panel.GOLD_HELP
+        "Gold links of this pair (over words)",
+        key=GOLD_KEY,
+        placeholder="0-0 1-2 2-1",
+        help=panel.GOLD_HELP,
+        persist_state="session",
     ).strip()
     gold = None  # the convention is asked once there are links to read
     if gold_line:
@@ -155,7 +168,11 @@ def render() -> None:
         gold = (gold_line, *gold_convention(GOLD_KEY, found))
     with st.expander("Heads: every layer × head", expanded=True):
         hf_heads.grid(c, decode, gold)
-    if st.toggle("Rank every head on sentence pairs (against eflomal's links, or gold)", key=hf_rank.RANK_KEY):
+    if st.toggle(
+        "Rank every head on sentence pairs (against eflomal's links, or gold)",
+        key=hf_rank.RANK_KEY,
+        persist_state="session",
+    ):
         with st.container(border=True):
             hf_rank.rank(folder, label, c.layers, c.heads)
     try:
@@ -168,6 +185,6 @@ def render() -> None:
     alignments |= _attnviz_model(text, reference or c.text)
     # the page asks for the pair's links (empty: none), so the panel does not ask again
     panel.show_alignments(alignments, "yours_hf_panel", gold=gold or ("", "auto", "auto"), default=list(alignments))
-    if st.toggle("Carry markup through the translation", key=MARKUP_KEY):
+    if st.toggle("Carry markup through the translation", key=MARKUP_KEY, persist_state="session"):
         with st.container(border=True):
             hf_markup.markup(decode, text, picks)

@@ -66,6 +66,7 @@ def grid(c: CrossAttention, key: tuple, gold: tuple | None) -> None:
             default="map",
             key=SCALE_KEY,
             help="Per map shows each head's pattern; shared or fixed compares how sharp the heads are.",
+            persist_state="session",
         )
         or "map"
     )
@@ -111,19 +112,27 @@ def picks(c: CrossAttention) -> tuple[Pick, list[Pick]]:
     if st.session_state.get(HEAD_KEY) not in [ALL, *range(c.heads)]:
         st.session_state[HEAD_KEY] = ALL
     a, b, d = st.columns([1, 1, 3])
-    layer = a.selectbox("Layer", [ALL, *range(c.layers)], key=LAYER_KEY, help="0-based; all: every layer averaged")
+    layer = a.selectbox(
+        "Layer",
+        [ALL, *range(c.layers)],
+        key=LAYER_KEY,
+        help="0-based; all: every layer averaged",
+        persist_state="session",
+    )
     head = b.selectbox(
         "Head",
         [ALL, *range(c.heads)],
         key=HEAD_KEY,
         disabled=layer == ALL,
         help="0-based; all: the layer's heads averaged",
+        persist_state="session",
     )
     compare = d.text_input(
         f"Compare with heads (layer:head, up to {MAX_COMPARED})",
         key=COMPARE_KEY,
         placeholder=placeholder(c.layers, c.heads),
         help="Each listed head is shown beside the opened one on one colour scale.",
+        persist_state="session",
     )
     opened = Pick() if layer == ALL else Pick(layer, None if head == ALL else head)
     others = [Pick(*pair) for pair in parse_heads(compare)[:MAX_COMPARED]] if compare.strip() else []

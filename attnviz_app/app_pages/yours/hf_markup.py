@@ -41,17 +41,27 @@ def markup(key: tuple, text: str, picks: list[Pick]) -> None:
     source = markup_box(TEXT_KEY, text)
     choices = _choices(picks, path)
     a, b = st.columns(2, vertical_alignment="bottom")
-    name = a.selectbox("Carry along the links of", list(choices), key=PICK_KEY)
+    name = a.selectbox("Carry along the links of", list(choices), key=PICK_KEY, persist_state="session")
     method = (
         b.segmented_control(
-            "Links from attention", DIRECTIONAL, default="argmax", key=METHOD_KEY, help=panel.METHOD_HELP
+            "Links from attention",
+            DIRECTIONAL,
+            default="argmax",
+            key=METHOD_KEY,
+            help=panel.METHOD_HELP,
+            persist_state="session",
         )
         or "argmax"
     )
     c, d = st.columns(2, vertical_alignment="bottom")
     split = (
         c.segmented_control(
-            "Linked words not contiguous: cover the", SPLIT_RULES, format_func=SPLITS.get, default="hull", key=SPLIT_KEY
+            "Linked words not contiguous: cover the",
+            SPLIT_RULES,
+            format_func=SPLITS.get,
+            default="hull",
+            key=SPLIT_KEY,
+            persist_state="session",
         )
         or "hull"
     )
@@ -62,6 +72,7 @@ def markup(key: tuple, text: str, picks: list[Pick]) -> None:
         placeholder="the model's own translation",
         help="A translation of your own, forced through the model; empty: the model's own "
         "translation of the text without the markup.",
+        persist_state="session",
     ).strip()
     pick = choices.get(name) or next(iter(choices.values()))
     try:

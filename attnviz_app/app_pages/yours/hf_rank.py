@@ -100,7 +100,14 @@ def _uploads(against: str) -> tuple[tuple | None, tuple | None]:
 def rank(folder: Path, label: str, layers: int, heads: int) -> None:
     """The ranking's inputs and its table, with the best head (or the aligning heads) opened by a click."""
     against = (
-        st.segmented_control("Rank against", list(AGAINST), format_func=AGAINST.get, default="silver", key=AGAINST_KEY)
+        st.segmented_control(
+            "Rank against",
+            list(AGAINST),
+            format_func=AGAINST.get,
+            default="silver",
+            key=AGAINST_KEY,
+            persist_state="session",
+        )
         or "silver"
     )
     pairs, gold = _uploads(against)
@@ -108,7 +115,12 @@ def rank(folder: Path, label: str, layers: int, heads: int) -> None:
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     method = (
         left.segmented_control(
-            "Links from attention", DIRECTIONAL, default="argmax", key=RANK_METHOD_KEY, help=panel.METHOD_HELP
+            "Links from attention",
+            DIRECTIONAL,
+            default="argmax",
+            key=RANK_METHOD_KEY,
+            help=panel.METHOD_HELP,
+            persist_state="session",
         )
         or "argmax"
     )
@@ -125,6 +137,7 @@ def rank(folder: Path, label: str, layers: int, heads: int) -> None:
             0.01,
             key=MARGIN_KEY,
             help="A head aligns when its silver AER is this far below the median of all the heads.",
+            persist_state="session",
         )
         if pairs is None:
             st.info(

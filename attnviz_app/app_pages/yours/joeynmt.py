@@ -33,7 +33,13 @@ def _download(digest: str, _model: Translator) -> bytes:
 
 
 def _uploads() -> dict[str, bytes] | None:
-    kind = st.radio("Upload", ["A zip of the model folder", "Its files one by one"], horizontal=True, key=f"{KEY}_kind")
+    kind = st.radio(
+        "Upload",
+        ["A zip of the model folder", "Its files one by one"],
+        horizontal=True,
+        key=f"{KEY}_kind",
+        persist_state="session",
+    )
     if kind.startswith("A zip"):
         z = st.file_uploader("Model folder (.zip)", type=["zip"], key=f"{KEY}_zip")
         picked = {"zip": z}
@@ -86,12 +92,17 @@ def render() -> None:
         "application/octet-stream",
         key=f"{KEY}_download",
     )
-    text = st.text_input("Sentence", key=f"{KEY}_text", placeholder="Type a sentence and press Enter")
+    text = st.text_input(
+        "Sentence", key=f"{KEY}_text", placeholder="Type a sentence and press Enter", persist_state="session"
+    )
     c1, c2 = st.columns([3, 1])
     reference = c1.text_input(
-        "Reference translation (optional)", key=f"{KEY}_reference", help="Its attention, forced through it"
+        "Reference translation (optional)",
+        key=f"{KEY}_reference",
+        help="Its attention, forced through it",
+        persist_state="session",
     )
-    beam = c2.number_input("Beam", min_value=1, max_value=8, value=1, key=f"{KEY}_beam")
+    beam = c2.number_input("Beam", min_value=1, max_value=8, value=1, key=f"{KEY}_beam", persist_state="session")
     if not text:
         st.info("Type a sentence in the model's source language.")
         return

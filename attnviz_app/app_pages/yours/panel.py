@@ -71,6 +71,7 @@ def show_alignments(
             names,
             key=pick_key,
             max_selections=MAX_COMPARED,
+            persist_state="session",
         )
         if len(names) > 1
         else names
@@ -79,24 +80,27 @@ def show_alignments(
         st.info("Choose the attention to show.")
         return
     first, second = st.columns(2)
-    merge = first.toggle("Pieces merged into words", value=True, key=f"{key}_merge")
+    merge = first.toggle("Pieces merged into words", value=True, key=f"{key}_merge", persist_state="session")
     hide = second.toggle(
         "Hide <eos>",
         value=False,
         key=f"{key}_hide",
         help="Leave out the source's end marker and renormalise each row over the words.",
+        persist_state="session",
     )
     shown = {}
     for name in chosen:
         reading = for_reading(alignments[name], hide and alignments[name].source_tokens[-1:] == ["<eos>"], merge)
         shown[name] = (alignments[name], reading)
-    view = st.segmented_control("View", VIEWS, default=VIEWS[0], key=f"{key}_view") or VIEWS[0]
+    view = st.segmented_control("View", VIEWS, default=VIEWS[0], key=f"{key}_view", persist_state="session") or VIEWS[0]
     if view == "Heatmap":
         _heatmaps({n: r.alignment for n, (_, r) in shown.items()}, key)
         rule = next(iter(shown.values()))[1].rule
         st.caption(escape_markdown(rule) + " Hover a cell for its weight.")
     elif view == "Per step":
-        name = chosen[0] if len(chosen) == 1 else st.selectbox("Of", chosen, key=f"{key}_step_of")
+        name = (
+            chosen[0] if len(chosen) == 1 else st.selectbox("Of", chosen, key=f"{key}_step_of", persist_state="session")
+        )
         _chart(step_animation(shown[name][1].alignment), f"{key}_steps", "steps")
         st.caption("Play, or drag the slider: each decoder step's attention over the source.")
     elif view == "Word links and gold":
@@ -125,7 +129,9 @@ def _gold(key: str, n_src: int, n_tgt: int, given: tuple[str, str, int | str] | 
         return parse_gold([line], [(n_src, n_tgt)], fmt, base, name="the gold links")
 
     if given is None:
-        line = st.text_input("Gold links", key=f"{key}_gold", placeholder="0-0 1-2 2-1", help=GOLD_HELP).strip()
+        line = st.text_input(
+            "Gold links", key=f"{key}_gold", placeholder="0-0 1-2 2-1", help=GOLD_HELP, persist_state="session"
+        ).strip()
         if not line:  # the convention is asked once there are links to read
             return None
         given = (line, *gold_convention(f"{key}_gold", lambda f, b: read(line, f, b).convention()))
@@ -137,13 +143,18 @@ def _links(panels: dict[str, Alignment], key: str, given_gold: tuple | None) -> 
     left, right = st.columns([2, 1], vertical_alignment="bottom")
     method = (
         left.segmented_control(
-            "Links from attention", DIRECTIONAL, default="argmax", key=f"{key}_method", help=METHOD_HELP
+            "Links from attention",
+            DIRECTIONAL,
+            default="argmax",
+            key=f"{key}_method",
+            help=METHOD_HELP,
+            persist_state="session",
         )
         or "argmax"
     )
     threshold = 0.3
     if method == "threshold":
-        threshold = right.slider("Threshold", 0.05, 1.0, 0.3, 0.05, key=f"{key}_threshold")
+        threshold = right.slider("Threshold", 0.05, 1.0, 0.3, 0.05, key=f"{key}_threshold", persist_state="session")
     try:
         readings = {name: read_words(al) for name, al in panels.items()}
         first = next(iter(readings.values()))
@@ -172,7 +183,11 @@ def _links(panels: dict[str, Alignment], key: str, given_gold: tuple | None) -> 
             "(Och & Ney 2003), on words."
         )
     names = list(links)
-    name = names[0] if len(names) == 1 else st.selectbox("Links drawn", names, key=f"{key}_links_of")
+    name = (
+        names[0]
+        if len(names) == 1
+        else st.selectbox("Links drawn", names, key=f"{key}_links_of", persist_state="session")
+    )
     r = readings[name]
     title = f"{name}: {method} links" + (" against gold" if gold is not None else "")
     if gold is not None and (len(r.source_words), len(r.target_words)) == (
