@@ -136,9 +136,30 @@ def unfinished(recipe: Recipe, out: str | Path) -> dict | None:
         meta = read_header(out).get("meta") or {}
     except CheckpointError:
         return None  # missing or unreadable: start afresh (the save is atomic, so this is rare)
-    if not meta.get("progress") or meta.get("recipe_full") != recipe.to_dict():
+    if not meta.get("progress") or not _same_recipe(meta.get("recipe_full"), recipe):
         return None
     return meta["progress"]
+
+
+def _progress_of(out: str | Path) -> dict | None:
+    """The saved progress of whatever unfinished training is at ``out`` (None: none, or unreadable)."""
+    try:
+        return (read_header(out).get("meta") or {}).get("progress")
+    except CheckpointError:
+        return None
+
+
+def _same_recipe(stored: object, recipe: Recipe) -> bool:
+    """Whether a checkpoint's stored recipe is ``recipe``, the stored one read as a recipe is read today
+    (an older version's fields converted: ``half`` is ``store``)."""
+    if stored == recipe.to_dict():
+        return True
+    if not isinstance(stored, dict):
+        return False
+    try:
+        return Recipe.from_dict(stored).to_dict() == recipe.to_dict()
+    except (ConfigError, TypeError, ValueError):
+        return False
 
 
 def run_recipe(
@@ -169,9 +190,14 @@ def run_recipe(
     train_cfg = TrainConfig(**recipe.train, guided_weight=guided.weight if guided else 0.0)
     train_cfg.hardware()  # no GPU or no bf16 here: say so before loading the data
     main = group is None or group.is_main
+    progress = unfinished(recipe, out) if resume and out else None
+    if resume and out and progress is None and _progress_of(out):  # never train afresh over saved epochs
+        raise ConfigError(
+            f"{out} holds an unfinished training of another recipe than {recipe.name!r}; it was left as it is: "
+            "resume it with its own recipe, or train into another file"
+        )
     corpus = load_corpus(recipe.data, **recipe.data_options)
     links, links_file = _guided_links(corpus, guided, out, group) if guided else (None, None)
-    progress = unfinished(recipe, out) if resume and out else None
     if progress:
         translator = load_checkpoint(out)
     else:

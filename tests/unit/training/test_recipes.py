@@ -1,5 +1,6 @@
-"""Recipes: an interrupted one resumes from its last epoch, another recipe's checkpoint is not
-resumed, the hardware is named, guided recipes, a recipe of the wrong shape is refused naming the field."""
+"""Recipes: an interrupted one resumes from its last epoch (one an older version saved too), another
+recipe's checkpoint is not resumed nor its unfinished epochs trained over, the hardware is named, guided
+recipes, a recipe of the wrong shape is refused naming the field."""
 
 import json
 import re
@@ -9,10 +10,10 @@ import torch
 
 from attnviz.errors import ConfigError
 from attnviz.store import recipe_path
-from attnviz.store.checkpoint import read_header
+from attnviz.store.checkpoint import load_checkpoint, read_header, save
 from attnviz.training.config import TrainConfig
 from attnviz.training.guided_links import GuidedConfig
-from attnviz.training.recipes import MAX_RECIPE_BYTES, Recipe, run_recipe
+from attnviz.training.recipes import MAX_RECIPE_BYTES, Recipe, run_recipe, unfinished
 
 RECIPE = {
     "name": "tiny-copy",
@@ -55,6 +56,41 @@ def test_resume_ignores_a_checkpoint_of_another_recipe(tmp_path):
     seen = []
     run_recipe(other, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None, resume=True)
     assert seen == [1, 2]  # started afresh: the file was finished, and by another recipe
+
+
+def _stopped_after_two_epochs(recipe: Recipe, out) -> None:
+    epochs = []
+    run_recipe(
+        recipe,
+        out,
+        callback=lambda p: p.kind == "epoch" and epochs.append(p.epoch),
+        should_stop=lambda: len(epochs) >= 2,
+        evaluate_split=None,
+    )
+
+
+def test_an_unfinished_training_an_older_version_saved_resumes(tmp_path):
+    """Before ``store``, a recipe said ``"half": false``: its staging file's recipe still reads as this one."""
+    recipe, out = Recipe(**RECIPE), tmp_path / "tiny.safetensors"
+    _stopped_after_two_epochs(recipe, out)
+    translator = load_checkpoint(out)
+    old = {k: v for k, v in recipe.to_dict().items() if k != "store"} | {"half": False}
+    translator.meta["recipe_full"] = old
+    save(translator, out)
+    assert read_header(out)["meta"]["recipe_full"] == old and unfinished(recipe, out)["epoch"] == 2
+    seen = []
+    run_recipe(recipe, out, callback=lambda p: seen.append(p.epoch) if p.kind == "epoch" else None, resume=True)
+    assert sorted(set(seen)) == [3, 4]
+
+
+def test_resume_leaves_the_unfinished_training_of_another_recipe_alone(tmp_path):
+    out = tmp_path / "tiny.safetensors"
+    _stopped_after_two_epochs(Recipe(**RECIPE), out)
+    before = out.read_bytes()
+    other = Recipe(**{**RECIPE, "train": {**RECIPE["train"], "epochs": 6}})
+    with pytest.raises(ConfigError, match="holds an unfinished training of another recipe than 'tiny-copy'"):
+        run_recipe(other, out, resume=True)
+    assert out.read_bytes() == before  # its two epochs are still there
 
 
 def test_progress_reports_and_the_checkpoint_name_the_hardware(tmp_path):
