@@ -6,6 +6,8 @@ gate's row) is cut into blocks of :data:`BLOCK` columns (the last may be shorter
 ``b`` has its own scale ``s[r, b] = max |W[r, block b]| / 127``, kept in float32 as a tensor named
 ``<weight>.int8_scale`` of shape ``[rows, blocks]``; loading reads ``W = q * s`` (each scale
 spread over its block) back as float32. One-dimensional weights (biases) are stored as float16.
+A scale of shape ``[rows]``, one a row (the first int8 files attnviz wrote), is read as that scale
+for every block of its row.
 A file with int8 weights is written in checkpoint format 3, so an attnviz that cannot read it
 says so instead of guessing.
 
@@ -47,6 +49,12 @@ def scale_shape(shape: list[int] | tuple[int, ...]) -> list[int]:
     """The shape of the scales of a weight of ``shape``: ``[rows, blocks]``."""
     cols = math.prod(shape[1:])
     return [shape[0], max(1, math.ceil(cols / BLOCK))]
+
+
+def _scale_shapes(shape: list[int]) -> list[list[int]]:
+    """The scale shapes a weight of ``shape`` may have: a scale per block of a row, or (the first int8
+    files attnviz wrote, in the same checkpoint format) one scale a row, ``[rows]``."""
+    return [scale_shape(shape), list(shape[:1])]
 
 
 def _blocks(w: Tensor) -> Tensor:
@@ -109,10 +117,10 @@ def check_stored(filename: str, codes: dict[str, str], shapes: dict[str, list[in
                 f"{filename}: weight {name} is int8 but its scale {scale} is missing; the file was damaged or "
                 "edited: download or rebuild it"
             )
-        if code == INT8_CODE and (codes[scale] not in FLOAT_CODES or shapes[scale] != scale_shape(shapes[name])):
+        if code == INT8_CODE and (codes[scale] not in FLOAT_CODES or shapes[scale] not in _scale_shapes(shapes[name])):
             raise CheckpointError(
                 f"{filename}: the int8 scale of {name} is {codes[scale]} {shapes[scale]}, not one float per block "
-                f"of a row ({scale_shape(shapes[name])}); the file was damaged or edited: download or rebuild it"
+                f"of a row ({scale_shape(shapes[name])}) nor one a row; the file was damaged or edited: download or rebuild it"
             )
     orphans = sorted(n[: -len(SCALE_SUFFIX)] for n in set(codes) - weight_names(set(codes)))
     orphans = [n for n in orphans if codes.get(n) != INT8_CODE]
@@ -137,6 +145,8 @@ def decode_weights(filename: str, names: set[str], read: Callable[[str], Tensor]
                 f"{filename}: the int8 scale of {name} holds negative, NaN or infinite values; the file was "
                 "damaged or edited: download or rebuild it"
             )
+        if scale.dim() == 1:  # one scale a row: every block of the row has it
+            scale = scale[:, None].expand(scale_shape(list(tensor.shape)))
         state[name] = dequantize_rows(tensor, scale)
     return state
 

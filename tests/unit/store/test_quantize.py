@@ -164,6 +164,28 @@ def test_a_damaged_scale_is_refused_with_a_clear_message(int8_file, tmp_path, ch
         load_checkpoint(_rewrite(path, tmp_path, change))
 
 
+def _one_scale_a_row(t) -> dict:
+    """The layout of the first int8 files attnviz wrote (checkpoint format 3 too): one float32 scale a
+    row, shape [rows]. Returns the weights such a file stands for."""
+    wanted = {}
+    for scale in [k for k in t if k.endswith(SCALE_SUFFIX)]:
+        name = scale.removesuffix(SCALE_SUFFIX)
+        w = dequantize_rows(t[name], t[scale]).reshape(t[name].shape[0], -1)  # [rows, cols]
+        row_scale = (w.abs().amax(1) / 127).clamp_min(1e-12)  # [rows]
+        q = torch.round(w / row_scale[:, None]).clamp(-127, 127).to(torch.int8)
+        t[name], t[scale] = q.reshape(t[name].shape), row_scale
+        wanted[name] = (q.float() * row_scale[:, None]).reshape(t[name].shape)
+    return wanted
+
+
+def test_an_int8_file_with_one_scale_a_row_is_read(int8_file, tmp_path):
+    _, path = int8_file
+    wanted = {}
+    edited = _rewrite(path, tmp_path, lambda t: wanted.update(_one_scale_a_row(t)))
+    state = load_checkpoint(edited).model.state_dict()
+    assert wanted and all(torch.equal(state[name], w) for name, w in wanted.items())
+
+
 def test_unknown_storage_is_refused(corpus, tmp_path):
     with pytest.raises(CheckpointError, match="fp32, fp16, int8"):
         save(tiny_translator(corpus), tmp_path / "x.safetensors", store="int4")
