@@ -29,6 +29,12 @@ _WORD_RE = re.compile(
     f"|\\S[{MARKS}]*{MODIFIER}?(?:\u200d\\S[{MARKS}]*{MODIFIER}?)*",
     re.UNICODE,
 )
+# How words were cut before attnviz kept marks and emoji sequences with their letters (a checkpoint
+# trained then reads text that way: see Tokenizer.word_cut)
+_WORD_RE_1 = re.compile(r"[^\W_]+(?:['\u2019\-][^\W_]+)*|\S", re.UNICODE)
+CUTS = (1, 2)  # a word tokenizer's cuts: 2 keeps marks and emoji sequences whole, 1 was an older attnviz's
+# a token only cut 1 gives: one starting with a mark, a joiner or a skin tone, or half a flag
+_CUT_1_TOKEN = re.compile(f"[{MARKS}\u200c\u200d]|{MODIFIER}|[\U0001f1e6-\U0001f1ff]$")
 _NO_SPACE_BEFORE = set(".,;:!?)]}%'\u2019\u00bb")
 _NO_SPACE_AFTER = set("([{\u00ab")
 # Every control (Cc) and surrogate (Cs) code point but the newline. Unicode's stability policy
@@ -52,18 +58,23 @@ class Tokenizer:
     kind: str = "word"
     lowercase: bool = True
     bpe: BPE | None = None
+    word_cut: int = CUTS[
+        -1
+    ]  # 1: words cut as an older attnviz cut them (its checkpoints read text so); see :func:`cut_of`
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ConfigError(f"unknown tokenizer kind {self.kind!r}; choose one of {KINDS}")
         if self.bpe is not None and self.kind != "word":
             raise ConfigError("subword units (bpe) need a word tokenizer")
+        if self.word_cut not in CUTS:
+            raise ConfigError(f"unknown word cut {self.word_cut!r}; choose one of {CUTS}")
 
     def _words(self, text: str) -> list[str]:
         text = clean_text(text)
         if self.kind == "char":
             return list(" ".join(text.split()))
-        return _WORD_RE.findall(text)
+        return (_WORD_RE if self.word_cut > 1 else _WORD_RE_1).findall(text)
 
     def split(self, text: str) -> list[str]:
         """Surface tokens, exactly as typed (after cleaning control characters)."""
@@ -145,7 +156,7 @@ class Tokenizer:
         return self.bpe.segment_all(self.normalize(w) for w in self._words(text))
 
     def with_bpe(self, bpe: BPE | None) -> Tokenizer:
-        return Tokenizer(self.kind, self.lowercase, bpe)
+        return Tokenizer(self.kind, self.lowercase, bpe, self.word_cut)
 
     def detokenize(self, tokens: list[str]) -> str:
         """Join tokens back into text (reattaching punctuation for words)."""
@@ -162,7 +173,7 @@ class Tokenizer:
 
     def to_dict(self) -> dict:
         """JSON-ready; ``merges`` (the BPE merges, in order) only for a subword tokenizer."""
-        out = {"kind": self.kind, "lowercase": self.lowercase}
+        out = {"kind": self.kind, "lowercase": self.lowercase, "word_cut": self.word_cut}
         if self.bpe is not None:
             out["merges"] = [list(m) for m in self.bpe.merges]
         return out
@@ -173,14 +184,29 @@ class Tokenizer:
         return {"kind": self.kind, "lowercase": self.lowercase, "subword_merges": merges}
 
     @classmethod
-    def from_dict(cls, d: dict) -> Tokenizer:
+    def from_dict(cls, d: dict, vocab: Sequence[str] | None = None) -> Tokenizer:
+        """The tokenizer :meth:`to_dict` saved. One saved before tokenizers named their ``word_cut`` cut words
+        the current way unless its ``vocab`` holds a token only the older cut gives (:func:`cut_of`)."""
         try:
+            cut = d.get("word_cut")
+            if cut is None:
+                cut = cut_of(vocab) if vocab is not None and d["kind"] == "word" else CUTS[-1]
+            if type(cut) is not int:
+                raise TypeError(f"cut must be one of {CUTS}")
             merges = d.get("merges")
             bpe = None
             if merges is not None:
                 if not all(isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m) for m in merges):
                     raise TypeError("merges must be a list of [left, right] string pairs")
                 bpe = BPE(tuple(m) for m in merges)
-            return cls(kind=d["kind"], lowercase=bool(d["lowercase"]), bpe=bpe)
+            return cls(kind=d["kind"], lowercase=bool(d["lowercase"]), bpe=bpe, word_cut=cut)
         except (KeyError, TypeError, AttributeError, ConfigError) as e:
-            raise CheckpointError(f"a saved tokenizer needs 'kind', 'lowercase' and valid 'merges': {e}") from e
+            raise CheckpointError(
+                f"a saved tokenizer needs 'kind', 'lowercase', a known 'word_cut' and valid 'merges': {e}"
+            ) from e
+
+
+def cut_of(vocab: Sequence[str]) -> int:
+    """The word cut a vocabulary was built with: 1 when one of its tokens starts with a combining mark, a
+    zero-width joiner or a skin tone, or is half a flag, as only the older cut leaves them; else 2."""
+    return 1 if any(_CUT_1_TOKEN.match(token) for token in vocab) else CUTS[-1]

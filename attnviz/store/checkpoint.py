@@ -158,8 +158,8 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
     try:
         cfg = ModelConfig.from_dict(header["config"])
         src_vocab, tgt_vocab = _vocab_from_field(header["src_vocab"]), _vocab_from_field(header["tgt_vocab"])
-        src_tok = Tokenizer.from_dict(header["src_tokenizer"])
-        tgt_tok = Tokenizer.from_dict(header["tgt_tokenizer"])
+        src_tok = Tokenizer.from_dict(header["src_tokenizer"], src_vocab.itos)
+        tgt_tok = Tokenizer.from_dict(header["tgt_tokenizer"], tgt_vocab.itos)
     except KeyError as e:
         raise CheckpointError(f"{path.name}: the header lacks {e}") from e
     except AttnvizError as e:

@@ -135,3 +135,31 @@ def test_forms_of_keeps_a_decodes_own_pieces(subword_tokenizer):
     assert subword_tokenizer.recut(own) is None
     assert subword_tokenizer.forms_of(own) == own
     assert subword_tokenizer.recut(["the", "hats"]) is None  # "hats" is two pieces merged for display
+
+
+HINDI = "हिन्दी किताब"  # 'हिन्दी' is six code-point tokens in the older cut: its vowel signs and virama are marks
+
+
+def test_a_tokenizer_saved_before_cuts_were_named_cuts_as_its_vocabulary_was_built():
+    old_cut = Tokenizer(word_cut=1)
+    assert old_cut.split(HINDI) == ["ह", "ि", "न", "्", "द", "ी", "क", "ि", "त", "ा", "ब"]
+    assert Tokenizer().split(HINDI) == ["हिन्दी", "किताब"]
+    assert Tokenizer(word_cut=1).split("a 🇩🇪 flag") == ["a", "🇩", "🇪", "flag"]
+    unnamed = {"kind": "word", "lowercase": True}  # a checkpoint written before tokenizers named their cut
+    assert Tokenizer.from_dict(unnamed, ["<pad>", "<unk>", "<bos>", "<eos>", "ह", "ि"]).word_cut == 1
+    assert Tokenizer.from_dict(unnamed, ["<pad>", "<unk>", "<bos>", "<eos>", "🇩", "cat"]).word_cut == 1
+    assert Tokenizer.from_dict(unnamed, ["<pad>", "<unk>", "<bos>", "<eos>", "हिन्दी", "cat"]).word_cut == 2
+    assert Tokenizer.from_dict({"kind": "char", "lowercase": True}, ["ि"]).word_cut == 2  # characters are characters
+    assert Tokenizer.from_dict(Tokenizer().to_dict(), ["ि"]).word_cut == 2  # a named cut is taken as named
+    for bad in (3, "1", True):
+        with pytest.raises(CheckpointError, match="word_cut"):
+            Tokenizer.from_dict({**unnamed, "word_cut": bad})
+
+
+def test_an_older_subword_tokenizer_cuts_words_as_it_did_before_its_merges():
+    """The older cut split a word at its marks before any merge (a mark is not a letter to it)."""
+    old = Tokenizer.from_dict({"kind": "word", "lowercase": True, "merges": [["क", "ि@@"]]}, ["<pad>", "ि"])
+    assert old.word_cut == 1 and Tokenizer.from_dict(old.to_dict()) == old
+    assert old.split(HINDI) == ["ह", "ि", "न", "्", "द", "ी", "क", "ि", "त", "ा", "ब"]
+    with pytest.raises(ConfigError, match="word cut"):
+        Tokenizer(word_cut=0)
