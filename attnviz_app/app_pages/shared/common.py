@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+import threading
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import streamlit as st
@@ -36,6 +37,25 @@ def _shared_model(path: str, mtime: float) -> Translator:
     return load(path, roots=model_roots())
 
 
+_LOADED: dict[str, float] = {}  # checkpoint path -> the version (mtime) of it in the cache
+_LOADED_LOCK = threading.Lock()
+
+
+def _current_model(path: str, mtime: float) -> Translator:
+    """The shared model of ``path`` as its file is now: one version a file in the cache. A file saved
+    again (a training with --force, a save over it) drops the version before, which the cache would
+    otherwise keep for the server's life; an ask for an older version (a translation cached before
+    the save) gets the file's current one, the only one it holds."""
+    with suppress(OSError):  # gone: the load says so
+        mtime = Path(path).stat().st_mtime
+    with _LOADED_LOCK:
+        before = _LOADED.get(path)
+        _LOADED[path] = mtime
+    if before is not None and before != mtime:
+        _shared_model.clear(path, before)
+    return _shared_model(path, mtime)
+
+
 def app_model_roots() -> list[Path]:
     """The folders this session may load checkpoints from: the model folders and, once it uploaded
     one, this server's uploaded checkpoints (its own are the only ones it lists)."""
@@ -55,7 +75,7 @@ def load_model(path: str, mtime: float) -> Translator:
         return own
     if is_uploaded_checkpoint(path):
         raise CheckpointError("this uploaded checkpoint is not this session's, or it was removed; upload it again")
-    model = _shared_model(path, mtime)
+    model = _current_model(path, mtime)
     if sid and not visible_to(model.meta, sid):
         raise CheckpointError("this model was trained on another session's upload and is private to that session")
     return model
