@@ -11,11 +11,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from attnviz.data import to_pharaoh
 from attnviz.decoding import Alignment
 from attnviz.errors import DataError
-from attnviz.evaluation import alignment_links
 from attnviz.external.attention_file import FORMAT, VERSION
+from attnviz.external.file_links import word_links
 from attnviz.store import csv_text
 
 
@@ -65,6 +64,9 @@ def pair_json(panels: dict[str, Alignment], models: dict[str, str], sentence: st
     return attention_json(dict(panels), metadata=meta)
 
 
+FLOAT_FORMAT = "%.9g"  # the digits that give a float32 back exactly (scores reach the hundreds)
+
+
 def matrix_frame(al: Alignment, values: str = "weights") -> pd.DataFrame:
     """``[tgt, src]`` weights or raw scores: one row per target step, one column per source token,
     named ``position:token`` (``3:the``) so that a word the sentence repeats names two columns."""
@@ -76,8 +78,8 @@ def matrix_frame(al: Alignment, values: str = "weights") -> pd.DataFrame:
 
 
 def matrix_csv(al: Alignment, values: str = "weights") -> str:
-    """:func:`matrix_frame` as CSV (blank cells where a score is -inf)."""
-    return csv_text(matrix_frame(al, values), float_format="%.6g")
+    """:func:`matrix_frame` as CSV (blank cells where a score is -inf), each number as the float32 it is."""
+    return csv_text(matrix_frame(al, values), float_format=FLOAT_FORMAT)
 
 
 def pair_csv(panels: dict[str, Alignment], models: dict[str, str], values: str = "weights") -> str:
@@ -90,13 +92,11 @@ def pair_csv(panels: dict[str, Alignment], models: dict[str, str], values: str =
         columns |= {"target": np.array(al.target_tokens)[t.ravel()], "position": s.ravel()}
         columns |= {"source": np.array(al.source_tokens)[s.ravel()], values: z.ravel()}
         frames.append(pd.DataFrame(columns))
-    return csv_text(pd.concat(frames, ignore_index=True), float_format="%.6g")
+    return csv_text(pd.concat(frames, ignore_index=True), float_format=FLOAT_FORMAT)
 
 
-def pharaoh_text(al: Alignment, with_eos: bool = False) -> str:
-    """The argmax links in Pharaoh ``source-target`` format, one line in step order. Links to the
-    source's ``<eos>`` and from the target's ``<eos>`` step are markers, not words: left out
-    (:func:`attnviz.evaluation.alignment_links`) unless ``with_eos``."""
-    if with_eos:
-        return al.to_pharaoh() + "\n"
-    return to_pharaoh(sorted(alignment_links(al), key=lambda link: link[1])) + "\n"
+def pharaoh_text(al: Alignment) -> str:
+    """The argmax links in Pharaoh ``source-target`` format, one line, over the words of the text as
+    gold files and ``attnviz attention --gold`` count them: subword pieces joined, the links of
+    ``<eos>`` (markers, not words) left out (:func:`attnviz.external.file_links.word_links`)."""
+    return word_links(al, "argmax").to_pharaoh() + "\n"

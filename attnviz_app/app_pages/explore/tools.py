@@ -115,7 +115,6 @@ def beam_view(
     )
 
 
-EOS_LINKS_KEY = "explore_export_eos"
 
 
 def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
@@ -124,14 +123,9 @@ def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
     st.caption(
         "The CSV files have one row per target step and one column per source token (blank where a score is"
         " $-\\infty$). The JSON holds everything the decode recorded (weights, scores, contexts, decoder states,"
-        " n-best list). Pharaoh links each target step to its argmax source position as `source-target`. Figures:"
+        " n-best list). Pharaoh links each target word to its argmax source word as `source-target`, 0-based word"
+        " indices of the text (subword pieces joined, `<eos>` left out), as gold files count them. Figures:"
         " the camera button of each figure's toolbar saves it as PNG or SVG (choose in the sidebar)."
-    )
-    with_eos = st.toggle(
-        "Include the links of <eos> in Pharaoh",
-        key=EOS_LINKS_KEY,
-        persist_state="session",
-        help="The source's end marker and the target's last step are markers, not words.",
     )
     many = len(panels) > 1
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
@@ -144,7 +138,7 @@ def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
                 ("Weights (CSV)", matrix_csv(al, "weights"), "weights", "csv", "text/csv"),
                 ("Raw scores (CSV)", matrix_csv(al, "scores"), "scores", "csv", "text/csv"),
                 ("Everything (JSON)", everything, "alignment", "json", "application/json"),
-                ("Pharaoh", pharaoh_text(al, with_eos), "links", "pharaoh", "text/plain"),
+                ("Pharaoh", pharaoh_text(al), "links", "pharaoh", "text/plain"),
             ]
             for row in (files[:2], files[2:]):
                 for box, (label, data, what, ext, mime) in zip(st.columns(2), row, strict=True):
@@ -156,8 +150,8 @@ def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
                         key=f"explore_dl_{what}_{name}",
                         on_click="ignore",
                     )
-            st.markdown("**Pharaoh** (`source-target`, 0-based):")
-            st.code(pharaoh_text(al, with_eos).strip() or "(no links)", language=None, wrap_lines=True)
+            st.markdown("**Pharaoh** (`source-target`, 0-based word indices):")
+            st.code(pharaoh_text(al).strip() or "(no links)", language=None, wrap_lines=True)
     if many:
         st.markdown("**Both models in one file**")
         left, right, _ = st.columns([1, 1, 2])

@@ -13,7 +13,7 @@ import streamlit as st
 
 from attnviz.decoding import Alignment
 from attnviz.errors import AttnvizError
-from attnviz.external import attention_json, matrix_csv
+from attnviz.external import attention_json, matrix_csv, pharaoh_text
 from attnviz.links import DIRECTIONAL, directional_links, for_reading, parse_gold, read_words, score_table
 from attnviz.plots import (
     explore_heatmap,
@@ -216,9 +216,9 @@ def _exports(panels: dict[str, Alignment], key: str) -> None:
     for k, (name, al) in enumerate(panels.items()):
         st.markdown(f"**{escape_markdown(name)}**")
         files = (
-            ("JSON (whole trace)", attention_json(al), "json", "application/json"),
+            ("JSON (whole trace)", attention_json({name: al}), "json", "application/json"),
             ("CSV (weights)", matrix_csv(al), "csv", "text/csv"),
-            ("Pharaoh (argmax, tokens)", al.to_pharaoh() + "\n", "pharaoh", "text/plain"),
+            ("Pharaoh (argmax, words)", pharaoh_text(al), "pharaoh", "text/plain"),
         )
         for col, (label, data, ext, mime) in zip(st.columns(3), files, strict=True):
             file_name = _file_name(name, f".{ext}")

@@ -1,14 +1,16 @@
 """The files a trace is downloaded as: the matrix CSV has a row per target step and no formula, the
-Pharaoh line leaves out the links of ``<eos>`` unless asked, a pair of decodes fits one file."""
+Pharaoh line counts the words of the text and leaves out the links of ``<eos>``, a pair of decodes fits one file."""
 
 from __future__ import annotations
 
 import io
 import json
 
+import numpy as np
 import pandas as pd
 
 from attnviz.external import attention_json, matrix_csv, pair_csv, pair_json, pharaoh_text, read_attention
+from attnviz.external.file_links import score_files
 from attnviz.external.trace_files import matrix_frame
 from attnviz.store.checkpoint import load_checkpoint
 from tests.support.alignments import make_alignment
@@ -30,12 +32,26 @@ def test_a_repeated_source_word_names_two_columns_once_each():
     assert list(matrix_frame(al).iloc[0, 2:]) == list(al.weights[0])
 
 
-def test_pharaoh_leaves_out_the_links_of_eos_unless_asked():
+def test_pharaoh_leaves_out_the_links_of_eos():
     al = make_alignment(["a", "b"], ["x", "y"], seed=3)
     al.weights[:] = 0
     al.weights[0, 1] = al.weights[1, 2] = al.weights[2, 0] = 1  # x<-b, y<-<eos>, <eos><-a
     assert pharaoh_text(al).split() == ["1-0"]
-    assert pharaoh_text(al, with_eos=True).split() == ["1-0", "2-1", "0-2"]
+
+
+def test_pharaoh_counts_the_words_of_the_text_and_scores_against_itself():
+    """Subword pieces are joined, as gold files and attnviz attention --gold count: the file a
+    subword model's Export gives is its own gold (AER 0), where piece indices were refused."""
+    al = make_alignment(["un@@", "known", "cat"], ["chat", "in@@", "con@@", "nu"], seed=1)
+    al.weights[:] = 0
+    al.weights[0, 2] = 1  # chat <- cat
+    al.weights[1:4, 0] = 1  # in@@ con@@ nu <- un@@
+    al.weights[4, 3] = 1  # <eos> <- <eos>
+    line = pharaoh_text(al)
+    assert line.split() == ["0-1", "1-0"]
+    read = read_attention(attention_json({"m": al}).encode(), "m.json")
+    corpus, _ = score_files([read], [line.strip()])
+    assert corpus[0]["AER"] == 0.0, corpus
 
 
 def test_the_everything_json_reads_back_under_the_model_name():
@@ -60,3 +76,13 @@ def test_the_pair_in_one_file():
     frame = pd.read_csv(io.StringIO(pair_csv(panels, models)))
     assert len(frame) == 2 * 3 + 2 * 2 and set(frame["panel"]) == {"Bahdanau", "Luong"}
     assert list(frame.columns) == ["panel", "model", "step", "target", "position", "source", "weights"]
+
+
+def test_the_csv_gives_back_every_float32_exactly():
+    """Raw scores reach the hundreds (general on toy-fr: 176.7); six digits lost up to 5e-4 there."""
+    al = make_alignment(["a", "b"], ["x"], seed=2)
+    al.scores = (al.scores * 90).astype(np.float32)  # scores from -200 to 200
+    al.weights = al.weights.astype(np.float32)
+    for values in ("scores", "weights"):
+        frame = pd.read_csv(io.StringIO(matrix_csv(al, values)))
+        assert np.array_equal(frame.iloc[:, 2:].to_numpy(np.float32), al.matrix(values).astype(np.float32))
