@@ -84,15 +84,18 @@ class CellMath:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
     def to_csv(self) -> str:
-        """One row per number: ``step, label, index, value`` (index empty for a scalar). Labels
+        """One row per number: the cell (``t, s`` and their tokens), the panel's ``line``, its ``label``,
+        ``index`` (empty for a scalar), the ``word`` a top probability is of, and ``value``. Labels
         come from the scores' terms, any text a registered score gives: written by
         :func:`attnviz.store.csv_text`, the guard of every CSV against spreadsheet formulas."""
+        cell = (self.t, self.s, self.target_token, self.source_token)
         rows = [
-            (i, s.label, j, float(x))
-            for i, s in enumerate(self.steps)
+            (*cell, line, s.label, j, s.word, float(x))
+            for line, s in enumerate(self.steps)
             for j, x in ([(None, s.value)] if s.value.ndim == 0 else enumerate(s.value))
         ]
-        frame = pd.DataFrame(rows, columns=["step", "label", "index", "value"])
+        columns = ["t", "s", "target_token", "source_token", "line", "label", "index", "word", "value"]
+        frame = pd.DataFrame(rows, columns=columns)
         frame["index"] = frame["index"].astype("Int64")  # blank for a scalar, never "0.0"
         return csv_text(frame)
 
@@ -282,13 +285,17 @@ def _top_words(translator: Translator, t: int, logits: Tensor, target_ids: list[
     itos = translator.tgt_vocab.itos
     mark = rf" \quad \leftarrow y_{{{t}}}"
     steps = [
-        step(f"top {k}", rf"p(y_{{{t}}} = {latex_text(itos[i])})", p, num(p) + (mark if i == chosen else ""))
+        step(f"top {k}", rf"p(y_{{{t}}} = {latex_text(itos[i])})", p, num(p) + (mark if i == chosen else ""), itos[i])
         for k, (p, i) in enumerate(zip(values.tolist(), ids.tolist(), strict=True), start=1)
     ]
     if chosen not in ids.tolist():
         steps.append(
             step(
-                "p(y_t)", rf"p(y_{{{t}}} = {latex_text(itos[chosen])})", probs[chosen], num(float(probs[chosen])) + mark
+                "p(y_t)",
+                rf"p(y_{{{t}}} = {latex_text(itos[chosen])})",
+                probs[chosen],
+                num(float(probs[chosen])) + mark,
+                itos[chosen],
             )
         )
     words = [(itos[i], float(p)) for p, i in zip(values.tolist(), ids.tolist(), strict=True)]

@@ -78,6 +78,7 @@ class Step:
     formula: str
     value: np.ndarray
     shown: str | None = None  # replaces latex_value(value) on the line, e.g. a word or a note
+    word: str | None = None  # the vocabulary word a probability is of (the top words)
 
     @property
     def latex(self) -> str:
@@ -85,10 +86,10 @@ class Step:
         return f"{self.formula} = {latex_value(self.value) if self.shown is None else self.shown}"
 
 
-def step(label: str, formula: str, value, shown: str | None = None) -> Step:
+def step(label: str, formula: str, value, shown: str | None = None, word: str | None = None) -> Step:
     if isinstance(value, Tensor):
         value = value.detach().cpu().double().numpy()
-    return Step(label, formula, np.asarray(value, dtype=np.float64), shown)
+    return Step(label, formula, np.asarray(value, dtype=np.float64), shown, word)
 
 
 # -- the shared arithmetic: from the key to the weight ---------------------------------------------

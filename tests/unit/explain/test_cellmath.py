@@ -225,6 +225,11 @@ def test_downloads_keep_every_entry():
     rows = list(csv.DictReader(io.StringIO(cell.to_csv())))
     assert sum(r["label"] == "U_a key" for r in rows) == tr.config.attn_dim
     assert [float(r["value"]) for r in rows if r["label"] == "query"] == pytest.approx(al.states[0].tolist())
+    assert {(r["t"], r["s"], r["target_token"], r["source_token"]) for r in rows} == {
+        ("0", "1", al.target_tokens[0], al.source_tokens[1])
+    }  # the CSV says which cell it is
+    top = [(r["word"], float(r["value"])) for r in rows if r["label"].startswith("top ")]
+    assert top == [(w, pytest.approx(p)) for w, p in doc["top_words"]]  # each probability with its word
     assert r"\ldots" in cell["query"].latex and r"\lVert \cdot \rVert" in cell["query"].latex
 
 
@@ -238,12 +243,13 @@ def test_the_csv_neutralises_labels_that_a_spreadsheet_would_run_and_keeps_numbe
     ]
     cell = CellMath(0, 0, "dot", "luong", "f", "=a", "+b", steps)
     rows = list(csv.reader(io.StringIO(cell.to_csv())))
+    cell_of = ["0", "0", "'+b", "'=a"]  # t, s, target and source token: tokens are guarded too
     assert rows == [
-        ["step", "label", "index", "value"],
-        ["0", "'=cmd|' /C calc'!A0", "", "-0.1"],
-        ["1", "'@SUM(1)", "0", repr(1 / 3)],
-        ["1", "'@SUM(1)", "1", "-2.5e-07"],
-        ["2", "e", "", "-inf"],
+        ["t", "s", "target_token", "source_token", "line", "label", "index", "word", "value"],
+        [*cell_of, "0", "'=cmd|' /C calc'!A0", "", "", "-0.1"],
+        [*cell_of, "1", "'@SUM(1)", "0", "", repr(1 / 3)],
+        [*cell_of, "1", "'@SUM(1)", "1", "", "-2.5e-07"],
+        [*cell_of, "2", "e", "", "", "-inf"],
     ]
 
 
