@@ -118,8 +118,8 @@ def _run_timed(page) -> None:
 
 def main() -> None:
     """A session's script run: the page config, the navigation, the library, the chosen page."""
-    st.set_page_config(page_title="attnviz", page_icon=PAGE_ICON, layout="wide")
     page = st.navigation(_pages())
+    st.set_page_config(page_title=f"{page.title} · attnviz", page_icon=PAGE_ICON, layout="wide")  # each page its title
     if page.url_path not in ("", "explore"):  # Explore loads it itself, after its front page (explore.py)
         load_library()
     _run_timed(page)

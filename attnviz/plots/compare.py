@@ -169,12 +169,18 @@ def difference_heatmap(
     return fig
 
 
+# each line its dash and marker as well as its colour: told apart without colour vision (WCAG 1.4.1)
+LINE_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+MARKERS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "triangle-down")
+
+
 def entropy_plot(alignments: dict[str, Alignment]) -> go.Figure:
     """Attention entropy (nats) per decoder step, one line per named alignment."""
     fig = go.Figure()
-    for name, al in alignments.items():
+    for k, (name, al) in enumerate(alignments.items()):
         h = entropy(al.weights)  # [tgt]
         line = go.Scatter(x=list(range(len(h))), y=h, mode="lines+markers", name=html.escape(name, quote=False))
+        line.update(line_dash=LINE_DASHES[k % len(LINE_DASHES)], marker_symbol=MARKERS[k % len(MARKERS)])
         fig.add_trace(line.update(text=display_tokens(al.target_tokens)))
         fig.data[-1].update(hovertemplate="step %{x}: %{text}<br>entropy %{y:.3f} nats")
     n_src = {np.shape(al.weights)[1] for al in alignments.values()}
@@ -183,8 +189,8 @@ def entropy_plot(alignments: dict[str, Alignment]) -> go.Figure:
     apply_template(fig)
     fig.update_layout(
         title={"text": "Attention entropy per step"},
-        xaxis_title="decoder step",
-        yaxis_title="entropy (nats)",
+        xaxis_title_text="decoder step",
+        yaxis_title_text="entropy (nats)",
         yaxis_rangemode="tozero",
         width=700,
         height=380,

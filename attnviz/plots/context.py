@@ -108,8 +108,8 @@ def context_projection(
     apply_template(fig)
     fig.update_layout(
         title={"text": html.escape(title, quote=False)},
-        xaxis_title=f"PC1 ({ratio[0]:.0%} of variance)",
-        yaxis_title=f"PC2 ({ratio[1]:.0%} of variance)",
+        xaxis_title_text=f"PC1 ({ratio[0]:.0%} of variance)",
+        yaxis_title_text=f"PC2 ({ratio[1]:.0%} of variance)",
         width=min(640, max_width) if max_width else 640,
         height=520,
     )

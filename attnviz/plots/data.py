@@ -83,8 +83,8 @@ def length_histogram(df: pd.DataFrame, column: str, title: str | None = None) ->
     apply_template(fig)
     fig.update_layout(
         title={"text": title or f"{column} (tokens)"},
-        xaxis_title="tokens per sentence",
-        yaxis_title="sentence pairs",
+        xaxis_title_text="tokens per sentence",
+        yaxis_title_text="sentence pairs",
         bargap=0.05,
         width=520,
         height=340,
@@ -171,8 +171,8 @@ def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
             "text": f"{y.upper() if y == 'bleu' else y} against {x.upper() if x == 'aer' else x}",
             "subtitle": {"text": note},
         },
-        xaxis_title=METRIC_TITLES.get(x, x),
-        yaxis_title=METRIC_TITLES.get(y, y),
+        xaxis_title_text=METRIC_TITLES.get(x, x),
+        yaxis_title_text=METRIC_TITLES.get(y, y),
         legend={"title": {"text": "score (● Bahdanau, ◆ Luong)"}},
         width=560,
         height=400,

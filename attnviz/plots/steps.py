@@ -110,8 +110,8 @@ def context_bar(al: Alignment, t: int, max_width: int | None = None) -> go.Figur
     apply_template(fig)
     fig.update_layout(
         title={"text": f"Context vector c<sub>{t}</sub> ({target}), ‖c<sub>{t}</sub>‖ = {np.linalg.norm(c):.3f}"},
-        xaxis_title="context dimension",
-        yaxis_title="value",
+        xaxis_title_text="context dimension",
+        yaxis_title_text="value",
         width=max(420, CONTEXT_FIXED_PX + c.size * 6),
         height=340,
         margin={"r": 30},  # room for half the last dimension's tick label, which is not hidden past the edge

@@ -120,7 +120,8 @@ def check_stored(filename: str, codes: dict[str, str], shapes: dict[str, list[in
         if code == INT8_CODE and (codes[scale] not in FLOAT_CODES or shapes[scale] not in _scale_shapes(shapes[name])):
             raise CheckpointError(
                 f"{filename}: the int8 scale of {name} is {codes[scale]} {shapes[scale]}, not one float per block "
-                f"of a row ({scale_shape(shapes[name])}) nor one a row; the file was damaged or edited: download or rebuild it"
+                f"of a row ({scale_shape(shapes[name])}) nor one a row; the file was damaged or edited: download or "
+                "rebuild it"
             )
     orphans = sorted(n[: -len(SCALE_SUFFIX)] for n in set(codes) - weight_names(set(codes)))
     orphans = [n for n in orphans if codes.get(n) != INT8_CODE]

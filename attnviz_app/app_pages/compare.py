@@ -164,7 +164,7 @@ except InputError as e:
     st.info(f"Step-by-step views need one grid: {escape_markdown(str(e))}")
 
 if pair is not None and pair.sure is not None:
-    st.subheader("Gold alignment")
+    st.header("Gold alignment")
     st.plotly_chart(gold_heatmap(pair.source_tokens, pair.target_tokens, pair.sure, pair.possible), key="cmp_gold")
     if target_of == "reference" and target.strip() == pair.target.strip():
         st.dataframe(pd.DataFrame(aer_rows(aligned, pair)), key="cmp_aer", hide_index=True)

@@ -56,7 +56,7 @@ with st.expander("Length statistics per split"):
     st.dataframe(pd.DataFrame(stats).T, key="data_stats")
 
 if corpus.has_gold:
-    st.subheader("Gold alignment")
+    st.header("Gold alignment")
     st.caption("Which source token each target token translates: the answer attention should find (links i-j).")
     index = st.number_input("Pair number", 0, len(pairs) - 1, 0, key="data_pair", persist_state="session")
     pair = pairs[int(index)]
@@ -66,7 +66,7 @@ if corpus.has_gold:
     st.plotly_chart(fig, key="data_gold", config=plot_config("gold-alignment"))
 
 if spec == "toy-fr":
-    st.subheader("The toy-fr lexicon")
+    st.header("The toy-fr lexicon")
     st.caption("Every word the toy language knows: type your own sentences with them on the Explore page.")
     query = st.text_input("Search (English or French)", key="data_lexicon_q", max_chars=50, persist_state="session")
     lexicon = pd.DataFrame(LEXICON)

@@ -71,7 +71,7 @@ def _measured_row(row: dict, entry: ModelEntry | None) -> dict:
     return {**described, **{c: row.get(c) for c in COLUMNS[4:]}, "model": entry.name if entry else row["model"]}
 
 
-st.subheader("Stored results")
+st.header("Stored results")
 st.caption(
     "Measured when each model was trained, on its task's full test split with the beam width shown ('valid BLEU': "
     "the validation split). For the shipped models this is the table in docs/models.md. Click a header to sort. "
@@ -81,7 +81,7 @@ st.caption(
 absent_models_note()
 leaderboard(leaderboard_records(models), "leaderboard_stored", list(LEADERBOARD_KEYS))
 
-st.subheader("Does attention explain? Attention against gradient attributions")
+st.header("Does attention explain? Attention against gradient attributions")
 rows = attribution_records()
 if not rows:
     st.info("Not measured yet: run `python benchmarks/attribution_aer.py` (a few minutes per model).")
@@ -96,7 +96,7 @@ else:
         "docs/results.md. Explore's Attribution view shows them for one sentence."
     )
 
-st.subheader("Measure now")
+st.header("Measure now")
 by_name = {m.name: m for m in models}
 if "eval_models" not in st.session_state:
     explored = [n for n in st.session_state.get(EXPLORE_MODELS) or [] if n in by_name]

@@ -306,7 +306,7 @@ def test_evaluate_shows_attention_against_attributions(tmp_path, monkeypatch):
     assert leaderboard.attribution_records(path) == [row]
     monkeypatch.setattr(leaderboard, "attribution_results_path", lambda: path)
     at = page("evaluate.py")
-    assert any("Does attention explain" in s.value for s in at.subheader)
+    assert any("Does attention explain" in s.value for s in at.header)
 
 
 def test_compare_offers_the_pairs_of_this_sessions_upload(tmp_path):

@@ -115,8 +115,6 @@ def beam_view(
     )
 
 
-
-
 def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
     """Downloads for every panel: the matrices as CSV and JSON, the alignment in Pharaoh format;
     in Both, the pair in one file too. File names carry the model and a slug of the sentence."""
