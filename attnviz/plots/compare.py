@@ -218,7 +218,8 @@ def js_plot(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> 
     fig.update_layout(
         title={"text": "Jensen-Shannon divergence per step", "subtitle": {"text": f"{na} vs {nb}"}},
         margin={"t": 90},
-        yaxis={"title": "JS divergence (nats)", "range": [0, math.log(2) * 1.1]},
+        yaxis_title_text="JS divergence (nats)",
+        yaxis_range=[0, math.log(2) * 1.1],
         width=max(500, 120 + len(js) * JS_STEP_PX),
         height=300 + label_px(plain, angle),
     )

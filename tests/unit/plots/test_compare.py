@@ -72,6 +72,7 @@ def test_every_figures_words_are_dark_on_every_axis():
     for fig in (compare_heatmaps({"A": a, "B": a}), entropy_plot({"A": a}), js_plot(a, a)):
         axes = [*fig.select_xaxes(), *fig.select_yaxes()]
         assert axes and {ax.tickfont.color for ax in axes} == {TEXT_COLOUR}
+        assert {ax.title.font.color for ax in axes if ax.title.text} <= {TEXT_COLOUR}  # and the axes' titles
         assert fig.layout.font.color == TEXT_COLOUR
 
 
