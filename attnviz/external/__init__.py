@@ -39,6 +39,7 @@ from attnviz.external.trace import CrossAttention
 from attnviz.external.trace_files import (
     attention_json,
     attention_npz,
+    difference_csv,
     matrix_csv,
     matrix_frame,
     pair_csv,
@@ -65,6 +66,7 @@ __all__ = [
     "carry_through",
     "check_folder",
     "checkpoint_bytes",
+    "difference_csv",
     "every_pick",
     "force_words",
     "group_pieces",

@@ -15,6 +15,7 @@ from attnviz.decoding import Alignment
 from attnviz.errors import DataError
 from attnviz.external.attention_file import FORMAT, VERSION
 from attnviz.external.file_links import word_links
+from attnviz.links import common_steps
 from attnviz.store import csv_text
 
 
@@ -80,6 +81,17 @@ def matrix_frame(al: Alignment, values: str = "weights") -> pd.DataFrame:
 def matrix_csv(al: Alignment, values: str = "weights") -> str:
     """:func:`matrix_frame` as CSV (blank cells where a score is -inf), each number as the float32 it is."""
     return csv_text(matrix_frame(al, values), float_format=FLOAT_FORMAT)
+
+
+def difference_csv(a: Alignment, b: Alignment) -> str:
+    """``a``'s weights minus ``b``'s in each cell, laid out as :func:`matrix_csv` lays a matrix out, over
+    the steps both decodes have (:func:`attnviz.links.common_steps`); a target is written ``x / y``
+    where the two wrote different tokens. The sign the difference map shows by hue, as numbers."""
+    a, b = common_steps(a, b)
+    frame = matrix_frame(a)
+    frame.iloc[:, 2:] = np.asarray(a.weights, dtype=np.float64) - np.asarray(b.weights, dtype=np.float64)
+    frame["target"] = [x if x == y else f"{x} / {y}" for x, y in zip(a.target_tokens, b.target_tokens, strict=True)]
+    return csv_text(frame, float_format=FLOAT_FORMAT)
 
 
 def pair_csv(panels: dict[str, Alignment], models: dict[str, str], values: str = "weights") -> str:

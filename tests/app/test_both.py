@@ -70,6 +70,8 @@ def test_both_shows_every_view_for_both_models(app_env, view):
     if view == "Export":
         labels = [b.proto.label for b in at.get("download_button")]
         assert labels.count("Weights (CSV)") == 2 and "Both (JSON)" in labels
+    if view == "Difference":  # the signed differences as numbers, not only as the map's hue
+        assert "Difference (CSV)" in [b.proto.label for b in at.get("download_button")]
 
 
 def test_the_open_view_survives_entering_and_leaving_both(app_env):

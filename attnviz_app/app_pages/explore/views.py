@@ -7,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz.decoding import Alignment
+from attnviz.external import difference_csv
 from attnviz.links import common_steps
 from attnviz.plots import (
     align_tops,
@@ -295,8 +296,16 @@ def difference_view(panels: Panels, image_format: str) -> None:
         difference_heatmap(b2, a2, (nb, na), max_width=page_width()), "explore_difference", image_format, "difference"
     )
     st.caption(
-        f"Red: {nb} attends more than {na} at that step; blue: less. A row label `x / y` means the two"
-        " models wrote different tokens at that step."
+        f"Red (+): {nb} attends more than {na} at that step; blue (−): less. A row label `x / y` means the two"
+        " models wrote different tokens at that step. The CSV holds every cell's signed difference."
+    )
+    st.download_button(
+        "Difference (CSV)",
+        difference_csv(b2, a2),
+        file_name=f"{file_name('difference')}.csv",
+        mime="text/csv",
+        key="explore_dl_difference",
+        on_click="ignore",
     )
     left, right = st.columns(2)
     with left:

@@ -9,7 +9,15 @@ import json
 import numpy as np
 import pandas as pd
 
-from attnviz.external import attention_json, matrix_csv, pair_csv, pair_json, pharaoh_text, read_attention
+from attnviz.external import (
+    attention_json,
+    difference_csv,
+    matrix_csv,
+    pair_csv,
+    pair_json,
+    pharaoh_text,
+    read_attention,
+)
 from attnviz.external.file_links import score_files
 from attnviz.external.trace_files import matrix_frame
 from attnviz.store.checkpoint import load_checkpoint
@@ -86,3 +94,12 @@ def test_the_csv_gives_back_every_float32_exactly():
     for values in ("scores", "weights"):
         frame = pd.read_csv(io.StringIO(matrix_csv(al, values)))
         assert np.array_equal(frame.iloc[:, 2:].to_numpy(np.float32), al.matrix(values).astype(np.float32))
+
+
+def test_the_difference_csv_holds_each_cells_signed_difference_over_the_common_steps():
+    a = make_alignment(["a", "b"], ["x", "y", "z"], seed=1)
+    b = make_alignment(["a", "b"], ["x", "w"], seed=2)  # a shorter decode that wrote w at step 1
+    frame = pd.read_csv(io.StringIO(difference_csv(a, b)))
+    assert list(frame["target"]) == ["x", "y / w", "z / <eos>"]
+    assert np.allclose(frame.iloc[:, 2:].to_numpy(), a.weights[:3] - b.weights[:3], atol=1e-9)
+    assert (frame.iloc[:, 2:].to_numpy() < 0).any() and (frame.iloc[:, 2:].to_numpy() > 0).any()  # signs kept
