@@ -7,6 +7,7 @@ import streamlit as st
 
 from attnviz.errors import InputError
 from attnviz.evaluation import aer_rows
+from attnviz.external import difference_csv, pair_csv
 from attnviz.links import common_steps, for_reading
 from attnviz.plots import (
     align_tops,
@@ -147,6 +148,14 @@ st.caption(
 lines = {m.name: f"{m.score} / {m.style}" for m in chosen}  # under each map's name
 figure_stem = file_stem(models_slug(names), sentence, f"figure-{values}")  # every model, whole
 paper_download(aligned, lines, sentence, values, figure_stem, "cmp_paper", rule.strip())
+st.download_button(  # the maps' numbers, as shown: a row per (model, step, source token)
+    f"Every map's {values} (CSV)",
+    pair_csv(aligned, {name: name for name in names}, values),
+    file_name=f"{file_stem(models_slug(names), sentence, values)}.csv",
+    mime="text/csv",
+    key="cmp_csv",
+    on_click="ignore",
+)
 
 col_a, col_b = st.columns(2)
 a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a", persist_state="session")
@@ -154,7 +163,17 @@ b_name = col_b.selectbox("minus model B", names, index=1, key="cmp_b", persist_s
 try:
     a, b = common_steps(aligned[a_name], aligned[b_name])
     st.plotly_chart(difference_heatmap(a, b, (a_name, b_name)), key="cmp_diff", config=plot_config("difference"))
-    st.caption("Red: A attends more than B; blue: less. Each row of both maps sums to 1, so each row sums to 0.")
+    st.caption(
+        "Red (+): A attends more than B; blue (−): less. Each row of both maps sums to 1, so each row sums to 0."
+    )
+    st.download_button(
+        "Difference (CSV)",
+        difference_csv(a, b),
+        file_name=f"{file_stem(models_slug([a_name, b_name]), sentence, 'difference')}.csv",
+        mime="text/csv",
+        key="cmp_diff_csv",
+        on_click="ignore",
+    )
     left, right = st.columns(2)
     left.plotly_chart(entropy_plot(aligned), key="cmp_entropy", config=plot_config("entropy"))
     left.caption("Entropy H(a_t) = −Σ_s a_t(s) ln a_t(s): 0 when one source token takes all, ln n when uniform.")

@@ -78,7 +78,9 @@ def test_compare_opens_on_explores_models_in_a_grid_on_one_scale_and_gold_aer():
     heat = [next(d for d in f["data"] if d["type"] == "heatmap") for f in maps]
     assert len(heat) == 3 and len({(d["zmin"], d["zmax"]) for d in heat}) == 1  # one scale
     assert all(f["layout"]["width"] <= 394 for f in maps)  # each fits its grid cell
-    assert [b.proto.label for b in at.get("download_button")].count("HTML") == 1  # the grid as one paper figure
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels.count("HTML") == 1  # the grid as one paper figure
+    assert {"Every map's weights (CSV)", "Difference (CSV)"} <= set(labels)  # the maps' numbers, not only hover
     at.toggle(key="cmp_use_pair").set_value(True).run()
     assert not at.exception
     titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)]
