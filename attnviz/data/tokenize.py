@@ -58,9 +58,8 @@ class Tokenizer:
     kind: str = "word"
     lowercase: bool = True
     bpe: BPE | None = None
-    word_cut: int = CUTS[
-        -1
-    ]  # 1: words cut as an older attnviz cut them (its checkpoints read text so); see :func:`cut_of`
+    # 1: words cut as an older attnviz cut them (its checkpoints read text so); see :func:`cut_of`
+    word_cut: int = CUTS[-1]
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
