@@ -54,7 +54,7 @@ def test_the_math_panels_csv_names_each_column_once(app_env):
     al = tr.translate(REPEATS)
     for s in (0, 3):  # both "the"
         header = next(csv.reader(io.StringIO(cell_numbers(tr, al, 0, s).to_csv())))
-        assert header == ["step", "label", "index", "value"]
+        assert header == ["t", "s", "target_token", "source_token", "line", "label", "index", "word", "value"]
 
 
 @pytest.mark.parametrize("view", VIEWS)
