@@ -132,21 +132,18 @@ def _check_fields(data: dict) -> None:
 
 def unfinished(recipe: Recipe, out: str | Path) -> dict | None:
     """The saved progress of an interrupted training of ``recipe`` at ``out``, or None."""
-    try:
-        meta = read_header(out).get("meta") or {}
-    except CheckpointError:
-        return None  # missing or unreadable: start afresh (the save is atomic, so this is rare)
+    meta = _meta_of(out)  # missing or unreadable: start afresh (the save is atomic, so this is rare)
     if not meta.get("progress") or not _same_recipe(meta.get("recipe_full"), recipe):
         return None
     return meta["progress"]
 
 
-def _progress_of(out: str | Path) -> dict | None:
-    """The saved progress of whatever unfinished training is at ``out`` (None: none, or unreadable)."""
+def _meta_of(out: str | Path) -> dict:
+    """The meta of the checkpoint at ``out``; empty when there is none or it is unreadable."""
     try:
-        return (read_header(out).get("meta") or {}).get("progress")
+        return read_header(out).get("meta") or {}
     except CheckpointError:
-        return None
+        return {}
 
 
 def _same_recipe(stored: object, recipe: Recipe) -> bool:
@@ -191,7 +188,7 @@ def run_recipe(
     train_cfg.hardware()  # no GPU or no bf16 here: say so before loading the data
     main = group is None or group.is_main
     progress = unfinished(recipe, out) if resume and out else None
-    if resume and out and progress is None and _progress_of(out):  # never train afresh over saved epochs
+    if resume and out and progress is None and _meta_of(out).get("progress"):  # never train afresh over saved epochs
         raise ConfigError(
             f"{out} holds an unfinished training of another recipe than {recipe.name!r}; it was left as it is: "
             "resume it with its own recipe, or train into another file"
