@@ -13,6 +13,7 @@ The public API::
 """
 
 import importlib
+from typing import Any
 
 __all__ = [
     "SCORES",
@@ -106,7 +107,7 @@ _WHERE: dict[str, str] = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'attnviz' has no attribute {name!r}")

@@ -87,7 +87,7 @@ def _pages() -> list:
     ]
 
 
-def _run_timed(page) -> None:
+def _run_timed(page: st.Page) -> None:
     """Run the page; with ``ATTNVIZ_RERUN_LOG=FILE`` append its server-side time as a JSON line
     (benchmarks/interaction.py and load_test.py read it: the server's share of every rerun), and
     with ``ATTNVIZ_PROFILE=DIR`` write each rerun's cProfile statistics there."""

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def load_models(args) -> tuple[Translator, Translator | None]:
+def load_models(args: argparse.Namespace) -> tuple[Translator, Translator | None]:
     """``--model`` and ``--reverse-model`` (None without it) on ``--device``; the reverse model only for the
     symmetric methods."""
     roots = model_roots(include_cwd=True)
@@ -68,7 +68,7 @@ def load_models(args) -> tuple[Translator, Translator | None]:
     return load(args.model, device=args.device, roots=roots), reverse
 
 
-def _word_links(args) -> int:
+def _word_links(args: argparse.Namespace) -> int:
     """``align --method M``: the word links as a Pharaoh line, or JSON."""
     model, reverse = adapted_models(args, *load_models(args), [args.source.split()], [args.target.split()])
     wa = align_words(model, args.source, args.target, args.method, reverse, args.threshold)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TextIO
 
 from attnviz.data import TASKS, load_corpus, summarize_spec
 from attnviz.errors import ConfigError
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--summary", action="store_true", help="print a summary of the corpus instead")
 
 
-def run(args: argparse.Namespace, out=None) -> int:
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print pairs or the summary; raise attnviz errors on bad input (the CLI exits 2)."""
     out = out or sys.stdout
     spec = args.spec or args.task

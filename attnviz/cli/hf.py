@@ -24,6 +24,7 @@ from attnviz.data import to_pharaoh
 from attnviz.errors import InputError
 from attnviz.external import (
     MARGIN,
+    HFModel,
     Pick,
     hf_head_attention,
     links_of,
@@ -141,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     return _rank(args, model, pick) if ranking else _one(args, model, pick)
 
 
-def _one(args: argparse.Namespace, model, pick: Pick) -> int:
+def _one(args: argparse.Namespace, model: HFModel, pick: Pick) -> int:
     """One sentence: the translation (or the forced reference), the chosen attention's word links, their score."""
     langs = {"source_lang": args.source_lang, "target_lang": args.target_lang}
     if args.reference is not None:
@@ -201,7 +202,7 @@ def _corpus(args: argparse.Namespace) -> tuple[list[list[str]], list[list[str]],
     return sources, targets, found
 
 
-def _rank(args: argparse.Namespace, model, pick: Pick) -> int:
+def _rank(args: argparse.Namespace, model: HFModel, pick: Pick) -> int:
     """Every head, layer and the average (or the chosen attention only) scored against the gold file."""
     sources, targets, found = _corpus(args)
     gold = found.alignments
@@ -220,7 +221,7 @@ def _rank(args: argparse.Namespace, model, pick: Pick) -> int:
     return 0
 
 
-def _rank_silver(args: argparse.Namespace, model) -> int:
+def _rank_silver(args: argparse.Namespace, model: HFModel) -> int:
     """Every head scored against eflomal's links on the same pairs, and against gold when given."""
     sources, targets, found = _corpus(args)
     gold = found.alignments if found is not None else None

@@ -15,7 +15,9 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Callable
 from types import ModuleType
+from typing import TextIO
 
 from attnviz.errors import AttnvizError
 from attnviz.store import ModelWarning
@@ -125,10 +127,17 @@ def _out_of_memory(e: BaseException) -> bool:
     return "out of memory" in text or "can't allocate memory" in text or "cannot allocate memory" in text
 
 
-def _warn_one_line(command: str):
+def _warn_one_line(command: str) -> Callable[..., None]:
     """``warnings.showwarning`` for the CLI: a skipped model is one line on stderr."""
 
-    def show(message, category, filename, lineno, file=None, line=None) -> None:
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         print(f"attnviz {command}: warning: {_one_line(str(message))}", file=sys.stderr)
 
     return show

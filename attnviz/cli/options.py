@@ -18,7 +18,7 @@ from attnviz.store import pretrained_dir
 def _ranged(kind: type, lo: float, hi: float) -> Callable[[str], float]:
     """An argparse type: ``kind(text)`` within ``[lo, hi]``, else a clear usage error."""
 
-    def parse(text: str):
+    def parse(text: str) -> float:
         try:
             value = kind(text)
         except ValueError:
@@ -158,7 +158,7 @@ def gold_line(path: str, gold: GoldFile, width: int = 0) -> str:
     return f"{'gold':>{width}}: {path}: {gold.convention()}"
 
 
-def print_json(obj) -> None:
+def print_json(obj: object) -> None:
     """One line of JSON on stdout (non-ASCII as is; NaN is an error, not invalid JSON)."""
     print(json.dumps(obj, ensure_ascii=False, allow_nan=False))
 

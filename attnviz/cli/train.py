@@ -11,6 +11,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attnviz.cli.options import DATA_SPEC, float_in, int_in, print_json
 from attnviz.devices import DEVICES
@@ -26,6 +27,10 @@ from attnviz.store import (
     release_lock,
     slugify,
 )
+
+if TYPE_CHECKING:
+    from attnviz.decoding import Translator
+    from attnviz.training import Progress, Recipe, SingleProcess
 
 HELP = "train a model from a recipe or from flags"
 EVAL_N = None  # the whole test split by default, so a retrained model's metrics compare with the leaderboard
@@ -171,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recipe_from_args(args):
+def _recipe_from_args(args: argparse.Namespace) -> Recipe:
     from attnviz.training import Recipe
 
     recipe = Recipe.from_file(args.recipe) if args.recipe else Recipe(name=args.name or "model", data=args.data)
@@ -214,7 +219,7 @@ def _recipe_from_args(args):
     return Recipe(**recipe.to_dict())  # re-validate
 
 
-def _output_path(args, recipe) -> Path:
+def _output_path(args: argparse.Namespace, recipe: Recipe) -> Path:
     """The checkpoint path, checked before any training (suffix, folder, pretrained/, existing file)."""
     from attnviz.training import unfinished
 
@@ -246,7 +251,7 @@ def _hold_output(out: Path, distributed: bool) -> tuple[Path, int] | None:
     return lock, fd
 
 
-def _train(args, recipe, out: Path, group):
+def _train(args: argparse.Namespace, recipe: Recipe, out: Path, group: SingleProcess) -> Translator:
     """run_recipe with a progress bar and epoch lines on stderr (rank 0 alone draws them)."""
     from tqdm import tqdm
 
@@ -254,7 +259,7 @@ def _train(args, recipe, out: Path, group):
 
     quiet, bar = args.quiet or not group.is_main, None
 
-    def report(p) -> None:
+    def report(p: Progress) -> None:
         nonlocal bar
         if bar is None:
             bar = tqdm(total=p.total_steps, disable=quiet, unit="step", file=sys.stderr)

@@ -21,8 +21,12 @@ import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attnviz.errors import DataError
+
+if TYPE_CHECKING:
+    from datasets import Dataset
 
 RawPairs = list[tuple[str, str]]
 DEFAULT_MAX_BYTES = 256 * 2**20
@@ -189,7 +193,7 @@ def _field(record: dict, column: str, where: str) -> str:
     )
 
 
-def _text_column(records, column: str) -> list[str | None] | None:
+def _text_column(records: Dataset, column: str) -> list[str | None] | None:
     """A top-level text column read at once (far faster than record by record); None for
     a nested field or a column of other values, which :func:`_field` reads and checks row by row."""
     import pyarrow as pa
@@ -200,7 +204,9 @@ def _text_column(records, column: str) -> list[str | None] | None:
     return values.to_pylist() if pa.types.is_string(values.type) or pa.types.is_large_string(values.type) else None
 
 
-def read_rows(records, source_column: str, target_column: str, where: str, first: int, unit: str = "line") -> RawPairs:
+def read_rows(
+    records: Dataset, source_column: str, target_column: str, where: str, first: int, unit: str = "line"
+) -> RawPairs:
     columns = [_text_column(records, column) for column in (source_column, target_column)]
     if columns[0] is not None and columns[1] is not None:
         return [(s or "", t or "") for s, t in zip(*columns, strict=True)]

@@ -168,7 +168,9 @@ def split_indices(
     return sorted(order[n_test + n_valid :]), sorted(order[n_test : n_test + n_valid]), sorted(order[:n_test])
 
 
-def _cut(pairs: list[Pair], seed: int, n_valid: int | None, n_test: int | None, fractions: tuple[float, float]):
+def _cut(
+    pairs: list[Pair], seed: int, n_valid: int | None, n_test: int | None, fractions: tuple[float, float]
+) -> list[list[Pair]]:
     return [[pairs[i] for i in idx] for idx in split_indices(len(pairs), seed, n_valid, n_test, fractions)]
 
 

@@ -7,7 +7,9 @@ import gzip
 import re
 import tempfile
 from collections.abc import Iterator
+from io import BufferedIOBase
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attnviz.data import corpora  # corpora.CACHE_DIR read at call time: setting it there moves this cache too
 from attnviz.data.corpora import (
@@ -23,11 +25,14 @@ from attnviz.data.corpora import (
 )
 from attnviz.errors import DataError
 
+if TYPE_CHECKING:
+    from pyarrow import DataType, Schema
+
 TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "json", ".json": "json", ".parquet": "parquet"}
 _NULL_LINE = re.compile(rb"(?:\xef\xbb\xbf)?[ \t]*null")  # a line _refuse_null_records refuses
 
 
-def _binary(path: Path):
+def _binary(path: Path) -> BufferedIOBase:
     return gzip.open(path) if path.suffix == ".gz" else open(path, "rb")
 
 
@@ -44,7 +49,7 @@ def _refuse_null_records(path: Path) -> None:
                 )
 
 
-def _text_columns(path: Path, schema, wanted: list[str]) -> None:
+def _text_columns(path: Path, schema: Schema, wanted: list[str]) -> None:
     """Refuse Parquet columns that are not text (numbers, lists, bytes would silently become text)."""
     import pyarrow as pa
 
@@ -187,7 +192,7 @@ def load_table(
     return drop_empty_rows(rows, str(path), first, empty, notes), notes
 
 
-def _schema_columns(schema) -> tuple[list[str], list[str]]:
+def _schema_columns(schema: Schema) -> tuple[list[str], list[str]]:
     """The text columns of an Arrow schema as :func:`_field` reads them (nested ones as ``a.b``;
     an exact name wins), and the others as ``name (type)``."""
     import pyarrow as pa
@@ -196,7 +201,7 @@ def _schema_columns(schema) -> tuple[list[str], list[str]]:
     text: list[str] = []
     other: list[str] = []
 
-    def walk(parts: list[str], kind) -> None:
+    def walk(parts: list[str], kind: DataType) -> None:
         name = ".".join(parts)
         if len(parts) > 1 and (name in top or any("." in part for part in parts)):
             return  # a nested field that name would not reach: an exact column wins, dots split

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from attnviz.data import toyfr_lexicon as lx
 from attnviz.data.pairs import Pair, make_pair
@@ -184,13 +185,16 @@ def to_pair(clause: Clause) -> Pair:
     return make_pair(source, target, TOKENIZER, TOKENIZER, sure, possible)
 
 
-class _Deck:
+_Item = TypeVar("_Item")
+
+
+class _Deck(Generic[_Item]):
     """Draws every item once before any repeats, so a few hundred sentences cover the lexicon."""
 
-    def __init__(self, items: Sequence, rng: random.Random):
+    def __init__(self, items: Sequence[_Item], rng: random.Random):
         self.items, self.rng, self.left = list(items), rng, []
 
-    def draw(self):
+    def draw(self) -> _Item:
         if not self.left:
             self.left = self.rng.sample(self.items, len(self.items))
         return self.left.pop()
@@ -204,7 +208,7 @@ class _Generator:
         self.verbs = _Deck(lx.VERBS, self.rng)
         self.pronouns = _Deck(sorted(lx.PRONOUNS), self.rng)
 
-    def noun_phrase(self, dets: Sequence[str] = ("the", "the", "a", "my", "this"), of: float = 0.0):
+    def noun_phrase(self, dets: Sequence[str] = ("the", "the", "a", "my", "this"), of: float = 0.0) -> NounPhrase:
         r = self.rng
         np = NounPhrase(r.choice(dets), self.nouns.draw(), r.random() < 0.35)
         if r.random() < 0.5:

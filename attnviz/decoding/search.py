@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -42,7 +43,7 @@ def _numpy(x: Tensor) -> np.ndarray:
 def _hypothesis(tokens: list[int], log_probs: list[Tensor], steps: list[StepOutput], row: list[int]) -> Hypothesis:
     """Gather row ``row[t]`` of each step's batch into one hypothesis."""
 
-    def stack(get) -> np.ndarray:
+    def stack(get: Callable[[StepOutput], Tensor]) -> np.ndarray:
         return _numpy(torch.stack([get(s)[r, 0] for s, r in zip(steps, row, strict=True)]))
 
     positions = None
@@ -156,7 +157,7 @@ def beam_search(
     if not finished:
         finished.extend(live)
 
-    def rank(entry) -> float:
+    def rank(entry: tuple[list[int], list[Tensor], list[tuple[StepOutput, int]]]) -> float:
         return float(torch.stack(entry[1]).sum()) / max(len(entry[0]), 1) ** alpha
 
     finished.sort(key=rank, reverse=True)

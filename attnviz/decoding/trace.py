@@ -161,7 +161,7 @@ def _significant(a: np.ndarray, digits: int = 6) -> np.ndarray:
     return out
 
 
-def _nan_to_none(value):
+def _nan_to_none(value: object) -> object:
     if isinstance(value, float) and value != value:
         return None
     if isinstance(value, list):

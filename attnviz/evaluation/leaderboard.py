@@ -69,7 +69,7 @@ def leaderboard_records(entries: list[ModelEntry] | None = None) -> list[dict]:
     return out
 
 
-def _cell(value, key: str, digits: int | None) -> str:
+def _cell(value: str | float | None, key: str, digits: int | None) -> str:
     if value is None:
         return "–"
     if key == "model":

@@ -4,6 +4,7 @@ from attnviz.explain.attribution import BASELINES, MAX_SOURCE_TOKENS, MAX_STEPS,
 from attnviz.explain.attribution_notes import delta_note, eos_note
 from attnviz.explain.cellmath import CellMath, cell_numbers, latex_lines
 from attnviz.explain.worked import (
+    WorkedExample,
     all_scores,
     default_parameters,
     parameter_rows,
@@ -23,6 +24,7 @@ __all__ = [
     "METHODS",
     "Attribution",
     "CellMath",
+    "WorkedExample",
     "all_scores",
     "attribute",
     "cell_numbers",

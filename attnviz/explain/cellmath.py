@@ -23,7 +23,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from attnviz.data import BOS_ID, EOS, EOS_ID
+from attnviz.data import BOS_ID, EOS, EOS_ID, Tokenizer
 from attnviz.decoding import Alignment, encode_one
 from attnviz.errors import InputError
 from attnviz.explain.steps import Step, latex_text, num, score_steps, step, weight_steps
@@ -63,7 +63,7 @@ class CellMath:
     def to_dict(self) -> dict:
         """JSON-ready, every vector in full (``-inf`` becomes None)."""
 
-        def plain(v: np.ndarray):
+        def plain(v: np.ndarray) -> list[float | None] | float | None:
             out = v.tolist()
             return [x if math.isfinite(x) else None for x in out] if v.ndim else (out if math.isfinite(out) else None)
 
@@ -181,7 +181,7 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
     )
 
 
-def _merged(tokenizer, tokens: list[str]) -> bool:
+def _merged(tokenizer: Tokenizer, tokens: list[str]) -> bool:
     """Whether ``tokens`` are not the pieces ``tokenizer`` cuts their words into (they were merged for display)."""
     return tokenizer.bpe is not None and bool(tokens) and tokenizer.recut(tokens) is None
 
@@ -266,7 +266,7 @@ def _state_before(translator: Translator, al: Alignment, enc: Encoded, t: int, t
     return state
 
 
-def _top(hidden) -> Tensor:
+def _top(hidden: Tensor | tuple[Tensor, Tensor]) -> Tensor:
     h = hidden[0] if isinstance(hidden, tuple) else hidden  # GRU h or LSTM (h, c): [layers, B, H]
     return h[-1].detach().to("cpu", torch.float64)  # [B, H]
 

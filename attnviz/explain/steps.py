@@ -86,7 +86,9 @@ class Step:
         return f"{self.formula} = {latex_value(self.value) if self.shown is None else self.shown}"
 
 
-def step(label: str, formula: str, value, shown: str | None = None, word: str | None = None) -> Step:
+def step(
+    label: str, formula: str, value: Tensor | np.ndarray | float, shown: str | None = None, word: str | None = None
+) -> Step:
     if isinstance(value, Tensor):
         value = value.detach().cpu().double().numpy()
     return Step(label, formula, np.asarray(value, dtype=np.float64), shown, word)

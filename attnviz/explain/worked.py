@@ -190,7 +190,7 @@ def worked_example(
     )
 
 
-def _array(value, name: str) -> np.ndarray:
+def _array(value: list[float] | list[list[float]], name: str) -> np.ndarray:
     try:
         array = np.asarray(value, dtype=np.float64)
     except ValueError:

@@ -221,13 +221,13 @@ def _top_level(obj: Mapping, name: str, npz: bool) -> list[tuple[str, Alignment]
     return out
 
 
-def _text(value, where: str) -> str:
+def _text(value: object, where: str) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_TOKEN_CHARS:
         raise DataError(f"{where} must be a non-empty string of at most {MAX_TOKEN_CHARS} characters")
     return value
 
 
-def _tokens(value, where: str) -> list[str]:
+def _tokens(value: object, where: str) -> list[str]:
     if isinstance(value, np.ndarray):
         if value.dtype.kind != "U" or value.ndim != 1:
             raise DataError(f"{where} must be a 1-D unicode array (np.array(tokens)), got {value.dtype} {value.shape}")
@@ -265,7 +265,7 @@ def sentencepiece_as_marks(tokens: list[str]) -> list[str]:
     return out
 
 
-def _check_numbers(value, where: str, masked: bool) -> None:
+def _check_numbers(value: object, where: str, masked: bool) -> None:
     """Refuse a string or true/false where a number belongs (NumPy would read "0.8" and true as
     numbers); ``masked`` lets null stand for a masked score."""
     stack = [value]
@@ -277,7 +277,7 @@ def _check_numbers(value, where: str, masked: bool) -> None:
             raise DataError(f"{where} must hold numbers, got {item!r} ({type(item).__name__})")
 
 
-def _array(value, where: str, ndims: tuple[int, ...], masked: bool = False) -> np.ndarray:
+def _array(value: object, where: str, ndims: tuple[int, ...], masked: bool = False) -> np.ndarray:
     """A float array of one of ``ndims`` dimensions; ``masked`` allows null / -inf (masked scores)."""
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "fiu":
@@ -303,7 +303,7 @@ def _array(value, where: str, ndims: tuple[int, ...], masked: bool = False) -> n
     return a
 
 
-def _nulls(value):
+def _nulls(value: object) -> object:
     """JSON nulls (masked scores) as -inf."""
     if isinstance(value, list):
         return [_nulls(v) for v in value]

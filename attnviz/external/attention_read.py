@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from typing import NoReturn
 
 import numpy as np
 
@@ -18,7 +19,7 @@ MAX_CELLS = 20_000_000  # over all matrices of a file
 NPZ_KEYS = {"format", "version", "metadata", "names", "name", "source_tokens", "target_tokens", "weights", "scores"}
 
 
-def strict_json(text: str, name: str, field: str | None = None):
+def strict_json(text: str, name: str, field: str | None = None) -> object:
     """``text`` (the file ``name``, or its ``field``) parsed as JSON without NaN or Infinity and at most
     :data:`MAX_DEPTH` levels deep."""
     where = f"{name}: field {field!r} is" if field else f"{name}:"
@@ -36,7 +37,7 @@ def strict_json(text: str, name: str, field: str | None = None):
     return obj
 
 
-def _no_constant(word: str):
+def _no_constant(word: str) -> NoReturn:
     raise ValueError(f"{word} is not allowed: every value must be a finite number (write null for a masked score)")
 
 

@@ -19,6 +19,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -27,6 +28,11 @@ from attnviz.errors import CheckpointError, InputError, refuse_url
 from attnviz.external.pieces import group_pieces, word_marker
 from attnviz.external.trace import CrossAttention
 from attnviz.store import MAX_DEPTH, too_deep
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from transformers import BatchEncoding, PreTrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
 
 MAX_SOURCE_CHARS = 2000
 MAX_SOURCE_PIECES = 512
@@ -37,7 +43,7 @@ MAX_UNSTORED = 10_000_000  # weights a config may describe beyond twice those st
 PICKLES = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack", "model.ckpt")
 
 
-def _transformers():
+def _transformers() -> ModuleType:
     try:
         import transformers
     except ImportError:
@@ -118,7 +124,9 @@ class HFModel:
     """A loaded encoder-decoder and its tokenizer. Read-only after loading: one may serve several threads
     (the tokenizer's language settings, the only state a call changes, are set under a lock)."""
 
-    def __init__(self, folder: Path, model, tokenizer, label: str | None = None) -> None:
+    def __init__(
+        self, folder: Path, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, label: str | None = None
+    ) -> None:
         self.folder, self.model, self.tokenizer = folder, model, tokenizer
         self.label = label or str(folder)  # how errors name the folder
         cfg = model.config
@@ -160,7 +168,9 @@ class HFModel:
             f"{code!r} is not a language code of this tokenizer; choose one of {', '.join(self.languages())}"
         )
 
-    def _encode(self, text: str, reference: str | None, source_lang: str | None, target_lang: str | None):
+    def _encode(
+        self, text: str, reference: str | None, source_lang: str | None, target_lang: str | None
+    ) -> tuple[BatchEncoding, torch.Tensor | None]:
         text = text.strip()
         if not text:
             raise InputError("the source text is empty; type a sentence to translate")
@@ -243,7 +253,7 @@ class HFModel:
         end = next((k + 1 for k, i in enumerate(ids) if i in self._eos), len(ids))
         return torch.tensor([ids[:end]])
 
-    def _trace(self, enc, labels: torch.Tensor, source_lang: str | None) -> CrossAttention:
+    def _trace(self, enc: BatchEncoding, labels: torch.Tensor, source_lang: str | None) -> CrossAttention:
         """One forward pass over ``labels`` with every attention returned, as a :class:`CrossAttention`."""
         out = self.model(**enc, labels=labels, output_attentions=True, output_hidden_states=True)
         cross = torch.stack(out.cross_attentions)[:, 0]  # [layers, heads, tgt, src]
@@ -333,7 +343,7 @@ def _stored_values(path: Path, label: str | None) -> int:
     return total
 
 
-def _check_sizes(transformers, path: Path, config: dict, local: dict, label: str | None) -> None:
+def _check_sizes(transformers: ModuleType, path: Path, config: dict, local: dict, label: str | None) -> None:
     """Refuse a config that describes more weights than the folder holds: transformers would fill the
     missing ones with random values, so a small edited config could make it allocate any amount of memory.
     The model is built on the meta device (no memory) to count its parameters."""
@@ -358,7 +368,7 @@ def _check_sizes(transformers, path: Path, config: dict, local: dict, label: str
         )
 
 
-def _first(config, *names: str) -> int:
+def _first(config: PreTrainedConfig, *names: str) -> int:
     """The first of ``names`` the config sets (architectures name their sizes differently)."""
     return next((int(v) for v in (getattr(config, n, None) for n in names) if v), 0)
 

@@ -27,6 +27,7 @@ import warnings
 import zipfile
 import zlib
 from pathlib import Path
+from typing import TypeVar
 
 import torch
 import yaml
@@ -127,7 +128,12 @@ def _permutation(itos: list[str], data_cfg: dict, level: str) -> tuple[list[str]
     return tokens, torch.tensor(order)
 
 
-def _get(cfg: dict, key: str, default, allowed: tuple | None = None, where: str = "model"):
+_Value = TypeVar("_Value")
+
+
+def _get(
+    cfg: dict, key: str, default: _Value, allowed: tuple[_Value, ...] | None = None, where: str = "model"
+) -> _Value:
     value = cfg.get(key, default)
     if allowed is not None and value not in allowed:
         raise CheckpointError(f"{where}.{key} is {value!r}; attnviz imports JoeyNMT models with {key} in {allowed}")
@@ -175,7 +181,9 @@ def model_config(cfg: dict) -> ModelConfig:
         raise CheckpointError(f"the config's model sizes do not fit attnviz: {e}") from None
 
 
-def _weights(cfg: dict, state: dict[str, torch.Tensor], src: torch.Tensor, tgt: torch.Tensor, acfg: ModelConfig):
+def _weights(
+    cfg: dict, state: dict[str, torch.Tensor], src: torch.Tensor, tgt: torch.Tensor, acfg: ModelConfig
+) -> dict[str, torch.Tensor]:
     """attnviz's state dict from JoeyNMT's: ``src``/``tgt`` map attnviz ids to JoeyNMT ids."""
     enc, dec = cfg["model"]["encoder"], cfg["model"]["decoder"]
     H, L = acfg.hidden_dim, acfg.dec_layers
@@ -304,7 +312,7 @@ def import_joeynmt_files(
     if cfg.get("model_dir"):
         folders.append(config.parent / str(cfg["model_dir"]))
 
-    def find(given, names: list[str], what: str) -> Path:
+    def find(given: str | Path | None, names: list[str], what: str) -> Path:
         if given is not None:
             return Path(given)
         for folder in folders:

@@ -42,7 +42,7 @@ _TYPE_NAMES = {
 }
 
 
-def _lookup(cfg: dict, dotted: str):
+def _lookup(cfg: dict, dotted: str) -> object:
     value = cfg
     for key in dotted.split("."):
         value = value.get(key) if isinstance(value, dict) else None

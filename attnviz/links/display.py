@@ -118,7 +118,7 @@ def first_steps(al: Alignment, n: int) -> Alignment:
     if not 0 <= n <= len(al.target_tokens):
         raise InputError(f"n must be in 0..{len(al.target_tokens)}, got {n}")
 
-    def cut(a):
+    def cut(a: np.ndarray | None) -> np.ndarray | None:
         return None if a is None else np.asarray(a)[:n]
 
     return replace(

@@ -11,16 +11,20 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attnviz.data import Link, Words
 from attnviz.errors import ConfigError, DataError
 from attnviz.links.extract import SYMMETRIC, symmetrise
 from attnviz.links.goldfile import parse_pharaoh
 
+if TYPE_CHECKING:
+    from eflomal import Aligner
+
 DIRECTIONS = ("forward", "reverse")
 
 
-def _aligner(**options):
+def _aligner(**options) -> Aligner:
     try:
         from eflomal import Aligner
     except ImportError:

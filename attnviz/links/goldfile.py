@@ -241,7 +241,9 @@ def _misfit(raw: list[_Raw], lengths: list[tuple[int, int]], fmt: str, base: int
     return None
 
 
-def _choose_base(raw: list[_Raw], lengths: list[tuple[int, int]], fmt: str, base: int | str, name: str):
+def _choose_base(
+    raw: list[_Raw], lengths: list[tuple[int, int]], fmt: str, base: int | str, name: str
+) -> tuple[int, str, list[str]]:
     """``(base, how, warnings)``: the given base checked, or the one the indices fit."""
     misfits = {b: _misfit(raw, lengths, fmt, b) for b in BASES}
     if base != "auto":

@@ -173,7 +173,15 @@ class BahdanauDecoder(Decoder):
         # results): attnviz.training.graphs replays it as CUDA graphs while a GPU trains.
         self.recurrence: Callable[[Tensor, DecoderState, Memory], Recurrence] | None = None
 
-    def _attend_and_step(self, emb: Tensor, state: DecoderState, memory: Memory, t: int, override=None, fused=False):
+    def _attend_and_step(
+        self,
+        emb: Tensor,
+        state: DecoderState,
+        memory: Memory,
+        t: int,
+        override: Tensor | None = None,
+        fused: bool = False,
+    ) -> tuple[Tensor, AttentionOutput, Tensor, DecoderState]:
         query = _top(state.hidden).unsqueeze(1)  # [B, 1, H] = s_{t-1}
         steps = torch.full((1,), t, device=emb.device)
         att = self.attention(query, memory, steps, None if override is None else override.unsqueeze(1))
@@ -192,7 +200,9 @@ class BahdanauDecoder(Decoder):
             queries.append(query)
         return Recurrence(torch.cat(outs, dim=1), _concat_attention(atts), torch.cat(queries, dim=1))
 
-    def step(self, y_prev, state, memory, t, override=None):
+    def step(
+        self, y_prev: Tensor, state: DecoderState, memory: Memory, t: int, override: Tensor | None = None
+    ) -> tuple[StepOutput, DecoderState]:
         emb = self.dropout(self.embedding(y_prev)).unsqueeze(1)  # [B, 1, E]
         out, att, query, state = self._attend_and_step(emb, state, memory, t, override)
         logits = self.generate(torch.cat([out, att.context, emb], dim=-1))  # [B, 1, V]
@@ -205,7 +215,14 @@ class BahdanauDecoder(Decoder):
         cfg = self.cfg
         return self.training and torch.is_grad_enabled() and cfg.cell == "gru" and cfg.dec_layers == 1
 
-    def forward(self, tgt_in, state, memory, teacher_forcing=1.0, scored=None):
+    def forward(
+        self,
+        tgt_in: Tensor,
+        state: DecoderState,
+        memory: Memory,
+        teacher_forcing: float = 1.0,
+        scored: Tensor | None = None,
+    ) -> StepOutput:
         if teacher_forcing < 1.0:
             return super().forward(tgt_in, state, memory, teacher_forcing, scored)
         # Teacher forcing: only the recurrence is sequential; the output layer runs once.
@@ -235,7 +252,9 @@ class LuongDecoder(Decoder):
         att = self.attention(out, memory, steps, override)  # out [B, T, H] = h_t
         return torch.tanh(self.W_c(torch.cat([att.context, out], dim=-1))), att  # h~ [B, T, H]
 
-    def step(self, y_prev, state, memory, t, override=None):
+    def step(
+        self, y_prev: Tensor, state: DecoderState, memory: Memory, t: int, override: Tensor | None = None
+    ) -> tuple[StepOutput, DecoderState]:
         emb = self.dropout(self.embedding(y_prev)).unsqueeze(1)  # [B, 1, E]
         if self.cfg.input_feeding:
             emb = torch.cat([emb, state.feed.unsqueeze(1)], dim=-1)  # [B, 1, E + H]
@@ -245,7 +264,14 @@ class LuongDecoder(Decoder):
         feed = h_tilde[:, 0] if self.cfg.input_feeding else None
         return StepOutput(self.generate(h_tilde), att, out), DecoderState(hidden, feed)
 
-    def forward(self, tgt_in, state, memory, teacher_forcing=1.0, scored=None):
+    def forward(
+        self,
+        tgt_in: Tensor,
+        state: DecoderState,
+        memory: Memory,
+        teacher_forcing: float = 1.0,
+        scored: Tensor | None = None,
+    ) -> StepOutput:
         if self.cfg.input_feeding or teacher_forcing < 1.0:
             return super().forward(tgt_in, state, memory, teacher_forcing, scored)
         # Fast path: one RNN call over all steps, one batched attention product.

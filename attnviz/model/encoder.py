@@ -7,7 +7,9 @@ decoder's first state, and (Transformer only) its self-attention maps.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Self
 
 import torch
 from torch import _VF, Tensor, nn
@@ -80,7 +82,7 @@ class RNNEncoder(nn.Module):
                 if _uses_cudnn(weights):
                     _flatten_for_cudnn(weights, self.rnn.mode, self.rnn.hidden_size)
 
-    def _apply(self, fn, recurse: bool = True):
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Self:
         module = super()._apply(fn, recurse)  # nn.GRU's own _apply packs all its weights into one buffer
         self.flatten_parameters()
         return module

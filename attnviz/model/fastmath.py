@@ -13,8 +13,13 @@ measured in docs/speed.md.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 from torch import Tensor
+
+if TYPE_CHECKING:
+    from torch.autograd.function import FunctionCtx
 
 
 def _via_sigmoid_(t: Tensor) -> Tensor:
@@ -26,13 +31,13 @@ class _SigmoidTanh(torch.autograd.Function):
     """tanh through the sigmoid, keeping only the output for the backward pass (as ``tanh`` does)."""
 
     @staticmethod
-    def forward(ctx, x: Tensor) -> Tensor:
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
         y = _via_sigmoid_(x.clone())  # one new buffer; x is kept as autograd gave it
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
-    def backward(ctx, grad: Tensor) -> Tensor:
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
         return torch.ops.aten.tanh_backward(grad, y)
 

@@ -23,12 +23,16 @@ always step the decoder as the paper writes it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 from torch.nn import functional as F
 
-from attnviz.model.attention import AttentionOutput, Memory
+from attnviz.model.attention import Attention, AttentionOutput, Memory
+
+if TYPE_CHECKING:
+    from torch.autograd.function import FunctionCtx
 
 
 @dataclass
@@ -45,23 +49,35 @@ class _Tape:
     grad_gh: list[Tensor | None] = field(default_factory=list)  # dL/d(W_hh s_{t-1} + b_hh) [B, 3H]
 
 
+class _Recurrent(Protocol):
+    """What :func:`fast_recurrence` reads of a ``BahdanauDecoder`` (not imported: it imports this module)."""
+
+    @property
+    def rnn(self) -> nn.RNNBase: ...  # a one-layer nn.GRU
+
+    @property
+    def attention(self) -> Attention: ...
+
+
 class _Opening(torch.autograd.Function):
     """Identity on the first state; its backward, run after every step's, makes the gradients the
     steps deferred: of ``gi_emb`` ``[B, T, 3H]``, ``proj`` ``[B, S, 3H]``, ``w_hh`` and ``b_hh``."""
 
     @staticmethod
-    def forward(ctx, h0: Tensor, gi_emb: Tensor, proj: Tensor, w_hh: Tensor, b_hh: Tensor, tape: _Tape) -> Tensor:
+    def forward(
+        ctx: FunctionCtx, h0: Tensor, gi_emb: Tensor, proj: Tensor, w_hh: Tensor, b_hh: Tensor, tape: _Tape
+    ) -> Tensor:
         ctx.tape = tape
         return h0.clone()
 
     @staticmethod
-    def backward(ctx, grad_h0: Tensor):
+    def backward(ctx: FunctionCtx, grad_h0: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor, None]:
         tape = ctx.tape
         with _autocast(tape):
             return _opening_grads(tape, grad_h0)
 
 
-def _autocast(tape: _Tape):
+def _autocast(tape: _Tape) -> torch.autocast:
     """The autocast the forward ran under (off where it ran in full precision)."""
     return torch.autocast(tape.device_type, dtype=tape.dtype, enabled=tape.dtype is not None)
 
@@ -88,7 +104,14 @@ class _GRUStep(torch.autograd.Function):
 
     @staticmethod
     def forward(
-        ctx, weights: Tensor, h: Tensor, gi_emb_t: Tensor, proj: Tensor, w_hh: Tensor, b_hh: Tensor, tape: _Tape
+        ctx: FunctionCtx,
+        weights: Tensor,
+        h: Tensor,
+        gi_emb_t: Tensor,
+        proj: Tensor,
+        w_hh: Tensor,
+        b_hh: Tensor,
+        tape: _Tape,
     ) -> Tensor:
         H = h.size(1)
         gi = torch.baddbmm(gi_emb_t.unsqueeze(1), weights, proj).squeeze(1)  # [B, 3H]
@@ -106,12 +129,12 @@ class _GRUStep(torch.autograd.Function):
         return torch.lerp(n, h, z)  # (1 - z) n + z h
 
     @staticmethod
-    def backward(ctx, grad: Tensor):
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor, Tensor, None, None, None, None, None]:
         with _autocast(ctx.tape):
             return _GRUStep.grads(ctx, grad)
 
     @staticmethod
-    def grads(ctx, grad: Tensor) -> tuple:
+    def grads(ctx: FunctionCtx, grad: Tensor) -> tuple:
         r, z, n, gh_n, h, proj, w_hh = ctx.saved_tensors
         grad_n = grad * (1 - z) * (1 - n * n)  # through tanh: [B, H]
         grad_z = grad * (h - n) * z * (1 - z)  # through sigmoid
@@ -124,7 +147,9 @@ class _GRUStep(torch.autograd.Function):
         return grad_weights, grad_h, None, None, None, None, None
 
 
-def fast_recurrence(decoder, emb: Tensor, h0: Tensor, memory: Memory) -> tuple[Tensor, AttentionOutput, Tensor]:
+def fast_recurrence(
+    decoder: _Recurrent, emb: Tensor, h0: Tensor, memory: Memory
+) -> tuple[Tensor, AttentionOutput, Tensor]:
     """The teacher-forced recurrence of a one-layer GRU ``BahdanauDecoder``: the embedded targets
     ``emb`` ``[B, T, E]``, the first state ``h0`` ``[B, H]`` -> the states s_t ``[B, T, H]``, the
     attention (weights, scores ``[B, T, S]``, context ``[B, T, K]``) and its queries s_{t-1} ``[B, T, H]``."""

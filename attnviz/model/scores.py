@@ -113,7 +113,7 @@ class DotScore(Score):
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         return torch.bmm(queries, cache.transpose(1, 2))  # [B, T, Q] x [B, Q, S] -> [B, T, S]
 
-    def terms(self, query, keys, t, s, q, k):
+    def terms(self, query: Tensor, keys: Tensor, t: int, s: int, q: str, k: str) -> list[Term]:
         return [Term("dot product", rf"{q}^\top {k}", query @ keys[s])]
 
 
@@ -131,7 +131,7 @@ class ScaledDotScore(DotScore):
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         return super().energies(queries, cache) / math.sqrt(cache.size(-1))
 
-    def terms(self, query, keys, t, s, q, k):
+    def terms(self, query: Tensor, keys: Tensor, t: int, s: int, q: str, k: str) -> list[Term]:
         (dot,) = super().terms(query, keys, t, s, q, k)
         d = keys.size(-1)
         return [dot, Term("scaled", rf"\frac{{{dot.latex}}}{{\sqrt{{{d}}}}}", dot.value / math.sqrt(d))]
@@ -160,7 +160,7 @@ class GeneralScore(Score):
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         return torch.bmm(queries, cache.transpose(1, 2))  # [B, T, S]
 
-    def terms(self, query, keys, t, s, q, k):
+    def terms(self, query: Tensor, keys: Tensor, t: int, s: int, q: str, k: str) -> list[Term]:
         projected = self.W_a(keys[s])  # [Q]
         return [
             Term("W_a key", rf"W_a {k}", projected),
@@ -203,7 +203,7 @@ class ConcatScore(_TanhScore):
     name = "concat"
     formula = r"\mathrm{score}(h_t, \bar h_s) = v_a^\top \tanh\left(W_a [h_t ; \bar h_s]\right)"
 
-    def terms(self, query, keys, t, s, q, k):
+    def terms(self, query: Tensor, keys: Tensor, t: int, s: int, q: str, k: str) -> list[Term]:
         wq, wk, hidden, e = self._parts(query, keys[s])
         stacked = rf"W_a [{q}; {k}]"
         return [
@@ -243,7 +243,7 @@ class AdditiveScore(_TanhScore):
     formula = r"\mathrm{score}(s_{t-1}, \bar h_s) = v_a^\top \tanh\left(W_a s_{t-1} + U_a \bar h_s\right)"
     symbols: ClassVar[dict[str, str]] = {"W_a": "W_q", "U_a": "W_k", "v_a": "v_a"}
 
-    def terms(self, query, keys, t, s, q, k):
+    def terms(self, query: Tensor, keys: Tensor, t: int, s: int, q: str, k: str) -> list[Term]:
         wq, wk, hidden, e = self._parts(query, keys[s])
         total = rf"W_a {q} + U_a {k}"
         return [
@@ -282,7 +282,7 @@ class LocationScore(Score):
             )
         return self.W_a(queries)[..., :src_len]  # [B, T, max_src_len] -> [B, T, S]
 
-    def terms(self, query, keys, t, s, q, k):
+    def terms(self, query: Tensor, keys: Tensor, t: int, s: int, q: str, k: str) -> list[Term]:
         every = self.W_a(query)  # [max_src_len]: one score per position the layer can address
         cut = every[: keys.size(0)]  # [S]
         return [
@@ -312,7 +312,7 @@ class LocalScore(Score):
     def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
         return self.content.energies(queries, cache)
 
-    def terms(self, query, keys, t, s, q, k):
+    def terms(self, query: Tensor, keys: Tensor, t: int, s: int, q: str, k: str) -> list[Term]:
         """``p_t`` first (how the window is placed), then the content score."""
         return [*self.position_terms(query, keys.size(0), t, q), *self.content.terms(query, keys, t, s, q, k)]
 
@@ -340,7 +340,7 @@ class LocalMScore(LocalScore):
     )
     predictive = False
 
-    def position_terms(self, query, src_len, t, q):
+    def position_terms(self, query: Tensor, src_len: int, t: int, q: str) -> list[Term]:
         # as Attention._positions: the step, clipped to the last source position
         return [Term("p_t", rf"p_t = \min(t, S - 1) = \min({t}, {src_len - 1})", query.new_tensor(min(t, src_len - 1)))]
 
@@ -376,7 +376,7 @@ class LocalPScore(LocalScore):
         gate = torch.sigmoid(self.v_p(torch.tanh(self.W_p(queries)))).squeeze(-1)  # [B, T]
         return lengths.unsqueeze(1).to(gate.dtype) * gate
 
-    def position_terms(self, query, src_len, t, q):
+    def position_terms(self, query: Tensor, src_len: int, t: int, q: str) -> list[Term]:
         projected = self.W_p(query)  # [A]
         hidden = torch.tanh(projected)
         logit = self.v_p(hidden)[0]

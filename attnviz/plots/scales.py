@@ -22,7 +22,7 @@ PAD = 0.05  # a range read from the data is widened by this fraction each side, 
 Range = tuple[float, float]
 
 
-def _finite(values) -> np.ndarray:
+def _finite(values: object) -> np.ndarray:
     """The finite numbers of ``values`` (nested sequences, ``None`` and ±inf allowed), flat."""
     if values is None:
         return np.zeros(0)
@@ -45,7 +45,7 @@ def _colour_scales(fig: go.Figure) -> list[tuple[object, str]]:
     return scales
 
 
-def _colour_range(holder, prefix: str) -> Range | None:
+def _colour_range(holder: go.Heatmap | go.Contour | go.scatter.Marker, prefix: str) -> Range | None:
     """The range a colour scale spans now: its set bounds, else its data's (symmetric around its mid)."""
     data = _finite(holder.z if prefix == "z" else holder.color)
     lo, hi, mid = (holder[prefix + part] for part in ("min", "max", "mid"))

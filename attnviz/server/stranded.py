@@ -9,6 +9,7 @@ stranded; a running training holds its lock, so it is never listed here.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,7 +91,7 @@ def _find(name: str, folder: Path | None) -> StrandedRun:
 
 
 @contextlib.contextmanager
-def _holding(run: StrandedRun):
+def _holding(run: StrandedRun) -> Iterator[None]:
     lock = run.path.parent / f"{run.name}.lock"
     fd = hold_lock(lock)
     if fd is None or not run.path.is_file():

@@ -15,6 +15,7 @@ import difflib
 import json
 import os
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from attnviz.decoding import Translator
@@ -32,7 +33,7 @@ def model_roots(include_cwd: bool = False) -> list[Path]:
     return [*roots, Path.cwd().resolve()] if include_cwd else roots
 
 
-def write_manifest(folder: Path | None = None, check=None) -> list[dict]:
+def write_manifest(folder: Path | None = None, check: Callable[[str], dict] | None = None) -> list[dict]:
     """Rebuild ``manifest.json`` from the checkpoints' own headers (the single source of truth).
 
     ``check(file) -> dict``, when given, adds each model's small-sample metrics under "check".

@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -271,7 +272,13 @@ class _NoInit(TorchFunctionMode):
     """Skips the in-place initialisation of new parameters: meta tensors hold no values, and torch
     runs those ops on them through Python decompositions that are slow to import."""
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
+    def __torch_function__(
+        self,
+        func: Callable[..., object],
+        types: tuple[type, ...],
+        args: tuple[object, ...] = (),
+        kwargs: dict[str, object] | None = None,
+    ) -> object:
         if func in _INIT_OPS:
             return args[0] if args else (kwargs or {}).get("tensor")
         return func(*args, **(kwargs or {}))

@@ -55,7 +55,7 @@ def build_translator(
 
 
 def _loss_and_accuracy(
-    model, batch, device, smoothing: float, teacher_forcing: float
+    model: nn.Module, batch: Batch, device: torch.device | str, smoothing: float, teacher_forcing: float
 ) -> tuple[Tensor, int, int, Tensor | None]:
     """Mean token loss (label-smoothed), correct argmax predictions, real target tokens and, for a
     batch with links (see :func:`attnviz.training.batches.make_batches`), the guided alignment loss
@@ -73,7 +73,9 @@ def _loss_and_accuracy(
 
 
 @torch.no_grad()
-def evaluate_loss(model: nn.Module, batches, device, group: SingleProcess | None = None) -> tuple[float, float]:
+def evaluate_loss(
+    model: nn.Module, batches: list[Batch], device: torch.device | str, group: SingleProcess | None = None
+) -> tuple[float, float]:
     """Mean token loss and accuracy over batches (teacher-forced, no dropout, no smoothing, fp32);
     with a distributed ``group`` each rank evaluates its part and the totals are summed."""
     group = group or SingleProcess()
@@ -102,7 +104,14 @@ def _linear(cfg: TrainConfig, step: int, total_steps: int, seconds: float) -> fl
     return max(cfg.lr_floor, 1.0 - (1.0 - cfg.lr_floor) * done)
 
 
-def _keep_average_if_better(model: nn.Module, snapshots, valid_batches, device, result: TrainResult, group) -> None:
+def _keep_average_if_better(
+    model: nn.Module,
+    snapshots: Sequence[dict[str, Tensor]],
+    valid_batches: list[Batch],
+    device: torch.device,
+    result: TrainResult,
+    group: SingleProcess,
+) -> None:
     """Checkpoint averaging: load the mean of the epoch-end weights in ``snapshots`` if its
     validation loss beats the best single epoch's (recorded in ``result``)."""
     kept = {k: v.clone() for k, v in model.state_dict().items()}

@@ -60,7 +60,9 @@ class _Step(nn.Module):
         super().__init__()
         self.decoder, self.local = decoder, local
 
-    def forward(self, emb: Tensor, hidden: Tensor, values: Tensor, cache: Tensor, mask: Tensor, lengths: Tensor):
+    def forward(
+        self, emb: Tensor, hidden: Tensor, values: Tensor, cache: Tensor, mask: Tensor, lengths: Tensor
+    ) -> tuple[Tensor, ...]:
         rec = self.decoder.recur(emb, DecoderState(hidden), Memory(values, cache, mask, lengths), fused=True)
         att = rec.attention
         extra = (att.positions,) if self.local else ()  # local-m and local-p: p_t

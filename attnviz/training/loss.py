@@ -11,16 +11,23 @@ the CPU, with vocabularies of thousands of words, that is a tenth of a training 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 from torch import Tensor
 from torch.nn import functional as F
+
+if TYPE_CHECKING:
+    from torch.autograd.function import FunctionCtx
 
 _BLOCK = 1 << 20  # elements of [N, V] per block of rows
 
 
 class _SmoothedCrossEntropy(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, logits: Tensor, gold: Tensor, smoothing: float, ignore_index: int) -> tuple[Tensor, Tensor]:
+    def forward(
+        ctx: FunctionCtx, logits: Tensor, gold: Tensor, smoothing: float, ignore_index: int
+    ) -> tuple[Tensor, Tensor]:
         N, V = logits.shape  # logits [N, V] (bf16, float32 or float64), gold [N]
         dtype = torch.promote_types(logits.dtype, torch.float32)  # bf16 logits: the loss in float32
         keep = gold != ignore_index  # [N]
@@ -51,7 +58,7 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
         return loss, argmax
 
     @staticmethod
-    def backward(ctx, grad_loss: Tensor, _grad_argmax: Tensor | None):
+    def backward(ctx: FunctionCtx, grad_loss: Tensor, _grad_argmax: Tensor | None) -> tuple[Tensor, None, None, None]:
         (grad,) = ctx.saved_tensors
         return grad * grad_loss.to(grad.dtype), None, None, None
 

@@ -8,7 +8,7 @@ the copy's rows of the scores table; :func:`adapted_maps` gives the maps' toggle
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import streamlit as st
 
@@ -28,6 +28,9 @@ from attnviz_app.app_pages.shared.common import (
     session_id,
 )
 from attnviz_app.app_pages.shared.uploads import session_holder
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 HELD = "explore_adapt_held"  # session state: this session's Held adaptation (running or ended)
 SAVED = "explore_adapt_saved"  # session state: job id -> the file it was saved as
@@ -127,7 +130,7 @@ def adapt_section(
     return rows
 
 
-def adapted_maps(labels: dict[str, str], where) -> dict[str, AdaptedMap]:
+def adapted_maps(labels: dict[str, str], where: DeltaGenerator) -> dict[str, AdaptedMap]:
     """The toggle between the plain model's maps and the adapted copy's (in ``where``), shown once
     :func:`adapt_section` scored a copy of a shown model in this run; the panels whose maps read the copy."""
     held = st.session_state.get(HELD)

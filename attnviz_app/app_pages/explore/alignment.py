@@ -5,6 +5,7 @@ both scored against gold links (attnviz_app/app_pages/explore/gold.py), or a sen
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -27,6 +28,9 @@ from attnviz_app.app_pages.shared.common import (
     translate,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 PART_KEY, METHOD_KEY, THRESHOLD_KEY, REFERENCE_KEY = (
     "explore_align_part",
@@ -54,7 +58,9 @@ METHOD_HELP = (
 )
 
 
-def pick_method(entries: dict[str, ModelEntry], reverses: dict[str, ModelEntry | None], where) -> Method:
+def pick_method(
+    entries: dict[str, ModelEntry], reverses: dict[str, ModelEntry | None], where: DeltaGenerator
+) -> Method:
     """The extraction method (symmetric ones only where every shown model has a reverse model,
     ``reverses``: panel name -> its reverse's catalog entry) in ``where``, and the threshold; a
     symmetric method reads each shown model's own reverse."""

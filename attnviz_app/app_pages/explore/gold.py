@@ -4,6 +4,7 @@ own test split (toy-fr has gold) or from uploaded files, per sentence and for th
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -36,6 +37,9 @@ from attnviz_app.app_pages.explore.views import chart, columns, panel_width
 from attnviz_app.app_pages.shared.common import error_text, escape_markdown, model_version
 from attnviz_app.app_pages.shared.gold_convention import AUTO, gold_convention
 
+if TYPE_CHECKING:
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
 SOURCE_KEY, CONVENTION_KEY = "explore_gold_source", "explore_gold"  # the convention: explore_gold_format, _base
 GOLD_FILE_KEY, SRC_FILE_KEY, TGT_FILE_KEY = "explore_gold_file", "explore_gold_src_file", "explore_gold_tgt_file"
 PAIR_KEY, SHOW_KEY = "explore_gold_pair", "explore_gold_show"
@@ -48,7 +52,7 @@ SENTENCES_HELP = (
 )
 
 
-def _sentences(src, tgt) -> tuple[tuple | None, tuple | None] | None:
+def _sentences(src: UploadedFile | None, tgt: UploadedFile | None) -> tuple[tuple | None, tuple | None] | None:
     """The uploaded sentences as ``gold_of_upload`` takes them, ``(lines, names)``: ``(None, None)`` for none
     (the task's test pairs are used); None, with a note, when they are half given."""
     src_lines = text_lines(src.getvalue(), src.name) if src is not None else None

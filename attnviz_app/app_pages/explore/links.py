@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import streamlit as st
 
@@ -32,6 +32,9 @@ from attnviz.links import (
 from attnviz.store import shareable_meta
 from attnviz_app.app_pages.shared.common import load_model, session_id
 
+if TYPE_CHECKING:
+    from attnviz.decoding import Translator
+
 Version = tuple[str, float]  # (path, mtime) of a checkpoint
 Words = tuple[str, ...]
 
@@ -53,7 +56,7 @@ class Method(NamedTuple):
         """The name of ``model``'s reverse model, or None."""
         return self._reverse(model)[1]
 
-    def reverse_of(self, model: Version):
+    def reverse_of(self, model: Version) -> Translator | None:
         """``model``'s reverse model, loaded (a Translator), or None (a directional method, or none shipped)."""
         version = self._reverse(model)[0]
         return load_model(*version) if version else None

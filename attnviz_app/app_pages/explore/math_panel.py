@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from attnviz.data import EOS
-from attnviz.decoding import Alignment
+from attnviz.decoding import Alignment, Translator
 from attnviz.errors import AttnvizError
 from attnviz.explain import cell_numbers, latex_lines
 from attnviz_app.app_pages.explore.sidebar import EOS_KEY
@@ -29,7 +29,7 @@ def renormalised_note(al: Alignment, t: int, s: int) -> str | None:
     )
 
 
-def show_math(translator, al: Alignment, t: int, s: int, key: str, file_stem: str) -> None:
+def show_math(translator: Translator, al: Alignment, t: int, s: int, key: str, file_stem: str) -> None:
     """The score's intermediates down to e_ts, the softmax, the context and the output at step t,
     with the full vectors as CSV/JSON downloads named ``file_stem`` (the model, the sentence, the cell)."""
     src, tgt = al.source_tokens[s], al.target_tokens[t]

@@ -5,6 +5,7 @@ explore.py runs :func:`render` once the library is loaded."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -34,10 +35,13 @@ from attnviz_app.app_pages.shared.common import (
 )
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, EXPLORE_VIEW, TRAIN_SIBLING, TRAIN_WANTED
 
+if TYPE_CHECKING:
+    from attnviz.decoding import Alignment
+
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
 
 
-def _translation_line(name: str, entry: ModelEntry, al) -> None:
+def _translation_line(name: str, entry: ModelEntry, al: Alignment) -> None:
     translation = get_model(entry).text_of(al) or "(empty)"
     line = f"**{escape_markdown(name)}** · {escape_markdown(entry.name)}: {escape_markdown(translation)}"
     st.markdown(line)

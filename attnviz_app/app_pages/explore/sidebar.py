@@ -94,7 +94,7 @@ def checkpoint_label(name: str, task: str) -> str:
     return short or name
 
 
-def _ensure(key: str, options: list, default) -> None:
+def _ensure(key: str, options: list, default: str | None) -> None:
     if st.session_state.get(key) not in options:
         st.session_state[key] = default
 

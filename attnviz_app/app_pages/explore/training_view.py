@@ -3,6 +3,8 @@ alignment history), or in Both the two styles' histories side by side on one axi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from attnviz.plots import plot_config, replay_figure, replay_html
@@ -10,6 +12,9 @@ from attnviz.store import ModelEntry, models_slug, read_history, visible_to
 from attnviz_app import page_file
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, session_id, user_errors
 from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
+
+if TYPE_CHECKING:
+    from attnviz.data import Tokenizer
 
 AXIS_KEY, PROBE_KEY = "explore_history_axis", "explore_history_probe"
 AXES = {"step": "Optimiser steps", "epochs": "Epochs"}
@@ -92,7 +97,7 @@ def _others(probe: dict, histories: dict[str, dict]) -> list[dict | None]:
     return [next((q for q in h["probes"] if _same_probe(probe, q)), None) for h in histories.values()]
 
 
-def _probe_label(probe: dict, tokenizer) -> str:
+def _probe_label(probe: dict, tokenizer: Tokenizer) -> str:
     """What the Probe box shows: the kind first (a long sentence is cut at the box's edge), then the
     source as text (pieces joined, punctuation reattached)."""
     text = tokenizer.detokenize(probe["source_tokens"][:-1])

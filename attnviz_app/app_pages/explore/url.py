@@ -9,6 +9,9 @@ link that names something unknown here opens that part with its default and says
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, TypeVar
+
 import streamlit as st
 
 from attnviz.model import SCORES
@@ -20,6 +23,11 @@ from attnviz_app.app_pages.explore.views import CELL_KEY, LINK_ASKED, STEP_KEY
 from attnviz_app.app_pages.shared.common import escape_markdown
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.state import stage_url, url_to_read, write_url
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
+_T = TypeVar("_T")
 
 VIEW_KEY = "explore_view"  # the open view (st.tabs' key)
 VIEWS = [
@@ -65,7 +73,7 @@ def _flag(raw: str) -> bool:
     return raw == "1"
 
 
-def _one_of(raw: str, options) -> str:
+def _one_of(raw: str, options: Collection[str]) -> str:
     if raw not in options:
         raise _Bad(raw)
     return raw
@@ -87,7 +95,7 @@ def _read(models: list[ModelEntry], query: dict[str, str]) -> list[str]:
     parts that could not be read, as ``name “value”``."""
     bad: list[str] = [f"“{name}”" for name in query if name not in KNOWN]
 
-    def take(name: str, parse, default):
+    def take(name: str, parse: Callable[[str], _T], default: _T) -> _T:
         raw = query.get(name)
         if raw is None:
             return default
@@ -182,7 +190,7 @@ def stage(choice: sidebar.Choice, text: str, models: list[ModelEntry]) -> None:
     )
 
 
-def write(note_slot) -> None:
+def write(note_slot: DeltaGenerator) -> None:
     """The staged state as the URL (one history entry when it changed); in ``note_slot`` (an
     ``st.empty`` near the top), the line on a link's unknown parts while the page shows that link."""
     write_url()

@@ -3,6 +3,8 @@ al} or, in Both, Bahdanau's and Luong's), drawn side by side on one colour scale
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import streamlit as st
 
@@ -35,6 +37,9 @@ from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.paper_ui import paper_download
 from attnviz_app.app_pages.shared.state import write_url
 
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
 LINK_ASKED = "explore_link_asked"  # {"step": t, "cell": (t, s)}: what a link asked, until a view has read it
@@ -59,7 +64,7 @@ def file_name(name: str, panel: str | None = None) -> str:
     return f"{stem}-{name}" if stem else f"attnviz-{name}"
 
 
-def chart(fig, key: str, image_format: str, name: str, panel: str | None = None) -> None:
+def chart(fig: go.Figure, key: str, image_format: str, name: str, panel: str | None = None) -> None:
     """``st.plotly_chart`` at the figure's own size, zoom and pan on, a PNG/SVG download button
     whose file is named after the model and the sentence."""
     st.plotly_chart(fig, key=key, width="content", config=plot_config(file_name(name, panel), image_format))
@@ -105,7 +110,7 @@ def current_cell(panels: Panels) -> tuple[int, int]:
     return cell
 
 
-def _beyond(part: str, asked, shown, size: str) -> None:
+def _beyond(part: str, asked: int | tuple[int, int], shown: int | tuple[int, int], size: str) -> None:
     """A caption when a link's ``part`` (read by explore/url.py) lies beyond this decode: what is shown instead."""
     link = st.session_state.get(LINK_ASKED) or {}
     if part not in link:

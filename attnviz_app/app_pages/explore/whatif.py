@@ -4,6 +4,7 @@ word, and re-decode; in Both, each model is re-decoded and shown beside the othe
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -20,6 +21,9 @@ from attnviz_app.app_pages.shared.common import (
     translate,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 FORCE_STEP_KEY, FORCE_SOURCE_KEY = "explore_force_step", "explore_force_source"
 REPLACE_INDEX_KEY, REPLACE_WORD_KEY = "explore_replace_index", "explore_replace_word"
@@ -47,7 +51,7 @@ def _figures(
 def _compare(
     original: Alignment,
     changed: Alignment,
-    fig,
+    fig: go.Figure,
     name: str,
     image_format: str,
     key: str,

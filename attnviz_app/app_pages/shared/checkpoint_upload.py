@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -23,6 +24,9 @@ from attnviz.server import (
 from attnviz.store import UPLOADED, ModelEntry, drop_owner, read_header
 from attnviz_app.app_pages.shared.common import escape_markdown, refresh_models, session_id
 from attnviz_app.app_pages.shared.uploads import session_holder
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 COUNT_KEY = "ckpt_upload_count"  # a new uploader after each upload: the next file starts afresh
 MESSAGE_KEY = "ckpt_upload_message"  # (kind, text) of the last upload, save or share
@@ -142,7 +146,9 @@ def _private_list(private: list[ModelEntry]) -> None:
         right.button("Share", key=f"ckpt_share_{k}", on_click=_share, args=(entry,))
 
 
-def checkpoint_upload(models: list[ModelEntry], on_open: Opener | None = None, container=None) -> None:
+def checkpoint_upload(
+    models: list[ModelEntry], on_open: Opener | None = None, container: DeltaGenerator | None = None
+) -> None:
     """The "Your own checkpoint" panel in ``container`` (the sidebar by default): an uploader, this
     session's uploaded checkpoints (save into the models folder, remove) and its private models
     trained on uploads (share). ``models`` is the page's model list; ``on_open(entry)`` opens an

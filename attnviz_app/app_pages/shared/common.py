@@ -8,6 +8,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -28,6 +29,11 @@ from attnviz.store import (
     visible_to,
 )
 from attnviz_app.app_pages.shared.keys import FILE_NAMES
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from streamlit.delta_generator import DeltaGenerator
 
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
 
@@ -217,7 +223,7 @@ def _absent_hint(folder: str) -> str:
     return absent_hint(absent_models())
 
 
-def absent_models_note(where=st) -> None:
+def absent_models_note(where: DeltaGenerator | ModuleType = st) -> None:
     """A caption saying which shipped models are not in this server's models folder (an installed
     package's Multi30k models) and how to get them; nothing when every shipped model is there.
     The text is the library's own, built from the shipped manifest: its command shows as code."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -15,6 +15,9 @@ from attnviz.server import MAX_UPLOAD_MB, MAX_UPLOAD_ROWS, hold_upload, release_
 from attnviz_app.app_pages.shared.common import error_text, escape_markdown, name_stored_file, session_id
 from attnviz_app.app_pages.shared.keys import SHARED_UPLOAD, UPLOAD_SPEC
 from attnviz_app.app_pages.shared.uploads import session_holder
+
+if TYPE_CHECKING:
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 MULTI30K_PAIRS = ["de-en", "en-de", "fr-en", "en-fr", "de-fr", "fr-de"]
@@ -42,7 +45,7 @@ def _cut_note(shared: SharedUpload) -> None:
         )
 
 
-def _store(upload, old: SharedUpload | None, session: str) -> SharedUpload | None:
+def _store(upload: UploadedFile, old: SharedUpload | None, session: str) -> SharedUpload | None:
     """Store a new upload for this session; the one it replaces is released (deleted unless
     another session or a training holds it) with this session's corpora of it."""
     limit_mb = st.get_option("server.maxUploadSize")

@@ -5,12 +5,18 @@ talp, NAACL) and index base (0 or 1), each chosen or left to auto-detect, as
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from attnviz.errors import AttnvizError
 from attnviz.links import BASES, FORMATS
 from attnviz_app.app_pages.shared.common import escape_markdown
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from streamlit.delta_generator import DeltaGenerator
 
 AUTO = "auto"
 FORMAT_NAMES = {
@@ -34,7 +40,9 @@ BASE_HELP = (
 Reader = Callable[[str, int | str], str]
 
 
-def gold_convention(key: str, read: Reader | None = None, where=st) -> tuple[str, int | str]:
+def gold_convention(
+    key: str, read: Reader | None = None, where: DeltaGenerator | ModuleType = st
+) -> tuple[str, int | str]:
     """The format and index base radios in ``where`` (a column, or the page), keyed ``{key}_format`` and
     ``{key}_base``; returns ``(fmt, base)`` for :func:`attnviz.links.parse_gold` (``"auto"`` where the user
     leaves it to detection).

@@ -9,11 +9,19 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attnviz.explain import all_scores, default_parameters, parse_vector, score_formula, worked_example, worked_lines
+from attnviz.explain import (
+    WorkedExample,
+    all_scores,
+    default_parameters,
+    parse_vector,
+    score_formula,
+    worked_example,
+    worked_lines,
+)
 from attnviz_app.app_pages.shared.common import user_errors
 
 
-def _text(values) -> str:
+def _text(values: np.ndarray) -> str:
     """A vector or a matrix as the text the boxes take: numbers by ',' and rows by ';'."""
     rows = values.tolist() if values.ndim == 2 else [values.tolist()]
     return "; ".join(", ".join(f"{x:g}" for x in row) for row in rows)
@@ -74,7 +82,7 @@ def _share(weight: float) -> str:
     return "the largest share of the weight, though not most of it"
 
 
-def closing_caption(ex) -> str:
+def closing_caption(ex: WorkedExample) -> str:
     """What this example's numbers show (from ``ex``, a WorkedExample): which key wins and by how
     much the softmax widened the gap, where the weights do not sum to 1 and why."""
     weights = np.asarray(ex.weights, dtype=np.float64)  # [S]

@@ -7,12 +7,16 @@ Chromium, kept for the next asks of the same figure (attnviz.plots.figure_images
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
 
 from attnviz.decoding import Alignment
 from attnviz.plots import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_images, paper_figure
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 
 def _file(builder: Callable, fmt: str) -> Callable[[], bytes | str]:
@@ -38,7 +42,7 @@ def paper_download(
     panels, models = dict(panels), dict(models)
     attributions = None if attributions is None else dict(attributions)
 
-    def builder():
+    def builder() -> go.Figure:
         return paper_figure(panels, models, sentence, values, note=note, attributions=attributions, method=method)
 
     formats = ["html", *IMAGE_FORMATS] if can_write_images() else ["html"]

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from attnviz.errors import AttnvizError
 from attnviz.store import read_header
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from streamlit.delta_generator import DeltaGenerator
 
 MERGE_LABEL = "Merge subword pieces into words"
 MERGE_HELP = (
@@ -27,7 +33,7 @@ def has_pieces(path: str) -> bool:
     return any((header.get(side) or {}).get("merges") for side in ("src_tokenizer", "tgt_tokenizer"))
 
 
-def merge_toggle(key: str, paths: list[str], where=st) -> bool:
+def merge_toggle(key: str, paths: list[str], where: DeltaGenerator | ModuleType = st) -> bool:
     """The merge toggle in ``where`` (``st.sidebar``), only when a model of ``paths`` has pieces; else off."""
     if not any(has_pieces(p) for p in paths):
         return False

@@ -20,6 +20,7 @@ import logging
 import signal
 import threading
 from collections.abc import Callable
+from types import FrameType
 
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 _MARK = "_attnviz_cleanup"  # on our handlers: installing twice (app.py imported twice) chains once
@@ -27,10 +28,10 @@ _MARK = "_attnviz_cleanup"  # on our handlers: installing twice (app.py imported
 log = logging.getLogger(__name__)
 
 
-def _chained(cleanup: Callable[[], None], previous) -> Callable:
+def _chained(cleanup: Callable[[], None], previous: Callable[[int, FrameType | None], object] | int | None) -> Callable:
     """A handler that runs ``cleanup`` and then ``previous`` (a handler, or SIG_DFL / SIG_IGN)."""
 
-    def handler(signum: int, frame) -> None:
+    def handler(signum: int, frame: FrameType | None) -> None:
         try:
             cleanup()
         except Exception:  # the server must still stop

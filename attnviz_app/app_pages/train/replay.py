@@ -3,6 +3,8 @@ runs, then the whole animation; and retraining a model without history from its 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from attnviz.plots import replay_figure, replay_html
@@ -71,7 +73,7 @@ def retrain_recipe(meta: dict, name: str) -> Recipe | None:
     return Recipe(**{**data, "name": name})
 
 
-def retrain_panel(sid: str, submit) -> None:
+def retrain_panel(sid: str, submit: Callable[[str, Recipe], None]) -> None:
     """Retrain the model Explore's Training view sent here (it has no history) with its own recipe."""
     path = st.session_state.get(TRAIN_RETRAIN)
     entry = next((m for m in session_models() if m.path == path), None) if path else None

@@ -5,11 +5,15 @@ beam, langs)``: the cached functions take it whole."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from attnviz.external import CrossAttention, HFModel, head_aer, load_hf, word_stack
 from attnviz.links import GoldFile, parse_gold
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -49,6 +53,6 @@ def pair_gold(key: tuple, gold: tuple) -> GoldFile:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def aer(key: tuple, gold: tuple):
+def aer(key: tuple, gold: tuple) -> np.ndarray:
     """Each head's AER ``[layers, heads]`` against the pair's gold links (:func:`pair_gold`)."""
     return head_aer(decode(*key), pair_gold(key, gold).alignments[0])

@@ -6,6 +6,7 @@ scored against gold links pasted for the pair, and the exports."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -14,7 +15,16 @@ import streamlit as st
 from attnviz.decoding import Alignment
 from attnviz.errors import AttnvizError
 from attnviz.external import attention_json, matrix_csv, pharaoh_text
-from attnviz.links import DIRECTIONAL, directional_links, for_reading, parse_gold, read_words, score_table
+from attnviz.links import (
+    DIRECTIONAL,
+    GoldAlignment,
+    GoldFile,
+    directional_links,
+    for_reading,
+    parse_gold,
+    read_words,
+    score_table,
+)
 from attnviz.plots import (
     explore_heatmap,
     gold_figure,
@@ -26,6 +36,9 @@ from attnviz.plots import (
 from attnviz_app.app_pages.explore.screen import page_width
 from attnviz_app.app_pages.shared.common import error_text, escape_markdown
 from attnviz_app.app_pages.shared.gold_convention import gold_convention
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 ONE_WIDTH = 860  # px: the widest one map is drawn
 MAX_COMPARED = 4
@@ -42,7 +55,7 @@ GOLD_HELP = (
 )
 
 
-def _chart(fig, key: str, name: str) -> None:
+def _chart(fig: go.Figure, key: str, name: str) -> None:
     st.plotly_chart(fig, key=key, width="content", config=plot_config(f"attnviz-{name}"))
 
 
@@ -120,12 +133,12 @@ def _heatmaps(panels: dict[str, Alignment], key: str) -> None:
     _chart(heatmap_rows(panels, page_width()), f"{key}_maps", "maps")
 
 
-def _gold(key: str, n_src: int, n_tgt: int, given: tuple[str, str, int | str] | None):
+def _gold(key: str, n_src: int, n_tgt: int, given: tuple[str, str, int | str] | None) -> GoldAlignment | None:
     """The gold links as a ``GoldAlignment``: ``given`` by the page as ``(line, fmt, base)``, or pasted here
     with the convention asked beside them; ``None`` when there are none, DataError when they are malformed
     or do not fit the convention."""
 
-    def read(line: str, fmt: str, base: int | str):
+    def read(line: str, fmt: str, base: int | str) -> GoldFile:
         return parse_gold([line], [(n_src, n_tgt)], fmt, base, name="the gold links")
 
     if given is None:
