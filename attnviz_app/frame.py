@@ -25,6 +25,7 @@ from attnviz_app.app_pages.explore import front
 from attnviz_app.loading import load_library
 
 # served by this app: an emoji or a material icon name makes every page load fetch the favicon from a CDN
+# (the pages' material icons too, unless this is set before the navigation: main)
 PAGE_ICON = str(APP_DIR / "app_pages" / "shared" / "favicon.png")
 
 
@@ -118,8 +119,11 @@ def _run_timed(page: st.Page) -> None:
 
 def main() -> None:
     """A session's script run: the page config, the navigation, the library, the chosen page."""
+    # The favicon before the navigation: a browser that gets the navigation first shows the page's
+    # material icon as the favicon, fetched from Google's font CDN (Streamlit's frontend).
+    st.set_page_config(page_icon=PAGE_ICON, layout="wide")
     page = st.navigation(_pages())
-    st.set_page_config(page_title=f"{page.title} · attnviz", page_icon=PAGE_ICON, layout="wide")  # each page its title
+    st.set_page_config(page_title=f"{page.title} · attnviz")  # each page its title
     if page.url_path not in ("", "explore"):  # Explore loads it itself, after its front page (explore.py)
         load_library()
     _run_timed(page)

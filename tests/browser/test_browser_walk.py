@@ -39,10 +39,17 @@ def test_toggle_journey_and_no_overlaps_on_any_page(server, tmp_path):
     from playwright.sync_api import sync_playwright
 
     found: list[str] = []
+    elsewhere: list[str] = []  # requests to any other host than the app's: the app works offline
+
+    def outside(request) -> None:
+        if not request.url.startswith((server, "data:", "blob:", "about:")):
+            elsewhere.append(request.url)
+
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         for width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})
+            page.on("request", outside)
             size = f"{width}x{height}"
             page.goto(
                 f"{server}/?task=toy-fr&score=general&style=luong&text={SHORT.replace(' ', '+')}",
@@ -83,6 +90,7 @@ def test_toggle_journey_and_no_overlaps_on_any_page(server, tmp_path):
             assert page.locator(".st-key-explore_text input").input_value() == SHORT  # state survived
             page.close()
         page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.on("request", outside)
         page.goto(
             f"{server}/?task=toy-fr&score=general&style=luong&text={LONG.replace(' ', '+')}",
             wait_until="domcontentloaded",
@@ -100,6 +108,7 @@ def test_toggle_journey_and_no_overlaps_on_any_page(server, tmp_path):
         found += problems(page, "1280x720 Explore Both 22 tokens")
         browser.close()
     assert not found, "\n".join(found[:30])
+    assert not elsewhere, f"the browser fetched from another host: {elsewhere[:5]}"
 
 
 def test_markdown_typed_by_a_user_fetches_nothing(server):
