@@ -35,7 +35,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere
 
-from attnviz.data import DEFAULT_MULTI30K  # noqa: E402
+from attnviz.data import default_multi30k  # noqa: E402
 from attnviz.decoding import Translator  # noqa: E402
 from attnviz.devices import describe, pick_device  # noqa: E402
 from attnviz.store import load  # noqa: E402
@@ -122,7 +122,9 @@ def measure(
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default=str(MODEL), help="a de-en checkpoint (default: the shipped additive/Bahdanau)")
-    p.add_argument("--data", default=str(DEFAULT_MULTI30K), help="the Multi30k folder (test_2016_flickr.de.gz, .en.gz)")
+    p.add_argument(
+        "--data", default=str(default_multi30k()), help="the Multi30k folder (test_2016_flickr.de.gz, .en.gz)"
+    )
     p.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto (default: the first GPU, else the CPU)")
     p.add_argument(
         "--threads",

@@ -146,11 +146,13 @@ def check() -> dict:
     import gzip
 
     from attnviz.data import corpora
-    from attnviz.data.multi30k import DEFAULT_MULTI30K, MULTI30K_FILES, MULTI30K_LANGUAGES, text_lines
+    from attnviz.data.multi30k import MULTI30K_FILES, MULTI30K_LANGUAGES, default_multi30k, text_lines
     from attnviz.data.tokenize import Tokenizer
     from tests.support import tokenize_reference
 
-    files = [DEFAULT_MULTI30K / f"{stem}.{lang}.gz" for stem in MULTI30K_FILES.values() for lang in MULTI30K_LANGUAGES]
+    files = [
+        default_multi30k() / f"{stem}.{lang}.gz" for stem in MULTI30K_FILES.values() for lang in MULTI30K_LANGUAGES
+    ]
     lines: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         read = corpora.load_files("text", {f"f{i}": str(f) for i, f in enumerate(files)}, cache_dir=tmp)

@@ -40,7 +40,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import attnviz
-from attnviz.data import DEFAULT_MULTI30K, Tokenizer
+from attnviz.data import Tokenizer, default_multi30k
 from attnviz.decoding import argmax_links
 from attnviz.links import (
     GoldAlignment,
@@ -119,7 +119,7 @@ def attention_links(model, sources, targets, reverse: bool = False) -> list[set]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gold", default=str(GOLD), help="the folder of test.en-fr and enfr.talp")
-    parser.add_argument("--multi30k", default=str(DEFAULT_MULTI30K), help="the Multi30k folder")
+    parser.add_argument("--multi30k", default=str(default_multi30k()), help="the Multi30k folder")
     parser.add_argument("--reverse", help="a fr-en model (name or .safetensors) for the symmetric methods")
     parser.add_argument("--models", nargs="*", help="en-fr models (default: every shipped one)")
     parser.add_argument("--limit", type=int, help="only the first N pairs (a quick check)")

@@ -11,15 +11,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from attnviz.cli.options import int_in
+from attnviz.data.multi30k import MULTI30K_ENV
 from attnviz.errors import ConfigError, resolved
 
 HELP = "start the Streamlit app (all its pages) in a local web server"
 APP_PACKAGE = "attnviz_app"
+_PATH_PART = re.compile(r"[A-Za-z0-9._~-]+")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -37,6 +40,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--host",
         default="127.0.0.1",
         help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 serves the network)",
+    )
+    p.add_argument(
+        "--multi30k",
+        metavar="DIR",
+        type=Path,
+        help="the Multi30k folder (train.en.gz, val.de.gz, test_2016_flickr.fr.gz, ...) that Compare, Evaluate and "
+        "the Train and Data pages read (default: $ATTNVIZ_MULTI30K, else ../shared/data/multi30k beside a checkout)",
+    )
+    p.add_argument(
+        "--base-url-path",
+        metavar="PATH",
+        default=None,
+        help="serve the app under http://HOST:PORT/PATH/, as behind a proxy that forwards that path (default: "
+        "$STREAMLIT_SERVER_BASE_URL_PATH, else the root)",
     )
     p.add_argument("--browser", action="store_true", help="open a browser tab on the app once it serves")
 
@@ -64,15 +81,42 @@ def streamlit_command(args: argparse.Namespace) -> tuple[list[str], dict[str, st
                 "copy of the repository's pretrained/"
             )
         env["ATTNVIZ_PRETRAINED"] = str(folder)
+    if args.multi30k is not None:
+        folder = resolved(args.multi30k, "--multi30k")
+        if not folder.is_dir():
+            raise ConfigError(f"--multi30k {folder} is not a folder: name the folder that holds train.en.gz, ...")
+        env[MULTI30K_ENV] = str(folder)
     headless = "false" if args.browser else "true"
     command = [sys.executable, "-m", "streamlit", "run", str(entry_file()), "--server.port", str(args.port)]
     command += ["--server.address", args.host, "--server.headless", headless]
+    if args.base_url_path is not None:
+        command += ["--server.baseUrlPath", base_path(args.base_url_path)]
     return command, env
+
+
+def base_path(path: str) -> str:
+    """A base URL path as Streamlit takes it (no slashes at the ends); one that is not a plain path of
+    letters, digits, ``-``, ``_``, ``.`` and ``~`` between slashes is refused."""
+    parts = [part for part in path.strip().split("/") if part]
+    if not all(_PATH_PART.fullmatch(part) and part not in (".", "..") for part in parts):
+        raise ConfigError(
+            f"--base-url-path {path[:60]!r} is not a plain URL path: use letters, digits, -, _, . and ~ between "
+            "slashes (e.g. attnviz or tools/attnviz)"
+        )
+    return "/".join(parts)
+
+
+def served_at(args: argparse.Namespace, env: dict[str, str]) -> str:
+    """The address the app answers at: the host, the port and the base path, as given or from Streamlit's
+    environment variable."""
+    path = args.base_url_path if args.base_url_path is not None else env.get("STREAMLIT_SERVER_BASE_URL_PATH", "")
+    path = "/".join(part for part in path.split("/") if part)
+    return f"http://{args.host}:{args.port}/{path + '/' if path else ''}"
 
 
 def run(args: argparse.Namespace) -> int:
     command, env = streamlit_command(args)
-    print(f"attnviz app: serving on http://{args.host}:{args.port} (Ctrl+C stops it)", file=sys.stderr)
+    print(f"attnviz app: serving on {served_at(args, env)} (Ctrl+C stops it)", file=sys.stderr)
     if os.name == "posix":  # the server takes this process over: a signal to it reaches Streamlit itself
         sys.stdout.flush()
         sys.stderr.flush()

@@ -2,7 +2,7 @@
 
 from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
 from attnviz.data.corpora import clean_table_caches
-from attnviz.data.multi30k import DEFAULT_MULTI30K, text_lines
+from attnviz.data.multi30k import MULTI30K_ENV, default_multi30k, text_lines
 from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, Words, make_pair, to_pharaoh
 from attnviz.data.spec import TASKS, is_file_spec, load_corpus, pair_options, task_pairs
 from attnviz.data.streamed import summarize_spec
@@ -13,12 +13,12 @@ from attnviz.data.vocab import BOS_ID, EOS, EOS_ID, PAD_ID, UNK, UNK_ID
 
 __all__ = [
     "BOS_ID",
-    "DEFAULT_MULTI30K",
     "EOS",
     "EOS_ID",
     "EXAMPLE",
     "LEXICON",
     "MARK",
+    "MULTI30K_ENV",
     "PAD_ID",
     "TASKS",
     "UNK",
@@ -31,6 +31,7 @@ __all__ = [
     "Words",
     "clean_table_caches",
     "copy_source_words",
+    "default_multi30k",
     "is_file_spec",
     "join_pieces",
     "load_corpus",

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from attnviz.data.corpora import DEFAULT_MAX_BYTES, RawPairs, check_file, drop_empty_rows
 from attnviz.errors import DataError
 
-DEFAULT_MULTI30K = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "multi30k"
+MULTI30K_ENV = "ATTNVIZ_MULTI30K"  # the folder a plain multi30k-SRC-TGT spec reads (no @FOLDER)
+_BESIDE_CHECKOUT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "multi30k"
 MULTI30K_LANGUAGES = ("en", "de", "fr")
 MULTI30K_FILES = {"train": "train", "valid": "val", "test": "test_2016_flickr"}
 SPLITS = tuple(MULTI30K_FILES)
+
+
+def default_multi30k() -> Path:
+    """The Multi30k folder of a spec without ``@FOLDER``: ``$ATTNVIZ_MULTI30K`` (read at every call),
+    else ``../shared/data/multi30k`` beside a checkout."""
+    named = os.environ.get(MULTI30K_ENV, "").strip()
+    return Path(named).expanduser() if named else _BESIDE_CHECKOUT
 
 
 def _looks_like_multi30k(name: str) -> bool:
@@ -48,11 +57,11 @@ def multi30k_files(
             raise DataError(f"Multi30k has no language {lang!r}; choose from {', '.join(MULTI30K_LANGUAGES)}.")
     if source == target:
         raise DataError(f"source and target are both {source!r}; name two different languages.")
-    folder = Path(folder) if folder is not None else DEFAULT_MULTI30K
+    folder = Path(folder) if folder is not None else default_multi30k()
     if not folder.is_dir():
         raise DataError(
             f"Multi30k folder {folder} does not exist; name the folder that holds train.en.gz, "
-            "val.en.gz, test_2016_flickr.en.gz, ... (e.g. multi30k-de-en@/path/to/multi30k)."
+            f"val.en.gz, test_2016_flickr.en.gz, ... (e.g. multi30k-de-en@/path/to/multi30k, or set {MULTI30K_ENV})."
         )
     found = {
         (split, lang): _find(folder, f"{stem}.{lang}")

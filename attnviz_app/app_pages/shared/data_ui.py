@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from attnviz.data import DEFAULT_MULTI30K, TASKS, Corpus, is_file_spec, load_corpus
+from attnviz.data import TASKS, Corpus, default_multi30k, is_file_spec, load_corpus
 from attnviz.data import table_columns as read_table_columns
 from attnviz.errors import AttnvizError
 from attnviz.server import MAX_UPLOAD_MB, MAX_UPLOAD_ROWS, hold_upload, release_upload, store_upload
@@ -121,7 +121,7 @@ def select_task(key: str, task: str) -> bool:
     pair = task.removeprefix("multi30k-")
     if task in TASKS:
         st.session_state[f"{key}_kind"], st.session_state[f"{key}_task"] = "Built-in task", task
-    elif task.startswith("multi30k-") and pair in MULTI30K_PAIRS and DEFAULT_MULTI30K.is_dir():
+    elif task.startswith("multi30k-") and pair in MULTI30K_PAIRS and default_multi30k().is_dir():
         st.session_state[f"{key}_kind"], st.session_state[f"{key}_m30k"] = "Multi30k", pair
     else:
         return False
@@ -131,7 +131,7 @@ def select_task(key: str, task: str) -> bool:
 def pick_data(key: str, default_task: str = "toy-fr") -> tuple[str, str] | None:
     """Widgets for a data source; returns ``(spec, label)`` or ``None`` while incomplete."""
     kinds = ["Built-in task"]
-    if DEFAULT_MULTI30K.is_dir():
+    if default_multi30k().is_dir():
         kinds.append("Multi30k")
     kinds.append("Uploaded file")
     kind = st.radio("Data", kinds, key=f"{key}_kind", persist_state="session", horizontal=True)

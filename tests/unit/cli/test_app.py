@@ -56,3 +56,44 @@ def test_a_bad_port_is_a_usage_error(capsys, port):
     with pytest.raises(SystemExit) as done:
         build_parser().parse_args(["app", "--port", port])
     assert done.value.code == 2
+
+
+def test_multi30k_names_the_folder_every_page_reads(tmp_path, monkeypatch):
+    from attnviz.data import MULTI30K_ENV, default_multi30k
+
+    _, env = app.streamlit_command(parsed("--multi30k", str(tmp_path)))
+    assert env[MULTI30K_ENV] == str(tmp_path.resolve())
+    monkeypatch.setenv(MULTI30K_ENV, env[MULTI30K_ENV])
+    assert default_multi30k() == tmp_path.resolve()  # what the server's pages read
+
+
+def test_a_multi30k_folder_that_is_not_there_is_one_line_and_exit_2(capsys, tmp_path):
+    code, out, err = run(capsys, "app", "--multi30k", str(tmp_path / "absent"))
+    assert code == 2 and out == ""
+    assert err.startswith("attnviz app: error: ") and "is not a folder" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("given", "path"), [("attnviz", "attnviz"), ("/user/alice/attnviz/", "user/alice/attnviz")])
+def test_base_url_path_serves_under_a_path_and_says_where(given, path, monkeypatch):
+    monkeypatch.delenv("STREAMLIT_SERVER_BASE_URL_PATH", raising=False)
+    args = parsed("--port", "8613", "--base-url-path", given)
+    command, env = app.streamlit_command(args)
+    assert command[command.index("--server.baseUrlPath") + 1] == path
+    assert app.served_at(args, env) == f"http://127.0.0.1:8613/{path}/"
+
+
+def test_the_address_said_follows_streamlits_own_variable(monkeypatch):
+    monkeypatch.setenv("STREAMLIT_SERVER_BASE_URL_PATH", "tools/attnviz")
+    args = parsed("--port", "8614")
+    command, env = app.streamlit_command(args)
+    assert "--server.baseUrlPath" not in command  # Streamlit reads the variable itself
+    assert app.served_at(args, env) == "http://127.0.0.1:8614/tools/attnviz/"
+    monkeypatch.delenv("STREAMLIT_SERVER_BASE_URL_PATH")
+    assert app.served_at(args, dict(env, STREAMLIT_SERVER_BASE_URL_PATH="")) == "http://127.0.0.1:8614/"
+
+
+@pytest.mark.parametrize("given", ["../etc", "a b", "x?y=1", "http://evil.example/"])
+def test_a_base_url_path_that_is_not_a_plain_path_is_one_line_and_exit_2(capsys, given):
+    code, out, err = run(capsys, "app", "--base-url-path", given)
+    assert code == 2 and out == ""
+    assert "is not a plain URL path" in err and err.count("\n") == 1

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from attnviz.data import DEFAULT_MULTI30K, corpora, load_corpus, table_columns
+from attnviz.data import corpora, default_multi30k, load_corpus, table_columns
 from attnviz.errors import ConfigError, DataError
 from tests.support.multi30k import LINES, multi30k_folder, write
 from tests.support.tables import PAIRS
@@ -42,7 +42,7 @@ def test_multi30k_uncompressed_files(tmp_path):
     assert any("cut from train" in note for note in corpus.notes)
 
 
-@pytest.mark.skipif(not DEFAULT_MULTI30K.is_dir(), reason="no ../shared/data/multi30k here")
+@pytest.mark.skipif(not default_multi30k().is_dir(), reason="no ../shared/data/multi30k here")
 def test_real_multi30k_counts():
     corpus = load_corpus("multi30k-de-en")
     assert (len(corpus.train), len(corpus.valid), len(corpus.test)) == (29000, 1014, 1000)
