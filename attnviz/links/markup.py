@@ -7,11 +7,15 @@ What is read, and the rule for each kind of input:
   over the text between its opening and closing tag. Names are case-insensitive; the opening tag is
   kept verbatim (its attributes as written, quotes and a ``>`` inside quotes included) and so is the
   closing tag. Any other name (``<script>``, ``<div>``, ``<img>``) is a :class:`DataError`.
-* **void** ``<br>``, ``<br/>`` (:data:`VOID`): an element of no text, anchored between two words.
-* **placeholders** ``{name}`` (a letter or ``_``, then letters, digits or ``_``): never given to the model
+* **void** ``<br>``, ``<br/>`` (:data:`VOID`): an element of no text, anchored between two words; ``<br>``
+  separates words in the text the model reads (``one<br/>two`` is read as ``one two``), ``<wbr>`` (a
+  break opportunity inside a word) does not.
+* **placeholders** ``{name}`` (an ASCII letter or ``_``, then ASCII letters, digits or ``_``; ``{0}`` and
+  ``{año}`` are text): never given to the model
   (the shipped models read an unknown word as ``<unk>`` or as letters and translate it into some other
   word, or drop it); carried verbatim as an anchored element like ``<br/>``, and in the text the model
-  reads they separate words.
+  reads they separate words. Whether a placeholder has a space before and after it is read from the
+  text around it, tags aside (``<b>{x}</b> cat``: a space after it).
 * **entities** ``&amp;``, ``&lt;``, ``&#233;`` in the text are decoded (``html.unescape``) for the model.
 * a ``<`` followed by a letter, ``/``, ``!`` or ``?`` starts a tag; one that does not parse (unclosed
   quote, no ``>``), a comment or a declaration is a :class:`DataError`. Any other ``<``, a lone ``>``,
@@ -145,7 +149,9 @@ def _tag(b: _Builder, match: re.Match, at: int) -> None:
             f"{', '.join(INLINE + VOID)}, or remove it"
         )
     if closing:
-        if attributes or slash or name in VOID:
+        if name in VOID:
+            raise DataError(f"{written!r} at {_where(b.source, at)}: <{name}> has no closing tag; write <{name}/>")
+        if attributes or slash:
             raise DataError(f"{written!r} at {_where(b.source, at)} is not a closing tag; write </{name}>")
         if not b.open:
             raise DataError(f"{written!r} at {_where(b.source, at)} closes an element that was never opened; remove it")
@@ -160,6 +166,8 @@ def _tag(b: _Builder, match: re.Match, at: int) -> None:
         return
     if name in VOID:
         b.add(kind="void", name=name, attributes=attributes, opening=written, closing="")
+        if name == "br":
+            b.text(" ")  # a word boundary: "one<br/>two" is read as "one two" (a <wbr> stays inside its word)
         return
     if slash:
         raise DataError(
@@ -171,19 +179,20 @@ def _tag(b: _Builder, match: re.Match, at: int) -> None:
     b.open.append(b.add(kind="tag", name=name, attributes=attributes, opening=written, closing=""))
 
 
-def _placeholder(b: _Builder, written: str, at: int) -> None:
-    before = at == 0 or b.source[at - 1].isspace()
-    after = at + len(written) == len(b.source) or b.source[at + len(written)].isspace()
-    b.add(
-        kind="placeholder",
-        name=written[1:-1],
-        attributes="",
-        opening=written,
-        closing="",
-        space_before=before,
-        space_after=after,
-    )
+def _placeholder(b: _Builder, written: str) -> None:
+    b.add(kind="placeholder", name=written[1:-1], attributes="", opening=written, closing="")
     b.text(" ")  # a word boundary: "a{x}b" is read as "a b"
+
+
+def _spacing(text: str, elements: list[dict]) -> None:
+    """Each placeholder's ``space_before`` and ``space_after``: whether the text (tags aside: ``text`` is the
+    plain text before its spaces are collapsed, the placeholder a space of its own) has whitespace or its
+    start or end right beside it."""
+    for el in elements:
+        if el["kind"] == "placeholder":
+            at = el["start"]  # its own space is text[at]
+            el["space_before"] = at == 0 or text[at - 1].isspace()
+            el["space_after"] = at + 1 >= len(text) or text[at + 1].isspace()
 
 
 def _collapse(text: str, elements: list[dict]) -> str:
@@ -233,7 +242,7 @@ def parse_markup(text: str) -> Markup:
             continue
         b.text(text[pos : m.start()])
         if m.group(0)[0] == "{":
-            _placeholder(b, m.group(0), m.start())
+            _placeholder(b, m.group(0))
             pos = m.end()
             continue
         if text[m.start() + 1] in "!?":
@@ -250,6 +259,7 @@ def parse_markup(text: str) -> Markup:
     if b.open:
         el = b.elements[b.open[-1]]
         raise DataError(f"{el['opening']!r} is never closed; add </{el['name']}> where it ends")
+    _spacing("".join(b.plain), b.elements)
     plain = _collapse("".join(b.plain), b.elements)
     if not plain:
         raise DataError("the text has no words outside the markup; add the text to translate")

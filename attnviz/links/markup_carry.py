@@ -19,12 +19,13 @@ pieces joined), so an element never starts or ends inside a word. The rules, in 
    at the parent's nearest edge). An element that overlaps an element placed before it without one
    holding the other is cut to the part outside that element. Both are flagged ``crossing``.
 
-The marked-up translation is the translation's text with the tags written as in the source around the
-words, text escaped (``&``, ``<``, ``>`` as entities) as markup's text is; closing tags follow the word
-they close, the space between two words comes next, then empty elements and opening tags (an element with
-no words at the end of the element around it comes before the space). A placeholder is written as a word:
-a space before it where the source had one or the translation spaces its two neighbours, and after it where
-the translation spaces them (at the translation's start, where the source had one).
+The marked-up translation is the translation's text (its words as it writes them) with the tags written as
+in the source around the words, text escaped (``&``, ``<``, ``>`` and ``{`` as entities) so that it reads
+back with its elements alone; closing tags follow the word they close, the space between two words comes
+next, then empty elements and opening tags (an element with no words at the end of the element around it
+comes before the space). A placeholder is written as a word: a space before it where the source had one
+or the translation spaces its two neighbours, and after it where the translation spaces them (at the
+translation's start, where the source had one); a space goes before the opening tags around it.
 """
 
 from __future__ import annotations
@@ -98,21 +99,40 @@ class MarkupResult:
         }
 
 
+def _lowered(text: str) -> tuple[str, list[int]]:
+    """``text`` lowercased, and for each of its characters the index of the character of ``text`` it came
+    from (lowercasing may lengthen a character: ``İ`` is ``i`` and a combining dot)."""
+    low, where = [], []
+    for p, c in enumerate(text):
+        lowered = c.lower()
+        low.append(lowered)
+        where += [p] * len(lowered)
+    return "".join(low), where
+
+
 def locate(words: list[str], text: str, side: str = "source") -> list[Range]:
-    """Each word's ``[start, end)`` character offsets in ``text``, found left to right (case ignored when
-    the exact form is not there: a tokenizer may show a lowercased form)."""
-    offsets, pos, lowered = [], 0, text.lower()
+    """Each word's ``[start, end)`` character offsets in ``text``, found left to right: the first place the
+    word is, as written or with its case changed (a tokenizer may show a lowercased form)."""
+    lowered, where = _lowered(text)
+    lowered_at = [0] * (len(text) + 1)  # the index in ``lowered`` where each character of ``text`` begins
+    for k in range(len(where) - 1, -1, -1):
+        lowered_at[where[k]] = k
+    lowered_at[len(text)] = len(lowered)
+    offsets, pos = [], 0
     for word in words:
         at = text.find(word, pos)
-        if at < 0:
-            at = lowered.find(word.lower(), pos)
-        if at < 0:
+        found = (at, at + len(word)) if at >= 0 else None
+        low = word.lower()
+        loose = lowered.find(low, lowered_at[pos]) if low else -1
+        if loose >= 0 and (found is None or where[loose] < found[0]):
+            found = (where[loose], where[loose + len(low) - 1] + 1)
+        if found is None:
             raise DataError(
                 f"the model's {side} word {word[:40]!r} is not in the {side} text as written; the model's "
                 "tokenizer changes the text (normalises it), so its words cannot carry markup"
             )
-        offsets.append((at, at + len(word)))
-        pos = at + len(word)
+        offsets.append(found)
+        pos = found[1]
     return offsets
 
 
@@ -231,51 +251,76 @@ def _events(markup: Markup, ranges: list[Range], n_target: int) -> list[tuple[st
     return out
 
 
+def _text(piece: str) -> str:
+    """Text of the translation as markup writes text: ``&``, ``<``, ``>`` and ``{`` as entities, so that the
+    output reads back with its elements alone (a ``{name}`` the translation holds is not a placeholder)."""
+    return html.escape(piece, quote=False).replace("{", "&#123;")
+
+
 def render(markup: Markup, ranges: list[Range], target_words: list[str], translation: str) -> str:
     """The translation with the elements written in at their target ranges (see the module's rules)."""
     offsets = locate(target_words, translation, "target")
     edges = [0, *(end for _, end in offsets)]
     gaps = [translation[edges[j] : offsets[j][0]] for j in range(len(offsets))] + [translation[edges[-1] :]]
-    text, pending, gap_due = [], False, 0  # gap_due: the gap before word gap_due is still to be written
+    out: list[str] = []
+    openings = 0  # opening tags written since the last text or closing tag: a space goes before them
+    spaced = True  # the text written so far (tags aside) ends in whitespace, or there is none yet
+    pending = False  # a placeholder asks for a space before the next text
+    gap_due = 0  # the gap before word gap_due is still to be written
 
-    def write(piece: str, spaced: bool = True) -> None:
-        nonlocal pending
-        if pending and spaced and piece and not piece[0].isspace() and text and not text[-1][-1:].isspace():
-            text.append(" ")
-        pending = pending and not spaced
-        text.append(piece)
+    def text(piece: str) -> None:
+        nonlocal openings, spaced
+        if piece:
+            out.append(piece)
+            openings, spaced = 0, piece[-1].isspace()
+
+    def space() -> None:  # a space here, before any opening tags just written: "{x} <b>word"
+        nonlocal spaced, pending
+        if not spaced:
+            out.insert(len(out) - openings, " ")
+            spaced = True
+        pending = False
 
     def flush_gap(upto: int) -> None:
         nonlocal gap_due
         while gap_due <= upto:
-            if gap_due < len(gaps) and gaps[gap_due]:
-                write(html.escape(gaps[gap_due], quote=False), spaced=False)
+            if gap_due < len(gaps):
+                text(_text(gaps[gap_due]))
             gap_due += 1
 
     position = 0  # the word boundary the next event sits at
     for kind, k, tail in _events(markup, ranges, len(target_words)):
+        el = markup.elements[k] if kind != "word" else None
         if kind == "close":
-            write(markup.elements[k].closing, spaced=False)
+            out.append(el.closing)
+            openings = 0
             continue
         if not tail:
             flush_gap(position)
         if kind == "word":
-            write(html.escape(target_words[k], quote=False))
+            if pending:
+                space()
+            start, end = offsets[k]
+            text(_text(translation[start:end]))  # the word as the translation writes it
             position = k + 1
-            continue
-        el = markup.elements[k]
-        if el.kind == "placeholder":  # written as a word between its neighbours
+        elif kind == "open":
+            out.append(el.opening)
+            openings += 1
+        elif el.kind == "placeholder":  # written as a word between its neighbours
             at = ranges[k][0]
             inner = 0 < at < len(target_words)
-            spaced = inner and any(c.isspace() for c in gaps[at])  # the translation spaces these two words
-            if (el.space_before or spaced) and text and not text[-1][-1:].isspace():
-                text.append(" ")
-            write(el.opening)
-            pending = spaced if inner else el.space_after
-        else:
-            write(el.opening)
+            apart = inner and any(c.isspace() for c in gaps[at])  # the translation spaces these two words
+            if pending or el.space_before or apart:
+                space()
+            text(el.opening)
+            pending = apart if inner else el.space_after
+        else:  # a void element
+            if pending:
+                space()
+            out.append(el.opening)
+            openings = 0
     flush_gap(len(gaps) - 1)
-    return "".join(text).strip()
+    return "".join(out).strip()
 
 
 def carry_markup(

@@ -71,7 +71,7 @@ def test_a_tag_inside_a_word_keeps_its_characters():
         ("<b>open", "never closed"),
         ("a</b>", "never opened"),
         ("<b/> a", "empty <b>"),
-        ("a </br>", "not a closing tag"),
+        ("a </br>", "has no closing tag; write <br/>"),
         ('<a href="unclosed>x</a>', "does not parse"),
         ("<b x", "does not parse"),
         ("a <!-- note --> b", "comments"),
@@ -108,3 +108,28 @@ def test_hostile_text_parses_or_is_an_attnviz_error(text):
 def test_not_a_string_is_a_data_error():
     with pytest.raises(DataError, match="must be a string"):
         parse_markup(["<b>x</b>"])
+
+
+def test_a_line_break_separates_words_and_a_break_opportunity_does_not():
+    assert parse_markup("Line one<br/>line two").plain == "Line one line two"
+    assert parse_markup("extra<wbr>ordinary").plain == "extraordinary"
+
+
+@pytest.mark.parametrize(
+    ("text", "before", "after"),
+    [
+        ("<b>{x}</b> cat", True, True),  # the text's start, a space after the tag
+        ("the cat <b>{x}</b>", True, True),
+        ("the <b>{x}</b>cat", True, False),
+        ('a<a href="/x">{x}</a> b', False, True),
+        ("a{x}b", False, False),
+    ],
+)
+def test_a_placeholders_spacing_is_read_from_the_text_around_it_tags_aside(text, before, after):
+    (el,) = [e for e in parse_markup(text).elements if e.kind == "placeholder"]
+    assert (el.space_before, el.space_after) == (before, after)
+
+
+@pytest.mark.parametrize("text", ["{0} items", "{año} here", "{{name}} text"])
+def test_only_an_ascii_name_in_single_braces_is_a_placeholder(text):
+    assert not parse_markup(text).elements

@@ -7,6 +7,7 @@ import pytest
 
 from attnviz.errors import DataError, InputError
 from attnviz.links import carry_markup, parse_markup
+from attnviz.links.markup_carry import locate
 
 SRC = "the black cat eats the apple ."
 TGT = "le chat noir mange la pomme ."
@@ -143,3 +144,49 @@ def test_bad_input_says_what_to_fix():
         carry_markup(markup, ["the", "cat"], [], [])
     with pytest.raises(DataError, match="not in the source text"):
         carry_markup(markup, ["the", "dog"], ["le", "chat"], [])
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("<b>{x}</b> the cat sleeps .", "<b>{x}</b> le chat dort ."),
+        ("the cat sleeps . <b>{x}</b>", "le chat dort . <b>{x}</b>"),
+        ("the <b>{x}</b> cat sleeps .", "le <b>{x}</b> chat dort ."),
+        ("the <b>{x} cat</b> sleeps .", "le <b>{x} chat</b> dort ."),
+    ],
+)
+def test_a_placeholder_in_a_tag_is_spaced_as_without_it(text, want):
+    diagonal = [(k, k) for k in range(4)]
+    assert carry(text, diagonal, "le chat dort .").marked_translation == want
+
+
+def test_the_words_are_written_as_the_translation_writes_them():
+    r = carry("the <b>cat</b> sleeps", [(0, 0), (1, 1), (2, 2)], "le chat dort", "Le Chat dort")
+    assert r.marked_translation == "Le <b>Chat</b> dort"
+
+
+def test_a_word_lowercasing_lengthens_is_found_where_it_is():
+    # "İ".lower() is two characters: the tokenizer's lowercased words still sit on the text's own
+    markup = parse_markup("İİİİ is a <b>city</b> .")
+    words = ["i̇i̇i̇i̇", "is", "a", "city", "."]
+    r = carry_markup(markup, words, ["c'", "est", "une", "ville", "."], [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)])
+    assert r.marked_translation == "c' est une <b>ville</b> ."
+    assert r.spans[0].flags == ()  # not widened
+
+
+def test_the_first_place_a_word_is_is_taken_whatever_its_case():
+    assert locate(["the", "dog", "saw", "the", "cat"], "The dog saw the cat") == [
+        (0, 3),
+        (4, 7),
+        (8, 11),
+        (12, 15),
+        (16, 19),
+    ]
+
+
+def test_a_translation_holding_braces_reads_back_with_the_sources_elements_alone():
+    target = "le chat voit {name} ."
+    r = carry("the cat sees {name} .", [(0, 0), (1, 1), (2, 2), (3, 6)], target.replace("{name}", "{ name }"), target)
+    assert r.marked_translation == "le chat voit &#123;name} {name} ."  # the translation's braces as text
+    back = parse_markup(r.marked_translation)
+    assert [e.opening for e in back.elements] == ["{name}"] and back.plain == "le chat voit {name} ."
