@@ -118,12 +118,18 @@ class _Builder:
         self.size = 0
         self.elements: list[dict] = []
         self.open: list[int] = []  # indices of the elements open at this point, outermost first
+        self.boundaries: set[int] = set()  # offsets of the spaces a placeholder or <br> puts between words
 
     def text(self, chunk: str) -> None:
         chunk = unicodedata.normalize("NFC", html.unescape(chunk))
         chunk = "".join(" " if unicodedata.category(c) in ("Cc", "Cs") else c for c in chunk)  # as the tokenizer
         self.plain.append(chunk)
         self.size += len(chunk)
+
+    def boundary(self) -> None:
+        """A space between words that the source does not have (a placeholder's, a ``<br>``'s)."""
+        self.boundaries.add(self.size)
+        self.text(" ")
 
     def add(self, **fields) -> int:
         if len(self.elements) >= MAX_ELEMENTS:
@@ -167,7 +173,7 @@ def _tag(b: _Builder, match: re.Match, at: int) -> None:
     if name in VOID:
         b.add(kind="void", name=name, attributes=attributes, opening=written, closing="")
         if name == "br":
-            b.text(" ")  # a word boundary: "one<br/>two" is read as "one two" (a <wbr> stays inside its word)
+            b.boundary()  # "one<br/>two" is read as "one two" (a <wbr> stays inside its word)
         return
     if slash:
         raise DataError(
@@ -181,18 +187,22 @@ def _tag(b: _Builder, match: re.Match, at: int) -> None:
 
 def _placeholder(b: _Builder, written: str) -> None:
     b.add(kind="placeholder", name=written[1:-1], attributes="", opening=written, closing="")
-    b.text(" ")  # a word boundary: "a{x}b" is read as "a b"
+    b.boundary()  # "a{x}b" is read as "a b"
 
 
-def _spacing(text: str, elements: list[dict]) -> None:
-    """Each placeholder's ``space_before`` and ``space_after``: whether the text (tags aside: ``text`` is the
-    plain text before its spaces are collapsed, the placeholder a space of its own) has whitespace or its
-    start or end right beside it."""
-    for el in elements:
+def _spacing(b: _Builder) -> None:
+    """Each placeholder's ``space_before`` and ``space_after``: whether the source has whitespace, or its start
+    or end, right beside it, tags aside (a ``<br>`` or another placeholder there: no space)."""
+    text = "".join(b.plain)  # before its spaces are collapsed
+
+    def space(at: int) -> bool:
+        return text[at].isspace() and at not in b.boundaries
+
+    for el in b.elements:
         if el["kind"] == "placeholder":
             at = el["start"]  # its own space is text[at]
-            el["space_before"] = at == 0 or text[at - 1].isspace()
-            el["space_after"] = at + 1 >= len(text) or text[at + 1].isspace()
+            el["space_before"] = at == 0 or space(at - 1)
+            el["space_after"] = at + 1 >= len(text) or space(at + 1)
 
 
 def _collapse(text: str, elements: list[dict]) -> str:
@@ -259,7 +269,7 @@ def parse_markup(text: str) -> Markup:
     if b.open:
         el = b.elements[b.open[-1]]
         raise DataError(f"{el['opening']!r} is never closed; add </{el['name']}> where it ends")
-    _spacing("".join(b.plain), b.elements)
+    _spacing(b)
     plain = _collapse("".join(b.plain), b.elements)
     if not plain:
         raise DataError("the text has no words outside the markup; add the text to translate")

@@ -123,10 +123,12 @@ def test_a_line_break_separates_words_and_a_break_opportunity_does_not():
         ("the <b>{x}</b>cat", True, False),
         ('a<a href="/x">{x}</a> b', False, True),
         ("a{x}b", False, False),
+        ("one<br/>{x} two", False, True),  # a line break before it is no space
+        ("{a}{b} c", False, True),  # the last one: another placeholder before it is no space
     ],
 )
 def test_a_placeholders_spacing_is_read_from_the_text_around_it_tags_aside(text, before, after):
-    (el,) = [e for e in parse_markup(text).elements if e.kind == "placeholder"]
+    el = [e for e in parse_markup(text).elements if e.kind == "placeholder"][-1]
     assert (el.space_before, el.space_after) == (before, after)
 
 
