@@ -51,7 +51,8 @@ def standardise(heads: np.ndarray) -> np.ndarray:
 def dtw_path(cost: np.ndarray) -> list[tuple[int, int]]:
     """The cheapest monotonic path through ``cost`` ``[tgt, src]`` from ``(0, 0)`` to ``(tgt-1, src-1)``,
     with steps ``(1, 1)``, ``(1, 0)`` and ``(0, 1)``: its cells ``(t, s)`` in order. Ties prefer the
-    diagonal, then the step down (as Whisper's backtrace does)."""
+    diagonal, then the step down (Whisper's backtrace prefers the step along the row: only exact ties
+    differ)."""
     cost = np.asarray(cost, dtype=np.float64)
     if cost.ndim != 2 or 0 in cost.shape:
         raise InputError(f"dynamic time warping needs a non-empty [target, source] matrix, got shape {cost.shape}")
