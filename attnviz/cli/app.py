@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from attnviz.cli.options import int_in
-from attnviz.data.multi30k import MULTI30K_ENV
+from attnviz.data import MULTI30K_ENV
 from attnviz.errors import ConfigError, resolved
 
 HELP = "start the Streamlit app (all its pages) in a local web server"
