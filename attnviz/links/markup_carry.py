@@ -99,33 +99,33 @@ class MarkupResult:
         }
 
 
-def _lowered(text: str) -> tuple[str, list[int]]:
-    """``text`` lowercased, and for each of its characters the index of the character of ``text`` it came
-    from (lowercasing may lengthen a character: ``İ`` is ``i`` and a combining dot)."""
-    low, where = [], []
+def _folded(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` case-folded a character at a time (case folding, unlike ``lower``, reads no context: a
+    final ``Σ`` folds as any other), for each character of the result the index of the character of
+    ``text`` it came from (folding may lengthen one: ``İ``, ``ß``), and for each character of ``text``,
+    and its end, where it begins in the result."""
+    folded, where, starts = [], [], []
     for p, c in enumerate(text):
-        lowered = c.lower()
-        low.append(lowered)
-        where += [p] * len(lowered)
-    return "".join(low), where
+        starts.append(len(where))
+        f = c.casefold()
+        folded.append(f)
+        where += [p] * len(f)
+    starts.append(len(where))
+    return "".join(folded), where, starts
 
 
 def locate(words: list[str], text: str, side: str = "source") -> list[Range]:
     """Each word's ``[start, end)`` character offsets in ``text``, found left to right: the first place the
     word is, as written or with its case changed (a tokenizer may show a lowercased form)."""
-    lowered, where = _lowered(text)
-    lowered_at = [0] * (len(text) + 1)  # the index in ``lowered`` where each character of ``text`` begins
-    for k in range(len(where) - 1, -1, -1):
-        lowered_at[where[k]] = k
-    lowered_at[len(text)] = len(lowered)
+    folded, where, starts = _folded(text)
     offsets, pos = [], 0
     for word in words:
         at = text.find(word, pos)
         found = (at, at + len(word)) if at >= 0 else None
-        low = word.lower()
-        loose = lowered.find(low, lowered_at[pos]) if low else -1
+        key = word.casefold()
+        loose = folded.find(key, starts[pos]) if key else -1
         if loose >= 0 and (found is None or where[loose] < found[0]):
-            found = (where[loose], where[loose + len(low) - 1] + 1)
+            found = (where[loose], where[loose + len(key) - 1] + 1)
         if found is None:
             raise DataError(
                 f"the model's {side} word {word[:40]!r} is not in the {side} text as written; the model's "

@@ -174,6 +174,11 @@ def test_a_word_lowercasing_lengthens_is_found_where_it_is():
     assert r.spans[0].flags == ()  # not widened
 
 
+def test_a_lowercased_word_ending_in_a_final_sigma_is_found_in_capitals():
+    # "ΟΔΟΣ".lower() writes the final sigma ς, where the capital Σ alone lowercases to σ
+    assert locate(["οδος", "και"], "ΟΔΟΣ ΚΑΙ") == [(0, 4), (5, 8)]
+
+
 def test_the_first_place_a_word_is_is_taken_whatever_its_case():
     assert locate(["the", "dog", "saw", "the", "cat"], "The dog saw the cat") == [
         (0, 3),
