@@ -94,10 +94,15 @@ def streamlit_command(args: argparse.Namespace) -> tuple[list[str], dict[str, st
     return command, env
 
 
+def _parts(path: str) -> list[str]:
+    """A URL path's parts, without the empty ones that slashes at its ends or doubled make."""
+    return [part for part in path.strip().split("/") if part]
+
+
 def base_path(path: str) -> str:
     """A base URL path as Streamlit takes it (no slashes at the ends); one that is not a plain path of
     letters, digits, ``-``, ``_``, ``.`` and ``~`` between slashes is refused."""
-    parts = [part for part in path.strip().split("/") if part]
+    parts = _parts(path)
     if not all(_PATH_PART.fullmatch(part) and part not in (".", "..") for part in parts):
         raise ConfigError(
             f"--base-url-path {path[:60]!r} is not a plain URL path: use letters, digits, -, _, . and ~ between "
@@ -110,8 +115,7 @@ def served_at(args: argparse.Namespace, env: dict[str, str]) -> str:
     """The address the app answers at: the host, the port and the base path, as given or from Streamlit's
     environment variable."""
     path = args.base_url_path if args.base_url_path is not None else env.get("STREAMLIT_SERVER_BASE_URL_PATH", "")
-    path = "/".join(part for part in path.split("/") if part)
-    return f"http://{args.host}:{args.port}/{path + '/' if path else ''}"
+    return f"http://{args.host}:{args.port}/" + "".join(f"{part}/" for part in _parts(path))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -55,12 +55,8 @@ def test_pairs(meta: dict, limit: int | None = None) -> list[Pair]:
     models and uploads folders, another session's upload): the rest of the page still works."""
     try:
         spec, options = measured_on(meta)
-    except AttnvizError as e:
-        st.caption(f"No test pairs for this model: {error_text(e)}")
-        return []
-    try:
         corpus = cached_corpus(spec, **options, split="test")  # Multi30k reads its test files alone
-    except AttnvizError as e:  # its data is not on this machine (a Multi30k folder elsewhere, a file gone)
+    except AttnvizError as e:  # no data named, or not on this machine (a Multi30k folder elsewhere, a file gone)
         st.caption(f"No test pairs for this model: {error_text(e)}")
         return []
     return corpus.test[:limit] if limit else corpus.test
