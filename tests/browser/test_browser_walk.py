@@ -57,6 +57,8 @@ def test_toggle_journey_and_no_overlaps_on_any_page(server, tmp_path):
             )
             page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
             settle(page)
+            heading = page.get_by_role("heading", level=1)  # for screen readers; drawn nowhere
+            assert heading.count() == 1 and heading.text_content() == "Explore attention"
             heat = page.locator(".js-plotly-plot").first.bounding_box()
             if width == 1280:
                 assert heat["y"] < height, "the heatmap starts above the fold at 1280x720"

@@ -37,6 +37,7 @@ from attnviz_app.app_pages.shared.state import defaults_were_shown
 FORMAT = 1  # the record's layout: a new layout gets a new number
 FILE_NAME = "explore-front.json"
 TABS_KEY = "explore_view_tabs"  # the st.tabs widget: fed from, and writing to, EXPLORE_VIEW
+HEADING = "Explore attention"  # the page's h1, for screen readers (compact_top)
 BOX_LABEL = "Source sentence (press Enter to translate)"
 BOX_HELP = "One sentence in the model's source language; the heatmaps are redrawn on Enter."
 LEXICON_LABEL, LEXICON_KEY = "What can I type? The toy-fr lexicon", "explore_lexicon_open"  # toy-fr's expander
@@ -52,8 +53,16 @@ painted = threading.Event()  # set when a session has drawn the record, or found
 
 
 def compact_top() -> None:
-    """Less empty space above the page's first widget, so a heatmap fits above the fold at 1280×720."""
-    st.html("<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
+    """Less empty space above the page's first widget, so a heatmap fits above the fold at 1280×720,
+    and the page's level-1 heading: read by screen readers and heading navigation, drawn nowhere (the
+    navigation already names the page), its element taken out of the page's flow so it adds no gap."""
+    st.html(
+        "<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}"
+        " [data-testid='stElementContainer']:has(.attnviz-unseen) {position: absolute;}"
+        " .attnviz-unseen {position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;"
+        " overflow: hidden; clip-path: inset(50%); white-space: nowrap; border: 0;}</style>"
+        f"<h1 class='attnviz-unseen'>{HEADING}</h1>"
+    )
 
 
 def view_changed() -> None:
