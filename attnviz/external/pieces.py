@@ -13,8 +13,11 @@ Special tokens are not words: on the source side every special token (``</s>``, 
 language code) is gathered into the one final ``<eos>`` column (attention parked on a special
 token, the NULL alignment ``<eos>`` stands for in attnviz); on the target side a language code
 forced as the first token (or after ``</s>``, as mBART-cc25 puts it) is left out and the final
-``</s>`` becomes ``<eos>``. A bare ``▁``
-(SentencePiece's word boundary as a piece of its own) joins the piece after it.
+``</s>`` becomes ``<eos>``. A bare ``▁`` (SentencePiece's word boundary as a piece of its own) joins
+the piece after it: on the source side its column is summed into that token's, on the target side its
+row is not one of the token's rows (:attr:`Grouping.rows`), as it writes no letter. A token's row is
+then the mean of the rows of pieces that write its text, and a word's row (a mean over its tokens)
+weighs each such piece alike.
 """
 
 from __future__ import annotations
@@ -43,6 +46,13 @@ class Grouping:
 
     tokens: list[str]  # attnviz tokens: "pie@@" pieces, words, "<eos>" last when there is one
     groups: list[list[int]]  # for each token, its positions in the tokenizer's sequence
+    markers: frozenset[int] = frozenset()  # positions of bare word-start markers joined to the piece after them
+
+    @property
+    def rows(self) -> list[list[int]]:
+        """For each token, the positions whose attention rows it averages: its group without a bare
+        marker (which writes no letter), unless the marker is all the group holds."""
+        return [[i for i in g if i not in self.markers] or g for g in self.groups]
 
 
 def _marked(pieces: list[str], marker: str | None, text_of: Callable[[str], str]) -> list[tuple[str, bool, bool]]:
@@ -81,12 +91,14 @@ def group_pieces(
     starts: list[bool] = []
     ends: list[bool] = []
     pending: list[int] = []  # a bare word-start marker waiting for its piece
+    markers: set[int] = set()
     for position, (text, start, end) in zip(body, marks, strict=True):
         if not text and start and not end:
             pending.append(position)
             continue
         texts.append(text or pieces[position])
         groups.append([*pending, position])
+        markers.update(pending)
         starts.append(start or bool(pending) or not groups[:-1])
         ends.append(end)
         pending = []
@@ -107,4 +119,4 @@ def group_pieces(
     elif side == "target" and eos is not None and special and special[eos]:
         tokens.append(EOS)
         groups.append([eos % len(special)])
-    return Grouping(tokens, groups)
+    return Grouping(tokens, groups, frozenset(markers))

@@ -87,8 +87,8 @@ class CrossAttention:
 
     def weights_of(self, pieces: np.ndarray) -> np.ndarray:
         """Weights on the tokenizer's pieces (``[..., tgt_pieces, src_pieces]``) merged onto the attnviz
-        tokens: ``[..., tgt, src]``, a token's rows averaged, its columns summed."""
-        return merge_groups(pieces, self.target.groups, self.source.groups)
+        tokens: ``[..., tgt, src]``, a token's rows averaged (:attr:`Grouping.rows`), its columns summed."""
+        return merge_groups(pieces, self.target.rows, self.source.groups)
 
     def weights(self, layer: int | None = None, head: int | None = None) -> np.ndarray:
         """:meth:`pieces_weights` merged onto the attnviz tokens: ``[tgt, src]``."""
@@ -122,7 +122,7 @@ class CrossAttention:
 
     def _one(self, pieces: np.ndarray) -> Alignment:
         """``pieces`` (``[tgt_pieces, src_pieces]`` weights) as an ``Alignment`` on the attnviz tokens."""
-        rows, cols = self.target.groups, self.source.groups
+        rows, cols = self.target.rows, self.source.groups
         w = self.weights_of(pieces)  # [tgt, src]
         with np.errstate(divide="ignore"):
             scores = np.log(w)  # [tgt, src]
@@ -142,7 +142,7 @@ class CrossAttention:
             score=f"{self.model_type} cross-attention",
             style=STYLE,
             log_prob=self.log_prob,
-            token_log_probs=np.array([lp[g].sum() for g in rows]),
+            token_log_probs=np.array([lp[g].sum() for g in self.target.groups]),
             encoder_attention=encoder.astype(np.float32),
         )
 

@@ -11,7 +11,17 @@ import pytest
 import torch
 
 from attnviz.errors import AttnvizError, CheckpointError, InputError
-from attnviz.external import Pick, group_pieces, head_aer, load_hf, score_picks, word_reading, word_stack
+from attnviz.external import (
+    CrossAttention,
+    Pick,
+    group_pieces,
+    head_aer,
+    load_hf,
+    score_picks,
+    word_reading,
+    word_stack,
+)
+from attnviz.external.heads import word_matrices
 from attnviz.links import directional_links, parse_pharaoh, read_words, score_table
 from tests.support.hf_models import BUILDERS, GOLD, REFERENCE, SOURCE, m2m_folder, marian_folder
 
@@ -224,3 +234,35 @@ def test_pieces_become_attnviz_tokens(pieces, special, marker, side, tokens):
     assert sorted(i for g in grouping.groups for i in g) == sorted(
         i for i in range(len(pieces)) if side == "source" or not special[i] or i == len(pieces) - 1
     )
+
+
+def test_a_bare_marker_writes_no_row_so_a_word_weighs_its_text_pieces_alike():
+    """Target "▁ bl ack" (a bare ▁ joined to "bl"): the word's row is the mean of its two text pieces'
+    rows, in the one-head reading, in every head's word matrix and in the Alignment the views merge; the
+    bare marker's source column is still summed into its word."""
+    source = group_pieces(["▁chat", "▁", "no", "ir", "</s>"], [False] * 4 + [True], "▁", "source")
+    target = group_pieces(["▁", "bl", "ack", "</s>"], [False] * 3 + [True], "▁", "target")
+    assert target.tokens == ["bl@@", "ack", "<eos>"] and target.rows == [[1], [2], [3]]
+    rows = np.array(  # [tgt_pieces, src_pieces]: ▁, bl, ack, </s> over ▁chat, ▁, no, ir, </s>
+        [[0.62, 0.0, 0.38, 0.0, 0.0], [0.62, 0.1, 0.1, 0.18, 0.0], [0.3, 0.0, 0.7, 0.0, 0.0], [0, 0, 0, 0, 1.0]]
+    )
+    c = CrossAttention(
+        source=source,
+        target=target,
+        source_pieces=["▁chat", "▁", "no", "ir", "</s>"],
+        target_pieces=["▁", "bl", "ack", "</s>"],
+        attention=rows[None, None],
+        encoder_attention=np.zeros((1, 1, 5, 5)),
+        encoder_states=np.zeros((5, 2)),
+        decoder_states=np.zeros((4, 2)),
+        token_log_probs=np.log([0.5, 0.5, 0.5, 0.5]),
+        source_unknown=[False] * 5,
+        model_type="marian",
+    )
+    expected = np.array([[(0.62 + 0.3) / 2, (0.1 + 0.1 + 0.18 + 0.7) / 2]])  # chat, noir
+    words, src, tgt = word_matrices(c, [Pick(0, 0)])
+    assert (src, tgt) == (["chat", "noir"], ["black"])
+    np.testing.assert_allclose(words[0], expected)
+    np.testing.assert_allclose(word_reading(c, Pick(0, 0)).weights, expected)
+    np.testing.assert_allclose(read_words(c.alignment(0, 0)).weights, expected)
+    assert c.alignment(0, 0).log_prob == pytest.approx(4 * np.log(0.5))  # the marker's probability counts
