@@ -83,8 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--margin",
         type=float_in(0, 1),
-        default=MARGIN,
-        help=f"a head aligns when its silver AER is this far below the median (default {MARGIN})",
+        help=f"with --silver: a head aligns when its silver AER is this far below the median (default {MARGIN})",
     )
     add_gold_convention(p)
     p.add_argument("--top", type=int_in(1, 10_000), default=10, help="rows of the head ranking printed (default 10)")
@@ -110,6 +109,8 @@ def _ranking(args: argparse.Namespace) -> bool:
     if args.silver is None:
         if args.silver_train:
             raise InputError("--silver-train is what eflomal learns from; add --silver eflomal or drop it")
+        if args.margin is not None:
+            raise InputError("--margin picks the heads that align by their silver AER; add --silver eflomal or drop it")
         corpus = (args.src, args.tgt, args.gold, args.pairs)
         if any(corpus) and not (have_pairs and args.gold):
             raise InputError(
@@ -228,10 +229,14 @@ def _rank_silver(args: argparse.Namespace, model: HFModel) -> int:
     train = list(zip(*read_pairs(args.silver_train), strict=True)) if args.silver_train else []
     silver = silver_links(sources, targets, train)
     names, stacks = hf_head_attention(model, sources, targets)
-    ranking = rank_heads(names, stacks, silver, gold, args.method, args.threshold, args.margin)
+    margin = MARGIN if args.margin is None else args.margin
+    ranking = rank_heads(names, stacks, silver, gold, args.method, args.threshold, margin)
     if args.json:
-        print_json({"model": model.info.model_type, "silver": "eflomal", **ranking.to_dict()})
+        read = {} if found is None else {"gold": gold_summary(args.gold, found)}
+        print_json({"model": model.info.model_type, "silver": "eflomal", **read, **ranking.to_dict()})
         return 0
+    if found is not None:
+        print(gold_line(args.gold, found))
     print(
         f"{ranking.pairs} pairs, links by {args.method}; silver: eflomal's links on the same pairs; "
         "lowest silver AER first"
@@ -242,6 +247,6 @@ def _rank_silver(args: argparse.Namespace, model: HFModel) -> int:
         print(f"{h.name:<28} {h.silver_aer:>10.3f} {shown:>8} {'yes' if h.aligns else '':>6}")
     print(f"aligning heads ({ranking.rule}): {', '.join(ranking.aligning) or '(none)'}")
     if gold is not None:
-        rho = "undefined (one ranking is flat)" if ranking.spearman is None else f"{ranking.spearman:.3f}"
-        print(f"Spearman, silver vs gold AER over {len(ranking.heads)} heads: {rho}")
+        count = f"{len(ranking.heads)} head{'s' if len(ranking.heads) != 1 else ''}"
+        print(f"Spearman, silver vs gold AER over {count}: {ranking.spearman_text}")
     return 0

@@ -24,6 +24,7 @@ from attnviz.external.hf import HFModel
 from attnviz.links import DIRECTIONAL, EFLOMAL_METHOD, GoldAlignment, directional_links, run_eflomal, score_links
 
 MARGIN = 0.05  # default: how far below the median silver AER a head must be to count as aligning
+TOLERANCE = 1e-9  # a head exactly the margin below the median aligns, whatever floats make of the difference
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,15 @@ class HeadRanking:
     @property
     def rule(self) -> str:
         return f"silver AER <= median {self.median:.3f} - margin {self.margin:.3f}"
+
+    @property
+    def spearman_text(self) -> str:
+        """Spearman's correlation to three places, or why it is undefined."""
+        if self.spearman is not None:
+            return f"{self.spearman:.3f}"
+        if len(self.heads) < 2:
+            return "undefined (one head: a ranking needs two or more)"
+        return "undefined (one ranking is flat)"
 
     def to_dict(self) -> dict:
         rows = [_row(h) for h in self.heads]
@@ -133,6 +143,10 @@ def rank_heads(
         raise InputError(f"links per head come from {', '.join(DIRECTIONAL)}, not {method!r}")
     if not names:
         raise InputError("no heads to rank; give at least one attention matrix per pair")
+    if not attention:
+        raise DataError("no sentence pairs to rank the heads on; give one attention stack per pair")
+    if not 0 <= margin <= 1:  # NaN fails too
+        raise InputError(f"margin {margin}: a head aligns this far below the median AER; give a number from 0 to 1")
     if len(attention) != len(silver) or (gold is not None and len(gold) != len(silver)):
         have = "" if gold is None else f", {len(gold)} gold"
         raise DataError(f"{len(attention)} attention stacks, {len(silver)} silver{have} alignments; give one per pair")
@@ -149,7 +163,8 @@ def rank_heads(
     heads = []
     for k, name in enumerate(names):
         gold_k = None if gold_aer is None else float(gold_aer[k])
-        heads.append(HeadScore(name, float(silver_aer[k]), gold_k, bool(silver_aer[k] <= median - margin)))
+        aligns = median - silver_aer[k] >= margin - TOLERANCE  # AERs are ratios: 0.70 - 0.05 is 0.6499999...
+        heads.append(HeadScore(name, float(silver_aer[k]), gold_k, bool(aligns)))
     heads.sort(key=lambda h: h.silver_aer)
     rho = None if gold_aer is None else spearman(silver_aer, gold_aer)
     return HeadRanking(heads, len(silver), method, median, margin, rho)

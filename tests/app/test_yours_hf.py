@@ -204,7 +204,17 @@ def _pairs() -> tuple[str, bytes, str]:
     return "pairs.txt", "\n".join(lines).encode(), "text/plain"
 
 
-def test_every_head_ranked_against_eflomal_without_gold_then_with_gold(folder):
+def test_every_head_ranked_against_eflomal_without_gold_then_with_gold(folder, monkeypatch):
+    from attnviz.external import silver_links
+    from attnviz_app.app_pages.yours import hf_rank
+
+    calls = []  # eflomal's sampler is not seeded: its links are found once per model and pairs
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return silver_links(*args, **kwargs)
+
+    monkeypatch.setattr(hf_rank, "silver_links", counted)
     at = _open(page(), folder)
     at.toggle(key="yours_hf_rank").set_value(True).run()
     assert at.segmented_control(key="yours_hf_rank_against").value == "silver" and at.info
@@ -222,6 +232,14 @@ def test_every_head_ranked_against_eflomal_without_gold_then_with_gold(folder):
     at.number_input(key="yours_hf_rank_margin").set_value(0.0).run()  # every head at or below the median aligns
     aligning = list(at.dataframe[0].value.query("aligns")["attention"])
     assert len(aligning) >= 6
+    assert at.dataframe[0].value.equals(table.assign(aligns=at.dataframe[0].value["aligns"]))  # same silver AERs
+    at.segmented_control(key="yours_hf_rank_method").set_value("threshold").run()
+    assert at.number_input(key="yours_hf_rank_threshold").value == 0.3  # the threshold is shown, and can be set
+    assert any(r"threshold links \(0\.3\) on words" in c.value for c in at.caption)
+    at.number_input(key="yours_hf_rank_threshold").set_value(0.1).run()
+    assert any(r"threshold links \(0\.1\) on words" in c.value for c in at.caption)
+    at.segmented_control(key="yours_hf_rank_method").set_value("argmax").run()
+    assert len(calls) <= 1  # margin, method and threshold rank the same heads against the same links
     at.button(key="yours_hf_silver_compare").click().run()
     layer, head = at.selectbox(key="yours_hf_layer").value, at.selectbox(key="yours_hf_head").value
     assert f"layer {layer}, head {head}" == aligning[0]

@@ -21,6 +21,7 @@ from attnviz_app.app_pages.yours.hf_heads import ALL, MAX_COMPARED, compare_head
 RANK_KEY, AGAINST_KEY = "yours_hf_rank", "yours_hf_rank_against"  # RANK_KEY's convention: _format, _base
 RANK_GOLD_KEY, RANK_SRC_KEY, RANK_TGT_KEY = "yours_hf_rank_gold", "yours_hf_rank_src", "yours_hf_rank_tgt"
 RANK_METHOD_KEY, MARGIN_KEY = "yours_hf_rank_method", "yours_hf_rank_margin"
+THRESHOLD_KEY, THRESHOLD = "yours_hf_rank_threshold", 0.3  # the threshold method's weight, as the panel's default
 ALIGNING_KEY = "yours_hf_aligning"  # (model path, [(layer, head), ...]): the heads the last silver ranking found
 AGAINST = {"silver": "eflomal's links (silver: no gold needed)", "gold": "a gold file only"}
 SILVER_NOTE = (
@@ -48,22 +49,47 @@ def _gold_set(files: tuple, fmt: str, base: int | str) -> GoldSet:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _ranking(
-    path: str, version: float, label: str, files: tuple, fmt: str, base: int | str, method: str
+    path: str, version: float, label: str, files: tuple, fmt: str, base: int | str, method: str, threshold: float
 ) -> tuple[list[dict], GoldSet]:
     """Every head, layer and the average scored against a gold set (``_gold_set(files, fmt, base)``), lowest
     AER first, and the gold set; DataError for a bad file."""
     gold_set = _gold_set(files, fmt, base)
     model = hf_cache.model(path, version, label)
-    rows = score_picks(model, gold_set.sources, gold_set.targets, gold_set.gold, method=method)
+    rows = score_picks(model, gold_set.sources, gold_set.targets, gold_set.gold, method=method, threshold=threshold)
     return sorted(rows, key=lambda row: row["AER"]), gold_set
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
 def _silver(
-    path: str, version: float, label: str, files: tuple, gold: tuple | None, method: str, margin: float
+    path: str,
+    version: float,
+    label: str,
+    files: tuple,
+    gold: tuple | None,
+    method: str,
+    threshold: float,
+    margin: float,
 ) -> tuple[HeadRanking, GoldSet | None]:
-    """Every head ranked against eflomal's links of the pairs (``files``: the pair files as ``_gold_set``
-    takes them, without the gold), and against the gold set ``_gold_set(*gold)`` when given."""
+    """Every head ranked against eflomal's links of the pairs, and against the gold set when given. The
+    links and the heads' attention are found once per model and files (:func:`_silver_inputs`): another
+    method, threshold or margin ranks the same heads against the same silver links."""
+    sources, targets, gold_set = _pairs(files, gold)
+    names, stacks, silver = _heads_and_silver(path, version, label, sources, targets)
+    gold_links = gold_set.gold if gold_set else None
+    return rank_heads(names, stacks, silver, gold_links, method, threshold, margin), gold_set
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _heads_and_silver(path: str, version: float, label: str, sources: list, targets: list) -> tuple[list, list, list]:
+    """Every head's attention on the pairs as words, and eflomal's links of the pairs: found once per model
+    and pairs (eflomal's sampler is not seeded: found again, its links and so the silver AERs would move)."""
+    model = hf_cache.model(path, version, label)
+    names, stacks = hf_head_attention(model, sources, targets)
+    return names, stacks, silver_links(sources, targets)
+
+
+def _pairs(files: tuple, gold: tuple | None) -> tuple[list, list, GoldSet | None]:
+    """The sentence pairs to rank on (``files``: the pair files as ``_gold_set`` takes them, without the
+    gold), as the gold set ``_gold_set(*gold)`` reads them when given, with that gold set."""
     gold_set = _gold_set(*gold) if gold else None
     if gold_set is not None:
         sources, targets = gold_set.sources, gold_set.targets
@@ -75,11 +101,7 @@ def _silver(
             text_lines(src, src_name), text_lines(tgt, tgt_name) if target else None, names
         )
         check_pairs(sources, targets, (src_name, tgt_name or src_name))
-    model = hf_cache.model(path, version, label)
-    names, stacks = hf_head_attention(model, sources, targets)
-    silver = silver_links(sources, targets)
-    ranking = rank_heads(names, stacks, silver, gold_set.gold if gold_set else None, method, margin=margin)
-    return ranking, gold_set
+    return sources, targets, gold_set
 
 
 def _uploads(against: str) -> tuple[tuple | None, tuple | None]:
@@ -112,7 +134,7 @@ def rank(folder: Path, label: str, layers: int, heads: int) -> None:
     )
     pairs, gold = _uploads(against)
     files = (gold, *pairs) if gold and pairs else None
-    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    left, middle, right = st.columns([3, 1, 1], vertical_alignment="bottom")
     method = (
         left.segmented_control(
             "Links from attention",
@@ -124,6 +146,18 @@ def rank(folder: Path, label: str, layers: int, heads: int) -> None:
         )
         or "argmax"
     )
+    threshold = THRESHOLD
+    if method == "threshold":
+        threshold = middle.number_input(
+            "Threshold",
+            0.05,
+            1.0,
+            THRESHOLD,
+            0.05,
+            key=THRESHOLD_KEY,
+            help="A link for every cell whose weight on words reaches this.",
+            persist_state="session",
+        )
     fmt, base = "auto", "auto"
     if gold:
         read = (lambda f, b: _gold_set(files, f, b).convention) if files else None
@@ -145,7 +179,8 @@ def rank(folder: Path, label: str, layers: int, heads: int) -> None:
                 "against eflomal's links, so you see which heads align without gold."
             )
             return
-        _show_silver(folder, label, pairs, (files, fmt, base) if gold else None, method, margin, (layers, heads))
+        links = (method, threshold, margin)
+        _show_silver(folder, label, pairs, (files, fmt, base) if gold else None, links, (layers, heads))
         return
     if files is None:
         st.info(
@@ -153,19 +188,22 @@ def rank(folder: Path, label: str, layers: int, heads: int) -> None:
             "scored, so you see which heads align."
         )
         return
-    _show_gold(folder, label, files, fmt, base, method)
+    _show_gold(folder, label, files, fmt, base, method, threshold)
 
 
-def _show_gold(folder: Path, label: str, files: tuple, fmt: str, base: int | str, method: str) -> None:
+def _show_gold(
+    folder: Path, label: str, files: tuple, fmt: str, base: int | str, method: str, threshold: float
+) -> None:
     try:
         with st.spinner("Forcing every pair and scoring every head…"):
-            rows, gold_set = _ranking(str(folder), hf_cache.version(folder), label, files, fmt, base, method)
+            version = hf_cache.version(folder)
+            rows, gold_set = _ranking(str(folder), version, label, files, fmt, base, method, threshold)
     except AttnvizError as e:
         st.error(error_text(e))
         return
     for warning in gold_set.warnings:
         st.warning(escape_markdown(warning))
-    st.caption(escape_markdown(f"{len(gold_set.gold)} pairs, {method} links on words, lowest AER first."))
+    st.caption(escape_markdown(f"{len(gold_set.gold)} pairs, {_links(method, threshold)} on words, lowest AER first."))
     st.dataframe(
         pd.DataFrame(rows).drop(columns=["layer", "head"]), hide_index=True, key="yours_hf_rank_table", height=260
     )
@@ -174,12 +212,18 @@ def _show_gold(folder: Path, label: str, files: tuple, fmt: str, base: int | str
     st.button(f"Open the best: {best['attention']}", key="yours_hf_rank_open", on_click=open_head, args=(layer, head))
 
 
+def _links(method: str, threshold: float) -> str:
+    return f"threshold links ({threshold:g})" if method == "threshold" else f"{method} links"
+
+
 def _show_silver(
-    folder: Path, label: str, pairs: tuple, gold: tuple | None, method: str, margin: float, size: tuple[int, int]
+    folder: Path, label: str, pairs: tuple, gold: tuple | None, links: tuple[str, float, float], size: tuple[int, int]
 ) -> None:
+    method, threshold, margin = links
     try:
         with st.spinner("Aligning the pairs with eflomal, forcing every pair and scoring every head…"):
-            ranking, gold_set = _silver(str(folder), hf_cache.version(folder), label, pairs, gold, method, margin)
+            version = hf_cache.version(folder)
+            ranking, gold_set = _silver(str(folder), version, label, pairs, gold, method, threshold, margin)
     except AttnvizError as e:
         st.error(error_text(e))
         return
@@ -189,7 +233,9 @@ def _show_silver(
     aligning = [heads[name] for name in ranking.aligning]
     st.session_state[ALIGNING_KEY] = (str(folder), aligning)
     st.caption(
-        escape_markdown(f"{ranking.pairs} pairs, {method} links on words, lowest silver AER first. " + SILVER_NOTE)
+        escape_markdown(
+            f"{ranking.pairs} pairs, {_links(method, threshold)} on words, lowest silver AER first. " + SILVER_NOTE
+        )
     )
     table = pd.DataFrame(ranking.to_dict()["rows"]).rename(
         columns={"silver_AER": "silver AER", "gold_AER": "gold AER", "aligns": "aligns"}
@@ -200,10 +246,10 @@ def _show_silver(
     names = ", ".join(ranking.aligning) or "none stands out"
     st.markdown(escape_markdown(f"Heads that align ({ranking.rule}): {names}."))
     if gold_set is not None:
-        rho = "undefined (one ranking is flat)" if ranking.spearman is None else f"{ranking.spearman:.3f}"
+        count = f"{len(ranking.heads)} head{'s' if len(ranking.heads) != 1 else ''}"
         st.caption(
             escape_markdown(
-                f"Spearman's rank correlation of the silver and gold AERs over {len(ranking.heads)} heads: {rho}."
+                f"Spearman's rank correlation of the silver and gold AERs over {count}: {ranking.spearman_text}."
             )
         )
     a, b = st.columns(2)

@@ -80,10 +80,16 @@ def test_every_head_ranked_against_silver_and_gold(capsys, folder, tmp_path):
     result = json.loads(out)
     rows = result["rows"]
     assert result["silver"] == "eflomal" and result["pairs"] == 2 and len(rows) == 3 * 4  # every head, no averages
+    assert (result["gold"]["file"], result["gold"]["format"]) == (str(gold), "pharaoh")  # how the gold was read
     assert [r["silver_AER"] for r in rows] == sorted(r["silver_AER"] for r in rows)
     assert all(r["gold_AER"] is not None for r in rows) and "median" in result["rule"]
     assert result["aligning"] == [r["attention"] for r in rows if r["aligns"]]
     assert result["spearman"] is None or -1 <= result["spearman"] <= 1
+    silver_and_gold = ["--rank-heads", "--silver", "eflomal", "--pairs", str(bitext), "--gold", str(gold)]
+    code, out, err = run(capsys, "hf", str(folder), *silver_and_gold, "--top", "2")
+    assert code == 0, err
+    assert out.splitlines()[0].startswith(f"gold: {gold}: pharaoh or talp (")  # as the gold-only ranking says
+    assert "Spearman, silver vs gold AER over 12 heads: " in out
 
 
 def test_silver_ranking_needs_no_gold(capsys, folder, tmp_path):
@@ -122,6 +128,7 @@ def test_silver_ranking_needs_no_gold(capsys, folder, tmp_path):
         (["{folder}", "--pairs", "p.txt", "--src", "a.txt"], "not both"),
         (["{folder}", "--pairs", "p.txt"], "--silver eflomal to rank without gold"),
         (["{folder}", "--silver-train", "p.txt"], "add --silver eflomal"),
+        (["{folder}", "--pairs", "p.txt", "--gold", "g.txt", "--margin", "0.3"], "add --silver eflomal"),
         (["{folder}", "x", "--silver", "eflomal", "--pairs", "p.txt"], "give a source sentence"),
         (["{folder}", "--silver", "eflomal", "--pairs", "p.txt", "--layer", "1"], "drop --layer"),
     ],

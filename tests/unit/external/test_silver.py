@@ -59,3 +59,38 @@ def test_bad_input_says_the_fix():
         rank_heads(["a"], [stack], [[(0, 0)]], method="intersection")
     with pytest.raises(InputError, match="no heads"):
         rank_heads([], [stack], [[(0, 0)]])
+
+
+def _right_on(k: int, words: int = 20) -> np.ndarray:
+    """A head whose argmax links the first ``k`` target words to their own source word, the rest to another."""
+    m = np.eye(words)[:, np.r_[1:words, 0]]  # every word on the next one: no link on the diagonal
+    m[:k] = np.eye(words)[:k]
+    return m  # [tgt, src]
+
+
+def test_a_head_exactly_the_margin_below_the_median_aligns():
+    """Silver AERs 0.65, 0.70 and 1.0 (1 - F1 of 7, 6 and 0 right links of 20): the median is 0.70 and
+    0.65 is 0.05 below it, though 0.70 - 0.05 is 0.6499999... in floats."""
+    stack = np.stack([_right_on(7), _right_on(6), _right_on(0)])  # [heads, tgt, src]
+    ranking = rank_heads(["x", "y", "z"], [stack], [[(i, i) for i in range(20)]], margin=0.05)
+    assert [h.silver_aer for h in ranking.heads] == pytest.approx([0.65, 0.70, 1.0])
+    assert ranking.aligning == ["x"]
+
+
+def test_no_pairs_and_a_margin_outside_0_to_1_are_refused():
+    stack = np.stack([DIAGONAL])
+    with pytest.raises(DataError, match="no sentence pairs"):
+        rank_heads(["a"], [], [])
+    for margin in (float("nan"), -0.5, 1.5):
+        with pytest.raises(InputError, match="from 0 to 1"):
+            rank_heads(["a"], [stack], [[(0, 0)]], margin=margin)
+
+
+def test_spearman_says_why_it_is_undefined():
+    silver, gold = [[(0, 0), (1, 1), (2, 2)]], as_gold([[(0, 0), (1, 1), (2, 2)]])
+    one = rank_heads(["a"], [np.stack([DIAGONAL])], silver, gold)
+    assert one.spearman is None and one.spearman_text == "undefined (one head: a ranking needs two or more)"
+    flat = rank_heads(["a", "b"], [np.stack([DIAGONAL, DIAGONAL])], silver, gold)
+    assert flat.spearman_text == "undefined (one ranking is flat)"
+    two = rank_heads(["a", "b", "c"], [np.stack([DIAGONAL, REVERSED, FIRST])], silver, gold)
+    assert two.spearman_text == f"{two.spearman:.3f}"
