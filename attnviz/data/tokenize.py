@@ -29,14 +29,38 @@ _WORD_RE = re.compile(
     f"|\\S[{MARKS}]*{MODIFIER}?(?:\u200d\\S[{MARKS}]*{MODIFIER}?)*",
     re.UNICODE,
 )
+# Cut 3: as cut 2, and a Chinese character (a CJK ideograph, Han in Japanese too) is a word of its own, as
+# BERT's tokenizer cuts Chinese; Hebrew's maqaf, geresh and gershayim join letters (בית־הספר, ארה״ב) as a
+# hyphen does; invisible format characters (direction marks, soft hyphen, zero-width space, a BOM) are no
+# token: they only part the words around them.
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef\U00030000-\U0003134f"
+INVISIBLE = "\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+_LETTER_3 = f"[^\\W_{HAN}][{MARKS}]*"  # a letter or digit but a Chinese character, with its marks
+_WORD_RE_3 = re.compile(
+    f"(?:{_LETTER_3})+(?:['\u2019\\-\u200c\u200d\u05be\u05f3\u05f4](?:{_LETTER_3})+)*"
+    f"|[{HAN}][{MARKS}]*"
+    f"|{FLAG}"
+    f"|(?![{INVISIBLE}])\\S[{MARKS}]*{MODIFIER}?(?:\u200d\\S[{MARKS}]*{MODIFIER}?)*",
+    re.UNICODE,
+)
 # How words were cut before attnviz kept marks and emoji sequences with their letters (a checkpoint
 # trained then reads text that way: see Tokenizer.word_cut)
 _WORD_RE_1 = re.compile(r"[^\W_]+(?:['\u2019\-][^\W_]+)*|\S", re.UNICODE)
-CUTS = (1, 2)  # a word tokenizer's cuts: 2 keeps marks and emoji sequences whole, 1 was an older attnviz's
+# a word tokenizer's cuts: 3 cuts Chinese characters, joins Hebrew words and skips invisible marks, 2 keeps
+# marks and emoji sequences whole, 1 was an older attnviz's
+CUTS = (1, 2, 3)
+_WORD_RES = {1: _WORD_RE_1, 2: _WORD_RE, 3: _WORD_RE_3}
+UNNAMED_CUT = 2  # the cut of a checkpoint saved before tokenizers named theirs (unless its vocabulary says 1)
 # a token only cut 1 gives: one starting with a mark, a joiner or a skin tone, or half a flag
 _CUT_1_TOKEN = re.compile(f"[{MARKS}\u200c\u200d]|{MODIFIER}|[\U0001f1e6-\U0001f1ff]$")
-_NO_SPACE_BEFORE = set(".,;:!?)]}%'\u2019\u00bb")
-_NO_SPACE_AFTER = set("([{\u00ab")
+# Latin, Arabic (، ؛ ؟), Devanagari (। ॥) and CJK (full-width) punctuation that ends or opens a phrase
+_NO_SPACE_BEFORE = set(
+    ".,;:!?)]}%'\u2019\u00bb\u060c\u061b\u061f\u0964\u0965\u3001\u3002\uff01\uff09\uff0c\uff1a\uff1b\uff1f"
+)
+_NO_SPACE_BEFORE |= set("\u300d\u300f\u3011\u3015\u3009\u300b")  # 」』】〕〉》
+_NO_SPACE_AFTER = set("([{\u00ab\uff08\u300c\u300e\u3010\u3014\u3008\u300a")  # （「『【〔〈《
+# text written without spaces: Chinese characters, kana and CJK punctuation join their neighbours so
+_UNSPACED = re.compile(f"[{HAN}\u3000-\u303f\u3040-\u30ff\uff00-\uffef]")
 # Every control (Cc) and surrogate (Cs) code point but the newline. Unicode's stability policy
 # fixes both categories; a test checks the class against unicodedata over every code point.
 _CONTROL_RE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -73,7 +97,7 @@ class Tokenizer:
         text = clean_text(text)
         if self.kind == "char":
             return list(" ".join(text.split()))
-        return (_WORD_RE if self.word_cut > 1 else _WORD_RE_1).findall(text)
+        return _WORD_RES[self.word_cut].findall(text)
 
     def split(self, text: str) -> list[str]:
         """Surface tokens, exactly as typed (after cleaning control characters)."""
@@ -165,7 +189,8 @@ class Tokenizer:
             tokens = join_pieces(tokens)
         out = ""
         for tok in tokens:
-            if out and not (tok in _NO_SPACE_BEFORE or out[-1] in _NO_SPACE_AFTER):
+            unspaced = tok and out and _UNSPACED.match(out[-1]) and _UNSPACED.match(tok[0])
+            if out and not (tok in _NO_SPACE_BEFORE or out[-1] in _NO_SPACE_AFTER or unspaced):
                 out += " "
             out += tok
         return out
@@ -189,7 +214,7 @@ class Tokenizer:
         try:
             cut = d.get("word_cut")
             if cut is None:
-                cut = cut_of(vocab) if vocab is not None and d["kind"] == "word" else CUTS[-1]
+                cut = cut_of(vocab) if vocab is not None and d["kind"] == "word" else UNNAMED_CUT
             if type(cut) is not int:
                 raise TypeError(f"cut must be one of {CUTS}")
             merges = d.get("merges")
@@ -206,6 +231,7 @@ class Tokenizer:
 
 
 def cut_of(vocab: Sequence[str]) -> int:
-    """The word cut a vocabulary was built with: 1 when one of its tokens starts with a combining mark, a
-    zero-width joiner or a skin tone, or is half a flag, as only the older cut leaves them; else 2."""
-    return 1 if any(_CUT_1_TOKEN.match(token) for token in vocab) else CUTS[-1]
+    """The word cut a checkpoint saved before tokenizers named theirs was built with: 1 when one of its
+    vocabulary's tokens starts with a combining mark, a zero-width joiner or a skin tone, or is half a
+    flag, as only the oldest cut leaves them; else 2, the cut of that time."""
+    return 1 if any(_CUT_1_TOKEN.match(token) for token in vocab) else UNNAMED_CUT

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from attnviz.data.tokenize import _WORD_RE, Tokenizer
+from attnviz.data.tokenize import _WORD_RES, Tokenizer
 
 
 def clean_text(text: str) -> str:
@@ -17,6 +17,6 @@ def clean_text(text: str) -> str:
 def tokenize(tokenizer: Tokenizer, text: str) -> list[str]:
     """What ``tokenizer.tokenize(text)`` gives, the slow way."""
     text = clean_text(text)
-    words = list(" ".join(text.split())) if tokenizer.kind == "char" else _WORD_RE.findall(text)
+    words = list(" ".join(text.split())) if tokenizer.kind == "char" else _WORD_RES[tokenizer.word_cut].findall(text)
     forms = [w.lower() if tokenizer.lowercase else w for w in words]
     return tokenizer.bpe.segment_all(forms) if tokenizer.bpe is not None else forms

@@ -93,7 +93,9 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
         persist_state="session",
         disabled=builtin,
         help="Real corpora only: rare words split into known pieces (orange@@ farbenen), "
-        "so fewer <unk>. The attention maps then show the pieces.",
+        "so fewer <unk>. The attention maps then show the pieces. Words are cut at spaces and punctuation, "
+        "each Chinese character a word of its own: text written without spaces in another script (Japanese "
+        "kana, Thai) is one word per run unless segmented first, and BPE merges cut inside the runs.",
     )
     _follow_default(PROBE_KEY, PROBES.get(spec, ""))
     probe = probe_input(spec)

@@ -65,7 +65,12 @@ def test_a_word_keeps_its_marks_and_an_emoji_its_sequence(text, tokens):
 def test_the_compiled_path_cuts_as_the_plain_one(text):
     assert clean_text(text) == tokenize_reference.clean_text(text)
     bpe = BPE.learn(["the", "orange", "hat", "and", "the", "orange", "coat", "männer", "hemden"] * 3, 20)
-    for tokenizer in [*(Tokenizer(k, lowercase) for k in KINDS for lowercase in (True, False)), Tokenizer(bpe=bpe)]:
+    cuts = [Tokenizer(word_cut=cut) for cut in (1, 2)]
+    for tokenizer in [
+        *(Tokenizer(k, lowercase) for k in KINDS for lowercase in (True, False)),
+        Tokenizer(bpe=bpe),
+        *cuts,
+    ]:
         assert tokenizer.tokenize(text) == tokenize_reference.tokenize(tokenizer, text)
 
 
@@ -150,8 +155,9 @@ def test_a_tokenizer_saved_before_cuts_were_named_cuts_as_its_vocabulary_was_bui
     assert Tokenizer.from_dict(unnamed, ["<pad>", "<unk>", "<bos>", "<eos>", "🇩", "cat"]).word_cut == 1
     assert Tokenizer.from_dict(unnamed, ["<pad>", "<unk>", "<bos>", "<eos>", "हिन्दी", "cat"]).word_cut == 2
     assert Tokenizer.from_dict({"kind": "char", "lowercase": True}, ["ि"]).word_cut == 2  # characters are characters
-    assert Tokenizer.from_dict(Tokenizer().to_dict(), ["ि"]).word_cut == 2  # a named cut is taken as named
-    for bad in (3, "1", True):
+    assert Tokenizer.from_dict(Tokenizer(word_cut=2).to_dict(), ["ि"]).word_cut == 2  # a named cut is taken as named
+    assert Tokenizer.from_dict(Tokenizer().to_dict()).word_cut == 3  # a new tokenizer cuts the newest way
+    for bad in (4, "1", True):
         with pytest.raises(CheckpointError, match="word_cut"):
             Tokenizer.from_dict({**unnamed, "word_cut": bad})
 
@@ -163,3 +169,43 @@ def test_an_older_subword_tokenizer_cuts_words_as_it_did_before_its_merges():
     assert old.split(HINDI) == ["ह", "ि", "न", "्", "द", "ी", "क", "ि", "त", "ा", "ब"]
     with pytest.raises(ConfigError, match="word cut"):
         Tokenizer(word_cut=0)
+
+
+@pytest.mark.parametrize(
+    ("text", "new", "before"),
+    [
+        ("这猫吃苹果。", ["这", "猫", "吃", "苹", "果", "。"], ["这猫吃苹果", "。"]),  # Chinese characters: a word each
+        ("はしるねこ 漢字かな", ["はしるねこ", "漢", "字", "かな"], ["はしるねこ", "漢字かな"]),  # kana runs stay words
+        (
+            "ארה״ב ובית־הספר ג׳ירפה",
+            ["ארה״ב", "ובית־הספר", "ג׳ירפה"],
+            ["ארה", "״", "ב", "ובית", "־", "הספר", "ג", "׳", "ירפה"],
+        ),
+        ("\u200fחתול\u200f שחור", ["חתול", "שחור"], ["\u200f", "חתול", "\u200f", "שחור"]),  # direction marks
+        (
+            "a\u200bb \ufeffc d\u00ade \u2066f\u2069",
+            ["a", "b", "c", "d", "e", "f"],
+            None,
+        ),  # zero-width, BOM, soft hyphen
+        ("l'homme re-enter 🐈\u200d⬛ 🇫🇷 हिन्दी", ["l'homme", "re-enter", "🐈\u200d⬛", "🇫🇷", "हिन्दी"], "same"),
+    ],
+)
+def test_cut_3_cuts_chinese_characters_joins_hebrew_words_and_skips_invisible_marks(text, new, before):
+    """A new tokenizer cuts so; a checkpoint that recorded cut 2 goes on reading text as it was trained."""
+    assert Tokenizer(lowercase=False).split(text) == new
+    if before is not None:
+        assert Tokenizer(lowercase=False, word_cut=2).split(text) == (new if before == "same" else before)
+
+
+@pytest.mark.parametrize(
+    ("tokens", "text"),
+    [
+        (["这", "猫", "吃", "苹", "果", "。"], "这猫吃苹果。"),
+        (["He", "said", "「", "你好", "」", "."], "He said 「你好」."),
+        (["الرجل", "يشرب", "ماء", "؟"], "الرجل يشرب ماء؟"),
+        (["वह", "पानी", "पीता", "है", "।"], "वह पानी पीता है।"),
+        (["a", "man", "(", "tall", ")", "."], "a man (tall)."),
+    ],
+)
+def test_detokenize_attaches_the_punctuation_of_every_script(tokens, text):
+    assert Tokenizer(lowercase=False).detokenize(tokens) == text
