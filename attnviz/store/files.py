@@ -9,6 +9,7 @@ so a name is never held forever by a dead server, and a lock file nobody holds i
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import tempfile
@@ -36,7 +37,10 @@ def slugify(name: str, max_len: int = 60) -> str:
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_.")[:max_len].strip("-_")
     if not slug:
-        raise ConfigError(f"the model name {name!r} has no letters or digits; give it a name such as 'dates-dot'")
+        raise ConfigError(
+            f"the model name {name!r} has no ASCII letters or digits; a model's file name keeps only A-Z, a-z, "
+            "0-9, '-' and '_': give it a name such as 'dates-dot' (its task and languages show beside it)"
+        )
     return slug
 
 
@@ -72,8 +76,17 @@ def file_stem(model: str, sentence: str, what: str = "") -> str:
     """A download's file name without extension: the model's name (or :func:`models_slug` of
     several, never cut), a slug of the sentence, what the file holds
     (``toy-fr-general-luong-the-cat-eats-weights``)."""
-    parts = [slug(model, 200), slug(sentence), slug(what, 40)]
+    parts = [slug(model, 200), slug(sentence), _spelled_out(sentence), slug(what, 40)]
     return "-".join(p for p in parts if p) or "attnviz"
+
+
+def _spelled_out(text: str) -> str:
+    """For a text with letters or digits that have no ASCII spelling (Arabic, Chinese, Hindi...), which
+    :func:`slug` drops: the first 8 hex digits of its SHA-256, so each sentence's files have their own
+    names; else ``""``."""
+    if not any(c.isalnum() and not unicodedata.normalize("NFKD", c).encode("ascii", "ignore") for c in text):
+        return ""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
 def shipped_names() -> set[str]:

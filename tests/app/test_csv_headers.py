@@ -24,7 +24,7 @@ def headers(at, media: dict) -> dict[str, list[str]]:
     for button in at.get("download_button"):
         saved = media.get(Path(button.proto.url).stem)
         if saved is not None and (saved[1] or "").endswith(".csv"):
-            out[saved[1]] = next(csv.reader(io.StringIO(saved[0].decode())))
+            out[saved[1]] = next(csv.reader(io.StringIO(saved[0].decode("utf-8-sig"))))
     return out
 
 
@@ -53,7 +53,7 @@ def test_the_math_panels_csv_names_each_column_once(app_env):
     tr = load_checkpoint(app_env / "toyfr-general-luong.safetensors")
     al = tr.translate(REPEATS)
     for s in (0, 3):  # both "the"
-        header = next(csv.reader(io.StringIO(cell_numbers(tr, al, 0, s).to_csv())))
+        header = next(csv.reader(io.StringIO(cell_numbers(tr, al, 0, s).to_csv().removeprefix("\ufeff"))))
         assert header == ["t", "s", "target_token", "source_token", "line", "label", "index", "word", "value"]
 
 

@@ -34,7 +34,7 @@ def test_csv_rows_are_target_steps(app_models_dir):
 
 def test_a_repeated_source_word_names_two_columns_once_each():
     al = make_alignment(["the", "cat", "saw", "the", "dog"], ["x"], seed=4)
-    header = matrix_csv(al).splitlines()[0].split(",")
+    header = matrix_csv(al).removeprefix("\ufeff").splitlines()[0].split(",")
     assert header == ["step", "target", "0:the", "1:cat", "2:saw", "3:the", "4:dog", "5:<eos>"]
     assert len(set(header)) == len(header)
     assert list(matrix_frame(al).iloc[0, 2:]) == list(al.weights[0])

@@ -24,7 +24,9 @@ def test_text_cells_and_column_names_are_quoted_and_numbers_kept():
 
 def test_a_name_met_again_is_numbered_so_each_column_is_named_once():
     frame = pd.DataFrame([[1, 2, 3, 4]], columns=["the", "cat", "the", "the (2)"])
-    header = csv_text(frame).splitlines()[0].split(",")
+    text = csv_text(frame)
+    assert text.startswith("\ufeff")  # a spreadsheet reads the file as UTF-8
+    header = text.removeprefix("\ufeff").splitlines()[0].split(",")
     assert header == ["the", "cat", "the (3)", "the (2)"]  # a number another column has is skipped
     back = pd.read_csv(io.StringIO(csv_text(frame)))
     assert list(back.columns) == header and back.iloc[0].tolist() == [1, 2, 3, 4]

@@ -6,6 +6,9 @@ import fcntl
 import os
 import time
 
+import pytest
+
+from attnviz.errors import ConfigError
 from attnviz.store import files
 from attnviz.store.checkpoint import save
 from tests.support.tiny import tiny_translator
@@ -54,6 +57,21 @@ def test_file_stems_carry_the_model_and_a_slug_of_the_sentence():
     )
     assert len(files.slug("word " * 40)) <= 40 and not files.slug("word " * 40).endswith("-")
     assert files.file_stem("", "???") == "attnviz"
+
+
+def test_a_sentence_with_no_ascii_spelling_still_names_its_files_apart():
+    """Arabic, Chinese or Hindi letters have no ASCII spelling: a hash of the sentence keeps each
+    sentence's files apart, where the slug alone would name them all after the model."""
+    stems = {files.file_stem("ar-en", text, "weights") for text in ("الْ قِطّ يَأْكُل", "الْ قِطّ", "这猫吃苹果", "आदमी")}
+    assert len(stems) == 4 and all(s.startswith("ar-en-") and s.endswith("-weights") for s in stems)
+    assert files.file_stem("m", "北京 Beijing", "w").startswith("m-Beijing-")  # what has a spelling stays
+    assert files.file_stem("m", "le château", "w") == "m-le-chateau-w"  # accents alone are spelled out
+
+
+def test_a_model_name_in_another_script_is_told_what_a_file_name_keeps():
+    for name in ("中文模型", "نموذج"):
+        with pytest.raises(ConfigError, match=r"no ASCII letters or digits.*A-Z"):
+            files.slugify(name)
 
 
 def test_several_models_name_a_file_whole():
