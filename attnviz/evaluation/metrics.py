@@ -6,6 +6,7 @@ convention as Pharaoh ``i-j`` files and :meth:`attnviz.decoding.trace.Alignment.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -25,12 +26,33 @@ def _check_pairs(hypotheses: list[str], references: list[str]) -> None:
         )
 
 
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u0f00-\u0fff]")  # Thai, Lao, Myanmar, Khmer, Tibetan
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
+def bleu_tokenize(references: list[str]) -> str:
+    """The sacreBLEU tokenization BLEU reads ``references`` with: ``"zh"`` (each Chinese character a
+    token) when a third or more of their letters are Chinese characters or kana, ``"char"`` when as many
+    are Thai, Lao, Myanmar, Khmer or Tibetan (written without spaces between words, so 13a would read a
+    sentence as one word), else ``"13a"``, the standard's."""
+    text = "".join(references)
+    letters = len(_LETTERS.findall(text))
+    if letters and 3 * len(_CJK.findall(text)) >= letters:
+        return "zh"
+    if letters and 3 * len(_UNSPACED.findall(text)) >= letters:
+        return "char"
+    return "13a"
+
+
 def bleu(hypotheses: list[str], references: list[str], lowercase: bool = True) -> float:
-    """Corpus BLEU (sacrebleu, 13a tokenization) of detokenized strings, 0-100; 0.0 if empty."""
+    """Corpus BLEU (sacreBLEU, :func:`bleu_tokenize`'s tokenization of the references: 13a for text
+    written with spaces) of detokenized strings, 0-100; 0.0 if empty."""
     _check_pairs(hypotheses, references)
     if not hypotheses:
         return 0.0
-    return float(sacrebleu.corpus_bleu(hypotheses, [references], lowercase=lowercase).score)
+    tokenize = bleu_tokenize(references)
+    return float(sacrebleu.corpus_bleu(hypotheses, [references], lowercase=lowercase, tokenize=tokenize).score)
 
 
 def exact_match(hypotheses: list[str], references: list[str]) -> float:

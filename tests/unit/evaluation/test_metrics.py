@@ -14,6 +14,7 @@ from attnviz.evaluation.metrics import (
     alignment_counts,
     alignment_links,
     bleu,
+    bleu_tokenize,
     entropy,
     exact_match,
     js_divergence,
@@ -42,6 +43,22 @@ def test_bleu_identical_corpus_is_100_and_disjoint_is_0():
     refs = ["the cat sat on the mat", "a dog ran in the park today"]
     assert bleu(refs, refs) == pytest.approx(100.0)
     assert bleu(["zz yy xx ww vv", "qq pp oo nn mm ll"], refs) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    ("reference", "output", "tokenize"),
+    [
+        ("这只猫吃苹果。", "这只狗吃苹果。", "zh"),  # one character of seven wrong
+        ("ねこがりんごを食べる。", "ねこがみかんを食べる。", "zh"),
+        ("แมวกินแอปเปิ้ล", "แมวกินส้ม", "char"),
+    ],
+)
+def test_bleu_reads_text_written_without_spaces_by_its_characters(reference, output, tokenize):
+    """13a would read each of these sentences as one word: an exact output 100, any other 0."""
+    assert bleu_tokenize([reference]) == tokenize
+    assert bleu([reference], [reference]) == pytest.approx(100)
+    assert 0 < bleu([output], [reference]) < 100
+    assert bleu_tokenize(["A man rides a bike.", "Ein Mann fährt Rad."]) == "13a"
 
 
 def test_bleu_lowercase_flag():
