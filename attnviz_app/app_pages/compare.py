@@ -20,6 +20,7 @@ from attnviz.plots import (
     shared_range,
 )
 from attnviz.store import file_stem, models_slug
+from attnviz_app.app_pages.explore.screen import measure_page, page_width
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
@@ -27,10 +28,19 @@ from attnviz_app.app_pages.shared.model_ui import model_meta, pick_models, test_
 from attnviz_app.app_pages.shared.paper_ui import paper_download
 from attnviz_app.app_pages.shared.reading_ui import merge_toggle
 
-PER_ROW, PANEL_PX = 2, 390  # a wrapping grid: 2 maps a row, in columns of 394 px at 1280 px
+PANEL_PX, GAP_PX = 390, 24  # a wrapping grid: 2 maps a row, in columns of 394 px at 1280 px
+
+
+def grid(width: int) -> tuple[int, int]:
+    """Maps a row and the widest a map may be, for a main column ``width`` px wide: two maps of
+    :data:`PANEL_PX` where they fit side by side, else one a row as wide as the column."""
+    return (2, PANEL_PX) if width >= 2 * PANEL_PX + GAP_PX else (1, min(width, 2 * PANEL_PX))
+
 
 st.title("Compare attention")
 models = require_models()
+measure_page()  # the main column's width, from the browser: the grid is laid out for it
+PER_ROW, PANEL = grid(page_width())
 with st.sidebar:
     chosen = pick_models(models, key="cmp_models")
     values = st.radio(
@@ -133,7 +143,7 @@ for start in range(0, len(names), PER_ROW):
     titles = [f"{name} ({reading[name].note})" if reading[name].note else name for name in row]
     figs = align_tops(
         [
-            explore_heatmap(aligned[name], values, title, zmin, zmax, max_width=PANEL_PX)
+            explore_heatmap(aligned[name], values, title, zmin, zmax, max_width=PANEL)
             for name, title in zip(row, titles, strict=True)
         ]
     )
@@ -162,7 +172,8 @@ a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a", per
 b_name = col_b.selectbox("minus model B", names, index=1, key="cmp_b", persist_state="session")
 try:
     a, b = common_steps(aligned[a_name], aligned[b_name])
-    st.plotly_chart(difference_heatmap(a, b, (a_name, b_name)), key="cmp_diff", config=plot_config("difference"))
+    difference = difference_heatmap(a, b, (a_name, b_name), max_width=page_width())
+    st.plotly_chart(difference, key="cmp_diff", config=plot_config("difference"))
     st.caption(
         "Red (+): A attends more than B; blue (−): less. Each row of both maps sums to 1, so each row sums to 0."
     )

@@ -31,8 +31,9 @@ cols = st.columns(5)
 cols[0].metric("train pairs", summary["pairs"]["train"])
 cols[1].metric("valid pairs", summary["pairs"]["valid"])
 cols[2].metric("test pairs", summary["pairs"]["test"])
-cols[3].metric("source vocabulary", summary["source_vocab_size"])
-cols[4].metric("target vocabulary", summary["target_vocab_size"])
+VOCAB_HELP = "The vocabulary built from the training split's {} side"
+cols[3].metric("source vocab", summary["source_vocab_size"], help=VOCAB_HELP.format("source"))
+cols[4].metric("target vocab", summary["target_vocab_size"], help=VOCAB_HELP.format("target"))
 for note in summary["notes"]:
     st.caption(f"ℹ️ {user_text(note)}")
 

@@ -279,7 +279,7 @@ def formula_models(models_dir, tmp_path, monkeypatch):
 def downloaded_csv(at: AppTest, media: dict, key: str) -> list[list[str]]:
     """The rows of the CSV that download button ``key`` sends."""
     data, _ = media[Path(at.download_button(key=key).proto.url).stem]
-    return list(csv.reader(io.StringIO(data.decode())))
+    return list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))  # a BOM starts every CSV
 
 
 def test_evaluate_csv_downloads_neutralise_model_names_a_spreadsheet_would_run(formula_models, media):

@@ -245,3 +245,34 @@ def test_a_first_visit_to_a_page_url_opens_it_inside_the_app(server):
         page.goto(f"{server}/train")
         page.get_by_role("heading", name="Train a model").wait_for(timeout=WAIT_MS)
         browser.close()
+
+
+LABEL_SEEN = """() => {
+    const label = document.querySelector('.st-key-explore_text label');
+    const box = label.getBoundingClientRect();
+    return label.contains(document.elementFromPoint(box.left + 20, box.top + box.height / 2));
+}"""
+
+
+def test_the_sentence_label_is_below_the_header_with_the_sidebar_closed_and_on_a_phone(server):
+    """Streamlit's header turns opaque with the sidebar closed and on a phone: the sentence box's label
+    (the page's one hint that Enter translates) must start below it, and stay compact with it open."""
+    from playwright.sync_api import sync_playwright
+
+    phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 3}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        for options in ({"viewport": {"width": 1366, "height": 768}}, phone):
+            page = browser.new_context(**options).new_page()
+            page.goto(f"{server}/?task=toy-fr&score=general&style=luong&text=the+cat+eats+.", wait_until="load")
+            page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+            settle(page)
+            assert page.evaluate(LABEL_SEEN), f"{options['viewport']}: the label is under the header"
+            if options is not phone:
+                assert page.locator(".st-key-explore_text").bounding_box()["y"] < 40  # compact with the sidebar open
+                page.locator('[data-testid="stSidebar"]').hover()
+                page.locator('[data-testid="stSidebarCollapseButton"] button').first.click()
+                page.wait_for_function("document.querySelector('[data-testid=stSidebar]').dataset.collapsed === 'true'")
+                settle(page)
+                assert page.evaluate(LABEL_SEEN), "sidebar closed: the label is under the header"
+        browser.close()

@@ -53,11 +53,15 @@ painted = threading.Event()  # set when a session has drawn the record, or found
 
 
 def compact_top() -> None:
-    """Less empty space above the page's first widget, so a heatmap fits above the fold at 1280×720,
-    and the page's level-1 heading: read by screen readers and heading navigation, drawn nowhere (the
-    navigation already names the page), its element taken out of the page's flow so it adds no gap."""
+    """Less empty space above the page's first widget while the sidebar is open, so a heatmap fits above
+    the fold at 1280×720 (Streamlit's header is transparent then; with the sidebar closed, and on a
+    phone, it is opaque and 3.75rem tall, so the sentence box's label starts below it), and the page's
+    level-1 heading: read by screen readers and heading navigation, drawn nowhere (the navigation
+    already names the page), its element taken out of the page's flow so it adds no gap."""
     st.html(
-        "<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}"
+        "<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 4.2rem;}"
+        " body:has([data-testid='stSidebar'][data-collapsed='false'])"
+        " [data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}"
         " [data-testid='stElementContainer']:has(.attnviz-unseen) {position: absolute;}"
         " .attnviz-unseen {position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;"
         " overflow: hidden; clip-path: inset(50%); white-space: nowrap; border: 0;}</style>"

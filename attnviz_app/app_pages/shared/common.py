@@ -124,11 +124,6 @@ def header_config(path: str) -> dict:
         return {}
 
 
-def compact_top() -> None:
-    """Less empty space above the page's first widget, so a heatmap fits above the fold at 1280×720."""
-    st.html("<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
-
-
 def escape_markdown(text: str) -> str:
     """``text`` shown literally by ``st.markdown``/``st.warning`` (no emphasis, links, LaTeX, HTML)."""
     return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text)

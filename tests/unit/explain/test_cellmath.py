@@ -222,7 +222,7 @@ def test_downloads_keep_every_entry():
     assert len(steps["annotation"]["value"]) == tr.config.memory_dim
     assert steps["e"]["value"] == pytest.approx(float(al.scores[0, 1]), rel=1e-5)
     assert doc["top_words"][0][0] == al.target_tokens[0]
-    rows = list(csv.DictReader(io.StringIO(cell.to_csv())))
+    rows = list(csv.DictReader(io.StringIO(cell.to_csv().removeprefix("\ufeff"))))
     assert sum(r["label"] == "U_a key" for r in rows) == tr.config.attn_dim
     assert [float(r["value"]) for r in rows if r["label"] == "query"] == pytest.approx(al.states[0].tolist())
     assert {(r["t"], r["s"], r["target_token"], r["source_token"]) for r in rows} == {
@@ -242,7 +242,7 @@ def test_the_csv_neutralises_labels_that_a_spreadsheet_would_run_and_keeps_numbe
         step("e", "e", -math.inf),
     ]
     cell = CellMath(0, 0, "dot", "luong", "f", "=a", "+b", steps)
-    rows = list(csv.reader(io.StringIO(cell.to_csv())))
+    rows = list(csv.reader(io.StringIO(cell.to_csv().removeprefix("\ufeff"))))
     cell_of = ["0", "0", "'+b", "'=a"]  # t, s, target and source token: tokens are guarded too
     assert rows == [
         ["t", "s", "target_token", "source_token", "line", "label", "index", "word", "value"],
