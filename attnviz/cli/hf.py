@@ -247,6 +247,5 @@ def _rank_silver(args: argparse.Namespace, model: HFModel) -> int:
         print(f"{h.name:<28} {h.silver_aer:>10.3f} {shown:>8} {'yes' if h.aligns else '':>6}")
     print(f"aligning heads ({ranking.rule}): {', '.join(ranking.aligning) or '(none)'}")
     if gold is not None:
-        count = f"{len(ranking.heads)} head{'s' if len(ranking.heads) != 1 else ''}"
-        print(f"Spearman, silver vs gold AER over {count}: {ranking.spearman_text}")
+        print(f"Spearman, silver vs gold AER over {ranking.counted}: {ranking.spearman_text}")
     return 0

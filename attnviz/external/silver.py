@@ -59,6 +59,11 @@ class HeadRanking:
         return f"silver AER <= median {self.median:.3f} - margin {self.margin:.3f}"
 
     @property
+    def counted(self) -> str:
+        """How many heads were ranked, in words: ``"12 heads"``, ``"1 head"``."""
+        return f"{len(self.heads)} head{'' if len(self.heads) == 1 else 's'}"
+
+    @property
     def spearman_text(self) -> str:
         """Spearman's correlation to three places, or why it is undefined."""
         if self.spearman is not None:

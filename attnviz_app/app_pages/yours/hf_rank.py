@@ -70,7 +70,7 @@ def _silver(
     margin: float,
 ) -> tuple[HeadRanking, GoldSet | None]:
     """Every head ranked against eflomal's links of the pairs, and against the gold set when given. The
-    links and the heads' attention are found once per model and files (:func:`_silver_inputs`): another
+    links and the heads' attention are found once per model and pairs (:func:`_heads_and_silver`): another
     method, threshold or margin ranks the same heads against the same silver links."""
     sources, targets, gold_set = _pairs(files, gold)
     names, stacks, silver = _heads_and_silver(path, version, label, sources, targets)
@@ -246,10 +246,10 @@ def _show_silver(
     names = ", ".join(ranking.aligning) or "none stands out"
     st.markdown(escape_markdown(f"Heads that align ({ranking.rule}): {names}."))
     if gold_set is not None:
-        count = f"{len(ranking.heads)} head{'s' if len(ranking.heads) != 1 else ''}"
         st.caption(
             escape_markdown(
-                f"Spearman's rank correlation of the silver and gold AERs over {count}: {ranking.spearman_text}."
+                f"Spearman's rank correlation of the silver and gold AERs over {ranking.counted}: "
+                f"{ranking.spearman_text}."
             )
         )
     a, b = st.columns(2)

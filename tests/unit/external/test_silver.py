@@ -94,3 +94,4 @@ def test_spearman_says_why_it_is_undefined():
     assert flat.spearman_text == "undefined (one ranking is flat)"
     two = rank_heads(["a", "b", "c"], [np.stack([DIAGONAL, REVERSED, FIRST])], silver, gold)
     assert two.spearman_text == f"{two.spearman:.3f}"
+    assert (one.counted, two.counted) == ("1 head", "3 heads")
