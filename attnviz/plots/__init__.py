@@ -15,6 +15,7 @@ from attnviz.plots.explore import (
 )
 from attnviz.plots.heads import GRID_SCALES, GridLayout, grid_layout, heads_grid
 from attnviz.plots.heatmap import plot_config
+from attnviz.plots.history import NARROW_PX as REPLAY_MIN_PX
 from attnviz.plots.history import point_label, replay_figure, replay_html
 from attnviz.plots.images import IMAGE_FORMATS, MIME, can_write_images, figure_html, figure_image, figure_images
 from attnviz.plots.links import gold_figure, links_figure
@@ -32,6 +33,7 @@ __all__ = [
     "IMAGE_FORMATS",
     "MEASURES",
     "MIME",
+    "REPLAY_MIN_PX",
     "SPAN_COLOURS",
     "GridLayout",
     "ReportSummary",

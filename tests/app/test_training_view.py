@@ -64,6 +64,18 @@ def test_both_replays_the_two_styles_on_one_axis_of_progress(app_env):
     assert all("." in f["name"] for f in by_epochs["frames"]) and by_epochs["frames"][-1]["name"] == "2.00"
 
 
+def test_both_in_a_narrow_column_stacks_one_replay_per_style(app_env):
+    """Below the replay's 700 px layout the two maps would run into each other: one replay per style."""
+    at = start(explore_style="both", explore_page_width=358)  # a phone's column
+    assert not at.exception, at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    replays = [s for s in specs if s.get("frames")]
+    assert len(replays) == 2
+    assert [len([t for t in s["data"] if t["type"] == "heatmap"]) for s in replays] == [1, 1]
+    assert any("too narrow" in c.value for c in at.caption)
+    assert at.download_button(key="explore_history_html") is not None  # the download keeps both
+
+
 @pytest.fixture
 def no_history(app_models_dir, tmp_path, monkeypatch):
     """The app models, with toyfr-general-luong saved again without its history but with a recipe."""

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from attnviz.plots import plot_config, replay_figure, replay_html
+from attnviz.plots import REPLAY_MIN_PX, plot_config, replay_figure, replay_html
 from attnviz.store import ModelEntry, models_slug, read_history, visible_to
 from attnviz_app import page_file
+from attnviz_app.app_pages.explore.screen import page_width
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, session_id, user_errors
 from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
 
@@ -129,16 +130,21 @@ def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, e
         "epoch ends). In Both, the two models are placed on the same axis.",
     )
     chosen = {name: _with_probe(h, probes[probe]) for name, h in histories.items()}
+    stacked = len(chosen) > 1 and page_width() < REPLAY_MIN_PX  # Both in a column too narrow for two maps
     with user_errors():
         fig = replay_figure(chosen, probe=0, axis=axis)
+        shown = [replay_figure({name: h}, probe=0, axis=axis) for name, h in chosen.items()] if stacked else [fig]
     models = [entries[name].name for name in histories]  # the files are named after the models
     stem = models_slug(models) or "model"
-    st.plotly_chart(
-        fig,
-        key=f"explore_history_{'-'.join(histories)}",
-        width="stretch",
-        config=plot_config(f"attnviz-history-{stem}", image_format),
-    )
+    for k, figure in enumerate(shown):
+        st.plotly_chart(
+            figure,
+            key=f"explore_history_{'-'.join(histories)}" + (f"_{k}" if stacked else ""),
+            width="stretch",
+            config=plot_config(f"attnviz-history-{stem}", image_format),
+        )
+    if stacked:
+        st.caption("The column is too narrow for the two replays side by side: one under the other, each its ▶.")
     st.caption(CAPTION)
     _table(chosen)
     title = f"attnviz: how attention formed ({', '.join(models)})"
