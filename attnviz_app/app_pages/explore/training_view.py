@@ -132,8 +132,8 @@ def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, e
     chosen = {name: _with_probe(h, probes[probe]) for name, h in histories.items()}
     stacked = len(chosen) > 1 and page_width() < REPLAY_MIN_PX  # Both in a column too narrow for two maps
     with user_errors():
-        fig = replay_figure(chosen, probe=0, axis=axis)
-        shown = [replay_figure({name: h}, probe=0, axis=axis) for name, h in chosen.items()] if stacked else [fig]
+        parts = [{name: h} for name, h in chosen.items()] if stacked else [chosen]
+        shown = [replay_figure(part, probe=0, axis=axis) for part in parts]
     models = [entries[name].name for name in histories]  # the files are named after the models
     stem = models_slug(models) or "model"
     for k, figure in enumerate(shown):
@@ -150,7 +150,7 @@ def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, e
     title = f"attnviz: how attention formed ({', '.join(models)})"
     st.download_button(
         "Download the animation (HTML, plays offline)",
-        lambda: replay_html(fig, title),
+        lambda: replay_html(replay_figure(chosen, probe=0, axis=axis) if stacked else shown[0], title),  # one axis
         file_name=f"attnviz-history-{stem}.html",
         mime="text/html",
         key="explore_history_html",
