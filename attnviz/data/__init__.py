@@ -8,6 +8,7 @@ from attnviz.data.spec import TASKS, is_file_spec, load_corpus, pair_options, ta
 from attnviz.data.streamed import summarize_spec
 from attnviz.data.summary import pairs_frame, summarize
 from attnviz.data.tables import table_columns
+from attnviz.data.tokenize import HAN
 from attnviz.data.toyfr import EXAMPLE, LEXICON
 from attnviz.data.vocab import BOS_ID, EOS, EOS_ID, PAD_ID, UNK, UNK_ID
 
@@ -16,6 +17,7 @@ __all__ = [
     "EOS",
     "EOS_ID",
     "EXAMPLE",
+    "HAN",
     "LEXICON",
     "MARK",
     "MULTI30K_ENV",

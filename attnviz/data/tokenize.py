@@ -33,7 +33,7 @@ _WORD_RE = re.compile(
 # BERT's tokenizer cuts Chinese; Hebrew's maqaf, geresh and gershayim join letters (בית־הספר, ארה״ב) as a
 # hyphen does; invisible format characters (direction marks, soft hyphen, zero-width space, a BOM) are no
 # token: they only part the words around them.
-HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef\U00030000-\U0003134f"
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"  # CJK ideographs, all planes 2-3
 INVISIBLE = "\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
 _LETTER_3 = f"[^\\W_{HAN}][{MARKS}]*"  # a letter or digit but a Chinese character, with its marks
 _WORD_RE_3 = re.compile(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import sacrebleu
 
-from attnviz.data import EOS, Link
+from attnviz.data import EOS, HAN, Link
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
 
@@ -26,7 +26,7 @@ def _check_pairs(hypotheses: list[str], references: list[str]) -> None:
         )
 
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
+_CJK = re.compile(f"[\u3040-\u30ff{HAN}]")  # kana and Chinese characters
 _UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u0f00-\u0fff]")  # Thai, Lao, Myanmar, Khmer, Tibetan
 _LETTERS = re.compile(r"[^\W\d_]")
 
