@@ -10,6 +10,7 @@ from itertools import islice
 from typing import BinaryIO, TextIO
 
 from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, add_keep_unk, int_in, print_json
+from attnviz.data import bom_encoding
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
 from attnviz.store import load, model_roots
@@ -68,14 +69,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _text(stream: BinaryIO, name: str) -> TextIO:
-    """A file, pipe or standard input as text: UTF-8 with a leading byte-order mark dropped, bytes that
-    are not UTF-8 read as U+FFFD (noted once), lines cut at ``\n``, ``\r\n`` or ``\r`` as every sentence
-    file is (:func:`attnviz.data.multi30k.text_lines`). Its start is looked at without being consumed,
-    so a pipe works: NUL bytes there mean a binary file."""
+    """A file, pipe or standard input as text: UTF-8 with a leading byte-order mark dropped (UTF-16 or
+    UTF-32 after their mark), bytes that do not decode read as U+FFFD (noted once), lines cut at
+    ``\n``, ``\r\n`` or ``\r`` as every sentence file is (:func:`attnviz.data.multi30k.text_lines`). Its
+    start is looked at without being consumed, so a pipe works: NUL bytes there (without a UTF-16 or
+    UTF-32 mark) mean a binary file."""
     buffered = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)
-    if b"\x00" in buffered.peek(8192)[:8192]:
+    head = buffered.peek(8192)[:8192]
+    encoding = bom_encoding(head)  # UTF-16 and UTF-32 (NUL bytes and all) only after their mark
+    if encoding == "utf-8-sig" and b"\x00" in head:
         raise InputError(f"{name} looks like a binary file, not text; give one sentence a line, UTF-8")
-    return io.TextIOWrapper(buffered, encoding="utf-8-sig", errors="replace", newline=None)
+    return io.TextIOWrapper(buffered, encoding=encoding, errors="replace", newline=None)
 
 
 def _chunks(lines: TextIO) -> Iterator[list[tuple[int, str]]]:

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from attnviz.data.textcodec import bom_encoding
 from attnviz.errors import DataError
 
 if TYPE_CHECKING:
@@ -91,6 +92,12 @@ def check_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, text: bool = True
                     raise DataError(
                         f"{path} holds more than {max_bytes / 2**20:.0f} MB of text once decompressed; "
                         "load a sample of it or raise max_bytes."
+                    )
+                if not total and bom_encoding(chunk) != "utf-8-sig":
+                    wide = bom_encoding(chunk).upper()
+                    raise DataError(
+                        f'{path} is {wide} text (it starts with a {wide} byte-order mark, as Excel\'s "Unicode Text" '
+                        f'and Notepad\'s "Unicode" write); re-save it as UTF-8 (`iconv -f {wide} -t UTF-8 in > out`).'
                     )
                 if keep:
                     kept.append(chunk)

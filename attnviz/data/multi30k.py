@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from attnviz.data.corpora import DEFAULT_MAX_BYTES, RawPairs, check_file, drop_empty_rows
+from attnviz.data.textcodec import decode_text
 from attnviz.errors import DataError
 
 MULTI30K_ENV = "ATTNVIZ_MULTI30K"  # the folder a plain multi30k-SRC-TGT spec reads (no @FOLDER)
@@ -38,12 +39,13 @@ def _find(folder: Path, stem: str) -> Path | None:
 
 
 def text_lines(data: bytes) -> list[str]:
-    r"""The lines of a UTF-8 text file's bytes, as ``datasets``' text builder, editors and ``translate
+    r"""The lines of a text file's bytes (UTF-8, or UTF-16 or UTF-32 after their byte-order mark:
+    :func:`attnviz.data.textcodec.decode_text`), as ``datasets``' text builder, editors and ``translate
     --file`` cut them: ``\r\n`` and ``\r`` end a line like ``\n``, no other character does (U+2028,
     U+0085 and a form feed stay inside their line), and a last line without its newline still
     counts. Every text file of sentences is cut by this one function. Raises UnicodeDecodeError for
-    bytes that are not UTF-8."""
-    lines = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    bytes that are not in the encoding."""
+    lines = decode_text(data).replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return lines[:-1] if lines[-1] == "" else lines
 
 

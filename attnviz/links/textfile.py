@@ -7,8 +7,8 @@ links count those words. Two layouts:
 * one **bitext** file, ``source sentence ||| target sentence`` a line (fast_align's and
   eflomal's input, the Hansards and RWTH sets as distributed; trailing spaces are fine).
 
-Files are read up to :data:`MAX_FILE_BYTES`, as UTF-8 (a byte-order mark dropped); every
-problem raises a :class:`~attnviz.errors.DataError` naming the file and line.
+Files are read up to :data:`MAX_FILE_BYTES`, as UTF-8 (a byte-order mark dropped), or as UTF-16 or
+UTF-32 after their byte-order mark; every problem raises a :class:`~attnviz.errors.DataError` naming the file and line.
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ SEPARATOR = "|||"
 
 
 def text_lines(data: bytes, name: str) -> list[str]:
-    """The lines of ``data`` (UTF-8, a leading byte-order mark dropped), e.g. an uploaded file named
-    ``name``, cut as every sentence file is (:func:`attnviz.data.text_lines`)."""
+    """The lines of ``data`` (UTF-8, a leading byte-order mark dropped; UTF-16 or UTF-32 after their
+    mark), e.g. an uploaded file named ``name``, cut as every sentence file is
+    (:func:`attnviz.data.text_lines`)."""
     try:
         return lines_of(data.removeprefix(codecs.BOM_UTF8))
     except UnicodeDecodeError as e:
-        raise DataError(f"{name}: not UTF-8 text ({e.reason} at byte {e.start}); convert it to UTF-8") from None
+        wrong = f"not {e.encoding.upper()} text ({e.reason} at byte {e.start})"
+        raise DataError(f"{name}: {wrong}; convert it to UTF-8") from None
 
 
 def file_lines(path: str | Path) -> list[str]:

@@ -2,7 +2,8 @@
 
 - An upload is stored in this server's folder (:func:`attnviz.server.upload_folder.server_folder`)
   under its content hash, with at most ``MAX_UPLOAD_ROWS`` rows and ``MAX_UPLOAD_MB`` megabytes: a
-  bigger table keeps its first rows (:func:`head_rows`), and the page says so.
+  bigger table keeps its first rows (:func:`head_rows`), and the page says so. A text table in
+  UTF-16 or UTF-32 (after its byte-order mark) is stored as UTF-8.
 - The :data:`LEDGER` records which holders use which file: browser sessions (the one that
   uploaded it, another that uploaded the same bytes) and trainings reading it. A file is deleted
   when its last holder is gone: a session that replaced it by another upload, a session that
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from attnviz.data import as_utf8
 from attnviz.server.table_head import head_rows
 from attnviz.server.upload_folder import server_folder
 from attnviz.server.web_sessions import LEFT, end_sessions, next_end
@@ -62,6 +64,8 @@ class Ledger:
         it for ``holder``."""
         suffix = Path(name).suffix.lower()
         suffix = suffix if suffix in (".csv", ".tsv", ".jsonl", ".json", ".parquet") else ".csv"
+        if suffix != ".parquet":
+            data = as_utf8(data)  # a UTF-16 table (Excel's "Unicode Text") is stored as UTF-8
         path = server_folder() / f"{hashlib.sha256(data).hexdigest()[:20]}{suffix}"
         head = head_rows(data, suffix.lstrip("."), MAX_UPLOAD_ROWS, MAX_UPLOAD_MB * 2**20)
         with self._lock:  # a collect between the write and the hold would delete the new file

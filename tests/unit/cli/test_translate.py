@@ -94,6 +94,12 @@ def test_a_binary_file_is_refused_and_bytes_not_utf8_are_named_once(capsys, mode
     code, out, err = run(capsys, "translate", "--model", "good", "--file", str(latin))
     assert code == 0 and len(out.splitlines()) == 3  # every line translated, the bad bytes as U+FFFD
     assert err.count("\n") == 1 and "line 2 (and maybe more) is not UTF-8" in err and "iconv" in err
+    wide = tmp_path / "unicode.txt"  # Notepad's "Unicode": UTF-16 after its mark, NUL bytes and all
+    wide.write_bytes("a b\r\nc d e\r\n".encode("utf-16"))
+    code, out, err = run(capsys, "translate", "--model", "good", "--file", str(wide))
+    plain = tmp_path / "plain.txt"
+    plain.write_bytes(b"a b\nc d e\n")
+    assert code == 0 and err == "" and out == run(capsys, "translate", "--model", "good", "--file", str(plain))[1]
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")

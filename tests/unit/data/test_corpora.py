@@ -60,6 +60,13 @@ def test_non_utf8_bytes_name_the_line(m30k):
         load_corpus(f"multi30k-de-en@{m30k}")
 
 
+def test_a_utf16_table_says_how_to_make_it_utf8(tmp_path):
+    path = tmp_path / "pairs.tsv"  # Excel's "Unicode Text"
+    path.write_bytes("en\tfr\nthe cat\tle chat\n".encode("utf-16"))
+    with pytest.raises(DataError, match=r"pairs.tsv is UTF-16 text .*`iconv -f UTF-16 -t UTF-8 in > out`"):
+        table_columns(path)
+
+
 def test_empty_rows_dropped_with_a_note_or_refused(m30k):
     write(m30k / "train.en.gz", ["A dog runs.", "", "A girl sings.", "A cat sleeps."])
     corpus = load_corpus(f"multi30k-en-de@{m30k}")

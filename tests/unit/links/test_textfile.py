@@ -64,3 +64,12 @@ def test_lines_end_where_editors_and_translate_end_them(tmp_path):
     assert sources == [["the", "black", "cat", "."], ["the", "apple", "."], ["the", "end", "."]]
     assert len(targets) == 3
     assert text_lines(b"a\r\r\nb", "f") == ["a", "", "b"]  # as editors show it: an empty line between
+
+
+def test_a_utf16_gold_set_as_windows_writes_it_is_read(tmp_path):
+    bitext_file = tmp_path / "pairs.txt"  # Notepad's "Unicode", Windows PowerShell's `>`
+    bitext_file.write_bytes("the café . ||| le café .\r\nyes ||| oui\r\n".encode("utf-16"))
+    sources, targets = read_pairs(str(bitext_file))
+    assert sources == [["the", "café", "."], ["yes"]] and targets == [["le", "café", "."], ["oui"]]
+    with pytest.raises(DataError, match=r"f: not UTF-16-LE text \(truncated data"):
+        text_lines(b"\xff\xfea\x00b", "f")

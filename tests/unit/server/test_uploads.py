@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from attnviz.data import table_columns
 from attnviz.server import upload_folder, upload_ledger, web_sessions
 from tests.support.uploads import use_fresh_uploads
 
@@ -42,6 +43,11 @@ def test_an_upload_is_stored_once_by_content_and_deleted_with_its_last_holder():
     assert first.path.suffix == ".csv" and "pairs" not in first.path.name  # named by its content
     assert upload_ledger.release_upload(first.path, "a") is False and first.path.is_file()
     assert upload_ledger.release_upload(first.path, "b") is True and not first.path.exists()
+
+
+def test_a_utf16_table_is_stored_as_utf8_and_read():
+    stored = upload_ledger.store_upload(ROWS.decode().encode("utf-16"), "excel.csv", "a", lambda: True)
+    assert stored.path.read_bytes() == ROWS and table_columns(stored.path) == ["en", "fr"]
 
 
 def test_an_upload_over_the_row_limit_keeps_its_first_rows(monkeypatch):

@@ -1,0 +1,47 @@
+"""Which encoding a text file's bytes are in, read from its byte-order mark.
+
+Text files are UTF-8. A file that starts with a UTF-16 or UTF-32 byte-order mark is read in that
+encoding: Windows writes those (Notepad's "Unicode", Excel's "Unicode Text", Windows PowerShell's
+``>``), and the mark says so unambiguously. Without a mark a file is UTF-8.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+WIDE_MARKS = (  # the UTF-32 marks first: UTF-32LE's starts with UTF-16LE's
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def bom_encoding(head: bytes) -> str:
+    """The codec for bytes that start with ``head``: ``utf-32`` or ``utf-16`` after their mark (the
+    codec reads the mark and drops it), else ``utf-8-sig`` (UTF-8, a leading mark dropped)."""
+    for mark, encoding in WIDE_MARKS:
+        if head.startswith(mark):
+            return encoding
+    return "utf-8-sig"
+
+
+def decode_text(data: bytes) -> str:
+    """A text file's bytes as text: UTF-16 or UTF-32 after their mark (dropped), else UTF-8 as it is
+    (a leading UTF-8 mark is kept as U+FEFF, as ``datasets``' text builder reads it; the readers of
+    sentence and gold files drop it). Raises UnicodeDecodeError for bytes that are not in the
+    encoding."""
+    encoding = bom_encoding(data[:4])
+    return data.decode("utf-8" if encoding == "utf-8-sig" else encoding)
+
+
+def as_utf8(data: bytes) -> bytes:
+    """A UTF-16 or UTF-32 file (with its mark) as UTF-8 bytes; any other bytes as they are (bytes
+    that do not decode are left for the reader to refuse, naming the line)."""
+    encoding = bom_encoding(data[:4])
+    if encoding == "utf-8-sig":
+        return data
+    try:
+        return data.decode(encoding).encode("utf-8")
+    except UnicodeDecodeError:
+        return data

@@ -1,0 +1,43 @@
+"""Text files in UTF-16 or UTF-32 after their byte-order mark (what Windows' Notepad, Excel's
+"Unicode Text" and Windows PowerShell's ``>`` write) are read as text; everything else as UTF-8."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+
+from attnviz.data import as_utf8, bom_encoding, text_lines
+
+TEXT = "the café .\r\nle café ☕ 𝄞\n"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "mark"),
+    [
+        ("utf-16-le", codecs.BOM_UTF16_LE),
+        ("utf-16-be", codecs.BOM_UTF16_BE),
+        ("utf-32-le", codecs.BOM_UTF32_LE),
+        ("utf-32-be", codecs.BOM_UTF32_BE),
+        ("utf-8", codecs.BOM_UTF8),
+        ("utf-8", b""),
+    ],
+)
+def test_a_file_is_read_in_the_encoding_its_mark_names(encoding, mark):
+    data = mark + TEXT.encode(encoding)
+    first = "\ufeff" if mark == codecs.BOM_UTF8 else ""  # kept, as datasets' text builder keeps it
+    assert text_lines(data) == [first + "the café .", "le café ☕ 𝄞"]
+    assert as_utf8(data) == (data if encoding == "utf-8" else TEXT.encode())
+
+
+def test_utf32_le_is_not_taken_for_utf16_le_whose_mark_begins_it():
+    assert bom_encoding(codecs.BOM_UTF32_LE + b"a\0\0\0") == "utf-32"
+    assert bom_encoding(codecs.BOM_UTF16_LE + b"a\0") == "utf-16"
+    assert bom_encoding(b"a\0b\0") == "utf-8-sig"  # no mark: UTF-8, whatever the bytes
+
+
+def test_bytes_that_do_not_decode_are_left_for_the_reader_to_refuse():
+    broken = codecs.BOM_UTF16_LE + b"a\0b"  # an odd number of bytes
+    assert as_utf8(broken) == broken
+    with pytest.raises(UnicodeDecodeError):
+        text_lines(broken)
