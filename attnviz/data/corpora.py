@@ -160,7 +160,7 @@ def no_rows(path: Path | str, n_rows: int) -> None:
 
 
 def check_columns(path: Path, fmt: str, available: list[str], wanted: list[str]) -> None:
-    if not available:
+    if not any(str(name).strip() for name in available):  # a first line of spaces names none either
         raise DataError(
             f"{path} names no columns (is it empty, or its first line blank?); start it with a header "
             'row such as en,de, or write one JSON record per line such as {"en": "...", "de": "..."}.'

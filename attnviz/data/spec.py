@@ -162,8 +162,9 @@ def split_indices(
     n_valid = n_valid if n_valid is not None else max(1, math.ceil(n * fractions[0]))
     if n_test + n_valid >= n:
         raise DataError(
-            f"only {n} pairs: too few for {n_test} test and {n_valid} valid pairs plus a train "
-            "split; add data or ask for smaller n_test/n_valid."
+            f"only {n} sentence pair{'' if n == 1 else 's'}: a file is cut into a test split ({n_test}), a valid "
+            f"split ({n_valid}) and a train split of at least one pair, so it needs {n_test + n_valid + 1} pairs "
+            "or more; add pairs (or, from Python, ask load_corpus for a smaller n_test or n_valid)."
         )
     return sorted(order[n_test + n_valid :]), sorted(order[n_test : n_test + n_valid]), sorted(order[:n_test])
 

@@ -15,13 +15,15 @@ st.caption("The sentence pairs a model learns from. Built-in tasks come with gol
 
 with st.sidebar:
     picked = pick_data("data")
-    n_rows = st.number_input(
-        "Pairs per split (built-in tasks)", 10, 5000, 500, step=50, key="data_n", persist_state="session"
+    builtin = picked is not None and picked[0] in TASKS  # a task is generated: as many pairs as asked
+    n_rows = (
+        st.number_input("Pairs per split", 10, 5000, 500, step=50, key="data_n", persist_state="session")
+        if builtin
+        else None
     )
 if picked is None:
     st.stop()
 spec, label = picked
-builtin = spec in TASKS
 sizes = (n_rows, n_rows, n_rows) if builtin else (None, None, None)
 with user_errors():
     corpus = cached_corpus(spec, *sizes)

@@ -264,6 +264,15 @@ def test_the_data_page_offers_nested_fields_and_loads_their_pairs():
     assert sum(int(m.value) for m in at.metric[:3]) == len(PAIRS)
 
 
+def test_a_table_without_a_header_line_is_told_its_first_pair_named_the_columns():
+    at = data_page(("pairs.csv", "the cat .,le chat .\nthe dog .,le chien .\n"))
+    assert at.selectbox(key="data_src_col").value == "the cat ."
+    assert any("is not read as one" in c.value for c in at.sidebar.caption)
+    at = data_page(("pairs.csv", ROWS))
+    assert not any("is not read as one" in c.value for c in at.sidebar.caption)
+    assert "data_n" not in [box.key for box in at.number_input]  # pairs per split: for generated tasks only
+
+
 MARKDOWN_NAME = "![t](http://127.0.0.1:9/c.png) **md**.csv"  # a beacon image and bold, if rendered
 
 

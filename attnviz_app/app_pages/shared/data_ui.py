@@ -100,6 +100,11 @@ def _upload_spec(key: str) -> str | None:
         return None
     src = st.selectbox("Source column", columns, index=0, key=f"{key}_src_col", persist_state="session")
     tgt = st.selectbox("Target column", columns, index=1, key=f"{key}_tgt_col", persist_state="session")
+    if all(any(c.isspace() for c in name.strip()) for name in (src, tgt)):  # names like sentences
+        st.caption(
+            "The column names are the file's first line. If that line is a sentence pair, it is not read as one: "
+            "start the file with a header line such as `en,fr` (TSV: `en` and `fr` apart by a tab)."
+        )
     spec = f"{path}?{urlencode({'src': src, 'tgt': tgt})}"
     st.session_state[UPLOAD_SPEC] = (spec, name)  # Compare offers its pairs
     return spec

@@ -319,3 +319,11 @@ def test_table_caches_left_by_killed_or_older_processes_are_deleted(tmp_path, mo
     (cache / "scratch-new").mkdir()  # a reader's, now
     corpora.clean_table_caches()
     assert all(p.exists() for p in kept) and not any(p.exists() for p in old) and (cache / "scratch-new").is_dir()
+
+
+@pytest.mark.parametrize("first", ["", "   ", " \t "])
+def test_a_table_whose_first_line_is_blank_names_no_columns(tmp_path, first):
+    path = tmp_path / "pairs.tsv"
+    path.write_text(f"{first}\nthe cat\tle chat\n")
+    with pytest.raises(DataError, match=r"names no columns \(is it empty, or its first line blank\?\)"):
+        table_columns(path)

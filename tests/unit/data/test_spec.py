@@ -1,12 +1,12 @@
-"""Data specs: a pair over the length cap is dropped with a note before training; a built-in task's
-generated pairs."""
+"""Data specs: a pair over the length cap is dropped with a note before training; a file too small
+to cut into splits says how many pairs it needs; a built-in task's generated pairs."""
 
 from __future__ import annotations
 
 import pytest
 
 from attnviz.data.spec import LONGEST_SOURCE, MAX_TOKENS, load_corpus, task_pairs
-from attnviz.errors import ConfigError
+from attnviz.errors import ConfigError, DataError
 from tests.support.tables import PAIRS
 
 
@@ -29,3 +29,12 @@ def test_a_task_gives_its_seeded_pairs_with_gold_links():
     assert all(p.target_tokens == p.source_tokens[::-1] and p.sure for p in pairs)
     with pytest.raises(ConfigError, match="unknown task 'dates2'; choose one of dates, toy-fr, copy"):
         task_pairs("dates2", 1)
+
+
+@pytest.mark.parametrize(("rows", "said"), [(1, "only 1 sentence pair:"), (2, "only 2 sentence pairs:")])
+def test_a_file_too_small_for_three_splits_says_how_many_pairs_it_needs(tmp_path, rows, said):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("de\ten\n" + "".join(f"{d}\t{e}\n" for d, e in PAIRS[:rows]), encoding="utf-8")
+    with pytest.raises(DataError, match=f"{said} .* so it needs 3 pairs or more; add pairs"):
+        load_corpus(f"{path}?src=de&tgt=en")
+    assert len(load_corpus(f"{path}?src=de&tgt=en", n_valid=0, n_test=0).train) == rows
