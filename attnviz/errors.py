@@ -40,6 +40,11 @@ _JSON_KINDS = {  # an annotation's part -> the JSON values it takes, and how a m
 }
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 line``, ``2 lines``: a count in a message, its noun singular for one."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def check_json_types(values: dict, annotations: dict[str, str], owner: str = "") -> None:
     """Refuse a value read from JSON whose type its annotation (``"int"``, ``"float | None"``, ...)
     does not allow, naming it, so a recipe's ``"lr": "fast"`` is a :class:`ConfigError`, not a

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from attnviz.data.corpora import DEFAULT_MAX_BYTES, RawPairs, check_file, drop_empty_rows
 from attnviz.data.textcodec import decode_text
-from attnviz.errors import DataError
+from attnviz.errors import DataError, counted
 
 MULTI30K_ENV = "ATTNVIZ_MULTI30K"  # the folder a plain multi30k-SRC-TGT spec reads (no @FOLDER)
 _BESIDE_CHECKOUT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "multi30k"
@@ -112,7 +112,7 @@ def read_split(
     if len(src_lines) != len(tgt_lines):
         short, long_ = sorted([(len(src_lines), src_path), (len(tgt_lines), tgt_path)], key=lambda x: x[0])
         raise DataError(
-            f"{src_path.name} has {len(src_lines)} lines but {tgt_path.name} has {len(tgt_lines)}: "
+            f"{src_path.name} has {counted(len(src_lines), 'line')} but {tgt_path.name} has {len(tgt_lines)}: "
             f"line {short[0] + 1} of {long_[1]} has no partner in {short[1]}. The files must be "
             "line-aligned translations; check that neither was truncated or edited."
         )

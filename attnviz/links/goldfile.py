@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnviz.data import Link
-from attnviz.errors import DataError
+from attnviz.errors import DataError, counted
 from attnviz.evaluation import AlignmentCounts, alignment_counts
 from attnviz.links.textfile import SEPARATOR, file_lines
 
@@ -159,9 +159,9 @@ def _pair_links(lines: list[str], lengths: list[tuple[int, int]], fmt: str, name
     """The links of a one-line-a-pair file (pharaoh or talp) as written; the line count is checked."""
     if len(lines) != len(lengths):
         raise DataError(
-            f"{name} line {min(len(lines), len(lengths)) + 1}: the file has {len(lines)} lines but there are "
-            f"{len(lengths)} sentence pairs; a {fmt} file has one line per pair (an empty line for a pair "
-            "without links)"
+            f"{name} line {min(len(lines), len(lengths)) + 1}: the file has {counted(len(lines), 'line')} but "
+            f"there {'is' if len(lengths) == 1 else 'are'} {counted(len(lengths), 'sentence pair')}; a {fmt} file "
+            "has one line per pair (an empty line for a pair without links)"
         )
     raw, notation = [], None  # notation: "?", "-P" or "p", the way this file marks possible links
     for k, line in enumerate(lines):

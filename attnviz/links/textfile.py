@@ -20,7 +20,7 @@ from pathlib import Path
 
 from attnviz.data import Words
 from attnviz.data import text_lines as lines_of
-from attnviz.errors import DataError
+from attnviz.errors import DataError, counted
 
 MAX_FILE_BYTES = 50 * 2**20  # a sentence or gold file read by path
 SEPARATOR = "|||"
@@ -109,8 +109,8 @@ def sentence_pairs(
     sources, targets = sentences(source), sentences(target)
     if len(sources) != len(targets):
         raise DataError(
-            f"{names[0]} has {len(sources)} lines but {names[1]} has {len(targets)}; give files with one sentence "
-            "of the same pair per line"
+            f"{names[0]} has {counted(len(sources), 'line')} but {names[1]} has {len(targets)}; give files with "
+            "one sentence of the same pair per line"
         )
     return sources, targets
 

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from attnviz.data import Corpus, Link, Words, join_pieces, to_pharaoh
-from attnviz.errors import AttnvizError, ConfigError, DataError
+from attnviz.errors import AttnvizError, ConfigError, DataError, counted
 from attnviz.links import DIRECTIONS, SYMMETRIC, parse_pharaoh, run_eflomal
 from attnviz.store import read_regular_file
 from attnviz.training.guided import DEFAULT_WEIGHT, piece_links
@@ -94,9 +94,9 @@ def read_links(path: str | Path, lengths: list[tuple[int, int]]) -> list[list[Li
     lines = read_text_file(Path(path), MAX_LINKS_BYTES, "links file", advice, DataError).splitlines()
     if len(lines) != len(lengths):
         raise DataError(
-            f"{path} line {min(len(lines), len(lengths)) + 1}: the file has {len(lines)} lines for {len(lengths)} "
-            "training pairs; write one line of word links per pair of the recipe's training split, in order "
-            "(an empty line for a pair without links)"
+            f"{path} line {min(len(lines), len(lengths)) + 1}: the file has {counted(len(lines), 'line')} for "
+            f"{counted(len(lengths), 'training pair')}; write one line of word links per pair of the recipe's "
+            "training split, in order (an empty line for a pair without links)"
         )
     out = []
     for k, (gold, (n_src, n_tgt)) in enumerate(zip(parse_pharaoh(lines, name=str(path)), lengths, strict=True)):

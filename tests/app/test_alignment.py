@@ -195,7 +195,7 @@ def test_an_uploaded_gold_file_is_scored_and_a_malformed_one_names_its_line(app_
     assert not at.get("plotly_chart")
 
     at = _upload(at, b"0-0\n", name="short.txt")  # one line for two pairs
-    assert "short.txt line 2: the file has 1 lines but there are 2 sentence pairs" in unescape(at.error[0].value)
+    assert "short.txt line 2: the file has 1 line but there are 2 sentence pairs" in unescape(at.error[0].value)
 
     at.file_uploader(key="explore_gold_src_file").set_value(("latin1.txt", b"caf\xe9\n", "text/plain")).run()
     assert not at.exception and len(at.error) == 1 and "latin1.txt: not UTF-8 text" in unescape(at.error[0].value)

@@ -87,7 +87,7 @@ def test_cli_align_eval_bad_input_exits_2(capsys, files, tmp_path):
     assert code == 0 and (gold["format"], gold["base"]) == ("naacl", 1) and gold["how"].startswith("detected")
     (tmp_path / "odd.txt").write_text("a b c\n", encoding="utf-8")
     code, _, err = run(capsys, "align-eval", "--model", files, "--src", "odd.txt", "--tgt", "tgt.txt", "--gold", "x")
-    assert code == 2 and "odd.txt has 1 lines but tgt.txt has 2" in err
+    assert code == 2 and "odd.txt has 1 line but tgt.txt has 2" in err
     code, _, err = run(capsys, *base, "--gold", "missing.txt")
     assert code == 2 and "missing.txt" in err
 

@@ -44,7 +44,7 @@ def test_a_pharaoh_line_written_reads_back():
     ("lines", "message"),
     [
         (["0-0 1-1", "0-0", "1-1"], "line 3: the file has 3 lines but there are 2"),
-        (["0-0"], "line 2: the file has 1 lines"),
+        (["0-0"], "line 2: the file has 1 line but there are 2 sentence pairs;"),
         (["0-0 1-a", "0-0"], r"line 1: '1-a' is not a Pharaoh link"),
         (["0-0 3-0", "0-0"], "line 1: link 3-0 has an index equal to its sentence's length"),
         (["0-0", "1-5"], r"line 2: link 1-5 is outside its sentence \(2 source and 2 target words, 0-based\)"),
@@ -55,6 +55,11 @@ def test_a_pharaoh_line_written_reads_back():
 def test_malformed_pharaoh_names_the_line(lines, message):
     with pytest.raises(DataError, match=message):
         parse_pharaoh(lines, LENGTHS)
+
+
+def test_a_count_of_one_is_said_in_the_singular():
+    with pytest.raises(DataError, match="line 2: the file has 2 lines but there is 1 sentence pair;"):
+        parse_pharaoh(["0-0", "0-0"], LENGTHS[:1])
 
 
 def test_pharaoh_one_based_refuses_index_zero():

@@ -39,7 +39,7 @@ def test_a_links_file_gives_word_links_that_become_piece_links(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("0-0 1-1\n", r"links.txt line 2: the file has 1 lines for 2 training pairs"),
+        ("0-0 1-1\n", r"links.txt line 2: the file has 1 line for 2 training pairs"),
         ("0-0 1-1\n0-0\n0-0\n", r"links.txt line 3: the file has 3 lines for 2 training pairs"),
         ("0-0 1-1\n0-0 2-1\n", r"links.txt line 2: link 2-1 is outside its pair's 2 source and 2 target words"),
         ("0-0 1-1\n0-0 x\n", r"links.txt line 2: 'x' is not a Pharaoh link"),
