@@ -45,7 +45,7 @@ from attnviz.data.bpe import BPE
 from attnviz.data.pairs import SPLITS, Corpus, Pair, make_pair, split_name
 from attnviz.data.token_cache import tokenize_texts
 from attnviz.data.tokenize import Tokenizer
-from attnviz.errors import ConfigError, DataError, check_int, refuse_url
+from attnviz.errors import ConfigError, DataError, check_int, counted, refuse_url
 
 TASKS: dict[str, str] = {
     "dates": "Dates written many ways (en, fr, de) -> ISO YYYY-MM-DD, character level, gold links",
@@ -104,9 +104,9 @@ def _filter(
 def filter_notes(where: str, long_: int, dups: int, min_len: int, max_len: int | None, notes: list[str]) -> None:
     """The notes on pairs dropped for their length and as duplicates."""
     if long_:
-        notes.append(f"{where}: dropped {long_} pairs outside {min_len}..{max_len or 'any'} tokens")
+        notes.append(f"{where}: dropped {counted(long_, 'pair')} outside {min_len}..{max_len or 'any'} tokens")
     if dups:
-        notes.append(f"{where}: dropped {dups} duplicate pairs")
+        notes.append(f"{where}: dropped {counted(dups, 'duplicate pair')}")
 
 
 def check_max_len(max_len: int | None) -> None:

@@ -25,12 +25,12 @@ def test_the_cli_reports_dropped_pairs(tmp_path, capsys, monkeypatch):
     path.write_text("de\ten\n" + "".join(f"{d}\t{e}\n" for d, e in [*PAIRS, long_row]), encoding="utf-8")
     code = main(["data", f"{path}?src=de&tgt=en", "--summary"])
     out, err = capsys.readouterr()
-    assert code == 0 and "dropped 1 pairs" in err and "dropped 1 pairs" in out
+    assert code == 0 and "dropped 1 pair" in err and "dropped 1 pair" in out
     tiny = shlex.split("--quiet --epochs 1 --emb 8 --hidden 8 --attn 8 --batch 32")
     code = main(["train", "--data", f"{path}?src=de&tgt=en", *tiny])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "note:" in err and "dropped 1 pairs" in err
+    assert "note:" in err and "dropped 1 pair" in err
 
 
 def cli(*argv: str) -> tuple[int, str]:

@@ -16,7 +16,7 @@ def test_an_over_long_pair_is_dropped_with_a_note_before_training(tmp_path):
     path.write_text("de\ten\n" + "".join(f"{d}\t{e}\n" for d, e in [*PAIRS, long_row]), encoding="utf-8")
     corpus = load_corpus(f"{path}?src=de&tgt=en")
     assert len(corpus) == len(PAIRS)
-    assert any(f"dropped 1 pairs outside 1..{MAX_TOKENS} tokens" in note for note in corpus.notes)
+    assert any(f"dropped 1 pair outside 1..{MAX_TOKENS} tokens" in note for note in corpus.notes)
     with pytest.raises(ConfigError, match=f"max_len must be a whole number between 1 and {LONGEST_SOURCE}, got 2500"):
         load_corpus(f"{path}?src=de&tgt=en", max_len=2500)
     with pytest.raises(ConfigError, match=r"got 12\.5"):
