@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.data import EOS, MARK
+from attnviz.data import EOS, MARK, bom_encoding
 from attnviz.decoding import Alignment
 from attnviz.errors import DataError
 from attnviz.external.attention_read import MAX_CELLS, npz_fields, strict_json
@@ -110,7 +110,8 @@ def read_attention_file(path: str | Path) -> AttentionFile:
 
 
 def read_attention(data: bytes, name: str = "attention file") -> AttentionFile:
-    """Read an attention file's bytes: NPZ (a zip archive) or JSON (UTF-8), told apart by content."""
+    """Read an attention file's bytes: NPZ (a zip archive) or JSON (UTF-8, or UTF-16 or UTF-32 after their
+    byte-order mark, as Windows PowerShell's ``>`` writes a script's output), told apart by content."""
     if len(data) > MAX_ATTENTION_BYTES:
         raise DataError(
             f"{name}: over the {MAX_ATTENTION_BYTES // 2**20} MB limit of an attention file; keep fewer matrices"
@@ -118,7 +119,7 @@ def read_attention(data: bytes, name: str = "attention file") -> AttentionFile:
     if data[:4] == b"PK\x03\x04":
         return _from_mapping(npz_fields(data, name), name, npz=True)
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode(bom_encoding(data[:4]))
     except UnicodeDecodeError as e:
         raise DataError(f"{name}: neither an NPZ archive nor UTF-8 JSON ({e.reason} at byte {e.start})") from None
     obj = strict_json(text, name)

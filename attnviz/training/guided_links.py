@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from attnviz.data import Corpus, Link, Words, join_pieces, to_pharaoh
+from attnviz.data import Corpus, Link, Words, bom_encoding, join_pieces, to_pharaoh
 from attnviz.errors import AttnvizError, ConfigError, DataError, counted
 from attnviz.links import DIRECTIONS, SYMMETRIC, parse_pharaoh, run_eflomal
 from attnviz.store import read_regular_file
@@ -112,12 +112,13 @@ def read_links(path: str | Path, lengths: list[tuple[int, int]]) -> list[list[Li
 
 def read_text_file(path: Path, limit: int, what: str, advice: str, error: type[AttnvizError]) -> str:
     """The text of ``path``, a regular file of at most ``limit`` bytes (:func:`attnviz.store.read_regular_file`)
-    in UTF-8, a byte-order mark dropped; each problem raises ``error`` naming ``what`` and ``advice``."""
+    in UTF-8, a byte-order mark dropped (UTF-16 or UTF-32 after their mark: :func:`attnviz.data.bom_encoding`);
+    each problem raises ``error`` naming ``what`` and ``advice``."""
     data = read_regular_file(path, limit, what, advice, error)
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(bom_encoding(data[:4]))
     except UnicodeDecodeError as e:
-        raise error(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); save it as UTF-8") from None
+        raise error(f"{path}: not {e.encoding.upper()} text ({e.reason} at byte {e.start}); save it as UTF-8") from None
 
 
 def _eflomal_cached(words: list[tuple[Words, Words]], method: str, cache_dir: Path) -> tuple[list[list[Link]], Path]:

@@ -107,6 +107,14 @@ def test_matrices_may_carry_their_own_tokens():
 GOOD = {"source_tokens": ["a", "b"], "target_tokens": ["x"], "weights": [[0.5, 0.5]]}
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-32"])
+def test_json_is_read_in_the_encoding_its_byte_order_mark_names(encoding):
+    # Windows PowerShell's `python export.py > attention.json` writes UTF-16 with its mark
+    data = json.dumps({**GOOD, "source_tokens": ["café", "☕"]}, ensure_ascii=False).encode(encoding)
+    [trace] = read_attention(data).alignments.values()
+    assert trace.source_tokens == ["café", "☕"]
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

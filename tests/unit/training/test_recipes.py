@@ -188,12 +188,13 @@ def test_a_recipe_without_its_data_is_refused_by_name(tmp_path):
         Recipe.from_file(path)
 
 
-def test_a_recipe_with_a_byte_order_mark_is_read_and_one_in_utf16_is_refused(tmp_path):
+def test_a_recipe_with_a_byte_order_mark_is_read_in_its_encoding_and_other_bytes_are_refused(tmp_path):
     path = tmp_path / "recipe.json"
-    path.write_text(json.dumps(RECIPE), encoding="utf-8-sig")
-    assert Recipe.from_file(path).name == "tiny-copy"
-    path.write_text(json.dumps(RECIPE), encoding="utf-16")
-    with pytest.raises(ConfigError, match=r"recipe\.json: not UTF-8 text \(invalid start byte at byte 0\)"):
+    for encoding in ("utf-8-sig", "utf-16", "utf-32"):  # Notepad's "Unicode" is UTF-16 with its mark
+        path.write_text(json.dumps(RECIPE), encoding=encoding)
+        assert Recipe.from_file(path).name == "tiny-copy"
+    path.write_bytes(json.dumps({**RECIPE, "name": "caf\u00e9"}, ensure_ascii=False).encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"recipe\.json: not UTF-8 text \(invalid continuation byte at byte"):
         Recipe.from_file(path)
 
 
