@@ -10,7 +10,7 @@ from itertools import islice
 from typing import BinaryIO, TextIO
 
 from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, add_keep_unk, int_in, print_json
-from attnviz.data import bom_encoding
+from attnviz.data import bom_encoding, looks_binary
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
 from attnviz.store import load, model_roots
@@ -76,10 +76,9 @@ def _text(stream: BinaryIO, name: str) -> TextIO:
     UTF-32 mark) mean a binary file."""
     buffered = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)
     head = buffered.peek(8192)[:8192]
-    encoding = bom_encoding(head)  # UTF-16 and UTF-32 (NUL bytes and all) only after their mark
-    if encoding == "utf-8-sig" and b"\x00" in head:
-        raise InputError(f"{name} looks like a binary file, not text; give one sentence a line, UTF-8")
-    return io.TextIOWrapper(buffered, encoding=encoding, errors="replace", newline=None)
+    if why := looks_binary(head):  # UTF-16 and UTF-32 (NUL bytes and all) are text after their mark
+        raise InputError(f"{name} {why}")
+    return io.TextIOWrapper(buffered, encoding=bom_encoding(head), errors="replace", newline=None)
 
 
 def _chunks(lines: TextIO) -> Iterator[list[tuple[int, str]]]:

@@ -8,7 +8,7 @@ from attnviz.data.spec import TASKS, is_file_spec, load_corpus, pair_options, ta
 from attnviz.data.streamed import summarize_spec
 from attnviz.data.summary import pairs_frame, summarize
 from attnviz.data.tables import table_columns
-from attnviz.data.textcodec import as_utf8, bom_encoding
+from attnviz.data.textcodec import as_utf8, bom_encoding, looks_binary
 from attnviz.data.tokenize import HAN
 from attnviz.data.toyfr import EXAMPLE, LEXICON
 from attnviz.data.vocab import BOS_ID, EOS, EOS_ID, PAD_ID, UNK, UNK_ID
@@ -40,6 +40,7 @@ __all__ = [
     "is_file_spec",
     "join_pieces",
     "load_corpus",
+    "looks_binary",
     "make_pair",
     "pair_options",
     "pairs_frame",

@@ -45,3 +45,19 @@ def as_utf8(data: bytes) -> bytes:
         return data.decode(encoding).encode("utf-8")
     except UnicodeDecodeError:
         return data
+
+
+def looks_binary(head: bytes) -> str | None:
+    """Why bytes that start with ``head`` are no UTF-8 text of sentences, or None: NUL bytes
+    without a UTF-16 or UTF-32 mark, on every other byte (UTF-16 without its mark) or anywhere
+    (a binary file). The message says how to make the file text."""
+    if bom_encoding(head[:4]) != "utf-8-sig" or b"\x00" not in head:
+        return None
+    pairs = head[: len(head) // 2 * 2]
+    for order, nuls in (("LE", pairs[1::2]), ("BE", pairs[0::2])):  # ASCII in UTF-16LE: "a\0"
+        if pairs and nuls.count(0) > len(pairs) // 4:
+            return (
+                "looks like UTF-16 without a byte-order mark; re-save it as UTF-8 "
+                f"(`iconv -f UTF-16{order} -t UTF-8 in > out`)"
+            )
+    return "looks like a binary file, not text; give one sentence a line, UTF-8"

@@ -18,7 +18,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from attnviz.data import Words
+from attnviz.data import Words, looks_binary
 from attnviz.data import text_lines as lines_of
 from attnviz.errors import DataError, counted
 
@@ -30,6 +30,8 @@ def text_lines(data: bytes, name: str) -> list[str]:
     """The lines of ``data`` (UTF-8, a leading byte-order mark dropped; UTF-16 or UTF-32 after their
     mark), e.g. an uploaded file named ``name``, cut as every sentence file is
     (:func:`attnviz.data.text_lines`)."""
+    if why := looks_binary(data[:8192]):
+        raise DataError(f"{name} {why}")
     try:
         return lines_of(data.removeprefix(codecs.BOM_UTF8))
     except UnicodeDecodeError as e:

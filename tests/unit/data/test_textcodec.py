@@ -7,7 +7,7 @@ import codecs
 
 import pytest
 
-from attnviz.data import as_utf8, bom_encoding, text_lines
+from attnviz.data import as_utf8, bom_encoding, looks_binary, text_lines
 
 TEXT = "the café .\r\nle café ☕ 𝄞\n"
 
@@ -41,3 +41,11 @@ def test_bytes_that_do_not_decode_are_left_for_the_reader_to_refuse():
     assert as_utf8(broken) == broken
     with pytest.raises(UnicodeDecodeError):
         text_lines(broken)
+
+
+def test_nul_bytes_without_a_mark_are_named_utf16_or_binary():
+    assert "UTF-16 without a byte-order mark" in looks_binary("the cat .\n".encode("utf-16-le"))
+    assert "-f UTF-16BE" in looks_binary("the cat .\n".encode("utf-16-be"))
+    assert "binary file" in looks_binary(b"\x80\x04\x95" + bytes(range(256)))
+    assert looks_binary("the cat .\n".encode("utf-16")) is None  # with its mark: text
+    assert looks_binary("le café .\n".encode()) is None

@@ -73,3 +73,10 @@ def test_a_utf16_gold_set_as_windows_writes_it_is_read(tmp_path):
     assert sources == [["the", "café", "."], ["yes"]] and targets == [["le", "café", "."], ["oui"]]
     with pytest.raises(DataError, match=r"f: not UTF-16-LE text \(truncated data"):
         text_lines(b"\xff\xfea\x00b", "f")
+
+
+def test_utf16_without_its_mark_is_named_not_read_as_words_with_nul_bytes(tmp_path):
+    path = tmp_path / "pairs.txt"
+    path.write_bytes("the cat . ||| le chat .\n".encode("utf-16-le"))
+    with pytest.raises(DataError, match=r"pairs.txt looks like UTF-16 without a byte-order mark; re-save it as UTF-8"):
+        read_pairs(str(path))
