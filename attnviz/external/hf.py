@@ -284,7 +284,7 @@ class HFModel:
         )
 
     def _piece_text(self, piece: str) -> str:
-        """A byte-level piece's text (``Ã©`` -> ``é``)."""
+        """The text of byte-level pieces written together (``Ã©`` -> ``é``)."""
         return self.tokenizer.convert_tokens_to_string([piece])
 
 

@@ -13,11 +13,12 @@ Special tokens are not words: on the source side every special token (``</s>``, 
 language code) is gathered into the one final ``<eos>`` column (attention parked on a special
 token, the NULL alignment ``<eos>`` stands for in attnviz); on the target side a language code
 forced as the first token (or after ``</s>``, as mBART-cc25 puts it) is left out and the final
-``</s>`` becomes ``<eos>``. A bare ``▁`` (SentencePiece's word boundary as a piece of its own) joins
-the piece after it: on the source side its column is summed into that token's, on the target side its
-row is not one of the token's rows (:attr:`Grouping.rows`), as it writes no letter. A token's row is
-then the mean of the rows of pieces that write its text, and a word's row (a mean over its tokens)
-weighs each such piece alike.
+``</s>`` becomes ``<eos>``. Under byte-level BPE the pieces that write one character between them
+(``☕`` is three byte pieces) make one token, so a token never holds half a character. A bare ``▁``
+(SentencePiece's word boundary as a piece of its own) joins the piece after it: on the source side
+its column is summed into that token's, on the target side its row is not one of the token's rows
+(:attr:`Grouping.rows`), as it writes no letter. A token's row is then the mean of the rows of pieces
+that write its text, and a word's row (a mean over its tokens) weighs each such piece alike.
 """
 
 from __future__ import annotations
@@ -55,6 +56,50 @@ class Grouping:
         return [[i for i in g if i not in self.markers] or g for g in self.groups]
 
 
+def _byte_table() -> dict[str, int]:
+    """Byte-level BPE's printable stand-ins (``Ġ`` for a space, ``Ã`` for byte 0xC3) mapped back to their
+    bytes: printable Latin-1 bytes stand for themselves, the rest take the code points from 256 up in
+    byte order."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+    table = {chr(b): b for b in printable}
+    shifted = (b for b in range(256) if b not in table.values())
+    table.update({chr(256 + k): b for k, b in enumerate(shifted)})
+    return table
+
+
+BYTES = _byte_table()
+
+
+def _whole_characters(piece: str) -> bool:
+    """Whether a byte-level piece's bytes are whole UTF-8 characters (``Ã©`` is ``é``; ``Ã`` alone is half
+    of one). A piece holding a character outside the table is taken as whole."""
+    if any(c not in BYTES for c in piece):
+        return True
+    try:
+        bytes(BYTES[c] for c in piece).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def byte_text(piece: str) -> str:
+    """The text a byte-level piece writes (``Ã©`` -> ``é``); half a character reads as ``\ufffd``."""
+    return bytes(BYTES.get(c, ord("?")) for c in piece).decode("utf-8", errors="replace")
+
+
+def _units(pieces: list[str], marker: str | None) -> list[list[int]]:
+    """The pieces as units of text: one piece each, but under byte-level BPE the pieces that together
+    write one character (``â ĺ ķ`` is ``☕``) join into one unit, so no unit is half a character."""
+    units: list[list[int]] = []
+    for k, piece in enumerate(pieces):
+        joining = marker == "Ġ" and units and not piece.startswith(marker)
+        if joining and not _whole_characters("".join(pieces[i] for i in units[-1])):
+            units[-1].append(k)
+        else:
+            units.append([k])
+    return units
+
+
 def _marked(pieces: list[str], marker: str | None, text_of: Callable[[str], str]) -> list[tuple[str, bool, bool]]:
     """For each piece: its text without the marker, whether it starts a word, whether it ends one (None: unknown)."""
     out = []
@@ -77,7 +122,7 @@ def group_pieces(
     special: list[bool],
     marker: str | None,
     side: str,
-    text_of: Callable[[str], str] = lambda p: p,
+    text_of: Callable[[str], str] = byte_text,
     eos: int | None = -1,
 ) -> Grouping:
     """The attnviz tokens of one side's tokenizer ``pieces`` (``special[i]``: piece ``i`` is a special
@@ -85,19 +130,20 @@ def group_pieces(
     left out but the one at position ``eos``, the target's ``</s>``, which becomes ``<eos>``; ``None``: the
     target has none, -1: the last piece if it is special). ``text_of`` decodes a byte-level piece."""
     body = [i for i, s in enumerate(special) if not s]
-    marks = _marked([pieces[i] for i in body], marker, text_of)
+    units = [[body[k] for k in unit] for unit in _units([pieces[i] for i in body], marker)]
+    marks = _marked(["".join(pieces[i] for i in unit) for unit in units], marker, text_of)
     texts: list[str] = []
     groups: list[list[int]] = []
     starts: list[bool] = []
     ends: list[bool] = []
     pending: list[int] = []  # a bare word-start marker waiting for its piece
     markers: set[int] = set()
-    for position, (text, start, end) in zip(body, marks, strict=True):
-        if not text and start and not end:
-            pending.append(position)
+    for unit, (text, start, end) in zip(units, marks, strict=True):
+        if not text and start and not end and len(unit) == 1:
+            pending.append(unit[0])
             continue
-        texts.append(text or pieces[position])
-        groups.append([*pending, position])
+        texts.append(text or "".join(pieces[i] for i in unit))
+        groups.append([*pending, *unit])
         markers.update(pending)
         starts.append(start or bool(pending) or not groups[:-1])
         ends.append(end)

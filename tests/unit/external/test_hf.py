@@ -226,6 +226,14 @@ def test_broken_json_and_a_missing_tokenizer_are_refused(tmp_path):
         (["un", "##believ", "##able", "day"], [0, 0, 0, 0], "##", "target", ["un@@", "believ@@", "able", "day"]),
         (["lo", "w</w>", "er</w>"], [0, 0, 0], "</w>", "source", ["lo@@", "w", "er"]),
         (["a", "b"], [0, 0], None, "source", ["a", "b"]),
+        (
+            ["c", "af", "Ã", "©", "Ġn", "a", "Ã", "¯", "ve"],
+            [0] * 9,
+            "Ġ",
+            "source",
+            ["c@@", "af@@", "é", "n@@", "a@@", "ï@@", "ve"],
+        ),
+        (["<s>", "Ġ", "â", "ĺ", "ķ", "Ġ.", "</s>"], [1, 0, 0, 0, 0, 0, 1], "Ġ", "target", ["☕", ".", "<eos>"]),
     ],
 )
 def test_pieces_become_attnviz_tokens(pieces, special, marker, side, tokens):
@@ -234,6 +242,27 @@ def test_pieces_become_attnviz_tokens(pieces, special, marker, side, tokens):
     assert sorted(i for g in grouping.groups for i in g) == sorted(
         i for i in range(len(pieces)) if side == "source" or not special[i] or i == len(pieces) - 1
     )
+
+
+def test_byte_pieces_that_write_one_character_make_one_token():
+    """Byte-level BPE splits ``☕`` into three pieces and ``é`` into two: each character is one token
+    (its pieces' positions one group), never a half character read as U+FFFD."""
+    pieces = ["<s>", "Ġcaf", "Ã", "©", "Ġ", "â", "ĺ", "ķ", "</s>"]
+    grouping = group_pieces(pieces, [True] + [False] * 7 + [True], "Ġ", "source")
+    assert grouping.tokens == ["caf@@", "é", "☕", "<eos>"]
+    assert grouping.groups == [[1], [2, 3], [4, 5, 6, 7], [0, 8]]
+    assert grouping.rows[2] == [5, 6, 7]  # the bare Ġ writes no letter
+
+
+def test_a_byte_level_model_reads_accents_and_emoji_as_typed(tmp_path):
+    """The words of a byte-level BPE model (BART) are the words as typed, so markup can carry tags."""
+    from tests.support.hf_models import bart_folder
+
+    model = load_hf(bart_folder(tmp_path / "bart"))
+    c = model.force("le café naïve ☕ .", "café ☕ .")
+    reading = read_words(c.alignment())
+    assert reading.source_words == ["le", "café", "naïve", "☕", "."]
+    assert reading.target_words == ["café", "☕", "."]
 
 
 def test_a_bare_marker_writes_no_row_so_a_word_weighs_its_text_pieces_alike():
