@@ -55,13 +55,18 @@ def run(args: argparse.Namespace) -> int:
     al = model.translate(args.text, beam_size=args.beam, max_len=args.max_len)
     replace_unk = not args.keep_unk
     if args.json:
-        print_json({"translation": model.text_of(al, replace_unk), **al.to_dict()})
-        return 0
-    hyps = al.hypotheses or [al]
-    for h in hyps:
-        prefix = f"{h.log_prob:8.3f}  " if len(hyps) > 1 else ""
-        print(prefix + model.text_of(h, replace_unk))
-    print("alignment (source-target):", al.to_pharaoh())
+        trace = al.to_dict()
+        if not replace_unk:  # --keep-unk: no <unk> was replaced, so no copy was made
+            trace["unk_copies"] = {}
+            for h in trace.get("hypotheses", []):
+                h["unk_copies"] = {}
+        print_json({"translation": model.text_of(al, replace_unk), **trace})
+    else:
+        hyps = al.hypotheses or [al]
+        for h in hyps:
+            prefix = f"{h.log_prob:8.3f}  " if len(hyps) > 1 else ""
+            print(prefix + model.text_of(h, replace_unk))
+        print("alignment (source-target):", al.to_pharaoh())
     unknown = [piece if piece == word else f"{piece} (in {word})" for piece, word in al.unknown_words()]
     if unknown:
         print("unknown words:", ", ".join(unknown), file=sys.stderr)

@@ -112,3 +112,27 @@ def test_a_missing_gpu_is_one_line(capsys, model_file, command):
 def test_evaluate_on_a_chosen_device(capsys, model_file):
     code, out, _ = run(capsys, "evaluate", "--model", "good", "--n", "3", "--beam", "3", "--device", "auto", "--json")
     assert code == 0 and json.loads(out)["beam_size"] == 3
+
+
+def test_json_names_unknown_words_on_stderr_and_keep_unk_copies_none(capsys, corpus, models):
+    """--json keeps the stderr note on unknown words; unk_copies lists the <unk> copies translate made,
+    none with --keep-unk (nothing is copied there)."""
+    from attnviz.data.vocab import UNK_ID
+    from attnviz.store.checkpoint import save
+    from tests.support.tiny import tiny_translator
+
+    tr = tiny_translator(corpus)
+    with torch.no_grad():  # a decoder that writes <unk> at every step until max_len
+        tr.model.decoder.out.bias[UNK_ID] = 100.0
+    save(tr, models / "unky.safetensors")
+    code, out, err = run(capsys, "translate", "--model", "unky", "--json", "--max-len", "3", "c Zebra a")
+    trace = json.loads(out)
+    assert code == 0 and err == "unknown words: Zebra\n"
+    assert trace["target_tokens"][:3] == ["<unk>"] * 3 and len(trace["unk_copies"]) == 3
+    copied = [trace["source_tokens"][s] for s in trace["unk_copies"].values()]
+    assert trace["translation"].split() == [w for k, w in enumerate(copied) if k == 0 or w != copied[k - 1]]
+    for beam in ("1", "2"):
+        code, out, err = run(capsys, "translate", "--model", "unky", "--json", "--keep-unk", "--beam", beam, "c a")
+        trace = json.loads(out)
+        assert code == 0 and trace["translation"].split() == ["<unk>"] * len(trace["translation"].split())
+        assert trace["unk_copies"] == {} and all(h["unk_copies"] == {} for h in trace.get("hypotheses", []))
