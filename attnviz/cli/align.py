@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from attnviz.cli.adapting import adapted_models, add_adapt_arguments
 from attnviz.cli.options import MODEL_HELP, THRESHOLD_HELP, add_device, link_threshold, print_json
@@ -73,7 +72,7 @@ def _word_links(args: argparse.Namespace) -> int:
     model, reverse = adapted_models(args, *load_models(args), [args.source.split()], [args.target.split()])
     wa = align_words(model, args.source, args.target, args.method, reverse, args.threshold)
     if args.json:
-        print(json.dumps(wa.to_dict(), ensure_ascii=False))
+        print_json(wa.to_dict())
     else:
         print(wa.to_pharaoh())
     return 0

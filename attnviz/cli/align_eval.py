@@ -4,12 +4,19 @@ with ``--drift`` whether the links sit a consistent number of words off the gold
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from attnviz.cli.adapting import adapted_models, add_adapt_arguments, yardstick_links
 from attnviz.cli.align import add_method_arguments, load_models
-from attnviz.cli.options import MODEL_HELP, add_device, add_gold_convention, gold_base, gold_line, gold_summary
+from attnviz.cli.options import (
+    MODEL_HELP,
+    add_device,
+    add_gold_convention,
+    gold_base,
+    gold_line,
+    gold_summary,
+    print_json,
+)
 from attnviz.errors import InputError
 from attnviz.links import (
     DRIFT_SIDES,
@@ -127,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
                 if row is not None:
                     row["drift"] = s.to_dict()
     if args.json:
-        print(json.dumps(result, ensure_ascii=False))
+        print_json(result)
         return 0
     print(gold_line(args.gold, gold, width=10))
     print(f"{'text':>10}: {text}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from attnviz.cli.options import add_directional_method, add_gold_convention, gold_base, print_json
+from attnviz.cli.options import add_directional_method, add_gold_convention, gold_base, print_json, score_json
 from attnviz.external import matrix_names, read_attention_file, score_files, word_links
 from attnviz.links import file_lines
 
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             files, _gold_lines(args.gold), args.format, gold_base(args), args.method, args.threshold, names, args.gold
         )
         if args.json:
-            print_json({"method": args.method, "n": len(files), "matrices": corpus})
+            print_json({"method": args.method, "n": len(files), "matrices": [score_json(row) for row in corpus]})
             return 0
         width = max(len(n) for n in names)
         pairs = f"{len(files)} pair{'s' if len(files) > 1 else ''}"

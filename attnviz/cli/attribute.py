@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 import numpy as np
 
-from attnviz.cli.options import MODEL_HELP
+from attnviz.cli.options import MODEL_HELP, print_json
 from attnviz.explain import BASELINES, MAX_STEPS, METHODS, Attribution, attribute
 from attnviz.store import load, model_roots
 
@@ -49,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     model = load(args.model, roots=model_roots(include_cwd=True))
     result = attribute(model, args.source, args.reference, args.method, args.steps, args.baseline)
     if args.json:
-        print(json.dumps({"model": args.model, **result.to_dict()}, ensure_ascii=False, allow_nan=False))
+        print_json({"model": args.model, **result.to_dict()})
     else:
         print(format_text(result))
     return 0

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
+from attnviz.cli.options import print_json
 from attnviz.model import SCORES
 from attnviz.training import TRANSLATE_TOKENS, run_bench
 
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         translate_runs=getattr(args, "translate_runs", 30),
     )
     if args.json:
-        print(json.dumps(result))
+        print_json(result)
     else:
         print(
             f"{result['score']}/{result['style']}: train {result['train_tokens_per_s']:.0f} tokens/s "

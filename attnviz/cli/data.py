@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TextIO
 
+from attnviz.cli.options import print_json
 from attnviz.data import TASKS, load_corpus, summarize_spec
 from attnviz.errors import ConfigError
 
@@ -47,11 +47,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         summary = summarize_spec(spec, seed=args.seed, max_len=args.max_len)
         for note in summary["notes"]:
             print(f"note: {note}", file=sys.stderr)
-        print(json.dumps(summary, ensure_ascii=False, indent=2), file=out)
+        print_json(summary, file=out, indent=2)
         return 0
     corpus = load_corpus(spec, seed=args.seed, max_len=args.max_len, split=args.split)  # that split alone
     for note in corpus.notes:
         print(f"note: {note}", file=sys.stderr)
     for pair in corpus.split(args.split)[: args.n]:
-        print(json.dumps(pair.to_dict(), ensure_ascii=False), file=out)
+        print_json(pair.to_dict(), file=out)
     return 0

@@ -5,7 +5,6 @@ every head by AER against a gold file, against eflomal's links on the same pairs
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from attnviz.cli.options import (
@@ -19,6 +18,7 @@ from attnviz.cli.options import (
     gold_summary,
     int_in,
     print_json,
+    score_json,
 )
 from attnviz.data import to_pharaoh
 from attnviz.errors import InputError
@@ -153,7 +153,8 @@ def _one(args: argparse.Namespace, model: HFModel, pick: Pick) -> int:
     reading = word_reading(c, pick)
     links = sorted(links_of(reading, args.method, args.threshold))
     result = {
-        "model": model.info.model_type,
+        "model": args.folder,
+        "model_type": model.info.model_type,
         "layers": model.info.layers,
         "heads": model.info.heads,
         "attention": pick.name,
@@ -211,8 +212,8 @@ def _rank(args: argparse.Namespace, model: HFModel, pick: Pick) -> int:
     rows = score_picks(model, sources, targets, gold, chosen, args.method, args.threshold)
     rows.sort(key=lambda row: row["AER"])
     if args.json:
-        summary = {"model": model.info.model_type, "method": args.method, "n": len(gold)}
-        print(json.dumps({**summary, "gold": gold_summary(args.gold, found), "rows": rows}))
+        summary = {"model": args.folder, "model_type": model.info.model_type, "method": args.method, "n": len(gold)}
+        print_json({**summary, "gold": gold_summary(args.gold, found), "rows": [score_json(row) for row in rows]})
         return 0
     print(gold_line(args.gold, found))
     print(f"{len(gold)} pairs, links by {args.method}; lowest AER first")
@@ -233,7 +234,8 @@ def _rank_silver(args: argparse.Namespace, model: HFModel) -> int:
     ranking = rank_heads(names, stacks, silver, gold, args.method, args.threshold, margin)
     if args.json:
         read = {} if found is None else {"gold": gold_summary(args.gold, found)}
-        print_json({"model": model.info.model_type, "silver": "eflomal", **read, **ranking.to_dict()})
+        head = {"model": args.folder, "model_type": model.info.model_type, "silver": "eflomal"}
+        print_json({**head, **read, **ranking.to_dict()})
         return 0
     if found is not None:
         print(gold_line(args.gold, found))

@@ -8,6 +8,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from attnviz.devices import DEVICES, check_device_name
 from attnviz.errors import ConfigError, InputError, resolved
@@ -158,9 +159,20 @@ def gold_line(path: str, gold: GoldFile, width: int = 0) -> str:
     return f"{'gold':>{width}}: {path}: {gold.convention()}"
 
 
-def print_json(obj: object) -> None:
-    """One line of JSON on stdout (non-ASCII as is; NaN is an error, not invalid JSON)."""
-    print(json.dumps(obj, ensure_ascii=False, allow_nan=False))
+SCORE_KEYS = {"F1": "f1", "AER": "aer", "links": "predicted", "sure links": "sure"}
+
+
+def score_json(row: dict) -> dict:
+    """A score row (:func:`attnviz.links.score_table`'s, a table's column names) under the keys every
+    command's JSON gives those numbers: ``precision``, ``recall``, ``f1``, ``aer``, ``predicted`` (links
+    predicted), ``sure`` (sure gold links), as ``align-eval --json`` writes them."""
+    return {SCORE_KEYS.get(key, key): value for key, value in row.items()}
+
+
+def print_json(obj: object, file: TextIO | None = None, indent: int | None = None) -> None:
+    """JSON on ``file`` (stdout by default): one line, or indented by ``indent``; non-ASCII as is,
+    and NaN an error, not invalid JSON. Every command writes its JSON through here."""
+    print(json.dumps(obj, ensure_ascii=False, allow_nan=False, indent=indent), file=file)
 
 
 def check_html_out(path: str | Path, force: bool = False) -> Path:

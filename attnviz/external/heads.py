@@ -162,7 +162,7 @@ def score_picks(
 ) -> list[dict]:
     """Precision, recall and AER against ``gold`` of each pick's links (every head, layer and the
     average by default), one forced decode per pair: rows ``{"attention", "layer", "head", "precision",
-    "recall", "AER", "links"}`` in the order of ``picks``."""
+    "recall", "F1", "AER", "links"}`` in the order of ``picks``."""
     if not len(sources) == len(targets) == len(gold):
         raise DataError(
             f"{len(sources)} source, {len(targets)} target sentences and {len(gold)} gold lines; give "
@@ -186,6 +186,7 @@ def score_picks(
                 "head": pick.head,
                 "precision": round(total.precision, 3),
                 "recall": round(total.recall, 3),
+                "F1": round(total.f1, 3),
                 "AER": round(total.aer, 3),
                 "links": total.predicted,
             }

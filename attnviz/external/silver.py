@@ -82,7 +82,7 @@ class HeadRanking:
 
 def _row(h: HeadScore) -> dict:
     gold = None if h.gold_aer is None else round(h.gold_aer, 3)
-    return {"attention": h.name, "silver_AER": round(h.silver_aer, 3), "gold_AER": gold, "aligns": h.aligns}
+    return {"attention": h.name, "silver_aer": round(h.silver_aer, 3), "gold_aer": gold, "aligns": h.aligns}
 
 
 def silver_links(

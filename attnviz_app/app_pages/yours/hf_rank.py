@@ -205,7 +205,7 @@ def _show_gold(
         st.warning(escape_markdown(warning))
     st.caption(escape_markdown(f"{len(gold_set.gold)} pairs, {_links(method, threshold)} on words, lowest AER first."))
     st.dataframe(
-        pd.DataFrame(rows).drop(columns=["layer", "head"]), hide_index=True, key="yours_hf_rank_table", height=260
+        pd.DataFrame(rows).drop(columns=["layer", "head", "F1"]), hide_index=True, key="yours_hf_rank_table", height=260
     )
     best = rows[0]
     layer, head = (ALL if best[k] is None else best[k] for k in ("layer", "head"))
@@ -238,7 +238,7 @@ def _show_silver(
         )
     )
     table = pd.DataFrame(ranking.to_dict()["rows"]).rename(
-        columns={"silver_AER": "silver AER", "gold_AER": "gold AER", "aligns": "aligns"}
+        columns={"silver_aer": "silver AER", "gold_aer": "gold AER", "aligns": "aligns"}
     )
     if gold_set is None:
         table = table.drop(columns=["gold AER"])

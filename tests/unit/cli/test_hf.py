@@ -32,12 +32,13 @@ def test_json_translation_with_the_n_best(capsys, folder):
     assert code == 0
     result = json.loads(out)
     assert result["attention"] == "heads 0:1 2:3" and len(result["n_best"]) == 3
+    assert (result["model"], result["model_type"]) == (str(folder), "marian")  # the folder given, and its kind
     assert result["source_words"] == SOURCE.split()
     assert all(0 <= s < len(result["source_words"]) for s, _ in result["links"])
 
 
 def test_every_head_ranked_on_a_gold_file(capsys, folder, tmp_path):
-    src, tgt, gold = tmp_path / "src.txt", tmp_path / "tgt.txt", tmp_path / "gold.txt"
+    src, tgt, gold = tmp_path / "src.txt", tmp_path / "tgt.txt", tmp_path / "gold-é.txt"
     src.write_text(f"{SENTENCES[0]}\n{SENTENCES[2]}\n", encoding="utf-8")
     tgt.write_text(f"{SENTENCES[1]}\n{SENTENCES[3]}\n", encoding="utf-8")
     gold.write_text(f"{GOLD}\n0-0 1-1 2-2 3-4 4-5 5-3 6-6 7-7 8-8\n", encoding="utf-8")
@@ -48,7 +49,9 @@ def test_every_head_ranked_on_a_gold_file(capsys, folder, tmp_path):
     assert len(rows) == 1 + 3 + 3 * 4  # the average, each layer, each head
     read = json.loads(out)["gold"]  # how the gold was read, as align-eval reports it
     assert (read["file"], read["format"], read["base"], read["null_links"]) == (str(gold), "pharaoh", 0, 0)
-    assert [r["AER"] for r in rows] == sorted(r["AER"] for r in rows)
+    assert [r["aer"] for r in rows] == sorted(r["aer"] for r in rows)  # align-eval's keys
+    assert set(rows[0]) == {"attention", "layer", "head", "precision", "recall", "f1", "aer", "predicted"}
+    assert json.loads(out)["model"] == str(folder) and "gold-é.txt" in out  # non-ASCII as is, as everywhere
     code, out, _ = run(capsys, "hf", str(folder), *files, "--top", "3")
     assert code == 0 and "2 pairs, links by argmax" in out and len(out.strip().splitlines()) == 3 + 3
     assert out.splitlines()[0].startswith(f"gold: {gold}: pharaoh or talp (")  # as align-eval says how it read it
@@ -81,8 +84,8 @@ def test_every_head_ranked_against_silver_and_gold(capsys, folder, tmp_path):
     rows = result["rows"]
     assert result["silver"] == "eflomal" and result["pairs"] == 2 and len(rows) == 3 * 4  # every head, no averages
     assert (result["gold"]["file"], result["gold"]["format"]) == (str(gold), "pharaoh")  # how the gold was read
-    assert [r["silver_AER"] for r in rows] == sorted(r["silver_AER"] for r in rows)
-    assert all(r["gold_AER"] is not None for r in rows) and "median" in result["rule"]
+    assert [r["silver_aer"] for r in rows] == sorted(r["silver_aer"] for r in rows)
+    assert all(r["gold_aer"] is not None for r in rows) and "median" in result["rule"]
     assert result["aligning"] == [r["attention"] for r in rows if r["aligns"]]
     assert result["spearman"] is None or -1 <= result["spearman"] <= 1
     silver_and_gold = ["--rank-heads", "--silver", "eflomal", "--pairs", str(bitext), "--gold", str(gold)]

@@ -71,7 +71,9 @@ def test_cli_lists_links_and_scores(capsys, files):
     assert code == 0 and out.split() == [example, "layer", "0", "head", "0", "[4", "x", "4]", "0-0", "1-2", "2-1"]
     code, out, _ = run(capsys, "attention", stack, "--gold", gold, "--json")
     result = json.loads(out)
-    assert code == 0 and [r["AER"] for r in result["matrices"]] == [0.0, 0.0]
+    assert code == 0 and [r["aer"] for r in result["matrices"]] == [0.0, 0.0]
+    keys = {"aligner", "precision", "recall", "f1", "aer", "pairs", "predicted", "sure"}  # align-eval's names
+    assert set(result["matrices"][0]) == keys and result["matrices"][0]["sure"] == 3
     code, out, _ = run(capsys, "attention", example, "--gold", gold)
     assert code == 0 and out.splitlines()[1].startswith("layer 0 head 0")  # best AER first
 
