@@ -41,7 +41,7 @@ def _length_stats(lengths: Sequence[int]) -> dict[str, float]:
         "min": int(s.min()),
         "mean": round(float(s.mean()), 2),
         "median": float(s.median()),
-        "p95": float(s.quantile(0.95)),
+        "p95": round(float(s.quantile(0.95)), 2),
         "max": int(s.max()),
     }
 

@@ -2,7 +2,7 @@
 
 from attnviz.decoding.history import POINT_KINDS, POINT_NUMBERS, AlignmentHistory, HistoryProbe
 from attnviz.decoding.search import encode_one, greedy
-from attnviz.decoding.trace import Alignment, argmax_links
+from attnviz.decoding.trace import Alignment, argmax_links, significant
 from attnviz.decoding.translator import Source, Translator
 
 __all__ = [
@@ -16,4 +16,5 @@ __all__ = [
     "argmax_links",
     "encode_one",
     "greedy",
+    "significant",
 ]

@@ -82,7 +82,7 @@ class AlignmentHistory:
         return {
             "points": [dict(p) for p in self.points],
             "probes": [
-                {**p.to_dict(), "weights": np.asarray(w, dtype=np.float32).round(4).tolist()}
+                {**p.to_dict(), "weights": np.asarray(w, dtype=np.float64).round(4).tolist()}
                 for p, w in zip(self.probes, self.weights, strict=True)
             ],
         }

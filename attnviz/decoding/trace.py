@@ -124,7 +124,7 @@ class Alignment:
             a = np.asarray(a, dtype=np.float64)
             if not a.size:
                 return a.tolist()
-            return (_significant(a) if weights else np.where(np.isfinite(a), a, np.nan).round(6)).tolist()
+            return (significant(a) if weights else np.where(np.isfinite(a), a, np.nan).round(6)).tolist()
 
         d = {
             "source_tokens": self.source_tokens,
@@ -150,14 +150,14 @@ class Alignment:
         return d
 
 
-def _significant(a: np.ndarray, digits: int = 6) -> np.ndarray:
+def significant(a: np.ndarray, digits: int = 6) -> np.ndarray:
     """``a`` to ``digits`` significant digits (NaN where not finite): a weight of 4e-07 beside one of
-    7e-07 keeps its order, which rounding to decimals would lose (argmax after hiding ``<eos>``)."""
+    7e-07 keeps its order, which rounding to decimals would lose (argmax after hiding ``<eos>``). Each
+    value is the float nearest its decimal form, so JSON writes ``1.87337e-21``, not
+    ``1.8733699999999997e-21``."""
     out = np.where(np.isfinite(a), a, np.nan)
-    nonzero = np.isfinite(out) & (out != 0)
-    magnitude = np.floor(np.log10(np.abs(out[nonzero])))
-    scale = 10.0 ** (digits - 1 - magnitude)  # a power of ten, exact up to 1e22
-    out[nonzero] = np.round(out[nonzero] * scale) / scale
+    flat = out.reshape(-1)
+    flat[:] = [float(f"{v:.{digits}g}") for v in flat.tolist()]
     return out
 
 

@@ -34,7 +34,7 @@ import torch
 from torch import Tensor
 
 from attnviz.data import BOS_ID, PAD_ID, UNK_ID, Link
-from attnviz.decoding import Alignment, Translator
+from attnviz.decoding import Alignment, Translator, significant
 from attnviz.errors import InputError
 from attnviz.evaluation import alignment_links
 from attnviz.model import Encoded, Seq2Seq
@@ -107,12 +107,15 @@ class Attribution:
         return alignment_links(replace(self.alignment, weights=self.values))
 
     def to_dict(self) -> dict:
-        """A JSON-ready dict (lists; nan becomes None)."""
+        """A JSON-ready dict (lists; nan becomes None). Attention and attribution values keep 6
+        significant digits, as the trace's weights do, so tiny values keep their order; the rest 6
+        decimals."""
 
-        def arr(a: np.ndarray | None) -> list | None:
+        def arr(a: np.ndarray | None, digits: bool = False) -> list | None:
             if a is None:
                 return None
-            a = np.round(np.asarray(a, dtype=np.float64), 6)
+            a = np.asarray(a, dtype=np.float64)
+            a = significant(a) if digits else np.round(a, 6)
             return np.where(np.isfinite(a), a, None).tolist()
 
         return {
@@ -121,8 +124,8 @@ class Attribution:
             "baseline": self.baseline,
             "source_tokens": self.source_tokens,
             "target_tokens": self.target_tokens,
-            "values": arr(self.values),
-            "attention": arr(self.attention),
+            "values": arr(self.values, digits=True),
+            "attention": arr(self.attention, digits=True),
             "log_probs": arr(self.log_probs),
             "delta": arr(self.delta),
             "agreement": {

@@ -40,6 +40,9 @@ def test_replay_json_and_html(capsys, recorded, tmp_path):
     code, out, _ = run(capsys, "replay", str(recorded), "--json")
     history = json.loads(out)[str(recorded)]
     assert code == 0 and history["points"][0]["kind"] == "start" and history["probes"][0]["weights"]
+    weights = [w for probe in history["probes"] for point in probe["weights"] for row in point for w in row]
+    assert all(w == round(w, 4) for w in weights)  # 4 decimals, written without float32's noise
+    assert max(len(repr(w)) for w in weights) <= len("0.1234")
     page = tmp_path / "replay.html"
     code, out, _ = run(capsys, "replay", str(recorded), "--out", str(page), "--axis", "epochs")
     assert code == 0 and page.is_file() and f"{len(history['points'])} frames" in out

@@ -43,3 +43,15 @@ def test_the_json_trace_keeps_tiny_weights_apart():
     assert written[1] == [float(f"{w:.6g}") for w in al.weights[1]]
     back = next(iter(read_attention(attention_json(al).encode()).alignments.values()))
     assert word_links(back).links == word_links(al).links  # <eos> hidden: the first row still links b
+
+
+def test_the_json_trace_writes_rounded_weights_without_float_noise():
+    """1.8733701e-21 rounds to 1.87337e-21 and is written so, not as 1.8733699999999997e-21."""
+    import json
+
+    from tests.support.alignments import make_alignment
+
+    al = make_alignment(["a", "b", "c"], ["x", "y"])
+    al.weights[0] = [1.8733701e-21, 1.9075498e-29, 1.16316e-20, 1.0]
+    text = json.dumps(al.to_dict()["weights"][0])
+    assert text == "[1.87337e-21, 1.90755e-29, 1.16316e-20, 1.0]"

@@ -114,7 +114,10 @@ def test_greedy_decode_and_agreement_fields(corpus):
         assert a.attribution_top[t] == al.source_tokens[int(a.values[t].argmax())]
         assert a.top1[t] == (a.attention[t].argmax() == a.values[t].argmax())
     assert "mean Spearman" in a.summary() and f"/{len(a.target_tokens)} steps" in a.summary()
-    json.dumps(a.to_dict(), allow_nan=False)
+    written = a.to_dict()
+    json.dumps(written, allow_nan=False)
+    assert written["attention"] == al.to_dict()["weights"]  # the trace's weights, same key order and digits
+    assert written["values"][0] == [float(f"{v:.6g}") for v in a.values[0]]  # 6 significant digits
 
 
 def test_spearman():
