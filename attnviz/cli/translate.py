@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     replace_unk = not args.keep_unk
     if args.json:
         trace = al.to_dict()
+        for h, written in zip(al.hypotheses, trace.get("hypotheses", []), strict=True):
+            written["translation"] = model.text_of(h, replace_unk)  # each n-best entry's text, as printed
         if not replace_unk:  # --keep-unk: no <unk> was replaced, so no copy was made
             trace["unk_copies"] = {}
             for h in trace.get("hypotheses", []):

@@ -136,3 +136,7 @@ def test_json_names_unknown_words_on_stderr_and_keep_unk_copies_none(capsys, cor
         trace = json.loads(out)
         assert code == 0 and trace["translation"].split() == ["<unk>"] * len(trace["translation"].split())
         assert trace["unk_copies"] == {} and all(h["unk_copies"] == {} for h in trace.get("hypotheses", []))
+    code, out, _ = run(capsys, "translate", "--model", "unky", "--json", "--beam", "3", "--max-len", "2", "c a")
+    hypotheses = json.loads(out)["hypotheses"]
+    assert len(hypotheses) == 3 and hypotheses[0]["translation"] == json.loads(out)["translation"]
+    assert all(h["translation"] and "<unk>" not in h["translation"] for h in hypotheses)  # texts as printed
