@@ -4,6 +4,7 @@ display toggles included), a bad link opens the defaults with a one-line note.""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 
@@ -185,11 +186,16 @@ def test_a_link_survives_a_visit_to_another_page(server):
     from playwright.sync_api import sync_playwright
 
     link = f"{server}/?task=toy-fr&score=general&style=both&text={TEXT.replace(' ', '+')}"
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(link, wait_until="domcontentloaded")
         page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+        typed_box = "t => document.querySelector('.st-key-explore_text input')?.value === t"
+        with contextlib.suppress(PlaywrightTimeout):  # the box may come after the first map on a loaded machine
+            page.wait_for_function(typed_box, arg=TEXT, timeout=WAIT_MS)
         opened = settle(page)
         assert opened["text"] == TEXT and opened["style"] == "Both"
         page.locator("[data-testid=stSidebarNav] a", has_text="Compare").first.click()
@@ -215,7 +221,6 @@ def test_a_link_survives_a_visit_to_another_page(server):
         bare.wait_for_url(re.compile(r"text="), timeout=WAIT_MS)
         settle(bare)
         bare.go_back()
-        typed_box = "t => document.querySelector('.st-key-explore_text input')?.value === t"
         bare.wait_for_function(typed_box, arg=start["text"], timeout=WAIT_MS)
         assert settle(bare)["text"] == start["text"] != TEXT
         browser.close()

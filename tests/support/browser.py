@@ -193,7 +193,15 @@ CUT_JS = """() => {
 }"""
 
 
-def problems(page, where: str) -> list[str]:
+def problems(page, where: str, looks: int = 3) -> list[str]:
     """Every text of a figure printed over another or cut off, figure cut by its column, bars drawn
-    with no width, formula cut."""
-    return [f"{where}: {p}" for p in page.evaluate(OVERLAPS_JS) + page.evaluate(CUT_JS)]
+    with no width, formula cut. What a first look finds is looked at again (up to ``looks`` times, 2 s
+    apart) before it counts: on a loaded machine Plotly may still be fitting a figure to its column,
+    while a real problem stays."""
+    found = []
+    for look in range(looks):
+        found = page.evaluate(OVERLAPS_JS) + page.evaluate(CUT_JS)
+        if not found or look == looks - 1:
+            break
+        page.wait_for_timeout(2000)
+    return [f"{where}: {p}" for p in found]
