@@ -70,16 +70,17 @@ def _byte_table() -> dict[str, int]:
 BYTES = _byte_table()
 
 
-def _whole_characters(piece: str) -> bool:
-    """Whether a byte-level piece's bytes are whole UTF-8 characters (``Ã©`` is ``é``; ``Ã`` alone is half
-    of one). A piece holding a character outside the table is taken as whole."""
+def _ends_mid_character(piece: str) -> bool:
+    """Whether a byte-level piece's bytes stop inside a UTF-8 character (``Ã`` alone is the first half
+    of ``é``; ``Ã©`` is whole). Bytes that are not UTF-8 at all (a model's stray continuation byte) do
+    not wait for more; nor does a piece holding a character outside the table."""
     if any(c not in BYTES for c in piece):
-        return True
+        return False
     try:
         bytes(BYTES[c] for c in piece).decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    except UnicodeDecodeError as e:
+        return e.reason == "unexpected end of data"
+    return False
 
 
 def byte_text(piece: str) -> str:
@@ -93,7 +94,7 @@ def _units(pieces: list[str], marker: str | None) -> list[list[int]]:
     units: list[list[int]] = []
     for k, piece in enumerate(pieces):
         joining = marker == "Ġ" and units and not piece.startswith(marker)
-        if joining and not _whole_characters("".join(pieces[i] for i in units[-1])):
+        if joining and _ends_mid_character("".join(pieces[i] for i in units[-1])):
             units[-1].append(k)
         else:
             units.append([k])

@@ -252,6 +252,8 @@ def test_byte_pieces_that_write_one_character_make_one_token():
     assert grouping.tokens == ["caf@@", "é", "☕", "<eos>"]
     assert grouping.groups == [[1], [2, 3], [4, 5, 6, 7], [0, 8]]
     assert grouping.rows[2] == [5, 6, 7]  # the bare Ġ writes no letter
+    stray = group_pieces(["Ġa", "\u0122", "b", "c"], [False] * 4, "Ġ", "target")  # byte 0x80 starts nothing
+    assert stray.groups == [[0], [1], [2], [3]] and stray.tokens == ["a@@", "\ufffd@@", "b@@", "c"]
 
 
 def test_a_byte_level_model_reads_accents_and_emoji_as_typed(tmp_path):
