@@ -11,6 +11,9 @@ its writes replace the entry instead of pushing a new one). So a page:
   :func:`write_url` at its end, in one ``from_dict`` (one message, one entry). A fragment that
   reruns alone (a clicked cell) writes its own part with :func:`write_url` too.
 
+Back on a page from another by the sidebar (which opens it bare), the state shown is written into
+the sidebar's own entry in the browser (:func:`_replace_entry`), not pushed as a second entry.
+
 The URL of a first visit stands for the state it opened: a bare URL for the page's defaults, a
 link for what the page read from it (its unknown parts at their defaults). The first write is then
 recorded, not pushed, so the entry the user arrived on is the state they saw first, and Back from
@@ -22,6 +25,9 @@ Values that must survive a visit to another page are kept by the widgets themsel
 """
 
 from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -107,9 +113,25 @@ def write_url(values: dict[str, object] | None = None) -> None:
         return
     if not query and want == written:  # the same state on a bare page: back by the sidebar from another page
         st.session_state[_BARE] = want  # (a first action from a bare URL changes the state: that entry keeps its own)
+        _replace_entry(want)
+        return
     st.session_state[_WRITTEN] = want
     if want != query:
         st.query_params.from_dict(want)
+
+
+def _replace_entry(query: dict[str, str]) -> None:
+    """Write ``query`` into the history entry the sidebar just pushed for this page, in the browser
+    (``history.replaceState``): the address bar holds the state shown, and Back leaves the page at
+    once. ``st.query_params`` would push a second entry that Back lands on without a visible change.
+    The browser sends the query with the next rerun, so the server reads it then."""
+    search = json.dumps("?" + urlencode(query))
+    script = (
+        f"<script>(() => {{ if (!window.location.search) window.history.replaceState("
+        f"window.history.state, '', window.location.pathname + {search}); }})();</script>"
+    )
+    with st.sidebar:
+        st.html(script, unsafe_allow_javascript=True)
 
 
 def keep_tab(key: str, tabs: list[str]) -> None:
