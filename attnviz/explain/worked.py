@@ -23,16 +23,14 @@ from attnviz.model import SCORES, Attention, get_score
 
 def score_reading(score: str, style: str) -> str:
     """Which decoder state queries the attention, in words (LaTeX inline)."""
-    if not get_score(score).content_based:
-        where = "the decoder state alone (it never looks at the encoder annotations)"
-    else:
-        where = "the encoder annotations $\\bar h_s$ through the score"
     state = (
         "the previous decoder state $s_{t-1}$, before the RNN step (Bahdanau)"
         if style == "bahdanau"
         else "the current decoder state $h_t$, after the RNN step (Luong)"
     )
-    return f"Query: {state}; compared with {where}."
+    if not get_score(score).content_based:  # a_t = softmax(W_a h_t): nothing to compare the query with
+        return f"Query: {state}; the weights come from it alone (the score never looks at the encoder annotations)."
+    return f"Query: {state}; compared with the encoder annotations $\\bar h_s$ through the score."
 
 
 def score_formula(score: str, style: str | None = None) -> str:
@@ -68,10 +66,13 @@ def score_doc(score: str) -> str:
     return _RST.sub(_markdown, text).replace(" -> ", " → ")
 
 
-def score_parameters(score: str, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int) -> dict:
+def score_parameters(
+    score: str, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int, local_content: str = "general"
+) -> dict:
     """Learned parameters ``name -> shape`` of an attention layer with these sizes, by their names
-    in the formula (W_a, U_a, v_a, W_p, v_p; a local score's content parameters included)."""
-    layer = Attention(score, query_dim, key_dim, attn_dim, max_src_len)
+    in the formula (W_a, U_a, v_a, W_p, v_p; a local score's content parameters, those of
+    ``local_content``, included). Sizes the score cannot take raise :class:`ConfigError` saying why."""
+    layer = Attention(score, query_dim, key_dim, attn_dim, max_src_len, local_content=local_content)
     return {name: list(p.shape) for name, p in layer.score.formula_parameters().items()}
 
 
@@ -114,7 +115,7 @@ class WorkedExample:
     steps: list[list[Step]] = field(default_factory=list)  # per key: from the key to e_s, then to a_s
     position: float | None = None  # p_t of local attention
     window: int | None = None  # D of local attention
-    step: int = 0  # the decoder step t (local-m puts its window at p_t = t)
+    step: int = 0  # the decoder step t (local-m puts its window at p_t = min(t, S - 1))
 
 
 def default_parameters(score: str, dim: int, n_keys: int, attn_dim: int | None = None) -> dict[str, np.ndarray]:

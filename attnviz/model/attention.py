@@ -17,6 +17,11 @@ from attnviz.errors import ConfigError
 from attnviz.model.scores import LocalPScore, LocalScore, Term, get_score
 
 
+def is_local(score: str) -> bool:
+    """Whether the score ``score`` is local (a window around ``p_t`` with a content score inside)."""
+    return issubclass(get_score(score), LocalScore)
+
+
 @dataclass
 class Memory:
     """The encoder side, prepared once per source batch."""

@@ -326,16 +326,17 @@ class LocalScore(Score):
 
 @register
 class LocalMScore(LocalScore):
-    r"""Luong local-m: :math:`p_t = t`; :math:`a_t(s) = \mathrm{softmax}(\mathrm{score}(h_t, \bar h_s))`
+    r"""Luong local-m: :math:`p_t = \min(t, S - 1)`; :math:`a_t(s) = \mathrm{softmax}(\mathrm{score}(h_t, \bar h_s))`
     over :math:`s \in [p_t - D, p_t + D]`, zero elsewhere.
 
-    Monotonic alignment: step ``t`` looks around source position ``t`` (clipped to the last
-    source position). The content score is ``general`` unless configured otherwise.
+    Monotonic alignment: step ``t`` looks around source position ``t`` (the paper's :math:`p_t = t`),
+    clipped to the last source position for a step past the source's end. The content score is
+    ``general`` unless configured otherwise.
     """
 
     name = "local_m"
     formula = (
-        r"p_t = t,\quad a_t(s) = \frac{\exp \mathrm{score}(h_t, \bar h_s)}"
+        r"p_t = \min(t, S - 1),\quad a_t(s) = \frac{\exp \mathrm{score}(h_t, \bar h_s)}"
         r"{\sum_{|s'-p_t| \le D} \exp \mathrm{score}(h_t, \bar h_{s'})},\ |s - p_t| \le D"
     )
     predictive = False
@@ -347,7 +348,7 @@ class LocalMScore(LocalScore):
 
 @register
 class LocalPScore(LocalScore):
-    r"""Luong local-p: :math:`p_t = S \cdot \sigma(v_p^\top \tanh(W_p h_t))`,
+    r"""Luong local-p: :math:`p_t = S \cdot \operatorname{sigmoid}(v_p^\top \tanh(W_p h_t))`,
     :math:`a_t(s) = \mathrm{align}(h_t, \bar h_s) \exp\left(-\frac{(s - p_t)^2}{2\sigma^2}\right)`,
     :math:`\sigma = D/2`.
 
@@ -359,7 +360,7 @@ class LocalPScore(LocalScore):
 
     name = "local_p"
     formula = (
-        r"p_t = S \cdot \sigma\left(v_p^\top \tanh(W_p h_t)\right),\quad "
+        r"p_t = S \cdot \operatorname{sigmoid}\left(v_p^\top \tanh(W_p h_t)\right),\quad "
         r"a_t(s) = \mathrm{align}(h_t, \bar h_s)\, \exp\left(-\frac{(s-p_t)^2}{2\sigma^2}\right),"
         r"\ \sigma = \tfrac{D}{2}"
     )
@@ -382,12 +383,13 @@ class LocalPScore(LocalScore):
         logit = self.v_p(hidden)[0]
         gate = torch.sigmoid(logit)
         inner = rf"v_p^\top \tanh(W_p {q})"
+        sigmoid = r"\operatorname{sigmoid}(\cdot)"
         return [
             Term("W_p query", rf"W_p {q}", projected),
             Term("tanh(W_p query)", rf"\tanh(W_p {q})", hidden),
             Term("v_p . tanh", inner, logit),
-            Term("sigmoid", rf"\sigma({inner})", gate),
-            Term("p_t", rf"p_t = S \cdot \sigma(\cdot) = {src_len} \cdot \sigma(\cdot)", src_len * gate),
+            Term("sigmoid", rf"\operatorname{{sigmoid}}({inner})", gate),
+            Term("p_t", rf"p_t = S \cdot \operatorname{{sigmoid}}(\cdot) = {src_len} \cdot {sigmoid}", src_len * gate),
         ]
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from attnviz.errors import AttnvizError
 from attnviz.explain import all_scores, parameter_rows, score_doc, score_formula, score_parameters, score_reading
-from attnviz.model import SCORES
+from attnviz.model import SCORES, is_local
 from attnviz.plots import encoder_attention_heatmaps
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, session_models, user_errors
 from attnviz_app.app_pages.shared.learn_ui import worked_example_section
@@ -41,8 +42,9 @@ score = st.selectbox(
     persist_state="session",
     index=all_scores().index(cfg.score) if cfg else 0,
 )
-st.latex(score_formula(score, cfg.style if cfg else None))
-st.markdown(score_reading(score, cfg.style if cfg else "luong"))
+style = cfg.style if cfg else "luong"  # the formula and the sentence under it read the same query
+st.latex(score_formula(score, style))
+st.markdown(score_reading(score, style))
 with st.expander("What the code says"):
     st.caption(
         "The docstring of the score in attnviz/model/scores.py. It writes the query as the score's paper does "
@@ -59,16 +61,26 @@ if SCORES[score].needs_equal_dims:
         "no parameters, so it stays a pure dot product (the context still averages the full annotations)."
     )
 if cfg is not None:
-    shapes = score_parameters(score, cfg.hidden_dim, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len)
-    rows = parameter_rows(shapes)
     own = score == cfg.score
     name = escape_markdown(entry.name)
-    where = f"Parameters of `{score}` in {name}" if own else f"Parameters `{score}` would have at the sizes of {name}"
-    st.markdown(f"**{where}: {sum(r['count'] for r in rows):,}** (named as in the formula above)")
-    if rows:
-        st.dataframe(pd.DataFrame(rows), key="learn_params", hide_index=True)
-    else:
-        st.caption("None: this score has nothing to learn.")
+    try:
+        shapes = score_parameters(
+            score, cfg.hidden_dim, cfg.memory_dim, cfg.attn_dim, cfg.max_src_len, cfg.local_content
+        )
+    except AttnvizError as e:  # dot on annotations of another size than the decoder's, say
+        st.info(f"`{score}` is impossible at the sizes of {name}: {escape_markdown(str(e))}")
+        shapes = None
+    if shapes is not None:
+        rows = parameter_rows(shapes)
+        content = f", content score `{cfg.local_content}`" if is_local(score) else ""
+        where = (
+            f"Parameters of `{score}` in {name}" if own else f"Parameters `{score}` would have at the sizes of {name}"
+        )
+        st.markdown(f"**{where}{content}: {sum(r['count'] for r in rows):,}** (named as in the formula above)")
+        if rows:
+            st.dataframe(pd.DataFrame(rows), key="learn_params", hide_index=True)
+        else:
+            st.caption("None: this score has nothing to learn.")
 
 st.header("Bahdanau or Luong: which state asks?")
 st.markdown(

@@ -78,3 +78,37 @@ def test_every_docstring_becomes_markdown_with_math():
         doc = score_doc(score)
         assert "``" not in doc and ":math:" not in doc and ":class:" not in doc, score
         assert not raw_latex(doc) or score == "dot", (score, raw_latex(doc))
+
+
+def _caption(query, keys, score):
+    from attnviz_app.app_pages.shared.learn_ui import closing_caption
+
+    return closing_caption(worked_example(query, keys, score))
+
+
+def test_the_closing_caption_says_what_the_weights_shown_say():
+    """Ties name every tied key and, under local-p, that the Gaussian splits them; a huge gap is a
+    power of ten, not inf; the ratio is e to the gap as printed; local-p's share is of the row's total."""
+    tie = _caption([1, 1], [[1, 0], [0, 1], [0.5, 0.5]], "local_p")  # weights 0, 0.1715, 0.4492
+    assert "Gaussian" in tie and "each takes" not in tie and "(0.4492)" in tie
+    three = _caption([1, 1], [[1, 0], [0, 1], [0.5, 0.5]], "dot")
+    assert r"$\bar h_{0}$, $\bar h_{1}$ and $\bar h_{2}$ tie" in three
+    huge = _caption([1000, 1000], [[1000, 1000], [999, 1000]], "dot")
+    assert r"$e^{1000} \approx 10^{434}$" in huge and "inf" not in huge
+    assert r"$e^{6.36} \approx 578$" in _caption([3, 1], [[2, 6], [1, 0], [0, 2]], "scaled_dot")
+    share = _caption([3, 1], [[2, 6], [1, 0], [0, 2]], "local_p")  # 0.2301 of a row summing to 0.4472
+    assert "takes most of the weight (0.2301)" in share
+
+
+def test_learn_shows_an_impossible_pairing_as_a_message(app_env, monkeypatch):
+    """dot at sizes it cannot take (annotations of another size than the decoder's) is a message."""
+    from attnviz.errors import ConfigError
+    from attnviz.explain import worked
+
+    def refuse(*args, **kwargs):
+        raise ConfigError("dot attention compares decoder states (size 16) with encoder annotations (size 24)")
+
+    monkeypatch.setattr(worked, "score_parameters", refuse)
+    monkeypatch.setattr("attnviz.explain.score_parameters", refuse)
+    at = open_page("learn.py")
+    assert any("impossible at the sizes of" in i.value for i in at.info)

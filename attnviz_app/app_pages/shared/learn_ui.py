@@ -58,13 +58,15 @@ def worked_example_section() -> None:
     st.markdown("**1. Score** each key against the query:")
     for line in lines["score"]:
         st.latex(line)
-    if abs(float(np.sum(ex.weights)) - 1) > 1e-6:
+    whole = abs(float(np.sum(ex.weights)) - 1) <= 1e-6  # False under local-p's Gaussian
+    if not whole:
         st.markdown("**2. Softmax**, then local-p's Gaussian, turns scores into weights:")
     else:
         st.markdown("**2. Softmax** turns scores into weights that sum to 1:")
     for line in lines["weights"]:
         st.latex(line)
-    st.markdown("**3. Context vector**: the keys averaged with those weights (here the values are the keys):")
+    summed = "averaged with those weights" if whole else "summed with those weights (a weighted sum, not an average)"
+    st.markdown(f"**3. Context vector**: the keys {summed} (here the values are the keys):")
     for line in lines["context"]:
         st.latex(line)
     shown = [f"h̄{chr(0x2080 + s) if s < 10 else s} = [{', '.join(f'{x:g}' for x in k)}]" for s, k in enumerate(keys)]
@@ -74,44 +76,80 @@ def worked_example_section() -> None:
     st.caption(closing_caption(ex))
 
 
-def _share(weight: float) -> str:
-    if weight >= 0.95:
+def _share(share: float) -> str:
+    """How much of the row's weight a key holds, in words (``share``: its part of the row's total)."""
+    if share >= 0.95:
         return "almost all of the weight"
-    if weight > 0.5:
+    if share > 0.5:
         return "most of the weight"
     return "the largest share of the weight, though not most of it"
 
 
+def _gap(gap: float) -> str:
+    """A score gap as the caption prints it: 3 significant digits, whole numbers from 1000 up."""
+    return f"{gap:.3g}" if gap < 1000 else f"{gap:.0f}"
+
+
+def _exponential(gap: float) -> str:
+    """$e^{gap} \\approx ...$ for a score gap as printed: the power's digits, or a power of ten past 10^15."""
+    power = _gap(gap)
+    shown = float(power)
+    if shown > 34.5:  # e^34.5 is about 10^15: digits past that say nothing a reader can use
+        ratio = f"10^{{{shown / np.log(10):.0f}}}"
+    else:
+        ratio = f"{np.exp(shown):,.0f}" if shown > 7 else f"{np.exp(shown):.3g}"
+        ratio = ratio.replace(",", "{,}")  # a thousands comma in math mode, without the space after it
+    return f"$e^{{{power}}} \\approx {ratio}$"
+
+
+def _names(keys: list[int]) -> str:
+    names = [_key(k) for k in keys]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def closing_caption(ex: WorkedExample) -> str:
     """What this example's numbers show (from ``ex``, a WorkedExample): which key wins and by how
-    much the softmax widened the gap, where the weights do not sum to 1 and why."""
+    much the softmax widened the gap, where the weights do not sum to 1 and why. Under local-p a
+    key's share is of the row's total, and the Gaussian's part in the final weights is said."""
     weights = np.asarray(ex.weights, dtype=np.float64)  # [S]
     scores = np.asarray(ex.scores, dtype=np.float64)  # [S]; -inf outside a local window
+    total = float(weights.sum())
+    gaussian = ex.position is not None  # local-p multiplies the softmax by a Gaussian around p_t
     top = int(np.argmax(weights))
-    said = [f"Key {_key(top)} takes {_share(weights[top])} ({weights[top]:.4f}),"]
+    share = weights[top] / total if total > 0 else 0.0
+    said = [f"Key {_key(top)} takes {_share(share)} ({weights[top]:.4f}),"]
+    tied = [s for s in range(len(scores)) if np.isfinite(scores[s]) and scores[s] == scores[top]]
     inside = [k for k in np.argsort(-weights) if np.isfinite(scores[k]) and k != top]
-    if inside:
+    if len(tied) > 1:
+        said[0] = f"Keys {_names(tied)} tie with score {scores[top]:.4g}"
+        if gaussian and len({round(float(weights[s]), 4) for s in tied}) > 1:
+            said[0] += (
+                f": the softmax gives them equal shares, and the Gaussian around $p_t = {ex.position:.3g}$ leaves"
+                f" {_key(top)}, the nearest, the most ({weights[top]:.4f})"
+            )
+        else:
+            said[0] += f": each takes {weights[top]:.4f},"
+    elif inside:
         k = int(inside[0])
         gap = scores[top] - scores[k]
-        if scores[top] == scores[k]:
-            said[0] = f"Keys {_key(top)} and {_key(k)} tie with score {scores[top]:.4g}: each takes {weights[top]:.4f},"
-            return _sentence(said)
         digits = next(d for d in (4, 6, 8, 17) if d == 17 or f"{scores[top]:.{d}g}" != f"{scores[k]:.{d}g}")
         said[0] += f" with score {scores[top]:.{digits}g} against {scores[k]:.{digits}g} for key {_key(k)}"
         if gap > 0:
-            ratio = f"{np.exp(gap):,.0f}" if gap > 7 else f"{np.exp(gap):.3g}"
-            ratio = ratio.replace(",", "{,}")  # a thousands comma in math mode, without the space after it
-            said.append(
-                f"the softmax turns a score gap of {gap:.3g} into a weight ratio of $e^{{{gap:.3g}}} \\approx {ratio}$"
-            )
-        elif ex.position is not None:
+            turned = f"the softmax turns a score gap of {_gap(gap)} into a weight ratio of {_exponential(gap)}"
+            if gaussian:
+                turned += (
+                    f" before the Gaussian, which makes it {weights[top] / weights[k]:.3g}"
+                    if weights[k] > 0
+                    else " before the Gaussian"
+                )
+            said.append(turned)
+        elif gaussian:
             said.append(
                 f"its score is not the larger one: the Gaussian around $p_t = {ex.position:.3g}$ favours the key"
                 " nearer to it"
             )
     if not np.all(np.isfinite(scores)):
         said.append("keys outside the local window (score −∞) get weight 0")
-    total = float(weights.sum())
     if abs(total - 1) > 1e-6:
         said.append(
             f"the weights sum to {total:.4f}, not 1: local-p multiplies the softmax by a Gaussian, which leaves"

@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from attnviz.errors import InputError
+from attnviz.errors import ConfigError, InputError
 from attnviz.explain import worked as explain
 from attnviz.explain.steps import vector
+from attnviz.explain.worked import score_formula, score_parameters, score_reading
 from attnviz.model.scores import SCORES
 
 LOCAL = ("local_m", "local_p")
@@ -97,3 +98,30 @@ def test_a_formula_reads_the_query_of_the_style_asked():
     assert "s_{t-1}" in score_formula("additive") and "h_t" not in score_formula("additive")  # as Bahdanau wrote it
     assert "h_t" in score_formula("additive", "luong") and "s_{t-1}" not in score_formula("additive", "luong")
     assert "s_{t-1}" in score_formula("general", "bahdanau")
+
+
+@pytest.mark.parametrize("content", ["dot", "general", "additive"])
+def test_a_local_score_counts_its_own_content_score(content):
+    """local-p with a dot content score holds W_p and v_p only; with additive, W_a, U_a and v_a too:
+    the counts are the module's own, not general's."""
+    from attnviz.model import Attention
+
+    shapes = score_parameters("local_p", 8, 8, 6, 20, local_content=content)
+    layer = Attention("local_p", 8, 8, 6, 20, local_content=content)
+    assert sum(math.prod(s) for s in shapes.values()) == sum(p.numel() for p in layer.parameters())
+    assert ("W_a" in shapes) == (content != "dot")  # dot has nothing to learn but W_p and v_p
+
+
+def test_sizes_a_score_cannot_take_raise_a_config_error():
+    with pytest.raises(ConfigError, match="dot"):
+        score_parameters("dot", 16, 24, 16, 20)
+
+
+def test_the_local_m_formula_says_where_its_window_sits_past_the_source():
+    assert r"p_t = \min(t, S - 1)" in score_formula("local_m")
+    assert r"\sigma(" not in score_formula("local_p") and r"\operatorname{sigmoid}" in score_formula("local_p")
+
+
+def test_the_location_reading_compares_nothing():
+    reading = score_reading("location", "luong")
+    assert "compared" not in reading and "from it alone" in reading
