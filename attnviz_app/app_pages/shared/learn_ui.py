@@ -65,7 +65,7 @@ def worked_example_section() -> None:
         st.markdown("**2. Softmax** turns scores into weights that sum to 1:")
     for line in lines["weights"]:
         st.latex(line)
-    summed = "averaged with those weights" if whole else "summed with those weights (a weighted sum, not an average)"
+    summed = "averaged with those weights" if whole else "summed with those weights, not averaged"
     st.markdown(f"**3. Context vector**: the keys {summed} (here the values are the keys):")
     for line in lines["context"]:
         st.latex(line)
