@@ -144,3 +144,17 @@ def test_a_page_drawn_long_ago_loads_the_library_itself(cache, monkeypatch):
     at.session_state["_explore_front_drawn_at"] -= front.GIVE_UP_SECONDS + 1
     at.run()
     assert at.sidebar.selectbox and at.text_input(key="explore_text").value == EXAMPLE  # the page itself
+
+
+def test_a_sentence_typed_on_the_record_after_the_library_is_ready_gets_its_own_entry(cache, monkeypatch):
+    """The record drawn, the library ready before the poll's rerun, then Enter: the first run of the
+    page itself shows the typed sentence, which is an action on the front page, so it is written to the
+    URL (a new entry that Back leaves), not taken for the first visit's state."""
+    visit()
+    loading_library(monkeypatch)
+    at = visit()
+    assert at.sidebar.caption[0].value == front.LOADING  # drawn from the record
+    loading_library(monkeypatch, ready=True)
+    at.text_input(key="explore_text").input("the girl eats .").run()
+    assert not at.exception, at.exception
+    assert at.sidebar.selectbox and at.query_params.get("text") == "the girl eats ."

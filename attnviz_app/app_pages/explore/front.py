@@ -49,6 +49,7 @@ _RECORDING = "_explore_front_recording"  # session state: the record being built
 _VISITED = "_explore_front_visited"  # session state: this session has run Explore once
 _POLLS = "_explore_front_polls"  # session state: how often the page drawn from the record has asked
 _DRAWN_AT = "_explore_front_drawn_at"  # session state: when this session first drew the record (time.monotonic)
+_DRAWN_ON = "_explore_front_drawn_on"  # session state: (text, view) of the record drawn, until the page takes over
 painted = threading.Event()  # set when a session has drawn the record, or found none to draw
 
 
@@ -206,6 +207,7 @@ def draw(ready: Callable[[], bool]) -> bool:
     fresh visit of the front page, there is no true record, or the user has typed another sentence
     meanwhile."""
     if ready() or _waited_too_long():
+        _leave_record()
         return False
     if st.session_state.get(_VISITED) or st.query_params:
         painted.set()
@@ -214,14 +216,12 @@ def draw(ready: Callable[[], bool]) -> bool:
     if entry is None:
         painted.set()
         return False
-    typed = st.session_state.get(EXPLORE_TEXT, entry["text"]) != entry["text"]
-    opened = st.session_state.get(LEXICON_KEY) or st.session_state.get(TABS_KEY, entry["view"]) != entry["view"]
-    if typed or opened:  # the user acted on the page drawn from the record: the page itself, once loaded
-        if _DRAWN_AT in st.session_state:
-            defaults_were_shown()  # Back returns to the front page the user acted on
+    if _acted(entry["text"], entry["view"]):  # the user acted on the page drawn from the record: the page itself
+        _leave_record()
         painted.set()
         return False
     st.session_state.setdefault(_DRAWN_AT, time.monotonic())
+    st.session_state[_DRAWN_ON] = (entry["text"], entry["view"])
     compact_top()
     st.empty()  # where Explore's line on a link's unknown parts goes
     st.session_state.setdefault(EXPLORE_TEXT, entry["text"])
@@ -241,6 +241,21 @@ def draw(ready: Callable[[], bool]) -> bool:
         st.caption(LOADING)
         _rerun_when(ready)
     return True
+
+
+def _acted(text: str, view: str) -> bool:
+    """Whether the user typed another sentence, opened another view or the lexicon than the record's."""
+    typed = st.session_state.get(EXPLORE_TEXT, text) != text
+    return bool(st.session_state.get(LEXICON_KEY) or typed or st.session_state.get(TABS_KEY, view) != view)
+
+
+def _leave_record() -> None:
+    """The page itself takes over from the record drawn in this session (once): if the user acted on
+    the record, whether before the library was ready or after it, the first visit's URL stands for the
+    record's defaults and the action is a new entry that Back leaves."""
+    drawn = st.session_state.pop(_DRAWN_ON, None)
+    if drawn is not None and _acted(*drawn):
+        defaults_were_shown()
 
 
 @st.fragment(run_every=POLL_SECONDS)
