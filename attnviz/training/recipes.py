@@ -225,6 +225,8 @@ def run_recipe(
             "data_notes": corpus.notes,
         }
     )
+    if recipe.store != "fp32":  # the weights its file keeps: measured, returned and explored as stored
+        as_stored(translator, recipe.store)
     if evaluate_split and corpus.split(evaluate_split) and main and eval_n != 0:
         measure(translator, recipe, corpus, evaluate_split, n=eval_n, on_measure=on_measure)
     if out and main:

@@ -8,7 +8,9 @@ import re
 import pytest
 import torch
 
+from attnviz.data import load_corpus
 from attnviz.errors import ConfigError
+from attnviz.evaluation import evaluate
 from attnviz.store import recipe_path
 from attnviz.store.checkpoint import load_checkpoint, read_header, save
 from attnviz.training.config import TrainConfig
@@ -205,3 +207,17 @@ def test_a_missing_recipe_says_what_to_give(tmp_path):
 
 def test_the_shipped_recipes_are_far_below_the_limit():
     assert max(path.stat().st_size for path in recipe_path("x").parent.glob("*.json")) * 100 < MAX_RECIPE_BYTES
+
+
+def test_a_recipe_stored_as_int8_is_measured_as_stored(tmp_path):
+    """The metrics in an int8 checkpoint's header are those of the weights the file keeps, and the
+    model handed back is that one too, not the float32 weights before storage."""
+    recipe = Recipe(**{**RECIPE, "store": "int8"})
+    out = tmp_path / "tiny.safetensors"
+    trained = run_recipe(recipe, out)
+    loaded = load_checkpoint(out)
+    for name, weight in loaded.model.state_dict().items():
+        assert torch.equal(trained.model.state_dict()[name], weight), name
+    pairs = load_corpus(recipe.data, **recipe.data_options).split("test")
+    again = evaluate(loaded, pairs, beam_size=recipe.eval_beam).to_dict()
+    assert read_header(out)["meta"]["metrics"]["bleu"] == again["bleu"]
