@@ -30,8 +30,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from attnviz.data import is_file_spec
-from attnviz.decoding import Alignment
-from attnviz.errors import AttnvizError, ConfigError
+from attnviz.decoding import Alignment, Translator
+from attnviz.errors import AttnvizError, ConfigError, counted
 from attnviz.store import (
     STAGING,
     SUFFIX,
@@ -189,6 +189,15 @@ class TrainingJob:
                 if len(self.steps) > MAX_STEP_ROWS:
                     self.steps = self.steps[::2]
 
+    def _kept(self, trained: Translator) -> str:
+        """What a stopped training kept: its finished epochs; one it was inside when stopped does not count."""
+        kept, of = int(trained.meta.get("epochs_run") or 0), self.recipe.train.get("epochs", "?")
+        stopped_in = int((self.latest or {}).get("epoch") or kept)
+        best = f"the model is the best of the {counted(kept, 'epoch')} it finished"
+        if stopped_in > kept:
+            return f"It stopped inside epoch {stopped_in} of {of}, which does not count: {best}."
+        return f"It stopped after epoch {kept} of {of}: {best}."
+
     def _finish(self, status: str, error: str | None = None, path: Path | None = None) -> None:
         with self._lock:
             self.status, self.error, self.result_path = status, error, path
@@ -208,7 +217,9 @@ class TrainingJob:
         staging, keep_staging = self.staging, self.resume
         meta = {"owner": self.owner} if self.owner else None
         try:
-            run_recipe(self.recipe, staging, self._report, self.should_stop, resume=self.resume, meta=meta)
+            trained = run_recipe(self.recipe, staging, self._report, self.should_stop, resume=self.resume, meta=meta)
+            with self._lock:  # as saved: a stop inside an epoch kept the last finished one and its history
+                self.history = trained.history.to_dict() if trained.history is not None else None
             if self._stop.is_set() and not self.epochs and not self.resume:
                 self._finish(STOPPED, "stopped before the first epoch ended; nothing was saved")
                 return
@@ -217,7 +228,10 @@ class TrainingJob:
                 self._finish(STOPPED, "its page went away; its last epoch waits on the Train page, to keep or resume")
                 return
             path = move_no_clobber(staging, self.out.parent, self.out.stem)
-            self._finish(STOPPED if self._stop.is_set() else DONE, path=path)
+            if self._stop.is_set():
+                self._finish(STOPPED, self._kept(trained), path=path)
+            else:
+                self._finish(DONE, path=path)
         except AttnvizError as e:
             self._finish(FAILED, str(e))
         except Exception as e:  # a bug: keep the server alive, show a short message, log the rest

@@ -267,6 +267,23 @@ def finish_run(run: TrainRun, result: TrainResult) -> None:
     )
 
 
+class _EpochStart:
+    """Where training stood when an epoch began: its step and weights, and the history's points so far."""
+
+    def __init__(self, run: TrainRun):
+        self.step = run.step
+        self.state = {k: v.detach().clone() for k, v in run.model.state_dict().items()}
+
+    def restore(self, run: TrainRun) -> None:
+        """Go back to the epoch's start: the weights, the step count, and the history points recorded since
+        dropped, so that a resume trains the whole epoch once, as an uninterrupted training does."""
+        run.model.load_state_dict(self.state)
+        run.step = self.step
+        if run.recorder is not None:
+            history = run.recorder.history
+            history.keep([i for i, point in enumerate(history.points) if point["step"] <= self.step])
+
+
 def fit(
     translator: Translator,
     corpus: Corpus,
@@ -281,10 +298,11 @@ def fit(
     """Train ``translator.model`` in place on ``corpus.train``; keep the best validation epoch.
 
     After each epoch ``translator.meta["progress"]`` records where training stands and
-    ``on_epoch_end`` can save a checkpoint. ``resume`` (that record, read back from such a
-    checkpoint) continues from the next epoch with the saved weights: same epoch count,
-    schedule position and time budget; Adam's moments start afresh, and the best weights are
-    those of the saved epoch or a later, better one.
+    ``on_epoch_end`` can save a checkpoint; ``should_stop`` inside an epoch ends training at the
+    last finished epoch (its weights, step count and history), so that no half epoch counts as one.
+    ``resume`` (that record, read back from such a checkpoint) continues from the next epoch with
+    the saved weights: same epoch count, schedule position and time budget; Adam's moments start
+    afresh, and the best weights are those of the saved epoch or a later, better one.
 
     ``group`` (from :func:`attnviz.training.distributed.join_torchrun`) trains this process's shard of every
     batch with DistributedDataParallel; only its rank 0 calls ``callback`` and ``on_epoch_end``.
@@ -323,7 +341,11 @@ def fit(
             for epoch in range(first_epoch, cfg.epochs + 1):
                 run.model.train()
                 batches = make_batches(corpus.train, src_vocab, tgt_vocab, cfg.batch_size, rng, train_links)
+                start = _EpochStart(run)
                 totals = run_epoch(run, batches, epoch, result, callback, should_stop)
+                if result.stopped and 0 < run.step - start.step < len(batches):
+                    start.restore(run)  # a stop inside an epoch: the last finished one stands, to resume from
+                    break
                 if totals.tokens == 0 or end_epoch(run, epoch, totals, result, callback, on_epoch_end):
                     break
     finally:

@@ -177,7 +177,7 @@ def draw(snap: JobSnapshot) -> None:
     st.plotly_chart(training_curves(snap.steps + valid), key="train_curves")
     history_panel(snap)
     if snap.probe is not None:
-        title = f"Probe after epoch {len(snap.epochs)}"
+        title = f"Probe after epoch {snap.epochs[-1]['epoch']}" if snap.epochs else "Probe"
         st.plotly_chart(alignment_heatmap(snap.probe, title=title), key="train_probe_map")
         st.caption(
             "Each row is a target token, each column a source token: watch the diagonal (or the "

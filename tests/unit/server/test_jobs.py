@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, slugify
+from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, TrainingJob, slugify
 from attnviz.server.stranded import stranded_runs
 from attnviz.store import catalog, files
 from tests.support.jobs import tiny_recipe, wait
@@ -39,6 +39,28 @@ def test_stop_ends_the_job_and_frees_the_slot(tmp_path):
     assert job.snapshot().status == STOPPED
     assert registry.active() == []
     registry.submit("s2", tiny_recipe("next", epochs=1), folder=tmp_path).join(60)
+
+
+def test_a_stop_inside_an_epoch_keeps_the_finished_ones_and_says_so(tmp_path, monkeypatch):
+    """Stopped 3 steps into epoch 2, the saved model holds epoch 1 and its history ends there, and the
+    job says which epoch it was in and that it does not count. (The half epoch was counted as finished,
+    its history point titled 'epoch 2 (end)'.)"""
+    report = TrainingJob._report
+
+    def stop_inside_epoch_2(job, progress):
+        report(job, progress)
+        if progress.kind == "step" and progress.epoch == 2 and progress.step == 7 + 3:  # 7 steps an epoch
+            job.stop()
+
+    monkeypatch.setattr(TrainingJob, "_report", stop_inside_epoch_2)
+    job = JobRegistry(max_jobs=1).submit("s1", tiny_recipe(epochs=4, patience=None), folder=tmp_path)
+    wait(job)
+    snap = job.snapshot()
+    assert snap.status == STOPPED and [e["epoch"] for e in snap.epochs] == [1]
+    assert "inside epoch 2 of 4, which does not count" in snap.error and "best of the 1 epoch it" in snap.error
+    saved = catalog.load(str(snap.result_path))
+    assert saved.meta["epochs_run"] == 1 and saved.meta["progress"] == {**saved.meta["progress"], "epoch": 1, "step": 7}
+    assert [p["step"] for p in saved.history.points][-1] == 7 == snap.history["points"][-1]["step"]
 
 
 def test_the_cap_refuses_a_second_training_and_one_per_session(tmp_path):

@@ -95,6 +95,41 @@ def test_the_linear_schedule_decays_once_per_step_and_resumes_where_it_stopped(c
     assert progress["step"] == total // 2 and resumed == pytest.approx(expected)
 
 
+def test_a_stop_inside_an_epoch_keeps_the_last_finished_epoch_and_resume_trains_all_of_the_next(corpus):
+    """Stopped a few steps into epoch 3, training stands at the end of epoch 2: its weights, step count,
+    progress and alignment history (no point of the half epoch); the resumed run trains every step of
+    epochs 3 and 4, at the rates of an uninterrupted run. (A stop inside an epoch once recorded it as
+    finished, and Resume then skipped the rest of it.)"""
+    cfg = TrainConfig(epochs=4, batch_size=8, lr=0.01, schedule="linear", lr_floor=0.1, patience=None)
+    per_epoch = -(-len(corpus.train) // 8)
+    translator = tiny_translator(corpus)
+    rates, ends = [], {}
+
+    def record(p):
+        if p.kind == "step":
+            rates.append(p.lr)
+
+    def keep(tr, result):
+        ends[result.epochs_run] = {k: v.clone() for k, v in tr.model.state_dict().items()}
+
+    stop_at = 2 * per_epoch + 2
+    result = fit(translator, corpus, cfg, callback=record, should_stop=lambda: len(rates) >= stop_at, on_epoch_end=keep)
+    progress = translator.meta["progress"]
+    assert result.stopped and result.epochs_run == 2 and len(result.history) == 2
+    assert progress["epoch"] == 2 and progress["step"] == 2 * per_epoch
+    assert max(point["step"] for point in translator.history.points) == 2 * per_epoch
+    losses = [row["valid_loss"] for row in result.history]
+    assert losses[1] < losses[0]  # epoch 2 is the best: its weights are the ones kept
+    for name, weight in translator.model.state_dict().items():
+        assert torch.equal(weight, ends[2][name]), name
+
+    del rates[2 * per_epoch :]  # the half epoch's steps, trained again after the resume
+    fit(translator, corpus, cfg, resume=progress, callback=record)
+    total = 4 * per_epoch
+    assert rates == pytest.approx([0.01 * (1 - 0.9 * k / total) for k in range(total)])
+    assert translator.meta["epochs_run"] == 4 and "progress" not in translator.meta
+
+
 def test_device_and_precision_settings_are_checked():
     with pytest.raises(ConfigError, match="'meta'"):
         TrainConfig(device="meta")
