@@ -29,7 +29,7 @@ from attnviz.data import Tokenizer, Vocab
 from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.model import ModelConfig, Seq2Seq
-from attnviz.store.files import clean_stale_temp, fcntl
+from attnviz.store.files import SHARED_MODE, clean_stale_temp, fcntl
 from attnviz.store.header import MAX_HEADER_BYTES, validate_header
 from attnviz.store.history import FIELD, history_from, history_header, history_tensors, is_history_tensor
 from attnviz.store.paths import SUFFIX
@@ -77,6 +77,7 @@ def save(translator: Translator, path: str | Path, store: str = "fp32") -> Path:
         save_file(tensors, tmp, metadata={"attnviz": json.dumps(header, ensure_ascii=False, separators=(",", ":"))})
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
+        os.chmod(tmp, SHARED_MODE)
         os.replace(tmp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):

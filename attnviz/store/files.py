@@ -275,6 +275,9 @@ def clean_stale_temp(folder: str | Path, max_age: float = STALE_SECONDS) -> list
     return removed
 
 
+SHARED_MODE = 0o644  # what a saved file gets: mkstemp's 0600 would hide it from a web server or another user
+
+
 def write_atomic(path: Path, text: str) -> None:
     """``text`` to ``path`` through a temporary file in the same folder, renamed over it: never half a
     file, and the old one whole if the disk fills. Line endings are written as they are in ``text``."""
@@ -282,7 +285,7 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the file from a web server or another user
+        os.chmod(tmp, SHARED_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

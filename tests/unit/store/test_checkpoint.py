@@ -35,6 +35,17 @@ def test_round_trip_is_exact(saved):
     assert np.array_equal(back.translate("a b c").weights, tr.translate("a b c").weights)
 
 
+def test_a_saved_checkpoint_is_readable_by_others_as_a_shipped_one_is(saved, tmp_path):
+    """Written through a private temporary file, a checkpoint is renamed into place readable by all
+    (0644), also over an existing file: a web server or a colleague's app reads the models folder.
+    (Every trained and saved model was 0600.)"""
+    tr, _ = saved
+    path = save(tr, tmp_path / "mine.safetensors")
+    assert path.stat().st_mode & 0o777 == 0o644
+    path.chmod(0o600)
+    assert save(tr, path, store="int8").stat().st_mode & 0o777 == 0o644
+
+
 def test_half_precision_storage_loads_as_float32(saved, tmp_path):
     tr, _ = saved
     path = save(tr, tmp_path / "half.safetensors", store="fp16")
