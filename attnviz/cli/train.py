@@ -18,6 +18,7 @@ from attnviz.devices import DEVICES
 from attnviz.errors import AttnvizError, ConfigError
 from attnviz.model import ENCODERS, SCORES, STYLES
 from attnviz.store import (
+    MAX_NAME,
     SUFFIX,
     check_output,
     clean_stale_temp,
@@ -215,7 +216,13 @@ def _recipe_from_args(args: argparse.Namespace) -> Recipe:
     if args.name:
         recipe.name = args.name
     recipe.store = args.store or "fp32"  # your own trainings keep full precision unless asked
-    recipe.name = slugify(recipe.name)  # a name is a file stem, never a path
+    stem = slugify(recipe.name, max_len=4 * len(recipe.name) + 1)  # a name is a file stem, never a path
+    if len(stem) > MAX_NAME:  # cut, two names would share one file
+        raise ConfigError(
+            f"the model name {stem[:40]}... is {len(stem)} characters as a file name; a model's name has at most "
+            f"{MAX_NAME}: give a shorter --name"
+        )
+    recipe.name = stem
     return Recipe(**recipe.to_dict())  # re-validate
 
 

@@ -21,6 +21,7 @@ from attnviz.store.checkpoint import as_stored, drop_owner, load_checkpoint, rea
 from attnviz.store.csvsafe import csv_text, safe_cell
 from attnviz.store.entry import HIDDEN_TASK, PRETRAINED, TRAINED, UPLOADED, ModelEntry, visible_to
 from attnviz.store.files import (
+    MAX_NAME,
     STAGING,
     check_output,
     clean_stale_temp,
@@ -60,6 +61,7 @@ __all__ = [
     "FRONT_EXAMPLES",
     "HIDDEN_TASK",
     "MAX_DEPTH",
+    "MAX_NAME",
     "PRETRAINED",
     "STAGING",
     "STORES",

@@ -32,7 +32,10 @@ WRITER_TEMP = re.compile(r"\.tmp[A-Za-z0-9]{6}")
 STALE_SECONDS = 600.0  # a temporary file no live save holds and older than this is debris
 
 
-def slugify(name: str, max_len: int = 60) -> str:
+MAX_NAME = 60  # characters of a model's file stem
+
+
+def slugify(name: str, max_len: int = MAX_NAME) -> str:
     """A safe file stem from a user's model name: ASCII letters, digits, ``-`` and ``_`` only."""
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_.")[:max_len].strip("-_")
