@@ -46,6 +46,16 @@ class ModelEntry:
     precision: str | None = None  # what it trained in ("fp32", "bf16", ...)
     device: str | None = None  # what it trained on
     version: float = 0.0  # the file's modification time when this entry was made; 0.0 when unknown
+    unfinished: Mapping[str, int | None] | None = field(default=None, compare=False)  # {"epochs", "of"}: a stopped run
+
+    @property
+    def status(self) -> str:
+        """Where it comes from, and for a training stopped before its last epoch how far it got:
+        ``trained``, ``trained, unfinished: 1 of 4 epochs``."""
+        if not self.unfinished:
+            return self.source
+        of = self.unfinished.get("of")
+        return f"{self.source}, unfinished: {self.unfinished['epochs']}{f' of {of}' if of else ''} epochs"
 
     @classmethod
     def from_manifest(cls, item: Mapping[str, Any], folder: Path) -> ModelEntry:
@@ -76,13 +86,28 @@ class ModelEntry:
         meta, cfg = header["meta"], header["config"]
         described = {key: meta.get(key) for key in _DESCRIBED}
         described |= {"score": cfg.get("score"), "style": cfg.get("style"), "metrics": meta.get("metrics", {})}
-        owner, epochs = meta.get("owner"), meta.get("epochs_run")
-        return cls(name, str(path), source, **described, owner=owner, epochs=epochs, version=_mtime(path))
+        owner, epochs, unfinished = meta.get("owner"), meta.get("epochs_run"), _unfinished(meta)
+        if unfinished:
+            epochs = unfinished["epochs"]
+        return cls(
+            name,
+            str(path),
+            source,
+            **described,
+            owner=owner,
+            epochs=epochs,
+            version=_mtime(path),
+            unfinished=unfinished,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """The entry as ``attnviz list --json`` writes it (the keys and their order of its source)."""
+        """The entry as ``attnviz list --json`` writes it (the keys and their order of its source, and
+        ``unfinished`` for a training stopped before its last epoch)."""
         keys = _MANIFEST_KEYS if self.source == PRETRAINED else _FILE_KEYS
-        return {key: getattr(self, key) for key in keys}
+        listed = {key: getattr(self, key) for key in keys}
+        if self.unfinished:  # a training stopped before its last epoch: how far it got
+            listed["unfinished"] = dict(self.unfinished)
+        return listed
 
 
 def visible_to(meta: Mapping[str, Any], viewer: str | None) -> bool:
@@ -90,6 +115,18 @@ def visible_to(meta: Mapping[str, Any], viewer: str | None) -> bool:
     of a model (its example sentence, its data path): yes unless another session owns it."""
     owner = meta.get("owner")
     return owner is None or owner == viewer
+
+
+def _unfinished(meta: Mapping[str, Any]) -> dict[str, int | None] | None:
+    """``{"epochs": done, "of": planned}`` for a checkpoint whose training stopped before its last epoch
+    (its meta keeps a ``progress`` record to resume from), else None."""
+    progress = meta.get("progress")
+    done = progress.get("epoch") if isinstance(progress, Mapping) else None
+    if not isinstance(done, int) or isinstance(done, bool):
+        return None
+    train = (meta.get("recipe_full") or {}).get("train") if isinstance(meta.get("recipe_full"), Mapping) else None
+    of = train.get("epochs") if isinstance(train, Mapping) else None
+    return {"epochs": done, "of": of if isinstance(of, int) and not isinstance(of, bool) else None}
 
 
 def _mtime(path: Path) -> float:

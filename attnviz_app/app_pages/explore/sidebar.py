@@ -159,7 +159,7 @@ def choose(models: list[ModelEntry]) -> Choice:
             choice.entries[style] = by_path[path]
     for style, entry in choice.entries.items():  # the checkpoints picked above, not their slots' first ones
         who = f"{MODES[style]} model" if len(choice.styles) > 1 else "Model"
-        st.sidebar.caption(f"{who}: {escape_markdown(entry.name)} ({entry.source})")
+        st.sidebar.caption(f"{who}: {escape_markdown(entry.name)} ({entry.status})")
     checkpoint_upload(models, on_open=_open_checkpoint)
 
     st.sidebar.header("Decoding and display")

@@ -5,6 +5,7 @@ version; another session's model trained on its upload hides its example and dat
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 
 import pytest
@@ -58,3 +59,28 @@ def test_an_entry_is_frozen_hashable_and_versioned(model_file):
     os.utime(model_file, (1_000_000, 1_000_000))
     rewritten = ModelEntry.from_trained(model_file, read_header(model_file), None)
     assert rewritten != entry and rewritten.version == 1_000_000
+
+
+def test_a_training_stopped_before_its_last_epoch_is_listed_as_unfinished(models, capsys):
+    """A checkpoint saved after epoch 1 of 3 (an interrupted `attnviz train`, or a run stopped in the app)
+    says so in the catalog, `attnviz list` and its JSON; a finished one says nothing of it. (Both read
+    'trained', and Explore served the half-trained model as a finished one.)"""
+    from attnviz.store import list_models
+    from tests.support.cli import run
+    from tests.support.jobs import stranded_run
+
+    path = stranded_run(models, "cut", epochs=3)
+    path.rename(models / "cut.safetensors")
+    (entry,) = [m for m in list_models() if m.name == "cut"]
+    assert entry.unfinished == {"epochs": 1, "of": 3} and entry.epochs == 1
+    assert entry.status == "trained, unfinished: 1 of 3 epochs"
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "trained, unfinished: 1 of 3 epochs" in out
+    code, out, _ = run(capsys, "list", "--json")
+    (listed,) = [m for m in json.loads(out)["models"] if m["name"] == "cut"]
+    assert listed["unfinished"] == {"epochs": 1, "of": 3}
+
+
+def test_a_finished_training_has_no_unfinished_mark(model_file):
+    entry = ModelEntry.from_trained(model_file, read_header(model_file), None)
+    assert entry.unfinished is None and entry.status == "trained" and "unfinished" not in entry.to_dict()
