@@ -158,6 +158,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         with join_torchrun(recipe.train.get("device", "cpu")) if args.distributed else SingleProcess() as group:
             translator = _train(args, recipe, out, group)
+    except KeyboardInterrupt:
+        print(f"attnviz train: interrupted; {_what_is_saved(recipe, out)}", file=sys.stderr)
+        return 130
     finally:
         if lock is not None:
             release_lock(*lock)
@@ -226,16 +229,36 @@ def _recipe_from_args(args: argparse.Namespace) -> Recipe:
     return Recipe(**recipe.to_dict())  # re-validate
 
 
-def _output_path(args: argparse.Namespace, recipe: Recipe) -> Path:
-    """The checkpoint path, checked before any training (suffix, folder, pretrained/, existing file)."""
+def _what_is_saved(recipe: Recipe, out: Path) -> str:
+    """After an interruption: the epoch ``out`` keeps and how to go on from it, or that nothing was saved."""
     from attnviz.training import unfinished
 
+    progress = unfinished(recipe, out)
+    if progress is None:
+        return f"no epoch had finished, so nothing was saved to {out}"
+    of = recipe.train.get("epochs", "?")
+    return f"{out} keeps epoch {progress['epoch']} of {of}: run the same command with --resume to go on from it"
+
+
+def _output_path(args: argparse.Namespace, recipe: Recipe) -> Path:
+    """The checkpoint path, checked before any training (suffix, folder, pretrained/, existing file)."""
+    from attnviz.training import recipe_differences, unfinished
+
     out = Path(args.out) if args.out else models_dir() / f"{recipe.name}{SUFFIX}"
-    resuming = bool(args.resume) and unfinished(recipe, out) is not None
+    progress = unfinished(recipe, out)
+    resuming = bool(args.resume) and progress is not None
     if args.resume and out.exists() and not resuming and not args.force:
+        differences = recipe_differences(out, recipe)
+        held = (
+            f"an unfinished training whose settings differ ({differences}); resume it with its own settings"
+            if differences
+            else "no unfinished training to resume; drop --resume"
+        )
+        raise ConfigError(f"{out} holds {held}, choose another --name or --out, or add --force to overwrite it")
+    if progress is not None and not args.resume and not args.force:
         raise ConfigError(
-            f"{out} holds no unfinished training of this recipe to resume; drop --resume and choose another "
-            "--name or --out, or add --force to overwrite it"
+            f"{out} holds this training, stopped after epoch {progress['epoch']} of {recipe.train.get('epochs', '?')}: "
+            "add --resume to go on from it, --force to start again over it, or choose another --name or --out"
         )
     check_output(out, force=args.force, resuming=resuming)
     clean_stale_temp(out.parent)
@@ -249,7 +272,12 @@ def _hold_output(out: Path, distributed: bool) -> tuple[Path, int] | None:
     if distributed and os.environ.get("RANK", "0") != "0":
         return None
     lock = name_lock(out.parent, out.stem)
-    fd = hold_lock(lock)
+    try:
+        fd = hold_lock(lock)
+    except OSError as e:  # a folder that lists as writable but holds no files (/proc, a read-only mount)
+        raise ConfigError(
+            f"cannot save {out}: {out.parent} cannot hold files ({e.strerror or e}); choose another --out"
+        ) from e
     if fd is None:
         raise ConfigError(
             f"another training is writing {out} right now (in the app or another attnviz train); wait for it "

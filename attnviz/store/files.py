@@ -225,7 +225,8 @@ def check_output(path: str | Path, force: bool = False, resuming: bool = False) 
     ``force`` (``resuming`` allows the file being resumed)."""
     path = Path(path).expanduser()
     if path.suffix != SUFFIX:
-        raise ConfigError(f"checkpoints are saved as {SUFFIX} files; got {path.name!r}: name it {path.stem}{SUFFIX}")
+        stem = "model" if path.name.lower() == SUFFIX else path.stem  # '.safetensors' alone has no name
+        raise ConfigError(f"checkpoints are saved as {SUFFIX} files; got {path.name!r}: name it {stem}{SUFFIX}")
     if inside(path, pretrained_dir()):
         raise ConfigError(
             f"{path} is inside {pretrained_dir()}, the shipped models; the CLI never writes there "

@@ -6,7 +6,7 @@ from attnviz.training.bench import TRANSLATE_TOKENS, run_bench
 from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess, join_torchrun
 from attnviz.training.fit import build_translator, fit
-from attnviz.training.recipes import Recipe, run_recipe, unfinished
+from attnviz.training.recipes import Recipe, recipe_differences, run_recipe, unfinished
 
 __all__ = [
     "MAX_ADAPT_STEPS",
@@ -20,6 +20,7 @@ __all__ = [
     "build_translator",
     "fit",
     "join_torchrun",
+    "recipe_differences",
     "run_bench",
     "run_recipe",
     "unfinished",

@@ -138,6 +138,46 @@ def unfinished(recipe: Recipe, out: str | Path) -> dict | None:
     return meta["progress"]
 
 
+def recipe_differences(out: str | Path, recipe: Recipe) -> str:
+    """For a checkpoint at ``out`` holding an unfinished training of another recipe than ``recipe``: the
+    settings that differ, ``train.epochs: 4 there, 6 asked; train.seed: 0 there, 3 asked``; ``""`` when it
+    holds none."""
+    meta = _meta_of(out)
+    stored = meta.get("recipe_full")
+    if not meta.get("progress") or not isinstance(stored, dict):
+        return ""
+    try:
+        stored = Recipe.from_dict(stored).to_dict()
+    except (ConfigError, TypeError, ValueError):
+        return "a recipe this version cannot read"
+    asked = recipe.to_dict()
+    found = [
+        f"{key}: {_shown(stored, key)} there, {_shown(asked, key)} asked"
+        for key in sorted(set(_flat(stored)) | set(_flat(asked)))
+        if _flat(stored).get(key, _ABSENT) != _flat(asked).get(key, _ABSENT)
+    ]
+    return "; ".join(found[:6]) + (f"; and {len(found) - 6} more" if len(found) > 6 else "")
+
+
+_ABSENT = object()
+
+
+def _flat(data: dict, prefix: str = "") -> dict:
+    """``{"train": {"epochs": 4}}`` as ``{"train.epochs": 4}``."""
+    flat = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _shown(data: dict, key: str) -> str:
+    value = _flat(data).get(key, _ABSENT)
+    return "the default" if value is _ABSENT else json.dumps(value, ensure_ascii=False)[:40]
+
+
 def _meta_of(out: str | Path) -> dict:
     """The meta of the checkpoint at ``out``; empty when there is none or it is unreadable."""
     try:
