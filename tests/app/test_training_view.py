@@ -5,7 +5,9 @@ suggested name never collides with a saved model."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -123,3 +125,38 @@ def test_the_train_form_suggests_a_free_name_and_shows_it(no_history):
     at.text_input(key="train_name").set_value("toyfr general luong").run()
     captions = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "Saved as **toyfr-general-luong-2**" in captions
+
+
+@pytest.fixture
+def edited_aer(app_models_dir, tmp_path, monkeypatch):
+    """The app models, with toyfr-general-luong's history given the AER ``aer(k)`` at its k-th point."""
+    import streamlit as st
+
+    def edit(aer) -> None:
+        folder = tmp_path / "models"
+        shutil.copytree(app_models_dir, folder)
+        path = folder / "toyfr-general-luong.safetensors"
+        translator = load_checkpoint(path)
+        for k, point in enumerate(translator.history.points):
+            point["aer"] = aer(k)
+        save(translator, path)
+        monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
+        monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
+        st.cache_data.clear()
+
+    return edit
+
+
+def test_a_model_whose_aer_never_fell_below_a_half_reads_never_in_the_table(edited_aer):
+    """(The table showed a raw None in two columns.)"""
+    edited_aer(lambda k: 0.9)
+    table = start().dataframe[0].value
+    assert list(table["AER < 0.5 first at"]) == ["never"] and table["last AER"][0] == pytest.approx(0.9)
+
+
+def test_the_table_says_the_step_and_epoch_where_the_aer_first_fell_below_a_half(edited_aer):
+    edited_aer(lambda k: 0.9 if k < 3 else 0.3)
+    at = start()
+    (first,) = at.dataframe[0].value["AER < 0.5 first at"]
+    point = load_checkpoint(Path(os.environ["ATTNVIZ_MODELS"]) / "toyfr-general-luong.safetensors").history.points[3]
+    assert first == f"step {point['step']:,}, epoch {point['epochs']:.2f}"

@@ -177,8 +177,8 @@ def _table(histories: dict[str, dict]) -> None:
         rows.append(
             {
                 "model": name,
-                "AER < 0.5 first at step": below["step"] if below else None,
-                "epoch": below["epochs"] if below else None,
+                # text, so that a model whose AER never fell that low reads "never", not None
+                "AER < 0.5 first at": f"step {below['step']:,}, epoch {below['epochs']:.2f}" if below else "never",
                 "last AER": last.get("aer"),
                 "last entropy": last.get("entropy"),
                 "points": len(points),
@@ -190,7 +190,6 @@ def _table(histories: dict[str, dict]) -> None:
             hide_index=True,
             key="explore_history_table",
             column_config={
-                "epoch": st.column_config.NumberColumn(format="%.2f"),
                 "last AER": st.column_config.NumberColumn(format="%.3f"),
                 "last entropy": st.column_config.NumberColumn(format="%.3f"),
             },
