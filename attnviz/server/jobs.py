@@ -150,6 +150,10 @@ class TrainingJob:
         except Exception:  # a broken liveness probe must not kill training
             return False
 
+    def leaving(self) -> bool:
+        """Whether it still runs but its page went away: it is stopping, to wait as an unfinished training."""
+        return self.status in ACTIVE and (self._abandoned or (not self._stop.is_set() and self.abandoned()))
+
     def should_stop(self) -> bool:
         if not self._stop.is_set() and self.abandoned():
             log.info("training %s abandoned by its session; stopping it", self.out.stem)
@@ -260,6 +264,15 @@ class JobRegistry:
         with self._lock:
             return [job for job in self._jobs.values() if job.status in ACTIVE]
 
+    def running(self) -> int:
+        """The trainings that count against :attr:`max_jobs`: active and not stopping."""
+        with self._lock:
+            return self._running()
+
+    def _running(self) -> int:
+        # one whose page went away (a reload) is told to stop now and frees its slot at once
+        return sum(job.status in ACTIVE and not job.should_stop() for job in self._jobs.values())
+
     def get(self, session_id: str) -> TrainingJob | None:
         with self._lock:
             return self._jobs.get(session_id)
@@ -292,8 +305,7 @@ class JobRegistry:
             own = self._jobs.get(session_id)
             if own is not None and own.status in ACTIVE:
                 raise BusyError(f"this session already trains {own.recipe.name!r}; stop it or wait for it to finish")
-            # one whose page went away (a reload) is told to stop now and frees its slot at once
-            running = sum(job.status in ACTIVE and not job.should_stop() for job in self._jobs.values())
+            running = self._running()
             if running >= self.max_jobs:
                 raise BusyError(
                     f"the server already runs {running} training(s), its limit (ATTNVIZ_MAX_TRAININGS="

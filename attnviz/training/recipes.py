@@ -267,7 +267,8 @@ def run_recipe(
     )
     if recipe.store != "fp32":  # the weights its file keeps: measured, returned and explored as stored
         as_stored(translator, recipe.store)
-    if evaluate_split and corpus.split(evaluate_split) and main and eval_n != 0:
+    measured = evaluate_split and corpus.split(evaluate_split) and main and eval_n != 0
+    if measured and not result.stopped:  # a stopped run is saved at once, to be resumed (and measured then)
         measure(translator, recipe, corpus, evaluate_split, n=eval_n, on_measure=on_measure)
     if out and main:
         _save(translator, out, recipe.store)

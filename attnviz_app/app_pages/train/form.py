@@ -221,6 +221,6 @@ def progress_panel(job: TrainingJob) -> None:
 
 def cap_note() -> None:
     """How busy the server is (the global cap on trainings)."""
-    busy = len(REGISTRY.active())
+    busy = REGISTRY.running()
     if busy >= REGISTRY.max_jobs:
         st.warning(f"The server is training {busy} model(s), its limit; Start will be refused until one finishes.")

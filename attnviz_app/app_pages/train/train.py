@@ -113,6 +113,29 @@ def wanted_note() -> None:
         st.info(note[1], icon=":material/model_training:")
 
 
+def leaving_note(sid: str) -> None:
+    """A training whose page went away (a reload) stops at its last finished epoch before it waits in
+    :func:`stranded_panel`: say so, and look again every second until it is there."""
+
+    def leaving() -> int:
+        return sum(job.leaving() and job.owner in (None, sid) for job in REGISTRY.active())
+
+    if not leaving():
+        return
+
+    @st.fragment(run_every=1.0)
+    def note() -> None:
+        if not leaving():
+            st.rerun(scope="app")  # it waits below now, with Keep, Resume and Discard
+        st.info(
+            "A training whose page went away (a reload or a closed tab) is stopping at its last finished epoch; "
+            "it will be listed here in a moment, to keep, resume or discard.",
+            icon=":material/hourglass_top:",
+        )
+
+    note()
+
+
 def stranded_panel(sid: str) -> None:
     """Trainings a stopped or killed server, or a page left mid-run, left unfinished: keep, resume or discard each."""
     runs = stranded_runs(viewer=sid)
@@ -152,6 +175,7 @@ if job is not None:
         st.stop()
     st.divider()
 
+leaving_note(sid)
 stranded_panel(sid)
 retrain_panel(sid, submit)
 sibling_panel(sid)

@@ -9,7 +9,7 @@ import pytest
 
 from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, TrainingJob, slugify
 from attnviz.server.stranded import stranded_runs
-from attnviz.store import catalog, files
+from attnviz.store import catalog, files, read_header
 from tests.support.jobs import tiny_recipe, wait
 
 
@@ -103,13 +103,16 @@ def test_an_abandoned_job_stops_itself(tmp_path):
     while not job.snapshot().epochs:
         time.sleep(0.02)
     alive["yes"] = False  # the session closed (a reload, a closed tab)
+    assert registry.running() == 0  # stopping: its slot is free, and the Train page says it is leaving
     wait(job)
+    assert not job.leaving()
     snap = job.snapshot()
     assert snap.status == STOPPED and "its page went away" in snap.error
     # nobody saw it stop: not a model beside the finished ones, but an unfinished training to keep or resume
     assert snap.result_path is None and not list(tmp_path.glob("*.safetensors"))
     [run] = stranded_runs(tmp_path)
     assert run.name == job.out.stem and 1 <= run.epochs_done < 500
+    assert "metrics" not in read_header(run.path)["meta"]  # saved at once, not measured: it is to be resumed
 
 
 def test_a_reloaded_page_is_not_refused_by_its_own_orphaned_training(tmp_path):
