@@ -80,13 +80,20 @@ def _text(args: argparse.Namespace) -> tuple[list[list[str]], list[list[str]], s
     path = args.bitext or args.src
     if not path:
         raise InputError("give the sentences: --bitext FILE ('source ||| target' lines), or --src and --tgt")
-    if args.tgt is None and not args.bitext and not is_bitext(file_lines(path)):
+    lines = file_lines(path) if args.tgt is None and not args.bitext else []
+    if any(line.strip() for line in lines) and not is_bitext(lines):  # an empty file: read_pairs says so
         raise InputError(f"{path} is not a 'source ||| target' bitext; give --tgt with the target sentences")
     sources, targets = read_pairs(path, args.tgt)
     names = (path, args.tgt) if args.tgt else (path, path)
     check_pairs(sources, targets, names)
     how = f"{path} and {args.tgt}, one sentence a line" if args.tgt else f"{path}, 'source ||| target' lines"
     return sources, targets, how, names
+
+
+YARDSTICK_NOTE = (
+    "note: eflomal samples without a seed (it takes one from the system), so its row moves between runs, "
+    "the more so on few pairs; attention's row repeats"
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
         result["adapted"] = model.meta["adapted"]
     table = [{"aligner": _attention_name(args), **corpus.to_dict()}]
     if args.yardstick:
+        if args.json:
+            print(YARDSTICK_NOTE, file=sys.stderr)
         eflomal_total, _ = score_links(yardstick_links(sources, targets), gold.alignments)
         table.append({"aligner": "eflomal grow-diag-final-and", **eflomal_total.to_dict()})
         result["table"] = table
@@ -147,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{'aligner':<{width}}  precision  recall     AER")
         for row in table:
             print(f"{row['aligner']:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['aer']:6.3f}")
+        print(YARDSTICK_NOTE, file=sys.stderr)
     if drift is not None:
         _print_drift(drift)
     for n, c in enumerate(per_sentence if args.per_sentence else [], start=1):

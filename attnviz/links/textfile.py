@@ -95,6 +95,9 @@ def sentence_pairs(
     """The given words of each sentence pair: ``target`` ``None`` reads ``source`` as a bitext, else the
     two files line by line. The one reader of the text side for the CLI and the app; ``names`` name
     the files in messages."""
+    for name, lines in zip(names, (source, target), strict=True):
+        if lines is not None and not any(line.strip() for line in lines):
+            raise DataError(f"{name} is empty: it holds no sentences; give at least one pair, one a line")
     if target is None:
         if not is_bitext(source):
             raise DataError(

@@ -220,11 +220,7 @@ def upload_bitext(
             raise DataError(
                 f"{name} is over the {MAX_FILE_BYTES // 2**20} MB limit for a sentence file; adapt on a part of it"
             )
-        if b"\x00" in data[:8192]:
-            raise DataError(f"{name} looks like a binary file, not text; give one sentence (or pair) a line, UTF-8")
-    lines = [text_lines(data, name) for data, name in files]
-    if not any(line.strip() for line in lines[0]):
-        raise DataError(f"{first_name} holds no sentences; give at least one 'source ||| target' pair to adapt on")
+    lines = [text_lines(data, name) for data, name in files]  # binary refused; UTF-16 or UTF-32 with a BOM read
     names = (first_name, second_name if second is not None else None)
     sources, targets = sentence_pairs(lines[0], lines[1] if second is not None else None, names)
     if len(sources) > MAX_APP_PAIRS:

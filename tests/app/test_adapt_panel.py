@@ -110,7 +110,7 @@ def test_cancel_drops_the_copy(adapt_env, monkeypatch):
 @pytest.mark.parametrize(
     ("data", "name", "message"),
     [
-        (b"", "empty.txt", "empty.txt holds no sentences"),
+        (b"", "empty.txt", "empty.txt is empty: it holds no sentences"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "cat.png", "cat.png looks like a binary file"),
         (b"the cat . ||| le chat .\nthe girl .\n", "half.txt", "half.txt line 2: no ' ||| ' separator"),
     ],
@@ -134,6 +134,18 @@ def test_a_file_over_the_limit_gets_one_message(adapt_env, monkeypatch):
     at = upload(start(explore_text=TEXT, explore_view="Alignment", explore_align_part="gold"), BITEXT * 2**15)
     assert not at.exception, at.exception
     assert len(at.error) == 1 and "over the 1 MB limit" in at.error[0].value
+
+
+def test_the_panel_names_the_file_it_adapts_on_and_the_upload_limit(adapt_env):
+    """The uploader refuses a file over the limit in the browser (a red mark only), leaving the file before
+    it in use: the panel says the limit before an upload, and which file and how many pairs it adapts on
+    after one. (It said only 'Upload a bitext...' beside a refused file, and adapted on the earlier one.)"""
+    at = start(explore_text=TEXT, explore_view="Alignment", explore_align_part="gold")
+    at.radio(key="explore_adapt_on").set_value("upload").run()
+    assert any("at most 50 MB each" in i.value for i in at.info)
+    at = upload(at, "le chat ||| the cat\nun chien ||| a dog\n".encode("utf-16"), "unicode.txt")
+    assert not at.exception and not at.error, (at.exception, at.error)  # UTF-16 with its mark is text
+    assert any(c.value.replace("\\", "") == "Adapts on unicode.txt: 2 pairs." for c in at.caption)
 
 
 def test_the_panels_choices_outlive_a_visit_to_another_page(adapt_env):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import streamlit as st
 
 from attnviz.decoding import Translator
-from attnviz.errors import AttnvizError
+from attnviz.errors import AttnvizError, counted
 from attnviz.links import MAX_FILE_BYTES, CorpusAlignment, GoldSet, Reading, align_corpus, word_attention
 from attnviz.server import ADAPTATIONS, AdaptJob, save_adapted, upload_bitext
 from attnviz.store import ModelEntry
@@ -170,7 +170,10 @@ def _bitext(gold: GoldSet) -> tuple[list[list[str]], list[list[str]], str, bool]
     first = left.file_uploader(label, key=FILE_KEY, max_upload_size=size, help=why)
     second = right.file_uploader("Target sentences (not with a bitext)", key=TGT_FILE_KEY, max_upload_size=size)
     if first is None:
-        st.info("Upload a `source ||| target` bitext, or source and target sentence files, to adapt on.")
+        st.info(
+            "Upload a `source ||| target` bitext, or source and target sentence files, to adapt on: at most "
+            f"{size} MB each (the uploader refuses a larger file, marked in red: adapt on a part of it)."
+        )
         return None
     try:
         second_data = second.getvalue() if second is not None else None
@@ -178,6 +181,9 @@ def _bitext(gold: GoldSet) -> tuple[list[list[str]], list[list[str]], str, bool]
     except AttnvizError as e:
         st.error(error_text(e))
         return None
+    # named, as a refused upload leaves the file before it in use
+    files = f"{first.name} and {second.name}" if second is not None else first.name
+    st.caption(escape_markdown(f"Adapts on {files}: {counted(len(sources), 'pair')}."))
     return sources, targets, first.name, True
 
 

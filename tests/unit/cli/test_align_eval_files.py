@@ -90,11 +90,13 @@ def test_adapt_and_yardstick_score_an_adapted_copy_beside_eflomal(shipped_like):
     result = json.loads(done.stdout)
     assert result["adapted"]["steps_run"] == 5 and result["adapted"]["pairs"] == 3  # the long pair is left out
     assert "adapted a copy of" in done.stderr and "its file is unchanged" in done.stderr
+    assert "eflomal samples without a seed" in done.stderr  # its row moves between runs: said, not hidden
     assert [row["aligner"] for row in result["table"]] == ["rev argmax, adapted 5 steps", "eflomal grow-diag-final-and"]
     assert result["table"][0]["aer"] == result["aer"] and plain["n"] == result["n"]
     assert model_file.read_bytes() == before  # the model's own file is never written
-    text = attnviz(shipped_like, *args, "--adapt", "2", "--yardstick").stdout
-    assert "eflomal grow-diag-final-and" in text and "precision  recall     AER" in text
+    done = attnviz(shipped_like, *args, "--adapt", "2", "--yardstick")
+    assert "eflomal grow-diag-final-and" in done.stdout and "precision  recall     AER" in done.stdout
+    assert "eflomal samples without a seed" in done.stderr
 
 
 def test_adapt_refuses_bad_values_in_one_line(shipped_like):
@@ -115,5 +117,10 @@ def test_empty_sentence_files_are_one_line_not_a_perfect_score(shipped_like):
         done = attnviz(shipped_like, *args, *extra)
         assert done.returncode == 2 and "Traceback" not in done.stderr and not done.stdout
         assert done.stderr.strip().splitlines() == [
-            "attnviz align-eval: error: s.txt holds no sentence pairs; give at least one, one pair a line"
+            "attnviz align-eval: error: s.txt is empty: it holds no sentences; give at least one pair, one a line"
         ]
+    (shipped_like / "blank.a-b").write_text(" \n\n", encoding="utf-8")
+    for text in (["--bitext", "s.txt"], ["--bitext", "blank.a-b"], ["--src", "blank.a-b"]):
+        # (an empty bitext was 'its first line has no ' ||| '', as if it were malformed)
+        done = attnviz(shipped_like, "align-eval", "--model", "rev", *text, "--gold", "g.txt")
+        assert done.returncode == 2 and f"error: {text[1]} is empty: it holds no sentences" in done.stderr

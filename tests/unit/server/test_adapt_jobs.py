@@ -87,10 +87,19 @@ def test_an_uploaded_bitext_is_read_as_words():
     assert upload_bitext(b"a b\nc\n", "src.txt", b"b a\nc\n", "tgt.txt") == ([["a", "b"], ["c"]], [["b", "a"], ["c"]])
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_a_bitext_in_utf16_or_utf32_with_its_mark_is_read_as_text(encoding):
+    """As Notepad's 'Unicode' writes it, and as the gold uploader and the CLI read it. (It was refused as
+    'a binary file': its NUL bytes were checked before its byte-order mark.)"""
+    data = "le chat ||| the cat\nété ||| summer\n".encode(encoding)  # the codec writes the mark
+    assert upload_bitext(data, "unicode.txt") == ([["le", "chat"], ["été"]], [["the", "cat"], ["summer"]])
+
+
 @pytest.mark.parametrize(
     ("files", "message"),
     [
-        ((b"", "empty.txt"), "empty.txt holds no sentences"),
+        ((b"", "empty.txt"), "empty.txt is empty: it holds no sentences"),
+        ((b" \n\n", "blank.txt"), "blank.txt is empty: it holds no sentences"),
         ((b"a b\nc\n", "src.txt", b"b a\n", "tgt.txt"), "src.txt has 2 lines but tgt.txt has 1"),
         ((b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "picture.png"), "picture.png looks like a binary file"),
         ((b"caf\xe9 ||| cafe\n", "latin1.txt"), "latin1.txt: not UTF-8"),
