@@ -238,26 +238,35 @@ def forced_batch(
 
 
 @torch.inference_mode()
-def greedy_batch(model: Seq2Seq, src: Tensor, lengths: Tensor, max_len: int) -> list[tuple[list[int], list[int]]]:
+def greedy_batch(
+    model: Seq2Seq, src: Tensor, lengths: Tensor, max_len: int | list[int]
+) -> list[tuple[list[int], list[int]]]:
     """Greedy decoding of a padded batch (no trace). Per row: the token ids without <eos>, and
-    for each the most attended real source position (``<eos>`` excluded), for <unk> copying."""
+    for each the most attended real source position (``<eos>`` excluded), for <unk> copying.
+    ``max_len`` is one limit for every row or one per row, so that a sentence decodes as it does
+    alone whatever else shares its batch."""
     enc = model.encode(src, lengths)
     B = src.size(0)
+    limits = [max_len] * B if isinstance(max_len, int) else list(max_len)
+    stop_at = torch.tensor(limits, device=src.device)  # [B]
     state, y = enc.state, torch.full((B,), BOS_ID, device=src.device)
     done = torch.zeros(B, dtype=torch.bool, device=src.device)
     # the last real position of each row is <eos>: never a word to copy
     real = torch.arange(src.size(1), device=src.device) < (lengths.to(src.device) - 1).unsqueeze(1)  # [B, S]
     rows, attended = [], []
-    for t in range(max_len):
+    for t in range(max(limits, default=0)):
         out, state = model.decoder.step(y, state, enc.memory, t)
         y = out.logits[:, 0].argmax(-1)  # [B]
         rows.append(y)
         attended.append(out.attention.weights[:, 0].masked_fill(~real, -1.0).argmax(-1))  # [B]
-        done |= y == EOS_ID
+        done |= (y == EOS_ID) | (stop_at <= t + 1)
         if bool(done.all()):
             break
+    if not rows:
+        return [([], []) for _ in range(B)]
     result = []
-    for ids, where in zip(torch.stack(rows, dim=1).tolist(), torch.stack(attended, dim=1).tolist(), strict=True):
-        n = ids.index(EOS_ID) if EOS_ID in ids else len(ids)  # ids, where: [T] each
+    steps = zip(torch.stack(rows, dim=1).tolist(), torch.stack(attended, dim=1).tolist(), limits, strict=True)
+    for ids, where, limit in steps:  # ids, where: [T] each
+        n = min(ids.index(EOS_ID) if EOS_ID in ids else len(ids), limit)
         result.append((ids[:n], where[:n]))
     return result

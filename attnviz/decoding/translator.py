@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from attnviz.data import BOS_ID, EOS, PAD_ID, UNK, UNK_ID, Tokenizer, Vocab, copy_source_words
+from attnviz.data import EOS, UNK, UNK_ID, Tokenizer, Vocab, copy_source_words
 from attnviz.decoding.beam import Decoded, beam_batch, budget_batches, padded
 from attnviz.decoding.history import AlignmentHistory
 from attnviz.decoding.search import Hypothesis, beam_search, encode_one, forced, forced_batch, greedy, greedy_batch
@@ -245,13 +245,12 @@ class Translator:
         :meth:`source` results already. With ``replace_unk`` each ``<unk>`` becomes the source word
         attended to most, as in :meth:`text_of`.
 
-        ``beam_size`` 1 is greedy search in batches of ``batch_size`` sentences, in order, each
-        batch decoding up to ``max_len`` steps or its longest sentence's :meth:`default_max_len`.
-        Above 1 it is batched beam search (:func:`~attnviz.decoding.beam.beam_batch`): each
-        sentence gets the translation :meth:`translate` gives it. Sentences of similar length
+        ``beam_size`` 1 is greedy search in batches of ``batch_size`` sentences, in order. Above 1
+        it is batched beam search (:func:`~attnviz.decoding.beam.beam_batch`). Either way each
+        sentence gets the translation :meth:`translate` gives it, decoding up to ``max_len`` steps
+        or its own :meth:`default_max_len`, whatever shares its batch. Sentences of similar length
         decode together, a batch holding at most ``max_tokens`` sentences x beams x source tokens
-        (one sentence at least; by default :data:`BEAM_TOKENS` for the device), each sentence up
-        to ``max_len`` steps or its own :meth:`default_max_len`."""
+        (one sentence at least; by default :data:`BEAM_TOKENS` for the device)."""
         check_int(beam_size, "beam size", 1, MAX_BEAM)
         if isinstance(texts, str):
             raise InputError("translate_batch takes a list of sentences; for one sentence use translate")
@@ -275,13 +274,12 @@ class Translator:
 
     def _greedy_texts(self, sources: list[Source], replace_unk: bool, max_len: int | None) -> list[str]:
         src, lengths = padded([s.ids for s in sources], self.device)  # [B, S], [B]
-        max_len = max_len or self.default_max_len(int(lengths.max()))
+        limits = [max_len or self.default_max_len(len(s.ids)) for s in sources]  # each its own, as alone
         texts = []
-        for source, (ids, attended) in zip(sources, greedy_batch(self.model, src, lengths, max_len), strict=True):
-            kept = [(i, s) for i, s in zip(ids, attended, strict=True) if i not in (PAD_ID, BOS_ID)]
-            tokens = self.tgt_vocab.decode([i for i, _ in kept])  # one token per kept id
+        for source, (ids, attended) in zip(sources, greedy_batch(self.model, src, lengths, limits), strict=True):
+            tokens = self.tgt_vocab.decode(ids, strip=False)  # as text_of: every token written, <eos> cut
             if replace_unk:
-                copies = {t: s for t, (i, s) in enumerate(kept) if i == UNK_ID}
+                copies = {t: s for t, (i, s) in enumerate(zip(ids, attended, strict=True)) if i == UNK_ID}
                 tokens = copy_source_words(tokens, copies, source.surface)
             texts.append(self.detokenize(tokens))
         return texts

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnviz.data.vocab import EOS_ID, UNK_ID
+from attnviz.data.vocab import BOS_ID, EOS_ID, UNK_ID
 from attnviz.decoding.beam import beam_batch, budget_batches, padded
 from attnviz.decoding.search import beam_search, greedy
 from attnviz.evaluation.evaluate import evaluate
@@ -93,7 +93,7 @@ def unk_model(trained):
 TEXTS = ["a b c d", "h g f e d c b a", "a Zebra b", "Yak c Yak", "d", "b b b b b b", "e f Gnu h a", "c a"]
 
 
-@pytest.mark.parametrize("beam", [2, 5])
+@pytest.mark.parametrize("beam", [1, 2, 5])
 @pytest.mark.parametrize("replace_unk", [True, False])
 def test_translate_batch_gives_the_texts_of_translate(unk_model, beam, replace_unk):
     alone = [unk_model.text_of(unk_model.translate(t, beam_size=beam), replace_unk) for t in TEXTS]
@@ -104,6 +104,33 @@ def test_translate_batch_gives_the_texts_of_translate(unk_model, beam, replace_u
         assert "<unk>" not in words and {"Yak", "Gnu", "Zebra"} & set(words)  # unknown words copied
     else:
         assert "<unk>" in " ".join(alone).split()
+
+
+@pytest.mark.parametrize("token", ["<eos>", "<bos>"])
+@pytest.mark.parametrize("beam", [1, 3])
+def test_a_sentence_decodes_in_a_batch_as_it_does_alone(trained, token, beam):
+    """A model that never ends (<eos> made unlikely) runs to each sentence's own step limit, not to its
+    batch's longest; one that writes <bos> (made likely) keeps it in the text, as translate does. (Greedy
+    batches ran every sentence to the longest one's limit, so a line of a file decoded on to 52 words
+    beside a long line and to 20 alone, and they dropped <pad> and <bos>.)"""
+    tr = copy.deepcopy(trained)
+    with torch.no_grad():
+        bias = tr.model.decoder.out.bias
+        if token == "<eos>":
+            bias[EOS_ID] = bias.min() - 100.0
+        else:
+            bias[BOS_ID] = bias.max() + 100.0
+    texts = ["a b", "h g f e d c b a a b c d e f g h"]
+    alone = [tr.text_of(tr.translate(t, beam_size=beam)) for t in texts]
+    assert (
+        tr.translate_batch(texts, beam_size=beam)
+        == alone
+        == [tr.translate_batch([t], beam_size=beam)[0] for t in texts]
+    )
+    if token == "<eos>":
+        assert len(alone[0].split()) == tr.default_max_len(len(tr.source("a b").ids)) < len(alone[1].split())
+    else:
+        assert "<bos>" in alone[0].split()
 
 
 def test_translate_batch_with_a_step_limit_and_sources(trained):

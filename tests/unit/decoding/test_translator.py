@@ -72,8 +72,11 @@ def test_translations_replace_unk_by_the_attended_source_word(trained):
     assert set(batch[1].split()) <= {"c", "d"}
     assert tr.translate_batch([text], replace_unk=False)[0].split()[0] == "<unk>"
     with torch.no_grad():
-        tr.model.decoder.out.bias[BOS_ID] = 2e4  # <bos> (dropped from the text) at every step
-    assert tr.translate_batch([text]) == [""]
+        tr.model.decoder.out.bias[BOS_ID] = 2e4  # <bos> at every step: written, as translate and beam search write it
+    assert (
+        tr.translate_batch([text]) == [tr.text_of(tr.translate(text))] == [tr.translate_batch([text], beam_size=2)[0]]
+    )
+    assert set(tr.translate_batch([text])[0].split()) == {"<bos>"}
 
 
 @pytest.mark.parametrize(
