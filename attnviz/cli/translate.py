@@ -65,8 +65,10 @@ def run(args: argparse.Namespace) -> int:
         print_json({"translation": model.text_of(al, replace_unk), **trace})
     else:
         hyps = al.hypotheses or [al]
+        if len(hyps) > 1:  # the n-best list, ranked by log p / tokens: that column first
+            print(f"{'log p/tok':>9}  {'log p':>8}  {'tokens':>6}  translation")
         for h in hyps:
-            prefix = f"{h.log_prob:8.3f}  " if len(hyps) > 1 else ""
+            prefix = f"{h.ranking_score:9.3f}  {h.log_prob:8.3f}  {len(h.target_tokens):6d}  " if len(hyps) > 1 else ""
             print(prefix + model.text_of(h, replace_unk))
         print("alignment (source-target):", al.to_pharaoh())
     unknown = [piece if piece == word else f"{piece} (in {word})" for piece, word in al.unknown_words()]

@@ -53,6 +53,12 @@ class Alignment:
         """Target tokens without the final ``<eos>``."""
         return self.target_tokens[:-1] if self.target_tokens[-1:] == [EOS] else self.target_tokens
 
+    @property
+    def ranking_score(self) -> float:
+        """What beam search ranks finished hypotheses by: log p over the number of target tokens,
+        ``<eos>`` counted (length normalisation, alpha 1)."""
+        return float(self.log_prob) / max(len(self.target_tokens), 1)
+
     def unk_copies(self) -> dict[int, int]:
         """For each output ``<unk>``, the source position it copies: the real source token (not
         ``<eos>``) with the largest attention weight at that step (Luong et al., 2015b; Jean et al.,

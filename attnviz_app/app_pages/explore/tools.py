@@ -26,11 +26,6 @@ def _text(al: Alignment, text_of: TextOf | None) -> str:
     return (text_of(al) if text_of else " ".join(al.display_tokens())) or "(empty)"
 
 
-def _ranked(al: Alignment) -> float:
-    """What beam search ranks the finished hypotheses by: log p over the length (``<eos>`` counted)."""
-    return float(al.log_prob) / max(len(al.target_tokens), 1)
-
-
 def nbest_table(al: Alignment, text_of: TextOf | None = None) -> pd.DataFrame:
     """The n-best list best first: the translation, its log p and the length-normalised score."""
     hyps = al.hypotheses or [al]
@@ -40,7 +35,7 @@ def nbest_table(al: Alignment, text_of: TextOf | None = None) -> pd.DataFrame:
             "translation": [_text(h, text_of) for h in hyps],
             "log p": [float(h.log_prob) for h in hyps],
             "tokens": [len(h.target_tokens) for h in hyps],
-            "log p / tokens": [_ranked(h) for h in hyps],
+            "log p / tokens": [h.ranking_score for h in hyps],
         }
     )
 
@@ -48,17 +43,17 @@ def nbest_table(al: Alignment, text_of: TextOf | None = None) -> pd.DataFrame:
 def _rank_label(k: int, ranked: dict[str, Alignment], text_of: dict[str, TextOf]) -> str:
     """An expander's label: the rank, and each panel's hypothesis with its ranking score."""
     parts = [
-        escape_markdown(f"{name + ': ' if len(ranked) > 1 else ''}{_text(h, text_of.get(name))} ({_ranked(h):.3f})")
+        escape_markdown(
+            f"{name + ': ' if len(ranked) > 1 else ''}{_text(h, text_of.get(name))} ({h.ranking_score:.3f})"
+        )
         for name, h in ranked.items()
     ]
     return f"#{k + 1} · " + " · ".join(parts)
 
 
 def _hypothesis_line(h: Alignment, text_of: TextOf | None) -> str:
-    n = len(h.target_tokens)
-    return (
-        f"**{escape_markdown(_text(h, text_of))}**  \nlog p = {h.log_prob:.3f} · log p / {n} tokens = {_ranked(h):.3f}"
-    )
+    n, text = len(h.target_tokens), escape_markdown(_text(h, text_of))
+    return f"**{text}**  \nlog p = {h.log_prob:.3f} · log p / {n} tokens = {h.ranking_score:.3f}"
 
 
 def beam_view(

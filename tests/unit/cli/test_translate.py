@@ -140,3 +140,15 @@ def test_json_names_unknown_words_on_stderr_and_keep_unk_copies_none(capsys, cor
     hypotheses = json.loads(out)["hypotheses"]
     assert len(hypotheses) == 3 and hypotheses[0]["translation"] == json.loads(out)["translation"]
     assert all(h["translation"] and "<unk>" not in h["translation"] for h in hypotheses)  # texts as printed
+
+
+def test_the_nbest_list_prints_the_score_it_is_ranked_by(capsys, model_file):
+    """Each line of the n-best list: log p / tokens (what beam search ranks by, so the column falls down
+    the list), log p and the tokens. (Only log p was printed, so the list looked out of order.)"""
+    code, out, _ = run(capsys, "translate", "--model", "good", "--beam", "4", "a b c")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["log", "p/tok", "log", "p", "tokens", "translation"]
+    rows = [line.split(maxsplit=3) for line in lines[1:] if not line.startswith("alignment")]
+    scores = [float(r[0]) for r in rows]
+    assert len(rows) > 1 and scores == sorted(scores, reverse=True)
+    assert all(float(r[0]) == pytest.approx(float(r[1]) / int(r[2]), abs=2e-3) for r in rows)
