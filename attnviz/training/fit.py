@@ -332,7 +332,7 @@ def fit(
         run.recorder = HistoryRecorder.start(translator, corpus, cfg.probe, steps_per_epoch, bool(resume))
         if run.recorder is not None and not resume:
             run.recorder.record(run.model, run.device, "start", 0, 0, 0.0)
-    result = TrainResult(history=list(resume.get("history", [])))
+    result = TrainResult(history=list(resume.get("history", [])), epochs_run=first_epoch - 1)
     result.best_valid_loss = float(resume.get("best_valid_loss") or math.inf)
     src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
     train_links = links if guided else None

@@ -265,13 +265,14 @@ def run_recipe(
             "data_notes": corpus.notes,
         }
     )
-    if recipe.store != "fp32":  # the weights its file keeps: measured, returned and explored as stored
-        as_stored(translator, recipe.store)
-    measured = evaluate_split and corpus.split(evaluate_split) and main and eval_n != 0
-    if measured and not result.stopped:  # a stopped run is saved at once, to be resumed (and measured then)
+    # a stopped run is saved at once in full precision, to be resumed (and measured and stored then)
+    store = "fp32" if result.stopped else recipe.store
+    if store != "fp32":  # the weights its file keeps: measured, returned and explored as stored
+        as_stored(translator, store)
+    if evaluate_split and corpus.split(evaluate_split) and main and eval_n != 0 and not result.stopped:
         measure(translator, recipe, corpus, evaluate_split, n=eval_n, on_measure=on_measure)
     if out and main:
-        _save(translator, out, recipe.store)
+        _save(translator, out, store)
     return translator
 
 

@@ -274,3 +274,30 @@ def test_training_flattens_the_rnn_weights_once_the_model_is_on_its_device(corpu
     flattened.clear()
     fit(translator, corpus, TrainConfig(epochs=1, batch_size=8, max_steps=1))
     assert translator.model.encoder in flattened
+
+
+def test_a_resumed_training_stopped_inside_its_first_epoch_still_counts_the_epochs_before(corpus):
+    """Resumed after epoch 2 and stopped again inside epoch 3: 2 epochs run, the record as it was. (The
+    count started at 0 in each run, so the Train page said 'the best of the 0 epochs it finished'.)"""
+    cfg = TrainConfig(epochs=4, batch_size=8, lr=0.01, patience=None)
+    per_epoch = -(-len(corpus.train) // 8)
+    translator, steps = tiny_translator(corpus), []
+    fit(
+        translator,
+        corpus,
+        cfg,
+        callback=lambda p: p.kind == "step" and steps.append(1),
+        should_stop=lambda: len(steps) >= 2 * per_epoch,
+    )
+    progress = dict(translator.meta["progress"])
+    steps.clear()
+    result = fit(
+        translator,
+        corpus,
+        cfg,
+        resume=progress,
+        callback=lambda p: p.kind == "step" and steps.append(1),
+        should_stop=lambda: len(steps) >= 2,
+    )
+    assert result.stopped and result.epochs_run == 2 == translator.meta["epochs_run"]
+    assert translator.meta["progress"]["epoch"] == 2 and translator.meta["progress"]["step"] == progress["step"]
