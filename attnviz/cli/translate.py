@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--max-len",
         type=int_in(1, 1000),
         default=None,
-        help="most target tokens to generate (default: twice the source's tokens plus 10)",
+        help="most target tokens to generate (default: twice the source's tokens, its <eos> counted, plus 10)",
     )
     p.add_argument(
         "--json", action="store_true", help="print the full trace as JSON (with --file: one object a line, no trace)"
