@@ -18,7 +18,9 @@ from attnviz.store import ModelEntry, csv_text
 from attnviz_app.app_pages.shared.common import absent_models_note, app_model_roots, escape_markdown, require_models
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
-COLUMNS = ["model", "task", "score", "style", "n", "bleu", "exact_match", "aer", "entropy"]
+# the metrics beside the model's name, so that a long name and its task do not push them out of a 1280 px view
+COLUMNS = ["model", "bleu", "exact_match", "aer", "entropy", "n", "task", "score", "style"]
+DESCRIBED = ("task", "score", "style")  # from the catalog; the other columns are measured
 NOT_APPLICABLE = "–"
 
 st.title("Evaluate")
@@ -67,8 +69,9 @@ def leaderboard(rows: list[dict], key: str, columns: list[str]) -> None:
 
 def _measured_row(row: dict, entry: ModelEntry | None) -> dict:
     """A measured row for the table: the model's name, task, score and style from the catalog (unlisted: its path)."""
-    described = {k: getattr(entry, k) if entry else None for k in ("task", "score", "style")}
-    return {**described, **{c: row.get(c) for c in COLUMNS[4:]}, "model": entry.name if entry else row["model"]}
+    described = {k: getattr(entry, k) if entry else None for k in DESCRIBED}
+    measured = {c: row.get(c) for c in COLUMNS if c not in ("model", *DESCRIBED)}
+    return {**described, **measured, "model": entry.name if entry else row["model"]}
 
 
 st.header("Stored results")
@@ -98,6 +101,9 @@ else:
 
 st.header("Measure now")
 by_name = {m.name: m for m in models}
+# a checkpoint that broke since the last run leaves the catalog, and the Models box, silently: say it below
+vanished = [n for n in st.session_state.get("eval_known") or [] if n not in by_name]
+st.session_state["eval_known"] = list(by_name)
 if "eval_models" not in st.session_state:
     explored = [n for n in st.session_state.get(EXPLORE_MODELS) or [] if n in by_name]
     task = by_name[explored[0]].task if explored else models[0].task
@@ -108,6 +114,8 @@ with st.form("eval_form"):
         list(by_name),
         key="eval_models",
         persist_state="session",
+        filter_mode="contains",  # "dates-dot-luong" typed is not also "dates-scaled-dot-luong"
+        select_all=False,  # Enter on a typed name picks that model, not every match
         help="Each model is measured on its own task's split, rebuilt as it was trained.",
     )
     c1, c2, c3, c4 = st.columns(4)
@@ -127,6 +135,12 @@ with st.form("eval_form"):
     if len(devices) == 1 and (unusable := gpu_unusable()):
         st.caption(escape_markdown(f"Only the CPU is offered: {unusable}."))
     submitted = st.form_submit_button("Evaluate the chosen models", key="eval_go")
+if submitted and vanished:
+    st.warning(
+        f"Not measured: {escape_markdown(', '.join(vanished))}, whose checkpoint could not be read any more when "
+        "you pressed Evaluate (the notice at the top of the page says why); if you chose it, it is not in the "
+        "results."
+    )
 if submitted:
     if not chosen:
         st.warning("Choose at least one model.")

@@ -88,7 +88,13 @@ def pick_models(models: list[ModelEntry], key: str, label: str = "Models") -> li
     st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
     st.html(WHOLE_CHIPS)
     names = st.multiselect(
-        label, list(by_name), key=key, persist_state="session", format_func=lambda n: chip_label(by_name[n])
+        label,
+        list(by_name),
+        key=key,
+        persist_state="session",
+        format_func=lambda n: chip_label(by_name[n]),
+        filter_mode="contains",  # a typed name is not also every name it is a subsequence of
+        select_all=False,  # Enter on a typed name picks that model, not every match
     )
     return [by_name[n] for n in names]
 
