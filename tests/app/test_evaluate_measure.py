@@ -39,3 +39,21 @@ def test_a_model_whose_checkpoint_broke_before_the_run_is_said_not_measured(app_
     assert list(at.dataframe[-1].value["model"]) == ["toyfr-general-luong"]
     at.run()  # the next run without a press says nothing more
     assert not any("Not measured" in w.value for w in at.warning)
+
+
+def test_a_broken_checkpoint_is_named_once_in_the_notice(app_models_dir, tmp_path, monkeypatch):
+    """(The notice read 'Skipped: skipped x.safetensors: ...'.)"""
+    import shutil
+
+    import streamlit as st
+
+    folder = tmp_path / "models"
+    shutil.copytree(app_models_dir, folder)
+    (folder / "x.safetensors").write_bytes(b"junkjunk")
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
+    st.cache_data.clear()
+    at = evaluate_page()
+    notices = [c.value.replace("\\", "") for c in at.caption if "Skipped" in c.value]
+    st.cache_data.clear()
+    assert len(notices) == 1 and notices[0].startswith("⚠️ Skipped x.safetensors: ") and "skipped" not in notices[0]

@@ -205,8 +205,8 @@ def require_models() -> list[dict]:
     with user_errors():
         models, skipped = _models_of(session_id())
     models = [*models, *session_checkpoints(session_id())]
-    for message in skipped:
-        st.caption(f"⚠️ Skipped: {escape_markdown(message)}")
+    for message in skipped:  # "skipped x.safetensors: ..." as the catalog's warning says it
+        st.caption(f"⚠️ {escape_markdown(message[:1].upper() + message[1:])}")
     if not models:
         st.info("No models yet. Train one on the **Train** page, or rebuild the shipped ones (see docs/models.md).")
         st.stop()
