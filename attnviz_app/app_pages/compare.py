@@ -24,7 +24,7 @@ from attnviz_app.app_pages.explore.screen import measure_page, page_width
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
-from attnviz_app.app_pages.shared.model_ui import model_meta, pick_models, test_pairs
+from attnviz_app.app_pages.shared.model_ui import explored_since, model_meta, pick_models, test_pairs
 from attnviz_app.app_pages.shared.paper_ui import paper_download
 from attnviz_app.app_pages.shared.reading_ui import merge_toggle
 
@@ -83,9 +83,9 @@ if pair is None and upload and upload[0]:
         index = st.number_input("Uploaded pair", 0, len(own) - 1, 0, key="cmp_upload_pair", persist_state="session")
         pair = own[int(index)]
 explored = st.session_state.get(EXPLORE_TEXT)
-if "cmp_sentence" not in st.session_state or st.session_state.get("cmp_sentence__from") != explored:
+if "cmp_sentence" not in st.session_state or explored_since("cmp_sentence", explored):
     st.session_state["cmp_sentence"] = explored or model_meta(first).get("example") or ""
-    st.session_state["cmp_sentence__from"] = explored
+st.session_state["cmp_sentence__from"] = explored
 if pair:
     sentence = pair.source
     st.markdown(f"Source: **{escape_markdown(pair.source)}**")
@@ -111,13 +111,12 @@ target_of = st.radio(
     persist_state="session",
 )
 if target_of == "reference":
-    target = st.text_input(
-        "Reference translation",
-        value=pair.target if pair else "",
-        key="cmp_reference",
-        max_chars=1000,
-        persist_state="session",
-    )
+    picked = (pair.source, pair.target) if pair else None
+    if pair and st.session_state.get("cmp_reference__pair") != picked:  # another pair: its own reference
+        st.session_state["cmp_reference"] = pair.target
+    st.session_state["cmp_reference__pair"] = picked
+    st.session_state.setdefault("cmp_reference", "")
+    target = st.text_input("Reference translation", key="cmp_reference", max_chars=1000, persist_state="session")
     if not target.strip():
         st.info("Type the reference translation to align every model on it.")
         st.stop()
@@ -168,8 +167,12 @@ st.download_button(  # the maps' numbers, as shown: a row per (model, step, sour
 )
 
 col_a, col_b = st.columns(2)
-a_name = col_a.selectbox("Difference: model A", names, index=0, key="cmp_a", persist_state="session")
-b_name = col_b.selectbox("minus model B", names, index=1, key="cmp_b", persist_state="session")
+# a model that left the grid gives way to one the other box does not hold: A = B only when asked for
+kept_a, kept_b = (st.session_state.get(k) if st.session_state.get(k) in names else None for k in ("cmp_a", "cmp_b"))
+st.session_state["cmp_a"] = kept_a or next(n for n in names if n != kept_b)
+st.session_state["cmp_b"] = kept_b or next(n for n in names if n != st.session_state["cmp_a"])
+a_name = col_a.selectbox("Difference: model A", names, key="cmp_a", persist_state="session")
+b_name = col_b.selectbox("minus model B", names, key="cmp_b", persist_state="session")
 try:
     a, b = common_steps(aligned[a_name], aligned[b_name])
     difference = difference_heatmap(a, b, (a_name, b_name), max_width=page_width())

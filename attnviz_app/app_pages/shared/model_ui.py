@@ -77,14 +77,22 @@ def opened_in_explore(models: list[ModelEntry]) -> list[ModelEntry]:
     return chosen
 
 
+def explored_since(key: str, explored: object) -> bool:
+    """Whether Explore shows something else than when the page's choice ``key`` was last made: its
+    models or sentence changed there. Explore's first run, which only puts its defaults where nothing
+    was, is no change: a choice made on this page before any visit to Explore stays."""
+    before = st.session_state.get(f"{key}__from")
+    return bool(before) and before != explored
+
+
 def pick_models(models: list[ModelEntry], key: str, label: str = "Models") -> list[ModelEntry]:
     """A multiselect of models by name, its chips showing whole names; defaults to Explore's models, else
     :func:`default_models`."""
     by_name = {m.name: m for m in models}
     explored = tuple(st.session_state.get(EXPLORE_MODELS) or ())
-    if key not in st.session_state or st.session_state.get(f"{key}__from") != explored:
+    if key not in st.session_state or explored_since(key, explored):
         st.session_state[key] = [m.name for m in (opened_in_explore(models) or default_models(models))]
-        st.session_state[f"{key}__from"] = explored
+    st.session_state[f"{key}__from"] = explored
     st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
     st.html(WHOLE_CHIPS)
     names = st.multiselect(
