@@ -22,6 +22,7 @@ from attnviz.errors import InputError
 WEIGHT_SCALE = "Blues"  # attention weights, 0..1
 DIVERGING_SCALE = "RdBu_r"  # raw scores, differences, context values: red positive, blue negative
 UNKNOWN_MARK = "⚠"
+UNKNOWN_LIFT_PX = 20  # how far a legend above the grid moves up to clear the unknown words' marks
 UNKNOWN_COLOR = "#e6550d"
 GOLD_COLOR = "#d62728"
 
@@ -336,6 +337,8 @@ def alignment_heatmap(
     left = label_px(al.target_tokens, 0)
     bottom = label_px(al.source_tokens, angle)
     legend = bool(show_gold) or al.positions is not None
+    # the legend sits above the grid, where the unknown words' marks are: lifted clear of them
+    lift = UNKNOWN_LIFT_PX if legend and any(unknown_flags(al)) else 0
     apply_template(fig)
     fig.update_layout(
         title={
@@ -348,10 +351,16 @@ def alignment_heatmap(
         if title
         else None,
         width=left + n_src * cell + 140,
-        height=bottom + n_tgt * cell + (110 if legend else 90),
-        margin={"l": left, "b": bottom, "t": 90 if legend else 70, "r": 20},
+        height=bottom + n_tgt * cell + (110 if legend else 90) + lift,
+        margin={"l": left, "b": bottom, "t": (90 if legend else 70) + lift, "r": 20},
         showlegend=legend,
-        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "yref": "paper", "x": 0},
+        legend={
+            "orientation": "h",
+            "y": 1.0 + lift / (n_tgt * cell + 20),
+            "yanchor": "bottom",
+            "yref": "paper",
+            "x": 0,
+        },
         plot_bgcolor="white",
         hovermode="closest",
     )

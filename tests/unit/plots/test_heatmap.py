@@ -101,6 +101,25 @@ def test_unknown_tokens_marked_without_changing_ticktext():
     assert "zorblax ⚠ unknown word" in hover_strings(fig)
 
 
+@pytest.mark.parametrize("unknown", [[False, False, False], [True, False, False]])
+def test_a_legend_above_the_grid_clears_the_unknown_words_marks(unknown):
+    """local-p's p_t legend sits above the grid, where a ⚠ marks an unknown word: it moves up by the
+    mark's height, and the figure grows by as much, only where there is a mark. (It covered the mark.)"""
+    al = make_alignment(
+        ["zzyzx", "the"], ["le", "chat"], unknown=unknown, positions=np.array([0.5, 1.0, 2.0]), window=1
+    )
+    fig = alignment_heatmap(al)
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    legend_px = (fig.layout.legend.y - 1.0) * plot_px  # its bottom edge above the grid's top
+    marked = any(unknown)
+    assert [a.text for a in fig.layout.annotations if a.text == "⚠"] == (["⚠"] if marked else [])
+    assert legend_px == pytest.approx(20 if marked else 0)
+    plain = alignment_heatmap(
+        make_alignment(["zzyzx", "the"], ["le", "chat"], positions=np.array([0.5, 1.0, 2.0]), window=1)
+    )
+    assert fig.layout.height - plain.layout.height == (20 if marked else 0)
+
+
 def test_long_sentence_grows_and_rotates():
     short = alignment_heatmap(make_alignment(["a", "b"], ["x"]))
     words = [f"word{k}" for k in range(80)]
