@@ -150,11 +150,11 @@ def recipe_differences(out: str | Path, recipe: Recipe) -> str:
         stored = Recipe.from_dict(stored).to_dict()
     except (ConfigError, TypeError, ValueError):
         return "a recipe this version cannot read"
-    asked = recipe.to_dict()
+    there, asked = _flat(stored), _flat(recipe.to_dict())
     found = [
-        f"{key}: {_shown(stored, key)} there, {_shown(asked, key)} asked"
-        for key in sorted(set(_flat(stored)) | set(_flat(asked)))
-        if _flat(stored).get(key, _ABSENT) != _flat(asked).get(key, _ABSENT)
+        f"{key}: {_shown(there, key)} there, {_shown(asked, key)} asked"
+        for key in sorted(set(there) | set(asked))
+        if there.get(key, _ABSENT) != asked.get(key, _ABSENT)
     ]
     return "; ".join(found[:6]) + (f"; and {len(found) - 6} more" if len(found) > 6 else "")
 
@@ -173,8 +173,9 @@ def _flat(data: dict, prefix: str = "") -> dict:
     return flat
 
 
-def _shown(data: dict, key: str) -> str:
-    value = _flat(data).get(key, _ABSENT)
+def _shown(flat: dict, key: str) -> str:
+    """One setting of a :func:`_flat` recipe as a message shows it."""
+    value = flat.get(key, _ABSENT)
     return "the default" if value is _ABSENT else json.dumps(value, ensure_ascii=False)[:40]
 
 
