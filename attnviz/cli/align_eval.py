@@ -127,8 +127,7 @@ def run(args: argparse.Namespace) -> int:
         result["adapted"] = model.meta["adapted"]
     table = [{"aligner": _attention_name(args), **corpus.to_dict()}]
     if args.yardstick:
-        if args.json:
-            print(YARDSTICK_NOTE, file=sys.stderr)
+        print(YARDSTICK_NOTE, file=sys.stderr)
         eflomal_total, _ = score_links(yardstick_links(sources, targets), gold.alignments)
         table.append({"aligner": "eflomal grow-diag-final-and", **eflomal_total.to_dict()})
         result["table"] = table
@@ -156,7 +155,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{'aligner':<{width}}  precision  recall     AER")
         for row in table:
             print(f"{row['aligner']:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['aer']:6.3f}")
-        print(YARDSTICK_NOTE, file=sys.stderr)
     if drift is not None:
         _print_drift(drift)
     for n, c in enumerate(per_sentence if args.per_sentence else [], start=1):
