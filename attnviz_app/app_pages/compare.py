@@ -24,7 +24,7 @@ from attnviz_app.app_pages.explore.screen import measure_page, page_width
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, user_errors
 from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
-from attnviz_app.app_pages.shared.model_ui import explored_since, model_meta, pick_models, test_pairs
+from attnviz_app.app_pages.shared.model_ui import follow_explore, model_meta, pick_models, test_pairs
 from attnviz_app.app_pages.shared.paper_ui import paper_download
 from attnviz_app.app_pages.shared.reading_ui import merge_toggle
 
@@ -83,9 +83,7 @@ if pair is None and upload and upload[0]:
         index = st.number_input("Uploaded pair", 0, len(own) - 1, 0, key="cmp_upload_pair", persist_state="session")
         pair = own[int(index)]
 explored = st.session_state.get(EXPLORE_TEXT)
-if "cmp_sentence" not in st.session_state or explored_since("cmp_sentence", explored):
-    st.session_state["cmp_sentence"] = explored or model_meta(first).get("example") or ""
-st.session_state["cmp_sentence__from"] = explored
+follow_explore("cmp_sentence", explored, lambda: explored or model_meta(first).get("example") or "")
 if pair:
     sentence = pair.source
     st.markdown(f"Source: **{escape_markdown(pair.source)}**")

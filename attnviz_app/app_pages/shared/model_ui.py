@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from attnviz.data import Pair
@@ -77,12 +79,15 @@ def opened_in_explore(models: list[ModelEntry]) -> list[ModelEntry]:
     return chosen
 
 
-def explored_since(key: str, explored: object) -> bool:
-    """Whether Explore shows something else than when the page's choice ``key`` was last made: its
-    models or sentence changed there. Explore's first run, which only puts its defaults where nothing
-    was, is no change: a choice made on this page before any visit to Explore stays."""
+def follow_explore(key: str, explored: object, default: Callable[[], object]) -> None:
+    """Set the page's choice ``key`` to ``default()`` when it has none yet or when Explore shows
+    something else (``explored``: its models or sentence) than at this page's last run. Explore's first
+    run, which only puts its defaults where nothing was, is no change: a choice made on this page before
+    any visit to Explore stays."""
     before = st.session_state.get(f"{key}__from")
-    return bool(before) and before != explored
+    if key not in st.session_state or (bool(before) and before != explored):
+        st.session_state[key] = default()
+    st.session_state[f"{key}__from"] = explored
 
 
 def pick_models(models: list[ModelEntry], key: str, label: str = "Models") -> list[ModelEntry]:
@@ -90,9 +95,7 @@ def pick_models(models: list[ModelEntry], key: str, label: str = "Models") -> li
     :func:`default_models`."""
     by_name = {m.name: m for m in models}
     explored = tuple(st.session_state.get(EXPLORE_MODELS) or ())
-    if key not in st.session_state or explored_since(key, explored):
-        st.session_state[key] = [m.name for m in (opened_in_explore(models) or default_models(models))]
-    st.session_state[f"{key}__from"] = explored
+    follow_explore(key, explored, lambda: [m.name for m in (opened_in_explore(models) or default_models(models))])
     st.session_state[key] = [n for n in st.session_state[key] if n in by_name]
     st.html(WHOLE_CHIPS)
     names = st.multiselect(
