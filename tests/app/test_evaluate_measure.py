@@ -41,19 +41,9 @@ def test_a_model_whose_checkpoint_broke_before_the_run_is_said_not_measured(app_
     assert not any("Not measured" in w.value for w in at.warning)
 
 
-def test_a_broken_checkpoint_is_named_once_in_the_notice(app_models_dir, tmp_path, monkeypatch):
+def test_a_broken_checkpoint_is_named_once_in_the_notice(app_models_copy):
     """(The notice read 'Skipped: skipped x.safetensors: ...'.)"""
-    import shutil
-
-    import streamlit as st
-
-    folder = tmp_path / "models"
-    shutil.copytree(app_models_dir, folder)
-    (folder / "x.safetensors").write_bytes(b"junkjunk")
-    monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
-    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
-    st.cache_data.clear()
+    (app_models_copy / "x.safetensors").write_bytes(b"junkjunk")
     at = evaluate_page()
     notices = [c.value.replace("\\", "") for c in at.caption if "Skipped" in c.value]
-    st.cache_data.clear()
     assert len(notices) == 1 and notices[0].startswith("⚠️ Skipped x.safetensors: ") and "skipped" not in notices[0]

@@ -78,16 +78,20 @@ def test_both_in_a_narrow_column_stacks_one_replay_per_style(app_env):
     assert at.download_button(key="explore_history_html") is not None  # the download keeps both
 
 
-@pytest.fixture
-def no_history(app_models_dir, tmp_path, monkeypatch):
-    """The app models, with toyfr-general-luong saved again without its history but with a recipe."""
+def resave(folder: Path, change) -> None:
+    """toyfr-general-luong of ``folder`` loaded, changed by ``change(translator)`` and saved again."""
     import streamlit as st
 
-    folder = tmp_path / "models"
-    shutil.copytree(app_models_dir, folder)
     path = folder / "toyfr-general-luong.safetensors"
     translator = load_checkpoint(path)
-    translator.history = None
+    change(translator)
+    save(translator, path)
+    st.cache_data.clear()
+
+
+@pytest.fixture
+def no_history(app_models_copy):
+    """The app models, with toyfr-general-luong saved again without its history but with a recipe."""
     recipe = Recipe(
         "toyfr-general-luong",
         "toy-fr",
@@ -95,12 +99,13 @@ def no_history(app_models_dir, tmp_path, monkeypatch):
         model={"score": "general", "style": "luong"},
         train={"epochs": 1},
     )
-    translator.meta["recipe_full"] = recipe.to_dict()
-    save(translator, path)
-    monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
-    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
-    st.cache_data.clear()
-    return folder
+
+    def drop_history(translator) -> None:
+        translator.history = None
+        translator.meta["recipe_full"] = recipe.to_dict()
+
+    resave(app_models_copy, drop_history)
+    return app_models_copy
 
 
 def test_a_model_without_history_says_so_and_offers_to_retrain_it(no_history):
@@ -128,21 +133,15 @@ def test_the_train_form_suggests_a_free_name_and_shows_it(no_history):
 
 
 @pytest.fixture
-def edited_aer(app_models_dir, tmp_path, monkeypatch):
+def edited_aer(app_models_copy):
     """The app models, with toyfr-general-luong's history given the AER ``aer(k)`` at its k-th point."""
-    import streamlit as st
 
     def edit(aer) -> None:
-        folder = tmp_path / "models"
-        shutil.copytree(app_models_dir, folder)
-        path = folder / "toyfr-general-luong.safetensors"
-        translator = load_checkpoint(path)
-        for k, point in enumerate(translator.history.points):
-            point["aer"] = aer(k)
-        save(translator, path)
-        monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
-        monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
-        st.cache_data.clear()
+        def set_aer(translator) -> None:
+            for k, point in enumerate(translator.history.points):
+                point["aer"] = aer(k)
+
+        resave(app_models_copy, set_aer)
 
     return edit
 

@@ -61,6 +61,23 @@ def app_env(app_models_dir, monkeypatch, tmp_path) -> Iterator[Path]:
 
 
 @pytest.fixture
+def app_models_copy(app_models_dir, monkeypatch, tmp_path) -> Iterator[Path]:
+    """A copy of the tiny models as ``ATTNVIZ_MODELS``, for a test to change (shipped models hidden,
+    Streamlit caches cleared before and after, as :func:`app_env`)."""
+    import shutil
+
+    import streamlit as st
+
+    folder = tmp_path / "models"
+    shutil.copytree(app_models_dir, folder)
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
+    st.cache_data.clear()
+    yield folder
+    st.cache_data.clear()
+
+
+@pytest.fixture
 def media(monkeypatch) -> dict[str, tuple[bytes, str | None]]:
     """Every file a download button registers: file id (the stem of ``button.proto.url``) -> (data, file name)."""
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
