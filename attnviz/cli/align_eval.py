@@ -29,6 +29,7 @@ from attnviz.links import (
     read_gold,
     read_pairs,
     score_links,
+    sentence_pairs,
     signed,
 )
 
@@ -80,10 +81,13 @@ def _text(args: argparse.Namespace) -> tuple[list[list[str]], list[list[str]], s
     path = args.bitext or args.src
     if not path:
         raise InputError("give the sentences: --bitext FILE ('source ||| target' lines), or --src and --tgt")
-    lines = file_lines(path) if args.tgt is None and not args.bitext else []
-    if any(line.strip() for line in lines) and not is_bitext(lines):  # an empty file: read_pairs says so
-        raise InputError(f"{path} is not a 'source ||| target' bitext; give --tgt with the target sentences")
-    sources, targets = read_pairs(path, args.tgt)
+    if args.tgt is None:  # a bitext: its lines read once, checked, then split
+        lines = file_lines(path)
+        if not args.bitext and any(line.strip() for line in lines) and not is_bitext(lines):  # empty: said below
+            raise InputError(f"{path} is not a 'source ||| target' bitext; give --tgt with the target sentences")
+        sources, targets = sentence_pairs(lines, None, (str(path), None))
+    else:
+        sources, targets = read_pairs(path, args.tgt)
     names = (path, args.tgt) if args.tgt else (path, path)
     check_pairs(sources, targets, names)
     how = f"{path} and {args.tgt}, one sentence a line" if args.tgt else f"{path}, 'source ||| target' lines"
