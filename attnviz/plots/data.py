@@ -140,6 +140,9 @@ METRIC_TITLES = {
     "exact_match": "exact match",
 }
 
+# The values a metric can take: an axis never runs past them, however close together the models are.
+METRIC_BOUNDS = {"bleu": (0.0, 100.0), "aer": (0.0, 1.0), "exact_match": (0.0, 1.0)}
+
 
 def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
     """One point per model (``rows``: dicts with "model", "score", "style" and the metrics):
@@ -158,6 +161,7 @@ def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
             mode="markers",
             text=names,
             name=html.escape(str(score), quote=False),
+            cliponaxis=False,  # a model at a bound (BLEU 100, AER 0) is drawn whole on the axis's edge
         )
         dots.update(marker={"size": 11, "symbol": [symbols.get(r.get("style"), "square") for r in mine]})
         fig.add_trace(dots.update(hovertemplate=f"%{{text}}<br>{x}: %{{x:.3f}}<br>{y}: %{{y:.2f}}<extra></extra>"))
@@ -178,4 +182,9 @@ def metric_scatter(rows: list[dict], x: str, y: str = "bleu") -> go.Figure:
         height=400,
         margin={"t": 90},
     )
+    for metric, axis in ((x, fig.layout.xaxis), (y, fig.layout.yaxis)):
+        if metric in METRIC_BOUNDS:
+            low, high = METRIC_BOUNDS[metric]
+            axis.autorangeoptions = {"clipmin": low, "clipmax": high}
+            axis.ticklabelstandoff = 8  # a marker on the edge does not cover the tick labels
     return fig

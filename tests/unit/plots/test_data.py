@@ -53,3 +53,15 @@ def test_metric_scatter_draws_the_models_with_both_values_and_says_what_the_othe
     assert fig.layout.title.text == "BLEU against AER"
     assert fig.layout.title.subtitle.text == "2 models without AER not drawn; 1 model without AER and BLEU not drawn"
     assert metric_scatter(rows[:1], "aer").layout.title.subtitle.text in (None, "")
+
+
+def test_metric_scatter_axes_stay_within_what_the_metric_can_take():
+    rows = [{"model": m, "score": "dot", "style": "luong", "bleu": 100.0, "aer": 0.0} for m in ("a", "b")]
+    fig = metric_scatter(rows, "aer")
+    assert fig.layout.yaxis.autorangeoptions.clipmax == 100.0
+    assert fig.layout.yaxis.autorangeoptions.clipmin == 0.0
+    assert fig.layout.xaxis.autorangeoptions.clipmin == 0.0
+    assert fig.layout.xaxis.autorangeoptions.clipmax == 1.0
+    assert all(trace.cliponaxis is False for trace in fig.data)
+    assert fig.layout.yaxis.ticklabelstandoff == 8
+    assert metric_scatter(rows, "entropy").layout.xaxis.autorangeoptions.clipmax is None
