@@ -20,6 +20,7 @@ from attnviz.model import ENCODERS, SCORES, STYLES
 from attnviz.store import (
     MAX_NAME,
     SUFFIX,
+    another_place,
     check_output,
     clean_stale_temp,
     hold_lock,
@@ -276,7 +277,7 @@ def _hold_output(out: Path, distributed: bool) -> tuple[Path, int] | None:
         fd = hold_lock(lock)
     except OSError as e:  # a folder that lists as writable but holds no files (/proc, a read-only mount)
         raise ConfigError(
-            f"cannot save {out}: {out.parent} cannot hold files ({e.strerror or e}); choose another --out"
+            f"cannot save {out}: {out.parent} cannot hold files ({e.strerror or e}); {another_place(out.parent)}"
         ) from e
     if fd is None:
         raise ConfigError(

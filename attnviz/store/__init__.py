@@ -23,6 +23,7 @@ from attnviz.store.entry import HIDDEN_TASK, PRETRAINED, TRAINED, UPLOADED, Mode
 from attnviz.store.files import (
     MAX_NAME,
     STAGING,
+    another_place,
     check_output,
     clean_stale_temp,
     file_stem,
@@ -73,6 +74,7 @@ __all__ = [
     "Slot",
     "absent_hint",
     "absent_models",
+    "another_place",
     "as_stored",
     "check_output",
     "checkout_dir",

@@ -132,6 +132,13 @@ def list_models(viewer: str | None = None) -> list[ModelEntry]:
                 models.append(ModelEntry.from_trained(path, header, viewer))
             except (CheckpointError, OSError) as e:
                 warnings.warn(f"skipped {path.name}: {e}", ModelWarning, stacklevel=2)
+    elif folder.exists():
+        warnings.warn(
+            f"the models folder {folder} is a file, not a folder, so no models of your own are listed; "
+            "point ATTNVIZ_MODELS at a folder",
+            ModelWarning,
+            stacklevel=2,
+        )
     return models
 
 

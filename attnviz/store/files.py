@@ -218,6 +218,14 @@ def inside(path: Path, folder: Path) -> bool:
     return resolved(path).is_relative_to(resolved(folder))
 
 
+def another_place(folder: Path) -> str:
+    """How to save elsewhere when ``folder`` cannot hold a checkpoint: ``--out``, and for the models folder
+    (where a model goes without ``--out``) also the setting that names it."""
+    if resolved(folder) == resolved(models_dir()):
+        return "choose another --out, or point ATTNVIZ_MODELS at a writable folder"
+    return "choose another --out"
+
+
 def check_output(path: str | Path, force: bool = False, resuming: bool = False) -> Path:
     """Refuse a checkpoint destination before any work: a wrong suffix, a folder that cannot
     hold it, a place inside ``pretrained/`` (rebuilt only by ``pretrained/build.py``), a shipped
@@ -235,9 +243,9 @@ def check_output(path: str | Path, force: bool = False, resuming: bool = False) 
     for parent in resolved(path, "--out").parents:
         if parent.exists():
             if not parent.is_dir():
-                raise ConfigError(f"cannot save {path}: {parent} is a file, not a folder")
+                raise ConfigError(f"cannot save {path}: {parent} is a file, not a folder; {another_place(parent)}")
             if not os.access(parent, os.W_OK):
-                raise ConfigError(f"cannot save {path}: {parent} is not writable; choose another --out")
+                raise ConfigError(f"cannot save {path}: {parent} is not writable; {another_place(parent)}")
             break
     if path.is_dir():
         raise ConfigError(f"{path} is a folder; give a file name ending in {SUFFIX}")

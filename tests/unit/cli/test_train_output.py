@@ -20,6 +20,11 @@ def test_a_folder_that_holds_no_files_is_named_not_the_lock_inside_it(capsys, mo
     code, _, err = run(capsys, *TINY, "--out", str(models / "x.safetensors"))
     assert code == 2 and f"cannot save {models / 'x.safetensors'}: {models} cannot hold files" in err
     assert ".training" not in err and "Traceback" not in err
+    assert "choose another --out, or point ATTNVIZ_MODELS at a writable folder" in err  # it is the models folder
+    elsewhere = models.parent / "elsewhere"
+    elsewhere.mkdir()
+    code, _, err = run(capsys, *TINY, "--out", str(elsewhere / "x.safetensors"))
+    assert code == 2 and err.rstrip().endswith("cannot hold files (No such file or directory); choose another --out")
 
 
 def test_a_file_name_that_is_only_the_suffix_gets_a_name_suggested(capsys, models, tmp_path):

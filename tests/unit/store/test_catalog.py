@@ -28,6 +28,17 @@ def test_a_dangling_symlink_is_skipped_with_a_warning(capsys, models, model_file
     assert code == 0 and "good" in out and "warning: skipped dangling.safetensors" in err
 
 
+def test_a_models_setting_that_names_a_file_is_said_not_passed_over(capsys, models, monkeypatch):
+    (models / "afile").write_text("not a folder")
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(models / "afile"))
+    with pytest.warns(catalog.ModelWarning, match="is a file, not a folder"):
+        assert catalog.list_models()  # the shipped models are still listed
+    code, out, err = run(capsys, "list")
+    assert code == 0 and "toy-fr-dot-luong" in out and "point ATTNVIZ_MODELS at a folder" in err
+    code, _, err = run(capsys, "train", "--data", "copy", "--emb", "8", "--hidden", "8", "--attn", "8", "--name", "x")
+    assert code == 2 and "is a file, not a folder; choose another --out, or point ATTNVIZ_MODELS at" in err
+
+
 def test_a_link_loop_and_a_dangling_link_inside_the_folder_are_skipped(capsys, models, model_file):
     (models / "loop.safetensors").symlink_to(models / "loop.safetensors")  # a link to itself
     (models / "gone.safetensors").symlink_to(models / "deleted.safetensors")  # inside the folder, missing
