@@ -347,13 +347,16 @@ def attribute(
             values = occlusion(forced, x, b)
         with torch.no_grad():
             log_probs = _numpy(forced.log_probs(x.unsqueeze(0))[0])
-    return _agreement(method, steps, baseline, al, values, log_probs, delta)
+    described = BASELINES[baseline]
+    if baseline != "zeros" and not b.any():  # <pad>'s row is zero in every model trained with padding_idx
+        described += " (all zeros in this model: the same as the zero baseline)"
+    return _agreement(method, steps, described, al, values, log_probs, delta)
 
 
 def _agreement(
     method: str,
     steps: int,
-    baseline: str,
+    baseline: str,  # described, as the result says it
     al: Alignment,
     values: np.ndarray,
     log_probs: np.ndarray,
@@ -366,7 +369,7 @@ def _agreement(
         "gxi": METHODS["gxi"],
         "occlusion": "occlusion (one source token at a time)",
     }
-    described = BASELINES[baseline] if method != "gxi" else "none (x · ∂f/∂x: the zero embedding implicitly)"
+    described = baseline if method != "gxi" else "none (x · ∂f/∂x: the zero embedding implicitly)"
     return Attribution(
         method=method,
         method_name=names[method],

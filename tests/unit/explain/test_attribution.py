@@ -9,7 +9,7 @@ import pytest
 import torch
 from captum.attr import IntegratedGradients
 
-from attnviz.data.vocab import UNK_ID
+from attnviz.data.vocab import PAD_ID, UNK_ID
 from attnviz.decoding.search import forced
 from attnviz.errors import InputError
 from attnviz.explain import attribution
@@ -100,6 +100,17 @@ def test_occlusion_equals_redecoding_without_the_token(translator, baseline):
     for s, token in enumerate(ids(translator)[0]):
         assert np.allclose(a.values[:, s], f_x - forced_with_rows(translator, {token: row}), atol=1e-5)
     assert a.delta is None
+
+
+def test_a_pad_baseline_that_is_all_zeros_says_it_is_the_zero_baseline(translator):
+    assert not translator.model.encoder.embedding.weight[PAD_ID].any()  # padding_idx keeps it zero
+    pad = attribute(translator, SOURCE, REFERENCE, method="occlusion", baseline="pad")
+    zeros = attribute(translator, SOURCE, REFERENCE, method="occlusion", baseline="zeros")
+    np.testing.assert_array_equal(pad.values, zeros.values)
+    assert pad.baseline == "the <pad> embedding (all zeros in this model: the same as the zero baseline)"
+    assert zeros.baseline == "the zero embedding"
+    unk = attribute(translator, SOURCE, REFERENCE, method="occlusion", baseline="unk")
+    assert unk.baseline == "the <unk> embedding"
 
 
 def test_greedy_decode_and_agreement_fields(corpus):
