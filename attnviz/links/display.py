@@ -13,14 +13,15 @@ import numpy as np
 from attnviz.data import EOS
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
-from attnviz.links.reading import caption, hide_eos, merge_groups, word_groups, word_index
+from attnviz.links.reading import caption, hide_eos, merge_groups, whole_rows, word_groups, word_index
 
 HIDDEN_EOS_NOTE = "<eos> hidden, rows renormalised"
 MERGED_NOTE = "pieces merged into words"
 
 
 def without_eos(al: Alignment) -> Alignment:
-    """``al`` without the source's final ``<eos>`` column, each weight row rescaled to sum to 1.
+    """``al`` without the source's final ``<eos>`` column, each weight row rescaled to keep its total
+    (1 for a softmax row; local-p's less, see :func:`attnviz.links.reading.hide_eos`).
 
     Raw scores lose the column too but are not rescaled (the softmax is over scores, and the
     remaining ones keep their values). A row that put all its weight on ``<eos>`` becomes 0.
@@ -28,7 +29,7 @@ def without_eos(al: Alignment) -> Alignment:
     """
     if al.source_tokens[-1:] != [EOS] or len(al.source_tokens) < 2:
         return al
-    w, _ = hide_eos(al.weights, al.source_tokens)  # [tgt, src - 1]
+    w, _ = hide_eos(al.weights, al.source_tokens, keep_total=True)  # [tgt, src - 1]
     shown = replace(
         al,
         source_tokens=list(al.source_tokens[:-1]),
@@ -110,7 +111,7 @@ def for_reading(al: Alignment, hide: bool, merge: bool) -> Shown:
     merged = shown is not al
     shown = without_eos(shown) if hide else shown
     note = "; ".join(text for text, on in ((MERGED_NOTE, merged), (HIDDEN_EOS_NOTE, hide)) if on)
-    return Shown(shown, note, caption(hide, merged), merged)
+    return Shown(shown, note, caption(hide, merged, whole_rows(al.weights)), merged)
 
 
 def first_steps(al: Alignment, n: int) -> Alignment:

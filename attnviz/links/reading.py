@@ -4,7 +4,8 @@ Pure functions on a ``[tgt, src]`` weight matrix whose rows are distributions ov
 tokens. Two changes make a figure easier to read without changing what the rows mean:
 
 * **hide ``<eos>``**: the source's last column (attention parked on ``<eos>``, a NULL
-  alignment) is removed and the rest of each row renormalised to sum to 1; a row that put all
+  alignment) is removed and the rest of each row renormalised to sum to 1 (a figure keeps each
+  row's own total instead, less than 1 for local-p: see :func:`hide_eos`); a row that put all
   its weight on ``<eos>`` stays all zero (nothing to renormalise) and :attr:`Reading.eos_mass`
   records what was hidden.
 * **merge pieces**: subword pieces (``@@`` ends a piece that does not end its word, see
@@ -47,18 +48,29 @@ def _check(weights: np.ndarray, source_tokens: list[str], target_tokens: list[st
     return w
 
 
-def hide_eos(weights: np.ndarray, source_tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def hide_eos(weights: np.ndarray, source_tokens: list[str], keep_total: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The matrix without the source ``<eos>`` column, each row renormalised: ``([tgt, src-1], eos_mass [tgt])``.
 
-    A row with no weight left (all of it on ``<eos>``) stays zero rather than being made up.
+    Rows sum to 1 again, the distributions link extraction reads; with ``keep_total`` (what a figure
+    shows) each row keeps its own total instead: the same for a softmax row, while a local-p row keeps
+    what its Gaussian left, so one with nothing on ``<eos>`` is unchanged. A row with no weight left
+    (all of it on ``<eos>``) stays zero rather than being made up.
     """
     w = np.asarray(weights, dtype=np.float64)
     if source_tokens[-1:] != [EOS]:
         raise InputError("the source does not end with <eos>; there is no <eos> column to hide")
     eos_mass = w[:, -1].copy()  # [tgt]
     rest = w[:, :-1]  # [tgt, src-1]
-    total = rest.sum(axis=1, keepdims=True)  # [tgt, 1]
-    return np.divide(rest, total, out=np.zeros_like(rest), where=total > 0), eos_mass
+    kept = rest.sum(axis=1, keepdims=True)  # [tgt, 1]
+    total = w.sum(axis=1, keepdims=True) if keep_total else np.ones_like(kept)  # [tgt, 1]
+    return rest * np.divide(total, kept, out=np.zeros_like(kept), where=kept > 0), eos_mass
+
+
+def whole_rows(weights: np.ndarray) -> bool:
+    """Whether every row of ``weights [..., tgt, src]`` with any weight sums to 1 (a softmax's rows;
+    local-p's sum to less, its Gaussian applied after the softmax)."""
+    sums = np.asarray(weights, dtype=np.float64).sum(axis=-1)
+    return bool(np.allclose(sums[sums > 0], 1.0, atol=1e-3))
 
 
 def eos_column(weights: np.ndarray, source_tokens: list[str], target_tokens: list[str]) -> np.ndarray | None:
@@ -136,8 +148,9 @@ def merge_pieces(
     return merged, src_words, tgt_words, src_index, tgt_index
 
 
-def caption(eos_hidden: bool, merged: bool) -> str:
-    """The one-sentence rule behind a :func:`read` figure (``merged``: pieces were actually joined)."""
+def caption(eos_hidden: bool, merged: bool, whole: bool = True) -> str:
+    """The one-sentence rule behind a :func:`read` figure (``merged``: pieces were actually joined;
+    ``whole``: the rows sum to 1, see :func:`whole_rows`)."""
     parts = []
     if eos_hidden:
         parts.append("attention on <eos> is hidden and each row renormalised over the remaining source words")
@@ -145,10 +158,16 @@ def caption(eos_hidden: bool, merged: bool) -> str:
         parts.append(
             "subword pieces are merged into words (a source word's columns summed, a target word's rows averaged)"
         )
-    if not parts:
+    if not parts and whole:
         return "Raw attention weights: each row is the decoder step's distribution over the source tokens."
+    if not parts:
+        return "Raw attention weights: each row is the decoder step's weights on the source tokens (under 1 in all)."
     rule = "; ".join(parts)
-    return rule[0].upper() + rule[1:] + ", so each row still sums to 1."
+    return (
+        rule[0].upper()
+        + rule[1:]
+        + (", so each row still sums to 1." if whole else ", so each row keeps its total (less than 1).")
+    )
 
 
 def read(
@@ -175,4 +194,4 @@ def read(
         w, eos_mass = hide_eos(w, src_words)
         src_words = src_words[:-1]
         src_index = [-1 if k == len(src_words) else k for k in src_index]
-    return Reading(w, src_words, tgt_words, src_index, tgt_index, eos_mass, caption(hide, merged))
+    return Reading(w, src_words, tgt_words, src_index, tgt_index, eos_mass, caption(hide, merged, whole_rows(w)))

@@ -15,17 +15,24 @@ from attnviz_app.app_pages.shared.common import escape_markdown, quoted
 
 def renormalised_note(al: Alignment, t: int, s: int) -> str | None:
     """Why the map's weight of cell (t, s) differs from the model's own one below, when ``<eos>``
-    is hidden: the map divides the row by what ``<eos>`` left of it (None when nothing differs)."""
+    is hidden: the map rescales the row to its total without ``<eos>`` (None when nothing differs)."""
     if al.source_tokens[-1:] != [EOS] or s >= len(al.source_tokens) - 1:
         return None
     row = np.asarray(al.weights[t], dtype=np.float64)  # [src]
-    rest = float(row[:-1].sum())
-    if rest <= 0:
+    total, rest = float(row.sum()), float(row[:-1].sum())
+    if rest <= 0 or row[-1] <= 0:
         return None
+    own = f" The numbers below are the model's own, {row[s]:.3g}, with `<eos>` ({row[-1]:.3g})."
+    if abs(total - 1) <= 1e-3:
+        return (
+            f"The map hides `<eos>` and rescales each row to sum to 1 without it: it shows"
+            f" {row[s]:.3g} / {rest:.3g} = **{row[s] / rest:.3f}**, this weight over the row's weight off `<eos>`."
+            + own
+        )
     return (
-        f"The map hides `<eos>` and rescales each row to sum to 1 without it: it shows"
-        f" {row[s]:.3g} / {rest:.3g} = **{row[s] / rest:.3f}**, this weight over the row's weight off `<eos>`."
-        f" The numbers below are the model's own, {row[s]:.3g}, with `<eos>` ({row[-1]:.3g})."
+        f"The map hides `<eos>` and rescales each row to keep its total, {total:.3g}, without it: it shows"
+        f" {row[s]:.3g} × {total:.3g} / {rest:.3g} = **{row[s] * total / rest:.3f}**, this weight times the row's"
+        f" total over its weight off `<eos>`." + own
     )
 
 

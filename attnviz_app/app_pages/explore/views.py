@@ -48,7 +48,7 @@ MATH_MIN_PX = 600  # two math panels narrower than this go one under the other
 CONTEXT_MIN_PX = 380  # a context panel narrower than this goes under the other
 MIN_SIDE_CELL_PX, SIDE_LABELS_PX = 12, 130  # Both stacks its maps when cells this small do not fit side by side
 LOCAL_NOTE = (
-    r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = t$; local-p predicts"
+    r" Local attention reads a window $|s - p_t| \le D$ only (local-m: $p_t = \min(t, S-1)$; local-p predicts"
     r" $p_t = S\,\sigma(v_p^\top \tanh(W_p h_t))$ and multiplies by a Gaussian, $\sigma = D/2$); other cells are 0."
 )
 _CSS = """<style>

@@ -3,6 +3,8 @@ step, subword pieces merged into words, the reading options."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -113,3 +115,13 @@ def test_an_n_best_list_that_holds_the_decode_itself_is_transformed_once(transfo
     shown = transform(best)
     assert shown.hypotheses[0] is shown
     assert shown.hypotheses[1].source_tokens == shown.source_tokens
+
+
+def test_hiding_eos_on_a_local_p_figure_keeps_each_rows_total():
+    al = piece_alignment(["a", "b", "c", "<eos>"], ["x", "y", "z", "<eos>"])
+    w = np.array([[0.1, 0.2, 0.04, 0.0], [0.0, 0.1, 0.2, 0.1], [0.3, 0.1, 0.0, 0.0], [0.0, 0.0, 0.1, 0.5]])
+    al = replace(al, weights=w.astype(np.float32), score="local_p")  # rows under 1: the Gaussian after the softmax
+    shown = for_reading(al, hide=True, merge=False)
+    np.testing.assert_allclose(shown.alignment.weights[0], [0.1, 0.2, 0.04], rtol=1e-6)  # nothing on <eos>: as is
+    np.testing.assert_allclose(shown.alignment.weights.sum(axis=1), w.sum(axis=1), rtol=1e-6)
+    assert shown.rule.endswith("so each row keeps its total (less than 1).")

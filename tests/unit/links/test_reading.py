@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from attnviz.errors import InputError
-from attnviz.links.reading import caption, hide_eos, merge_pieces, read
+from attnviz.links.reading import caption, hide_eos, merge_pieces, read, whole_rows
 
 
 def rows(n_tgt: int, n_src: int, seed: int = 0) -> np.ndarray:
@@ -19,6 +19,24 @@ def test_hide_eos_drops_the_last_column_and_renormalises():
     np.testing.assert_allclose(eos_mass, [0.5, 1.0, 0.0])
     with pytest.raises(InputError, match="does not end with <eos>"):
         hide_eos(w, ["a", "b", "c"])
+
+
+def test_hide_eos_keeps_a_local_p_row_its_own_total():
+    # local-p multiplies the window's softmax by a Gaussian: its rows sum to less than 1
+    w = np.array([[0.1, 0.04, 0.0], [0.2, 0.1, 0.1], [0.0, 0.0, 0.3]])
+    hidden, eos_mass = hide_eos(w, ["a", "b", "<eos>"], keep_total=True)
+    np.testing.assert_allclose(hidden[0], [0.1, 0.04])  # nothing on <eos>: the row as the model weighted it
+    np.testing.assert_allclose(hidden[1], [0.4 * 2 / 3, 0.4 / 3])  # its total, 0.4, over the two words
+    np.testing.assert_allclose(hidden[2], [0.0, 0.0])
+    np.testing.assert_allclose(eos_mass, [0.0, 0.1, 0.3])
+    assert not whole_rows(w) and whole_rows(rows(3, 4)) and whole_rows(np.array([[0.5, 0.5], [0.0, 0.0]]))
+    assert caption(True, False, whole=False).endswith("keeps its total (less than 1).")
+    read_off = read(w, ["a", "b", "<eos>"], ["x", "y", "z"], merge=False, hide=False)
+    assert read_off.caption.endswith("(under 1 in all).")
+    # link extraction reads distributions: hidden, each row sums to 1 again (the all-<eos> row stays 0)
+    read_on = read(w, ["a", "b", "<eos>"], ["x", "y", "z"], merge=False)
+    np.testing.assert_allclose(read_on.weights.sum(axis=1), [1.0, 1.0, 0.0])
+    assert read_on.caption.endswith("so each row still sums to 1.")
 
 
 def test_source_pieces_are_summed_and_target_pieces_averaged():
