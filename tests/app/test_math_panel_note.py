@@ -36,6 +36,8 @@ def test_a_local_p_row_keeps_its_total_and_one_without_eos_weight_has_no_note():
     note = renormalised_note(al, 0, 1)
     assert "rescales each row to keep its total, 0.4, without it: it shows 0.2 × 0.4 / 0.3 = **0.267**" in note
     assert renormalised_note(al, 1, 0) is None  # nothing on <eos>: the map shows the model's own weight
+    tiny = alignment([[0.3, 0.3, 1e-27], [0.5, 0.5, 0.0]])  # a row a hair off 1 on <eos>: nothing to explain
+    assert renormalised_note(tiny, 0, 0) is None
 
 
 def test_local_m_centre_is_said_clipped_to_the_source():

@@ -20,8 +20,8 @@ def renormalised_note(al: Alignment, t: int, s: int) -> str | None:
         return None
     row = np.asarray(al.weights[t], dtype=np.float64)  # [src]
     total, rest = float(row.sum()), float(row[:-1].sum())
-    if rest <= 0 or row[-1] <= 0:
-        return None
+    if rest <= 0 or abs(row[s] * total / rest - row[s]) < 5e-4:
+        return None  # the map shows the model's own weight, to the 3 decimals written
     own = f" The numbers below are the model's own, {row[s]:.3g}, with `<eos>` ({row[-1]:.3g})."
     if abs(total - 1) <= 1e-3:
         return (
