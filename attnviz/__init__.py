@@ -107,7 +107,13 @@ _WHERE: dict[str, str] = {
 }
 
 
+# The role subpackages, reached as ``attnviz.links.for_reading(...)`` after a plain ``import attnviz``.
+SUBPACKAGES = ("data", "decoding", "evaluation", "explain", "external", "links", "model", "plots", "store", "training")
+
+
 def __getattr__(name: str) -> Any:
+    if name in SUBPACKAGES:
+        return importlib.import_module(f"attnviz.{name}")  # importing it also sets the attribute
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'attnviz' has no attribute {name!r}")
@@ -117,4 +123,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+    return sorted({*globals(), *_WHERE, *SUBPACKAGES})

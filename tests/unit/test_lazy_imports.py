@@ -33,6 +33,15 @@ def test_every_public_name_resolves_to_its_subpackage_object():
     assert attnviz.load is load
 
 
+def test_a_subpackage_is_reached_from_the_package_as_the_docs_write_it():
+    code = (
+        "import attnviz\n"
+        "assert callable(attnviz.links.for_reading) and callable(attnviz.external.word_links)\n"
+        "assert callable(attnviz.plots.figure_images) and 'links' in dir(attnviz)"
+    )
+    assert _modules_after(code) >= {"torch", "plotly"}  # loaded when asked for, not before
+
+
 def test_an_unknown_name_is_an_attribute_error():
     try:
         attnviz.no_such_name  # noqa: B018
