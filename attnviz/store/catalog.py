@@ -23,7 +23,7 @@ from attnviz.devices import pick_device
 from attnviz.errors import CheckpointError, InputError, refuse_url
 from attnviz.store.checkpoint import load_checkpoint, read_header
 from attnviz.store.entry import ModelEntry, visible_to
-from attnviz.store.paths import SUFFIX, ModelWarning, models_dir, pretrained_dir, read_manifest
+from attnviz.store.paths import SUFFIX, ModelWarning, absent_models, models_dir, pretrained_dir, read_manifest
 
 
 def model_roots(include_cwd: bool = False) -> list[Path]:
@@ -158,6 +158,12 @@ def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
     path = _confined(Path(name_or_path).expanduser(), name_or_path, roots)
     if path.is_file():
         return path
+    if any(entry["name"] == name_or_path for entry in absent_models()):
+        raise CheckpointError(
+            f"{name_or_path!r} is a shipped model that is not installed here (an installed package leaves the "
+            "Multi30k models out); name a copy of the repository's pretrained/ folder with ATTNVIZ_PRETRAINED=DIR "
+            "(`attnviz app --models DIR` for the app)"
+        )
     names = [m.name for m in models]
     close = difflib.get_close_matches(name_or_path, names, n=4, cutoff=0.75)
     hint = (

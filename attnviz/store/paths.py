@@ -23,7 +23,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from attnviz.errors import AttnvizError, CheckpointError, setting_folder
+from attnviz.errors import AttnvizError, CheckpointError, counted, setting_folder
 from attnviz.store.header import clean_manifest
 
 SUFFIX = ".safetensors"  # every attnviz checkpoint
@@ -152,10 +152,11 @@ def absent_hint(absent: list[dict]) -> str:
         return ""
     tasks = sorted({str(entry.get("task") or entry["name"]) for entry in absent})
     size = sum(entry.get("size_bytes") or 0 for entry in absent) / 1e6
+    one = len(absent) == 1
     return (
-        f"{len(absent)} shipped models ({', '.join(tasks)}; {size:.0f} MB) are not installed here. To use "
-        "them, name a copy of the repository's pretrained/ folder: `attnviz app --models DIR` "
-        "(or ATTNVIZ_PRETRAINED=DIR)."
+        f"{counted(len(absent), 'shipped model')} ({', '.join(tasks)}; {size:.0f} MB) {'is' if one else 'are'} "
+        f"not installed here. To use {'it' if one else 'them'}, name a copy of the repository's pretrained/ folder: "
+        "`attnviz app --models DIR` (or ATTNVIZ_PRETRAINED=DIR)."
     )
 
 

@@ -78,11 +78,15 @@ def test_shipped_models_missing_from_the_folder_are_left_out_and_the_way_to_get_
     assert [m.name for m in list_models()] == ["toy-fr-dot-luong"]
     assert [m["name"] for m in absent_models()] == ["multi30k-en-fr-dot-luong"]
     hint = absent_hint(absent_models())
-    assert hint.startswith("1 shipped models (multi30k-en-fr;") and "attnviz app --models DIR" in hint
+    assert hint.startswith("1 shipped model (multi30k-en-fr;") and "MB) is not installed here. To use it," in hint
+    assert "attnviz app --models DIR" in hint
     assert absent_hint([]) == ""
     code, out, err = run(capsys, "list")
     assert code == 0 and "toy-fr-dot-luong" in out and "multi30k" not in out
     assert err == f"attnviz list: note: {hint}\n"
+    code, _, err = run(capsys, "translate", "--model", "multi30k-en-fr-dot-luong", "a man")
+    assert code == 2 and "'multi30k-en-fr-dot-luong' is a shipped model that is not installed here" in err
+    assert "ATTNVIZ_PRETRAINED=DIR" in err and "no model named" not in err
 
 
 def test_every_cli_module_is_a_registered_command():
