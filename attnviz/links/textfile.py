@@ -42,7 +42,14 @@ def text_lines(data: bytes, name: str) -> list[str]:
 def file_lines(path: str | Path) -> list[str]:
     """The lines of a regular file or pipe of at most :data:`MAX_FILE_BYTES`, read no further."""
     path = Path(path)
-    mode = path.stat().st_mode  # a missing file: FileNotFoundError, naming it
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise DataError(
+            f"no file at {path}; give the path of a text file with one sentence or gold line per line"
+        ) from None
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror or e}") from None
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
         raise DataError(f"{path} is not a regular file; give a text file with one sentence or gold line per line")
     with path.open("rb") as f:

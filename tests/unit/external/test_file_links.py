@@ -95,7 +95,7 @@ def test_cli_lists_each_files_own_matrices(capsys, files):
     [
         (["missing.json"], "missing.json is not a file"),
         (["{stack}", "--matrix", "c"], "has no matrix named 'c'"),
-        (["{stack}", "--gold", "nogold.txt"], "No such file or directory"),
+        (["{stack}", "--gold", "nogold.txt"], "no file at nogold.txt; give the path of a text file"),
         (["{bad}"], "field 'weights'"),
     ],
 )

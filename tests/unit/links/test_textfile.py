@@ -80,3 +80,13 @@ def test_utf16_without_its_mark_is_named_not_read_as_words_with_nul_bytes(tmp_pa
     path.write_bytes("the cat . ||| le chat .\n".encode("utf-16-le"))
     with pytest.raises(DataError, match=r"pairs.txt looks like UTF-16 without a byte-order mark; re-save it as UTF-8"):
         read_pairs(str(path))
+
+
+def test_a_missing_file_is_attnviz_error_a_library_caller_can_catch(tmp_path):
+    from attnviz.errors import AttnvizError
+    from attnviz.links import read_gold
+
+    with pytest.raises(AttnvizError, match=r"no file at .*nowhere\.en-fr; give the path of a text file"):
+        read_pairs(tmp_path / "nowhere.en-fr")
+    with pytest.raises(AttnvizError, match=r"no file at .*nowhere\.talp"):
+        read_gold(tmp_path / "nowhere.talp", [(1, 1)])
