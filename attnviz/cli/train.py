@@ -45,7 +45,9 @@ def eval_count(text: str) -> int | None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz train``."""
-    p.add_argument("--recipe", help="a recipe JSON file (flags below override it)")
+    p.add_argument(
+        "--recipe", help="a recipe JSON file, or a shipped model's name for its recipe (flags below override it)"
+    )
     p.add_argument("--data", help=f"the data: {DATA_SPEC} (default: the recipe's)")
     p.add_argument(
         "--name", help="the model's name (default: the recipe's, else model); saved as models/NAME.safetensors"

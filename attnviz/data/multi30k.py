@@ -11,6 +11,7 @@ from attnviz.errors import DataError, counted
 
 MULTI30K_ENV = "ATTNVIZ_MULTI30K"  # the folder a plain multi30k-SRC-TGT spec reads (no @FOLDER)
 _BESIDE_CHECKOUT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "multi30k"
+_IN_CHECKOUT = (Path(__file__).resolve().parents[2] / "app.py").is_file()  # else an installed package
 MULTI30K_LANGUAGES = ("en", "de", "fr")
 MULTI30K_FILES = {"train": "train", "valid": "val", "test": "test_2016_flickr"}
 SPLITS = tuple(MULTI30K_FILES)
@@ -59,10 +60,12 @@ def multi30k_files(
             raise DataError(f"Multi30k has no language {lang!r}; choose from {', '.join(MULTI30K_LANGUAGES)}.")
     if source == target:
         raise DataError(f"source and target are both {source!r}; name two different languages.")
+    installed = folder is None and not os.environ.get(MULTI30K_ENV, "").strip() and not _IN_CHECKOUT
     folder = Path(folder) if folder is not None else default_multi30k()
     if not folder.is_dir():
+        where = "no Multi30k folder is set (an installed package has none beside it)" if installed else None
         raise DataError(
-            f"Multi30k folder {folder} does not exist; name the folder that holds train.en.gz, "
+            f"{where or f'Multi30k folder {folder} does not exist'}; name the folder that holds train.en.gz, "
             f"val.en.gz, test_2016_flickr.en.gz, ... (e.g. multi30k-de-en@/path/to/multi30k, or set {MULTI30K_ENV})."
         )
     found = {

@@ -189,9 +189,12 @@ def _check_method(method: str, reverse: Translator | None, translator: Translato
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if method in SYMMETRIC and reverse is None:
+        wanted = reverse_task(translator.meta.get("task") or "")
+        model = f"a {wanted} model" if wanted else "a model of the opposite direction"
         raise InputError(
-            f"{method} combines both directions; give the reverse model (e.g. --reverse-model "
-            "multi30k-en-de-additive-bahdanau for a de-en model) or use --method argmax"
+            f"{method} combines both directions; give {model}"
+            " as the reverse model (reverse=attnviz.load(NAME) in Python, --reverse-model NAME on the command line), "
+            "or use the argmax method"
         )
     if method in SYMMETRIC:
         if not isinstance(reverse, Translator):

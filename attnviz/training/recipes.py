@@ -13,7 +13,7 @@ from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError, ConfigError, check_json_types
 from attnviz.evaluation import evaluate
 from attnviz.model import ModelConfig
-from attnviz.store import STORES, as_stored, load_checkpoint, read_header, save
+from attnviz.store import STORES, as_stored, load_checkpoint, read_header, recipe_path, save
 from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess
 from attnviz.training.fit import build_translator, fit
@@ -101,9 +101,13 @@ class Recipe:
 
     @classmethod
     def from_file(cls, path: str | Path) -> Recipe:
-        """A recipe from its JSON file (UTF-8, a byte-order mark allowed), at most :data:`MAX_RECIPE_BYTES`."""
+        """A recipe from its JSON file (UTF-8, a byte-order mark allowed), at most :data:`MAX_RECIPE_BYTES`;
+        a shipped model's name (``toy-fr-dot-luong``) where no such file is reads the recipe it was built from."""
         path = Path(path)
-        advice = "give a recipe's JSON file, such as pretrained/recipes/toy-fr-dot-luong.json"
+        shipped = recipe_path(path.stem) if path.parent == Path() and path.suffix in ("", ".json") else None
+        if not path.exists() and shipped is not None and shipped.is_file():
+            path = shipped
+        advice = f"give a recipe's JSON file, such as {recipe_path('toy-fr-dot-luong')}, or a shipped model's name"
         text = read_text_file(path, MAX_RECIPE_BYTES, "recipe file", advice, ConfigError)
         try:
             data = json.loads(text)

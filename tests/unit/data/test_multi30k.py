@@ -94,3 +94,14 @@ def test_split_names_and_other_sources(m30k):
     sizes = {"n_train": 50, "n_valid": 10, "n_test": 10}
     alone = load_corpus("copy", **sizes, split="test")  # a generated task: made whole, then emptied
     assert dicts(alone.test) == dicts(load_corpus("copy", **sizes).test) and not alone.train and not alone.valid
+
+
+def test_an_installed_package_without_a_folder_set_says_none_is_set(tmp_path, monkeypatch):
+    monkeypatch.delenv("ATTNVIZ_MULTI30K", raising=False)
+    monkeypatch.setattr("attnviz.data.multi30k._IN_CHECKOUT", False)
+    monkeypatch.setattr("attnviz.data.multi30k._BESIDE_CHECKOUT", tmp_path / "site-packages" / ".." / "shared")
+    with pytest.raises(DataError, match=r"^no Multi30k folder is set \(an installed package has none beside it\)"):
+        load_corpus("multi30k-de-en")
+    monkeypatch.setattr("attnviz.data.multi30k._IN_CHECKOUT", True)  # a checkout names the folder it looked in
+    with pytest.raises(DataError, match=r"^Multi30k folder .*shared does not exist; name the folder"):
+        load_corpus("multi30k-de-en")

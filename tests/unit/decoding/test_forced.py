@@ -112,7 +112,7 @@ def test_corpus_links_are_those_of_each_pair_alone(trained):
         for k, links in enumerate(aligned.links):
             if k != 2:
                 assert links == align_words(trained, sources[k], targets[k], method, reverse).links
-    with pytest.raises(InputError, match="give the reverse model"):
+    with pytest.raises(InputError, match="as the reverse model"):
         align_corpus(trained, sources, targets, "union")
 
 

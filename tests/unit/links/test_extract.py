@@ -59,7 +59,7 @@ def test_align_words_on_a_reversing_model(trained):
     wa = align_words(trained, "a b c d", "d c b a")
     assert wa.source_words == ["a", "b", "c", "d"] and wa.target_words == ["d", "c", "b", "a"]
     assert wa.links == [(0, 3), (1, 2), (2, 1), (3, 0)] and wa.to_pharaoh() == "0-3 1-2 2-1 3-0"
-    with pytest.raises(InputError, match="give the reverse model"):
+    with pytest.raises(InputError, match="as the reverse model"):
         align_words(trained, "a b", "b a", "union")
     with pytest.raises(InputError, match="unknown method"):
         align_words(trained, "a b", "b a", "best")
@@ -122,3 +122,12 @@ def test_text_where_words_go_and_a_name_where_a_model_goes_are_refused(trained):
         align_corpus(trained, ["a b"], ["b a"])
     with pytest.raises(InputError, match=r"reverse must be a loaded model .*got str"):
         align_words(trained, "a b", "b a", "union", reverse="multi30k-en-de-additive-bahdanau")
+
+
+def test_a_symmetric_method_without_a_reverse_model_says_which_model_and_how_to_give_it(trained, monkeypatch):
+    with pytest.raises(InputError, match="give a model of the opposite direction as the reverse model") as e:
+        align_words(trained, "a b", "b a", "grow-diag-final")
+    assert "reverse=attnviz.load(NAME) in Python, --reverse-model NAME on the command line" in str(e.value)
+    monkeypatch.setitem(trained.meta, "task", "multi30k-en-fr")  # the fixture is shared: set back after
+    with pytest.raises(InputError, match="union combines both directions; give a multi30k-fr-en model as the reverse"):
+        align_words(trained, "a b", "b a", "union")

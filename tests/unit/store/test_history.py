@@ -10,7 +10,9 @@ import warnings
 import numpy as np
 import pytest
 
+from attnviz.errors import CheckpointError
 from attnviz.store import ModelWarning, load_checkpoint, read_history, save
+from attnviz.store.catalog import resolve
 from attnviz.store.history import FIELD
 from attnviz.training.config import TrainConfig
 from attnviz.training.fit import fit
@@ -43,6 +45,14 @@ def test_read_history_gives_plain_data(recorded):
     first = data["probes"][0]
     points, tgt, src = len(data["points"]), len(first["target_tokens"]), len(first["source_tokens"])
     assert np.asarray(first["weights"]).shape == (points, tgt, src)
+
+
+def test_read_history_takes_a_models_name_as_load_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    by_name = read_history("toy-fr-additive-luong")
+    assert by_name is not None and by_name == read_history(resolve("toy-fr-additive-luong"))
+    with pytest.raises(CheckpointError, match="no model named 'no-such-model'"):
+        read_history("no-such-model")
 
 
 def test_a_model_without_history_has_none(corpus, tmp_path):

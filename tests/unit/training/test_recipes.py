@@ -205,6 +205,15 @@ def test_a_missing_recipe_says_what_to_give(tmp_path):
         Recipe.from_file(tmp_path / "none.json")
 
 
+def test_a_shipped_models_name_reads_its_recipe_and_the_advice_names_the_installed_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no file of that name here: the shipped recipe is read
+    assert Recipe.from_file("toy-fr-dot-luong") == Recipe.from_file(recipe_path("toy-fr-dot-luong"))
+    assert Recipe.from_file("toy-fr-dot-luong.json") == Recipe.from_file(recipe_path("toy-fr-dot-luong"))
+    with pytest.raises(ConfigError, match="or a shipped model's name") as e:
+        Recipe.from_file("toy-fr-nope")
+    assert str(recipe_path("toy-fr-dot-luong")) in str(e.value)
+
+
 def test_the_shipped_recipes_are_far_below_the_limit():
     assert max(path.stat().st_size for path in recipe_path("x").parent.glob("*.json")) * 100 < MAX_RECIPE_BYTES
 
