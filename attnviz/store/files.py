@@ -79,15 +79,16 @@ def file_stem(model: str, sentence: str, what: str = "") -> str:
     """A download's file name without extension: the model's name (or :func:`models_slug` of
     several, never cut), a slug of the sentence, what the file holds
     (``toy-fr-general-luong-the-cat-eats-weights``)."""
-    parts = [slug(model, 200), slug(sentence), _spelled_out(sentence), slug(what, 40)]
+    parts = [slug(model, 200), slug(sentence), _told_apart(sentence), slug(what, 40)]
     return "-".join(p for p in parts if p) or "attnviz"
 
 
-def _spelled_out(text: str) -> str:
-    """For a text with letters or digits that have no ASCII spelling (Arabic, Chinese, Hindi...), which
-    :func:`slug` drops: the first 8 hex digits of its SHA-256, so each sentence's files have their own
-    names; else ``""``."""
-    if not any(c.isalnum() and not unicodedata.normalize("NFKD", c).encode("ascii", "ignore") for c in text):
+def _told_apart(text: str) -> str:
+    """For a text whose :func:`slug` leaves part of it out (letters or digits with no ASCII spelling:
+    Arabic, Chinese, Hindi, ``ß``...; or words past the slug's length): the first 8 hex digits of its
+    SHA-256, so each sentence's files have their own names; else ``""``."""
+    unspelled = any(c.isalnum() and not unicodedata.normalize("NFKD", c).encode("ascii", "ignore") for c in text)
+    if not unspelled and slug(text) == slug(text, 10_000):
         return ""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 

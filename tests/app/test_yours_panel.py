@@ -81,3 +81,15 @@ def test_exports_and_nothing_to_show():
     assert not at.exception and len(at.get("download_button")) == 3
     at = AppTest.from_function(_empty, default_timeout=60).run()
     assert at.info[0].value == "Nothing to show."
+
+
+def test_export_names_keep_matrices_and_sentences_apart_in_any_script():
+    from attnviz_app.app_pages.yours.panel import _file_name
+    from tests.support.alignments import make_alignment
+
+    al = make_alignment(["the", "black", "cat"], ["le", "chat", "noir"])  # each side ends in <eos>
+    assert _file_name("layer 0 head 0", al, ".csv") == "layer-0-head-0-the-black-cat.csv"
+    names = {_file_name(n, al, ".json") for n in ("注意力", "Внимание 1", "Внимание 2", "头")}
+    assert len(names) == 4 and all(n.endswith("-the-black-cat.json") and not n.startswith("-") for n in names)
+    other = make_alignment(["der", "Hund"], ["the", "dog"])
+    assert _file_name("layer 0 head 0", other, ".csv") == "layer-0-head-0-der-Hund.csv"

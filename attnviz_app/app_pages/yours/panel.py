@@ -5,7 +5,6 @@ scored against gold links pasted for the pair, and the exports."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,6 +32,7 @@ from attnviz.plots import (
     plot_config,
     step_animation,
 )
+from attnviz.store import file_stem
 from attnviz_app.app_pages.explore.screen import page_width
 from attnviz_app.app_pages.shared.common import error_text, escape_markdown
 from attnviz_app.app_pages.shared.gold_convention import gold_convention
@@ -220,8 +220,11 @@ def _links(panels: dict[str, Alignment], key: str, given_gold: tuple | None) -> 
     st.code(pharaoh or "(no links)", language=None, wrap_lines=True)
 
 
-def _file_name(name: str, suffix: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") + suffix
+def _file_name(name: str, al: Alignment, suffix: str) -> str:
+    """A download's name: the matrix's name and the sentence's source words, each with a hash of it where its
+    letters have no ASCII spelling (``注意力``), so two matrices or two sentences never share one."""
+    words = al.source_tokens[:-1] if al.source_tokens[-1:] == ["<eos>"] else al.source_tokens
+    return f"{file_stem('', name)}-{file_stem('', ' '.join(words))}{suffix}"
 
 
 def _exports(panels: dict[str, Alignment], key: str) -> None:
@@ -234,5 +237,5 @@ def _exports(panels: dict[str, Alignment], key: str) -> None:
             ("Pharaoh (argmax, words)", pharaoh_text(al), "pharaoh", "text/plain"),
         )
         for col, (label, data, ext, mime) in zip(st.columns(3), files, strict=True):
-            file_name = _file_name(name, f".{ext}")
+            file_name = _file_name(name, al, f".{ext}")
             col.download_button(label, data, file_name=file_name, mime=mime, key=f"{key}_{ext}_{k}", on_click="ignore")

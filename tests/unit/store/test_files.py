@@ -68,6 +68,14 @@ def test_a_sentence_with_no_ascii_spelling_still_names_its_files_apart():
     assert files.file_stem("m", "le château", "w") == "m-le-chateau-w"  # accents alone are spelled out
 
 
+def test_long_sentences_that_begin_alike_get_names_of_their_own():
+    one = "Ein Mann in einem blauen Hemd steht auf einer Leiter und putzt die Fenster."
+    two = "Ein Mann in einem blauen Hemd steht auf einer Leiter und streicht die Wand."
+    stems = [files.file_stem("m", text, "weights") for text in (one, two)]
+    assert stems[0] != stems[1] and all(s.startswith("m-Ein-Mann-in-einem-blauen-Hemd-steht-auf-") for s in stems)
+    assert files.file_stem("m", "a short one", "w") == "m-a-short-one-w"  # a whole slug needs no hash
+
+
 def test_a_model_name_in_another_script_is_told_what_a_file_name_keeps():
     for name in ("中文模型", "نموذج"):
         with pytest.raises(ConfigError, match=r"no ASCII letters or digits.*A-Z"):
