@@ -36,7 +36,7 @@ from attnviz.links.goldfile import (
 from attnviz.links.markup import INLINE, MAX_ELEMENTS, MAX_MARKUP_CHARS, VOID, Element, Markup, parse_markup
 from attnviz.links.markup_carry import FLAGS, SPLIT_RULES, MarkupResult, Span, carry_markup
 from attnviz.links.markup_translate import MARKUP_METHODS, eflomal_sample, translate_markup, words_of
-from attnviz.links.reading import Reading, eos_column, eos_share, merge_groups, word_groups
+from attnviz.links.reading import Reading, eos_column, eos_share, merge_groups, whole_rows, word_groups
 from attnviz.links.report import (
     MAX_SAMPLE,
     REPORT_METHODS,
@@ -148,6 +148,7 @@ __all__ = [
     "threshold_links",
     "translate_markup",
     "transpose",
+    "whole_rows",
     "word_attention",
     "word_attentions",
     "word_groups",

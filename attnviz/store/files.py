@@ -57,11 +57,11 @@ def slug(text: str, max_len: int = 40) -> str:
     return out.strip("-")
 
 
-def models_slug(names: list[str], max_len: int = 150) -> str:
+def models_slug(names: list[str], max_len: int = 150, joiner: str = "vs") -> str:
     """Several models' names as one piece of a file name that keeps every name whole: the dash
-    parts they all begin with once, then each name's rest, joined by ``-vs-``
-    (``multi30k-de-en-additive-bahdanau-vs-luong``). Where that is longer than ``max_len``, the
-    shared beginning and how many models (``multi30k-de-en-5-models``)."""
+    parts they all begin with once, then each name's rest, joined by ``-vs-`` (``joiner``: ``minus``
+    for a difference, first minus second) (``multi30k-de-en-additive-bahdanau-vs-luong``). Where that
+    is longer than ``max_len``, the shared beginning and how many models (``multi30k-de-en-5-models``)."""
     names = [slug(n, 10_000) for n in dict.fromkeys(names)]
     names = [n for n in names if n]
     if len(names) <= 1:
@@ -71,7 +71,7 @@ def models_slug(names: list[str], max_len: int = 150) -> str:
     while shared < min(map(len, parts)) - 1 and len({p[shared] for p in parts}) == 1:
         shared += 1
     head = parts[0][:shared]
-    whole = "-".join([*head, "-vs-".join("-".join(p[shared:]) for p in parts)])
+    whole = "-".join([*head, f"-{joiner}-".join("-".join(p[shared:]) for p in parts)])
     return whole if len(whole) <= max_len else "-".join([*head, f"{len(names)}-models"])
 
 

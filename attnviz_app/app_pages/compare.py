@@ -8,7 +8,7 @@ import streamlit as st
 from attnviz.errors import InputError
 from attnviz.evaluation import aer_rows
 from attnviz.external import difference_csv, pair_csv
-from attnviz.links import common_steps, for_reading
+from attnviz.links import common_steps, for_reading, whole_rows
 from attnviz.plots import (
     align_tops,
     difference_heatmap,
@@ -145,7 +145,12 @@ for start in range(0, len(names), PER_ROW):
         ]
     )
     for col, name, fig in zip(st.columns(PER_ROW, gap="medium"), row, figs, strict=False):
-        col.plotly_chart(fig, key=f"cmp_heat_{start}_{name}", width="content", config=plot_config(f"compare-{name}"))
+        col.plotly_chart(
+            fig,
+            key=f"cmp_heat_{start}_{name}",
+            width="content",
+            config=plot_config(file_stem(name, sentence, "forced-weights")),
+        )
 rule = next((f"{r.rule} " for r in reading.values() if r.note), "")
 st.caption(
     escape_markdown(
@@ -153,12 +158,12 @@ st.caption(
     )
 )
 lines = {m.name: f"{m.score} / {m.style}" for m in chosen}  # under each map's name
-figure_stem = file_stem(models_slug(names), sentence, f"figure-{values}")  # every model, whole
+figure_stem = file_stem(models_slug(names), sentence, f"forced-figure-{values}")  # every model, whole
 paper_download(aligned, lines, sentence, values, figure_stem, "cmp_paper", rule.strip())
 st.download_button(  # the maps' numbers, as shown: a row per (model, step, source token)
     f"Every map's {values} (CSV)",
     pair_csv(aligned, {name: name for name in names}, values),
-    file_name=f"{file_stem(models_slug(names), sentence, values)}.csv",
+    file_name=f"{file_stem(models_slug(names), sentence, f'forced-{values}')}.csv",
     mime="text/csv",
     key="cmp_csv",
     on_click="ignore",
@@ -174,22 +179,34 @@ b_name = col_b.selectbox("minus model B", names, key="cmp_b", persist_state="ses
 try:
     a, b = common_steps(aligned[a_name], aligned[b_name])
     difference = difference_heatmap(a, b, (a_name, b_name), max_width=page_width())
-    st.plotly_chart(difference, key="cmp_diff", config=plot_config("difference"))
-    st.caption(
-        "Red (+): A attends more than B; blue (−): less. Each row of both maps sums to 1, so each row sums to 0."
+    minus = models_slug([a_name, b_name], joiner="minus")
+    st.plotly_chart(difference, key="cmp_diff", config=plot_config(file_stem(minus, sentence, "forced-difference")))
+    sums = (
+        "Each row of both maps sums to 1, so each row sums to 0."
+        if whole_rows(a.weights) and whole_rows(b.weights)
+        else "A local-p map's rows sum to less than 1 (its Gaussian follows the softmax), so a row need not sum to 0."
     )
+    st.caption(f"Red (+): A attends more than B; blue (−): less. {sums}")
     st.download_button(
         "Difference (CSV)",
         difference_csv(a, b),
-        file_name=f"{file_stem(models_slug([a_name, b_name]), sentence, 'difference')}.csv",
+        file_name=f"{file_stem(minus, sentence, 'forced-difference')}.csv",
         mime="text/csv",
         key="cmp_diff_csv",
         on_click="ignore",
     )
     left, right = st.columns(2)
-    left.plotly_chart(entropy_plot(aligned), key="cmp_entropy", config=plot_config("entropy"))
+    left.plotly_chart(
+        entropy_plot(aligned),
+        key="cmp_entropy",
+        config=plot_config(file_stem(models_slug(names), sentence, "forced-entropy")),
+    )
     left.caption("Entropy H(a_t) = −Σ_s a_t(s) ln a_t(s): 0 when one source token takes all, ln n when uniform.")
-    right.plotly_chart(js_plot(a, b, (a_name, b_name)), key="cmp_js", config=plot_config("js"))
+    right.plotly_chart(
+        js_plot(a, b, (a_name, b_name)),
+        key="cmp_js",
+        config=plot_config(file_stem(models_slug([a_name, b_name]), sentence, "forced-js")),
+    )
     right.caption("Jensen-Shannon divergence of the two rows: 0 when equal, ln 2 when they share no source token.")
 except InputError as e:
     st.info(f"Step-by-step views need one grid: {escape_markdown(str(e))}")

@@ -22,7 +22,14 @@ from attnviz_app.app_pages.explore.screen import measure_page
 from attnviz_app.app_pages.explore.tools import beam_view, export_view
 from attnviz_app.app_pages.explore.training_view import training_view
 from attnviz_app.app_pages.explore.url import BOTH_VIEWS, VIEWS
-from attnviz_app.app_pages.explore.views import FILE_STEMS_KEY, context_view, difference_view, heatmap_view, step_view
+from attnviz_app.app_pages.explore.views import (
+    DIFFERENCE,
+    FILE_STEMS_KEY,
+    context_view,
+    difference_view,
+    heatmap_view,
+    step_view,
+)
 from attnviz_app.app_pages.explore.whatif import whatif_view
 from attnviz_app.app_pages.shared.common import (
     escape_markdown,
@@ -164,7 +171,10 @@ def render() -> None:
     fmt = choice.image_format
     names = {name: e.name for name, e in entries.items()}
     stems = {name: file_stem(model, text) for name, model in names.items()}
-    st.session_state[FILE_STEMS_KEY] = {"": file_stem(models_slug(list(names.values())), text)} | stems
+    stems[""] = file_stem(models_slug(list(names.values())), text)
+    if len(names) == 2:  # Both's difference: the second panel's (Luong's) weights minus the first's
+        stems[DIFFERENCE] = file_stem(models_slug(list(names.values())[::-1], joiner="minus"), text)
+    st.session_state[FILE_STEMS_KEY] = stems
     shown_rule = rule if note else ""
 
     def eos() -> str:  # the Weights caption's note: computed only when that tab is drawn

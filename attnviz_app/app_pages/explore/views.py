@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
 LINK_ASKED = "explore_link_asked"  # {"step": t, "cell": (t, s)}: what a link asked, until a view has read it
-FILE_STEMS_KEY = "explore_file_stems"  # {panel name or "": model-and-sentence file stem}, set by explore.py
+FILE_STEMS_KEY = "explore_file_stems"  # {panel name or "": model-and-sentence file stem}, set by page.py
+DIFFERENCE = "difference"  # FILE_STEMS_KEY's stem of Both's difference files (luong-minus-bahdanau)
 MATH_MIN_PX = 600  # two math panels narrower than this go one under the other
 CONTEXT_MIN_PX = 380  # a context panel narrower than this goes under the other
 MIN_SIDE_CELL_PX, SIDE_LABELS_PX = 12, 130  # Both stacks its maps when cells this small do not fit side by side
@@ -298,7 +299,11 @@ def difference_view(panels: Panels, image_format: str) -> None:
     if not a2.target_tokens:
         return
     chart(
-        difference_heatmap(b2, a2, (nb, na), max_width=page_width()), "explore_difference", image_format, "difference"
+        difference_heatmap(b2, a2, (nb, na), max_width=page_width()),
+        "explore_difference",
+        image_format,
+        "difference",
+        DIFFERENCE,
     )
     st.caption(
         f"Red (+): {nb} attends more than {na} at that step; blue (−): less. A row label `x / y` means the two"
@@ -307,7 +312,7 @@ def difference_view(panels: Panels, image_format: str) -> None:
     st.download_button(
         "Difference (CSV)",
         difference_csv(b2, a2),
-        file_name=f"{file_name('difference')}.csv",
+        file_name=f"{file_name('difference', DIFFERENCE)}.csv",
         mime="text/csv",
         key="explore_dl_difference",
         on_click="ignore",
