@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import streamlit as st
 
 from tests.support.app import TEXT, start
 
@@ -103,21 +102,10 @@ def test_a_wide_page_fills_both_columns(app_env):
     assert all((1480 - 16) // 2 * 0.8 <= w <= (1480 - 16) // 2 for w in w_wide), w_wide
 
 
-def test_the_difference_files_say_which_model_is_subtracted(app_env, monkeypatch):
-    from streamlit.delta_generator import DeltaGenerator
-
-    names = {}  # a deferred download's file name stays on the server: read it where the page gives it
-    real = DeltaGenerator.download_button
-
-    def recorded(self, label, data, file_name=None, *args, **kwargs):
-        names[label] = file_name
-        return real(self, label, data, file_name, *args, **kwargs)
-
-    monkeypatch.setattr(DeltaGenerator, "download_button", recorded)
-    monkeypatch.setattr("streamlit.download_button", lambda *a, **k: recorded(st._main, *a, **k))
+def test_the_difference_files_say_which_model_is_subtracted(app_env, download_names):
     at = start(explore_style="both", explore_text=TEXT, explore_view="Difference")
     assert not at.exception, at.exception
-    csv = names["Difference (CSV)"]  # Luong's weights minus Bahdanau's, as the map's title says
+    csv = download_names["Difference (CSV)"]  # Luong's weights minus Bahdanau's, as the map's title says
     assert "-luong-minus-bahdanau-" in csv and csv.endswith("-difference.csv"), csv
     images = [json.loads(c.proto.config)["toImageButtonOptions"]["filename"] for c in at.get("plotly_chart")]
     assert csv.removesuffix(".csv") in images  # the map's camera button names it alike

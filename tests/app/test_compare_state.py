@@ -66,15 +66,11 @@ def test_a_first_visit_to_explore_keeps_what_compare_opened_directly_chose(app_e
     assert at.text_input(key="cmp_sentence").value == "the cat sees the girl ."
 
 
-def test_compares_files_say_forced_and_which_model_is_subtracted(app_env, monkeypatch):
+def test_compares_files_say_forced_and_which_model_is_subtracted(app_env, download_names):
     """(Compare's difference CSV had Explore's name with the opposite sign; its camera images were
     'difference.png', 'entropy.png', 'js.png'.)"""
     import json
 
-    names = {}
-    monkeypatch.setattr(
-        "streamlit.download_button", lambda label, data, file_name=None, **k: names.update({label: file_name})
-    )
     at = compare_directly()
     at.radio(key="cmp_target_of_free").set_value("reference").run()
     at.text_input(key="cmp_reference").input("la fille voit le chat .").run()
@@ -82,7 +78,7 @@ def test_compares_files_say_forced_and_which_model_is_subtracted(app_env, monkey
     assert not at.exception, at.exception
     a, b = at.selectbox(key="cmp_a").value, at.selectbox(key="cmp_b").value
     first, second = (name.rsplit("-", 1)[1] for name in (a, b))  # toyfr-general-luong -> luong
-    assert f"toyfr-general-{first}-minus-{second}-" in names["Difference (CSV)"]
-    assert names["Difference (CSV)"].endswith("-forced-difference.csv")
+    assert f"toyfr-general-{first}-minus-{second}-" in download_names["Difference (CSV)"]
+    assert download_names["Difference (CSV)"].endswith("-forced-difference.csv")
     images = [json.loads(c.proto.config)["toImageButtonOptions"]["filename"] for c in at.get("plotly_chart")]
     assert all("-forced-" in image for image in images), images

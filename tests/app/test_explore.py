@@ -215,17 +215,7 @@ def test_downloads_carry_the_matrices(app_env, media):
     assert all(name.startswith("toyfr-general-luong-") for name in names)  # the model, then the sentence
 
 
-def test_the_math_panel_shows_the_outlined_cell(app_env, monkeypatch):
-    from streamlit.delta_generator import DeltaGenerator
-
-    names = {}  # a deferred download's file name stays on the server: read it where the page gives it
-    real = DeltaGenerator.download_button
-
-    def recorded(self, label, data, file_name=None, *args, **kwargs):
-        names[label] = file_name
-        return real(self, label, data, file_name, *args, **kwargs)
-
-    monkeypatch.setattr(DeltaGenerator, "download_button", recorded)
+def test_the_math_panel_shows_the_outlined_cell(app_env, download_names):
     at = start(explore_cell=(1, 2), **ADDITIVE)
     spec = heatmap(at)
     assert not spec["layout"].get("shapes"), "the figure does not depend on the cell: a click re-sends none"
@@ -237,10 +227,10 @@ def test_the_math_panel_shows_the_outlined_cell(app_env, monkeypatch):
     assert any("t=1" in m.value and "s=2" in m.value for m in at.markdown)
     at.number_input(key="explore_cell_t_weights").set_value(0).run()  # the arrow keys step the box
     assert at.session_state["explore_cell"] == (0, 2)
-    vectors = {label: name for label, name in names.items() if label.startswith("Every vector")}
+    vectors = {label: name for label, name in download_names.items() if label.startswith("Every vector")}
     assert vectors == {  # after the model and the sentence, as every file Explore offers
-        "Every vector (CSV)": "toyfr-additive-bahdanau-the-black-cat-does-not-eat-the-apple-of-cell-0-2.csv",
-        "Every vector (JSON)": "toyfr-additive-bahdanau-the-black-cat-does-not-eat-the-apple-of-cell-0-2.json",
+        "Every vector (CSV)": "toyfr-additive-bahdanau-the-black-cat-does-not-eat-the-apple-of-1b3e7899-cell-0-2.csv",
+        "Every vector (JSON)": "toyfr-additive-bahdanau-the-black-cat-does-not-eat-the-apple-of-1b3e7899-cell-0-2.json",
     }, vectors
 
 

@@ -93,3 +93,22 @@ def media(monkeypatch) -> dict[str, tuple[bytes, str | None]]:
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
     return saved
+
+
+@pytest.fixture
+def download_names(monkeypatch) -> dict[str, str | None]:
+    """Each download button's label -> its file name. A deferred download's file name stays on the
+    server, so it is read where the page gives it (``st.download_button`` or a column's)."""
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+
+    names: dict[str, str | None] = {}
+    real = DeltaGenerator.download_button
+
+    def recorded(self, label, data, file_name=None, *args, **kwargs):
+        names[label] = file_name
+        return real(self, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recorded)
+    monkeypatch.setattr(st, "download_button", lambda *args, **kwargs: recorded(st._main, *args, **kwargs))
+    return names
