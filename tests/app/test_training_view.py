@@ -159,3 +159,16 @@ def test_the_table_says_the_step_and_epoch_where_the_aer_first_fell_below_a_half
     (first,) = at.dataframe[0].value["AER < 0.5 first at"]
     point = load_checkpoint(Path(os.environ["ATTNVIZ_MODELS"]) / "toyfr-general-luong.safetensors").history.points[3]
     assert first == f"step {point['step']:,}, epoch {point['epochs']:.2f}"
+
+
+def test_the_animation_is_named_after_the_probe_and_the_axis_it_shows(app_env, download_names):
+    at = start()
+    first = download_names["Download the animation (HTML, plays offline)"]
+    at.selectbox(key="explore_history_probe").set_value(1).run()
+    second = download_names["Download the animation (HTML, plays offline)"]
+    at.radio(key="explore_history_axis").set_value("epochs").run()
+    third = download_names["Download the animation (HTML, plays offline)"]
+    assert len({first, second, third}) == 3 and first.startswith("attnviz-history-toyfr-general-luong-")
+    assert first.endswith("-by-step.html") and third.endswith("-by-epochs.html"), (first, third)
+    images = [json.loads(c.proto.config)["toImageButtonOptions"]["filename"] for c in at.get("plotly_chart")]
+    assert third.removesuffix(".html") in images

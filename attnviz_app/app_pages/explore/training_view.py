@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from attnviz.plots import REPLAY_MIN_PX, plot_config, replay_figure, replay_html
-from attnviz.store import ModelEntry, models_slug, read_history, visible_to
+from attnviz.store import ModelEntry, file_stem, models_slug, read_history, visible_to
 from attnviz_app import page_file
 from attnviz_app.app_pages.explore.screen import page_width
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, session_id, user_errors
@@ -134,24 +134,25 @@ def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, e
     with user_errors():
         parts = [{name: h} for name, h in chosen.items()] if stacked else [chosen]
         shown = [replay_figure(part, probe=0, axis=axis) for part in parts]
-    models = [entries[name].name for name in histories]  # the files are named after the models
-    stem = models_slug(models) or "model"
+    models = [entries[name].name for name in histories]  # the files are named after the models, the probe, the axis
+    text = tokenizer.detokenize(probes[probe]["source_tokens"][:-1])
+    stem = f"attnviz-history-{file_stem(models_slug(models) or 'model', text, f'by-{axis}')}"
     for k, figure in enumerate(shown):
         st.plotly_chart(
             figure,
             key=f"explore_history_{'-'.join(histories)}" + (f"_{k}" if stacked else ""),
             width="stretch",
-            config=plot_config(f"attnviz-history-{stem}", image_format),
+            config=plot_config(stem, image_format),
         )
     if stacked:
         st.caption("The column is too narrow for the two replays side by side: one under the other, each its ▶.")
     st.caption(CAPTION)
     _table(chosen)
-    title = f"attnviz: how attention formed ({', '.join(models)})"
+    title = f"attnviz: how attention formed ({', '.join(models)}) on “{text}”, by {AXES[axis].lower()}"
     st.download_button(
         "Download the animation (HTML, plays offline)",
         lambda: replay_html(replay_figure(chosen, probe=0, axis=axis) if stacked else shown[0], title),  # one axis
-        file_name=f"attnviz-history-{stem}.html",
+        file_name=f"{stem}.html",
         mime="text/html",
         key="explore_history_html",
         on_click="ignore",
