@@ -275,3 +275,14 @@ def test_gold_messages_name_the_page_controls_and_a_sure_only_file_both_notation
     assert any(c.startswith(both) for c in captions), captions
     shown = " ".join(warnings + captions + [unescape(e.value) for e in [*at.info, *at.error]])
     assert "--base" not in shown and "--format" not in shown  # the command line's words stay out of the app
+
+
+def test_each_methods_links_file_names_the_method(app_env, download_names):
+    at = start(explore_text=TEXT, explore_view="Alignment", explore_align_reference=REFERENCE)
+    argmax = download_names["Download attention's links"]
+    at.segmented_control(key="explore_align_method").set_value("dtw").run()
+    dtw = download_names["Download attention's links"]
+    assert argmax.endswith("-attention-argmax-links.pharaoh") and dtw.endswith("-attention-dtw-links.pharaoh")
+    assert download_names["Download eflomal's links"].endswith("-eflomal-links.pharaoh")
+    images = [json.loads(c.proto.config)["toImageButtonOptions"]["filename"] for c in at.get("plotly_chart")]
+    assert any(image.endswith("-alignment-dtw") for image in images), images

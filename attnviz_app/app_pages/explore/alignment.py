@@ -13,7 +13,7 @@ from attnviz.data import to_pharaoh
 from attnviz.errors import AttnvizError
 from attnviz.links import DIRECTIONAL, agreement, reverse_entry
 from attnviz.plots import align_tops, links_figure, share_scales
-from attnviz.store import ModelEntry
+from attnviz.store import ModelEntry, slug
 from attnviz_app.app_pages.explore.gold import gold_view
 from attnviz_app.app_pages.explore.links import Method, data_of, eflomal_note, eflomal_run, reads_characters, word_links
 from attnviz_app.app_pages.explore.markup import markup_view
@@ -160,7 +160,7 @@ def sentence_view(entries: dict[str, ModelEntry], method: Method, text: str, ima
                 continue
             panel = name if many else ""
             key = f"explore_align_links{'_' + panel if panel else ''}"
-            chart(d.figure, key, image_format, "alignment", panel or None)
+            chart(d.figure, key, image_format, f"alignment-{method.name}", panel or None)
             st.caption(escape_markdown(d.caption))
             _pharaoh_downloads(d.links, panel)
 
@@ -200,7 +200,7 @@ def _pharaoh_downloads(aligners: dict[str, list | None], panel: str) -> None:
         short = name.split()[0]
         col.caption(escape_markdown(name))
         col.code(line or "(no links)", language=None, wrap_lines=True)
-        file = f"{file_name(f'{short}-links', panel or None)}.pharaoh"
+        file = f"{file_name(f'{slug(name)}-links', panel or None)}.pharaoh"  # attention-dtw-links: the method too
         key = f"explore_align_dl_{short}{'_' + panel if panel else ''}"
         col.download_button(
             f"Download {short}'s links", line + "\n", file_name=file, mime="text/plain", key=key, on_click="ignore"
