@@ -14,13 +14,14 @@ from attnviz.evaluation import (
     leaderboard_records,
 )
 from attnviz.plots import metric_scatter, plot_config
-from attnviz.store import ModelEntry, csv_text
+from attnviz.store import ModelEntry, csv_text, slug
 from attnviz_app.app_pages.shared.common import absent_models_note, app_model_roots, escape_markdown, require_models
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
 # the metrics beside the model's name, so that a long name and its task do not push them out of a 1280 px view
 COLUMNS = ["model", "bleu", "exact_match", "aer", "entropy", "n", "task", "score", "style"]
 DESCRIBED = ("task", "score", "style")  # from the catalog; the other columns are measured
+MEASURED_WITH = ["split", "beam", "device"]  # the form's settings, in each measured row and its CSV
 NOT_APPLICABLE = "–"
 
 st.title("Evaluate")
@@ -57,21 +58,24 @@ def numbers_table(frame: pd.DataFrame, key: str, width: str = "stretch") -> None
     st.dataframe(shown, key=key, hide_index=True, width=width, column_config=config, placeholder=NOT_APPLICABLE)
 
 
-def leaderboard(rows: list[dict], key: str, columns: list[str]) -> None:
-    """The table (– where a metric does not apply), its CSV, and BLEU against AER and entropy."""
+def leaderboard(rows: list[dict], key: str, columns: list[str], file: str | None = None) -> None:
+    """The table (– where a metric does not apply), its CSV (named ``file``, else ``key``), and BLEU against AER
+    and entropy."""
     frame = pd.DataFrame(rows, columns=columns).sort_values("bleu", ascending=False, na_position="last")
     numbers_table(frame, key)
-    st.download_button("Download CSV", csv_text(frame), file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv")
+    file = file or key
+    st.download_button("Download CSV", csv_text(frame), file_name=f"{file}.csv", mime="text/csv", key=f"{key}_csv")
     left, right = st.columns(2)
-    left.plotly_chart(metric_scatter(rows, "aer"), key=f"{key}_aer", config=plot_config(f"{key}-aer"))
-    right.plotly_chart(metric_scatter(rows, "entropy"), key=f"{key}_entropy", config=plot_config(f"{key}-entropy"))
+    left.plotly_chart(metric_scatter(rows, "aer"), key=f"{key}_aer", config=plot_config(f"{file}-aer"))
+    right.plotly_chart(metric_scatter(rows, "entropy"), key=f"{key}_entropy", config=plot_config(f"{file}-entropy"))
 
 
-def _measured_row(row: dict, entry: ModelEntry | None) -> dict:
-    """A measured row for the table: the model's name, task, score and style from the catalog (unlisted: its path)."""
+def _measured_row(row: dict, entry: ModelEntry | None, settings: dict) -> dict:
+    """A measured row for the table: the model's name, task, score and style from the catalog (unlisted: its path),
+    and the ``settings`` it was measured with (split, beam, device)."""
     described = {k: getattr(entry, k) if entry else None for k in DESCRIBED}
     measured = {c: row.get(c) for c in COLUMNS if c not in ("model", *DESCRIBED)}
-    return {**described, **measured, "model": entry.name if entry else row["model"]}
+    return {**described, **measured, **settings, "model": entry.name if entry else row["model"]}
 
 
 st.header("Stored results")
@@ -159,6 +163,9 @@ if submitted:
         for err in result.errors:
             st.warning(f"{escape_markdown(str(err['model']))}: {escape_markdown(err['error'])}")
         by_path = {m.path: m for m in models}
-        st.session_state["eval_rows"] = [_measured_row(r, by_path.get(r["model"])) for r in result.rows]
+        settings = {"split": split, "beam": int(beam), "device": device}  # as measured, whatever the form says later
+        st.session_state["eval_rows"] = [_measured_row(r, by_path.get(r["model"]), settings) for r in result.rows]
+        st.session_state["eval_file"] = f"evaluate-{split}-n{int(n)}-beam{int(beam)}-{slug(device)}"
 if st.session_state.get("eval_rows"):
-    leaderboard(st.session_state["eval_rows"], "leaderboard_sample", COLUMNS)
+    file = st.session_state.get("eval_file")
+    leaderboard(st.session_state["eval_rows"], "leaderboard_sample", [*COLUMNS, *MEASURED_WITH], file)

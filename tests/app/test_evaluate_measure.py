@@ -47,3 +47,17 @@ def test_a_broken_checkpoint_is_named_once_in_the_notice(app_models_copy):
     at = evaluate_page()
     notices = [c.value.replace("\\", "") for c in at.caption if "Skipped" in c.value]
     assert len(notices) == 1 and notices[0].startswith("⚠️ Skipped x.safetensors: ") and "skipped" not in notices[0]
+
+
+def test_the_measured_table_and_its_file_say_what_was_measured(app_env, download_names):
+    """(Every measurement downloaded as leaderboard_sample.csv, without its split, beam or device.)"""
+    at = evaluate_page()
+    at.number_input(key="eval_beam").set_value(2)
+    at.selectbox(key="eval_split").set_value("valid")
+    at = measure(at, ["toyfr-general-luong"])
+    assert not at.exception
+    table = at.dataframe[-1].value
+    assert (table["split"][0], table["beam"][0], table["device"][0]) == ("valid", 2, "cpu")
+    assert download_names["Download CSV"] == "evaluate-valid-n10-beam2-cpu.csv"
+    at.number_input(key="eval_beam").set_value(3).run()  # a setting changed, not measured: the table keeps its own
+    assert at.dataframe[-1].value["beam"][0] == 2
