@@ -281,3 +281,12 @@ def test_weights_view_shows_coverage_per_source_token(app_env):
     assert len(totals) == len(tokens_of(EXAMPLE))
     n_steps = len(heatmap(at)["layout"]["yaxis"]["ticktext"])
     assert sum(totals) == pytest.approx(n_steps, rel=1e-4)  # every step's row sums to 1
+
+
+def test_export_says_its_files_hold_the_decode_when_the_maps_hide_eos(app_env):
+    at = start("Export")
+    assert not at.exception and not at.info  # the maps show the decode as it is: nothing to say
+    at = start("Export", explore_eos=True)
+    assert not at.exception
+    (note,) = [i.value for i in at.info]
+    assert note.startswith(r"The maps show the decode read for words (\<eos\> hidden") and "`<eos>` included" in note

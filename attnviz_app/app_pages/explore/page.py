@@ -159,8 +159,8 @@ def render() -> None:
     reading = {name: for_reading(al, choice.hide_eos, choice.merge) for name, al in panels.items()}
     shown = {name: r.alignment for name, r in reading.items()}
     decoded = {name: r.alignment if r.merged else panels[name] for name, r in reading.items()}  # cells' words
-    rule, note = next(((r.rule, r.note) for r in reading.values() if r.note), ("", ""))
-    note = f" ({note})" if note else ""
+    rule, display = next(((r.rule, r.note) for r in reading.values() if r.note), ("", ""))
+    note = f" ({display})" if display else ""
     titles = {name: f"{e.name} · {e.score} / {e.style}{note}" for name, e in entries.items()}
     translators = {name: get_model(e) for name, e in entries.items()}
     versions = {name: model_version(e) for name, e in entries.items()}
@@ -193,7 +193,7 @@ def render() -> None:
         "Difference": lambda: difference_view(shown, fmt),
         "What-if": lambda: whatif_view(entries, text, fmt),
         "Alignment": lambda: alignment_view(entries, models, text, fmt),
-        "Export": lambda: export_view(panels, names, text),
+        "Export": lambda: export_view(panels, names, text, display),
         "Training": lambda: training_view(entries, fmt),
     }
     tabs = st.tabs(views, key=front.TABS_KEY, on_change=front.view_changed)

@@ -110,9 +110,10 @@ def beam_view(
     )
 
 
-def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
+def export_view(panels: Panels, models: dict[str, str], sentence: str, display: str = "") -> None:
     """Downloads for every panel: the matrices as CSV and JSON, the alignment in Pharaoh format;
-    in Both, the pair in one file too. File names carry the model and a slug of the sentence."""
+    in Both, the pair in one file too. File names carry the model and a slug of the sentence. ``display``:
+    what the maps change for reading (``<eos>`` hidden, pieces merged), which the files do not."""
     st.caption(
         "The CSV files have one row per target step and one column per source token (blank where a score is"
         " $-\\infty$). The JSON holds everything the decode recorded (weights, scores, contexts, decoder states,"
@@ -120,6 +121,12 @@ def export_view(panels: Panels, models: dict[str, str], sentence: str) -> None:
         " indices of the text (subword pieces joined, `<eos>` left out), as gold files count them. Figures:"
         " the camera button of each figure's toolbar saves it as PNG or SVG (choose in the sidebar)."
     )
+    if display:
+        st.info(
+            f"The maps show the decode read for words ({escape_markdown(display)}); these files hold it as the model"
+            " made it: every token, `<eos>` included, each row's weights as the model gave them. The figure for a"
+            " paper and Both's difference CSV follow the sidebar."
+        )
     many = len(panels) > 1
     for col, (name, al) in zip(columns(panels), panels.items(), strict=True):
         with col:
