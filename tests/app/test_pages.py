@@ -392,7 +392,8 @@ def test_the_train_page_offers_unfinished_runs_and_keeps_or_discards_them(strand
     at.button(key="train_keep_cut").click().run()
     assert not at.exception, at.exception
     assert (stranded_models / "cut.safetensors").is_file()
-    at.button(key="train_discard_gone").click().run()
+    assert any("whoever started it, here or in another browser, loses it too" in m.value for m in at.markdown)
+    at.button(key="train_discard_gone").click().run()  # the popover's "Discard for good"
     assert not at.exception, at.exception
     assert not any("unfinished training" in e.label for e in at.expander)
     assert "cut" in [m.name for m in catalog.list_models()]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 from attnviz.data import TASKS
@@ -156,10 +158,18 @@ def stranded_panel(sid: str) -> None:
                     recipe = resume_stranded(run.name)
                     REGISTRY.submit(sid, recipe, is_alive=session_alive(sid), resume=run.name)
                 st.rerun()
-            if b3.button("Discard", key=f"train_discard_{run.name}"):
-                with user_errors():
-                    discard_stranded(run.name)
-                st.rerun()
+            # everyone using this server sees the runs of built-in and Multi30k data, as the models folder: a
+            # discard, which cannot be undone, asks once more and says when the run was last saved
+            with b3.popover("Discard", key=f"train_discard_ask_{run.name}"):
+                ago = max(0, int(time.time() - run.modified) // 60)
+                st.markdown(
+                    f"Delete **{escape_markdown(run.name)}** and its {run.epochs_done} finished epoch(s)? It was last"
+                    f" saved {ago} minute(s) ago; whoever started it, here or in another browser, loses it too."
+                )
+                if st.button("Discard for good", key=f"train_discard_{run.name}", type="primary"):
+                    with user_errors():
+                        discard_stranded(run.name)
+                    st.rerun()
 
 
 st.title("Train a model")
