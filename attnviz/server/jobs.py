@@ -275,7 +275,15 @@ class JobRegistry:
 
     def get(self, session_id: str) -> TrainingJob | None:
         with self._lock:
+            self._prune()
             return self._jobs.get(session_id)
+
+    def _prune(self) -> None:
+        """Drop finished jobs whose session has ended (a closed tab, a reload): no page will show them again,
+        and a server that runs for a term would otherwise keep every one. Called with the lock held."""
+        for sid, job in list(self._jobs.items()):
+            if job.status not in ACTIVE and job.is_alive is not None and job.abandoned():
+                del self._jobs[sid]
 
     def submit(
         self,
@@ -302,6 +310,7 @@ class JobRegistry:
             recipe = Recipe(**recipe.to_dict())  # re-validate
         private = is_file_spec(recipe.data) if private is None else private
         with self._lock:
+            self._prune()
             own = self._jobs.get(session_id)
             if own is not None and own.status in ACTIVE:
                 raise BusyError(f"this session already trains {own.recipe.name!r}; stop it or wait for it to finish")

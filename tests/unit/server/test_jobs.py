@@ -127,6 +127,18 @@ def test_a_reloaded_page_is_not_refused_by_its_own_orphaned_training(tmp_path):
     assert orphan.snapshot().status == STOPPED and again.snapshot().status == DONE
 
 
+def test_a_finished_job_is_dropped_once_its_session_has_ended(tmp_path):
+    """(Nothing dropped them: a server kept every finished training of every session for its life.)"""
+    registry, alive = JobRegistry(max_jobs=2), {"gone": True, "here": True}
+    gone = registry.submit("gone", tiny_recipe("a", epochs=1), folder=tmp_path, is_alive=lambda: alive["gone"])
+    here = registry.submit("here", tiny_recipe("b", epochs=1), folder=tmp_path, is_alive=lambda: alive["here"])
+    wait(gone)
+    wait(here)
+    assert registry.get("gone") is gone  # its page still shows it
+    alive["gone"] = False  # the tab was closed
+    assert registry.get("here") is here and registry.get("gone") is None
+
+
 def test_names_are_slugified_and_never_overwrite(tmp_path):
     assert slugify("  Été / ../../etc/passwd ") == "Ete-etc-passwd"
     with pytest.raises(ValueError, match="no ASCII letters"):
