@@ -26,7 +26,7 @@ from attnviz.plots.rows import heatmap_rows, per_row
 from attnviz.plots.scales import share_scales
 from attnviz.plots.show import show, show_both, show_steps
 from attnviz.plots.steps import context_bar, step_bar
-from attnviz.plots.whatif import changed_steps, replace_token, step_table, whatif_figure
+from attnviz.plots.whatif import changed_steps, replace_word, source_words, step_table, whatif_figure
 
 __all__ = [
     "GRID_SCALES",
@@ -73,7 +73,7 @@ __all__ = [
     "per_row",
     "plot_config",
     "point_label",
-    "replace_token",
+    "replace_word",
     "replay_figure",
     "replay_html",
     "report_html",
@@ -82,6 +82,7 @@ __all__ = [
     "show",
     "show_both",
     "show_steps",
+    "source_words",
     "span_colour",
     "step_animation",
     "step_bar",

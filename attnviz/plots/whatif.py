@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from attnviz.data import MARK, join_pieces
+from attnviz.data import join_pieces
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
 from attnviz.plots.compare import compare_heatmaps
@@ -37,14 +37,18 @@ def step_table(a: list[str], b: list[str], names: tuple[str, str]) -> pd.DataFra
     )
 
 
-def replace_token(tokens: list[str], index: int, word: str, char_level: bool) -> str:
-    """The source text with token ``index`` replaced by ``word`` (tokens without ``<eos>``).
-    A subword piece that continues its word (``orange@@``) is replaced in place, and the
-    pieces are joined back into words."""
-    if tokens[index].endswith(MARK) and not word.endswith(MARK):
-        word += MARK
-    out = [*tokens[:index], word, *tokens[index + 1 :]]
-    return "".join(out) if char_level else " ".join(join_pieces(out))
+def source_words(tokens: list[str], char_level: bool) -> list[str]:
+    """What the What-if view replaces: the source's words (subword pieces joined), or its characters
+    for a character-level model (tokens without ``<eos>``)."""
+    return list(tokens) if char_level else join_pieces(tokens)
+
+
+def replace_word(tokens: list[str], index: int, word: str, char_level: bool) -> str:
+    """The source text with word ``index`` of :func:`source_words` replaced by ``word``: a word of
+    several subword pieces is replaced whole (``orange@@ farbenen`` by ``rot``)."""
+    words = source_words(tokens, char_level)
+    out = [*words[:index], word, *words[index + 1 :]]
+    return "".join(out) if char_level else " ".join(out)
 
 
 def whatif_figure(

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz.plots.heatmap import display_tokens
 from attnviz.store.checkpoint import load_checkpoint
 from attnviz_app.app_pages.shared.common import escape_markdown
-from tests.support.app import EXAMPLE
+from tests.support.app import EXAMPLE, TEXT
 from tests.support.paths import APP
 
 
@@ -290,3 +290,25 @@ def test_export_says_its_files_hold_the_decode_when_the_maps_hide_eos(app_env):
     assert not at.exception
     (note,) = [i.value for i in at.info]
     assert note.startswith(r"The maps show the decode read for words (\<eos\> hidden") and "`<eos>` included" in note
+
+
+def test_what_if_in_both_leaves_a_translation_without_the_step_as_it_is(app_env):
+    """(The shorter translation was forced at its own last step instead, while the caption said both
+    models are forced at the same step.)"""
+    for text in (TEXT, "cat", "the cat", "the black cat eats", ".", "the girl", "apple apple apple"):
+        at = start("What-if", explore_style="both", explore_text=text)
+        box = at.selectbox(key="explore_force_step")
+        short = [k for k, label in enumerate(box.options) if "–" in label]  # a step one translation lacks
+        if short:
+            break
+    assert short, "no sentence whose two translations differ in length"
+    box.set_value(short[-1]).run()
+    assert not at.exception, at.exception
+    assert any(f"so it has no step {short[-1]}: not forced" in c.value for c in at.caption)
+
+
+def test_what_if_says_it_works_on_the_greedy_decode_when_the_beam_is_wider(app_env):
+    greedy = [c.value for c in start("What-if").caption]
+    assert not any("greedy decode (beam width 1)" in c for c in greedy)
+    wide = start("What-if", explore_beam=3)
+    assert any("What-if works on the greedy decode (beam width 1)" in c.value for c in wide.caption)

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from attnviz.decoding import Alignment
-from attnviz.plots import changed_steps, replace_token, share_scales, step_table, whatif_figure
+from attnviz.plots import changed_steps, replace_word, share_scales, source_words, step_table, whatif_figure
 from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.screen import column_width, page_width
+from attnviz_app.app_pages.explore.sidebar import BEAM_KEY
 from attnviz_app.app_pages.explore.views import MIN_SIDE_CELL_PX, SIDE_LABELS_PX, chart
 from attnviz_app.app_pages.shared.common import (
     escape_markdown,
@@ -104,6 +105,12 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
         r"**Force attention**: at step $t$ the weights become a one-hot vector on the token you pick, so"
         r" $c_t = \bar h_s$; the decoder then continues from there (greedy). Later steps may change too."
         + (" Both models are forced at the same step onto the same source token." if many else "")
+        + (
+            " What-if works on the greedy decode (beam width 1), so its original may differ from the beam's"
+            " translation above."
+            if int(st.session_state.get(BEAM_KEY) or 1) > 1
+            else ""
+        )
     )
     first = next(iter(bases.values()))
     n_tgt = max(len(al.target_tokens) for al in bases.values())
@@ -133,14 +140,21 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
     cols, width = _layout(bases)
     forced = {}
     for name, base in bases.items():
+        if step >= len(base.target_tokens):  # this translation ended before the step: nothing to force
+            forced[name] = base
+            continue
         onehot = tuple(1.0 if s == source else 0.0 for s in range(len(base.source_tokens)))
         with user_errors():
-            forced[name] = translate(*versions[name], text, 1, ((min(step, len(base.target_tokens) - 1), onehot),))
+            forced[name] = translate(*versions[name], text, 1, ((step, onehot),))
     titles = {name: f"{name} · {entry.name} · forced" for name, entry in entries.items()}
     figs = _figures(bases, forced, "forced", width, titles)
     for col, (name, base) in zip(cols, bases.items(), strict=True):
         with col:
             _heading(name, entries[name], many)
+            if step >= len(base.target_tokens):
+                st.caption(
+                    f"This translation has {len(base.target_tokens)} steps, so it has no step {step}: not forced."
+                )
             text_of = get_model(entries[name]).text_of
             _compare(
                 base, forced[name], figs[name], "forced", image_format, f"explore_whatif_force_{name}", text_of, name
@@ -148,7 +162,8 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
 
     st.divider()
     st.caption("**Replace a source word** and see which target steps change" + (" for each model." if many else "."))
-    words = first.source_text_tokens
+    first_model = get_model(next(iter(entries.values())))
+    words = source_words(first.source_text_tokens, first_model.src_tokenizer.kind == "char")  # pieces joined
     _clamp(REPLACE_INDEX_KEY, len(words))
     left, right = st.columns(2)
     index = left.number_input("Word index", 0, len(words) - 1, step=1, key=REPLACE_INDEX_KEY, persist_state="session")
@@ -163,7 +178,7 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
     new_texts, replaced = {}, {}
     for name, base in bases.items():
         char_level = get_model(entries[name]).src_tokenizer.kind == "char"  # replace one character, keep the rest
-        new_texts[name] = replace_token(base.source_text_tokens, int(index), word.strip(), char_level)
+        new_texts[name] = replace_word(base.source_text_tokens, int(index), word.strip(), char_level)
         with user_errors():
             replaced[name] = translate(*versions[name], new_texts[name])
     titles = {name: f"{name} · {entry.name} · replaced" for name, entry in entries.items()}

@@ -3,17 +3,18 @@ changed steps outlined."""
 
 from __future__ import annotations
 
-from attnviz.plots import changed_steps, replace_token, step_table, whatif_figure
+from attnviz.plots import changed_steps, replace_word, source_words, step_table, whatif_figure
 from tests.support.alignments import make_alignment
 
 
 def test_changed_steps_and_replaced_words():
     assert changed_steps(["a", "b", "<eos>"], ["a", "c", "<eos>", "x"]) == [1, 3]
-    assert replace_token(["the", "cat", "."], 1, "dog", char_level=False) == "the dog ."
-    assert replace_token(list("12 may"), 0, "3", char_level=True) == "32 may"
+    assert replace_word(["the", "cat", "."], 1, "dog", char_level=False) == "the dog ."
+    assert replace_word(list("12 may"), 0, "3", char_level=True) == "32 may"
     pieces = ["ein", "orange@@", "farbenen", "hut"]
-    assert replace_token(pieces, 1, "rot", char_level=False) == "ein rotfarbenen hut"
-    assert replace_token(pieces, 3, "ball", char_level=False) == "ein orangefarbenen ball"
+    assert source_words(pieces, char_level=False) == ["ein", "orangefarbenen", "hut"]
+    assert replace_word(pieces, 1, "rote", char_level=False) == "ein rote hut"  # the word whole, not a piece
+    assert replace_word(pieces, 2, "ball", char_level=False) == "ein orangefarbenen ball"
 
 
 def test_the_step_table_marks_the_changed_steps():
