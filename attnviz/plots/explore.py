@@ -152,11 +152,13 @@ def _bar_cell(n_src: int, max_width: int | None) -> tuple[int, int]:
     return cell, tick_px(cell)
 
 
-def coverage_bar(al: Alignment, max_width: int | None = None) -> go.Figure:
-    """Total attention per source token (:meth:`Alignment.coverage`), with the line at 1.
+def coverage_bar(al: Alignment, max_width: int | None = None, title: str | None = None) -> go.Figure:
+    """Total attention per source token (:meth:`Alignment.coverage`), with the line at 1 (``title``:
+    the figure's, e.g. naming the model in Both).
 
-    Bars under ``LOW_COVERAGE`` (orange) mark words the decoder hardly read, perhaps left
-    untranslated; bars over ``HIGH_COVERAGE`` (red) words it read again and again.
+    Bars under ``LOW_COVERAGE`` (orange, and an orange mark on the axis, since such a bar is a pixel
+    high) mark words the decoder hardly read, perhaps left untranslated; bars over ``HIGH_COVERAGE``
+    (red) words it read again and again.
     """
     cov = al.coverage()  # [src]
     n_src = cov.size
@@ -167,6 +169,17 @@ def coverage_bar(al: Alignment, max_width: int | None = None) -> go.Figure:
     bar = go.Bar(x=list(range(n_src)), y=cov.tolist(), marker={"color": colors}, text=text, textposition="none")
     fig = go.Figure(bar.update(hovertemplate="%{text}<extra></extra>", name="coverage"))
     fig.add_hline(y=1.0, line={"color": "#636363", "dash": "dot"})
+    low = [s for s, c in enumerate(cov) if c < LOW_COVERAGE]
+    marks = go.Scatter(
+        x=low,
+        y=[0.0] * len(low),
+        mode="markers",
+        marker={"symbol": "triangle-up", "size": 10, "color": LOW_COLOR},
+        text=[text[s] for s in low],
+        cliponaxis=False,
+        showlegend=False,
+    )
+    fig.add_trace(marks.update(hovertemplate="%{text} (hardly read)<extra></extra>", name="hardly read"))
     cell, font = _bar_cell(n_src, max_width)
     angle = tick_angle(al.source_tokens, cell)
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font)
@@ -174,7 +187,7 @@ def coverage_bar(al: Alignment, max_width: int | None = None) -> go.Figure:
     fig.update_yaxes(title_text="Σ_t a_ts", rangemode="tozero")
     apply_template(fig)
     fig.update_layout(
-        title={"text": "Coverage: total attention per source token"},
+        title={"text": html.escape(title, quote=False) if title else "Coverage: total attention per source token"},
         width=max(min(520, max_width or 520), 160 + n_src * cell),
         height=280 + label_px(al.source_tokens, angle, font),
         bargap=0.15,

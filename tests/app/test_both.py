@@ -109,3 +109,10 @@ def test_the_difference_files_say_which_model_is_subtracted(app_env, download_na
     assert "-luong-minus-bahdanau-" in csv and csv.endswith("-difference.csv"), csv
     images = [json.loads(c.proto.config)["toImageButtonOptions"]["filename"] for c in at.get("plotly_chart")]
     assert csv.removesuffix(".csv") in images  # the map's camera button names it alike
+
+
+def test_both_names_each_coverage_chart(app_env):
+    at = start(explore_style="both", explore_text=TEXT, explore_view="Weights", explore_coverage_open=True)
+    assert not at.exception, at.exception
+    names = [title(f) for f in specs(at) if title(f).startswith("Coverage")]
+    assert len(names) == 2 and "Bahdanau" in names[0] and "Luong" in names[1], names

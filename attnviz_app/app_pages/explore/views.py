@@ -174,7 +174,9 @@ def heatmap_view(
                     r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a"
                     " word hardly read; red (over 1.7) for one read again and again."
                 )
-                bars = share_scales([coverage_bar(al, panel_width(panels)) for al in panels.values()], axes=("yaxis",))
+                named = {name: f"Coverage · {name} · {titles[name]}" if fill else None for name in panels}  # Both
+                bars = [coverage_bar(al, panel_width(panels), named[name]) for name, al in panels.items()]
+                bars = share_scales(bars, axes=("yaxis",))
                 for col, name, fig in zip(columns(panels), panels, bars, strict=True):
                     with col:
                         chart(fig, f"explore_coverage_{name}", image_format, "coverage", name)

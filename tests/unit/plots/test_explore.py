@@ -20,6 +20,10 @@ def test_coverage_is_the_column_sum_and_flags_dropped_and_repeated_words():
     assert list(fig.layout.xaxis.ticktext) == ["a", "b", "&lt;eos&gt;"]
     assert "1.900 in total over 3 steps" in bar.text[0]
     assert len(coverage_bar(make_alignment(["<b>x</b>"] * 30, ["y"] * 5)).data[0].y) == 31
+    (marks,) = fig.data[1:]  # a word hardly read gets a mark on the axis: its bar is a pixel high
+    assert list(marks.x) == [1] and list(marks.y) == [0.0] and marks.marker.color == bar.marker.color[1]
+    assert fig.layout.title.text.startswith("Coverage: total")
+    assert coverage_bar(al, title="Coverage · Luong · <m>").layout.title.text == "Coverage · Luong · &lt;m&gt;"
 
 
 def test_a_narrow_map_fits_its_long_title_instead_of_clipping_it():
