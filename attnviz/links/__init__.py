@@ -1,7 +1,7 @@
 """Word links from attention: reading a matrix as words, extraction, gold files, eflomal, the yardstick,
 drift, and markup carried along the links."""
 
-from attnviz.links.display import common_steps, for_reading
+from attnviz.links.display import common_steps, for_reading, parting_step
 from attnviz.links.drift import DRIFT_SIDES, DriftReport, SentenceDrift, corpus_drift, sentence_drift, signed
 from attnviz.links.dtw import DTW_WIDTH, dtw_links, dtw_matrix, dtw_path
 from attnviz.links.eflomal import DIRECTIONS, SYMMETRIC, run_eflomal
@@ -130,6 +130,7 @@ __all__ = [
     "parse_gold",
     "parse_markup",
     "parse_pharaoh",
+    "parting_step",
     "read_gold",
     "read_pairs",
     "read_words",

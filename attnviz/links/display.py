@@ -135,6 +135,13 @@ def first_steps(al: Alignment, n: int) -> Alignment:
     )
 
 
+def parting_step(a: Alignment, b: Alignment) -> int | None:
+    """The first step at which two decodes write different tokens, before the last step both have;
+    None where they agree up to there (rows after it line up by step, not by word)."""
+    steps = min(len(a.target_tokens), len(b.target_tokens))
+    return next((t for t in range(steps - 1) if a.target_tokens[t] != b.target_tokens[t]), None)
+
+
 def common_steps(a: Alignment, b: Alignment) -> tuple[Alignment, Alignment]:
     """Two decodes of one source cut to the steps both have, so row t of each is step t.
 

@@ -47,9 +47,13 @@ def context_heatmap(
     width = max(500, 140 + dim * cell_size(dim, lo=4, hi=24))
     width = min(width, max_width) if max_width else width
     apply_template(fig)
-    fig.update_layout(width=width, height=140 + n_tgt * cell, title={"text": html.escape(title, quote=False)})
+    plot = max(n_tgt * cell, MIN_PLOT_PX)  # one step still gets a row and a readable colour bar
+    fig.update_layout(width=width, height=140 + plot, title={"text": html.escape(title, quote=False)})
     fit_title(fig)
     return fig
+
+
+MIN_PLOT_PX = 80  # the least height of a context map's plot area
 
 
 def pca_2d(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -61,9 +65,10 @@ def pca_2d(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     xc = x - x.mean(axis=0, keepdims=True)  # [n, d]
     u, s, _ = np.linalg.svd(xc, full_matrices=False)  # u [n, k], s [k]
     coords = np.zeros((x.shape[0], 2))
-    k = min(2, s.size)
-    coords[:, :k] = u[:, :k] * s[:k]
     total = float((s**2).sum())
+    # a direction of rounding noise only (points on a line: a one-word source mixes two vectors) stays at 0
+    k = int(min(2, np.count_nonzero(s**2 > 1e-10 * total))) if total > 0 else 0
+    coords[:, :k] = u[:, :k] * s[:k]
     ratio = np.zeros(2)
     if total > 0:
         ratio[:k] = s[:k] ** 2 / total

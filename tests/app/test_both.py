@@ -116,3 +116,25 @@ def test_both_names_each_coverage_chart(app_env):
     assert not at.exception, at.exception
     names = [title(f) for f in specs(at) if title(f).startswith("Coverage")]
     assert len(names) == 2 and "Bahdanau" in names[0] and "Luong" in names[1], names
+
+
+def test_the_difference_view_keeps_to_the_steps_both_have_and_says_where_they_part(app_env):
+    """(The entropy plot drew each decode's own steps beside a map cut to the common ones; rows that
+    compare different words after the translations part were not pointed out.)"""
+    for text in (TEXT, "cat", "the cat", "the black cat eats", ".", "the girl", "apple apple apple"):
+        at = start(explore_style="both", explore_text=text, explore_view="Difference")
+        assert not at.exception, at.exception
+        if any("steps both have" in i.value for i in at.info):
+            break
+    else:
+        raise AssertionError("no sentence whose two translations differ in length")
+    figs = specs(at)
+    rows = len(figs[0]["layout"]["yaxis"]["ticktext"])  # the difference map's target steps
+    entropy = next(f for f in figs if "ntropy" in title(f))
+    assert {len(trace["x"]) for trace in entropy["data"] if trace.get("x")} == {rows}, (
+        "entropy over the steps both have"
+    )
+    labels = figs[0]["layout"]["yaxis"]["ticktext"]  # `x / y` where the two wrote different tokens
+    parted = [t for t, label in enumerate(labels) if " / " in label]
+    said = any(f"The two translations part at step {parted[0] if parted else ''}" in i.value for i in at.info)
+    assert said == bool(parted and parted[0] < len(labels) - 1), labels

@@ -10,7 +10,7 @@ import streamlit as st
 
 from attnviz.decoding import Alignment
 from attnviz.external import difference_csv
-from attnviz.links import common_steps
+from attnviz.links import common_steps, parting_step
 from attnviz.plots import (
     align_tops,
     context_bar,
@@ -281,6 +281,8 @@ def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> N
             chart(fig, f"explore_context_heatmap_{name}", image_format, "contexts", name)
             if name in planes:
                 chart(planes[name], f"explore_context_projection_{name}", image_format, "ctx2d", name)
+            else:
+                st.caption("One decoder step: no projection to draw (it needs two or more).")
     one = " One colour scale for both panels." if len(panels) > 1 else ""
     st.caption(
         r"Each row is $c_t = \sum_s a_{t,s} \bar h_s$. The projection keeps the two directions of largest"
@@ -300,6 +302,12 @@ def difference_view(panels: Panels, image_format: str) -> None:
         )
     if not a2.target_tokens:
         return
+    if (apart := parting_step(a2, b2)) is not None:
+        st.info(
+            f"The two translations part at step {apart}: from there on a row may compare different words (`x / y`"
+            " rows), and a word written one step later in one of them shows as a band of differences. Compare"
+            " forces every model through one target, so its rows always compare the same word."
+        )
     chart(
         difference_heatmap(b2, a2, (nb, na), max_width=page_width()),
         "explore_difference",
@@ -321,7 +329,7 @@ def difference_view(panels: Panels, image_format: str) -> None:
     )
     left, right = st.columns(2)
     with left:
-        chart(entropy_plot({na: a, nb: b}), "explore_entropy", image_format, "entropy")
+        chart(entropy_plot({na: a2, nb: b2}), "explore_entropy", image_format, "entropy")  # the steps both have
         st.caption("Entropy H(a_t) = −Σ_s a_t(s) ln a_t(s): 0 when one source token takes all, ln n when uniform.")
     with right:
         chart(js_plot(b2, a2, (nb, na)), "explore_js", image_format, "js")

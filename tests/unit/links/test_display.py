@@ -10,7 +10,7 @@ import pytest
 
 from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError
-from attnviz.links.display import common_steps, first_steps, for_reading, merged_pieces, without_eos
+from attnviz.links.display import common_steps, first_steps, for_reading, merged_pieces, parting_step, without_eos
 
 
 def alignment(weights, target=None, source=("a", "b", "<eos>")) -> Alignment:
@@ -125,3 +125,13 @@ def test_hiding_eos_on_a_local_p_figure_keeps_each_rows_total():
     np.testing.assert_allclose(shown.alignment.weights[0], [0.1, 0.2, 0.04], rtol=1e-6)  # nothing on <eos>: as is
     np.testing.assert_allclose(shown.alignment.weights.sum(axis=1), w.sum(axis=1), rtol=1e-6)
     assert shown.rule.endswith("so each row keeps its total (less than 1).")
+
+
+def test_two_decodes_part_where_they_first_write_different_tokens():
+    def decode(target):
+        return piece_alignment(["a", "b", "c", "<eos>"], target)
+
+    assert parting_step(decode(["x", "y", "z", "<eos>"]), decode(["x", "q", "z", "<eos>"])) == 1
+    assert parting_step(decode(["x", "y", "z", "<eos>"]), decode(["x", "y", "z", "<eos>"])) is None
+    assert parting_step(decode(["x", "y", "<eos>", "<eos>"]), decode(["x", "y", "z", "<eos>"])) == 2
+    assert parting_step(decode(["x", "y", "z", "<eos>"]), decode(["x", "y", "z", "w"])) is None  # only the last

@@ -28,3 +28,18 @@ def test_context_maps_share_a_scale_and_fit_a_column():
     figs = [context_heatmap(al, title="Luong · m · context vectors c_t", zmax=m, max_width=380) for al in (a, b)]
     assert {(f.data[0].zmin, f.data[0].zmax) for f in figs} == {(-m, m)}
     assert all(f.layout.width <= 380 and "Luong" in f.layout.title.text for f in figs)
+
+
+def test_points_on_a_line_keep_a_flat_second_axis_and_one_step_a_readable_map():
+    from attnviz.plots.context import MIN_PLOT_PX, pca_2d
+
+    rng = np.random.default_rng(0)
+    ends = rng.normal(size=(2, 8))  # a one-word source: every c_t mixes the same two vectors
+    mixes = rng.random(5)[:, None]
+    points = mixes * ends[0] + (1 - mixes) * ends[1]  # [5, 8], on one line, up to rounding
+    coords, ratio = pca_2d(points)
+    assert np.all(coords[:, 1] == 0.0) and ratio[1] == 0.0 and ratio[0] == 1.0  # no noise drawn as a spread
+    coords, ratio = pca_2d(rng.normal(size=(5, 8)))
+    assert np.all(coords[:, 1] != 0.0) and 0 < ratio[1] < ratio[0]
+    one = context_heatmap(make_alignment(["a"], []))  # a single step
+    assert one.layout.height >= 140 + MIN_PLOT_PX
