@@ -191,6 +191,7 @@ def coverage_bar(al: Alignment, max_width: int | None = None, title: str | None 
         width=max(min(520, max_width or 520), 160 + n_src * cell),
         height=280 + label_px(al.source_tokens, angle, font),
         bargap=0.15,
+        showlegend=False,  # the colours are the caption's; the marks say "hardly read" on hover
     )
     return fig
 

@@ -174,7 +174,8 @@ def heatmap_view(
                     r"Column sums $\sum_t a_{t,s}$: about 1 for a word translated once; orange (under 0.3) for a"
                     " word hardly read; red (over 1.7) for one read again and again."
                 )
-                named = {name: f"Coverage · {name} · {titles[name]}" if fill else None for name in panels}  # Both
+                model = {name: titles[name].split(" · ")[0] for name in panels}  # the title begins with the model
+                named = {name: f"Coverage · {name} · {model[name]}" if fill else None for name in panels}  # Both
                 bars = [coverage_bar(al, panel_width(panels), named[name]) for name, al in panels.items()]
                 bars = share_scales(bars, axes=("yaxis",))
                 for col, name, fig in zip(columns(panels), panels, bars, strict=True):

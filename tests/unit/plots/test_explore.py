@@ -22,7 +22,7 @@ def test_coverage_is_the_column_sum_and_flags_dropped_and_repeated_words():
     assert len(coverage_bar(make_alignment(["<b>x</b>"] * 30, ["y"] * 5)).data[0].y) == 31
     (marks,) = fig.data[1:]  # a word hardly read gets a mark on the axis: its bar is a pixel high
     assert list(marks.x) == [1] and list(marks.y) == [0.0] and marks.marker.color == bar.marker.color[1]
-    assert fig.layout.title.text.startswith("Coverage: total")
+    assert fig.layout.title.text.startswith("Coverage: total") and fig.layout.showlegend is False
     assert coverage_bar(al, title="Coverage · Luong · <m>").layout.title.text == "Coverage · Luong · &lt;m&gt;"
 
 
