@@ -2,7 +2,7 @@
 a spreadsheet, safetensors checkpoints, the catalog (its :class:`ModelEntry` and the questions asked
 of it: slots, siblings, what the app opens on)."""
 
-from attnviz.store.catalog import list_models, load, model_roots, shareable_meta
+from attnviz.store.catalog import list_models, load, model_roots, read_history, shareable_meta
 from attnviz.store.catalog_queries import (
     FRONT_EXAMPLES,
     Slot,
@@ -17,7 +17,7 @@ from attnviz.store.catalog_queries import (
     slots,
     task_of,
 )
-from attnviz.store.checkpoint import as_stored, drop_owner, load_checkpoint, read_header, read_history, save, stored_as
+from attnviz.store.checkpoint import as_stored, drop_owner, load_checkpoint, read_header, save, stored_as
 from attnviz.store.csvsafe import csv_text, safe_cell
 from attnviz.store.entry import HIDDEN_TASK, PRETRAINED, TRAINED, UPLOADED, ModelEntry, visible_to
 from attnviz.store.files import (

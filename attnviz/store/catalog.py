@@ -22,6 +22,7 @@ from attnviz.decoding import Translator
 from attnviz.devices import pick_device
 from attnviz.errors import CheckpointError, InputError, refuse_url
 from attnviz.store.checkpoint import load_checkpoint, read_header
+from attnviz.store.checkpoint import read_history as read_file_history
 from attnviz.store.entry import ModelEntry, visible_to
 from attnviz.store.paths import SUFFIX, ModelWarning, absent_models, models_dir, pretrained_dir, read_manifest
 
@@ -184,6 +185,13 @@ def _confined(path: Path, asked: str, roots: list[Path] | None) -> Path:
             "copy the checkpoint into one of them"
         )
     return path
+
+
+def read_history(name_or_path: str | Path) -> dict | None:
+    """The alignment history of a model, by name (as :func:`load` takes it) or checkpoint path, as plain
+    data for plots (:func:`attnviz.store.checkpoint.read_history`); None for a model trained without one."""
+    path = Path(name_or_path).expanduser()
+    return read_file_history(path if path.exists() else resolve(str(name_or_path)))
 
 
 def load(name_or_path: str | Path, device: str | None = None, roots: list[Path] | None = None) -> Translator:

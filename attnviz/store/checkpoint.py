@@ -215,13 +215,8 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
 def read_history(path: str | Path) -> dict | None:
     """The alignment history of the checkpoint at ``path`` as plain data for plots (see
     :meth:`attnviz.decoding.AlignmentHistory.to_dict`), read without the model's weights; None
-    for a model trained without one (or whose history was malformed). ``path`` may also be a model's
-    name, as :func:`attnviz.load` takes it."""
+    for a model trained without one (or whose history was malformed)."""
     path = Path(path)
-    if not path.exists():
-        from attnviz.store.catalog import resolve  # the catalog reads checkpoints: imported when needed
-
-        path = resolve(str(path))
     header = read_header(path)
     if FIELD not in header:
         return None
