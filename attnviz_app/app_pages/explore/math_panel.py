@@ -9,6 +9,7 @@ from attnviz.data import EOS
 from attnviz.decoding import Alignment, Translator
 from attnviz.errors import AttnvizError
 from attnviz.explain import cell_numbers, latex_lines
+from attnviz.links import whole_rows
 from attnviz_app.app_pages.explore.sidebar import EOS_KEY
 from attnviz_app.app_pages.shared.common import escape_markdown, quoted
 
@@ -23,7 +24,7 @@ def renormalised_note(al: Alignment, t: int, s: int) -> str | None:
     if rest <= 0 or abs(row[s] * total / rest - row[s]) < 5e-4:
         return None  # the map shows the model's own weight, to the 3 decimals written
     own = f" The numbers below are the model's own, {row[s]:.3g}, with `<eos>` ({row[-1]:.3g})."
-    if abs(total - 1) <= 1e-3:
+    if whole_rows(row):  # a softmax row: the one question the figures' caption asks too
         return (
             f"The map hides `<eos>` and rescales each row to sum to 1 without it: it shows"
             f" {row[s]:.3g} / {rest:.3g} = **{row[s] / rest:.3f}**, this weight over the row's weight off `<eos>`."
