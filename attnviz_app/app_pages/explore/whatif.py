@@ -138,9 +138,10 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
         )
     )
     cols, width = _layout(bases)
+    ended = {name for name, base in bases.items() if step >= len(base.target_tokens)}  # nothing to force there
     forced = {}
     for name, base in bases.items():
-        if step >= len(base.target_tokens):  # this translation ended before the step: nothing to force
+        if name in ended:
             forced[name] = base
             continue
         onehot = tuple(1.0 if s == source else 0.0 for s in range(len(base.source_tokens)))
@@ -151,7 +152,7 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
     for col, (name, base) in zip(cols, bases.items(), strict=True):
         with col:
             _heading(name, entries[name], many)
-            if step >= len(base.target_tokens):
+            if name in ended:
                 st.caption(
                     f"This translation has {len(base.target_tokens)} steps, so it has no step {step}: not forced."
                 )
