@@ -47,6 +47,17 @@ def slugify(name: str, max_len: int = MAX_NAME) -> str:
     return slug
 
 
+def name_part(word: str) -> str:
+    """A score or a decoder style as a model's name spells it: ``local_m`` -> ``local-m``."""
+    return word.replace("_", "-").lower()
+
+
+def default_model_name(task: str, score: str, style: str) -> str:
+    """The name a model of ``task``, ``score`` and ``style`` gets unless the user gives one, spelled as
+    the shipped models are (``dates-local-m-luong``); cut so that a free-name suffix still fits."""
+    return slugify("-".join([task, name_part(score), name_part(style)])[: MAX_NAME - 4])
+
+
 def slug(text: str, max_len: int = 40) -> str:
     """A piece of a file name from any text: ASCII letters, digits and ``-`` (accents dropped,
     everything else a dash), cut at a word boundary; ``""`` when nothing is left."""

@@ -196,6 +196,9 @@ def test_train_name_follows_score_and_style_is_never_blank_and_the_form_survives
     assert at.text_input(key="train_name").value == "toy-fr-dot-luong"
     at.text_input(key="train_name").set_value("").run()
     assert at.text_input(key="train_name").value == "toy-fr-dot-luong"  # a blank name gets the default back
+    at.selectbox(key="train_score").set_value("local_m").run()
+    assert at.text_input(key="train_name").value == "toy-fr-local-m-luong"  # spelled as the shipped models are
+    at.selectbox(key="train_score").set_value("dot").run()
     at.number_input(key="train_epochs").set_value(7).run()
     at.switch_page("attnviz_app/app_pages/explore/explore.py").run()
     at.switch_page("attnviz_app/app_pages/train/train.py").run()

@@ -10,7 +10,7 @@ from attnviz.data import Pair
 from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError
 from attnviz.evaluation import measured_on
-from attnviz.store import ModelEntry, shareable_meta
+from attnviz.store import ModelEntry, name_part, shareable_meta
 from attnviz_app.app_pages.shared.common import error_text, session_id
 from attnviz_app.app_pages.shared.data_ui import cached_corpus
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
@@ -114,5 +114,5 @@ def chip_label(entry: ModelEntry) -> str:
     """A model in a picker: its name, with its score and style where the name does not say them."""
     name, score, style = entry.name, str(entry.score), str(entry.style)
     parts = name.lower().split("-")
-    said = score.replace("_", "-") in name.lower() and style.lower() in parts
+    said = name_part(score) in name.lower() and name_part(style) in parts
     return name if said else f"{name} · {score}/{style}"

@@ -11,7 +11,7 @@ from attnviz.errors import AttnvizError
 from attnviz.model import SCORES
 from attnviz.plots import alignment_heatmap, training_curves
 from attnviz.server import REGISTRY, JobSnapshot, TrainingJob
-from attnviz.store import free_path, models_dir, slugify
+from attnviz.store import default_model_name, free_path, models_dir, slugify
 from attnviz.training import Recipe
 from attnviz_app.app_pages.shared.common import escape_markdown, refresh_models
 from attnviz_app.app_pages.train.probe import PROBE_KEY, PROBES, probe_input
@@ -100,7 +100,7 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
     _follow_default(PROBE_KEY, PROBES.get(spec, ""))
     probe = probe_input(spec)
     # the first free name: never a shipped model's nor one in the models folder
-    _follow_default("train_name", free_path(models_dir(), slugify(f"{label}-{score}-{style}"[:56])).stem)
+    _follow_default("train_name", free_path(models_dir(), default_model_name(label, score, style)).stem)
     c1, c2 = st.columns(2)
     devices = available_devices()
     device = c1.selectbox(

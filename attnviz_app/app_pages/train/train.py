@@ -17,7 +17,7 @@ from attnviz.server import (
     resume_stranded,
     stranded_runs,
 )
-from attnviz.store import sibling, task_of, visible_to
+from attnviz.store import default_model_name, sibling, task_of, visible_to
 from attnviz.training import Recipe
 from attnviz_app.app_pages.shared.common import (
     error_text,
@@ -79,7 +79,7 @@ def sibling_panel(sid: str) -> None:
         if not visible_to(meta, sid):
             st.info("This model was trained on another session's upload; its settings are private.")
             return
-        name = f"{task_of(entry)}-{entry.score}-{pick[1]}".replace("_", "-")
+        name = default_model_name(task_of(entry), str(entry.score), pick[1])
         recipe = sibling_recipe(meta, pick[1], name)
         if recipe is None:
             st.info("This model does not store its recipe; use the form below with the same settings.")

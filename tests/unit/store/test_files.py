@@ -102,3 +102,10 @@ def test_several_models_name_a_file_whole():
     assert files.models_slug(["x"] + [f"task-model-{k}" for k in range(60)]) == "61-models"
     assert files.models_slug([f"task-model-{k}-long-name" for k in range(20)]) == "task-model-20-models"
     assert files.models_slug(["same", "same"]) == "same" and files.models_slug([]) == ""
+
+
+def test_default_model_name_spells_scores_and_styles_as_the_shipped_models_do():
+    assert files.default_model_name("dates", "local_m", "luong") == "dates-local-m-luong"
+    assert files.default_model_name("multi30k-de-en", "scaled_dot", "Bahdanau") == "multi30k-de-en-scaled-dot-bahdanau"
+    long = files.default_model_name("x" * 200, "local_p", "luong")
+    assert len(long) <= files.MAX_NAME - 4 and long == files.slugify(long)  # room for a free-name suffix
