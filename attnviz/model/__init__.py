@@ -1,6 +1,6 @@
 """The model: score functions (one registry), the shared attention step, encoder, decoders, Seq2Seq, ModelConfig."""
 
-from attnviz.model.attention import Attention, AttentionOutput, Memory, is_local
+from attnviz.model.attention import Attention, AttentionOutput, Memory, is_local, is_predictive
 from attnviz.model.config import ENCODERS, STYLES, ModelConfig
 from attnviz.model.decoder import DecoderState, Recurrence, StepOutput
 from attnviz.model.scores import SCORES, Score, get_score, register
@@ -23,5 +23,6 @@ __all__ = [
     "build_model",
     "get_score",
     "is_local",
+    "is_predictive",
     "register",
 ]

@@ -14,12 +14,21 @@ import torch
 from torch import Tensor, nn
 
 from attnviz.errors import ConfigError
-from attnviz.model.scores import LocalPScore, LocalScore, Term, get_score
+from attnviz.model.local_scores import LocalScore
+from attnviz.model.scores import SCORES, Term, get_score
 
 
 def is_local(score: str) -> bool:
     """Whether the score ``score`` is local (a window around ``p_t`` with a content score inside)."""
     return issubclass(get_score(score), LocalScore)
+
+
+def is_predictive(score: str) -> bool:
+    """Whether the score ``score`` predicts its window's centre and multiplies the weights by a Gaussian
+    around it after the softmax (local-p), so that a row of weights sums to less than 1. False for a
+    name outside the registry (a Transformer's heads)."""
+    cls = SCORES.get(score)
+    return bool(cls is not None and cls.predictive)
 
 
 @dataclass
@@ -86,7 +95,7 @@ class Attention(nn.Module):
     @property
     def is_predictive(self) -> bool:
         """Local-p: the window's centre is predicted and a Gaussian scales the weights."""
-        return isinstance(self.score, LocalPScore)
+        return self.score.predictive
 
     def cell_terms(self, query: Tensor, values: Tensor, t: int, s: int, q: str) -> list[Term]:
         """Every intermediate of the raw score of cell ``(t, s)``: query ``[Q]``, one sentence's
@@ -143,7 +152,7 @@ class Attention(nn.Module):
             valid = valid & (in_window | nearest)
         scores = scores.masked_fill(~valid, -math.inf)
         weights = torch.softmax(scores, dim=-1)  # [B, T, S]
-        if isinstance(self.score, LocalPScore):
+        if self.is_predictive:
             sigma = self.window / 2
             weights = weights * torch.exp(-(distance**2) / (2 * sigma**2))
         if override is not None:
@@ -152,7 +161,7 @@ class Attention(nn.Module):
         return weights, scores, positions
 
     def _positions(self, queries: Tensor, memory: Memory, steps: Tensor) -> Tensor:
-        if isinstance(self.score, LocalPScore):
+        if self.is_predictive:
             return self.score.predict_position(queries, memory.lengths)  # [B, T]
         last = (memory.lengths - 1).unsqueeze(1).to(queries.dtype)  # [B, 1]
         return torch.minimum(steps.to(queries.dtype).unsqueeze(0), last)  # [B, T]

@@ -2,7 +2,8 @@
 
 A score function only computes energies ``e[t, s]`` between decoder queries and encoder keys;
 the shared step (:mod:`attnviz.model.attention`) does what every score shares. Registering a
-class with :func:`register` is the only change needed to offer a new score everywhere.
+class with :func:`register` (here, or in :mod:`attnviz.model.local_scores` for a windowed one) is
+the only change needed to offer a new score everywhere.
 
 Notation: ``B`` batch, ``T`` decoder steps, ``S`` source positions, ``Q`` query size (the
 decoder state), ``K`` key size (the encoder annotation), ``A`` the attention layer size.
@@ -50,6 +51,7 @@ class Score(nn.Module):
     formula: ClassVar[str]  # LaTeX, shown by the app
     needs_equal_dims: ClassVar[bool] = False  # keys must have the query's size
     content_based: ClassVar[bool] = True  # False: ignores the keys (location)
+    predictive: ClassVar[bool] = False  # True: a predicted window centre and a Gaussian after the softmax (local-p)
     symbols: ClassVar[dict[str, str]] = {}  # formula name (W_a, v_a...) -> the nn.Linear holding it
 
     def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int):
@@ -72,7 +74,7 @@ class Score(nn.Module):
     def formula_parameters(self) -> dict[str, Tensor]:
         """The learned parameters under their names in the formula: matrices ``[out, in]``, the
         ``v_*`` as vectors ``[A]``. Views: writing into them changes the score."""
-        return _by_symbol(self)
+        return by_symbol(self)
 
     @torch.no_grad()
     def set_formula_parameters(self, values: dict[str, Tensor]) -> None:
@@ -88,7 +90,7 @@ class Score(nn.Module):
             current[sym].copy_(value)
 
 
-def _by_symbol(score: Score) -> dict[str, Tensor]:
+def by_symbol(score: Score) -> dict[str, Tensor]:
     """``score.symbols`` resolved to weight views; a ``v_*`` (a one-row layer) as a vector."""
     weights = {sym: getattr(score, attr).weight for sym, attr in score.symbols.items()}
     return {sym: w[0] if sym.startswith("v") else w for sym, w in weights.items()}
@@ -289,107 +291,6 @@ class LocationScore(Score):
             Term("W_a query", rf"W_a {q}", every),
             Term("cut to the source", rf"(W_a {q})_{{0:{keys.size(0)}}}", cut),
             Term("row s", rf"(W_a {q})_{{{s}}}", cut[s]),
-        ]
-
-
-class LocalScore(Score):
-    """Local attention (Luong 2015 §3.2): a content score restricted to ``[p_t - D, p_t + D]``."""
-
-    predictive: ClassVar[bool]
-
-    def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int, content: str = "general"):
-        super().__init__(query_dim, key_dim, attn_dim, max_src_len)
-        content_cls = get_score(content)
-        if issubclass(content_cls, LocalScore) or not content_cls.content_based:
-            raise ConfigError(f"local attention needs a content score, not {content!r}")
-        if content_cls.needs_equal_dims and query_dim != key_dim:
-            raise ConfigError(f"the content score {content!r} needs keys of the query's size")
-        self.content = content_cls(query_dim, key_dim, attn_dim, max_src_len)
-
-    def prepare(self, keys: Tensor) -> Tensor:
-        return self.content.prepare(keys)
-
-    def energies(self, queries: Tensor, cache: Tensor) -> Tensor:
-        return self.content.energies(queries, cache)
-
-    def terms(self, query: Tensor, keys: Tensor, t: int, s: int, q: str, k: str) -> list[Term]:
-        """``p_t`` first (how the window is placed), then the content score."""
-        return [*self.position_terms(query, keys.size(0), t, q), *self.content.terms(query, keys, t, s, q, k)]
-
-    def position_terms(self, query: Tensor, src_len: int, t: int, q: str) -> list[Term]:
-        """How ``p_t`` is found for query ``[Q]``; the last term is ``p_t``."""
-        raise NotImplementedError
-
-    def formula_parameters(self) -> dict[str, Tensor]:
-        return {**self.content.formula_parameters(), **_by_symbol(self)}
-
-
-@register
-class LocalMScore(LocalScore):
-    r"""Luong local-m: :math:`p_t = \min(t, S - 1)`; :math:`a_t(s) = \mathrm{softmax}(\mathrm{score}(h_t, \bar h_s))`
-    over :math:`s \in [p_t - D, p_t + D]`, zero elsewhere.
-
-    Monotonic alignment: step ``t`` looks around source position ``t`` (the paper's :math:`p_t = t`),
-    clipped to the last source position for a step past the source's end. The content score is
-    ``general`` unless configured otherwise.
-    """
-
-    name = "local_m"
-    formula = (
-        r"p_t = \min(t, S - 1),\quad a_t(s) = \frac{\exp \mathrm{score}(h_t, \bar h_s)}"
-        r"{\sum_{|s'-p_t| \le D} \exp \mathrm{score}(h_t, \bar h_{s'})},\ |s - p_t| \le D"
-    )
-    predictive = False
-
-    def position_terms(self, query: Tensor, src_len: int, t: int, q: str) -> list[Term]:
-        # as Attention._positions: the step, clipped to the last source position
-        return [Term("p_t", rf"p_t = \min(t, S - 1) = \min({t}, {src_len - 1})", query.new_tensor(min(t, src_len - 1)))]
-
-
-@register
-class LocalPScore(LocalScore):
-    r"""Luong local-p: :math:`p_t = S \cdot \operatorname{sigmoid}(v_p^\top \tanh(W_p h_t))`,
-    :math:`a_t(s) = \mathrm{align}(h_t, \bar h_s) \exp\left(-\frac{(s - p_t)^2}{2\sigma^2}\right)`,
-    :math:`\sigma = D/2`.
-
-    ``align`` is the softmax of the content score over the window ``|s - p_t| <= D``; the
-    Gaussian then favours positions near ``p_t``. As in the paper the product is not
-    renormalised, so a row sums to at most one. ``S`` is the source length (``<eos>``
-    included) and positions are 0-based.
-    """
-
-    name = "local_p"
-    formula = (
-        r"p_t = S \cdot \operatorname{sigmoid}\left(v_p^\top \tanh(W_p h_t)\right),\quad "
-        r"a_t(s) = \mathrm{align}(h_t, \bar h_s)\, \exp\left(-\frac{(s-p_t)^2}{2\sigma^2}\right),"
-        r"\ \sigma = \tfrac{D}{2}"
-    )
-    predictive = True
-    symbols: ClassVar[dict[str, str]] = {"W_p": "W_p", "v_p": "v_p"}
-
-    def __init__(self, query_dim: int, key_dim: int, attn_dim: int, max_src_len: int, content: str = "general"):
-        super().__init__(query_dim, key_dim, attn_dim, max_src_len, content)
-        self.W_p = nn.Linear(query_dim, attn_dim, bias=False)
-        self.v_p = nn.Linear(attn_dim, 1, bias=False)
-
-    def predict_position(self, queries: Tensor, lengths: Tensor) -> Tensor:
-        """``p_t`` ``[B, T]`` for queries ``[B, T, Q]`` and source lengths ``[B]``."""
-        gate = torch.sigmoid(self.v_p(torch.tanh(self.W_p(queries)))).squeeze(-1)  # [B, T]
-        return lengths.unsqueeze(1).to(gate.dtype) * gate
-
-    def position_terms(self, query: Tensor, src_len: int, t: int, q: str) -> list[Term]:
-        projected = self.W_p(query)  # [A]
-        hidden = torch.tanh(projected)
-        logit = self.v_p(hidden)[0]
-        gate = torch.sigmoid(logit)
-        inner = rf"v_p^\top \tanh(W_p {q})"
-        sigmoid = r"\operatorname{sigmoid}(\cdot)"
-        return [
-            Term("W_p query", rf"W_p {q}", projected),
-            Term("tanh(W_p query)", rf"\tanh(W_p {q})", hidden),
-            Term("v_p . tanh", inner, logit),
-            Term("sigmoid", rf"\operatorname{{sigmoid}}({inner})", gate),
-            Term("p_t", rf"p_t = S \cdot \operatorname{{sigmoid}}(\cdot) = {src_len} \cdot {sigmoid}", src_len * gate),
         ]
 
 

@@ -263,7 +263,7 @@ def add_alignment(
         name=values,
     )
     fig.add_trace(heat, row=row, col=col)
-    if al.positions is not None:  # local-p: the predicted centre p_t of each step
+    if al.positions is not None:  # local attention: the centre p_t of each step's window (local-m: min(t, S-1))
         p = go.Scatter(x=np.asarray(al.positions, dtype=float), y=list(range(n_tgt)), mode="lines+markers")
         p.update(name="p_t", line={"color": GOLD_COLOR, "dash": "dot"}, marker={"size": 5}, hoverinfo="skip")
         fig.add_trace(p, row=row, col=col)

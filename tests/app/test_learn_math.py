@@ -112,3 +112,14 @@ def test_learn_shows_an_impossible_pairing_as_a_message(app_env, monkeypatch):
     monkeypatch.setattr("attnviz.explain.score_parameters", refuse)
     at = open_page("learn.py")
     assert any("impossible at the sizes of" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("score", ["additive", "concat", "location", "local_m", "local_p"])
+def test_learn_works_every_score_through_with_its_formula_parameters(score):
+    at = open_page("learn.py")
+    at.selectbox(key="learn_worked_score").set_value(score).run()
+    assert not at.exception and not at.error
+    boxes = {t.label for t in at.text_input}
+    assert {"$W_a$"} <= boxes or {"$W_p$", "$v_p$"} <= boxes
+    assert any(r"\times 10^" in line.value or "e_" in line.value for line in at.latex)
+    assert not any("e-0" in line.value for line in at.latex)  # never "e minus 05"

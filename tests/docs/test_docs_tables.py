@@ -1,5 +1,5 @@
-"""The docs' tables and limits held to the code: the app's pages as frame.py routes them, and the
-project's rule that no source file is over 400 lines."""
+"""The docs' tables and limits held to the code: the app's pages as frame.py routes them, the score
+functions as the registry holds them, and the project's rule that no source file is over 400 lines."""
 
 import re
 
@@ -22,6 +22,15 @@ def test_the_docs_table_of_pages_is_the_navigation_in_its_order():
     docs = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
     table = re.findall(r"^\| \[([^\]]+)\]\(#[a-z-]+\) \| `/([a-z]*)` \|", docs, re.M)
     assert len(pages) == 7 and table == [(title, "" if path == "explore" else path) for title, path in pages]
+
+
+def test_the_docs_table_of_score_functions_is_the_registry():
+    from attnviz.model import SCORES
+
+    docs = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
+    section = docs.split("## Score functions", 1)[1].split("\n## ", 1)[0]
+    table = re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
+    assert sorted(table) == sorted(SCORES), "add a row for each registered score to docs/library.md's table"
 
 
 @pytest.mark.parametrize("path", [*SOURCES, ROOT / "app.py"], ids=lambda p: str(p.relative_to(ROOT)))

@@ -7,25 +7,27 @@ from __future__ import annotations
 import numpy as np
 
 from attnviz.decoding import Alignment
+from attnviz.links import whole_rows
+from attnviz.model import is_predictive
 from attnviz_app.app_pages.shared.common import escape_markdown
 
-TOLERANCE = 1e-3  # float32 weights: a softmax row sums to 1 within this
 EOS_NOTE_SHARE = 0.20  # a plain model's goal for attention on <eos> (docs/results.md, "Attention parked on <eos>")
 
 
 def row_sums(al: Alignment) -> str:
     """How the rows of ``al``'s weights sum, in words: "each row sums to 1" or the range."""
     sums = np.asarray(al.weights, dtype=np.float64).sum(axis=1)  # [tgt]
-    if sums.size == 0 or np.all(np.abs(sums - 1) < TOLERANCE):
+    emptied = sums == 0  # a row whose every weight sat on a hidden <eos>
+    if sums.size == 0 or (whole_rows(al.weights) and not emptied.any()):
         return "each row sums to 1"
     low, high = float(sums.min()), float(sums.max())
     span = f"{low:.2f}" if high - low < 0.005 else f"{low:.2f} to {high:.2f}"
     why = (
         "local-p multiplies the softmax by a Gaussian around $p_t$, so a row keeps less than 1"
-        if al.positions is not None
+        if is_predictive(al.score)
         else "the weights are not a softmax over this row"
     )
-    if np.any(sums < TOLERANCE) and al.positions is None:
+    if emptied.any() and not is_predictive(al.score):
         why = "a row that put all its weight on the hidden `<eos>` is 0"
     return f"rows sum to {span} ({why})"
 

@@ -18,6 +18,8 @@ from attnviz.explain import (
     worked_example,
     worked_lines,
 )
+from attnviz.links import whole_rows
+from attnviz.model import is_predictive
 from attnviz_app.app_pages.shared.common import user_errors
 
 
@@ -58,14 +60,13 @@ def worked_example_section() -> None:
     st.markdown("**1. Score** each key against the query:")
     for line in lines["score"]:
         st.latex(line)
-    whole = abs(float(np.sum(ex.weights)) - 1) <= 1e-6  # False under local-p's Gaussian
-    if not whole:
+    if is_predictive(score):
         st.markdown("**2. Softmax**, then local-p's Gaussian, turns scores into weights:")
     else:
         st.markdown("**2. Softmax** turns scores into weights that sum to 1:")
     for line in lines["weights"]:
         st.latex(line)
-    summed = "averaged with those weights" if whole else "summed with those weights, not averaged"
+    summed = "summed with those weights, not averaged" if is_predictive(score) else "averaged with those weights"
     st.markdown(f"**3. Context vector**: the keys {summed} (here the values are the keys):")
     for line in lines["context"]:
         st.latex(line)
@@ -114,7 +115,7 @@ def closing_caption(ex: WorkedExample) -> str:
     weights = np.asarray(ex.weights, dtype=np.float64)  # [S]
     scores = np.asarray(ex.scores, dtype=np.float64)  # [S]; -inf outside a local window
     total = float(weights.sum())
-    gaussian = ex.position is not None  # local-p multiplies the softmax by a Gaussian around p_t
+    gaussian = is_predictive(ex.score)  # local-p multiplies the softmax by a Gaussian around p_t
     top = int(np.argmax(weights))
     share = weights[top] / total if total > 0 else 0.0
     said = [f"Key {_key(top)} takes {_share(share)} ({weights[top]:.4f}),"]
@@ -150,7 +151,7 @@ def closing_caption(ex: WorkedExample) -> str:
             )
     if not np.all(np.isfinite(scores)):
         said.append("keys outside the local window (score −∞) get weight 0")
-    if abs(total - 1) > 1e-6:
+    if not whole_rows(weights):
         said.append(
             f"the weights sum to {total:.4f}, not 1: local-p multiplies the softmax by a Gaussian, which leaves"
             " less than 1"

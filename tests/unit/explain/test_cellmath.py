@@ -88,10 +88,12 @@ def plain_numbers(tr, al, text: str, t: int, s: int) -> dict[str, torch.Tensor]:
             found["W_a [query; key]"] = W_a @ torch.cat([q, key[j]])
             found["tanh"] = torch.tanh(found["W_a [query; key]"])
             e = _p(inner.v_a)[0] @ found["tanh"]
-        else:  # location
+        elif content == "location":
             found["W_a query"] = _p(inner.W_a) @ q
             found["cut to the source"] = found["W_a query"][:S]
             e = found["cut to the source"][j]
+        else:
+            pytest.fail(f"write {content}'s arithmetic by hand from its paper here")
         if record:
             out.update(found)
         return e

@@ -29,8 +29,10 @@ def _by_hand(score: str, q: np.ndarray, k: np.ndarray, p: dict, t: int, D: int) 
         raw = np.tanh(p["W_a"] @ q + k @ p["U_a"].T) @ p["v_a"]
     elif score == "concat":
         raw = np.array([p["v_a"] @ np.tanh(p["W_a"] @ np.concatenate([q, key])) for key in k])
-    else:  # location
+    elif score == "location":
         raw = (p["W_a"] @ q)[:S]
+    else:
+        pytest.fail(f"write {score}'s score by hand from its paper here")
     gauss = np.ones(S)
     if score in LOCAL:
         pos = min(t, S - 1) if score == "local_m" else S / (1 + np.exp(-p["v_p"] @ np.tanh(p["W_p"] @ q)))
