@@ -55,8 +55,8 @@ async def lifespan(_app: st.App) -> AsyncIterator[None]:
 def _remove_uploads() -> None:
     """The server's upload folder goes with the server. The warm-up thread loads the library; a
     server stopped before that made no folder."""
-    uploads = sys.modules.get("attnviz.server.upload_folder")
-    remove = getattr(uploads, "remove_server_folder", None)  # None while the module is still loading
+    server = sys.modules.get("attnviz.server")
+    remove = getattr(server, "remove_server_folder", None)  # None while the package is still loading
     if remove is not None:
         remove()
 

@@ -140,6 +140,11 @@ def test_relative_imports_resolve_against_the_importing_package():
         "import attnviz.server.jobs\n",
         "from attnviz import load\n",  # the front door imports every layer
         "from ...server import jobs\n",  # above the top-level package: Python refuses it
+        "import attnviz.errors\nattnviz.training.fit(model)\n",  # through the package's lazy loading
+        "import attnviz\nrun = attnviz.server.jobs\n",
+        'import importlib\nimportlib.import_module("attnviz.cli")\n',
+        'import sys\nsys.modules.get("attnviz.server")\n',
+        'import sys\nsys.modules["attnviz.training.fit"]\n',
     ],
 )
 def test_the_checker_sees_an_upward_import(source):
@@ -184,6 +189,8 @@ def test_the_checker_sees_a_module_in_all(source):
 def test_the_checker_sees_a_private_use_of_another_subpackage():
     found = imports("from attnviz.data.tasks import dates\nfrom attnviz.links import goldfile\n", "attnviz.cli")
     assert len(private_uses("cli", found, lambda sub: {"Pair"})) == 2
+    by_string = imports('sys.modules.get("attnviz.server.upload_folder")\nattnviz.store.files.slugify("x")\n', "app")
+    assert len(private_uses(None, by_string, lambda sub: {"remove_server_folder", "slugify"})) == 2
     own = imports("from attnviz.links import goldfile\n", "attnviz.links")
     assert not private_uses("links", own, lambda sub: set())  # a subpackage's own modules are its own business
 

@@ -3,7 +3,9 @@ resolves it, and each rule of the package's shape as a function over source text
 plant a source and see the rule report it.
 
 It reads the source with ``ast``: an import inside a function or under ``TYPE_CHECKING`` counts like
-one at the top, so a late import hides neither a layer break nor a cycle.
+one at the top, so a late import hides neither a layer break nor a cycle; so do a module named by a
+string (``importlib.import_module``, ``sys.modules``) and an attribute chain that reaches a subpackage
+through ``attnviz``'s lazy loading.
 """
 
 from __future__ import annotations
@@ -91,14 +93,49 @@ def _absolute(node: ast.ImportFrom, package: str) -> str:
         return ""
 
 
+LOADERS = {"import_module", "__import__"}  # a module named by a string: importlib's and the builtin
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    """``a.b.c`` as ``["a", "b", "c"]``; None for anything but names joined by dots."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(parts)] if isinstance(node, ast.Name) else None
+
+
+def _named_module(node: ast.AST) -> str | None:
+    """The module a call or lookup names by a string: ``import_module("attnviz.server")``,
+    ``__import__(...)``, ``sys.modules.get(...)`` or ``sys.modules[...]``."""
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        name = _dotted(node.func) or []
+        if name[-1:] and (name[-1] in LOADERS or name[-3:] == ["sys", "modules", "get"]):
+            return str(node.args[0].value)
+    if isinstance(node, ast.Subscript) and _dotted(node.value) == ["sys", "modules"]:
+        key = node.slice
+        return str(key.value) if isinstance(key, ast.Constant) else None
+    return None
+
+
 def imports(source: str, package: str) -> list[Import]:
-    """Every import of ``source``, a module of ``package`` (relative imports resolve against it)."""
+    """Every import of ``source``, a module of ``package`` (relative imports resolve against it), and
+    every other way it reaches a module: a module named by a string, and an attribute chain through
+    the package's lazy loading (``import attnviz.errors`` then ``attnviz.training.fit``)."""
+    tree = ast.parse(source)
     found = []
-    for node in ast.walk(ast.parse(source)):
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}  # a chain's own parts
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [Import(a.name, (), node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             found.append(Import(_absolute(node, package), tuple(a.name for a in node.names), node.lineno))
+        elif (named := _named_module(node)) is not None:
+            found.append(Import(named, (), node.lineno))
+        elif isinstance(node, ast.Attribute) and id(node) not in inner:
+            chain = _dotted(node)
+            if chain and chain[0] == "attnviz" and len(chain) > 1:
+                found.append(Import(".".join(chain[:-1]), (chain[-1],), node.lineno))
     return found
 
 
