@@ -67,6 +67,14 @@ LONGEST_SOURCE = 1999  # ModelConfig.max_src_len (2000) minus <eos>
 _MULTI30K_RE = re.compile(r"^multi30k-([a-z]{2})-([a-z]{2})(?:@(.+))?$")
 
 
+def multi30k_pair(spec: str) -> tuple[str, str, str | None] | None:
+    """The source and target languages and the folder (None: the default one) of a Multi30k spec
+    (``multi30k-de-en``, ``multi30k-de-en@DIR``); None for any other spec. The one test of "is this
+    Multi30k" that reading, the app and the checkpoint's trust all ask."""
+    m = _MULTI30K_RE.match(spec.strip())
+    return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
 def _options(spec: str, query: str, allowed: set[str]) -> dict[str, str]:
     options = dict(parse_qsl(query, keep_blank_values=True))
     unknown = set(options) - allowed
@@ -232,9 +240,9 @@ def load_corpus(
     target_tokenizer = tokenizer if target_lowercase is None else Tokenizer("word", lowercase=target_lowercase)
     notes: list[str] = []
     alone = False  # one Multi30k split read by itself
-    m = _MULTI30K_RE.match(spec)
-    if m:
-        source, target, folder = m.groups()
+    pair = multi30k_pair(spec)
+    if pair:
+        source, target, folder = pair
         # subword merges are learned on train, so a split is read alone only without them
         alone = only is not None and not any(merges) and multi30k.reads_alone(source, target, folder, only)
         raw, notes = multi30k.load_multi30k(
@@ -263,7 +271,7 @@ def load_corpus(
         )
 
     def pairs_of(rows: corpora.RawPairs, where: str) -> list[Pair]:
-        if m:  # Multi30k's files: tokens from the cache
+        if pair:  # Multi30k's files: tokens from the cache
             sources = tokenize_texts([s for s, _ in rows], tokenizer)
             targets = tokenize_texts([t for _, t in rows], target_tokenizer)
             made = [Pair(s, t, a, b) for (s, t), a, b in zip(rows, sources, targets, strict=True)]
@@ -350,6 +358,7 @@ def _with_subwords(corpus: Corpus, source_merges: int, target_merges: int) -> Co
 
 
 def is_file_spec(spec: str) -> bool:
-    """Whether a data spec reads a local file (in the app: an upload), not a task, Multi30k or the Hub."""
+    """Whether a data spec reads a local file (in the app: an upload), not a task, Multi30k or the Hub,
+    as :func:`load_corpus` reads it (``multi30k-en-de.csv?src=en&tgt=de`` is a file)."""
     spec = spec.strip()
-    return not (spec in TASKS or spec.startswith(("multi30k-", "hf:")))
+    return not (spec in TASKS or multi30k_pair(spec) or spec.startswith("hf:"))

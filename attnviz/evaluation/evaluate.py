@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attnviz.data import Corpus, Pair
+from attnviz.data import Corpus, Pair, multi30k_pair
 from attnviz.decoding import Alignment, Source, Translator
 from attnviz.errors import AttnvizError, InputError
 from attnviz.evaluation.metrics import aer, alignment_links, bleu, mean_entropy
@@ -164,13 +163,19 @@ def evaluate(
     )
 
 
-_STORED_SPEC = re.compile(r"^multi30k-(en|de|fr)-(en|de|fr)$")  # at the default folder: no @FOLDER
+SHIPPED_LANGUAGES = {"en", "de", "fr"}  # Multi30k's languages here; a stored spec names the default folder
 _STORED_OPTIONS = {  # load_corpus options a checkpoint may name, with their JSON types
     **dict.fromkeys(("n_train", "n_valid", "n_test", "seed", "min_len", "max_len"), int),
     **dict.fromkeys(("lowercase", "target_lowercase", "dedupe"), bool),
     **dict.fromkeys(("valid_fraction", "test_fraction"), float),
     "empty": str,
 }
+
+
+def _stored_multi30k(spec: str) -> bool:
+    """Whether ``spec`` is a Multi30k pair of this project's languages in the default folder (no @FOLDER)."""
+    pair = multi30k_pair(spec)
+    return pair is not None and pair[2] is None and spec == spec.strip() and set(pair[:2]) <= SHIPPED_LANGUAGES
 
 
 def _trusted_file(spec: str) -> bool:
@@ -200,7 +205,7 @@ def _stored_data(meta: dict) -> tuple[str, dict]:
     spec = recipe.get("data") or meta.get("task")
     if not spec:
         raise ConfigError("this model does not name its data; give a data spec (--data SPEC)")
-    if not isinstance(spec, str) or not (spec in TASKS or _STORED_SPEC.match(spec) or _trusted_file(spec)):
+    if not isinstance(spec, str) or not (spec in TASKS or _stored_multi30k(spec) or _trusted_file(spec)):
         shown = repr(spec)[:80]
         raise ConfigError(
             f"this model names its data as {shown}, which attnviz reads from a checkpoint only for a built-in "

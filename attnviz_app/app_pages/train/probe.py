@@ -4,11 +4,9 @@ Explore shows, when that is in the data's source language."""
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
-from attnviz.data import EXAMPLE, TASKS
+from attnviz.data import EXAMPLE, TASKS, multi30k_pair
 from attnviz_app.app_pages.shared.common import escape_markdown
 from attnviz_app.app_pages.shared.keys import EXPLORE_TASK, EXPLORE_TEXT
 
@@ -21,7 +19,6 @@ PROBES = {
     "reverse": "a b c d e",
     "sort": "h c a f c b",
 }
-_MULTI30K = re.compile(r"^multi30k-([a-z]{2})-[a-z]{2}(?:@|$)")
 
 
 def source_language(task: str | None) -> str | None:
@@ -29,9 +26,9 @@ def source_language(task: str | None) -> str | None:
     task's own (its name: its words are its own); None where it is not known (a file)."""
     if not task:
         return None
-    found = _MULTI30K.match(task)
-    if found:
-        return found.group(1)
+    pair = multi30k_pair(task)
+    if pair:
+        return pair[0]
     return task if task in TASKS else None
 
 

@@ -38,3 +38,18 @@ def test_a_file_too_small_for_three_splits_says_how_many_pairs_it_needs(tmp_path
     with pytest.raises(DataError, match=f"{said} .* so it needs 3 pairs or more; add pairs"):
         load_corpus(f"{path}?src=de&tgt=en")
     assert len(load_corpus(f"{path}?src=de&tgt=en", n_valid=0, n_test=0).train) == rows
+
+
+def test_a_file_named_like_a_multi30k_pair_is_a_file_to_every_question(tmp_path, monkeypatch):
+    from attnviz.data import is_file_spec, multi30k_pair
+
+    assert multi30k_pair("multi30k-de-en") == ("de", "en", None)
+    assert multi30k_pair(" multi30k-en-fr@/data/m30k ") == ("en", "fr", "/data/m30k")
+    assert multi30k_pair("multi30k-en-de.csv?src=en&tgt=de") is None
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "multi30k-de-en.tsv").write_text(
+        "de\ten\n" + "".join(f"{d}\t{e}\n" for d, e in PAIRS), encoding="utf-8"
+    )
+    spec = "multi30k-de-en.tsv?src=de&tgt=en"
+    assert is_file_spec(spec) and len(load_corpus(spec)) == len(PAIRS)  # read as a file, and said to be one
+    assert not is_file_spec("multi30k-de-en") and not is_file_spec("dates") and not is_file_spec("hf:x?src=a&tgt=b")
