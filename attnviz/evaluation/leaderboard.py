@@ -119,12 +119,6 @@ def write_table(path: Path, entries: list[ModelEntry] | None = None) -> bool:
     return new != text
 
 
-def written_table(path: Path) -> str:
-    """The table currently between the markers of ``path`` (for the test that it matches the manifest)."""
-    text = path.read_text(encoding="utf-8")
-    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip() if BEGIN in text else ""
-
-
 def attribution_results_path() -> Path | None:
     """Where ``benchmarks/attribution_aer.py`` writes its results in a checkout (None outside one)."""
     root = checkout_dir()

@@ -208,11 +208,3 @@ def js_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
         return (a * np.log(ratio)).sum(axis=-1)
 
     return np.clip((kl(p) + kl(q)) / 2, 0.0, None)
-
-
-def monotonicity(weights: np.ndarray) -> float:
-    """Fraction of consecutive steps whose argmax source position does not move left (1.0 if < 2 steps)."""
-    argmax = np.asarray(weights).argmax(axis=-1)  # [tgt]
-    if argmax.size < 2:
-        return 1.0
-    return float((np.diff(argmax) >= 0).mean())

@@ -349,13 +349,6 @@ def parse_pharaoh(
     return parse_gold(lines, lengths, fmt, int(one_based), name).alignments
 
 
-def parse_naacl(
-    lines: Iterable[str], lengths: list[tuple[int, int]], one_based: bool = False, name: str = "gold file"
-) -> list[GoldAlignment]:
-    """One :class:`GoldAlignment` per sentence of ``lengths`` from NAACL lines, of the given base."""
-    return parse_gold(lines, lengths, "naacl", int(one_based), name).alignments
-
-
 def score_links(
     predicted: Iterable[Iterable[Link] | None], gold: list[GoldAlignment] | GoldFile
 ) -> tuple[AlignmentCounts, list[AlignmentCounts | None]]:

@@ -67,11 +67,6 @@ def sentences(lines: Iterable[str]) -> list[Words]:
     return [line.split() for line in lines]
 
 
-def read_sentences(path: str | Path) -> list[Words]:
-    """A tokenized text file: one sentence per line, tokens separated by spaces."""
-    return sentences(file_lines(path))
-
-
 def is_bitext(lines: list[str]) -> bool:
     """Whether the first line that holds text is a ``source ||| target`` pair."""
     first = next((line for line in lines if line.strip()), "")

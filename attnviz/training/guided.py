@@ -62,17 +62,6 @@ def reference_rows(grid: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return ref / counts.clamp(min=1).unsqueeze(2), mask  # [B, T, S] rows sum to 1 where linked
 
 
-def reference_alignment(
-    links: Sequence[Iterable[Link]], tgt_len: int, src_len: int
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The reference distribution ``[B, T, S]`` and its row mask ``[B, T]`` from per-sentence links.
-
-    Row ``(b, t)`` is uniform over the sources linked to target ``t`` of sentence ``b``; rows
-    with no link are zero and masked (``False``).
-    """
-    return reference_rows(link_grid(links, tgt_len, src_len))
-
-
 def guided_alignment_loss(
     attention: torch.Tensor, reference: torch.Tensor, mask: torch.Tensor, eps: float = 1e-9
 ) -> torch.Tensor:

@@ -19,7 +19,6 @@ from attnviz.evaluation.metrics import (
     exact_match,
     js_divergence,
     mean_entropy,
-    monotonicity,
 )
 
 
@@ -140,12 +139,6 @@ def test_js_divergence_identical_symmetric_bounded():
     assert js[2] == pytest.approx(0.0)
     with pytest.raises(InputError, match="same shape"):
         js_divergence(p, q[:2])
-
-
-def test_monotonicity():
-    assert monotonicity(np.eye(4)) == 1.0
-    assert monotonicity(np.eye(3)[::-1]) == 0.0
-    assert monotonicity(np.eye(3)[:1]) == 1.0
 
 
 def test_precision_recall_aer_by_hand():

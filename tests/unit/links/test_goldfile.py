@@ -8,13 +8,16 @@ from attnviz.links.goldfile import (
     GoldFile,
     detect_format,
     parse_gold,
-    parse_naacl,
     parse_pharaoh,
     read_gold,
     score_links,
 )
 
 LENGTHS = [(3, 3), (2, 2)]  # (source, target) words per sentence
+
+
+def parse_naacl(lines, lengths, one_based: bool = False):
+    return parse_gold(lines, lengths, "naacl", int(one_based)).alignments
 
 
 def test_pharaoh_question_mark_and_suffix_notations():
@@ -128,7 +131,7 @@ def test_read_files_are_bounded_and_regular(tmp_path, monkeypatch):
     with pytest.raises(DataError, match="/dev/zero is not a regular file"):
         read_gold("/dev/zero", LENGTHS)
     with pytest.raises(DataError, match="is not a regular file"):
-        textfile.read_sentences(tmp_path)
+        textfile.file_lines(tmp_path)
     monkeypatch.setattr(textfile, "MAX_FILE_BYTES", 10)
     path = tmp_path / "gold.align"
     path.write_text("0-0 1-1 2-2\n0-0\n")

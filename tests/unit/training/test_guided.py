@@ -10,8 +10,13 @@ from attnviz.errors import InputError
 from attnviz.training.batches import make_batches
 from attnviz.training.config import TrainConfig
 from attnviz.training.fit import _loss_and_accuracy, fit
-from attnviz.training.guided import guided_alignment_loss, piece_links, reference_alignment
+from attnviz.training.guided import guided_alignment_loss, link_grid, piece_links, reference_rows
 from tests.support.tiny import reverse_corpus, tiny_translator
+
+
+def reference_alignment(links, tgt_len: int, src_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """What guided training reads of per-sentence links: each linked row uniform over its sources."""
+    return reference_rows(link_grid(links, tgt_len, src_len))
 
 
 def test_reference_rows_are_uniform_over_linked_sources_and_masked_elsewhere():
