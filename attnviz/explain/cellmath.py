@@ -27,7 +27,7 @@ from attnviz.data import BOS_ID, EOS, EOS_ID, Tokenizer
 from attnviz.decoding import Alignment, encode_one
 from attnviz.errors import InputError
 from attnviz.explain.steps import Step, latex_text, num, score_steps, step, weight_steps
-from attnviz.model import Attention, DecoderState
+from attnviz.model import Attention, DecoderState, other_style
 from attnviz.store import csv_text
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def formula_for(formula: str, style: str) -> str:
     """A score's formula written with the query its decoder style reads. The papers write the
     additive score with Bahdanau's s_{t-1} and the others with Luong's h_t; here every score
     runs in either style, and the panel's lines below the formula use the query actually read."""
-    other = QUERY["luong" if style == "bahdanau" else "bahdanau"]
+    other = QUERY[other_style(style)]
     return formula.replace(other, QUERY[style])
 
 

@@ -148,9 +148,9 @@ class Attention(nn.Module):
             distance = src_pos.view(1, 1, -1) - positions.unsqueeze(-1)  # [B, T, S]
             in_window = distance.abs() <= self.window
             # a p_t between positions may leave the window empty of real tokens: keep the nearest
-            nearest = distance.abs() == distance.abs().masked_fill(~valid, math.inf).amin(-1, keepdim=True)
+            nearest = distance.abs() == distance.abs().masked_fill(~valid, math.inf).amin(-1, keepdim=True)  # [B, T, S]
             valid = valid & (in_window | nearest)
-        scores = scores.masked_fill(~valid, -math.inf)
+        scores = scores.masked_fill(~valid, -math.inf)  # [B, T, S]: -inf off the source and the window
         weights = torch.softmax(scores, dim=-1)  # [B, T, S]
         if self.is_predictive:
             sigma = self.window / 2

@@ -7,6 +7,13 @@ from dataclasses import asdict, dataclass, fields
 from attnviz.errors import CheckpointError, ConfigError, check_field_types
 
 STYLES = ("bahdanau", "luong")
+
+
+def other_style(style: str) -> str:
+    """The decoder style that is not ``style``: what the app's flip and a sibling model use."""
+    return STYLES[1] if style == STYLES[0] else STYLES[0]
+
+
 ENCODERS = ("gru", "lstm", "transformer")
 CELLS = ("gru", "lstm")
 LSTM_CELL_INITS = ("zeros", "bridge")

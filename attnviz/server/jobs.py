@@ -35,7 +35,6 @@ from attnviz.errors import AttnvizError, ConfigError, counted
 from attnviz.store import (
     STAGING,
     SUFFIX,
-    free_path,
     hold_lock,
     models_dir,
     move_no_clobber,
@@ -57,7 +56,7 @@ class BusyError(AttnvizError):
     """The server already runs as many trainings as it allows, or this session runs one."""
 
 
-__all__ = ["STAGING", "BusyError", "JobRegistry", "JobSnapshot", "TrainingJob", "free_path", "slugify"]
+__all__ = ["STAGING", "BusyError", "JobRegistry", "JobSnapshot", "TrainingJob"]
 
 
 def max_trainings() -> int:

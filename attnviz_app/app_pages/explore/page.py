@@ -12,6 +12,7 @@ import streamlit as st
 
 from attnviz.data import LEXICON
 from attnviz.links import eos_share, for_reading
+from attnviz.model import other_style
 from attnviz.store import ModelEntry, file_stem, front_example, guided_twin, models_slug, slots
 from attnviz_app import page_file
 from attnviz_app.app_pages.explore import front, sidebar, url
@@ -87,7 +88,7 @@ def _train_new(task: str, score: str, style: str) -> None:
 def _missing_note(models: list[ModelEntry], choice: sidebar.Choice, style: str, reason: str) -> None:
     """Why a combination has no model, and a one-click way to train it: from its sibling's recipe
     where the other style has one, else on the Train page's form set to this task, score and style."""
-    other = "luong" if style == "bahdanau" else "bahdanau"
+    other = other_style(style)
     have = slots(models, choice.task)[choice.score, other].entry
     left, right = st.columns([4, 1], vertical_alignment="center")
     left.info(f"**{NAMES[style]}** {choice.score}: {escape_markdown(reason)}", icon=":material/block:")

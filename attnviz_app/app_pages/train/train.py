@@ -8,6 +8,7 @@ import streamlit as st
 
 from attnviz.data import TASKS
 from attnviz.errors import AttnvizError
+from attnviz.model import other_style
 from attnviz.server import (
     ACTIVE,
     REGISTRY,
@@ -62,7 +63,7 @@ def sibling_panel(sid: str) -> None:
     wanted = st.session_state.get(TRAIN_SIBLING)
     options = []
     for m in models:
-        other = "luong" if m.style == "bahdanau" else "bahdanau"
+        other = other_style(m.style)
         if m.owner in (None, sid) and sibling(models, m, other) is None:
             options.append((m.path, other))
     if not options:

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, TrainingJob, slugify
+from attnviz.server.jobs import DONE, FAILED, STOPPED, BusyError, JobRegistry, TrainingJob
 from attnviz.server.stranded import stranded_runs
-from attnviz.store import catalog, files, read_header
+from attnviz.store import catalog, files, read_header, slugify
 from tests.support.jobs import tiny_recipe, wait
 
 
