@@ -1,8 +1,12 @@
 """The Alignment trace: an <unk> copies the most attended real source word, whole words from a
 subword source, the unknown words named as the user typed them."""
 
-import numpy as np
+import math
 
+import numpy as np
+import pytest
+
+from attnviz.decoding import argmax_links
 from tests.support.alignments import alignment_of
 
 
@@ -55,3 +59,26 @@ def test_the_json_trace_writes_rounded_weights_without_float_noise():
     al.weights[0] = [1.8733701e-21, 1.9075498e-29, 1.16316e-20, 1.0]
     text = json.dumps(al.to_dict()["weights"][0])
     assert text == "[1.87337e-21, 1.90755e-29, 1.16316e-20, 1.0]"
+
+
+# 2 target steps x 3 source positions: step 0 reads source 2, step 1 reads source 0
+WEIGHTS = np.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]])
+
+
+def test_argmax_links_are_source_then_target():
+    assert argmax_links(WEIGHTS) == {(2, 0), (0, 1)}
+    al = alignment_of(WEIGHTS, ["x", "y", "<eos>"], ["a", "b"], [False] * 3)
+    assert al.hard_links() == [(2, 0), (0, 1)]
+    assert al.to_pharaoh() == "2-0 0-1"
+
+
+def test_coverage_is_the_attention_each_source_position_received():
+    al = alignment_of(WEIGHTS, ["x", "y", "<eos>"], ["a", "b"], [False] * 3)
+    np.testing.assert_allclose(al.coverage(), [0.6, 0.45, 0.95])
+    np.testing.assert_allclose(al.to_dict()["coverage"], [0.6, 0.45, 0.95])
+
+
+def test_entropy_is_one_number_per_step_in_nats():
+    al = alignment_of(WEIGHTS, ["x", "y", "<eos>"], ["a", "b"], [False] * 3)
+    expected = [-sum(p * math.log(p) for p in row) for row in WEIGHTS]
+    assert al.entropy() == pytest.approx(expected)

@@ -163,3 +163,14 @@ def test_possible_links_never_count_as_sure_misses():
     # predicting only a possible link: precision 1, recall 0 (sure ⊆ possible, not the reverse)
     c = alignment_counts([{(2, 1)}], [{(0, 0)}], [{(0, 0), (2, 1)}])[0]
     assert (c.precision, c.recall, c.aer) == (1.0, 0.0, pytest.approx(1 - 1 / 2))
+
+
+def test_mean_entropy_is_a_mean_over_every_step_not_over_sentences():
+    one_step = np.array([[1.0, 0.0]])  # entropy 0
+    three_steps = np.full((3, 2), 0.5)  # ln 2 each
+    assert mean_entropy([one_step, three_steps]) == pytest.approx(3 * math.log(2) / 4)
+
+
+def test_bleu_reads_chinese_characters_from_a_third_of_the_letters():
+    assert bleu_tokenize(["東京大 is big"]) == "zh"  # 3 of 8 letters: at least a third
+    assert bleu_tokenize(["東京 is big"]) == "13a"  # 2 of 7: less

@@ -330,3 +330,18 @@ def test_the_softmax_line_stays_finite_whatever_the_scores(top):
     softmax, a = weight_steps(tiny_attention("dot"), row, 3, 1, None)
     assert a.value == pytest.approx(float(expected[1]), rel=1e-12)
     assert "nan" not in softmax.latex and r"\infty" not in softmax.latex and "- -" not in softmax.latex
+
+
+def test_the_share_of_the_context_is_a_projection_on_it():
+    tr = tiny_translator(reverse_corpus(), "general", "luong")
+    al = tr.translate("a b c d e")
+    shares = []
+    for s in range(len(al.source_tokens)):
+        cell = cell_numbers(tr, al, 0, s)
+        part, context = cell["a * annotation"].value, cell["context"].value
+        share = cell["share of c_t"]
+        assert share.value == pytest.approx(part @ context / (context @ context), rel=1e-9)
+        assert share.shown.startswith(f"{float(share.value) * 100:.1f}")
+        shares.append(float(share.value))
+    assert sum(shares) == pytest.approx(1.0)  # the terms of c_t add up to c_t
+    np.testing.assert_allclose(context, al.contexts[0], rtol=1e-5, atol=1e-5)

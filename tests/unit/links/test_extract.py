@@ -9,12 +9,14 @@ from attnviz.decoding import argmax_links
 from attnviz.errors import DataError, InputError
 from attnviz.links.extract import (
     SYMMETRIC,
+    _word_alignment,
     align_corpus,
     align_words,
     symmetrise,
     threshold_links,
     transpose,
 )
+from attnviz.links.reading import Reading
 from tests.support.tiny import WORD, tiny_translator
 
 # 4 source x 4 target words. Forward (one link per target word): t0-s0, t1-s1, t2-s2, t3-s0.
@@ -131,3 +133,30 @@ def test_a_symmetric_method_without_a_reverse_model_says_which_model_and_how_to_
     monkeypatch.setitem(trained.meta, "task", "multi30k-en-fr")  # the fixture is shared: set back after
     with pytest.raises(InputError, match="union combines both directions; give a multi30k-fr-en model as the reverse"):
         align_words(trained, "a b", "b a", "union")
+
+
+def test_a_weight_equal_to_the_threshold_is_a_link():
+    w = np.array([[0.5, 0.25, 0.25], [0.125, 0.125, 0.75]])  # [tgt, src], exact in binary
+    assert threshold_links(w, 0.25) == {(0, 0), (1, 0), (2, 0), (2, 1)}
+    assert threshold_links(w, 0.75) == {(2, 1)}
+
+
+def test_grow_diag_grows_along_a_diagonal():
+    # the intersection is (0, 0); the union's (1, 1) touches it only diagonally and aligns new words
+    fwd, bwd = {(0, 0), (1, 1)}, {(0, 0)}
+    assert symmetrise(fwd, bwd, "grow-diag") == {(0, 0), (1, 1)}
+    assert symmetrise({(0, 0), (1, 0)}, {(0, 0)}, "grow-diag") == {(0, 0), (1, 0)}  # a side neighbour, too
+
+
+def _reading(weights, source, target):
+    return Reading(
+        np.array(weights, dtype=float), source, target, list(range(len(source))), list(range(len(target))), None, ""
+    )
+
+
+def test_the_reverse_models_links_are_transposed_before_they_are_combined():
+    fwd = _reading([[0, 0, 1], [1, 0, 0]], ["x", "y", "z"], ["a", "b"])  # a-z, b-x: links (2, 0), (0, 1)
+    bwd = _reading([[0, 1], [1, 0], [1, 0]], ["a", "b"], ["x", "y", "z"])  # x-b, y-a, z-a
+    # the reverse links as (source, target): (0, 1), (1, 0), (2, 0)
+    assert _word_alignment(fwd, bwd, "intersection", 0.3).links == [(0, 1), (2, 0)]
+    assert _word_alignment(fwd, bwd, "union", 0.3).links == [(0, 1), (1, 0), (2, 0)]

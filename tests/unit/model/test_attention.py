@@ -65,3 +65,26 @@ def test_gradients_reach_every_attention_parameter(name):
     (out.context.sum() + out.weights.pow(2).sum()).backward()
     for pname, p in att.named_parameters():
         assert p.grad is not None and p.grad.abs().sum() > 0, pname
+
+
+def test_an_override_is_masked_clipped_at_zero_and_renormalised():
+    att = tiny_attention("general")
+    values = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [2.0, 2.0], [9.0, 9.0]]])  # the last is padding
+    memory = att.prepare(values, torch.tensor([[True, True, True, False]]))
+    override = torch.tensor([[[2.0, 1.0, 1.0, 5.0], [-1.0, 1.0, 3.0, 0.0]]])  # [B, T, S], not distributions
+    out = att(torch.randn(1, 2, 2), memory, torch.arange(2), override)
+    assert torch.allclose(out.weights[0], torch.tensor([[0.5, 0.25, 0.25, 0.0], [0.0, 0.25, 0.75, 0.0]]))
+    assert torch.allclose(out.context[0], torch.tensor([[1.0, 0.75], [1.5, 1.75]]))
+    assert torch.isfinite(out.scores[0, :, :3]).all()  # the raw scores are still the model's
+
+
+def test_local_m_p_t_stops_at_each_rows_last_real_token():
+    """Rows of a batch with different source lengths: p_t = min(t, length - 1) for each row."""
+    att = tiny_attention("local_m", window=1)
+    values = torch.randn(2, 5, 2)
+    mask = torch.tensor([[True] * 5, [True, True, True, False, False]])
+    out = att(torch.randn(2, 6, 2), att.prepare(values, mask), torch.arange(6))
+    assert out.positions.tolist() == [[0, 1, 2, 3, 4, 4], [0, 1, 2, 2, 2, 2]]
+    for t in (3, 4, 5):  # the short row: window [1, 2] around its last real token
+        assert (out.weights[1, t] > 0).nonzero().flatten().tolist() == [1, 2]
+        assert out.weights[1, t].sum().item() == pytest.approx(1.0)

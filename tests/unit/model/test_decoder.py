@@ -45,3 +45,24 @@ def test_state_dict_keys_are_unchanged():
     keys = set(tiny_model("additive", "bahdanau").state_dict())
     assert {"decoder.rnn.weight_ih_l0", "decoder.rnn.weight_hh_l0", "decoder.rnn.bias_ih_l0"} <= keys
     assert not any("cell" in k for k in keys)
+
+
+@pytest.mark.parametrize("input_feeding", [False, True])
+@torch.no_grad()
+def test_luong_step_by_the_papers_formulas(input_feeding):
+    model = tiny_model("general", "luong", input_feeding=input_feeding)
+    decoder = model.decoder
+    src, lengths, tgt_in = padded_batch()
+    enc = model.encode(src, lengths)
+    state = enc.state
+    if input_feeding:
+        assert torch.equal(state.feed, torch.zeros_like(state.feed))  # h~_0 = 0
+    for t in range(3):
+        out, state = decoder.step(tgt_in[:, t], state, enc.memory, t)
+        h_t, c_t = out.queries[:, 0], out.attention.context[:, 0]  # [B, H], [B, K]
+        W_c = decoder.W_c.weight  # [H, K + H]: the context's columns first
+        K = c_t.size(-1)
+        h_tilde = torch.tanh(c_t @ W_c[:, :K].T + h_t @ W_c[:, K:].T)  # [B, H]
+        torch.testing.assert_close(out.logits[:, 0], decoder.generate(h_tilde), atol=1e-5, rtol=0)
+        if input_feeding:
+            torch.testing.assert_close(state.feed, h_tilde, atol=1e-6, rtol=0)  # h~_t feeds step t + 1

@@ -127,3 +127,26 @@ def test_formula_parameters_round_trip(name):
     att.score.set_formula_parameters(new)
     for n, p in att.score.formula_parameters().items():
         assert torch.equal(p, new[n])
+
+
+def test_local_m_steps_past_the_source_end_look_at_its_last_position():
+    """A target longer than the source: steps t >= S centre the window on S - 1, not on t (or S)."""
+    att = tiny_attention("local_m", window=1)
+    keys = [[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]  # S = 3
+    queries = [[[0.5, -1.0], [1.0, 2.0], [-0.3, 0.7], [2.0, 1.0], [0.1, 0.1]]]  # T = 5
+    out = attend(att, queries, keys)
+    assert out.positions[0].tolist() == [0, 1, 2, 2, 2]
+    for t in (3, 4):  # the window [1, 2] around p_t = 2, a softmax over those two
+        assert (out.weights[0, t] > 0).nonzero().flatten().tolist() == [1, 2]
+        assert torch.allclose(out.weights[0, t, 1:], torch.softmax(out.scores[0, t, 1:], -1))
+        terms = att.cell_terms(torch.tensor(queries[0][t]), torch.tensor(keys[0]), t, 1, "h_t")
+        p_t = next(x for x in terms if x.label == "p_t")
+        assert p_t.value.item() == 2.0  # the math panel's p_t is the model's
+
+
+def test_scaled_dot_writes_out_the_dot_product_then_its_scaling():
+    att = tiny_attention("scaled_dot")
+    terms = att.cell_terms(torch.tensor([3.0, 1.0]), torch.tensor([[2.0, 6.0]]), 0, 0, "h_t")
+    by_label = {x.label: x.value for x in terms}
+    assert by_label["dot product"].item() == pytest.approx(12.0)
+    assert by_label["scaled"].item() == pytest.approx(12 / math.sqrt(2))
