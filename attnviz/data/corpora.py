@@ -159,7 +159,60 @@ def no_rows(path: Path | str, n_rows: int) -> None:
         raise DataError(f"{path} holds no rows; add some or pick another file.")
 
 
+MAX_COLUMNS = 1000  # a pair table needs two text columns; a wider header costs minutes to read
+
+
+def check_width(path: Path, columns: int) -> None:
+    """Refuse a table of more than ``MAX_COLUMNS`` columns (nested fields counted) before it is read."""
+    if columns > MAX_COLUMNS:
+        raise DataError(
+            f"{path} has {columns:,} columns, more than a table of sentence pairs may have here "
+            f"({MAX_COLUMNS:,}); keep the two text columns you want (and a few others) and upload that."
+        )
+
+
+def json_width(path: Path, data: bytes) -> None:
+    """Refuse JSON records that name more than ``MAX_COLUMNS`` fields in all (nested ones as ``a.b``)
+    or nest too deeply to read, before ``datasets`` reads them; a file that is not JSON passes (its
+    reader says what is wrong)."""
+    import json
+
+    names: set[str] = set()
+
+    def walk(record: object, prefix: str) -> None:
+        stack = [(record, prefix)]  # without recursion: a record may nest as deep as json reads
+        while stack:
+            node, at = stack.pop()
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    names.add(at + str(key))
+                    stack.append((value, f"{at}{key}."))
+
+    def parsed(text: bytes) -> object:
+        try:
+            return json.loads(text)
+        except RecursionError:
+            raise DataError(
+                f"{path} nests its JSON too deeply to read; write one flat record per line such as "
+                '{"en": "...", "de": "..."}.'
+            ) from None
+        except ValueError:
+            return None  # not JSON: its reader says what is wrong
+
+    stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped[:1] == b"[":  # one JSON array of records
+        records = parsed(stripped)
+        for record in records if isinstance(records, list) else []:
+            walk(record, "")
+    else:
+        for line in filter(bytes.strip, data.splitlines()):
+            walk(parsed(line), "")
+    check_width(path, len(names))
+
+
 def check_columns(path: Path, fmt: str, available: list[str], wanted: list[str]) -> None:
+    """Refuse a table whose header names no columns, more than ``MAX_COLUMNS``, or not the ``wanted`` ones."""
+    check_width(path, len(available))
     if not any(str(name).strip() for name in available):  # a first line of spaces names none either
         raise DataError(
             f"{path} names no columns (is it empty, or its first line blank?); start it with a header "

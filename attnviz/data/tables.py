@@ -19,6 +19,7 @@ from attnviz.data.corpora import (
     check_columns,
     check_file,
     drop_empty_rows,
+    json_width,
     load_files,
     no_rows,
     read_rows,
@@ -138,8 +139,9 @@ def open_records(
     file a chunk or a line at a time."""
     path = Path(path)
     fmt = table_format(path, fmt)
-    check_file(path, max_bytes, text=fmt != "parquet", keep=False)
+    data = check_file(path, max_bytes, text=fmt != "parquet", keep=fmt == "json")
     if fmt == "json":
+        json_width(path, data)
         _refuse_null_records(path)
     kwargs: dict = {}
     first_line = 1
@@ -244,6 +246,7 @@ def table_columns(path: str | Path, *, fmt: str | None = None, max_bytes: int = 
             source = path
             lines = data.splitlines(keepends=True)
             kept = [line for line in lines if not _NULL_LINE.match(line)]
+            json_width(path, b"".join(kept))
             if not b"".join(kept).strip():
                 raise DataError(
                     f"{path} holds no JSON records (only blank or null lines); write one JSON object per "

@@ -8,6 +8,16 @@ import io
 import itertools
 import json
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attnviz.errors import DataError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+MAX_ROW_GROUP_BYTES = 256 * 2**20  # a Parquet row group stored larger than this is refused unread
 
 
 def _record_lines(data: bytes, fmt: str) -> Iterator[int]:
@@ -41,25 +51,72 @@ def _lines_head(data: bytes, fmt: str, max_rows: int, max_bytes: int) -> tuple[b
     return None
 
 
+def _row_sizes(table: pa.Table) -> np.ndarray:
+    """The bytes each row of ``table`` decodes to ``[rows]``, its text columns read as dictionaries
+    (a repeated string is counted every time it is used, never expanded)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    sizes = np.zeros(table.num_rows, dtype=np.int64)  # [rows]
+    for column in table.columns:
+        if pa.types.is_dictionary(column.type):
+            lengths = [pc.take(pc.binary_length(c.dictionary), c.indices) for c in column.chunks]
+            sizes += np.concatenate([x.fill_null(0).to_numpy(zero_copy_only=False) for x in lengths] or [[]])
+        else:
+            sizes += column.nbytes // max(1, table.num_rows)
+    return sizes
+
+
 def _parquet_head(data: bytes, max_rows: int, max_bytes: int) -> tuple[bytes, int] | None:
+    """A Parquet file's first rows within the limits, measured before they are decoded: its text read
+    as dictionaries, one row group at a time, each refused above ``MAX_ROW_GROUP_BYTES`` stored
+    uncompressed (a few KB of zstd can hold gigabytes of repeated text)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(pa.BufferReader(data))
-    except Exception:  # pyarrow raises several types for a broken file
+        plain = pq.ParquetFile(pa.BufferReader(data))
+        kinds = (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary, pa.types.is_large_binary)
+        texts = [f.name for f in plain.schema_arrow if any(kind(f.type) for kind in kinds)]
+        parquet = pq.ParquetFile(pa.BufferReader(data), read_dictionary=texts)
+    except Exception:  # pyarrow raises several types for a broken file: the loader says what is wrong
         return None
-    rows = min(max_rows, table.num_rows, int(table.num_rows * max_bytes / max(1, table.nbytes)))
-    if rows >= table.num_rows:
-        return None
+    kept: list[pa.Table] = []
+    rows = size = 0
+    for group in range(parquet.metadata.num_row_groups):
+        meta = parquet.metadata.row_group(group)
+        stored = sum(meta.column(c).total_uncompressed_size for c in range(meta.num_columns))
+        if stored > MAX_ROW_GROUP_BYTES:
+            if kept:
+                break
+            raise DataError(
+                f"this Parquet file's first row group is {stored / 2**20:,.0f} MB uncompressed, more than an "
+                f"upload may decode here ({MAX_ROW_GROUP_BYTES // 2**20} MB); write it with smaller row groups "
+                "(row_group_size) or as CSV"
+            )
+        table = parquet.read_row_group(group)
+        sizes = np.cumsum(_row_sizes(table)) + size  # [rows]
+        fit = min(int(np.searchsorted(sizes, max_bytes, side="right")), max_rows - rows)
+        fit = min(max(fit, int(not rows)), table.num_rows)  # the first row is kept whatever its size
+        kept.append(table.slice(0, fit))
+        rows, size = rows + fit, int(sizes[fit - 1]) if fit else size
+        if fit < table.num_rows:
+            break
+    else:
+        return None  # every row within the limits: the file is kept as it is
+    head = pa.concat_tables(kept).cast(plain.schema_arrow)  # the kept rows as plain text again
     sink = pa.BufferOutputStream()
-    pq.write_table(table.slice(0, max(1, rows)), sink)
-    return sink.getvalue().to_pybytes(), max(1, rows)
+    pq.write_table(head, sink)
+    return sink.getvalue().to_pybytes(), rows
 
 
 def _array_head(data: bytes, max_rows: int, max_bytes: int) -> tuple[bytes, int] | None:
     try:
         records = json.loads(data)
+    except RecursionError:
+        raise DataError(
+            "this JSON file nests arrays or objects too deeply to read; give one flat record per line (JSON Lines)"
+        ) from None
     except ValueError:
         return None
     rows = size = 0

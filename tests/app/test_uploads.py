@@ -316,3 +316,10 @@ def test_a_note_about_an_upload_names_it_as_uploaded_and_no_gold_means_no_link_c
     assert note == "ℹ️ my pairs\\.csv\\: dropped 1 row with an empty side \\(line 62\\)"  # the name, escaped
     table = at.dataframe[0].value
     assert "sure_links" not in table.columns and {"source", "target", "source_len"} <= set(table.columns)
+
+
+@pytest.mark.usefixtures("fresh")
+def test_an_upload_nested_too_deeply_gets_a_message_not_the_error_box():
+    at = data_page(("deep.json", "[" * 100_000))
+    assert not at.exception
+    assert any(e.value.startswith("deep") and "nests arrays or objects too deeply" in e.value for e in at.error)

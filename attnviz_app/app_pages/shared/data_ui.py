@@ -39,8 +39,8 @@ class SharedUpload(NamedTuple):
 def _cut_note(shared: SharedUpload) -> None:
     if shared.kept_rows is not None:
         st.warning(
-            f"{escape_markdown(shared.name)} is larger than an upload may be here ({MAX_UPLOAD_ROWS:,} rows "
-            f"or {MAX_UPLOAD_MB} MB): only its first {shared.kept_rows:,} rows are used. To use other "
+            f"{escape_markdown(shared.name)} holds more than an upload may here ({MAX_UPLOAD_ROWS:,} rows "
+            f"or {MAX_UPLOAD_MB} MB of text): only its first {shared.kept_rows:,} rows are used. To use other "
             "rows, upload a file of those rows."
         )
 
@@ -55,7 +55,11 @@ def _store(upload: UploadedFile, old: SharedUpload | None, session: str) -> Shar
             "per upload; upload a sample of its rows."
         )
         return None
-    stored = store_upload(upload.getvalue(), upload.name, session, session_holder(session))
+    try:
+        stored = store_upload(upload.getvalue(), upload.name, session, session_holder(session))
+    except AttnvizError as e:  # a file that would decode to more than the server may hold
+        st.error(f"{escape_markdown(upload.name)}: {error_text(e)}")
+        return None
     if old and Path(old.path) != stored.path:
         release_upload(Path(old.path), session)
         _upload_corpus.clear()  # this session's cache only
