@@ -39,6 +39,7 @@ MAX_SOURCE_PIECES = 512
 MAX_BEAM = 16
 MAX_NEW_TOKENS = 512
 MAX_CONFIG_BYTES = 2**20
+FLOATS = {"F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2"}  # safetensors' names of weight types
 MAX_UNSTORED = 10_000_000  # weights a config may describe beyond twice those stored (random-initialised ones)
 PICKLES = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack", "model.ckpt")
 
@@ -260,8 +261,7 @@ class HFModel:
         encoder = torch.stack(out.encoder_attentions)[:, 0]  # [enc_layers, enc_heads, src, src]
         log_probs = out.logits[0].float().log_softmax(-1).gather(-1, labels[0, :, None])[:, 0]  # [tgt]
         src_ids, tgt_ids = enc.input_ids[0].tolist(), labels[0].tolist()
-        src_pieces = self.tokenizer.convert_ids_to_tokens(src_ids)
-        tgt_pieces = self.tokenizer.convert_ids_to_tokens(tgt_ids)
+        src_pieces, tgt_pieces = self._pieces(src_ids), self._pieces(tgt_ids)
         text_of = self._piece_text
         source = group_pieces(src_pieces, [i in self._special for i in src_ids], self.info.marker, "source", text_of)
         tgt_special = [i in self._special for i in tgt_ids]
@@ -282,6 +282,12 @@ class HFModel:
             model_type=self.info.model_type,
             text=self.tokenizer.decode(tgt_ids, skip_special_tokens=True),
         )
+
+    def _pieces(self, ids: list[int]) -> list[str]:
+        """The tokenizer's pieces of ``ids``; an id past its vocabulary (a config padded beyond the
+        tokenizer, as T5's and mBART's are) as ``<id N>``."""
+        pieces = self.tokenizer.convert_ids_to_tokens(ids)
+        return [f"<id {i}>" if piece is None else piece for i, piece in zip(ids, pieces, strict=True)]
 
     def _piece_text(self, piece: str) -> str:
         """The text of byte-level pieces written together (``Ã©`` -> ``é``)."""
@@ -314,7 +320,7 @@ def load_hf(folder: str | Path, device: str = "cpu", label: str | None = None) -
         ) from None
     try:
         model = transformers.AutoModelForSeq2SeqLM.from_pretrained(
-            path, **local, use_safetensors=True, attn_implementation="eager"
+            path, **local, use_safetensors=True, attn_implementation="eager", dtype=torch.float32
         )
     except MemoryError:
         raise
@@ -327,14 +333,16 @@ def load_hf(folder: str | Path, device: str = "cpu", label: str | None = None) -
 
 
 def _stored_values(path: Path, label: str | None) -> int:
-    """How many numbers the folder's safetensors files hold, from their headers (nothing else is read)."""
+    """How many weights the folder's safetensors files hold, from their headers (nothing else is read):
+    floating-point tensors only, so that bytes stored as integers count for no weights."""
     from safetensors import SafetensorError, safe_open
 
     total = 0
     for file in sorted(path.glob("*.safetensors")):
         try:
             with safe_open(file, "pt") as f:
-                total += sum(math.prod(f.get_slice(k).get_shape()) for k in f.keys())  # noqa: SIM118
+                slices = [f.get_slice(k) for k in f.keys()]  # noqa: SIM118
+                total += sum(math.prod(x.get_shape()) for x in slices if x.get_dtype() in FLOATS)
         except (SafetensorError, OSError) as e:
             raise CheckpointError(
                 f"{f'{file.name} of {label}' if label else file}: not a safetensors file ({_short(e, path, label)}); "
