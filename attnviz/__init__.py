@@ -21,15 +21,18 @@ __all__ = [
     "Alignment",
     "Attention",
     "AttnvizError",
+    "AttnvizWarning",
     "Attribution",
     "CellMath",
     "CheckpointError",
     "ConfigError",
     "DataError",
+    "DeviceWarning",
     "Evaluation",
     "InputError",
     "ModelConfig",
     "ModelEntry",
+    "ModelWarning",
     "Progress",
     "Recipe",
     "Score",
@@ -71,6 +74,9 @@ _WHERE: dict[str, str] = {
     "bf16_supported": "attnviz.devices",
     "pick_device": "attnviz.devices",
     "AttnvizError": "attnviz.errors",
+    "AttnvizWarning": "attnviz.errors",
+    "DeviceWarning": "attnviz.devices",
+    "ModelWarning": "attnviz.store",
     "CheckpointError": "attnviz.errors",
     "ConfigError": "attnviz.errors",
     "DataError": "attnviz.errors",
@@ -112,6 +118,10 @@ SUBPACKAGES = ("data", "decoding", "evaluation", "explain", "external", "links",
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from attnviz.store import package_version
+
+        return package_version()
     if name in SUBPACKAGES:
         return importlib.import_module(f"attnviz.{name}")  # importing it also sets the attribute
     module = _WHERE.get(name)
@@ -123,4 +133,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE, *SUBPACKAGES})
+    """What tab completion offers: the public names, the role subpackages and ``__version__``."""
+    return sorted({*__all__, *SUBPACKAGES, "__version__"})

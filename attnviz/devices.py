@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from attnviz.errors import ConfigError
+from attnviz.errors import AttnvizWarning, ConfigError
 
 DEVICES = ("cpu", "cuda", "cuda:N", "mps", "auto")
 PRECISIONS = ("fp32", "bf16", "auto")
@@ -32,7 +32,7 @@ _CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # x86 flags in /proc/cpuinfo
 _NVIDIA_DEVICE_FILES = ("/dev/nvidiactl", "/dev/nvidia0")  # there whenever NVIDIA's driver sees a GPU
 
 
-class DeviceWarning(UserWarning):
+class DeviceWarning(AttnvizWarning):
     """A device asked for as ``"auto"`` fell back to the CPU although this machine has a GPU."""
 
 

@@ -14,6 +14,11 @@ class AttnvizError(ValueError):
     """Base class of every error caused by input rather than by a bug."""
 
 
+class AttnvizWarning(UserWarning):
+    """Base class of attnviz's warnings: ``warnings.filterwarnings("ignore", category=AttnvizWarning)``
+    silences them all."""
+
+
 class InputError(AttnvizError):
     """Text or arguments a model cannot take (empty, too long, out of range)."""
 

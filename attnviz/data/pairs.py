@@ -93,6 +93,12 @@ class Corpus:
     notes: list[str] = field(default_factory=list)
     example_text: str | None = None
 
+    def __repr__(self) -> str:
+        # a line a notebook can show: the pairs themselves are thousands
+        gold = ", gold links" if self.has_gold else ""
+        sizes = f"train={len(self.train)}, valid={len(self.valid)}, test={len(self.test)} pairs"
+        return f"Corpus({self.name!r}, {sizes}{gold})"
+
     def split(self, name: str) -> list[Pair]:
         """The pairs of ``"train"``, ``"valid"`` (or ``"val"``, ``"validation"``) or ``"test"``."""
         return getattr(self, split_name(name))

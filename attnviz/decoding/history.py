@@ -46,7 +46,7 @@ class HistoryProbe:
         }
 
 
-@dataclass
+@dataclass(eq=False)  # holds arrays: two are equal when they are the same object
 class AlignmentHistory:
     """Points of a training (``step``, ``epoch``, ``kind`` and the numbers of :data:`POINT_NUMBERS`)
     and, per probe, its attention at every point: ``weights[k]`` is ``[points, T_k, S_k]``."""

@@ -18,7 +18,7 @@ def argmax_links(weights: np.ndarray, every_row: bool = False) -> set[Link]:
     return {(int(np.argmax(row)), t) for t, row in enumerate(w) if every_row or (row.size and row.max() > 0)}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Alignment:
     """What the decoder attended to while producing (or being forced through) a target.
 
@@ -120,6 +120,38 @@ class Alignment:
         """Per-step attention entropy in nats: ``[tgt]``."""
         w = np.clip(self.weights, 1e-12, 1.0)
         return -(self.weights * np.log(w)).sum(axis=1)
+
+    def __repr__(self) -> str:
+        # a line a notebook can show: the arrays (and the n-best list that repeats them) are read as attributes
+        text = " ".join(self.output_tokens)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        beam = f", {len(self.hypotheses)} hypotheses" if self.hypotheses else ""
+        return (
+            f"Alignment({self.score}/{self.style}, {len(self.target_tokens)} target x {len(self.source_tokens)} "
+            f"source tokens, {text!r}, log_prob={self.log_prob:.3f}{beam})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """Same tokens, choices and arrays (``np.array_equal``, NaN equal to NaN)."""
+        if not isinstance(other, Alignment):
+            return NotImplemented
+        if other is self:
+            return True
+        for f in self.__dataclass_fields__:
+            a, b = getattr(self, f), getattr(other, f)
+            if f == "hypotheses":
+                if len(a) != len(b) or any(
+                    not (x is self and y is other) and x != y for x, y in zip(a, b, strict=True)
+                ):
+                    return False
+            elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                if a is None or b is None or not np.array_equal(a, b, equal_nan=True):
+                    return False
+            elif a != b:
+                return False
+        return True
+
+    __hash__ = None  # mutable arrays: not hashable
 
     def to_dict(self, nbest: bool = True) -> dict:
         """A JSON-ready dict (lists, no arrays; -inf scores become None)."""

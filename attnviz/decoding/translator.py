@@ -60,6 +60,16 @@ class Translator:
     def __post_init__(self) -> None:
         self.model.eval()
 
+    def __repr__(self) -> str:
+        # a line a notebook can show: the module, its metadata and its history are read as attributes
+        cfg = self.config
+        name = self.meta.get("name") or (self.meta.get("recipe_full") or {}).get("name") or self.meta.get("task")
+        params = sum(p.numel() for p in self.model.parameters())
+        return (
+            f"Translator({name!r}, {cfg.score}/{cfg.style}, vocab {len(self.src_vocab.itos)}->"
+            f"{len(self.tgt_vocab.itos)}, {params:,} parameters, {self.device})"
+        )
+
     @property
     def config(self) -> ModelConfig:
         return self.model.cfg

@@ -47,7 +47,7 @@ MAX_STEPS = 512
 MAX_ROWS = 1024  # rows of one pass: occluded sentences, or IG points × target steps in one backward
 
 
-@dataclass
+@dataclass(eq=False)  # holds arrays: two are equal when they are the same object
 class Attribution:
     """Attributions of each target step's chosen-token log-probability to the source tokens,
     and how they agree with the attention of the same decode.

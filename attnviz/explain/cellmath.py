@@ -38,7 +38,7 @@ TOP_WORDS = 5
 QUERY = {"bahdanau": r"s_{t-1}", "luong": r"h_t"}
 
 
-@dataclass
+@dataclass(eq=False)  # holds arrays: two are equal when they are the same object
 class CellMath:
     """Every number of cell ``(t, s)``: the steps from the query to the weight, then the context,
     the attentional state (Luong) or the next state (Bahdanau), and the top words at step ``t``."""

@@ -251,6 +251,10 @@ class CorpusAlignment:
     def aligned(self) -> int:
         return len(self.links) - len(self.skipped)
 
+    def __repr__(self) -> str:  # a line a notebook can show: the links of every pair are read as an attribute
+        links = sum(len(x) for x in self.links if x)
+        return f"CorpusAlignment({len(self.links)} pairs, {self.aligned} aligned, {links} links)"
+
     def with_unknown(self) -> list[int]:
         """The pairs (0-based) that hold a word the model reads ``<unk>`` in."""
         return [k for k, (s, t) in enumerate(self.unknown) if s or t]

@@ -74,6 +74,11 @@ class GoldFile:
     warnings: list[str] = field(default_factory=list)
     null_links: int = 0  # links to the NULL word (position 0 of a 1-based naacl file), dropped
 
+    def __repr__(self) -> str:  # a line a notebook can show: the links of every pair are read as an attribute
+        sure = sum(len(a.sure) for a in self.alignments)
+        possible = sum(len(a.possible - a.sure) for a in self.alignments)
+        return f"GoldFile({len(self.alignments)} pairs, {sure} sure and {possible} possible-only links, {self.format})"
+
     def convention(self) -> str:
         """One line for the CLI and the app, e.g. ``talp (one line a pair, i-j sure, ipj possible), 1-based
         (detected: ...)``."""

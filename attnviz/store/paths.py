@@ -23,7 +23,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from attnviz.errors import AttnvizError, CheckpointError, counted, setting_folder
+from attnviz.errors import AttnvizError, AttnvizWarning, CheckpointError, counted, setting_folder
 from attnviz.store.header import clean_manifest
 
 SUFFIX = ".safetensors"  # every attnviz checkpoint
@@ -86,7 +86,18 @@ def manifest_path() -> Path:
     return pretrained_dir() / "manifest.json"
 
 
-class ModelWarning(UserWarning):
+def package_version() -> str:
+    """The installed package's version (``attnviz.__version__``, ``attnviz --version``); "unknown" for a
+    checkout on ``sys.path`` that was never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("attnviz")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class ModelWarning(AttnvizWarning):
     """A file in the models folder that is skipped (broken link, outside the folder, unreadable),
     or an entry of the manifest that is malformed."""
 

@@ -350,5 +350,6 @@ def fit(
                     break
     finally:
         drop_graphs(run.model)  # also when a step fails: the model goes back eager
+        run.model.eval()  # also on KeyboardInterrupt (a notebook's interrupt): no dropout in later decodes
     finish_run(run, result)
     return result

@@ -301,3 +301,17 @@ def test_a_resumed_training_stopped_inside_its_first_epoch_still_counts_the_epoc
     )
     assert result.stopped and result.epochs_run == 2 == translator.meta["epochs_run"]
     assert translator.meta["progress"]["epoch"] == 2 and translator.meta["progress"]["step"] == progress["step"]
+
+
+def test_an_interrupted_training_leaves_the_model_in_evaluation_mode(corpus):
+    tr = tiny_translator(corpus, dropout=0.5)
+
+    def interrupt(progress) -> None:
+        if progress.kind == "step":
+            raise KeyboardInterrupt  # a notebook's "Interrupt kernel"
+
+    with pytest.raises(KeyboardInterrupt):
+        fit(tr, corpus, TrainConfig(epochs=2, batch_size=8), callback=interrupt)
+    assert not tr.model.training  # no dropout in the decodes that follow
+    text = " ".join(corpus.test[0].source_tokens)
+    np.testing.assert_array_equal(tr.translate(text).weights, tr.translate(text).weights)
