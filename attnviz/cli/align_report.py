@@ -7,10 +7,10 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from attnviz.cli.options import DATA_SPEC, MODEL_HELP, add_device, check_html_out, int_in
+from attnviz.cli.options import DATA_SPEC, MODEL_HELP, add_device, check_html_out, int_in, write_out
 from attnviz.links import MAX_SAMPLE, REPORT_METHODS, REPORT_SPLITS, sample_alignments
 from attnviz.plots import ReportSummary, report_html
-from attnviz.store import load, model_roots, write_atomic
+from attnviz.store import load, model_roots
 
 HELP = "an HTML report of N sampled sentences' attention maps and links, worst first"
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     command += ["--n", str(args.n), "--seed", str(args.seed), "--method", args.method, "--out", str(args.out)]
     data = f"{sample.data} ({args.split} split)"
     summary = ReportSummary(args.model, data, args.method, sample.measure, shlex.join(command), sample.skipped)
-    write_atomic(out, report_html(sample.sentences, summary))
+    write_out(out, report_html(sample.sentences, summary), args.force)
     skipped = f", {sample.skipped} unreadable" * bool(sample.skipped)
     n = len(sample.sentences)
     fewer = f" (all the {args.split} split has)" * (n + sample.skipped < args.n)

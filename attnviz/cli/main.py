@@ -20,7 +20,6 @@ from types import ModuleType
 from typing import TextIO
 
 from attnviz.errors import AttnvizError
-from attnviz.store import ModelWarning
 
 # the command, and its module in attnviz.cli: a run imports only the module of the command it runs
 # (``evaluate`` loads no Plotly, ``list`` no torch); ``attnviz --help`` imports them all
@@ -54,8 +53,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """One subcommand per entry of ``COMMANDS``; ``args.func`` is the command's ``run``. Given the
     arguments of a run that names a command, only that command's module is imported (and only its
     subcommand is built): a parser for anything else (``--help``, a misspelt command) has them all."""
+    from attnviz.store import package_version
+
     chosen = _chosen(argv)
     parser = argparse.ArgumentParser(prog="attnviz", description="Explore attention in seq2seq models.")
+    parser.add_argument("--version", action="version", version=f"attnviz {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in [chosen] if chosen else COMMANDS:
         module = command(name)
@@ -74,8 +76,31 @@ def _chosen(argv: list[str] | None) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; user mistakes end in a one-line message and exit code 2."""
-    argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(argv).parse_args(argv)
+    if sys.stdout is None:  # `>&-`: print() would drop every result and exit 0
+        if sys.stderr is not None:
+            print("attnviz: error: standard output is closed; redirect it (> FILE or > /dev/null)", file=sys.stderr)
+        return 2
+    stderr = sys.stderr
+    # `2>&-`: print(file=None) would put the messages into the results; a reader of the progress that
+    # went away (`2>&1 | tee log`, tee killed) stops no training
+    sys.stderr = _QuietStream(stderr if stderr is not None else open(os.devnull, "w"))  # noqa: SIM115
+    try:
+        return _main(argv)
+    finally:
+        sys.stderr = stderr
+
+
+def _main(argv: list[str] | None) -> int:
+    if (sys.stdout.encoding or "").lower().replace("-", "") not in ("utf8", "utf8sig"):
+        sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII or Latin-1 terminal: no traceback
+    argv = _argv_text(sys.argv[1:] if argv is None else argv)
+    try:
+        from attnviz.store import ModelWarning  # imports torch: a Ctrl+C here is "interrupted" too
+
+        args = build_parser(argv).parse_args(argv)
+    except KeyboardInterrupt:
+        print("attnviz: interrupted", file=sys.stderr)
+        return 130
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ModelWarning)
@@ -107,6 +132,48 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"attnviz {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+class _QuietStream:
+    """Standard error that stops writing, instead of raising, once its reader has gone away
+    (`attnviz train 2>&1 | tee log` with tee killed): a progress bar never ends a training."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._stream = open(os.devnull, "w")  # noqa: SIM115
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._stream = open(os.devnull, "w")  # noqa: SIM115
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _argv_text(argv: list[str]) -> list[str]:
+    """Arguments as UTF-8 text: Python decodes bytes the locale cannot read as lone surrogates, which
+    the tokenizer turns into spaces (`Jos\\xe9` read as `Jos`, `M\\xc3\\xa4dchen` under LC_ALL=C as `M dchen`).
+    Their bytes are read as UTF-8 again, and what still does not decode is U+FFFD, with one note."""
+    fixed = []
+    for arg in argv:
+        if any("\udc80" <= c <= "\udcff" for c in arg):
+            text = os.fsencode(arg).decode("utf-8", "replace")
+            if "\ufffd" in text:
+                print(
+                    f"attnviz: warning: an argument is not UTF-8; its bad bytes are read as \ufffd: {text!r}",
+                    file=sys.stderr,
+                )
+            arg = text
+        fixed.append(arg)
+    return fixed
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")

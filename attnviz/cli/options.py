@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -13,7 +14,7 @@ from typing import TextIO
 from attnviz.devices import DEVICES, check_device_name
 from attnviz.errors import ConfigError, InputError, resolved
 from attnviz.links import DIRECTIONAL, FORMATS, GoldFile
-from attnviz.store import pretrained_dir
+from attnviz.store import pretrained_dir, write_atomic
 
 
 def _ranged(kind: type, lo: float, hi: float) -> Callable[[str], float]:
@@ -172,7 +173,20 @@ def score_json(row: dict) -> dict:
 def print_json(obj: object, file: TextIO | None = None, indent: int | None = None) -> None:
     """JSON on ``file`` (stdout by default): one line, or indented by ``indent``; non-ASCII as is,
     and NaN an error, not invalid JSON. Every command writes its JSON through here."""
-    print(json.dumps(obj, ensure_ascii=False, allow_nan=False, indent=indent), file=file)
+    file = file or sys.stdout
+    utf = (getattr(file, "encoding", None) or "utf-8").lower().replace("-", "") in ("utf8", "utf8sig")
+    print(json.dumps(obj, ensure_ascii=not utf, allow_nan=False, indent=indent), file=file)
+
+
+def write_out(out: Path, text: str, force: bool) -> None:
+    """A command's ``--out`` file written whole; without ``force`` a file that appeared there while the
+    command ran (another run) is kept, not overwritten."""
+    try:
+        write_atomic(out, text, replace=force)
+    except FileExistsError:
+        raise ConfigError(
+            f"{out} appeared while this ran; add --force to overwrite it, or choose another --out"
+        ) from None
 
 
 def check_html_out(path: str | Path, force: bool = False) -> Path:

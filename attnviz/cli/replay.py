@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from attnviz.cli.options import MODEL_HELP, check_html_out, int_in, print_json
+from attnviz.cli.options import MODEL_HELP, check_html_out, int_in, print_json, write_out
 from attnviz.errors import InputError
-from attnviz.store import load, model_roots, write_atomic
+from attnviz.store import load, model_roots
 
 HELP = "replay how a model's attention formed while it trained (its alignment history)"
 
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if out is not None:
         fig = replay_figure(histories, probe=args.probe, axis=args.axis)
-        write_atomic(out, replay_html(fig, f"attnviz: {', '.join(histories)}"))
+        write_out(out, replay_html(fig, f"attnviz: {', '.join(histories)}"), args.force)
         print(f"wrote {out} ({len(fig.frames)} frames)")
         return 0
     for name, history in histories.items():

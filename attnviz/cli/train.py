@@ -300,9 +300,10 @@ def _train(args: argparse.Namespace, recipe: Recipe, out: Path, group: SinglePro
     def report(p: Progress) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=p.total_steps, disable=quiet, unit="step", file=sys.stderr)
+            # a file or a pipe gets the epoch lines, not a bar redrawn at every step
+            bar = tqdm(total=p.total_steps, disable=quiet or not sys.stderr.isatty(), unit="step", file=sys.stderr)
             if not quiet:
-                bar.write(f"training on {p.hardware}", file=sys.stderr)
+                print(f"training on {p.hardware}", file=sys.stderr)
         bar.n = p.step
         align = {} if p.align_loss is None else {"align": f"{p.align_loss:.3f}"}
         bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", acc=f"{p.accuracy:.3f}", **align, refresh=False)
@@ -311,7 +312,9 @@ def _train(args: argparse.Namespace, recipe: Recipe, out: Path, group: SinglePro
             valid = f", valid loss {p.valid_loss:.3f}, acc {p.valid_accuracy:.3f}" if p.valid_loss is not None else ""
             rate = f", lr {p.lr:.2e}" if p.lr is not None else ""
             align = f", align loss {p.align_loss:.3f}" if p.align_loss is not None else ""
-            bar.write(f"epoch {p.epoch}: loss {p.loss:.3f}{align}, acc {p.accuracy:.3f}{valid}{rate}", file=sys.stderr)
+            (bar.write if not bar.disable else print)(
+                f"epoch {p.epoch}: loss {p.loss:.3f}{align}, acc {p.accuracy:.3f}{valid}{rate}", file=sys.stderr
+            )
 
     def announce(split: str, n: int, of: int) -> None:
         """A line before the evaluation, which takes a while after a short training."""
@@ -326,9 +329,10 @@ def _train(args: argparse.Namespace, recipe: Recipe, out: Path, group: SinglePro
             what = "BLEU, exact match, AER, entropy; --eval-n N: how many, 0: none"
             print(f"evaluating on {pairs} ({what})", file=sys.stderr)
 
-    translator = run_recipe(
-        recipe, out, callback=report, resume=args.resume, group=group, eval_n=args.eval_n, on_measure=announce
-    )
-    if bar is not None:
-        bar.close()
-    return translator
+    try:
+        return run_recipe(
+            recipe, out, callback=report, resume=args.resume, group=group, eval_n=args.eval_n, on_measure=announce
+        )
+    finally:  # before "interrupted" is printed: the line starts on its own, no bar drawn after it
+        if bar is not None:
+            bar.close()

@@ -302,15 +302,29 @@ def clean_stale_temp(folder: str | Path, max_age: float = STALE_SECONDS) -> list
 SHARED_MODE = 0o644  # what a saved file gets: mkstemp's 0600 would hide it from a web server or another user
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, replace: bool = True) -> None:
     """``text`` to ``path`` through a temporary file in the same folder, renamed over it: never half a
-    file, and the old one whole if the disk fills. Line endings are written as they are in ``text``."""
+    file, and the old one whole if the disk fills. Line endings are written as they are in ``text``.
+    A symlink is followed (the file it names is replaced, the link kept) and an existing file keeps its
+    mode. ``replace=False`` never overwrites: a file that appeared at ``path`` meanwhile (another run)
+    is a FileExistsError, checked and created in one step (a hard link)."""
+    path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        mode = SHARED_MODE
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
-        os.chmod(tmp, SHARED_MODE)
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)  # FileExistsError when something is there now
+            os.unlink(tmp)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -1,0 +1,83 @@
+"""The command line in pipelines and odd terminals: a reader of its messages that went away stops no
+training, a terminal that cannot write a letter gets it escaped (JSON as ASCII escapes), arguments in
+bytes the locale cannot read are read as UTF-8, a file written by a report keeps its link and mode, and
+the progress bar is drawn on a terminal only."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from attnviz.cli.main import _argv_text, main
+from attnviz.store import write_atomic
+from tests.support.cli import run
+
+TINY = ["train", "--data", "copy", "--emb", "8", "--hidden", "8", "--attn", "8", "--eval-n", "0", "--epochs", "1"]
+
+
+class _GoneReader(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_reader_of_the_messages_that_went_away_stops_no_training(models, monkeypatch):
+    monkeypatch.setattr(sys, "stderr", _GoneReader())
+    out = models / "piped.safetensors"
+    assert main([*TINY, "--out", str(out)]) == 0
+    assert out.is_file() and isinstance(sys.stderr, _GoneReader)  # the stream is given back
+
+
+def test_progress_in_a_file_is_epoch_lines_not_a_redrawn_bar(capsys, models):
+    code, _, err = run(capsys, *TINY, "--epochs", "2", "--out", str(models / "m.safetensors"))
+    assert code == 0 and "\r" not in err
+    assert [line.split(":")[0] for line in err.splitlines() if line.startswith("epoch")] == ["epoch 1", "epoch 2"]
+
+
+def test_a_terminal_that_cannot_write_a_letter_gets_it_escaped():
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "OMP_NUM_THREADS": "1"}
+    argv = [sys.executable, "-m", "attnviz", "translate", "--model", "toy-fr-general-luong"]
+    text = "the girl eats the cr\u00eape ."
+    plain = subprocess.run([*argv, text], env=env, capture_output=True, text=True)
+    assert plain.returncode == 0 and plain.stderr == "unknown words: cr\\xeape\n"  # escaped, no traceback
+    as_json = subprocess.run([*argv, "--json", text], env=env, capture_output=True, text=True)
+    assert as_json.returncode == 0 and "cr\u00eape" in json.loads(as_json.stdout)["source_tokens"]
+
+
+def test_arguments_in_bytes_the_locale_cannot_read_are_read_as_utf8(capsys):
+    mangled = os.fsdecode("M\u00e4dchen".encode())  # as Python decodes argv under LC_ALL=C
+    assert _argv_text([mangled, "plain"]) == ["M\u00e4dchen", "plain"]
+    latin1 = os.fsdecode(b"Jos\xe9")
+    assert _argv_text([latin1]) == ["Jos\ufffd"] and "not UTF-8" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks")
+def test_a_written_report_keeps_its_link_and_mode_and_never_overwrites_unasked(tmp_path):
+    target = tmp_path / "real.html"
+    target.write_text("old", encoding="utf-8")
+    target.chmod(0o600)
+    link = tmp_path / "link.html"
+    link.symlink_to(target)
+    write_atomic(link, "new")
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "new"
+    assert target.stat().st_mode & 0o777 == 0o600
+    with pytest.raises(FileExistsError):
+        write_atomic(target, "newer", replace=False)
+    assert target.read_text(encoding="utf-8") == "new" and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_an_out_file_that_appeared_while_the_command_ran_is_kept_unless_forced(tmp_path):
+    from attnviz.cli.options import write_out
+    from attnviz.errors import ConfigError
+
+    out = tmp_path / "report.html"
+    out.write_text("another run's", encoding="utf-8")
+    with pytest.raises(ConfigError, match="appeared while this ran; add --force to overwrite it"):
+        write_out(out, "mine", force=False)
+    assert out.read_text(encoding="utf-8") == "another run's"
+    write_out(out, "mine", force=True)
+    assert out.read_text(encoding="utf-8") == "mine"
