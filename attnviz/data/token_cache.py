@@ -32,7 +32,8 @@ MAGIC = b"attnviz tokens 1\n"  # the file layout's version: a new layout gets a 
 _FOOTER = struct.Struct("<QQ32s")  # payload bytes, texts, SHA-256 of the payload
 _TOKEN_SEP, _TEXT_SEP = "\x1f", "\x1e"  # control characters, which clean_text leaves in no token
 STALE_TEMP_SECONDS = 3600.0  # a temporary file this old was left by a killed writer
-_SHIPPED = Path(__file__).resolve().parents[2] / "pretrained"  # a checkout's shipped models
+# the package's shipped models: in a checkout a link to pretrained/, in a wheel the copy it installs
+_SHIPPED = (Path(__file__).resolve().parents[1] / "shipped-models").resolve()
 
 
 def cache_dir() -> Path | None:

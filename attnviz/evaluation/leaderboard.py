@@ -120,9 +120,13 @@ def write_table(path: Path, entries: list[ModelEntry] | None = None) -> bool:
 
 
 def attribution_results_path() -> Path | None:
-    """Where ``benchmarks/attribution_aer.py`` writes its results in a checkout (None outside one)."""
+    """Where ``benchmarks/attribution_aer.py`` writes its results in a checkout; outside one, the copy
+    the package ships (the built-in tasks' models, which the wheel ships too), or None without it."""
     root = checkout_dir()
-    return root / "benchmarks" / "results" / "attribution_aer.json" if root else None
+    if root:
+        return root / "benchmarks" / "results" / "attribution_aer.json"
+    packaged = Path(__file__).resolve().parent / "attribution_aer.json"
+    return packaged if packaged.is_file() else None
 
 
 def attribution_records(path: Path | None = None) -> list[dict]:

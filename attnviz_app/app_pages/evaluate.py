@@ -152,16 +152,18 @@ if submitted:
         with st.status(f"Evaluating {len(chosen)} model(s) on {int(n)} pairs each…", expanded=True) as status:
             bar = st.progress(0.0)
 
-            def done(k: int, name: str) -> None:
-                bar.progress((k + 1) / len(chosen), text=f"{k + 1}/{len(chosen)}: {name}")
+            def done(k: int, path: str) -> None:  # evaluate_checkpoints names each model by its path
+                bar.progress((k + 1) / len(chosen), text=f"{k + 1}/{len(chosen)}: {chosen[k]}")
 
             paths = [by_name[name].path for name in chosen]
             result = evaluate_checkpoints(
                 paths, split=split, n=int(n), beam_size=int(beam), roots=app_model_roots(), on_done=done, device=device
             )
             status.update(label=f"Evaluated {len(result.rows)} of {len(chosen)} model(s)", state="complete")
+        names = {str(by_name[name].path): name for name in chosen}  # the rows and errors name paths
         for err in result.errors:
-            st.warning(f"{escape_markdown(str(err['model']))}: {escape_markdown(err['error'])}")
+            shown = names.get(str(err["model"]), str(err["model"]))
+            st.warning(f"{escape_markdown(shown)}: {escape_markdown(err['error'])}")
         by_path = {m.path: m for m in models}
         settings = {"split": split, "beam": int(beam), "device": device}  # as measured, whatever the form says later
         st.session_state["eval_rows"] = [_measured_row(r, by_path.get(r["model"]), settings) for r in result.rows]

@@ -61,3 +61,9 @@ def test_the_measured_table_and_its_file_say_what_was_measured(app_env, download
     assert download_names["Download CSV"] == "evaluate-valid-n10-beam2-cpu.csv"
     at.number_input(key="eval_beam").set_value(3).run()  # a setting changed, not measured: the table keeps its own
     assert at.dataframe[-1].value["beam"][0] == 2
+
+
+def test_the_progress_names_each_model_not_its_file(app_env):
+    at = measure(evaluate_page(), ["toyfr-general-luong"])
+    texts = [p.proto.text for p in at.get("progress")]
+    assert texts == ["1/1: toyfr-general-luong"]

@@ -56,6 +56,10 @@ def test_the_wheel_holds_the_library_the_app_and_the_built_in_tasks_models():
     assert built_in and built_in | {"manifest.json"} <= files
     assert not [f for f in files if f.startswith("multi30k")]
     assert {f"{Path(f).stem}.json" for f in built_in} <= files  # their recipes
+    # the Evaluate page's "Does attention explain?" table, read from the package outside a checkout
+    assert setuptools["package-data"]["attnviz.evaluation"] == ["attribution_aer.json"]
+    packaged = ROOT / "attnviz" / "evaluation" / "attribution_aer.json"
+    assert packaged.resolve() == ROOT / "benchmarks" / "results" / "attribution_aer.json"
 
 
 def test_an_installed_package_reads_the_models_it_holds(monkeypatch):

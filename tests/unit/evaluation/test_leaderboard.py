@@ -73,3 +73,10 @@ def test_a_file_it_cannot_update_is_refused_with_a_message(tmp_path):
     for wrong in (fifo, tmp_path, tmp_path / "missing.md"):
         with pytest.raises(ConfigError, match="is not a Markdown file"):
             leaderboard.write_table(wrong)
+
+
+def test_outside_a_checkout_the_attribution_results_are_read_from_the_package(monkeypatch):
+    monkeypatch.setattr(leaderboard, "checkout_dir", lambda: None)
+    path = leaderboard.attribution_results_path()
+    assert path is not None and path.parent.name == "evaluation" and path.is_file()
+    assert leaderboard.attribution_records(path)  # the Evaluate page's table has rows from a wheel
