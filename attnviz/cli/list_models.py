@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from attnviz.cli.options import print_json
+from attnviz.cli.options import print_json, printable
 from attnviz.data import TASKS
 from attnviz.model import SCORES, STYLES
 from attnviz.store import absent_hint, absent_models, list_models
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     print("score functions:", ", ".join(sorted(SCORES)))
     print("tasks:", ", ".join(TASKS))
     for m in models:
-        print(f"{m.name:<32} {m.task or '?':<16} {m.score:<10} {m.style:<9} {m.status}")
+        print(f"{printable(m.name):<32} {m.task or '?':<16} {m.score:<10} {m.style:<9} {m.status}")
     if not models:
         print("no models yet: train one with `python -m attnviz train --data dates --out models/dates.safetensors`")
     return 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -176,6 +177,15 @@ def print_json(obj: object, file: TextIO | None = None, indent: int | None = Non
     file = file or sys.stdout
     utf = (getattr(file, "encoding", None) or "utf-8").lower().replace("-", "") in ("utf8", "utf8sig")
     print(json.dumps(obj, ensure_ascii=not utf, allow_nan=False, indent=indent), file=file)
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # controls, bidi
+
+
+def printable(name: str) -> str:
+    """A name from the file system as a terminal table can show it: a control or direction character
+    (a newline, U+202E) or a blank name written as a Python string literal, escaped."""
+    return ascii(name) if not name.strip() or _UNPRINTABLE.search(name) else name
 
 
 def write_out(out: Path, text: str, force: bool) -> None:

@@ -156,7 +156,7 @@ def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
         if entry.name == name_or_path:
             return _confined(Path(entry.path), name_or_path, roots)
     refuse_url(name_or_path, "a model's checkpoint")
-    path = _confined(Path(name_or_path).expanduser(), name_or_path, roots)
+    path = _confined(_given_path(name_or_path), name_or_path, roots)
     if path.is_file():
         return path
     if any(entry["name"] == name_or_path for entry in absent_models()):
@@ -175,6 +175,21 @@ def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
     raise CheckpointError(f"no model named {name_or_path!r} and no file at that path; {hint}")
 
 
+def _given_path(asked: str) -> Path:
+    """A model's path as typed, ``~`` expanded; a name no file system can hold (a NUL byte, an unknown
+    ``~user``) is a CheckpointError."""
+    if "\0" in asked:
+        raise CheckpointError(f"{asked!r} holds a NUL byte; give a model's name or a checkpoint's path")
+    if any(len(part.encode()) > 255 for part in asked.split("/")):  # no file system names a file so long
+        raise CheckpointError(
+            f"{asked[:40]!r}... is too long for a file name; give a model's name or a checkpoint's path"
+        )
+    try:
+        return Path(asked).expanduser()
+    except RuntimeError as e:  # Python 3.11: "Could not determine home directory."
+        raise CheckpointError(f"{asked!r}: no home folder to expand ~ in ({e}); give the path in full") from None
+
+
 def _confined(path: Path, asked: str, roots: list[Path] | None) -> Path:
     resolved = _resolved(path)
     if resolved is None:
@@ -190,8 +205,9 @@ def _confined(path: Path, asked: str, roots: list[Path] | None) -> Path:
 def read_history(name_or_path: str | Path) -> dict | None:
     """The alignment history of a model, by name (as :func:`load` takes it) or checkpoint path, as plain
     data for plots (:func:`attnviz.store.checkpoint.read_history`); None for a model trained without one."""
-    path = Path(name_or_path).expanduser()
-    return read_file_history(path if path.exists() else resolve(str(name_or_path)))
+    if not isinstance(name_or_path, str | Path):
+        raise InputError(f"give a model's name or a checkpoint's path, not {type(name_or_path).__name__}")
+    return read_file_history(resolve(str(name_or_path)))  # a name first, as load reads it; then a path
 
 
 def load(name_or_path: str | Path, device: str | None = None, roots: list[Path] | None = None) -> Translator:

@@ -81,3 +81,25 @@ def test_an_out_file_that_appeared_while_the_command_ran_is_kept_unless_forced(t
     assert out.read_text(encoding="utf-8") == "another run's"
     write_out(out, "mine", force=True)
     assert out.read_text(encoding="utf-8") == "mine"
+
+
+def test_a_model_name_no_terminal_can_show_is_listed_escaped(capsys, models, model_file):
+    import shutil
+
+    for name in ("nl\nname", "evil\u202ename", " "):
+        shutil.copy(model_file, models / f"{name}.safetensors")
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "'nl\\nname'" in out and "'evil\\u202ename'" in out and "' '" in out
+    assert "\u202e" not in out and "nl\nname" not in out
+
+
+def test_a_name_no_file_system_holds_is_one_error():
+    from attnviz import load, read_history
+    from attnviz.errors import AttnvizError
+
+    for bad in ("a\x00b", "~nobody-here-at-all/x", "x" * 5000):
+        for read in (load, read_history):
+            with pytest.raises(AttnvizError):
+                read(bad)
+    with pytest.raises(AttnvizError, match="not int"):
+        read_history(12)
