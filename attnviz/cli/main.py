@@ -13,12 +13,15 @@ import argparse
 import importlib
 import os
 import re
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable
 from types import ModuleType
 from typing import TextIO
 
+from attnviz.cli.stopping import Terminated, stopped
 from attnviz.errors import AttnvizError
 
 # the command, and its module in attnviz.cli: a run imports only the module of the command it runs
@@ -84,10 +87,25 @@ def main(argv: list[str] | None = None) -> int:
     # `2>&-`: print(file=None) would put the messages into the results; a reader of the progress that
     # went away (`2>&1 | tee log`, tee killed) stops no training
     sys.stderr = _QuietStream(stderr if stderr is not None else open(os.devnull, "w"))  # noqa: SIM115
+    handler = _on_sigterm()
     try:
         return _main(argv)
     finally:
         sys.stderr = stderr
+        if handler is not None:
+            signal.signal(signal.SIGTERM, handler)
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _on_sigterm() -> Callable | int | None:
+    """Make SIGTERM a :class:`Terminated` for this run; the handler it replaces (None off the main
+    thread, where Python cannot set one)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
 
 
 def _main(argv: list[str] | None) -> int:
@@ -98,9 +116,8 @@ def _main(argv: list[str] | None) -> int:
         from attnviz.store import ModelWarning  # imports torch: a Ctrl+C here is "interrupted" too
 
         args = build_parser(argv).parse_args(argv)
-    except KeyboardInterrupt:
-        print("attnviz: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        return stopped("", e)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ModelWarning)
@@ -129,9 +146,8 @@ def _main(argv: list[str] | None) -> int:
             file=sys.stderr,
         )
         return 2
-    except KeyboardInterrupt:
-        print(f"attnviz {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        return stopped(args.command, e)
 
 
 class _QuietStream:

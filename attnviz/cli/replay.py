@@ -27,6 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from attnviz.plots import point_label, replay_figure, replay_html
 
+    if args.json and args.out:
+        raise InputError("--json prints the histories and --out writes the animation: give one of them")
     out = check_html_out(args.out, args.force) if args.out else None  # refused before any model is read
     histories = {}
     for name in args.models:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from attnviz.cli.options import DATA_SPEC, float_in, int_in, print_json
+from attnviz.cli.stopping import stopped
 from attnviz.devices import DEVICES
 from attnviz.errors import AttnvizError, ConfigError
 from attnviz.model import ENCODERS, SCORES, STYLES
@@ -161,9 +162,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with join_torchrun(recipe.train.get("device", "cpu")) if args.distributed else SingleProcess() as group:
             translator = _train(args, recipe, out, group)
-    except KeyboardInterrupt:
-        print(f"attnviz train: interrupted; {_what_is_saved(recipe, out)}", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # Ctrl+C, or SIGTERM (stopping.Terminated)
+        return stopped("train", e, f"; {_what_is_saved(recipe, out)}")
     finally:
         if lock is not None:
             release_lock(*lock)

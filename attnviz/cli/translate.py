@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import io
+import queue
 import sys
-from collections.abc import Iterator
-from itertools import islice
+import threading
+from collections.abc import Iterable, Iterator
 from typing import BinaryIO, TextIO
 
 from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, add_keep_unk, int_in, print_json
@@ -90,10 +91,37 @@ def _text(stream: BinaryIO, name: str) -> TextIO:
     return io.TextIOWrapper(buffered, encoding=bom_encoding(head), errors="replace", newline=None)
 
 
-def _chunks(lines: TextIO) -> Iterator[list[tuple[int, str]]]:
-    numbered = enumerate((line.rstrip("\r\n") for line in lines), start=1)
-    while chunk := list(islice(numbered, FILE_CHUNK)):
+def _chunks(lines: Iterable[str]) -> Iterator[list[tuple[int, str]]]:
+    """The numbered lines in chunks of at most ``FILE_CHUNK``: each chunk is the lines that have arrived,
+    so a slow writer (a terminal, ``tail -f``) gets each line's translation as it is typed, and a file
+    is decoded in full chunks. A reader thread keeps at most two chunks read ahead."""
+    arrived: queue.Queue = queue.Queue(maxsize=2 * FILE_CHUNK)
+    end, failed = object(), []
+
+    def read() -> None:
+        try:
+            for item in enumerate((line.rstrip("\r\n") for line in lines), start=1):
+                arrived.put(item)
+        except BaseException as e:  # raised again where the lines are used
+            failed.append(e)
+        finally:
+            arrived.put(end)
+
+    threading.Thread(target=read, name="attnviz-translate-input", daemon=True).start()
+    while (item := arrived.get()) is not end:
+        chunk = [item]
+        while len(chunk) < FILE_CHUNK:
+            try:
+                item = arrived.get_nowait()
+            except queue.Empty:
+                break
+            if item is end:
+                arrived.put(end)  # seen again by the outer loop, after this chunk
+                break
+            chunk.append(item)
         yield chunk
+    if failed:
+        raise failed[0]
 
 
 def translate_lines(model: Translator, lines: TextIO, args: argparse.Namespace) -> int:

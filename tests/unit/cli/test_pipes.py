@@ -103,3 +103,43 @@ def test_a_name_no_file_system_holds_is_one_error():
                 read(bad)
     with pytest.raises(AttnvizError, match="not int"):
         read_history(12)
+
+
+def test_translate_from_a_slow_writer_answers_each_line_as_it_arrives():
+    import threading
+
+    from attnviz.cli.translate import _chunks
+
+    typed = threading.Event()
+
+    def terminal():
+        yield "the first line\n"
+        typed.wait(30)  # the user has not typed the second line yet
+        yield "the second line\n"
+
+    chunks = _chunks(terminal())
+    assert next(chunks) == [(1, "the first line")]  # answered before the second line is typed
+    typed.set()
+    assert list(chunks) == [[(2, "the second line")]]
+
+
+def test_translate_reads_a_file_in_full_chunks(monkeypatch):
+    from attnviz.cli import translate
+
+    monkeypatch.setattr(translate, "FILE_CHUNK", 4)
+    sizes = [len(c) for c in translate._chunks(io.StringIO("".join(f"line {i}\n" for i in range(10))))]
+    assert sum(sizes) == 10 and max(sizes) <= 4 and sizes[-1] >= 1
+
+
+def test_sigterm_ends_a_training_as_an_interruption_does_with_exit_143(tmp_path):
+    import signal
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "ATTNVIZ_MODELS": str(tmp_path)}
+    out = tmp_path / "long.safetensors"
+    argv = [sys.executable, "-m", "attnviz", *TINY[:-2], "--epochs", "200", "--out", str(out)]
+    proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    first = proc.stderr.readline()  # "training on cpu": the training has started
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert first.startswith("training on") and proc.returncode == 143
+    assert "attnviz train: terminated; " in err and "Traceback" not in err

@@ -47,6 +47,8 @@ def test_replay_json_and_html(capsys, recorded, tmp_path):
     code, out, _ = run(capsys, "replay", str(recorded), "--out", str(page), "--axis", "epochs")
     assert code == 0 and page.is_file() and f"{len(history['points'])} frames" in out
     assert "<title>attnviz:" in page.read_text(encoding="utf-8")
+    code, _, err = run(capsys, "replay", str(recorded), "--json", "--out", str(tmp_path / "other.html"))
+    assert code == 2 and "give one of them" in err and not (tmp_path / "other.html").exists()
 
 
 def test_a_model_without_history_is_a_one_line_error(capsys, corpus, recorded):
