@@ -5,6 +5,7 @@ the maps show; Learn's closing caption follows the example's numbers."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -13,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from attnviz_app.app_pages.shared import state
 from tests.support.app import TEXT, start
-from tests.support.paths import APP
+from tests.support.paths import APP, ROOT
 
 TWIN = "toyfr-general-bahdanau-twin"
 
@@ -182,3 +183,16 @@ def test_a_link_beyond_the_decode_says_what_is_shown_instead(app_env, link, said
     assert len(notes) == 1 and notes[0].startswith(said), [c.value[:70] for c in at.caption]
     at.run()  # the note went with the link's first view
     assert not [c for c in at.caption if "lies beyond this decode" in c.value]
+
+
+def test_a_link_to_a_task_whose_models_are_not_installed_says_how_to_get_them(app_env, tmp_path):
+    manifest = json.loads((ROOT / "pretrained" / "manifest.json").read_text(encoding="utf-8"))["models"]
+    absent = [m for m in manifest if m["name"] == "multi30k-en-fr-dot-luong"]
+    (tmp_path / "no-pretrained").mkdir()
+    (tmp_path / "no-pretrained" / "manifest.json").write_text(json.dumps({"models": absent}), encoding="utf-8")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"task": "multi30k-en-fr", "beam": "many"})
+    at.run()
+    assert not at.exception
+    [note] = [i.value for i in at.info if "no models installed here" in i.value]
+    assert "attnviz app --models DIR" in note and "beam “many” is not known here" in note

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 import streamlit as st
 
 from attnviz.model import SCORES
-from attnviz.store import ModelEntry, default_score, default_style, front_example, matches, model_tasks
+from attnviz.store import ModelEntry, absent_models, default_score, default_style, front_example, matches, model_tasks
 from attnviz_app.app_pages.explore import sidebar
 from attnviz_app.app_pages.explore.alignment import METHOD_KEY
 from attnviz_app.app_pages.explore.alignment import METHODS as LINK_METHODS
@@ -146,6 +146,16 @@ def read_link(models: list[ModelEntry]) -> None:
     if query is None:
         return
     bad = _read(models, query)
+    task = query.get("task")
+    if task and task not in model_tasks(models) and any(e.get("task") == task for e in absent_models()):
+        missing = (
+            f"This link's task “{escape_markdown(task)}” has no models installed here (an installed package leaves "
+            "the Multi30k models out): start the app with `attnviz app --models DIR`, DIR a copy of the "
+            "repository's `pretrained/`. Opened with the defaults instead."
+        )
+        bad = [b for b in bad if not b.startswith("task ")]
+        st.session_state[_NOTE] = (" ".join([missing, *([_note(bad)] if bad else [])]), None)
+        return
     st.session_state[_NOTE] = (_note(bad), None) if bad else None
 
 
