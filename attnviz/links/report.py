@@ -77,8 +77,11 @@ def report_sentences(
         src, tgt = _words(pairs[k])
         if not src or not tgt:
             continue
+        # gold indexes the pair's own tokens: the model reads its text as evaluate does (a character
+        # model's tokens are characters, spaces among them); other pairs are read as the words shown
+        given = (pairs[k].source, pairs[k].target) if pairs[k].has_gold else (src, tgt)
         try:
-            reading = word_attention(model, src, tgt)
+            reading = word_attention(model, *given)
         except InputError:  # too long for the model
             continue
         if (len(reading.source_words), len(reading.target_words)) == (len(src), len(tgt)):

@@ -29,6 +29,13 @@ def test_gold_data_is_scored_by_aer(capsys, tmp_path):
     assert page.count("<section") == 3 and "mean AER against gold" in page and "--split test" in page
 
 
+def test_a_character_model_is_scored_by_aer_on_its_own_tokens(capsys, tmp_path):
+    out = tmp_path / "dates.html"
+    code, printed, err = run(capsys, "align-report", "--model", "dates-general-luong", "--n", "3", "--out", str(out))
+    assert code == 0, err  # its tokens are characters, spaces among them: read from the pair's text
+    assert "3 sentences, mean AER" in printed and out.read_text(encoding="utf-8").count("<section") == 3
+
+
 def test_a_table_without_gold_is_scored_against_eflomal(capsys, tmp_path):
     pytest.importorskip("eflomal")
     table = tmp_path / "pairs.tsv"
