@@ -33,7 +33,8 @@ _NVIDIA_DEVICE_FILES = ("/dev/nvidiactl", "/dev/nvidia0")  # there whenever NVID
 
 
 class DeviceWarning(AttnvizWarning):
-    """A device asked for as ``"auto"`` fell back to the CPU although this machine has a GPU."""
+    """A device asked for as ``"auto"`` fell back to the CPU although this machine has a GPU, or CUDA
+    graphs could not be captured and training went on without them."""
 
 
 def _nvidia_device_file() -> str | None:

@@ -1,4 +1,4 @@
-"""Exceptions that attnviz raises for user mistakes.
+"""Exceptions that attnviz raises for user mistakes, and the base class of its warnings.
 
 Every message says what went wrong and how to fix it. The CLI prints them as one line and
 exits 2; the app shows them with ``st.error``. Anything else escaping is a bug.
@@ -15,8 +15,9 @@ class AttnvizError(ValueError):
 
 
 class AttnvizWarning(UserWarning):
-    """Base class of attnviz's warnings: ``warnings.filterwarnings("ignore", category=AttnvizWarning)``
-    silences them all."""
+    """Base class of attnviz's own warnings (:class:`~attnviz.store.ModelWarning`,
+    :class:`~attnviz.devices.DeviceWarning`): ``warnings.filterwarnings("ignore", category=AttnvizWarning)``
+    silences them all; a deprecated keyword warns as Python's DeprecationWarning."""
 
 
 class InputError(AttnvizError):

@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="word links from attention: argmax per target word, or dtw (Whisper's monotonic path); default argmax",
     )
     p.add_argument("--out", required=True, help="the HTML file to write; never inside pretrained/")
-    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists or appears while this runs")
     add_device(p)
 
 

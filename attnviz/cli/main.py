@@ -3,8 +3,8 @@
 Each command is a module with ``HELP`` (a one-line summary), ``add_arguments(parser)`` and
 ``run(args) -> int``; ``COMMANDS`` registers them, and a run imports only its own. Exit codes: 0
 on success, 2 with a one-line message on stderr for bad input, a bad data file, a bad checkpoint
-or running out of memory (argparse uses 2 for bad flags too), 130 when interrupted. Never a
-traceback for a user mistake.
+or running out of memory (argparse uses 2 for bad flags too), 130 when interrupted (Ctrl+C) and 143
+when terminated (SIGTERM), each with one line on stderr. Never a traceback for a user mistake.
 """
 
 from __future__ import annotations

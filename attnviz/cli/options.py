@@ -172,8 +172,9 @@ def score_json(row: dict) -> dict:
 
 
 def print_json(obj: object, file: TextIO | None = None, indent: int | None = None) -> None:
-    """JSON on ``file`` (stdout by default): one line, or indented by ``indent``; non-ASCII as is,
-    and NaN an error, not invalid JSON. Every command writes its JSON through here."""
+    """JSON on ``file`` (stdout by default): one line, or indented by ``indent``; non-ASCII as is on a
+    UTF-8 stream, else as ``\\uXXXX`` escapes; NaN an error, not invalid JSON. Every command writes
+    its JSON through here."""
     file = file or sys.stdout
     utf = (getattr(file, "encoding", None) or "utf-8").lower().replace("-", "") in ("utf8", "utf8sig")
     print(json.dumps(obj, ensure_ascii=not utf, allow_nan=False, indent=indent), file=file)

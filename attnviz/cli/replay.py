@@ -18,10 +18,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out", metavar="FILE.html", help="write the animation (one self-contained HTML file) here; not in pretrained/"
     )
-    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists or appears while this runs")
     p.add_argument("--axis", choices=["step", "epochs"], default="step", help="progress axis (default step)")
     p.add_argument("--probe", type=int_in(0, 10_000), default=0, help="which probe pair to show (0-based; default 0)")
-    p.add_argument("--json", action="store_true", help="print the histories as JSON (points and probes)")
+    p.add_argument(
+        "--json", action="store_true", help="print the histories as JSON (points and probes); not with --out"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -333,6 +333,6 @@ def _train(args: argparse.Namespace, recipe: Recipe, out: Path, group: SinglePro
         return run_recipe(
             recipe, out, callback=report, resume=args.resume, group=group, eval_n=args.eval_n, on_measure=announce
         )
-    finally:  # before "interrupted" is printed: the line starts on its own, no bar drawn after it
+    finally:  # before the stop line is printed: it starts on its own, no bar drawn after it
         if bar is not None:
             bar.close()

@@ -167,7 +167,8 @@ def check_width(path: Path, columns: int) -> None:
     if columns > MAX_COLUMNS:
         raise DataError(
             f"{path} has {columns:,} columns, more than a table of sentence pairs may have here "
-            f"({MAX_COLUMNS:,}); keep the two text columns you want (and a few others) and upload that."
+            f"({MAX_COLUMNS:,}); keep the two text columns you want (and a few others) in a file of their own "
+            "and give that."
         )
 
 

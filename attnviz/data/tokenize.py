@@ -43,14 +43,14 @@ _WORD_RE_3 = re.compile(
     f"|(?![{INVISIBLE}])\\S[{MARKS}]*{MODIFIER}?(?:\u200d\\S[{MARKS}]*{MODIFIER}?)*",
     re.UNICODE,
 )
-# How words were cut before attnviz kept marks and emoji sequences with their letters (a checkpoint
-# trained then reads text that way: see Tokenizer.word_cut)
+# Cut 1: marks and emoji sequences split from their letters (a checkpoint that records cut 1 reads
+# text that way: see Tokenizer.word_cut)
 _WORD_RE_1 = re.compile(r"[^\W_]+(?:['\u2019\-][^\W_]+)*|\S", re.UNICODE)
 # a word tokenizer's cuts: 3 cuts Chinese characters, joins Hebrew words and skips invisible marks, 2 keeps
-# marks and emoji sequences whole, 1 was an older attnviz's
+# marks and emoji sequences whole, 1 splits them from their letters
 CUTS = (1, 2, 3)
 _WORD_RES = {1: _WORD_RE_1, 2: _WORD_RE, 3: _WORD_RE_3}
-UNNAMED_CUT = 2  # the cut of a checkpoint saved before tokenizers named theirs (unless its vocabulary says 1)
+UNNAMED_CUT = 2  # the cut of a checkpoint that records none (unless its vocabulary says 1)
 # a token only cut 1 gives: one starting with a mark, a joiner or a skin tone, or half a flag
 _CUT_1_TOKEN = re.compile(f"[{MARKS}\u200c\u200d]|{MODIFIER}|[\U0001f1e6-\U0001f1ff]$")
 # Latin, Arabic (، ؛ ؟), Devanagari (। ॥) and CJK (full-width) punctuation that ends or opens a phrase

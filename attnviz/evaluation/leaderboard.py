@@ -131,7 +131,8 @@ def attribution_results_path() -> Path | None:
 
 def attribution_records(path: Path | None = None) -> list[dict]:
     """One row per model of ``benchmarks/attribution_aer.py``'s results (by default
-    ``benchmarks/results/attribution_aer.json`` of the checkout): AER of attention and of
+    ``benchmarks/results/attribution_aer.json`` of the checkout, or outside one the copy the package
+    ships): AER of attention and of
     each attribution method against gold links, and each method's mean per-step agreement with
     attention (Spearman, top-1). Empty when the benchmark has not been run."""
     import json

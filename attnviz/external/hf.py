@@ -3,7 +3,7 @@ folder, offline: nothing is fetched from a hub and no code from the folder runs.
 
 :func:`load_hf` checks the folder (a ``config.json`` of a text encoder-decoder, weights as
 safetensors, a tokenizer) and loads it with ``transformers`` (an optional extra:
-``pip install -e '.[hf]'``) with ``local_files_only=True``, ``trust_remote_code=False`` and the eager
+``pip install -e '.[hf]'``) in float32 with ``local_files_only=True``, ``trust_remote_code=False`` and the eager
 attention that returns its weights. :meth:`HFModel.translate` decodes (greedy or beam, through
 ``model.generate``) and :meth:`HFModel.force` goes through a given reference; both then run the
 model once over the whole target with ``output_attentions=True`` and keep every layer's and head's

@@ -131,7 +131,9 @@ def _array_head(data: bytes, max_rows: int, max_bytes: int) -> tuple[bytes, int]
 def head_rows(data: bytes, fmt: str, max_rows: int, max_bytes: int) -> tuple[bytes, int] | None:
     """The first rows of a table file's bytes, at most ``max_rows`` rows and about ``max_bytes``
     bytes of them (whole rows, the CSV/TSV header kept), and how many rows that is; None when the
-    file is within both limits, or cannot be parsed (the loader then says what is wrong)."""
+    file is within both limits, or cannot be parsed (the loader then says what is wrong). Raises
+    :class:`DataError` for a Parquet file whose first row group is stored over ``MAX_ROW_GROUP_BYTES``
+    uncompressed, or a JSON array nested too deeply to read."""
     if fmt == "parquet":
         return _parquet_head(data, max_rows, max_bytes)
     if fmt == "json" and data.lstrip()[:1] == b"[":  # one JSON array

@@ -1,8 +1,9 @@
 """Who uses which uploaded file, and deleting the files no one uses.
 
 - An upload is stored in this server's folder (:func:`attnviz.server.upload_folder.server_folder`)
-  under its content hash, with at most ``MAX_UPLOAD_ROWS`` rows and ``MAX_UPLOAD_MB`` megabytes: a
-  bigger table keeps its first rows (:func:`head_rows`), and the page says so. A text table in
+  under its content hash, with at most ``MAX_UPLOAD_ROWS`` rows and ``MAX_UPLOAD_MB`` megabytes of
+  text: a bigger table keeps its first rows (:func:`head_rows`; a Parquet file measured by the text it
+  decodes to), and the page says so; one that cannot be measured safely is refused (a DataError). A text table in
   UTF-16 or UTF-32 (after its byte-order mark) is stored as UTF-8.
 - The :data:`LEDGER` records which holders use which file: browser sessions (the one that
   uploaded it, another that uploaded the same bytes) and trainings reading it. A file is deleted
@@ -60,8 +61,8 @@ class Ledger:
 
     def store(self, data: bytes, name: str, holder: str, alive: Callable[[], bool]) -> Stored:
         """Write an upload (named by its content hash, never by the user's file name; its first
-        ``MAX_UPLOAD_ROWS`` rows and ``MAX_UPLOAD_MB`` at most) unless it is there already, and hold
-        it for ``holder``."""
+        ``MAX_UPLOAD_ROWS`` rows and ``MAX_UPLOAD_MB`` of text at most) unless it is there already, and
+        hold it for ``holder``. Raises :class:`DataError` as :func:`head_rows` does."""
         suffix = Path(name).suffix.lower()
         suffix = suffix if suffix in (".csv", ".tsv", ".jsonl", ".json", ".parquet") else ".csv"
         if suffix != ".parquet":

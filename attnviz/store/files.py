@@ -53,8 +53,9 @@ def name_part(word: str) -> str:
 
 
 def default_model_name(task: str, score: str, style: str) -> str:
-    """The name a model of ``task``, ``score`` and ``style`` gets unless the user gives one, spelled as
-    the shipped models are (``dates-local-m-luong``); cut so that a free-name suffix still fits."""
+    """The name the app gives a model of ``task``, ``score`` and ``style`` (the Train form's suggestion, a
+    missing sibling) unless the user gives one, spelled as the shipped models are
+    (``dates-local-m-luong``); cut so that a free-name suffix still fits."""
     return slugify("-".join([task, name_part(score), name_part(style)])[: MAX_NAME - 4])
 
 

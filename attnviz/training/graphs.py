@@ -29,6 +29,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from attnviz.devices import DeviceWarning
 from attnviz.model import AttentionOutput, DecoderState, Memory, Recurrence
 
 BUCKET = 8  # target steps and source positions are padded up to a multiple of this
@@ -137,7 +138,7 @@ class RecurrenceGraphs:
                     warnings.warn(
                         f"CUDA graphs could not be captured ({self.failed}); training goes on without them "
                         "(--no-cuda-graphs, or cuda_graphs=False, says so from the start)",
-                        RuntimeWarning,
+                        DeviceWarning,
                         stacklevel=2,
                     )
                     return None

@@ -47,7 +47,8 @@ st.latex(score_formula(score, style))
 st.markdown(score_reading(score, style))
 with st.expander("What the code says"):
     st.caption(
-        "The docstring of the score in attnviz/model/scores.py. It writes the query as the score's paper does "
+        "The docstring of the score's class (`attnviz/model/scores.py`; local-m and local-p in "
+        "`attnviz/model/local_scores.py`). It writes the query as the score's paper does "
         "($h_t$ in Luong's, $s_{t-1}$ in Bahdanau's); every score runs with either decoder, and the formula above "
         "reads the query of the model's own."
     )

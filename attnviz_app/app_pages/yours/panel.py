@@ -77,7 +77,7 @@ def show_alignments(
     if not stored or not set(stored) <= set(names) or st.session_state.get(default_key) != default:
         st.session_state[pick_key] = default
     st.session_state[default_key] = default
-    # the choice takes the page's width: four names side by side were cut in a narrower column
+    # the choice takes the page's width: in a narrower column, four names side by side are cut
     chosen = (
         st.multiselect(
             "Attention shown (several: side by side on one scale, in rows)",

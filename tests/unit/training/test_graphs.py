@@ -8,6 +8,7 @@ import copy
 import pytest
 import torch
 
+from attnviz.devices import DeviceWarning
 from attnviz.model import SCORES, ModelConfig, build_model
 from attnviz.training.config import TrainConfig
 from attnviz.training.fit import fit
@@ -95,7 +96,7 @@ def test_a_failed_capture_trains_on_eagerly_and_says_so_once(monkeypatch):
     model, batch = _model("additive"), _batch()
     eager = _run(model, batch)
     graphs = use_graphs(model)  # capturing, here on the CPU: the capture fails
-    with pytest.warns(RuntimeWarning, match="CUDA graphs could not be captured .* stream is capturing"):
+    with pytest.warns(DeviceWarning, match="CUDA graphs could not be captured .* stream is capturing"):
         first = _run(model, batch)
     second = _run(model, batch)  # no second try, no second warning
     _close(eager, first, atol=1e-6)
