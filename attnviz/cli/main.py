@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import re
 import signal
 import sys
 import threading
@@ -22,6 +21,7 @@ from types import ModuleType
 from typing import TextIO
 
 from attnviz.cli.stopping import Terminated, stopped
+from attnviz.cli.streams import CONTROL, QuietStream, argv_text, writes_utf8
 from attnviz.errors import AttnvizError
 
 # the command, and its module in attnviz.cli: a run imports only the module of the command it runs
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     stderr = sys.stderr
     # `2>&-`: print(file=None) would put the messages into the results; a reader of the progress that
     # went away (`2>&1 | tee log`, tee killed) stops no training
-    sys.stderr = _QuietStream(stderr if stderr is not None else open(os.devnull, "w"))  # noqa: SIM115
+    sys.stderr = QuietStream(stderr if stderr is not None else open(os.devnull, "w"))  # noqa: SIM115
     handler = _on_sigterm()
     try:
         return _main(argv)
@@ -109,9 +109,9 @@ def _on_sigterm() -> Callable | int | None:
 
 
 def _main(argv: list[str] | None) -> int:
-    if (sys.stdout.encoding or "").lower().replace("-", "") not in ("utf8", "utf8sig"):
+    if not writes_utf8(sys.stdout):
         sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII or Latin-1 terminal: no traceback
-    argv = _argv_text(sys.argv[1:] if argv is None else argv)
+    argv = argv_text(sys.argv[1:] if argv is None else argv)
     try:
         from attnviz.store import ModelWarning  # imports torch: a Ctrl+C here is "interrupted" too
 
@@ -150,55 +150,10 @@ def _main(argv: list[str] | None) -> int:
         return stopped(args.command, e)
 
 
-class _QuietStream:
-    """Standard error that stops writing, instead of raising, once its reader has gone away
-    (`attnviz train 2>&1 | tee log` with tee killed): a progress bar never ends a training."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            self._stream = open(os.devnull, "w")  # noqa: SIM115
-            return len(text)
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            self._stream = open(os.devnull, "w")  # noqa: SIM115
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._stream, name)
-
-
-def _argv_text(argv: list[str]) -> list[str]:
-    """Arguments as UTF-8 text: Python decodes bytes the locale cannot read as lone surrogates, which
-    the tokenizer turns into spaces (`Jos\\xe9` read as `Jos`, `M\\xc3\\xa4dchen` under LC_ALL=C as `M dchen`).
-    Their bytes are read as UTF-8 again, and what still does not decode is U+FFFD, with one note."""
-    fixed = []
-    for arg in argv:
-        if any("\udc80" <= c <= "\udcff" for c in arg):
-            text = os.fsencode(arg).decode("utf-8", "replace")
-            if "\ufffd" in text:
-                print(
-                    f"attnviz: warning: an argument is not UTF-8; its bad bytes are read as \ufffd: {text!r}",
-                    file=sys.stderr,
-                )
-            arg = text
-        fixed.append(arg)
-    return fixed
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
 def _one_line(text: str) -> str:
     """``text`` with control characters written as escapes (a newline as ``\\n``): a file name
     holding a newline or a terminal escape stays on the message's one line."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+    return CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def _out_of_memory(e: BaseException) -> bool:

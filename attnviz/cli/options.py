@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from attnviz.cli.streams import UNPRINTABLE, writes_utf8
 from attnviz.devices import DEVICES, check_device_name
 from attnviz.errors import ConfigError, InputError, resolved
 from attnviz.links import DIRECTIONAL, FORMATS, GoldFile
@@ -176,17 +176,13 @@ def print_json(obj: object, file: TextIO | None = None, indent: int | None = Non
     UTF-8 stream, else as ``\\uXXXX`` escapes; NaN an error, not invalid JSON. Every command writes
     its JSON through here."""
     file = file or sys.stdout
-    utf = (getattr(file, "encoding", None) or "utf-8").lower().replace("-", "") in ("utf8", "utf8sig")
-    print(json.dumps(obj, ensure_ascii=not utf, allow_nan=False, indent=indent), file=file)
-
-
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # controls, bidi
+    print(json.dumps(obj, ensure_ascii=not writes_utf8(file), allow_nan=False, indent=indent), file=file)
 
 
 def printable(name: str) -> str:
     """A name from the file system as a terminal table can show it: a control or direction character
     (a newline, U+202E) or a blank name written as a Python string literal, escaped."""
-    return ascii(name) if not name.strip() or _UNPRINTABLE.search(name) else name
+    return ascii(name) if not name.strip() or UNPRINTABLE.search(name) else name
 
 
 def write_out(out: Path, text: str, force: bool) -> None:

@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from attnviz.cli.main import _argv_text, main
+from attnviz.cli.main import main
+from attnviz.cli.streams import argv_text
 from attnviz.store import write_atomic
 from tests.support.cli import run
 
@@ -50,9 +51,9 @@ def test_a_terminal_that_cannot_write_a_letter_gets_it_escaped():
 
 def test_arguments_in_bytes_the_locale_cannot_read_are_read_as_utf8(capsys):
     mangled = os.fsdecode("M\u00e4dchen".encode())  # as Python decodes argv under LC_ALL=C
-    assert _argv_text([mangled, "plain"]) == ["M\u00e4dchen", "plain"]
+    assert argv_text([mangled, "plain"]) == ["M\u00e4dchen", "plain"]
     latin1 = os.fsdecode(b"Jos\xe9")
-    assert _argv_text([latin1]) == ["Jos\ufffd"] and "not UTF-8" in capsys.readouterr().err
+    assert argv_text([latin1]) == ["Jos\ufffd"] and "not UTF-8" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks")
