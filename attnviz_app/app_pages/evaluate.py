@@ -160,11 +160,10 @@ if submitted:
                 paths, split=split, n=int(n), beam_size=int(beam), roots=app_model_roots(), on_done=done, device=device
             )
             status.update(label=f"Evaluated {len(result.rows)} of {len(chosen)} model(s)", state="complete")
-        names = {str(by_name[name].path): name for name in chosen}  # the rows and errors name paths
+        by_path = {m.path: m for m in models}  # the rows and errors name each model by its path
         for err in result.errors:
-            shown = names.get(str(err["model"]), str(err["model"]))
+            shown = by_path[err["model"]].name if err["model"] in by_path else str(err["model"])
             st.warning(f"{escape_markdown(shown)}: {escape_markdown(err['error'])}")
-        by_path = {m.path: m for m in models}
         settings = {"split": split, "beam": int(beam), "device": device}  # as measured, whatever the form says later
         st.session_state["eval_rows"] = [_measured_row(r, by_path.get(r["model"]), settings) for r in result.rows]
         st.session_state["eval_file"] = f"evaluate-{split}-n{int(n)}-beam{int(beam)}-{slug(device)}"
