@@ -71,20 +71,23 @@ def clean_up_on_signals() -> None:
 
 
 def _pages() -> list:
+    explore = st.Page(
+        page_file("explore/explore.py"),
+        title="Explore",
+        icon=":material/travel_explore:",
+        url_path="front",  # served at /; Streamlit reserves a default page's name without serving it
+        default=True,
+    )
     return [
-        st.Page(
-            page_file("explore/explore.py"),
-            title="Explore",
-            icon=":material/travel_explore:",
-            url_path="explore",
-            default=True,
-        ),
+        explore,
         st.Page(page_file("compare.py"), title="Compare", icon=":material/compare:", url_path="compare"),
         st.Page(page_file("train/train.py"), title="Train", icon=":material/model_training:", url_path="train"),
         st.Page(page_file("yours/yours.py"), title="Your model", icon=":material/upload_file:", url_path="yours"),
         st.Page(page_file("data.py"), title="Data", icon=":material/table_view:", url_path="data"),
         st.Page(page_file("evaluate.py"), title="Evaluate", icon=":material/leaderboard:", url_path="evaluate"),
         st.Page(page_file("learn.py"), title="Learn", icon=":material/school:", url_path="learn"),
+        # /explore, as the other pages' addresses suggest: the same page, unlisted
+        st.Page(page_file("explore/explore.py"), title="Explore", url_path="explore", visibility="hidden"),
     ]
 
 

@@ -225,3 +225,29 @@ def test_a_link_survives_a_visit_to_another_page(server):
         bare.wait_for_function(typed_box, arg=start["text"], timeout=WAIT_MS)
         assert settle(bare)["text"] == start["text"] != TEXT
         browser.close()
+
+
+def test_explore_by_its_name_is_explore_and_back_leaves_it(server):
+    # /explore, as /compare and /train suggest, shows the same state as / with the same query, with
+    # no "Page not found" and no redirect that would hold Back on the page
+    from playwright.sync_api import sync_playwright
+
+    query = f"?task=toy-fr&score=general&style=both&text={TEXT.replace(' ', '+')}"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        states = {}
+        for path in ("/", "/learn", "/explore"):
+            page.goto(f"{server}{path}{query if path != '/learn' else ''}", wait_until="domcontentloaded")
+            if path == "/learn":
+                page.get_by_role("heading", name="How attention works").first.wait_for(timeout=WAIT_MS)
+                continue
+            page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
+            page.wait_for_function("t => document.querySelector('.st-key-explore_text input')?.value === t", arg=TEXT)
+            states[path] = settle(page)
+            assert page.get_by_text("Page not found").count() == 0, path
+        assert states["/explore"] == states["/"] and states["/"]["text"] == TEXT and states["/"]["style"] == "Both"
+        assert "/explore?" in page.url
+        page.go_back()
+        page.wait_for_url(re.compile(r"/learn$"), timeout=WAIT_MS)
+        browser.close()

@@ -21,7 +21,7 @@ def test_the_docs_table_of_pages_is_the_navigation_in_its_order():
     pages = re.findall(r'title="([^"]+)",\s*icon="[^"]+",\s*url_path="([^"]+)"', frame)
     docs = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
     table = re.findall(r"^\| \[([^\]]+)\]\(#[a-z-]+\) \| `/([a-z]*)` \|", docs, re.M)
-    assert len(pages) == 7 and table == [(title, "" if path == "explore" else path) for title, path in pages]
+    assert len(pages) == 7 and table == [(title, "" if path == "front" else path) for title, path in pages]
 
 
 def test_the_docs_table_of_score_functions_is_the_registry():
