@@ -134,7 +134,8 @@ def _from_mapping(obj: Mapping, name: str, npz: bool) -> AttentionFile:
         raise DataError(f"{name}: unknown field {unknown[0]!r}; the fields are {', '.join(sorted(_FILE_KEYS))}")
     if obj.get("format", FORMAT) != FORMAT:
         raise DataError(f"{name}: field 'format' is {obj['format']!r}; an attention file says {FORMAT!r} or nothing")
-    if obj.get("version", VERSION) != VERSION:
+    version = obj.get("version", VERSION)
+    if isinstance(version, bool | float) or version != VERSION:  # JSON's true and 1.0 are not the version 1
         raise DataError(f"{name}: field 'version' is {obj['version']!r}; this attnviz reads version {VERSION}")
     metadata = obj.get("metadata", {})
     if not isinstance(metadata, dict):

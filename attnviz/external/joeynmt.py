@@ -150,6 +150,12 @@ def model_config(cfg: dict) -> ModelConfig:
     _get(dec, "activation", "tanh", ("tanh",), "model.decoder")
     enc_emb = (enc.get("embeddings") or {}).get("embedding_dim")
     dec_emb = (dec.get("embeddings") or {}).get("embedding_dim")
+    for side, size, key in (
+        ("encoder", enc_emb, "embeddings.embedding_dim"),
+        ("decoder", dec.get("hidden_size"), "hidden_size"),
+    ):
+        if size is None:
+            raise CheckpointError(f"model.{side}.{key} is missing; give the config.yaml the model was trained with")
     if enc_emb != dec_emb or enc.get("hidden_size") != dec.get("hidden_size"):
         raise CheckpointError(
             f"encoder and decoder sizes differ (embeddings {enc_emb} and {dec_emb}, hidden {enc.get('hidden_size')} "

@@ -133,6 +133,8 @@ def test_json_is_read_in_the_encoding_its_byte_order_mark_names(encoding):
         ({"weigths": [[1]]}, "unknown field 'weigths'"),
         ({"format": "bertviz"}, "field 'format'"),
         ({"version": 2}, "field 'version'"),
+        ({"version": True}, "field 'version' is True"),
+        ({"version": 1.0}, "field 'version' is 1.0"),
         ({"metadata": [1]}, "field 'metadata' must be a JSON object"),
         ({"metadata": {"x": "y" * 70_000}}, "field 'metadata' is over"),
         ({"scores": [[1.0]]}, "field 'scores' has shape (1, 1)"),

@@ -46,6 +46,14 @@ def test_character_models_read_spaces_as_joeynmt_wrote_them(tmp_path):
         (lambda c: c["data"]["src"].update(level="bpe"), "data.src.level is 'bpe'"),
         (lambda c: c["model"]["encoder"]["embeddings"].update(embedding_dim=8), "sizes differ"),
         (lambda c: c["model"].pop("decoder"), "model.decoder is missing"),
+        (
+            lambda c: [c["model"][side].pop("hidden_size") for side in ("encoder", "decoder")],
+            "model.decoder.hidden_size is missing",
+        ),
+        (
+            lambda c: [c["model"][side].pop("embeddings") for side in ("encoder", "decoder")],
+            "model.encoder.embeddings.embedding_dim is missing",
+        ),
     ],
 )
 def test_what_attnviz_cannot_represent_is_refused_by_name(tmp_path, change, message):
