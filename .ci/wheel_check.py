@@ -96,6 +96,7 @@ def check_contents(wheel: Path) -> None:
     built_in = [m["file"] for m in manifest if m["file"].startswith(BUILT_IN)]
     must = [
         "attnviz/__init__.py",
+        "attnviz/py.typed",  # PEP 561
         "attnviz/cli/app.py",
         "attnviz_app/app.py",
         "attnviz_app/frame.py",

@@ -13,7 +13,19 @@ The public API::
 """
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time each name is imported on first use
+    from attnviz.data import TASKS, load_corpus
+    from attnviz.decoding import Alignment, Translator
+    from attnviz.devices import DeviceWarning, available_devices, bf16_supported, pick_device
+    from attnviz.errors import AttnvizError, AttnvizWarning, CheckpointError, ConfigError, DataError, InputError
+    from attnviz.evaluation import Evaluation, evaluate
+    from attnviz.explain import Attribution, CellMath, attribute, cell_numbers, latex_lines
+    from attnviz.model import SCORES, Attention, ModelConfig, Score, Seq2Seq, build_model, register
+    from attnviz.plots import show, show_both, show_steps
+    from attnviz.store import ModelEntry, ModelWarning, list_models, load, load_checkpoint, read_history, save
+    from attnviz.training import Progress, Recipe, TrainConfig, build_translator, fit, run_recipe
 
 __all__ = [
     "SCORES",

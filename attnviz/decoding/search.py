@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -12,6 +12,9 @@ from torch import Tensor
 from attnviz.data import BOS_ID, EOS_ID
 from attnviz.decoding.beam import padded
 from attnviz.model import Encoded, Memory, Seq2Seq, StepOutput
+
+# what-if: a decoder step and the attention weights [S] forced at it
+Overrides = Mapping[int, Sequence[float] | np.ndarray]
 
 
 @dataclass
@@ -82,9 +85,7 @@ def encode_one(model: Seq2Seq, src_ids: list[int]) -> Encoded:
 
 
 @torch.inference_mode()
-def greedy(
-    model: Seq2Seq, src_ids: list[int], max_len: int, overrides: dict[int, np.ndarray] | None = None
-) -> Hypothesis:
+def greedy(model: Seq2Seq, src_ids: list[int], max_len: int, overrides: Overrides | None = None) -> Hypothesis:
     """Pick the most likely token at each step until <eos> or ``max_len`` steps.
 
     ``overrides`` maps a step to attention weights ``[S]`` forced at that step (what-if).

@@ -11,7 +11,16 @@ import torch
 from attnviz.data import EOS, UNK, UNK_ID, Tokenizer, Vocab, copy_source_words
 from attnviz.decoding.beam import Decoded, beam_batch, budget_batches, padded
 from attnviz.decoding.history import AlignmentHistory
-from attnviz.decoding.search import Hypothesis, beam_search, encode_one, forced, forced_batch, greedy, greedy_batch
+from attnviz.decoding.search import (
+    Hypothesis,
+    Overrides,
+    beam_search,
+    encode_one,
+    forced,
+    forced_batch,
+    greedy,
+    greedy_batch,
+)
 from attnviz.decoding.trace import Alignment
 from attnviz.errors import InputError, check_int
 from attnviz.model import ModelConfig, Seq2Seq
@@ -149,7 +158,7 @@ class Translator:
         beam_size: int = 1,
         max_len: int | None = None,
         n_best: int | None = None,
-        overrides: dict[int, list[float]] | None = None,
+        overrides: Overrides | None = None,
     ) -> Alignment:
         """Decode ``text``; the result carries the full trace, and the n-best list for beams.
 
@@ -161,7 +170,7 @@ class Translator:
         max_len = self.default_max_len(len(src.ids)) if max_len is None else max_len
         check_int(max_len, "max_len", 1, 1000)
         if overrides:
-            self._check_overrides(overrides, len(src.ids), beam_size)
+            self._check_overrides(overrides, len(src.ids), beam_size, max_len)
         if beam_size == 1:
             hyps = [greedy(self.model, src.ids, max_len, overrides)]
         else:
@@ -173,10 +182,15 @@ class Translator:
         return best
 
     @staticmethod
-    def _check_overrides(overrides: dict[int, list[float]], n_source: int, beam_size: int) -> None:
+    def _check_overrides(overrides: Overrides, n_source: int, beam_size: int, max_len: int) -> None:
         if beam_size != 1:
             raise InputError("forcing attention works with greedy decoding; set the beam size to 1")
         for step, weights in overrides.items():
+            if isinstance(step, bool) or not isinstance(step, int | np.integer) or not 0 <= step < max_len:
+                raise InputError(
+                    f"an override's step is {step!r}; give a decoder step, a whole number from 0 to {max_len - 1} "
+                    "(int keys: a dict read from JSON has strings)"
+                )
             values = np.asarray(weights, dtype=np.float64)
             if values.shape != (n_source,):
                 raise InputError(f"step {step}: give {n_source} weights (one per source token and <eos>)")

@@ -3,6 +3,8 @@ method and carry the markup along the links (:mod:`attnviz.links.markup_carry`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from attnviz.data import Tokenizer, join_pieces, load_corpus
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
@@ -34,7 +36,7 @@ def translate_markup(
     method: str = "argmax",
     reverse: Translator | None = None,
     target: str | None = None,
-    sample: Sample = (),
+    sample: Sequence[tuple[Sequence[str], Sequence[str]]] = (),
     split: str = "hull",
     threshold: float = 0.3,
     beam_size: int = 1,

@@ -195,7 +195,7 @@ def end_epoch(
     totals: Totals,
     result: TrainResult,
     callback: Callable[[Progress], None] | None = None,
-    on_epoch_end: Callable[[Translator, TrainResult], None] | None = None,
+    on_epoch_end: Callable[[Translator, TrainResult], object] | None = None,
 ) -> bool:
     """Validate, keep the best weights (or decay the rate), report the epoch and record where training
     stands in ``translator.meta["progress"]``; whether training ends here."""
@@ -290,7 +290,7 @@ def fit(
     cfg: TrainConfig,
     callback: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-    on_epoch_end: Callable[[Translator, TrainResult], None] | None = None,
+    on_epoch_end: Callable[[Translator, TrainResult], object] | None = None,
     resume: dict | None = None,
     group: SingleProcess | None = None,
     links: Sequence[Sequence[Link]] | None = None,

@@ -33,6 +33,17 @@ def test_every_public_name_resolves_to_its_subpackage_object():
     assert attnviz.load is load
 
 
+def test_type_checkers_see_every_public_name_where_it_is_imported_from():
+    # the TYPE_CHECKING imports are what mypy, pyright and editors read: the same names and modules
+    import ast
+
+    tree = ast.parse((ROOT / "attnviz" / "__init__.py").read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    seen = {alias.name: node.module for node in block.body for alias in node.names}
+    assert seen == attnviz._WHERE
+    assert (ROOT / "attnviz" / "py.typed").is_file()
+
+
 def test_a_subpackage_is_reached_from_the_package_as_the_docs_write_it():
     code = (
         "import attnviz\n"

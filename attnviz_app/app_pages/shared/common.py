@@ -200,7 +200,7 @@ def user_errors() -> Iterator[None]:
         st.stop()
 
 
-def require_models() -> list[dict]:
+def require_models() -> list[ModelEntry]:
     """All models, or an explanation and a stop when there are none."""
     with user_errors():
         models, skipped = _models_of(session_id())

@@ -143,6 +143,11 @@ def test_forcing_attention_at_one_step_changes_what_follows(trained):
         trained.translate("a b c d", overrides={0: [1.0, 0.0]})
     with pytest.raises(InputError, match="greedy"):
         trained.translate("a b c d", beam_size=2, overrides={0: onto_a})
+    # a step the decoder never reaches, or a key read from JSON, would force nothing: refused by name
+    for step in ("0", -1, True, 1.0, 14):
+        with pytest.raises(InputError, match=r"an override's step is .*from 0 to 13"):
+            trained.translate("a b c d", max_len=14, overrides={step: onto_a})
+    assert np.allclose(trained.translate("a b c d", overrides={np.int64(0): onto_a}).weights[0], onto_a)
 
 
 def test_align_on_given_words_cuts_inside_each_word(trained):
