@@ -45,8 +45,8 @@ def server_pid(port: str) -> int:
 
 
 def disk_mb(folder: Path) -> float:
-    names = ("attnviz-uploads", "attnviz-datasets")
-    total = sum(f.stat().st_size for name in names for f in (folder / name).rglob("*") if f.is_file())
+    names = ("attnviz-uploads-*", "attnviz-datasets-*")  # each user's own (store.upload_root, corpora.CACHE_DIR)
+    total = sum(f.stat().st_size for name in names for d in folder.glob(name) for f in d.rglob("*") if f.is_file())
     return round(total / 2**20, 1)
 
 

@@ -4,6 +4,7 @@ from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
 from attnviz.data.corpora import clean_table_caches
 from attnviz.data.multi30k import MULTI30K_ENV, default_multi30k, text_lines
 from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, Words, make_pair, to_pharaoh
+from attnviz.data.scratch import own_folder, user_temp
 from attnviz.data.spec import TASKS, is_file_spec, load_corpus, multi30k_pair, pair_options, task_pairs
 from attnviz.data.streamed import summarize_spec
 from attnviz.data.summary import pairs_frame, summarize
@@ -43,6 +44,7 @@ __all__ = [
     "looks_binary",
     "make_pair",
     "multi30k_pair",
+    "own_folder",
     "pair_options",
     "pairs_frame",
     "summarize",
@@ -51,5 +53,6 @@ __all__ = [
     "task_pairs",
     "text_lines",
     "to_pharaoh",
+    "user_temp",
     "word_spans",
 ]

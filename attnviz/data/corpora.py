@@ -16,13 +16,13 @@ import contextlib
 import gzip
 import os
 import shutil
-import tempfile
 import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from attnviz.data.scratch import user_temp
 from attnviz.data.textcodec import bom_encoding
 from attnviz.errors import DataError
 
@@ -33,7 +33,7 @@ RawPairs = list[tuple[str, str]]
 DEFAULT_MAX_BYTES = 256 * 2**20
 CHUNK_BYTES = 4 * 2**20  # what check_file and the streamed summary read at a time
 MAX_SHOWN_COLUMNS = 20  # column names a message lists
-CACHE_DIR = Path(os.environ.get("ATTNVIZ_DATASETS_CACHE", Path(tempfile.gettempdir()) / "attnviz-datasets"))
+CACHE_DIR = Path(os.environ.get("ATTNVIZ_DATASETS_CACHE") or user_temp("attnviz-datasets"))
 SCRATCH_PREFIX = "scratch-"  # a table's Arrow copy lives in CACHE_DIR/scratch-* only while it is read
 TABLE_BUILDERS = ("csv", "json", "parquet")  # the datasets builders of local tables
 
@@ -282,10 +282,12 @@ def clean_table_caches(max_age: float = 3600.0) -> list[Path]:
     """Delete what reading tables left in ``CACHE_DIR`` and no reader uses: scratch folders of
     a killed process, and the Arrow copies and locks that versions before the scratch folders
     kept (untouched for ``max_age`` seconds). Multi30k's and the Hub's caches stay."""
-    if not CACHE_DIR.is_dir():
+    try:
+        entries = list(CACHE_DIR.iterdir())
+    except OSError:  # none yet, or not this user's to tidy
         return []
     removed = []
-    for entry in CACHE_DIR.iterdir():
+    for entry in entries:
         table = entry.name.startswith(SCRATCH_PREFIX) or entry.name in TABLE_BUILDERS
         lock = entry.name.endswith(".lock") and any(f"_{b}_" in entry.name for b in TABLE_BUILDERS)
         try:

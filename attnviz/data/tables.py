@@ -24,6 +24,7 @@ from attnviz.data.corpora import (
     no_rows,
     read_rows,
 )
+from attnviz.data.scratch import own_folder
 from attnviz.errors import DataError
 
 if TYPE_CHECKING:
@@ -31,6 +32,15 @@ if TYPE_CHECKING:
 
 TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "json", ".json": "json", ".parquet": "parquet"}
 _NULL_LINE = re.compile(rb"(?:\xef\xbb\xbf)?[ \t]*null")  # a line _refuse_null_records refuses
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[str]:
+    """A folder for ``datasets``' Arrow copy of one table, removed after the read, inside the user's
+    own ``corpora.CACHE_DIR``."""
+    folder = own_folder(corpora.CACHE_DIR, "ATTNVIZ_DATASETS_CACHE")
+    with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX, dir=folder) as scratch:
+        yield scratch
 
 
 def _binary(path: Path) -> BufferedIOBase:
@@ -169,8 +179,7 @@ def open_records(
         check_columns(path, fmt, schema.names, [source_column, target_column])
         _text_columns(path, schema, [source_column, target_column])
     builder = "csv" if fmt == "tsv" else fmt
-    corpora.CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX, dir=corpora.CACHE_DIR) as scratch:
+    with _scratch() as scratch:
         records = load_files(builder, {"train": str(path)}, cache_dir=scratch, **kwargs)["train"]
         if fmt == "json":
             check_columns(path, fmt, list(records.column_names), [source_column, target_column])
@@ -241,8 +250,7 @@ def table_columns(path: str | Path, *, fmt: str | None = None, max_bytes: int = 
             raise DataError(f"{path} is not a readable Parquet file ({e}); write it again.") from e
         text, other = _schema_columns(schema)
     else:
-        corpora.CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX, dir=corpora.CACHE_DIR) as scratch:
+        with _scratch() as scratch:
             source = path
             lines = data.splitlines(keepends=True)
             kept = [line for line in lines if not _NULL_LINE.match(line)]

@@ -12,6 +12,7 @@ import shutil
 import threading
 from pathlib import Path
 
+from attnviz.data import own_folder
 from attnviz.store import hold_lock, is_locked, release_lock, upload_root
 
 UPLOAD_ROOT = upload_root()
@@ -26,7 +27,11 @@ def forget_dead_servers() -> list[Path]:
     """Delete the upload folders of server processes that are gone, and upload files loose in
     ``UPLOAD_ROOT`` (outside any server's folder). Returns what was deleted."""
     removed = []
-    for entry in UPLOAD_ROOT.iterdir() if UPLOAD_ROOT.is_dir() else []:
+    try:
+        entries = list(UPLOAD_ROOT.iterdir())
+    except OSError:  # none yet
+        return []
+    for entry in entries:
         if entry.is_dir() and entry.name.startswith(SERVER_PREFIX):
             lock = _server_lock(entry)
             if is_locked(lock):
@@ -49,6 +54,7 @@ def server_folder() -> Path:
     """This process's upload folder, created (and dead servers' folders deleted) on first use;
     deleted by :func:`remove_server_folder` when the server stops (by a signal too: attnviz_app/frame.py)
     or the process exits normally, by the next server start otherwise."""
+    own_folder(UPLOAD_ROOT, "TMPDIR")
     forget_dead_servers()
     folder = UPLOAD_ROOT / f"{SERVER_PREFIX}{os.getpid()}"
     lock = _server_lock(folder)

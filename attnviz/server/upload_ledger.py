@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnviz.data import as_utf8
+from attnviz.errors import DataError
 from attnviz.server.table_head import head_rows
 from attnviz.server.upload_folder import server_folder
 from attnviz.server.web_sessions import LEFT, end_sessions, next_end
+from attnviz.store import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +72,14 @@ class Ledger:
         path = server_folder() / f"{hashlib.sha256(data).hexdigest()[:20]}{suffix}"
         head = head_rows(data, suffix.lstrip("."), MAX_UPLOAD_ROWS, MAX_UPLOAD_MB * 2**20)
         with self._lock:  # a collect between the write and the hold would delete the new file
-            if not path.is_file():
-                path.write_bytes(data if head is None else head[0])
+            if not path.is_file():  # renamed into place whole: a full disk never leaves half a table under its hash
+                try:
+                    write_atomic(path, data if head is None else head[0])
+                except OSError as e:
+                    raise DataError(
+                        f"the server could not store the upload ({e.strerror or type(e).__name__}); "
+                        "its disk may be full: try again later, or ask whoever runs it"
+                    ) from None
             self._holders.setdefault(path, {})[holder] = alive
         _start_janitor()
         return Stored(path, None if head is None else head[1])

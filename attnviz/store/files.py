@@ -303,8 +303,8 @@ def clean_stale_temp(folder: str | Path, max_age: float = STALE_SECONDS) -> list
 SHARED_MODE = 0o644  # what a saved file gets: mkstemp's 0600 would hide it from a web server or another user
 
 
-def write_atomic(path: Path, text: str, replace: bool = True) -> None:
-    """``text`` to ``path`` through a temporary file in the same folder, renamed over it: never half a
+def write_atomic(path: Path, text: str | bytes, replace: bool = True) -> None:
+    """``text`` (or bytes) to ``path`` through a temporary file in the same folder, renamed over it: never half a
     file, and the old one whole if the disk fills. Line endings are written as they are in ``text``.
     A symlink is followed (the file it names is replaced, the link kept) and an existing file keeps its
     mode. ``replace=False`` never overwrites: a file that appeared at ``path`` meanwhile (another run)
@@ -318,7 +318,7 @@ def write_atomic(path: Path, text: str, replace: bool = True) -> None:
         mode = SHARED_MODE
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         os.chmod(tmp, mode)
         if replace:

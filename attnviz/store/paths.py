@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
 import warnings
 from pathlib import Path
 
+from attnviz.data import user_temp
 from attnviz.errors import AttnvizError, AttnvizWarning, CheckpointError, counted, setting_folder
 from attnviz.store.header import clean_manifest
 
@@ -33,8 +33,9 @@ MAX_MANIFEST_BYTES = 4 * 2**20  # far above the shipped manifest; a larger file 
 
 
 def upload_root() -> Path:
-    """Where the app keeps uploaded data files (one folder per server process below it)."""
-    return Path(tempfile.gettempdir()) / "attnviz-uploads"
+    """Where the app keeps uploaded data files (one folder per server process below it): the user's
+    own ``$TMPDIR/attnviz-uploads-<user>``, so servers of different users on one machine never share it."""
+    return user_temp("attnviz-uploads")
 
 
 def data_roots() -> list[Path]:

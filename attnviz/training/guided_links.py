@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from attnviz.data import Corpus, Link, Words, bom_encoding, join_pieces, to_pharaoh
+from attnviz.data import Corpus, Link, Words, bom_encoding, join_pieces, own_folder, to_pharaoh, user_temp
 from attnviz.errors import AttnvizError, ConfigError, DataError, counted
 from attnviz.links import DIRECTIONS, SYMMETRIC, parse_pharaoh, run_eflomal
 from attnviz.store import read_regular_file
 from attnviz.training.guided import DEFAULT_WEIGHT, piece_links
 
 SOURCES = ("eflomal", "gold")  # or a path to a Pharaoh file
-CACHE_DIR = Path(os.environ.get("ATTNVIZ_LINKS_CACHE", Path(tempfile.gettempdir()) / "attnviz-links"))
+CACHE_DIR = Path(os.environ.get("ATTNVIZ_LINKS_CACHE") or user_temp("attnviz-links"))
 LINKS_DIR = "guided-links"  # run_recipe caches eflomal's links in this folder next to the checkpoint
 MAX_LINKS_BYTES = 256 * 2**20  # as much as a corpus table is read; a pair's links take fewer bytes than its text
 
@@ -122,17 +121,25 @@ def read_text_file(path: Path, limit: int, what: str, advice: str, error: type[A
 
 
 def _eflomal_cached(words: list[tuple[Words, Words]], method: str, cache_dir: Path) -> tuple[list[list[Link]], Path]:
-    """eflomal's links of ``words``, read from the cache when a run on the same words made them."""
+    """eflomal's links of ``words``, read from the cache when a run on the same words made them. The cache
+    is only a speed-up: a folder that is not the user's own is neither read nor written."""
     digest = hashlib.sha256(method.encode())
     for src, tgt in words:
         digest.update(f"{' '.join(src)}\t{' '.join(tgt)}\n".encode())
     path = cache_dir / f"eflomal-{method}-{digest.hexdigest()[:16]}.links"
     lengths = [(len(s), len(t)) for s, t in words]
+    try:
+        own_folder(cache_dir, "ATTNVIZ_LINKS_CACHE")
+    except DataError:  # another user's folder, read-only or full: eflomal runs, its links are not kept
+        return run_eflomal(words, method=method), Path("eflomal")
     if path.is_file():
         return read_links(path, lengths), path
     links = run_eflomal(words, method=method)
-    cache_dir.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    temp.write_text("".join(to_pharaoh(sentence) + "\n" for sentence in links), encoding="utf-8")
-    os.replace(temp, path)  # atomic: a killed run leaves no half-written cache
+    try:
+        temp.write_text("".join(to_pharaoh(sentence) + "\n" for sentence in links), encoding="utf-8")
+        os.replace(temp, path)  # atomic: a killed run leaves no half-written cache
+    except OSError:  # a full disk: the links are not kept
+        temp.unlink(missing_ok=True)
+        return links, Path("eflomal")
     return links, path

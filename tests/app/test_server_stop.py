@@ -84,7 +84,7 @@ def test_a_server_stopped_by_a_signal_leaves_no_upload_folder(tmp_path, signum):
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
     command += ["--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"]
     command += ["--server.fileWatcherType", "none"]
-    root = Path(tmp_path) / "attnviz-uploads"
+    root = Path(tmp_path) / f"attnviz-uploads-{os.getuid()}"  # store.upload_root() under its TMPDIR
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_healthy(port, proc)

@@ -65,7 +65,8 @@ def test_importing_boot_tidies_nothing_and_start_tidies_once(tmp_path):
     code = (
         "import os, tempfile; from pathlib import Path\n"
         "from attnviz_app.app_pages.shared import boot\n"
-        "mine = Path(tempfile.gettempdir()) / 'attnviz-uploads' / f'server-{os.getpid()}'\n"
+        "from attnviz.store import upload_root\n"
+        "mine = upload_root() / f'server-{os.getpid()}'\n"
         "print(mine.exists(), boot.started())\n"
         "boot.start(); boot.start()\n"
         "print(mine.is_dir(), boot.started())\n"
@@ -74,6 +75,21 @@ def test_importing_boot_tidies_nothing_and_start_tidies_once(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False", "True", "True"]
+
+
+def test_an_upload_folder_in_the_way_is_one_warning_line_and_the_server_starts(tmp_path):
+    # another user's folder, or a file, where this user's uploads go: the pages work, uploads say why not
+    code = (
+        "import logging; from attnviz.store import upload_root\n"
+        "upload_root().write_text('in the way')\n"
+        "logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s')\n"
+        "from attnviz_app.app_pages.shared import boot\n"
+        "boot.start(); print(boot.started())\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path), "ATTNVIZ_MODELS": str(tmp_path / "models")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
+    assert "WARNING no upload folder: cannot use" in done.stderr and "set TMPDIR to a folder of yours" in done.stderr
 
 
 def test_a_broken_front_model_is_one_warning_line_and_the_server_goes_on():

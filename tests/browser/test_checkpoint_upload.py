@@ -33,7 +33,7 @@ def test_an_uploaded_checkpoint_opens_for_its_tab_only_and_goes_with_it(tmp_path
         "ATTNVIZ_MODELS": str(tmp_path / "models"),
         "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": "2",
     }
-    root = tmp_path / "attnviz-uploads"
+    root = tmp_path / f"attnviz-uploads-{os.getuid()}"  # store.upload_root() under its TMPDIR
     with streamlit_app(env) as (url, _), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})

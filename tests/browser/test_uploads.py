@@ -28,7 +28,7 @@ def test_a_closed_tab_frees_its_upload(tmp_path):
         "HOME": str(tmp_path),
         "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": "2",
     }
-    root = tmp_path / "attnviz-uploads"
+    root = tmp_path / f"attnviz-uploads-{os.getuid()}"  # store.upload_root() under its TMPDIR
     with streamlit_app(env) as (url, _), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})

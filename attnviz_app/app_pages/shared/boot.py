@@ -42,7 +42,10 @@ def start() -> None:
         if "start" in _done:
             return
         clean_stale_temp(models_dir())
-        server_folder()
+        try:
+            server_folder()
+        except AttnvizError as e:  # the pages work; an upload says why it cannot be stored
+            logging.getLogger("attnviz").warning("no upload folder: %s", e)
         clean_table_caches()
         gc.freeze()
         _done.add("start")

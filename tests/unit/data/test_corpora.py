@@ -327,3 +327,12 @@ def test_a_table_whose_first_line_is_blank_names_no_columns(tmp_path, first):
     path.write_text(f"{first}\nthe cat\tle chat\n")
     with pytest.raises(DataError, match=r"names no columns \(is it empty, or its first line blank\?\)"):
         table_columns(path)
+
+
+def test_an_unusable_datasets_cache_names_its_setting(tmp_path, monkeypatch):
+    table = tmp_path / "pairs.csv"
+    table.write_text("en,fr\n" + "".join(f"the cat {i},le chat {i}\n" for i in range(20)), encoding="utf-8")
+    (tmp_path / "file").write_text("in the way")
+    monkeypatch.setattr(corpora, "CACHE_DIR", tmp_path / "file")
+    with pytest.raises(DataError, match="set ATTNVIZ_DATASETS_CACHE to a folder of yours"):
+        load_corpus(f"{table}?src=en&tgt=fr")

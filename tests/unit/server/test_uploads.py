@@ -3,11 +3,13 @@ their last holder is gone; a session ends once its web server's reconnect window
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from attnviz.data import table_columns
+from attnviz.errors import DataError
 from attnviz.server import upload_folder, upload_ledger, web_sessions
 from tests.support.uploads import use_fresh_uploads
 
@@ -109,3 +111,34 @@ def test_importing_the_apps_uploads_module_plugs_streamlits_sessions_in():
     assert web_sessions._web is STREAMLIT_SESSIONS
     assert web_sessions.reconnect_window() == float(config.get_option("server.disconnectedSessionTTL"))
     assert STREAMLIT_SESSIONS.connected("no such session") is None  # no Streamlit server runs here
+
+
+def test_a_full_disk_stores_nothing_under_the_tables_hash_and_the_retry_is_whole(monkeypatch):
+    import errno
+
+    real_replace = os.replace
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(DataError, match=r"could not store the upload \(No space left on device\)"):
+        upload_ledger.store_upload(ROWS, "pairs.csv", "a", lambda: True)
+    assert list(upload_folder.server_folder().iterdir()) == []  # no torn table, no temporary file
+    monkeypatch.setattr(os, "replace", real_replace)
+    stored = upload_ledger.store_upload(ROWS, "pairs.csv", "a", lambda: True)
+    assert stored.path.read_bytes() == ROWS
+
+
+def test_an_unusable_upload_root_is_one_message_naming_tmpdir(fresh, monkeypatch):
+    (fresh / "in the way").write_text("x")
+    use_fresh_uploads(fresh / "in the way", monkeypatch)
+    with pytest.raises(DataError, match="set TMPDIR to a folder of yours"):
+        upload_ledger.store_upload(ROWS, "pairs.csv", "a", lambda: True)
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX user numbers")
+def test_the_upload_root_is_the_users_own_so_another_users_server_is_no_obstacle():
+    from attnviz.store import upload_root
+
+    assert upload_root().name == f"attnviz-uploads-{os.getuid()}"

@@ -139,3 +139,11 @@ def test_a_links_file_with_a_byte_order_mark_is_read(tmp_path):
     path = tmp_path / "links.txt"
     path.write_bytes("\ufeff0-0 1-1\n".encode())
     assert guided_links.read_links(path, [(2, 2)]) == [[(0, 0), (1, 1)]]
+
+
+def test_a_links_cache_that_cannot_be_written_only_costs_time(tmp_path):
+    pytest.importorskip("eflomal")
+    corpus = Corpus("tiny", [make_pair("ein hund", "a dog", WORD, WORD)] * 6, [], [], WORD, WORD, False, [])
+    (tmp_path / "file").write_text("in the way")
+    links, source = training_links(corpus, GuidedConfig(), tmp_path / "file")  # not a folder
+    assert len(links) == 6 and source == "eflomal" and (tmp_path / "file").read_text() == "in the way"
