@@ -61,33 +61,37 @@ def test_a_session_during_the_warm_up_import_waits_for_the_library(monkeypatch):
     assert loading.library_ready() is True
 
 
+def _fresh_process(code: str, tmp_path) -> subprocess.CompletedProcess:
+    """``code`` in a new Python with its temporary and models folders under ``tmp_path``."""
+    env = {**os.environ, "TMPDIR": str(tmp_path), "ATTNVIZ_MODELS": str(tmp_path / "models")}
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
 def test_importing_boot_tidies_nothing_and_start_tidies_once(tmp_path):
-    code = (
-        "import os, tempfile; from pathlib import Path\n"
+    done = _fresh_process(
+        "import os\n"
         "from attnviz_app.app_pages.shared import boot\n"
         "from attnviz.store import upload_root\n"
         "mine = upload_root() / f'server-{os.getpid()}'\n"
         "print(mine.exists(), boot.started())\n"
         "boot.start(); boot.start()\n"
-        "print(mine.is_dir(), boot.started())\n"
+        "print(mine.is_dir(), boot.started())\n",
+        tmp_path,
     )
-    env = {**os.environ, "TMPDIR": str(tmp_path), "ATTNVIZ_MODELS": str(tmp_path / "models")}
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False", "True", "True"]
 
 
 def test_an_upload_folder_in_the_way_is_one_warning_line_and_the_server_starts(tmp_path):
     # another user's folder, or a file, where this user's uploads go: the pages work, uploads say why not
-    code = (
+    done = _fresh_process(
         "import logging; from attnviz.store import upload_root\n"
         "upload_root().write_text('in the way')\n"
         "logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s')\n"
         "from attnviz_app.app_pages.shared import boot\n"
-        "boot.start(); print(boot.started())\n"
+        "boot.start(); print(boot.started())\n",
+        tmp_path,
     )
-    env = {**os.environ, "TMPDIR": str(tmp_path), "ATTNVIZ_MODELS": str(tmp_path / "models")}
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
     assert "WARNING no upload folder: cannot use" in done.stderr and "set TMPDIR to a folder of yours" in done.stderr
 
