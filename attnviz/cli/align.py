@@ -6,6 +6,7 @@ import argparse
 
 from attnviz.cli.adapting import adapted_models, add_adapt_arguments
 from attnviz.cli.options import MODEL_HELP, THRESHOLD_HELP, add_device, link_threshold, print_json
+from attnviz.cli.streams import sentence
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
 from attnviz.links import METHODS, SYMMETRIC, align_words
@@ -39,8 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_method_arguments(p, default=None)
     add_device(p)
     add_adapt_arguments(p)
-    p.add_argument("source", help="the source sentence")
-    p.add_argument("target", help="its translation, which the decoder is forced through")
+    p.add_argument("source", type=sentence, help="the source sentence")
+    p.add_argument("target", type=sentence, help="its translation, which the decoder is forced through")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import argparse
 import numpy as np
 
 from attnviz.cli.options import MODEL_HELP, print_json
+from attnviz.cli.streams import sentence
 from attnviz.explain import BASELINES, MAX_STEPS, METHODS, Attribution, attribute
 from attnviz.store import load, model_roots
 
@@ -22,7 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=list(METHODS),
         help="ig: integrated gradients, gxi: gradient x input, occlusion: one token at a time; default ig",
     )
-    p.add_argument("--reference", help="explain forced decoding on this translation (default: the greedy one)")
+    p.add_argument(
+        "--reference", type=sentence, help="explain forced decoding on this translation (default: the greedy one)"
+    )
     p.add_argument("--steps", type=_steps, default=32, help="integrated gradients: quadrature points (default 32)")
     p.add_argument(
         "--baseline",
@@ -31,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="embedding put in place of the source: zeros, pad or unk; default zeros",
     )
     p.add_argument("--json", action="store_true", help="tokens, values, delta and agreement as JSON")
-    p.add_argument("source", help="the sentence to explain")
+    p.add_argument("source", type=sentence, help="the sentence to explain")
 
 
 def _steps(text: str) -> int:

@@ -20,6 +20,7 @@ from attnviz.cli.options import (
     print_json,
     score_json,
 )
+from attnviz.cli.streams import sentence
 from attnviz.data import to_pharaoh
 from attnviz.errors import InputError
 from attnviz.external import (
@@ -43,8 +44,12 @@ HELP = "a Hugging Face encoder-decoder folder: its cross-attention per head as w
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``attnviz hf``."""
     p.add_argument("folder", help="the model folder (config.json, model.safetensors, tokenizer files); read offline")
-    p.add_argument("text", nargs="?", help="the source sentence (or give --src, --tgt and --gold to rank the heads)")
-    p.add_argument("--reference", help="force the decoder through this translation instead of translating")
+    p.add_argument(
+        "text", nargs="?", type=sentence, help="the source sentence (or give --src, --tgt and --gold to rank the heads)"
+    )
+    p.add_argument(
+        "--reference", type=sentence, help="force the decoder through this translation instead of translating"
+    )
     p.add_argument("--beam", type=int_in(1, 16), default=1, help=BEAM_HELP)
     p.add_argument(
         "--max-new-tokens",

@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import TextIO
 
 from attnviz.cli.stopping import Terminated, stopped
-from attnviz.cli.streams import CONTROL, QuietStream, argv_text, writes_utf8
+from attnviz.cli.streams import CONTROL, QuietStream, writes_utf8
 from attnviz.errors import AttnvizError
 
 # the command, and its module in attnviz.cli: a run imports only the module of the command it runs
@@ -111,7 +111,7 @@ def _on_sigterm() -> Callable | int | None:
 def _main(argv: list[str] | None) -> int:
     if not writes_utf8(sys.stdout):
         sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII or Latin-1 terminal: no traceback
-    argv = argv_text(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
     try:
         from attnviz.store import ModelWarning  # imports torch: a Ctrl+C here is "interrupted" too
 

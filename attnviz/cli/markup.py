@@ -9,6 +9,7 @@ from pathlib import Path
 from attnviz.cli.align import load_models
 from attnviz.cli.hf import _pick
 from attnviz.cli.options import BEAM_HELP, MODEL_HELP, THRESHOLD_HELP, add_device, int_in, link_threshold, print_json
+from attnviz.cli.streams import sentence
 from attnviz.errors import InputError
 from attnviz.external import hf_markup, load_hf
 from attnviz.links import DIRECTIONAL, MARKUP_METHODS, SPLIT_RULES, MarkupResult, eflomal_sample, translate_markup
@@ -36,14 +37,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="an element whose linked target words are not contiguous covers from the first to the last "
         "(hull) or the largest contiguous run (block); default hull",
     )
-    p.add_argument("--target", help="carry the markup into this translation instead of the model's own")
+    p.add_argument("--target", type=sentence, help="carry the markup into this translation instead of the model's own")
     p.add_argument("--beam", type=int_in(1, 20), default=1, help=BEAM_HELP)
     p.add_argument("--layer", type=int_in(0, 1000), help="a Hugging Face model: decoder layer (default: all averaged)")
     p.add_argument("--head", type=int_in(0, 1000), help="a Hugging Face model: head of --layer")
     p.add_argument("--heads", help="a Hugging Face model: heads averaged, as layer:head pairs ('3:1 4:0')")
     add_device(p)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    p.add_argument("source", help='the sentence with its markup, e.g. "the <b>black</b> cat"')
+    p.add_argument("source", type=sentence, help='the sentence with its markup, e.g. "the <b>black</b> cat"')
 
 
 def _is_hf_folder(name: str) -> bool:

@@ -207,6 +207,8 @@ def check_html_out(path: str | Path, force: bool = False) -> Path:
     if path.is_dir():
         raise InputError(f"{path} is a folder; give a file name ending in .html")
     if not resolved(path.parent, "--out").is_dir():
+        if path.parent.exists():
+            raise InputError(f"{path.parent} is a file, not a folder; choose another --out")
         raise InputError(f"the folder {path.parent} does not exist; create it or choose another --out")
     if not os.access(path.parent, os.W_OK):
         raise ConfigError(f"the folder {path.parent} is not writable; choose another --out")

@@ -44,19 +44,16 @@ class QuietStream:
         return getattr(self._stream, name)
 
 
-def argv_text(argv: list[str]) -> list[str]:
-    """Arguments as UTF-8 text: Python decodes bytes the locale cannot read as lone surrogates, which
-    the tokenizer turns into spaces (`Jos\\xe9` read as `Jos`, `M\\xc3\\xa4dchen` under LC_ALL=C as `M dchen`).
-    Their bytes are read as UTF-8 again, and what still does not decode is U+FFFD, with one note."""
-    fixed = []
-    for arg in argv:
-        if any("\udc80" <= c <= "\udcff" for c in arg):
-            text = os.fsencode(arg).decode("utf-8", "replace")
-            if "\ufffd" in text:
-                print(
-                    f"attnviz: warning: an argument is not UTF-8; its bad bytes are read as \ufffd: {text!r}",
-                    file=sys.stderr,
-                )
-            arg = text
-        fixed.append(arg)
-    return fixed
+def sentence(arg: str) -> str:
+    """A sentence argument (argparse's ``type``) as UTF-8 text: Python decodes bytes the locale cannot read
+    as lone surrogates, which the tokenizer turns into spaces (`Jos\\xe9` read as `Jos`, `M\\xc3\\xa4dchen`
+    under LC_ALL=C as `M dchen`). Their bytes are read as UTF-8 again, and what still does not decode is
+    U+FFFD, with one note. Paths are left as Python gives them: their bytes name the file."""
+    if not any("\udc80" <= c <= "\udcff" for c in arg):
+        return arg
+    text = os.fsencode(arg).decode("utf-8", "replace")
+    if "\ufffd" in text:
+        print(
+            f"attnviz: warning: an argument is not UTF-8; its bad bytes are read as \ufffd: {text!r}", file=sys.stderr
+        )
+    return text

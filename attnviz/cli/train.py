@@ -300,10 +300,10 @@ def _train(args: argparse.Namespace, recipe: Recipe, out: Path, group: SinglePro
     def report(p: Progress) -> None:
         nonlocal bar
         if bar is None:
+            if not quiet:  # before the bar, which would otherwise be drawn on this line's start
+                print(f"training on {p.hardware}", file=sys.stderr)
             # a file or a pipe gets the epoch lines, not a bar redrawn at every step
             bar = tqdm(total=p.total_steps, disable=quiet or not sys.stderr.isatty(), unit="step", file=sys.stderr)
-            if not quiet:
-                print(f"training on {p.hardware}", file=sys.stderr)
         bar.n = p.step
         align = {} if p.align_loss is None else {"align": f"{p.align_loss:.3f}"}
         bar.set_postfix(epoch=p.epoch, loss=f"{p.loss:.3f}", acc=f"{p.accuracy:.3f}", **align, refresh=False)

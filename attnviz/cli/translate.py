@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import BinaryIO, TextIO
 
 from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, add_keep_unk, int_in, print_json
+from attnviz.cli.streams import sentence
 from attnviz.data import bom_encoding, looks_binary
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
@@ -41,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_device(p)
     add_keep_unk(p)
-    p.add_argument("text", nargs="?", help="the sentence to translate (or give --file)")
+    p.add_argument("text", nargs="?", type=sentence, help="the sentence to translate (or give --file)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     model = load(args.model, device=args.device, roots=model_roots(include_cwd=True))
     if args.file is not None:
         if args.file == "-":
+            if sys.stdin is None:  # started with standard input closed (<&-)
+                raise InputError("standard input is closed; pipe the sentences in, or give --file FILE")
             return translate_lines(model, _text(sys.stdin.buffer, "standard input"), args)
         with open(args.file, "rb") as f:
             return translate_lines(model, _text(f, args.file), args)

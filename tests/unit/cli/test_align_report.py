@@ -4,6 +4,8 @@ never written inside pretrained/."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from attnviz.store import pretrained_dir
@@ -81,19 +83,26 @@ def test_an_existing_file_is_kept_without_force(capsys, tmp_path):
         ("{tmp}/report.txt", "name it report.html"),
         ("{tmp}/missing/report.html", "does not exist"),
         ("{tmp}/dir.html", "is a folder"),
+        ("{tmp}/afile/report.html", "afile is a file, not a folder"),
         ("{tmp}/loop1.html", "is a symlink loop or an unreadable link"),
         ("{tmp}/loopdir/report.html", "is a symlink loop or an unreadable link"),
     ],
 )
-def test_bad_destinations_are_exit_2_and_one_line(capsys, tmp_path, out, message):
-    path = out.format(pretrained=pretrained_dir(), tmp=tmp_path)
+def test_bad_destinations_are_exit_2_and_one_line(capsys, tmp_path, monkeypatch, out, message):
+    shipped = tmp_path / "shipped"  # a copy: a refusal that broke would write into it, not the checkout
+    shipped.mkdir()
+    for f in [pretrained_dir() / "manifest.json", *pretrained_dir().glob(f"{MODEL}.*")]:
+        shutil.copy(f, shipped / f.name)
+    monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(shipped))
+    path = out.format(pretrained=shipped, tmp=tmp_path)
+    (tmp_path / "afile").write_text("x")
     (tmp_path / "dir.html").mkdir()
     (tmp_path / "loop1.html").symlink_to(tmp_path / "loop2.html")
     (tmp_path / "loop2.html").symlink_to(tmp_path / "loop1.html")
     (tmp_path / "loopdir").symlink_to(tmp_path / "loopdir")
     code, _, err = run(capsys, "align-report", "--model", MODEL, "--out", path)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
-    assert not (pretrained_dir() / "report.html").exists()
+    assert not (shipped / "report.html").exists()
 
 
 def test_an_unknown_model_is_exit_2(capsys, tmp_path):

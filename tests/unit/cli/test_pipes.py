@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from attnviz.cli.main import main
-from attnviz.cli.streams import argv_text
+from attnviz.cli.streams import sentence
 from attnviz.store import write_atomic
 from tests.support.cli import run
 
@@ -49,11 +49,22 @@ def test_a_terminal_that_cannot_write_a_letter_gets_it_escaped():
     assert as_json.returncode == 0 and "cr\u00eape" in json.loads(as_json.stdout)["source_tokens"]
 
 
-def test_arguments_in_bytes_the_locale_cannot_read_are_read_as_utf8(capsys):
+def test_sentences_in_bytes_the_locale_cannot_read_are_read_as_utf8(capsys):
     mangled = os.fsdecode("M\u00e4dchen".encode())  # as Python decodes argv under LC_ALL=C
-    assert argv_text([mangled, "plain"]) == ["M\u00e4dchen", "plain"]
+    assert [sentence(mangled), sentence("plain")] == ["M\u00e4dchen", "plain"]
     latin1 = os.fsdecode(b"Jos\xe9")
-    assert argv_text([latin1]) == ["Jos\ufffd"] and "not UTF-8" in capsys.readouterr().err
+    assert sentence(latin1) == "Jos\ufffd" and "not UTF-8" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file names are bytes")
+def test_a_file_named_in_bytes_that_are_not_utf8_is_opened_by_its_name(tmp_path, capsys, monkeypatch):
+    # an old archive's Latin-1 name: the path keeps its bytes (only sentences are read as UTF-8)
+    monkeypatch.chdir(tmp_path)
+    name = os.fsdecode(b"l\xe4t.txt")
+    with open(os.fsencode(tmp_path) + b"/l\xe4t.txt", "w", encoding="utf-8") as f:
+        f.write("the cat .\n")
+    assert main(["translate", "--model", "toy-fr-general-luong", "--file", name]) == 0
+    assert capsys.readouterr().out.strip()
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks")

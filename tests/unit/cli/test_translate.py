@@ -67,6 +67,12 @@ def test_a_file_of_readable_lines_exits_0_and_standard_input_works(capsys, model
     assert code == 0 and out.splitlines()[0] == expected[0] and len(out.splitlines()) == 2
 
 
+def test_standard_input_closed_is_one_line(capsys, model_file, monkeypatch):
+    monkeypatch.setattr("sys.stdin", None)  # started with <&-
+    code, out, err = run(capsys, "translate", "--model", "good", "--file", "-")
+    assert code == 2 and out == "" and "standard input is closed" in err and err.count("\n") == 1
+
+
 def test_a_sentence_or_a_file_not_both(capsys, model_file, tmp_path):
     code, _, err = run(capsys, "translate", "--model", "good", "--file", str(tmp_path / "x.txt"), "a b")
     assert code == 2 and "either" in err
