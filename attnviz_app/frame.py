@@ -38,6 +38,12 @@ def _warm_up() -> None:
     if front.load_record() is not None:
         front.painted.wait(front.WAIT_FOR_PAINT_SECONDS)
     try:
+        # Plotly looks numpy and pandas up in sys.modules without importing them: while a page's script
+        # is importing them, it saw a half-initialised pandas here ("no attribute 'Series'"). An import
+        # statement waits for the other thread to finish (as loading.load_library does on the page's side).
+        import numpy  # noqa: F401
+        import pandas  # noqa: F401
+
         from attnviz_app.app_pages.shared import boot
 
         boot.warm_up()

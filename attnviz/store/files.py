@@ -30,6 +30,9 @@ TEMP_GLOB = f".*{SUFFIX}.*.tmp"  # checkpoint.save's temporary files
 # safetensors' own temporary file, beside the one it writes (Rust's tempfile: ".tmp" and 6 characters)
 WRITER_TEMP = re.compile(r"\.tmp[A-Za-z0-9]{6}")
 STALE_SECONDS = 600.0  # a temporary file no live save holds and older than this is debris
+# checkpoint.save locks its temporary file from the moment it makes it: where locks work, one unlocked
+# and this old is a killed save's (a model's size of disk it would otherwise hold for ten minutes)
+DEAD_SAVE_SECONDS = 5.0
 
 
 MAX_NAME = 60  # characters of a model's file stem
@@ -283,7 +286,8 @@ def is_stale(path: Path, max_age: float = STALE_SECONDS) -> bool:
 
 def clean_stale_temp(folder: str | Path, max_age: float = STALE_SECONDS) -> list[Path]:
     """Delete the temporary files that a killed save left in ``folder`` (and its staging
-    folder); a file that a live save holds or that is younger than ``max_age`` seconds is kept.
+    folder); a file that a live save holds or that is younger than ``max_age`` seconds is kept
+    (:data:`DEAD_SAVE_SECONDS` for ``checkpoint.save``'s own where file locks work).
     Both kinds are deleted: ``checkpoint.save``'s own (locked while it writes) and the one
     safetensors writes through (``.tmpXXXXXX``, unlocked, so only its age tells a dead one).
     Returns what was deleted."""
@@ -292,8 +296,10 @@ def clean_stale_temp(folder: str | Path, max_age: float = STALE_SECONDS) -> list
         if not sub.is_dir():
             continue
         writer_temps = [p for p in sub.glob(".tmp*") if WRITER_TEMP.fullmatch(p.name)]
-        for path in [*sub.glob(TEMP_GLOB), *writer_temps]:
-            if path.is_file() and is_stale(path, max_age):
+        locked_age = min(max_age, DEAD_SAVE_SECONDS) if fcntl is not None else max_age
+        ages = [(p, locked_age) for p in sub.glob(TEMP_GLOB)] + [(p, max_age) for p in writer_temps]
+        for path, age in ages:
+            if path.is_file() and is_stale(path, age):
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
                     removed.append(path)

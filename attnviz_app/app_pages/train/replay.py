@@ -48,11 +48,17 @@ def history_panel(snap: JobSnapshot) -> None:
             f"Live: {n} points recorded so far (dense early, then every epoch end). When the training ends,"
             " ▶ plays the whole formation; Explore's Training view replays it later."
         )
+    elif snap.result_path is None:  # failed, or stopped before anything was saved
+        st.caption(
+            f"{n} recorded points: ▶ plays how its attention formed. No model was saved, so the history is not"
+            " kept with one: download the animation to keep it."
+        )
     else:
         st.caption(
             f"{n} recorded points, saved in the model: ▶ plays how its attention formed; Explore's Training"
             " view replays it any time, beside its sibling in Both."
         )
+    if not snap.active:
         st.download_button(
             "Download the animation (HTML, plays offline)",
             lambda: replay_html(fig, f"attnviz: how {snap.name}'s attention formed"),

@@ -24,16 +24,17 @@ def test_a_dead_reservation_frees_its_name(models):
 
 
 def test_save_removes_stale_temporary_files_only(corpus, models):
-    old, fresh, busy = (models / f".m.safetensors.{k}.tmp" for k in ("old", "fresh", "busy"))
-    for path in (old, fresh, busy):
+    old, fresh, busy, killed = (models / f".m.safetensors.{k}.tmp" for k in ("old", "fresh", "busy", "killed"))
+    for path in (old, fresh, busy, killed):
         path.write_bytes(b"partial")
-    hour_ago = time.time() - 3600
+    hour_ago, minute_ago = time.time() - 3600, time.time() - 60
     os.utime(old, (hour_ago, hour_ago))
+    os.utime(killed, (minute_ago, minute_ago))  # a save killed a minute ago: unlocked, so dead
     os.utime(busy, (hour_ago, hour_ago))
     with open(busy) as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # a live save writing it
         save(tiny_translator(corpus), models / "m.safetensors")
-    assert not old.exists() and fresh.exists() and busy.exists()
+    assert not old.exists() and not killed.exists() and fresh.exists() and busy.exists()
     assert files.clean_stale_temp(models, max_age=0) == [] or not busy.exists()
 
 
