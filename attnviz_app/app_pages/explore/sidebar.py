@@ -13,6 +13,7 @@ import streamlit as st
 from attnviz.model import SCORES
 from attnviz.store import ModelEntry, default_score, default_style, front_example, matches, model_tasks, slots, task_of
 from attnviz_app.app_pages.shared.checkpoint_upload import checkpoint_upload
+from attnviz_app.app_pages.shared.choices import keep_choice
 from attnviz_app.app_pages.shared.common import absent_models_note, escape_markdown, header_config
 from attnviz_app.app_pages.shared.keys import EXPLORE_TASK, EXPLORE_TEXT
 from attnviz_app.app_pages.shared.reading_ui import merge_toggle
@@ -111,7 +112,6 @@ def choose(models: list[ModelEntry]) -> Choice:
     first = next(m for m in models if task_of(m) == task)
     grid = slots(models, task, header_config(first.path))
     scores = list(SCORES)
-    _ensure(SCORE_KEY, scores, default_score(models, task))
 
     def score_label(score: str) -> str:
         have = [s for s in ("bahdanau", "luong") if grid[score, s].available]
@@ -120,6 +120,8 @@ def choose(models: list[ModelEntry]) -> Choice:
         if have:
             return f"{score}  ·  {MODES[have[0]]} only"
         return f"{score}  ·  not trained"
+
+    keep_choice(SCORE_KEY, scores, score_label, default_score(models, task))  # its label follows the task
 
     score = st.sidebar.selectbox(
         "Score function",
@@ -149,13 +151,12 @@ def choose(models: list[ModelEntry]) -> Choice:
         if len(found) > 1:
             by_path = {m.path: m for m in found}
             key = f"{CKPT_KEY}_{style}"
-            _ensure(key, list(by_path), entry.path)
-            path = st.sidebar.selectbox(
-                f"{MODES[style]} checkpoint",
-                list(by_path),
-                key=key,
-                format_func=lambda p, b=by_path: checkpoint_label(b[p].name, task),
-            )
+
+            def label(p: str, b: dict = by_path) -> str:
+                return checkpoint_label(b[p].name, task)
+
+            keep_choice(key, list(by_path), label, entry.path)
+            path = st.sidebar.selectbox(f"{MODES[style]} checkpoint", list(by_path), key=key, format_func=label)
             choice.entries[style] = by_path[path]
     for style, entry in choice.entries.items():  # the checkpoints picked above, not their slots' first ones
         who = f"{MODES[style]} model" if len(choice.styles) > 1 else "Model"

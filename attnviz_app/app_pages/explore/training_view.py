@@ -11,6 +11,7 @@ from attnviz.plots import REPLAY_MIN_PX, plot_config, replay_figure, replay_html
 from attnviz.store import ModelEntry, file_stem, models_slug, read_history, visible_to
 from attnviz_app import page_file
 from attnviz_app.app_pages.explore.screen import page_width
+from attnviz_app.app_pages.shared.choices import keep_choice
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, model_version, session_id, user_errors
 from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
 
@@ -110,12 +111,15 @@ def _probe_label(probe: dict, tokenizer: Tokenizer) -> str:
 def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, entries: dict[str, ModelEntry]) -> None:
     left, right = st.columns([3, 2], vertical_alignment="bottom")
     tokenizer = get_model(entries[next(iter(histories))]).src_tokenizer  # the probes' tokens, read back as text
-    if st.session_state.get(PROBE_KEY, 0) >= len(probes):
-        st.session_state[PROBE_KEY] = 0
+
+    def label(k: int) -> str:
+        return _probe_label(probes[k], tokenizer)
+
+    keep_choice(PROBE_KEY, range(len(probes)), label, 0)
     probe = left.selectbox(
         "Probe",
         range(len(probes)),
-        format_func=lambda k: _probe_label(probes[k], tokenizer),
+        format_func=label,
         key=PROBE_KEY,
         persist_state="session",
     )

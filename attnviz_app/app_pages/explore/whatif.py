@@ -14,6 +14,7 @@ from attnviz.store import ModelEntry
 from attnviz_app.app_pages.explore.screen import column_width, page_width
 from attnviz_app.app_pages.explore.sidebar import BEAM_KEY
 from attnviz_app.app_pages.explore.views import MIN_SIDE_CELL_PX, SIDE_LABELS_PX, chart
+from attnviz_app.app_pages.shared.choices import keep_choice
 from attnviz_app.app_pages.shared.common import (
     escape_markdown,
     get_model,
@@ -75,11 +76,6 @@ def _compare(
     chart(fig, f"{key}_figure", image_format, key.removeprefix("explore_"), panel)
 
 
-def _clamp(key: str, n: int) -> None:
-    if not 0 <= st.session_state.get(key, 0) < n:
-        st.session_state[key] = 0
-
-
 def _layout(bases: dict[str, Alignment]) -> tuple[list, int]:
     """The models' columns (side by side where two what-if figures of each fit) and their width."""
     n_src = max(len(al.source_tokens) for al in bases.values())
@@ -115,12 +111,16 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
     first = next(iter(bases.values()))
     n_tgt = max(len(al.target_tokens) for al in bases.values())
     src = first.source_tokens
-    _clamp(FORCE_STEP_KEY, n_tgt)
-    _clamp(FORCE_SOURCE_KEY, len(src))
 
     def step_label(t: int) -> str:
         words = [al.target_tokens[t] if t < len(al.target_tokens) else "–" for al in bases.values()]
         return f"{t}: {' / '.join(dict.fromkeys(words))}"
+
+    def source_label(s: int) -> str:
+        return f"{s}: {src[s]}"
+
+    keep_choice(FORCE_STEP_KEY, range(n_tgt), step_label, 0)
+    keep_choice(FORCE_SOURCE_KEY, range(len(src)), source_label, 0)
 
     left, right = st.columns(2)
     step = int(
@@ -133,7 +133,7 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
             "Attend only to",
             range(len(src)),
             key=FORCE_SOURCE_KEY,
-            format_func=lambda s: f"{s}: {src[s]}",
+            format_func=source_label,
             persist_state="session",
         )
     )
@@ -165,7 +165,8 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
     st.caption("**Replace a source word** and see which target steps change" + (" for each model." if many else "."))
     first_model = get_model(next(iter(entries.values())))
     words = source_words(first.source_text_tokens, first_model.src_tokenizer.kind == "char")  # pieces joined
-    _clamp(REPLACE_INDEX_KEY, len(words))
+    if not 0 <= st.session_state.get(REPLACE_INDEX_KEY, 0) < len(words):  # a number box: always a number
+        st.session_state[REPLACE_INDEX_KEY] = 0
     left, right = st.columns(2)
     index = left.number_input("Word index", 0, len(words) - 1, step=1, key=REPLACE_INDEX_KEY, persist_state="session")
     left.caption(f"Word {index}: {quoted(words[int(index)])}")

@@ -11,6 +11,7 @@ from attnviz.plots import replay_figure, replay_html
 from attnviz.server import JobSnapshot
 from attnviz.store import free_path, models_dir, slugify, visible_to
 from attnviz.training import Recipe
+from attnviz_app.app_pages.shared.choices import keep_choice
 from attnviz_app.app_pages.shared.common import escape_markdown, get_model, session_models, user_errors
 from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
 
@@ -30,8 +31,7 @@ def history_panel(snap: JobSnapshot) -> None:
             st.caption("The alignment history starts with the first recorded point (the untrained model).")
         return
     probes = history["probes"]
-    if st.session_state.get(PROBE_KEY, 0) >= len(probes):
-        st.session_state[PROBE_KEY] = 0
+    keep_choice(PROBE_KEY, range(len(probes)), lambda i: _label(probes[i]), 0)
     k = st.selectbox(
         "Replay the attention of",
         range(len(probes)),
