@@ -20,7 +20,7 @@ from attnviz.server import checkpoints, upload_folder, upload_ledger, web_sessio
 from attnviz.store import catalog
 from attnviz.training.recipes import Recipe, run_recipe
 from attnviz_app.app_pages.explore import sidebar
-from attnviz_app.app_pages.shared import common
+from attnviz_app.app_pages.shared import checkpoint_upload, common
 from tests.support.jobs import tiny_recipe
 from tests.support.paths import APP
 from tests.support.uploads import use_fresh_uploads
@@ -182,3 +182,11 @@ def test_an_upload_the_server_cannot_store_says_so_without_its_paths(fresh, monk
     assert said.startswith("Not opened: mine.safetensors: the server could not store the upload (No space left")
     assert "/" not in said  # no server path
     assert [t.value for t in at.toast] == [error.value]
+
+
+def test_at_the_most_uploads_a_tab_may_hold_the_upload_box_gives_way_to_a_note(fresh, monkeypatch):
+    for module in (checkpoints, checkpoint_upload):
+        monkeypatch.setattr(module, "MAX_CHECKPOINTS_PER_SESSION", 1)
+    at = upload(explore(), "mine.safetensors", (fresh / "toyfr-additive-bahdanau.safetensors").read_bytes())
+    assert not at.get("file_uploader")  # an upload there would only be refused
+    assert any(c.value.startswith("1 checkpoints uploaded, the most a tab may hold") for c in at.sidebar.caption)

@@ -82,3 +82,10 @@ def test_compares_files_say_forced_and_which_model_is_subtracted(app_env, downlo
     assert download_names["Difference (CSV)"].endswith("-forced-difference.csv")
     images = [json.loads(c.proto.config)["toImageButtonOptions"]["filename"] for c in at.get("plotly_chart")]
     assert all("-forced-" in image for image in images), images
+
+
+def test_one_model_is_asked_for_a_second_not_compared(app_env):
+    at = compare_directly()
+    at.multiselect(key="cmp_models").set_value(MODELS[:1]).run()
+    assert not at.exception and "Pick at least two models" in at.info[0].value
+    assert not at.get("plotly_chart")

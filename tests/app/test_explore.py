@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.plots.heatmap import display_tokens
+from attnviz.plots.whatif import changed_steps
 from attnviz.store.checkpoint import load_checkpoint
 from attnviz_app.app_pages.shared.common import escape_markdown
 from tests.support.app import EXAMPLE, TEXT
@@ -99,14 +101,25 @@ def test_switching_task_loads_its_example(app_env):
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["the cat\x00 eats\x07 .", "the 🐱 eats the apple", "the cat مرحبا eats", "e\u0301 the cat", "?!?!", "***"],
+    ("text", "unknown"),
+    [
+        ("the cat\x00 eats\x07 .", None),  # control characters: the words around them are read
+        ("the 🐱 eats the apple", "🐱"),
+        ("the cat مرحبا eats", "مرحبا"),
+        ("e\u0301 the cat", "é"),
+        ("?!?!", "\\!"),  # Markdown-escaped in the notice
+        ("***", "\\*"),
+    ],
 )
-def test_odd_text_is_shown_not_a_crash(app_env, text):
+def test_odd_text_is_translated_with_its_unknown_words_named(app_env, text, unknown):
     at = start()
     at.text_input(key="explore_text").set_value(text).run()
-    assert not at.exception
-    assert at.get("plotly_chart") or at.error or at.warning
+    heatmap(at)
+    assert not at.error
+    said = "Unknown to this model (read as `<unk>`, marked ⚠ in the heatmap): “\u2068{}\u2069”"
+    assert [unicodedata.normalize("NFC", w.value) for w in at.warning] == (
+        [] if unknown is None else [said.format(unknown)]
+    )
 
 
 def test_long_sentence_stays_readable(app_env):
@@ -182,9 +195,20 @@ def test_a_right_to_left_unknown_word_is_isolated_in_its_notice(app_env):
 
 
 def test_what_if_forces_attention_and_replaces_a_word(app_env):
-    at = start("What-if", explore_force_step=0, explore_force_source=2)
+    at = start("What-if", explore_force_step=0, explore_force_source=2, **ADDITIVE)
     assert not at.exception
-    assert at.warning or at.success
+    model = load_checkpoint(app_env / "toyfr-additive-bahdanau.safetensors")
+    text = at.text_input(key="explore_text").value
+    base = model.translate(text)
+    onehot = [1.0 if s == 2 else 0.0 for s in range(len(base.source_tokens))]
+    forced = model.translate(text, overrides={0: onehot})  # step 0 attends only to source token 2
+    steps = changed_steps(base.target_tokens, forced.target_tokens)
+    said = f"{len(steps)} target step(s) changed: {', '.join(map(str, steps))}" if steps else "No target step changed."
+    assert [m.value for m in [*at.warning, *at.success]] == [said]
+    shown = (
+        f"**Original:** {escape_markdown(model.text_of(base))}  \n**Forced:** {escape_markdown(model.text_of(forced))}"
+    )
+    assert shown in [m.value for m in at.markdown]
     at.text_input(key="explore_replace_word").set_value("dog").run()
     assert not at.exception
     assert any("dog" in m.value for m in at.markdown)

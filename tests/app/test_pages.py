@@ -1,6 +1,6 @@
-"""AppTest for the Compare, Train, Data, Evaluate and Learn pages, on tiny models trained here: a
-model another session trained on its upload shows none of that upload on Compare; trainings a
-killed server left unfinished are offered on the Train page, kept or discarded there."""
+"""AppTest for the Compare, Train, Evaluate and Learn pages (the Data page: test_data_page.py), on tiny
+models trained here: a model another session trained on its upload shows none of that upload on Compare;
+trainings a killed server left unfinished are offered on the Train page, kept or discarded there."""
 
 from __future__ import annotations
 
@@ -112,22 +112,6 @@ def test_the_paper_figures_images_are_drawn_only_when_asked_for(monkeypatch):
     assert labels.count("HTML") == 1 and (labels.count("PNG") == 1) == images.can_write_images()
 
 
-def test_compare_needs_two_models():
-    at = page("compare.py")
-    at.multiselect(key="cmp_models").set_value(["toyfr-dot-luong"]).run()
-    assert not at.exception and "at least two" in at.info[0].value
-
-
-def test_data_table_gold_and_lexicon():
-    at = page("data.py")
-    at.number_input(key="data_n").set_value(30).run()
-    assert at.dataframe[0].value.shape[0] == 30
-    assert any("Gold alignment" in f["layout"]["title"]["text"] for f in figures(at) if "title" in f["layout"])
-    at.text_input(key="data_lexicon_q").set_value("chat").run()
-    lexicon = at.dataframe[-1].value
-    assert "cat" in set(lexicon["english"])
-
-
 def test_learn_worked_example_and_parameters():
     at = page("learn.py")
     assert any("= 12" in line.value for line in at.latex)  # dot([3, 1], [2, 6])
@@ -204,16 +188,6 @@ def test_train_name_follows_score_and_style_is_never_blank_and_the_form_survives
     assert at.selectbox(key="train_score").set_value("local_m").run().text_input(key="train_name").value == (
         "toy-fr-local-m-luong"  # spelled as the shipped models are
     )
-
-
-def test_data_histograms_have_whole_token_bins():
-    at = page("data.py")
-    hist = [f for f in figures(at) if f["data"] and f["data"][0]["type"] == "histogram"]
-    assert len(hist) == 2
-    for fig in hist:
-        bins = fig["data"][0]["xbins"]
-        assert bins["size"] == int(bins["size"]) and (bins["start"] + 0.5) == int(bins["start"] + 0.5)
-        assert "source_len" not in fig["layout"]["title"]["text"]
 
 
 def test_evaluate_a_subset_with_charts_and_dashes_for_what_does_not_apply(models_dir):

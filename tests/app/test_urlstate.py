@@ -196,3 +196,22 @@ def test_a_link_to_a_task_whose_models_are_not_installed_says_how_to_get_them(ap
     assert not at.exception
     [note] = [i.value for i in at.info if "no models installed here" in i.value]
     assert "attnviz app --models DIR" in note and "beam “many” is not known here" in note
+
+
+@pytest.mark.parametrize("beam", ["0", "11", "99"])
+def test_a_link_s_beam_outside_the_slider_is_noted_and_opens_beam_1(app_env, beam):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"task": "toy-fr", "beam": beam})
+    at.run()
+    assert not at.exception
+    assert at.slider(key="explore_beam").value == 1
+    [note] = [i.value for i in at.info if "not known here" in i.value]
+    assert f"beam “{beam}”" in note
+
+
+def test_a_link_s_long_text_is_cut_to_1000_characters(app_env):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"task": "toy-fr", "text": "the cat " * 200})  # 1600 characters
+    at.run()
+    assert not at.exception
+    assert at.text_input(key="explore_text").value == ("the cat " * 200)[:1000]

@@ -44,6 +44,10 @@ def test_cli_align_bad_input_exits_2(capsys, cli_model):
     with pytest.raises(SystemExit) as e:
         main(["align", "--model", cli_model, "--method", "threshold", "--threshold", "2", "a", "a"])
     assert e.value.code == 2
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:  # a weight of 0 would link every cell
+        main(["align", "--model", cli_model, "--method", "threshold", "--threshold", "0", "a", "a"])
+    assert e.value.code == 2 and "0.0 is out of range (0, 1]" in capsys.readouterr().err
 
 
 @pytest.fixture

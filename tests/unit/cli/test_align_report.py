@@ -117,3 +117,10 @@ def test_an_unwritable_folder_is_refused_before_the_work(capsys, tmp_path, monke
     monkeypatch.setattr(os, "access", lambda p, mode: False if mode == os.W_OK else real(p, mode))  # root writes all
     code, _, err = run(capsys, "align-report", "--model", MODEL, "--out", str(tmp_path / "r.html"))
     assert code == 2 and f"the folder {tmp_path} is not writable; choose another --out" in err
+
+
+def test_a_dangling_link_at_out_is_not_written_through_without_force(capsys, tmp_path):
+    (tmp_path / "report.html").symlink_to(tmp_path / "elsewhere.html")
+    args = ["align-report", "--model", MODEL, "--data", "toy-fr", "--split", "test", "--n", "1"]
+    code, _, err = run(capsys, *args, "--out", str(tmp_path / "report.html"))
+    assert code == 2 and "already exists; add --force" in err and not (tmp_path / "elsewhere.html").exists()

@@ -158,3 +158,9 @@ def test_the_nbest_list_prints_the_score_it_is_ranked_by(capsys, model_file):
     scores = [float(r[0]) for r in rows]
     assert len(rows) > 1 and scores == sorted(scores, reverse=True)
     assert all(float(r[0]) == pytest.approx(float(r[1]) / int(r[2]), abs=2e-3) for r in rows)
+
+
+def test_max_len_0_is_a_usage_error(capsys, model_file):
+    with pytest.raises(SystemExit) as exc:
+        run(capsys, "translate", "--model", "good", "--max-len", "0", "a b")
+    assert exc.value.code == 2 and "--max-len: 0 is out of range [1, 1000]" in capsys.readouterr().err

@@ -53,3 +53,8 @@ def test_a_file_named_like_a_multi30k_pair_is_a_file_to_every_question(tmp_path,
     spec = "multi30k-de-en.tsv?src=de&tgt=en"
     assert is_file_spec(spec) and len(load_corpus(spec)) == len(PAIRS)  # read as a file, and said to be one
     assert not is_file_spec("multi30k-de-en") and not is_file_spec("dates") and not is_file_spec("hf:x?src=a&tgt=b")
+
+
+def test_an_unknown_empty_rule_is_refused():
+    with pytest.raises(ConfigError, match="empty must be 'drop' or 'error', got 'dorp'"):
+        load_corpus("reverse", n_train=10, n_valid=5, n_test=5, empty="dorp")

@@ -192,3 +192,17 @@ def test_server_paths_become_the_folders_description(fresh, monkeypatch):
     temp = tempfile.gettempdir()
     assert said(f"{temp}/a/b.txt.") == "the server's temporary folder."
     assert said(f"{temp}-old/x and /usr/share/x") == f"{temp}-old/x and /usr/share/x"  # not inside them
+
+
+@pytest.mark.parametrize(("name", "stem"), [("../evil", "evil"), ("a/b", "a-b"), ("my model!", "my-model")])
+def test_a_saved_upload_lands_in_the_models_folder_under_a_safe_name(good, fresh, name, stem):
+    entry = checkpoints.store_checkpoint(good.read_bytes(), "mine.safetensors", "a", ALIVE)
+    saved = checkpoints.save_checkpoint("a", entry.path, name)  # the text typed in "Save as"
+    assert saved == fresh / "models" / f"{stem}.safetensors" and saved.read_bytes() == good.read_bytes()
+    assert not (fresh / "evil.safetensors").exists()
+
+
+def test_an_upload_over_the_size_limit_is_refused_by_its_size(monkeypatch):
+    monkeypatch.setattr(checkpoints, "MAX_CHECKPOINT_UPLOAD_MB", 1)
+    with pytest.raises(CheckpointError, match="2 MiB; uploaded checkpoints may hold at most 1 MiB"):
+        checkpoints.store_checkpoint(b"\0" * (3 * 2**19), "mine.safetensors", "a", ALIVE)  # 1.5 MiB

@@ -8,6 +8,7 @@ from attnviz.errors import ConfigError
 from attnviz.server import stranded
 from attnviz.server.jobs import DONE, JobRegistry
 from attnviz.store.checkpoint import load_checkpoint
+from tests.support.checkpoints import rewrite
 from tests.support.jobs import stranded_run, tiny_recipe, wait
 
 
@@ -37,3 +38,10 @@ def test_stranded_runs_are_listed_kept_resumed_and_discarded(models):
     assert not gone.exists() and stranded.stranded_runs(models) == []
     with pytest.raises(ConfigError, match="no unfinished training"):
         stranded.keep_stranded("gone", models)
+
+
+def test_a_run_trained_on_an_upload_is_listed_to_its_own_session_only(models):
+    path = stranded_run(models, "theirs")
+    rewrite(path, path, attnviz=lambda h: {**h, "meta": {**h["meta"], "owner": "session-a"}})
+    assert stranded.stranded_runs(models, viewer="session-b") == []  # its name and recipe come from A's upload
+    assert [r.name for r in stranded.stranded_runs(models, viewer="session-a")] == ["theirs"]

@@ -111,6 +111,9 @@ def test_foreign_and_mismatched_checkpoints(saved, tmp_path):
     wrong_vocab = write("vocab.safetensors", {**header, "src_vocab": header["src_vocab"].rsplit("\n", 1)[0]}, tensors)
     with pytest.raises(CheckpointError, match="vocabularies"):
         load_checkpoint(wrong_vocab)
+    wrong_tgt = write("tgt.safetensors", {**header, "tgt_vocab": header["tgt_vocab"].rsplit("\n", 1)[0]}, tensors)
+    with pytest.raises(CheckpointError, match=r"vocabularies .* do not match the model's"):
+        load_checkpoint(wrong_tgt)  # loaded, it would print the wrong words
     wrong_shape = write("shape.safetensors", {**header, "config": {**header["config"], "hidden_dim": 32}}, tensors)
     with pytest.raises(CheckpointError, match="shape"):
         load_checkpoint(wrong_shape)
@@ -234,3 +237,10 @@ def test_saving_onto_a_folder_says_so(saved, tmp_path):
     with pytest.raises(CheckpointError, match=r"dir\.safetensors is a folder; give a file name ending in"):
         save(tr, tmp_path / "dir.safetensors")
     assert [p.name for p in (tmp_path / "dir.safetensors").iterdir()] == []
+
+
+def test_a_checkpoint_over_the_size_limit_is_refused_unread(saved, monkeypatch):
+    _, path = saved
+    monkeypatch.setattr(checkpoint, "MAX_CHECKPOINT_BYTES", path.stat().st_size - 1)
+    with pytest.raises(CheckpointError, match="MiB are refused"):
+        load_checkpoint(path)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import time
 
 import pytest
 
 from attnviz.errors import ConfigError
-from attnviz.store import files
+from attnviz.store import files, pretrained_dir
 from attnviz.store.checkpoint import save
 from tests.support.tiny import tiny_translator
 
@@ -110,3 +111,33 @@ def test_default_model_name_spells_scores_and_styles_as_the_shipped_models_do():
     assert files.default_model_name("multi30k-de-en", "scaled_dot", "Bahdanau") == "multi30k-de-en-scaled-dot-bahdanau"
     long = files.default_model_name("x" * 200, "local_p", "luong")
     assert len(long) <= files.MAX_NAME - 4 and long == files.slugify(long)  # room for a free-name suffix
+
+
+def test_a_long_model_name_is_cut_to_leave_room_for_a_suffix():
+    assert files.slugify("a" * 100) == "a" * files.MAX_NAME
+
+
+def test_a_free_path_never_takes_a_shipped_models_name(models):
+    # the shipped model would be hidden by a user's file of its name
+    assert files.free_path(models, "dates-dot-luong") == models / "dates-dot-luong-2.safetensors"
+
+
+def test_a_checkpoint_destination_in_the_shipped_models_is_refused(models):
+    with pytest.raises(ConfigError, match="the shipped models; the CLI never writes there"):
+        files.check_output(pretrained_dir() / "x.safetensors")
+
+
+def test_a_checkpoint_destination_in_a_read_only_folder_is_refused_before_any_work(tmp_path, monkeypatch):
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if mode == os.W_OK else real(p, mode))  # root writes all
+    with pytest.raises(ConfigError, match=re.escape(f"{tmp_path} is not writable; choose another --out")):
+        files.check_output(tmp_path / "x.safetensors")
+
+
+def test_a_reader_of_the_old_file_reads_it_whole_while_it_is_rewritten(tmp_path):
+    path = tmp_path / "report.csv"
+    path.write_text("old,row\n", encoding="utf-8")
+    with open(path, encoding="utf-8") as reader:  # a download or a spreadsheet that has it open
+        files.write_atomic(path, "new,row\n" * 3)
+        assert reader.read() == "old,row\n"
+    assert path.read_text(encoding="utf-8") == "new,row\n" * 3

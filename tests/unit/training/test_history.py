@@ -47,7 +47,8 @@ def test_a_training_records_its_probes_at_the_start_geometric_steps_and_epoch_en
     assert all(p["valid_loss"] is not None for p in history.points if p["kind"] == "epoch")
     # the reverse task has gold links: every point has an AER and an entropy
     assert all(0 <= p["aer"] <= 1 and p["entropy"] > 0 for p in history.points)
-    assert len(history.probes) == 1 + TEST_PROBES or len(history.probes) == TEST_PROBES
+    assert len(history.probes) == 1 + TEST_PROBES  # the data's example sentence, then the test pairs
+    assert history.probes[0].source_tokens == [*corpus.example().split(), "<eos>"]
     for probe, weights in zip(history.probes, history.weights, strict=True):
         assert weights.shape == (len(history.points), *probe.shape)
         assert np.allclose(weights.astype(np.float32).sum(-1), 1.0, atol=2e-3)  # each row a softmax
