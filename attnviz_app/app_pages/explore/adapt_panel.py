@@ -19,6 +19,7 @@ from attnviz.server import ADAPTATIONS, AdaptJob, save_adapted, upload_bitext
 from attnviz.store import ModelEntry
 from attnviz.training import AdaptConfig
 from attnviz_app.app_pages.explore.links import Method, Version, Words
+from attnviz_app.app_pages.shared.choices import keep_choice
 from attnviz_app.app_pages.shared.common import (
     error_text,
     escape_markdown,
@@ -156,6 +157,7 @@ def _bitext(gold: GoldSet) -> tuple[list[list[str]], list[list[str]], str, bool]
     """The pairs to adapt on, what they are and whether they came from an upload; None (with a note or an
     error) until an uploaded bitext can be read."""
     kinds = {"pairs": f"The {len(gold.sources)} pairs scored here", "upload": "A bitext of its own"}
+    keep_choice(ON_KEY, list(kinds), kinds.get, "pairs")  # the first label follows the gold set
     kind = st.radio(
         "Adapt on", list(kinds), format_func=kinds.get, key=ON_KEY, horizontal=True, persist_state="session"
     )

@@ -34,6 +34,7 @@ from attnviz_app.app_pages.explore.links import (
     word_links,
 )
 from attnviz_app.app_pages.explore.views import chart, columns, panel_width
+from attnviz_app.app_pages.shared.choices import keep_choice
 from attnviz_app.app_pages.shared.common import error_text, escape_markdown, model_version
 from attnviz_app.app_pages.shared.gold_convention import AUTO, gold_convention
 
@@ -109,8 +110,7 @@ def _gold_set(entry: ModelEntry) -> GoldSet | None:
     kinds = {"builtin": f"Built-in: {origin} ({len(test)} pairs)", "upload": "Upload files"}
     if not test or any(p.sure is None for p in test):
         kinds.pop("builtin")
-    if st.session_state.get(SOURCE_KEY) not in kinds:
-        st.session_state[SOURCE_KEY] = next(iter(kinds))
+    keep_choice(SOURCE_KEY, list(kinds), kinds.get, next(iter(kinds)))  # the built-in label follows the model
     kind = st.radio(
         "Gold links", list(kinds), format_func=kinds.get, key=SOURCE_KEY, horizontal=True, persist_state="session"
     )
