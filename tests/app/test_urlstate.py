@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz_app.app_pages.shared import state
-from tests.support.app import TEXT, start
+from tests.support.app import EXAMPLE, TEXT, start
 from tests.support.paths import APP, ROOT
 
 TWIN = "toyfr-general-bahdanau-twin"
@@ -215,3 +215,22 @@ def test_a_link_s_long_text_is_cut_to_1000_characters(app_env):
     at.run()
     assert not at.exception
     assert at.text_input(key="explore_text").value == ("the cat " * 200)[:1000]
+
+
+def test_a_step_pulled_back_into_a_shorter_decode_is_the_step_the_link_says(tmp_path, monkeypatch):
+    # the view clamps the step after the page staged the URL: the link must say the step shown (a shipped
+    # toy-fr model: the tiny ones write two steps whatever the sentence)
+    import streamlit as st
+
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "models"))
+    st.cache_data.clear()
+    at = start(explore_view="Per step", explore_task="toy-fr", explore_score="general", explore_style="luong")
+    at.text_input(key="explore_text").set_value(EXAMPLE).run()
+    n = int(at.slider(key="explore_step").max) + 1
+    at.slider(key="explore_step").set_value(n - 1).run()
+    assert query(at)["step"] == str(n - 1)
+    at.text_input(key="explore_text").set_value("the cat .").run()
+    assert not at.exception
+    shown = int(at.slider(key="explore_step").value) if at.slider else 0
+    assert shown < n - 1 and query(at).get("step", "0") == str(shown)
+    st.cache_data.clear()

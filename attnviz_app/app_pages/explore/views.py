@@ -35,7 +35,7 @@ from attnviz_app.app_pages.explore.screen import column_width, page_width
 from attnviz_app.app_pages.shared.common import escape_markdown, quoted
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.paper_ui import paper_download
-from attnviz_app.app_pages.shared.state import write_url
+from attnviz_app.app_pages.shared.state import stage_url, write_url
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -230,11 +230,14 @@ def _step_slider(n_steps: int) -> int:
     if n_steps <= 1:
         _beyond("step", asked, 0, "1 step")
         st.caption("This decode has one step (t = 0).")
+        stage_url({"step": None})  # url.stage ran before this view: the link says the step shown
         return 0
     if not 0 <= asked < n_steps:
         st.session_state[STEP_KEY] = 0
         _beyond("step", asked, 0, f"{n_steps} steps")
-    return int(st.slider("Decoder step t", 0, n_steps - 1, key=STEP_KEY, persist_state="session"))
+    t = int(st.slider("Decoder step t", 0, n_steps - 1, key=STEP_KEY, persist_state="session"))
+    stage_url({"step": t or None})  # url.stage (page.py) staged the step asked, before this clamp
+    return t
 
 
 def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None:
