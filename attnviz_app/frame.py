@@ -77,15 +77,14 @@ def clean_up_on_signals() -> None:
 
 
 def _pages() -> list:
-    explore = st.Page(
-        page_file("explore/explore.py"),
-        title="Explore",
-        icon=":material/travel_explore:",
-        url_path="front",  # served at /; Streamlit reserves a default page's name without serving it
-        default=True,
-    )
     return [
-        explore,
+        st.Page(
+            page_file("explore/explore.py"),
+            title="Explore",
+            icon=":material/travel_explore:",
+            url_path="front",  # served at /; Streamlit reserves a default page's name without serving it
+            default=True,
+        ),
         st.Page(page_file("compare.py"), title="Compare", icon=":material/compare:", url_path="compare"),
         st.Page(page_file("train/train.py"), title="Train", icon=":material/model_training:", url_path="train"),
         st.Page(page_file("yours/yours.py"), title="Your model", icon=":material/upload_file:", url_path="yours"),

@@ -95,15 +95,10 @@ def checkpoint_label(name: str, task: str) -> str:
     return short or name
 
 
-def _ensure(key: str, options: list, default: str | None) -> None:
-    if st.session_state.get(key) not in options:
-        st.session_state[key] = default
-
-
 def choose(models: list[ModelEntry]) -> Choice:
     """Draw the sidebar and return the choice."""
     tasks = model_tasks(models)
-    _ensure(TASK_KEY, tasks, tasks[0])
+    keep_choice(TASK_KEY, tasks, str, tasks[0])
     st.sidebar.header("Model")
     task = st.sidebar.selectbox(
         "Task", tasks, key=TASK_KEY, persist_state="session", on_change=_on_task_change, args=(models,)
@@ -132,7 +127,7 @@ def choose(models: list[ModelEntry]) -> Choice:
         on_change=_on_score_change,
         args=(models,),
     )
-    _ensure(STYLE_KEY, list(MODES), default_style(models, task, score))
+    keep_choice(STYLE_KEY, list(MODES), MODES.get, default_style(models, task, score))
     mode = (
         st.sidebar.segmented_control(
             "Decoder style", list(MODES), key=STYLE_KEY, persist_state="session", format_func=MODES.get, help=STYLE_HELP
