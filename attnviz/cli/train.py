@@ -138,7 +138,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar nor evaluation line")
     p.add_argument(
-        "--json", action="store_true", help="print the checkpoint's path, metrics and seconds as one JSON object"
+        "--json",
+        action="store_true",
+        help="print the checkpoint's path, metrics and seconds (and ending, when it stopped early or keeps an "
+        "earlier epoch) as one JSON object",
     )
 
 
@@ -174,6 +177,10 @@ def run(args: argparse.Namespace) -> int:
     for note in translator.meta.get("data_notes") or []:  # pairs dropped when the corpus was built
         print(f"note: {note}", file=sys.stderr)
     summary = {"path": str(out), "metrics": translator.meta.get("metrics"), "seconds": translator.meta["train_seconds"]}
+    if ending := translator.meta.get("ending"):  # stopped early, or keeps an earlier epoch's weights
+        summary["ending"] = ending
+        if not args.json:
+            print(ending, file=sys.stderr)
     if args.json:
         print_json(summary)
     elif summary["metrics"] is None:

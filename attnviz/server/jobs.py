@@ -82,6 +82,7 @@ class JobSnapshot:
     result_path: Path | None
     seconds: float
     history: dict | None = None  # the alignment history so far, as plain data (attnviz.training.history)
+    ending: str | None = None  # a finished training's early stop and kept epoch (meta["ending"])
 
     @property
     def active(self) -> bool:
@@ -116,6 +117,7 @@ class TrainingJob:
     epochs: list[dict] = field(default_factory=list)
     probe: Alignment | None = None
     history: dict | None = None
+    ending: str | None = None
     latest: dict | None = None
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
@@ -176,6 +178,7 @@ class TrainingJob:
                 self.result_path,
                 end - self.started,
                 self.history,
+                self.ending,
             )
 
     def _report(self, progress: Progress) -> None:
@@ -234,6 +237,7 @@ class TrainingJob:
             if self._stop.is_set():
                 self._finish(STOPPED, self._kept(trained), path=path)
             else:
+                self.ending = trained.meta.get("ending")
                 self._finish(DONE, path=path)
         except AttnvizError as e:
             self._finish(FAILED, str(e))

@@ -16,7 +16,7 @@ from attnviz.errors import CheckpointError
 MAX_HEADER_BYTES = 4 * 2**20  # the safetensors header (weights' index + attnviz JSON); shipped ones are < 250 KB
 MAX_DEPTH = 32  # nesting levels of the attnviz JSON header; attnviz writes at most 5
 
-_TEXT = ("task", "example", "name", "device", "hardware", "precision")
+_TEXT = ("task", "example", "name", "device", "hardware", "precision", "ending")
 _INTEGER = ("parameters", "epochs_run", "averaged_epochs")
 _OBJECTS = ("recipe_full", "recipe", "guided", "probe")
 _LISTS = ("history", "data_notes")

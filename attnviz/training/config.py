@@ -114,3 +114,39 @@ class TrainResult:
     out_of_time: bool = False  # stopped by cfg.max_seconds
     seconds: float = 0.0
     averaged: int = 0  # epochs whose mean weights were kept (0: the best single epoch was kept)
+    best_epoch: int = 0  # the epoch of the best validation (else training) loss so far
+
+
+def ending(result: TrainResult, cfg: TrainConfig, validated: bool, kept: int) -> str | None:
+    """Why a training ran fewer epochs than ``cfg`` asked and which weights its model keeps, in words
+    (stored as ``meta["ending"]``; None when it ran every epoch and keeps the last one's weights).
+    ``validated``: whether the epochs were judged by a validation split (else by the training loss);
+    ``kept``: the epoch whose weights the model holds (unless ``result.averaged``)."""
+    n, of = result.epochs_run, cfg.epochs
+    loss = "validation loss" if validated else "training loss"
+    if result.stopped:
+        why = None  # said by whoever stopped it (the Train page, the CLI's stop line)
+    elif result.early_stopped:
+        why = f"stopped early after epoch {n} of {of}: its {loss} had not improved for {cfg.patience} epochs"
+        why += "" if validated else " (there is no validation split)"
+    elif result.out_of_time:
+        why = f"stopped in epoch {n} of {of} at its time budget of {cfg.max_seconds:g} s"
+    elif n < of and cfg.max_steps:
+        why = f"stopped in epoch {n} of {of} at its {cfg.max_steps:,} steps"
+    else:
+        why = None
+    if result.averaged:
+        what = f"the model is the mean of its last {result.averaged} epochs' weights"
+    elif 0 < kept < n:
+        what = f"the model keeps epoch {kept}'s weights, its best {loss}"
+    elif 0 < result.best_epoch < kept:  # resumed, and no later epoch beat one from before the resume
+        what = (
+            f"the model keeps epoch {kept}'s weights: epoch {result.best_epoch}'s {loss} was lower, but a "
+            "resumed training starts from its last saved epoch and had not kept that one"
+        )
+    else:
+        what = None
+    if why is None and what is None:
+        return None
+    text = "; ".join(part for part in (why, what) if part)
+    return text[0].upper() + text[1:] + "."

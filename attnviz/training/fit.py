@@ -23,7 +23,7 @@ from attnviz.devices import autocast
 from attnviz.errors import ConfigError, DataError
 from attnviz.model import ModelConfig, build_model
 from attnviz.training.batches import make_batches
-from attnviz.training.config import Progress, TrainConfig, TrainResult
+from attnviz.training.config import Progress, TrainConfig, TrainResult, ending
 from attnviz.training.distributed import Batch, SingleProcess
 from attnviz.training.graphs import drop_graphs
 from attnviz.training.guided import guided_alignment_loss, reference_rows
@@ -206,7 +206,7 @@ def end_epoch(
     valid_loss, valid_acc = evaluate_loss(model, valid, run.device, group) if valid else (None, None)
     score = valid_loss if valid_loss is not None else totals.loss / totals.tokens
     if score < result.best_valid_loss:
-        result.best_valid_loss, run.bad_epochs = score, 0
+        result.best_valid_loss, result.best_epoch, run.bad_epochs = score, epoch, 0
         run.best_state = copy.deepcopy(model.state_dict())
     else:
         run.bad_epochs += 1
@@ -230,6 +230,7 @@ def end_epoch(
         "step": run.step,
         "seconds": round(elapsed, 1),
         "best_valid_loss": _finite(result.best_valid_loss),
+        "best_epoch": result.best_epoch,
         "bad_epochs": run.bad_epochs,
         "history": result.history,
     }
@@ -254,6 +255,10 @@ def finish_run(run: TrainRun, result: TrainResult) -> None:
     result.seconds = time.perf_counter() - run.start
     if not result.stopped:  # a stopped training keeps its record, so it can be resumed later
         translator.meta.pop("progress", None)
+    translator.meta.pop("ending", None)  # a resumed training's earlier ending
+    kept = result.best_epoch if run.best_state is not None else result.epochs_run  # none better in this run
+    if note := ending(result, run.cfg, bool(run.valid_batches), kept):
+        translator.meta["ending"] = note
     translator.meta.update(
         {
             "train_seconds": round(result.seconds, 1),
@@ -334,6 +339,8 @@ def fit(
             run.recorder.record(run.model, run.device, "start", 0, 0, 0.0)
     result = TrainResult(history=list(resume.get("history", [])), epochs_run=first_epoch - 1)
     result.best_valid_loss = float(resume.get("best_valid_loss") or math.inf)
+    best = resume.get("best_epoch")  # absent from a record an older attnviz saved
+    result.best_epoch = best if isinstance(best, int) and not isinstance(best, bool) else 0
     src_vocab, tgt_vocab = translator.src_vocab, translator.tgt_vocab
     train_links = links if guided else None
     try:

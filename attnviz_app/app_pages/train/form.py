@@ -209,7 +209,8 @@ def progress_panel(job: TrainingJob) -> None:
                 " for this tab only, as it learnt from an uploaded file: a reload or another tab no longer lists it; "
                 "Share it under Your own checkpoint to keep it for every session"
             )
-        st.success(f"Saved {saved} ({snap.seconds:.0f} s). {where}.")
+        ending = f" {escape_markdown(snap.ending)}" if snap.ending else ""
+        st.success(f"Saved {saved} ({snap.seconds:.0f} s).{ending} {where}.")
     elif snap.status == "stopped":
         kept = f"; the model so far was saved as {snap.result_path.name}" if snap.result_path else ""
         st.warning(f"Training stopped{escape_markdown(kept)}. {escape_markdown(snap.error or '')}")

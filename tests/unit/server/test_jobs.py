@@ -29,6 +29,15 @@ def test_job_runs_to_done_and_saves_a_loadable_model(tmp_path):
     assert registry.active() == []
 
 
+def test_a_job_that_stops_early_says_so_in_its_snapshot(tmp_path):
+    job = JobRegistry(max_jobs=1).submit("s1", tiny_recipe(epochs=30, lr=1.0, patience=1), folder=tmp_path)
+    wait(job)
+    snap = job.snapshot()
+    assert snap.status == DONE and len(snap.epochs) < 30
+    assert snap.ending.startswith(f"Stopped early after epoch {len(snap.epochs)} of 30: its validation loss")
+    assert catalog.load(str(snap.result_path)).meta["ending"] == snap.ending
+
+
 def test_stop_ends_the_job_and_frees_the_slot(tmp_path):
     registry = JobRegistry(max_jobs=1)
     job = registry.submit("s1", tiny_recipe(epochs=500, patience=None), folder=tmp_path)
