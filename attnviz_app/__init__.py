@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 
 APP_DIR = Path(__file__).resolve().parent
-ENTRY = APP_DIR / "app.py"  # the file `streamlit run` is given
 PAGES_DIR = APP_DIR / "app_pages"
 
 

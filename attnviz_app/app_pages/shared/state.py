@@ -21,7 +21,8 @@ their first action returns to it (a corrected copy of a link would be a second e
 lands on without a visible change).
 
 Values that must survive a visit to another page are kept by the widgets themselves
-(``persist_state="session"``); the open tab, which ``st.tabs`` cannot keep, by :func:`keep_tab`.
+(``persist_state="session"``); Explore's open tab by its keyed ``st.tabs``, whose ``on_change``
+records the view the page opens next (``explore.front.view_changed``).
 """
 
 from __future__ import annotations
@@ -132,14 +133,3 @@ def _replace_entry(query: dict[str, str]) -> None:
     )
     with st.sidebar:
         st.html(script, unsafe_allow_javascript=True)
-
-
-def keep_tab(key: str, tabs: list[str]) -> None:
-    """Before ``st.tabs(key=key)``: the tab open when the user last left the page (or the first)."""
-    kept = f"{key}__kept"
-    tab = st.session_state.get(key)
-    if tab not in tabs:
-        tab = st.session_state.get(kept) if st.session_state.get(kept) in tabs else tabs[0]
-    # assigned on every run: tabs with another list of labels (Both has one more) are a new widget,
-    # which takes a value set in code but not the old widget's
-    st.session_state[key] = st.session_state[kept] = tab

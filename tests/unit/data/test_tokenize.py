@@ -36,11 +36,16 @@ def test_the_control_class_is_every_control_and_surrogate_code_point_but_the_new
     assert {ord(c) for c in _CONTROL_RE.findall(every)} == expected
 
 
-@pytest.mark.skipif(unicodedata.unidata_version != UNICODE_VERSION, reason="the class is of another Unicode")
 def test_the_mark_class_is_every_combining_mark():
+    """Exactly Unicode 14's marks under Python 3.11; under a later Unicode (Python 3.12 and up), whose newer
+    marks the generated class does not list, marks only and nearly all of them."""
     every = "".join(map(chr, range(sys.maxunicode + 1)))
     expected = {c for c, category in enumerate(map(unicodedata.category, every)) if category[0] == "M"}
-    assert {ord(c) for c in re.findall(f"[{MARKS}]", every)} == expected
+    found = {ord(c) for c in re.findall(f"[{MARKS}]", every)}
+    if unicodedata.unidata_version == UNICODE_VERSION:
+        assert found == expected
+    else:
+        assert found <= expected and len(found) > 0.9 * len(expected)
 
 
 @pytest.mark.parametrize(
