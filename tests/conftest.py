@@ -18,7 +18,7 @@ from attnviz.training.config import TrainConfig
 from attnviz.training.fit import fit
 from tests.support.tiny import reverse_corpus, tiny_translator
 
-pytest_plugins = ["tests.support.app_fixtures", "tests.support.model_folder"]
+pytest_plugins = ["tests.support.app_fixtures", "tests.support.model_folder", "tests.support.scores"]
 
 torch.set_num_threads(1)
 

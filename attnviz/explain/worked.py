@@ -17,7 +17,7 @@ import torch
 
 from attnviz.errors import InputError
 from attnviz.explain.cellmath import formula_for
-from attnviz.explain.steps import Step, matrix, num, score_steps, vector, weight_steps
+from attnviz.explain.steps import Step, latex_value, matrix, num, score_steps, vector, weight_steps
 from attnviz.model import SCORES, Attention, get_score
 
 
@@ -120,11 +120,14 @@ class WorkedExample:
 
 def default_parameters(score: str, dim: int, n_keys: int, attn_dim: int | None = None) -> dict[str, np.ndarray]:
     """Easy numbers to start from, for the parameters of ``score`` on ``dim``-sized vectors and
-    ``n_keys`` keys: ones on the (wrapped) diagonal of each matrix, ones in each vector."""
+    ``n_keys`` keys: ones on the (wrapped) diagonal of each matrix, ones in each vector, a single
+    number's own initial value."""
     layer = Attention(score, dim, dim, attn_dim or dim, max_src_len=n_keys)
     out = {}
     for name, p in layer.score.formula_parameters().items():
-        if p.dim() == 1:
+        if p.dim() == 0:
+            out[name] = p.detach().double().numpy().copy()
+        elif p.dim() == 1:
             out[name] = np.ones(p.shape)
         else:
             rows, cols = p.shape  # [out, in]: concat's [A, 2d] starts as [I | I]
@@ -196,15 +199,17 @@ def _array(value: list[float] | list[list[float]], name: str) -> np.ndarray:
         array = np.asarray(value, dtype=np.float64)
     except ValueError:
         raise InputError(f"the rows of {name} must all have the same length") from None
-    if array.ndim not in (1, 2) or not np.all(np.isfinite(array)):
-        raise InputError(f"{name} must be a vector or a matrix of finite numbers (rows separated by ';')")
+    if array.size == 0:
+        raise InputError(f"{name} is empty; type its numbers (rows separated by ';')")
+    if array.ndim not in (0, 1, 2) or not np.all(np.isfinite(array)):
+        raise InputError(f"{name} must be a number, a vector or a matrix of finite numbers (rows separated by ';')")
     return array
 
 
 def worked_lines(ex: WorkedExample) -> dict[str, list[str]]:
     """The worked example in LaTeX, by section: the parameters, each key's score, each weight,
     the context vector. The same steps and formatting as the math panel of a real cell."""
-    params = [rf"{name} = {matrix(p) if p.ndim == 2 else vector(p)}" for name, p in ex.parameters.items()]
+    params = [rf"{name} = {matrix(p) if p.ndim == 2 else latex_value(p)}" for name, p in ex.parameters.items()]
     score_lines, weight_lines = [rf"h_t = {vector(ex.query)}"], []
     for steps in ex.steps:
         cut = next(i for i, s in enumerate(steps) if s.label == "e") + 1  # score steps end at e

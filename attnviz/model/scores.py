@@ -85,7 +85,7 @@ class Score(nn.Module):
                 known = ", ".join(current) or "none"
                 raise InputError(f"{self.name} has no parameter {sym!r}; its parameters: {known}")
             if tuple(value.shape) != tuple(current[sym].shape):
-                shape = " × ".join(map(str, current[sym].shape))
+                shape = " × ".join(map(str, current[sym].shape)) or "one number"
                 raise InputError(f"{sym} must be {shape} for {self.name} (rows separated by ';')")
             current[sym].copy_(value)
 

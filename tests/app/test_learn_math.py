@@ -8,7 +8,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attnviz.explain import all_scores, score_doc, score_formula, worked_example, worked_lines
+from attnviz.explain import all_scores, default_parameters, score_doc, score_formula, worked_example, worked_lines
+from attnviz.model import SCORES
 from tests.support.paths import APP
 
 # LaTeX source: a subscript or superscript (s_{t-1}, h_t, e^2), or a command (\bar)
@@ -114,12 +115,38 @@ def test_learn_shows_an_impossible_pairing_as_a_message(app_env, monkeypatch):
     assert any("impossible at the sizes of" in i.value for i in at.info)
 
 
-@pytest.mark.parametrize("score", ["additive", "concat", "location", "local_m", "local_p"])
+@pytest.mark.parametrize("score", [score for score in SCORES if default_parameters(score, 2, 3)])
 def test_learn_works_every_score_through_with_its_formula_parameters(score):
+    """Every registered score with parameters, each in a box under its name in the formula."""
     at = open_page("learn.py")
     at.selectbox(key="learn_worked_score").set_value(score).run()
     assert not at.exception and not at.error
-    boxes = {t.label for t in at.text_input}
-    assert {"$W_a$"} <= boxes or {"$W_p$", "$v_p$"} <= boxes
+    boxes = {t.label for t in at.text_input} - {"Query $h_t$", r"Keys $\bar h_s$ (one per ';')"}
+    assert {f"${name}$" for name in default_parameters(score, 2, 3)} == boxes - {"Sentence", "Source sentence"}
     assert any(r"\times 10^" in line.value or "e_" in line.value for line in at.latex)
     assert not any("e-0" in line.value for line in at.latex)  # never "e minus 05"
+
+
+def test_a_score_with_a_single_number_parameter_works_through_in_learn(gain_dot):
+    """A new score whose parameter is one number (a temperature, a gain) gets a box holding that
+    number, and the worked example uses what is typed there; several numbers are a message."""
+    at = open_page("learn.py")
+    at.selectbox(key="learn_worked_score").set_value(gain_dot).run()
+    assert not at.exception and not at.error
+    box = at.text_input(key=f"learn_param_{gain_dot}_g")
+    assert box.label == "$g$" and box.value == "2"
+    first = r"e_{0,0} = g \cdot h_t^\top \bar h_{0} = "  # the query (3, 1) against the key (2, 6): g times 12
+    assert any(first + "24" in line.value for line in at.latex)
+    box.set_value("3").run()
+    assert not at.exception and any(first + "36" in line.value for line in at.latex)
+    box.set_value("1, 2").run()
+    assert not at.exception and any("g must be one number for gain\\_dot" in e.value for e in at.error)
+
+
+def test_an_emptied_box_is_a_message():
+    at = open_page("learn.py")
+    at.selectbox(key="learn_worked_score").set_value("additive").run()
+    at.text_input(key="learn_param_additive_v_a").set_value(";").run()
+    assert not at.exception and [e.value for e in at.error] == [
+        "v\\_a is empty; type its numbers \\(rows separated by ';'\\)"
+    ]

@@ -181,11 +181,12 @@ def user_text(text: str) -> str:
 def error_text(error: Exception) -> str:
     """An error's message for the page (:func:`user_text`), as a sentence: the library's messages start
     in lower case and end without a full stop (the command line prints them after ``error:``); on the
-    page a first word of plain lower-case letters is capitalised (not a name, a path or a code), and a
-    message ending in a letter or digit gets its full stop."""
+    page a first word of plain lower-case letters is capitalised (not a name, a path, a code, or a
+    formula's one-letter symbol such as g, where case is meaning), and a message ending in a letter or
+    digit gets its full stop."""
     text = user_text(str(error))
     first = text.split(" ", 1)[0]
-    if first.isascii() and first.isalpha() and first.islower():
+    if first.isascii() and first.isalpha() and first.islower() and (len(first) > 1 or first == "a"):
         text = text[0].upper() + text[1:]
     return text + "." if text[-1:].isalnum() else text
 

@@ -24,8 +24,8 @@ from attnviz_app.app_pages.shared.common import user_errors
 
 
 def _text(values: np.ndarray) -> str:
-    """A vector or a matrix as the text the boxes take: numbers by ',' and rows by ';'."""
-    rows = values.tolist() if values.ndim == 2 else [values.tolist()]
+    """A number, a vector or a matrix as the text the boxes take: numbers by ',' and rows by ';'."""
+    rows = values.tolist() if values.ndim == 2 else [np.atleast_1d(values).tolist()]  # a scalar: one number
     return "; ".join(", ".join(f"{x:g}" for x in row) for row in rows)
 
 
@@ -52,7 +52,10 @@ def worked_example_section() -> None:
             )
             with user_errors():
                 rows = [parse_vector(r, f"a row of {name}") for r in text.split(";") if r.strip()]
-            given[name] = rows if value.ndim == 2 else rows[0]
+            if value.ndim == 2 or len(rows) != 1:  # none or several rows where one is due: the library says so
+                given[name] = rows
+            else:
+                given[name] = rows[0][0] if value.ndim == 0 and len(rows[0]) == 1 else rows[0]
     with user_errors():
         ex = worked_example(query, keys, score, parameters=given, step=0)
         lines = worked_lines(ex)

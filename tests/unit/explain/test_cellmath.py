@@ -54,7 +54,7 @@ def plain_numbers(tr, al, text: str, t: int, s: int) -> dict[str, torch.Tensor]:
     content, inner = (cfg.local_content, score_fn.content) if local else (cfg.score, score_fn)
     out = {"query": q}
     key = h
-    if content in ("dot", "scaled_dot") and h.shape[1] == 2 * Q:
+    if SCORES[content].needs_equal_dims and h.shape[1] == 2 * Q:
         key = h[:, :Q] + h[:, Q:]  # forward + backward direction
         out["annotation"], out["key (directions summed)"] = h[s], key[s]
     elif cfg.score != "location":

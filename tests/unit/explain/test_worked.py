@@ -94,6 +94,18 @@ def test_worked_example_parameter_errors_say_what_to_type():
     assert ex.parameters["W_a"].shape == (3, 2) and ex.parameters["U_a"].shape == (3, 2)
 
 
+def test_a_parameter_of_one_number_is_worked_through_and_written_as_a_number(gain_dot):
+    """A registered score whose parameter has no rows or columns (``g``: a gain, as a temperature)."""
+    assert explain.default_parameters(gain_dot, 2, 3) == {"g": 2.0}
+    ex = explain.worked_example([3, 1], [[2, 6], [1, 0]], gain_dot, parameters={"g": 3.0})
+    assert ex.scores.tolist() == [36.0, 9.0]
+    assert explain.worked_lines(ex)["parameters"] == ["g = 3"]
+    with pytest.raises(InputError, match="g must be one number for gain_dot"):
+        explain.worked_example([3, 1], [[2, 6]], gain_dot, parameters={"g": [1, 2]})
+    with pytest.raises(InputError, match="v_a is empty"):
+        explain.worked_example([3, 1], [[2, 6]], "additive", parameters={"v_a": []})
+
+
 def test_a_formula_reads_the_query_of_the_style_asked():
     from attnviz.explain import score_formula
 
