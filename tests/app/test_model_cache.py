@@ -34,3 +34,26 @@ def test_a_checkpoint_saved_again_drops_its_older_version(corpus, tmp_path, monk
     gc.collect()
     assert kept() is None  # the older version is no longer held by the cache
     st.cache_resource.clear()
+
+
+def test_the_server_keeps_at_most_max_models_loaded_dropping_the_least_recently_used(monkeypatch):
+    """Every model opened stayed loaded for the server's life (about 9 MB each, 500 MB after the shipped
+    ones): the cache holds :data:`common.MAX_MODELS`, and the one used longest ago loads again."""
+    loads = []
+
+    def fake_load(path, roots=None):
+        loads.append(path)
+        return object()
+
+    monkeypatch.setattr(common, "load", fake_load)
+    st.cache_resource.clear()
+    paths = [f"/models/m{i}.safetensors" for i in range(common.MAX_MODELS + 1)]
+    first = common._shared_model(paths[0], 1.0)
+    for path in paths[1:-1]:
+        common._shared_model(path, 1.0)
+    assert common._shared_model(paths[0], 1.0) is first  # used again: now the most recent
+    common._shared_model(paths[-1], 1.0)  # one more than the cache holds: m1 goes
+    assert common._shared_model(paths[0], 1.0) is first and len(loads) == common.MAX_MODELS + 1
+    common._shared_model(paths[1], 1.0)
+    assert loads[-1] == paths[1] and len(loads) == common.MAX_MODELS + 2
+    st.cache_resource.clear()

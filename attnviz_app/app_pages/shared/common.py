@@ -38,7 +38,10 @@ if TYPE_CHECKING:
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
 
 
-@st.cache_resource(show_spinner="Loading model…")
+MAX_MODELS = 16  # models the server keeps loaded (the least recently used goes): ~9 MB each, up to ~35 MB
+
+
+@st.cache_resource(show_spinner="Loading model…", max_entries=MAX_MODELS)
 def _shared_model(path: str, mtime: float) -> Translator:
     return load(path, roots=model_roots())
 
