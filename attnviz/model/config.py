@@ -99,7 +99,23 @@ class ModelConfig:
             raise CheckpointError(
                 f"the model config has fields this attnviz does not know: {unknown}; it was made by another version"
             )
+        check_scores_known(d)
         try:
             return cls(**d)
         except TypeError as e:
             raise CheckpointError(f"the model config is incomplete: {e}") from e
+
+
+def check_scores_known(config: dict) -> None:
+    """Raise :class:`CheckpointError` when a stored model config names a score function (``score``,
+    ``local_content``) this attnviz has not registered: a checkpoint of a newer or extended attnviz."""
+    from attnviz.model.scores import SCORES
+
+    for key in ("score", "local_content"):
+        name = config.get(key)
+        if isinstance(name, str) and name not in SCORES:
+            raise CheckpointError(
+                f"the model uses the score function {name!r}, which this attnviz does not have (it has "
+                f"{', '.join(sorted(SCORES))}); open it with the attnviz, or the code that registers {name!r}, "
+                "that trained it"
+            )

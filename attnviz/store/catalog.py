@@ -21,6 +21,7 @@ from pathlib import Path
 from attnviz.decoding import Translator
 from attnviz.devices import pick_device
 from attnviz.errors import CheckpointError, InputError, refuse_url
+from attnviz.model.config import check_scores_known
 from attnviz.store.checkpoint import load_checkpoint, read_header
 from attnviz.store.checkpoint import read_history as read_file_history
 from attnviz.store.entry import ModelEntry, visible_to
@@ -130,6 +131,7 @@ def list_models(viewer: str | None = None) -> list[ModelEntry]:
                 header = read_header(path)
                 if viewer is not None and not visible_to(header["meta"], viewer):
                     continue  # another session's private model
+                check_scores_known(header["config"])  # listed only where it can be opened
                 models.append(ModelEntry.from_trained(path, header, viewer))
             except (CheckpointError, OSError) as e:
                 warnings.warn(f"skipped {path.name}: {e}", ModelWarning, stacklevel=2)

@@ -28,6 +28,30 @@ def test_a_dangling_symlink_is_skipped_with_a_warning(capsys, models, model_file
     assert code == 0 and "good" in out and "warning: skipped dangling.safetensors" in err
 
 
+def test_a_model_of_a_score_this_attnviz_lacks_is_skipped_saying_which(
+    capsys, corpus, models, model_file, gain_dot, monkeypatch
+):
+    """A checkpoint of a newer or extended attnviz (a score it registers, this one does not): listed
+    nowhere, one warning naming the score; opened by path, the same message, not "choose one of"."""
+    path = save(tiny_translator(corpus, score=gain_dot), models / "newer.safetensors")
+    monkeypatch.delitem(catalog_scores(), gain_dot)
+    said = "the model uses the score function 'gain_dot', which this attnviz does not have (it has additive,"
+    with pytest.warns(catalog.ModelWarning, match="skipped newer.safetensors: the model uses the score function"):
+        names = [m.name for m in catalog.list_models()]
+    assert "good" in names and "newer" not in names
+    with pytest.raises(CheckpointError, match="which this attnviz does not have") as e:
+        load_checkpoint(path)
+    assert said in str(e.value) and "choose one of" not in str(e.value)
+    code, _, err = run(capsys, "translate", "--model", str(path), "a b")
+    assert code == 2 and said in err and "Traceback" not in err
+
+
+def catalog_scores() -> dict:
+    from attnviz.model.scores import SCORES
+
+    return SCORES
+
+
 def test_a_models_setting_that_names_a_file_is_said_not_passed_over(capsys, models, monkeypatch):
     (models / "afile").write_text("not a folder")
     monkeypatch.setenv("ATTNVIZ_MODELS", str(models / "afile"))
