@@ -315,3 +315,28 @@ def test_an_interrupted_training_leaves_the_model_in_evaluation_mode(corpus):
     assert not tr.model.training  # no dropout in the decodes that follow
     text = " ".join(corpus.test[0].source_tokens)
     np.testing.assert_array_equal(tr.translate(text).weights, tr.translate(text).weights)
+
+
+def test_early_stopping_ends_training_after_patience_bad_epochs_and_keeps_the_best_epoch(corpus):
+    """With ``patience=2`` and a rate that makes the validation loss climb, training stops two epochs after
+    its best one, says it stopped early, and hands back the best epoch's weights (its validation loss
+    measured again on the returned model), not the last epoch's."""
+    translator = tiny_translator(corpus)
+    kept: dict[int, dict] = {}
+
+    def keep(tr, result):
+        kept[result.epochs_run] = {k: v.clone() for k, v in tr.model.state_dict().items()}
+
+    cfg = TrainConfig(epochs=30, batch_size=8, lr=0.5, patience=2, seed=0)
+    result = fit(translator, corpus, cfg, on_epoch_end=keep)
+    losses = [row["valid_loss"] for row in result.history]
+    best = losses.index(min(losses)) + 1
+    assert result.early_stopped and not result.stopped and not result.out_of_time
+    assert result.epochs_run < 30 and result.epochs_run == best + 2 == len(losses)
+    assert translator.meta["epochs_run"] == result.epochs_run
+    final = translator.model.state_dict()
+    assert all(torch.equal(v, kept[best][k]) for k, v in final.items())
+    assert not all(torch.equal(v, kept[result.epochs_run][k]) for k, v in final.items())
+    batches = make_batches(corpus.valid, translator.src_vocab, translator.tgt_vocab, 8, None)
+    loss, _ = evaluate_loss(translator.model, batches, "cpu")
+    assert loss == pytest.approx(result.best_valid_loss, rel=1e-5) == pytest.approx(min(losses), rel=1e-5)
