@@ -22,6 +22,7 @@ from attnviz.model.encoder import RNNEncoder
 from attnviz.model.seq2seq import Seq2Seq
 from attnviz.store import checkout_dir, checkpoint
 from attnviz.store.checkpoint import _vocab_field, _vocab_from_field, load_checkpoint, read_header, save
+from tests.support.checkpoints import rewrite
 from tests.support.tiny import tiny_translator
 
 
@@ -120,6 +121,50 @@ def test_foreign_and_mismatched_checkpoints(saved, tmp_path):
     unknown = write("unknown.safetensors", {**header, "config": {**header["config"], "rotary": True}}, tensors)
     with pytest.raises(CheckpointError, match="another version"):
         load_checkpoint(unknown)
+
+
+def _config(h: dict, **change) -> dict:
+    return {**h, "config": {**h["config"], **change}}
+
+
+CRAFTED = {
+    "not JSON": (lambda h: "{", "the attnviz header is not valid JSON (Expecting property name"),
+    "a list": (lambda h: "[1]", "the header is not an attnviz checkpoint header"),
+    "another format": (lambda h: {"x": 1}, "the header is not an attnviz checkpoint header"),
+    "no src_vocab": (lambda h: {k: v for k, v in h.items() if k != "src_vocab"}, "the header lacks 'src_vocab'"),
+    "no tgt_tokenizer": (
+        lambda h: {k: v for k, v in h.items() if k != "tgt_tokenizer"},
+        "the header lacks 'tgt_tokenizer'",
+    ),
+    "config a number": (lambda h: {**h, "config": 5}, "field 'config' must be a JSON object, not int"),
+    "config incomplete": (
+        lambda h: {**h, "config": {k: v for k, v in h["config"].items() if k != "src_vocab_size"}},
+        "the model config is incomplete",
+    ),
+    "vocabulary a number": (lambda h: {**h, "src_vocab": 5}, "a saved vocabulary must be a list of strings"),
+    "tokenizer a number": (lambda h: {**h, "src_tokenizer": 5}, "a saved tokenizer needs 'kind', 'lowercase'"),
+    "size a string": (lambda h: _config(h, hidden_dim="8"), "hidden_dim must be a whole number, got '8' (str)"),
+    "size a boolean": (lambda h: _config(h, hidden_dim=True), "hidden_dim must be a whole number, got True (bool)"),
+    "size zero": (lambda h: _config(h, hidden_dim=0), "hidden_dim must be between 1 and 100000, got 0"),
+    "dropout NaN": (lambda h: _config(h, dropout=float("nan")), "dropout must be in [0, 1), got nan"),
+    "dropout too large": (lambda h: _config(h, dropout=1.5), "dropout must be in [0, 1), got 1.5"),
+    "window zero": (lambda h: _config(h, window=0), "window must be between 1 and 50, got 0"),
+    "max_src_len too large": (lambda h: _config(h, max_src_len=5000), "max_src_len must be between 2 and 2000"),
+    "too many layers": (lambda h: _config(h, enc_layers=17), "enc_layers must be between 1 and 16, got 17"),
+}
+
+
+@pytest.mark.parametrize("case", list(CRAFTED))
+def test_a_crafted_header_is_one_checkpoint_error_naming_the_file_and_the_field(saved, tmp_path, case):
+    """A header edited by hand or by another program: one line naming the file and what is wrong with
+    the header, before any model is built from it."""
+    change, message = CRAFTED[case]
+    _, path = saved
+    crafted = rewrite(path, tmp_path / "crafted.safetensors", attnviz=change)
+    with pytest.raises(CheckpointError) as info:
+        load_checkpoint(crafted)
+    text = str(info.value)
+    assert text.startswith("crafted.safetensors: ") and message in text and "\n" not in text
 
 
 def test_sigkill_during_save_leaves_the_previous_file_intact(saved, tmp_path):
