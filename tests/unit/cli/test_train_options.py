@@ -53,3 +53,20 @@ def test_a_flag_out_of_range_is_a_usage_error_and_nothing_is_trained(capsys, mod
     err = capsys.readouterr().err
     assert exc.value.code == 2 and message in err and flag in err and "Traceback" not in err
     assert not list(models.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{", "bad.json: not a JSON recipe"),
+        ("[]", "bad.json: a recipe must be a JSON object"),
+        ('{"name": "x", "data": "copy", "epoch": 3}', "unknown recipe fields ['epoch']; a recipe has name, data"),
+        ('{"name": "x", "data": "copy", "model": "big"}', "recipe field model must be an object"),
+    ],
+)
+def test_a_bad_recipe_file_is_one_line_exit_2_and_nothing_is_trained(capsys, models, text, message):
+    (models.parent / "bad.json").write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, "train", "--recipe", "bad.json", *QUIET)
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1, err
+    assert message in err and "Traceback" not in err
+    assert not list(models.iterdir())

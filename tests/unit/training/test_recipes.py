@@ -15,7 +15,7 @@ from attnviz.store import recipe_path
 from attnviz.store.checkpoint import load_checkpoint, read_header, save
 from attnviz.training.config import TrainConfig
 from attnviz.training.guided_links import GuidedConfig
-from attnviz.training.recipes import MAX_RECIPE_BYTES, Recipe, run_recipe, unfinished
+from attnviz.training.recipes import MAX_RECIPE_BYTES, Recipe, remeasure, run_recipe, unfinished
 
 RECIPE = {
     "name": "tiny-copy",
@@ -230,3 +230,37 @@ def test_a_recipe_stored_as_int8_is_measured_as_stored(tmp_path):
     pairs = load_corpus(recipe.data, **recipe.data_options).split("test")
     again = evaluate(loaded, pairs, beam_size=recipe.eval_beam).to_dict()
     assert read_header(out)["meta"]["metrics"]["bleu"] == again["bleu"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{", r"recipe\.json: not a JSON recipe \(Expecting property name"),
+        ("", r"recipe\.json: not a JSON recipe \(Expecting value"),
+        ("[]", r"recipe\.json: a recipe must be a JSON object$"),
+        ('"tiny-copy"', r"recipe\.json: a recipe must be a JSON object$"),
+    ],
+)
+def test_a_recipe_file_that_is_not_a_json_object_is_refused_naming_the_file(tmp_path, text, message):
+    path = tmp_path / "recipe.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        Recipe.from_file(path)
+
+
+def test_eval_valid_stores_the_validation_bleu_and_remeasure_rewrites_the_metrics_in_place(tmp_path):
+    """A recipe with ``eval_valid`` (as the shipped Multi30k ones) stores the valid split's BLEU beside the
+    test metrics; measuring the checkpoint again keeps its weights and writes the same numbers."""
+    recipe = Recipe(**{**RECIPE, "train": {**RECIPE["train"], "epochs": 1}, "eval_valid": True})
+    out = tmp_path / "tiny.safetensors"
+    run_recipe(recipe, out)
+    metrics = read_header(out)["meta"]["metrics"]
+    assert metrics["split"] == "test" and metrics["n"] == 8
+    assert set(metrics["valid"]) == {"n", "bleu", "bleu_cased"} and metrics["valid"]["n"] == 16
+    assert 0.0 <= metrics["valid"]["bleu"] <= 100.0
+    weights = load_checkpoint(out).model.state_dict()
+    assert remeasure(recipe, out) == metrics
+    assert read_header(out)["meta"]["metrics"] == metrics
+    assert all(torch.equal(v, weights[k]) for k, v in load_checkpoint(out).model.state_dict().items())
+    plain = Recipe(**{**RECIPE, "train": {**RECIPE["train"], "epochs": 1}})
+    assert "valid" not in remeasure(plain, out)
