@@ -50,6 +50,47 @@ def test_cli_align_bad_input_exits_2(capsys, cli_model):
     assert e.value.code == 2 and "0.0 is out of range (0, 1]" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("threshold", [0.05, 0.3, 0.9])
+def test_cli_align_threshold_links_every_weight_at_or_above_it(capsys, cli_model, trained, threshold):
+    args = ["align", "--model", cli_model, "--method", "threshold", "--threshold", str(threshold), "a b c d", "d c b a"]
+    code, out, err = run(capsys, *args)
+    expected = align_words(trained, "a b c d", "d c b a", "threshold", threshold=threshold)
+    assert code == 0 and not err and out.strip() == " ".join(f"{i}-{j}" for i, j in expected.links)
+
+
+def test_cli_align_threshold_lower_links_at_least_as_much(capsys, cli_model):
+    counts = []
+    for threshold in ("0.9", "0.05"):
+        _, out, _ = run(
+            capsys,
+            "align",
+            "--model",
+            cli_model,
+            "--method",
+            "threshold",
+            "--threshold",
+            threshold,
+            "a b c d",
+            "d c b a",
+        )
+        counts.append(len(out.split()))
+    assert counts[0] <= counts[1] and counts[1] >= 4
+
+
+def test_cli_align_threshold_that_is_not_a_number_is_a_usage_error(capsys, cli_model):
+    with pytest.raises(SystemExit) as e:
+        main(["align", "--model", cli_model, "--method", "threshold", "--threshold", "high", "a", "a"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "--threshold: 'high' is not a number" in err and "Traceback" not in err
+
+
+def test_cli_adapt_guided_without_adapt_warns_and_aligns_the_model_as_it_is(capsys, cli_model):
+    _, plain, _ = run(capsys, "align", "--model", cli_model, "a b c d", "d c b a")
+    code, out, err = run(capsys, "align", "--model", cli_model, "--adapt-guided", "a b c d", "d c b a")
+    assert code == 0 and out == plain
+    assert err.strip() == "warning: --adapt-guided does nothing without --adapt N"
+
+
 @pytest.fixture
 def files(trained, tmp_path, monkeypatch):
     """Sentence files and a gold file that holds the model's own argmax links (so AER is 0)."""
