@@ -1,6 +1,7 @@
 """The folder settings and the shipped manifest are untrusted: a symlink loop, a manifest that is a
 pipe, a device, a folder, a huge or sparse file, or bytes that are not UTF-8 each give one error
-naming the setting or the file, before anything is read."""
+naming the setting or the file, before anything is read. An installed package (no checkout) keeps
+users' models under ``$XDG_DATA_HOME``, else ``~/.local/share``, and reads its own shipped models."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from attnviz.errors import CheckpointError, ConfigError
 from attnviz.store import models_dir, pretrained_dir, read_manifest
-from attnviz.store.paths import MAX_MANIFEST_BYTES
+from attnviz.store.paths import MAX_MANIFEST_BYTES, PACKAGED_MODELS
 from tests.support.cli import run
 
 ENTRY = {"name": "m", "file": "m.safetensors", "task": "toy-fr"}
@@ -85,3 +86,34 @@ def test_a_sparse_manifest_over_the_limit_is_refused_unread(shipped, monkeypatch
 def test_the_shipped_manifest_is_far_below_the_limit():
     manifest = pretrained_dir() / "manifest.json"
     assert manifest.stat().st_size * 10 < MAX_MANIFEST_BYTES
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    """attnviz as an installed package: no checkout around it, no ATTNVIZ_MODELS nor XDG_DATA_HOME."""
+    monkeypatch.setattr("attnviz.store.paths.checkout_dir", lambda: None)
+    monkeypatch.delenv("ATTNVIZ_MODELS", raising=False)
+    monkeypatch.delenv("ATTNVIZ_PRETRAINED", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+
+
+def test_an_installed_package_keeps_models_under_xdg_data_home(installed, monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert models_dir() == (tmp_path / "data" / "attnviz" / "models").resolve()
+
+
+def test_without_xdg_data_home_models_go_under_the_home_folder(installed, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert models_dir() == (tmp_path / "home" / ".local" / "share" / "attnviz" / "models").resolve()
+    monkeypatch.setenv("ATTNVIZ_MODELS", str(tmp_path / "mine"))  # the setting still wins
+    assert models_dir() == (tmp_path / "mine").resolve()
+
+
+def test_an_installed_package_reads_its_own_shipped_models(installed):
+    assert pretrained_dir() == PACKAGED_MODELS
+
+
+def test_an_xdg_data_home_in_a_symlink_loop_names_that_setting(installed, monkeypatch, loop):
+    monkeypatch.setenv("XDG_DATA_HOME", str(loop))
+    with pytest.raises(ConfigError, match=r"^XDG_DATA_HOME: .* is not a usable folder \(.*\); point XDG_DATA_HOME at"):
+        models_dir()
