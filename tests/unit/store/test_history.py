@@ -92,3 +92,68 @@ def test_an_edited_history_is_skipped_with_a_warning_and_the_model_loads(recorde
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
         assert read_history(edited) is None
+
+
+def _history_edit(change):
+    def edit(header: dict) -> dict:
+        change(header[FIELD])
+        return header
+
+    return edit
+
+
+MALFORMED_HISTORIES = {
+    "bad role": (
+        _history_edit(lambda h: h["probes"][0].update(role="teacher")),
+        "probe 0 must be an object with a role of probe, test",
+    ),
+    "step not a whole number": (
+        _history_edit(lambda h: h["points"][0].update(step=1.5)),
+        "point 0 needs whole-number step and epoch fields",
+    ),
+    "unknown point kind": (
+        _history_edit(lambda h: h["points"][0].update(kind="lap")),
+        "point 0 must be an object with a kind of",
+    ),
+    "loss not a number": (
+        _history_edit(lambda h: h["points"][-1].update(loss="low")),
+        "field loss must be a number or null",
+    ),
+    "link outside the tokens": (
+        _history_edit(lambda h: h["probes"][0].update(sure=[[99, 0]])),
+        "probe 0 sure must be [source, target] index pairs inside the probe's tokens",
+    ),
+    "tokens not strings": (
+        _history_edit(lambda h: h["probes"][0].update(source_tokens=[1, 2])),
+        "probe 0 source_tokens must be a list of 1 to",
+    ),
+    "no probes": (_history_edit(lambda h: h.update(probes=[])), "probes must be a list of 1 to"),
+    "a probe without its tensor": (
+        _history_edit(lambda h: h["probes"].append(h["probes"][0])),
+        f"it needs one tensor {FIELD}.K per probe",
+    ),
+    "another format version": (
+        _history_edit(lambda h: h.update(format_version=99)),
+        "the header field must be an object with format_version",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED_HISTORIES))
+def test_each_malformed_history_is_skipped_saying_why_and_the_model_loads(recorded, tmp_path, case):
+    edit, reason = MALFORMED_HISTORIES[case]
+    _, path = recorded
+    edited = rewrite(path, tmp_path / "edited.safetensors", attnviz=edit)
+    with pytest.warns(ModelWarning, match="edited.safetensors: its alignment history was skipped") as seen:
+        loaded = load_checkpoint(edited)
+    assert loaded.history is None and reason in str(seen[0].message)
+    assert loaded.translate("a b c").target_tokens == load_checkpoint(path).translate("a b c").target_tokens
+
+
+def test_weights_outside_zero_and_one_skip_the_history(corpus, tmp_path):
+    translator = tiny_translator(corpus)
+    fit(translator, corpus, TrainConfig(epochs=1, batch_size=8, lr=1e-2, patience=None))
+    translator.history.weights[0][0, 0, 0] = 2.0
+    path = save(translator, tmp_path / "heavy.safetensors")
+    with pytest.warns(ModelWarning, match=rf"{FIELD}\.0 must hold attention weights in \[0, 1\]"):
+        assert load_checkpoint(path).history is None
