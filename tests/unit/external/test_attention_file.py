@@ -1,5 +1,6 @@
 """Attention files: the JSON and NPZ schema read into Alignment traces, strict validation with one
-message naming the field, and attnviz's own export read back as the same trace."""
+message naming the field (of the file, of a matrix in its list, of a stack), and attnviz's own export
+read back as the same trace."""
 
 from __future__ import annotations
 
@@ -144,6 +145,19 @@ def test_json_is_read_in_the_encoding_its_byte_order_mark_names(encoding):
         ),
         ({"matrices": "x"}, "field 'matrices' must be a list"),
         ({"source_unknown": [1, 0]}, "field 'source_unknown'"),
+        ({"matrices": ["x"]}, "matrices[0] must be an object with name and weights"),
+        ({"matrices": [{"weights": [[1, 0]], "heads": 2}]}, "matrices[0]: unknown field 'heads'; a matrix has"),
+        ({"matrices": [{"name": "m", "weights": [[1, 0]], "window": "2"}]}, "matrices[0]: field 'window' must be"),
+        ({"weights": [[[0.5, 0.5]], [[1.0, 0.0]]], "scores": [[[0.0, 0.0]]]}, "field 'scores' has shape (1, 1, 2)"),
+        ({"weights": [[[0.5, 0.5]], [[1.0, 0.0]]], "log_prob": -1.0}, "field 'log_prob' belongs to a single"),
+        ({"weights": [[[0.5, 0.5]], [[1.0, 0.0]]], "name": "m"}, "field 'name' belongs to a single [target, source]"),
+        ({"log_prob": "-1.5"}, "field 'log_prob' must be a finite number"),
+        ({"log_prob": True}, "field 'log_prob' must be a finite number"),
+        ({"window": 2.5}, "field 'window' must be a whole number or null"),
+        ({"window": True}, "field 'window' must be a whole number or null"),
+        ({"hypotheses": {"x": 1}}, "field 'hypotheses' must be a list of objects, one per beam hypothesis"),
+        ({"hypotheses": [1]}, "field 'hypotheses' must be a list of objects"),
+        ({"score": ["dot"]}, "fields 'score' and 'style' must be short strings"),
     ],
 )
 def test_a_malformed_json_file_names_the_field(change, message):
@@ -162,6 +176,11 @@ def test_a_malformed_json_file_names_the_field(change, message):
         (b"\xff\xfe\x00", "neither an NPZ archive nor UTF-8 JSON"),
         (b"{}", "no attention matrix"),
         (b"PK\x03\x04garbage", "not a readable NPZ archive"),
+        (b'{"names": ["a"], "matrices": []}', "field 'names' or 'scores' without 'weights'; add the weights"),
+        (  # 1e999 reads as infinity
+            b'{"source_tokens": ["a"], "target_tokens": ["x"], "weights": [[1]], "log_prob": 1e999}',
+            "field 'log_prob' must be a finite number",
+        ),
     ],
 )
 def test_unreadable_files_say_why(data, message):
@@ -185,6 +204,8 @@ def test_npz_is_read_without_pickle():
         ({"weights": np.ones((1, 2)) / 2, "matrices": np.array(1)}, "unknown field 'matrices'"),
         ({"weights": np.ones((2, 1, 2)) / 2, "names": np.array(["one"])}, "field 'names' must be a list of 2"),
         ({"weights": np.ones((1, 2)) / 2, "metadata": np.array("{")}, "field 'metadata' is not valid JSON"),
+        ({"weights": np.ones((2, 1, 2)) / 2, "scores": np.zeros((1, 1, 2))}, "field 'scores' has shape (1, 1, 2)"),
+        ({"weights": np.ones((1, 2)) / 2, "scores": np.zeros((1, 3))}, "field 'scores' has shape (1, 3)"),
     ],
 )
 def test_a_malformed_npz_file_names_the_field(arrays, message):
