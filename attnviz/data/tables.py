@@ -82,19 +82,27 @@ def _csv_header(path: Path, fmt: str) -> list[str]:
     """The header row of a CSV or TSV file: its column names."""
     import csv
 
+    # read as the rows are: a TSV without quoting; a CSV strictly, so an unclosed quote is an error, not a
+    # header that runs to the end of the file
+    options = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {"strict": True}
     opener = gzip.open if path.suffix == ".gz" else open
+
+    def refuse(why: object) -> DataError:
+        return DataError(f"{path}: the header row is not valid {fmt.upper()} ({why}); check it for an unclosed quote.")
+
     try:
         with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
-            return next(csv.reader(f, delimiter="\t" if fmt == "tsv" else ","), [])
+            header = next(csv.reader(f, **options), [])
     except csv.Error as e:
-        raise DataError(
-            f"{path}: the header row is not valid {fmt.upper()} ({e}); check it for an unclosed quote."
-        ) from e
+        raise refuse(e) from e
+    if any("\n" in name or "\r" in name for name in header):
+        raise refuse("a column name spans lines")
+    return header
 
 
 def _refuse_extra_fields(path: Path, fmt: str, header: list[str]) -> None:
-    """Refuse a CSV or TSV row with more fields than the header: the reader would shift its columns.
-    Read row by row."""
+    """Refuse a CSV or TSV row with more fields than the header (the reader would shift its columns), and
+    a file with no row below its header. Read row by row."""
     import csv
 
     options = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {}
@@ -104,11 +112,12 @@ def _refuse_extra_fields(path: Path, fmt: str, header: list[str]) -> None:
         else "quote a field that holds a comma"
     )
     opener = gzip.open if path.suffix == ".gz" else open
-    start = 1
+    start, rows = 1, -1  # the header is the first row
     with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
         reader = csv.reader(f, **options)
         try:
             for row in reader:
+                rows += bool(row)  # a blank line is no row
                 if len(row) > len(header):
                     raise DataError(
                         f"{path}, line {start}: {len(row)} fields but the header names {len(header)}; {fix}, "
@@ -117,6 +126,7 @@ def _refuse_extra_fields(path: Path, fmt: str, header: list[str]) -> None:
                 start = reader.line_num + 1
         except csv.Error:
             return  # e.g. a field over csv's size limit: the table reader names its own problems
+    no_rows(path, max(rows, 0))
 
 
 def table_format(path: str | Path, fmt: str | None = None) -> str:
@@ -178,6 +188,7 @@ def open_records(
             raise DataError(f"{path} is not a readable Parquet file ({e}); write it again.") from e
         check_columns(path, fmt, schema.names, [source_column, target_column])
         _text_columns(path, schema, [source_column, target_column])
+        no_rows(path, pq.read_metadata(path).num_rows)
     builder = "csv" if fmt == "tsv" else fmt
     with _scratch() as scratch:
         records = load_files(builder, {"train": str(path)}, cache_dir=scratch, **kwargs)["train"]

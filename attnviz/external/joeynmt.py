@@ -36,6 +36,7 @@ from attnviz.data import EOS, UNK, Tokenizer, Vocab
 from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError
 from attnviz.external.joeynmt_types import check_types
+from attnviz.external.joeynmt_weights import SOURCES, convert_weights
 from attnviz.model import ModelConfig, build_model
 from attnviz.store import SUFFIX, save
 
@@ -187,52 +188,6 @@ def model_config(cfg: dict) -> ModelConfig:
         raise CheckpointError(f"the config's model sizes do not fit attnviz: {e}") from None
 
 
-def _weights(
-    cfg: dict, state: dict[str, torch.Tensor], src: torch.Tensor, tgt: torch.Tensor, acfg: ModelConfig
-) -> dict[str, torch.Tensor]:
-    """attnviz's state dict from JoeyNMT's: ``src``/``tgt`` map attnviz ids to JoeyNMT ids."""
-    enc, dec = cfg["model"]["encoder"], cfg["model"]["decoder"]
-    H, L = acfg.hidden_dim, acfg.dec_layers
-    used: set[str] = set()
-
-    def take(key: str) -> torch.Tensor:
-        if key not in state:
-            raise CheckpointError(f"the checkpoint has no {key}; it is not the model this config describes")
-        used.add(key)
-        return state[key].float()
-
-    def scale(side: dict) -> float:
-        return acfg.emb_dim**0.5 if (side.get("embeddings") or {}).get("scale") else 1.0
-
-    out = {
-        "encoder.embedding.weight": take("src_embed.lut.weight")[src] * scale(enc),
-        "decoder.embedding.weight": take("trg_embed.lut.weight")[tgt] * scale(dec),
-        "decoder.out.weight": take("decoder.output_layer.weight")[tgt],
-        "decoder.out.bias": torch.zeros(len(tgt)),
-    }
-    for key in [k for k in state if k.startswith(("encoder.rnn.", "decoder.rnn."))]:
-        out[key] = take(key)
-    w = take("decoder.att_vector_layer.weight")  # [H, H + K] over [h_t; c_t]
-    out["decoder.W_c.weight"] = torch.cat([w[:, H:], w[:, :H]], dim=1)  # over [c_t; h_t]
-    out["decoder.W_c.bias"] = take("decoder.att_vector_layer.bias")
-    if acfg.score == "additive":
-        out["decoder.attention.score.W_q.weight"] = take("decoder.attention.query_layer.weight")
-        out["decoder.attention.score.W_k.weight"] = take("decoder.attention.key_layer.weight")
-        out["decoder.attention.score.v_a.weight"] = take("decoder.attention.energy_layer.weight")
-    else:
-        out["decoder.attention.score.W_a.weight"] = take("decoder.attention.key_layer.weight")
-    if dec.get("init_hidden", "bridge") == "bridge":
-        out["decoder.bridge.weight"] = take("decoder.bridge_layer.weight").repeat(L, 1)  # one copy per layer
-        out["decoder.bridge.bias"] = take("decoder.bridge_layer.bias").repeat(L)
-    else:  # "zero": tanh(0) = 0
-        out["decoder.bridge.weight"] = torch.zeros(L * H, acfg.memory_dim)
-        out["decoder.bridge.bias"] = torch.zeros(L * H)
-    left = sorted(set(state) - used)
-    if left:
-        raise CheckpointError(f"the checkpoint holds {left[0]}, which this config's model has no place for")
-    return out
-
-
 def import_joeynmt(
     config_text: str,
     src_vocab_lines: list[str],
@@ -263,12 +218,16 @@ def import_joeynmt(
     longest = max(int((data.get("src") or {}).get("max_length", 0) or 0) + 1, 100)
     acfg = ModelConfig(**{**fields, "max_src_len": min(longest, 2000)})
     model = build_model(acfg)
-    weights = _weights(cfg, state, src_order, tgt_order, acfg)
+    weights = convert_weights(cfg, state, src_order, tgt_order, acfg)
     expected = model.state_dict()
     for key, value in weights.items():
         if key not in expected or expected[key].shape != value.shape:
-            have = tuple(expected[key].shape) if key in expected else "nothing"
-            raise CheckpointError(f"{key} of shape {tuple(value.shape)} does not fit the config's model ({have})")
+            need = " × ".join(map(str, expected[key].shape)) if key in expected else "no such weight"
+            raise CheckpointError(
+                f"the checkpoint's {SOURCES.get(key, key)} does not fit the model its config describes: converted "
+                f"to attnviz's {key} it is {' × '.join(map(str, value.shape))}, where that model needs {need}; "
+                "give the config the model was trained with"
+            )
     model.load_state_dict(weights, strict=True)
     tokenizers = [
         Tokenizer(kind=levels[side], lowercase=bool((data.get(side) or {}).get("lowercase", False)))

@@ -21,7 +21,7 @@ from pathlib import Path
 from attnviz.decoding import Translator
 from attnviz.devices import pick_device
 from attnviz.errors import CheckpointError, InputError, refuse_url
-from attnviz.model.config import check_scores_known
+from attnviz.model import check_scores_known
 from attnviz.store.checkpoint import load_checkpoint, read_header
 from attnviz.store.checkpoint import read_history as read_file_history
 from attnviz.store.entry import ModelEntry, visible_to

@@ -1,6 +1,7 @@
 """Uploaded tables that cannot be read: a corrupt Parquet file, a Parquet column of nested fields, a gzip
-that is not gzip inside or decompresses past the limit, a header row too long to be one, and a corpus
-whose every training pair the length filter drops. Each is one DataError naming the file and the fix."""
+that is not gzip inside or decompresses past the limit, a header row too long to be one or with an unclosed
+quote, a header with no rows below it, and a corpus whose every training pair the length filter drops.
+Each is one DataError naming the file and the fix."""
 
 from __future__ import annotations
 
@@ -67,3 +68,26 @@ def test_a_length_filter_that_drops_every_training_pair_says_to_relax_it(tmp_pat
     with pytest.raises(DataError, match=r"no training pairs left after filtering; relax min_len/max_len\.$"):
         load_corpus(f"multi30k-de-en@{folder}", min_len=10)
     assert len(load_corpus(f"multi30k-de-en@{folder}").train) == 4
+
+
+def test_an_unclosed_quote_in_the_header_row_is_named(tmp_path):
+    """The header's quote would swallow the whole file: one column name holding every line, and a spec
+    suggested from it."""
+    path = tmp_path / "pairs.csv"
+    path.write_text('"en,fr\ndog,chien\ncat,chat\n')
+    with pytest.raises(DataError) as info:
+        load_corpus(f"{path}?src=en&tgt=fr")
+    assert "unclosed quote" in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "tsv", "parquet"])
+def test_a_table_with_a_header_and_no_rows_says_it_holds_no_rows(tmp_path, suffix):
+    """Not datasets' own words ('Instruction "train" corresponds to no data!', 'BatchSize must be
+    greater than 0') with advice to check the file is well-formed."""
+    path = tmp_path / f"pairs.{suffix}"
+    if suffix == "parquet":
+        pd.DataFrame({"en": pd.Series([], dtype=str), "fr": pd.Series([], dtype=str)}).to_parquet(path)
+    else:
+        path.write_text("en,fr\n" if suffix == "csv" else "en\tfr\n")
+    with pytest.raises(DataError, match=r"holds no rows; add some or pick another file"):
+        load_corpus(f"{path}?src=en&tgt=fr")

@@ -16,7 +16,7 @@ import torch
 import yaml
 
 from attnviz.errors import CheckpointError
-from attnviz.external import import_joeynmt_zip
+from attnviz.external import import_joeynmt_files, import_joeynmt_zip
 from attnviz.external import joeynmt as joeynmt_module
 from tests.support.cli import run
 from tests.support.joeynmt_files import joey_config, write_joey_folder
@@ -68,7 +68,7 @@ MALFORMED = {
     ),
     "weight of the wrong shape": (
         lambda f: _edit_state(f, lambda s: s.update({"decoder.bridge_layer.weight": torch.zeros(16, 16)})),
-        "decoder.bridge.weight of shape (16, 16) does not fit the config's model",
+        "the checkpoint's decoder.bridge_layer.weight does not fit the model its config describes",
     ),
 }
 
@@ -124,3 +124,17 @@ def test_a_zip_that_unpacks_past_the_limit_is_refused_before_unpacking(tmp_path,
         import_joeynmt_zip(_zip(folder), "upload.zip")
     assert import_joeynmt_zip(data, "upload.zip").config.cell == "gru"  # under the limit: imported
     assert not list(models.iterdir())
+
+
+def test_a_weight_of_the_wrong_shape_names_the_checkpoints_key_and_one_shape(tmp_path):
+    folder = write_joey_folder(tmp_path / "m")
+    ckpt = torch.load(folder / "best.ckpt", weights_only=True)
+    ckpt["model_state"]["decoder.bridge_layer.weight"] = torch.zeros(16, 16)
+    torch.save(ckpt, folder / "best.ckpt")
+    with pytest.raises(CheckpointError) as info:
+        import_joeynmt_files(folder)
+    assert str(info.value) == (
+        "the checkpoint's decoder.bridge_layer.weight does not fit the model its config describes: converted to "
+        "attnviz's decoder.bridge.weight it is 16 × 16, where that model needs 16 × 32; give the config the model "
+        "was trained with"
+    )  # the name the user finds in their .ckpt, not only attnviz's
