@@ -21,7 +21,8 @@ with st.sidebar:
         if builtin
         else None
     )
-if picked is None:
+if picked is None:  # an upload still to come, or one the sidebar says it could not read
+    st.info("Choose the data in the sidebar: a file that cannot be read is said why there.")
     st.stop()
 spec, label = picked
 sizes = (n_rows, n_rows, n_rows) if builtin else (None, None, None)

@@ -56,3 +56,11 @@ def test_the_last_pair_number_shows_the_last_pair(app_env):
 def test_a_task_generates_at_most_5000_pairs_per_split(app_env):
     # each split of a generated task is built on the server, in memory
     assert data_page().number_input(key="data_n").max == 5000
+
+
+def test_an_upload_still_to_come_says_where_to_choose_the_data(app_env):
+    """The main column is not left blank while the sidebar waits for a file (or says why one was refused)."""
+    at = data_page()
+    at.radio(key="data_kind").set_value("Uploaded file").run()
+    assert not at.exception
+    assert "Choose the data in the sidebar: a file that cannot be read is said why there." in [i.value for i in at.info]

@@ -194,7 +194,7 @@ wanted_note()
 with st.sidebar:
     picked = pick_data("train")
 if picked is None:
-    st.info("Choose the data in the sidebar.")
+    st.info("Choose the data in the sidebar: a file that cannot be read is said why there.")
     st.stop()
 spec, label = picked
 cap_note()
