@@ -151,6 +151,8 @@ class HFModel:
         eos = model.generation_config.eos_token_id
         self._eos = (set(eos if isinstance(eos, list) else [eos]) | {tokenizer.eos_token_id}) - {None}
         self._lock = threading.Lock()
+        # the tokenizer's own languages: a call without a language uses these, never the last call's
+        self._default_langs = {a: getattr(tokenizer, a) for a in ("src_lang", "tgt_lang") if hasattr(tokenizer, a)}
 
     def languages(self) -> list[str]:
         """The language codes the tokenizer knows (NLLB ``eng_Latn``, mBART ``en_XX``, M2M100 ``__en__``), if any."""
@@ -178,11 +180,12 @@ class HFModel:
         if len(text) > MAX_SOURCE_CHARS:
             raise InputError(f"the source text has {len(text)} characters; the limit is {MAX_SOURCE_CHARS}")
         with self._lock:
-            if source_lang and hasattr(self.tokenizer, "src_lang"):
-                self._language_id(source_lang)
-                self.tokenizer.src_lang = source_lang
-            if target_lang and hasattr(self.tokenizer, "tgt_lang"):
-                self.tokenizer.tgt_lang = target_lang
+            for attr, code in (("src_lang", source_lang), ("tgt_lang", target_lang)):
+                if attr not in self._default_langs:
+                    continue
+                if code:
+                    self._language_id(code)  # checked before the tokenizer is changed: a refused code leaves no trace
+                setattr(self.tokenizer, attr, code or self._default_langs[attr])
             enc = self.tokenizer(text, return_tensors="pt", truncation=False)
             labels = None
             if reference is not None:

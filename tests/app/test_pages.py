@@ -306,7 +306,8 @@ def private_models(app_models_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNVIZ_MODELS", str(folder))
     monkeypatch.setenv("ATTNVIZ_PRETRAINED", str(tmp_path / "no-pretrained"))
     st.cache_data.clear()
-    return upload
+    yield upload
+    st.cache_data.clear()  # the catalog cached for this folder (5 s, keyed by the session only) must not outlive it
 
 
 def shown_text(at: AppTest) -> str:
@@ -346,7 +347,8 @@ def stranded_models(app_models_dir, tmp_path, monkeypatch):
     st.cache_data.clear()
     for name in ("cut", "gone"):
         stranded_run(folder, name)
-    return folder
+    yield folder
+    st.cache_data.clear()  # as private_models
 
 
 def test_the_train_page_offers_unfinished_runs_and_keeps_or_discards_them(stranded_models):

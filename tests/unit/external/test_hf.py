@@ -163,6 +163,22 @@ def test_a_multilingual_model_forces_its_target_language(tmp_path):
     assert read_words(f.alignment()).target_words == REFERENCE.split()
 
 
+def test_a_refused_or_earlier_language_leaves_no_trace_on_the_shared_model(tmp_path):
+    """The app shares one loaded model between sessions: a language code refused left the tokenizer set to it
+    (every later call a bare KeyError), and one call's languages were the next call's without any."""
+    folder = m2m_folder(tmp_path / "m2m")
+    model, fresh = load_hf(folder), load_hf(folder)
+    before = fresh.force(SOURCE, REFERENCE)
+    with pytest.raises(InputError, match="language code"):
+        model.translate(SOURCE, source_lang="en", target_lang="xx_YY", max_new_tokens=3)
+    after = model.force(SOURCE, REFERENCE)
+    assert (after.source_pieces, after.target_pieces) == (before.source_pieces, before.target_pieces)
+    f = model.force(SOURCE, REFERENCE, source_lang="fr", target_lang="de")
+    assert f.target_pieces[0] == "__de__" != before.target_pieces[0]
+    after = model.force(SOURCE, REFERENCE)
+    assert (after.source_pieces, after.target_pieces) == (before.source_pieces, before.target_pieces)
+
+
 def test_loading_reaches_no_network(tmp_path, monkeypatch):
     folder = marian_folder(tmp_path / "m")
 

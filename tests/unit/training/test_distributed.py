@@ -115,7 +115,8 @@ def test_torchrun_trains_a_recipe_and_rank_0_saves_it(tmp_path):
     launch = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", port]
     train = ["-m", "attnviz", "train", "--recipe", str(tmp_path / "copy.json"), "--distributed", "--quiet", "--json"]
     cmd = [*launch, *train, "--out", str(out)]
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    # torchrun leaves a torchelastic_* folder in TMPDIR: the test's own
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)}
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["path"] == str(out)  # one summary: rank 0's
