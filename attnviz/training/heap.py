@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
-import platform
 import threading
 from collections.abc import Iterator
 
 import torch
+
+from attnviz.devices import glibc as _libc
 
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4  # mallopt parameters, glibc's malloc.h
 _DEFAULT_TRIM, _DEFAULT_MMAP_MAX = 128 * 1024, 65536  # glibc's defaults
@@ -37,17 +37,6 @@ _KEEP_TRIM = 1 << 30  # keep up to 1 GB of free heap top
 _lock = threading.Lock()
 _users = 0  # trainings running with the settings
 _took = False  # whether glibc took them
-
-
-@functools.cache
-def _libc() -> ctypes.CDLL | None:
-    """glibc, where this process runs on it; else None (looked up once a process)."""
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
-        return None
-    try:
-        return ctypes.CDLL("libc.so.6")
-    except OSError:
-        return None
 
 
 def _set(libc: ctypes.CDLL, trim: int, mmap_max: int) -> bool:

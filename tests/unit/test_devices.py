@@ -1,6 +1,8 @@
 """The device and precision picker: the CPU, no CUDA without a GPU, bf16 only where supported and
 measured faster; server threads from the environment."""
 
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -119,3 +121,23 @@ def test_the_cli_prints_the_fallback_as_one_warning_line(monkeypatch, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("attnviz translate: warning: device auto runs on the CPU")
     assert "MPS control daemon" in err[0]
+
+
+def _resident_mb() -> float:
+    status = Path("/proc/self/status").read_text().splitlines()
+    return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+
+
+@pytest.mark.skipif(devices.glibc() is None, reason="glibc's malloc_trim")
+def test_freed_memory_goes_back_to_the_kernel_where_glibc_runs():
+    """Blocks freed inside the heap (not at its top) stay resident until they are given back."""
+    blocks = [bytearray(100_000) for _ in range(1000)]  # 100 MB of heap blocks, under glibc's mmap threshold
+    del blocks[:-1:2]  # every other one freed, the last kept: the heap's top cannot shrink
+    before = _resident_mb()
+    assert devices.release_free_memory() is True
+    assert before - _resident_mb() > 30  # about 50 MB comes back
+
+
+def test_without_glibc_nothing_is_given_back_and_it_says_so(monkeypatch):
+    monkeypatch.setattr(devices, "glibc", lambda: None)  # macOS, musl: nothing to do, and it says so
+    assert devices.release_free_memory() is False

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from attnviz.decoding import Alignment, Translator
-from attnviz.devices import use_server_threads
+from attnviz.devices import release_free_memory, use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.server import checkpoint_folder, is_uploaded_checkpoint, session_checkpoints, uploaded_model
 from attnviz.store import (
@@ -43,6 +43,7 @@ MAX_MODELS = 16  # models the server keeps loaded (the least recently used goes)
 
 @st.cache_resource(show_spinner="Loading model…", max_entries=MAX_MODELS)
 def _shared_model(path: str, mtime: float) -> Translator:
+    release_free_memory()  # the weights of the models the cache let go, before this one's are read
     return load(path, roots=model_roots())
 
 
