@@ -10,7 +10,7 @@ import torch
 
 from attnviz.decoding import Alignment
 from attnviz.devices import PRECISIONS, check_device_name, pick_device, training_precision
-from attnviz.errors import ConfigError, check_field_types
+from attnviz.errors import ConfigError, check_field_types, counted
 
 SCHEDULES = ("constant", "linear")
 MAX_EPOCHS = 1000
@@ -127,7 +127,7 @@ def ending(result: TrainResult, cfg: TrainConfig, validated: bool, kept: int) ->
     if result.stopped:
         why = None  # said by whoever stopped it (the Train page, the CLI's stop line)
     elif result.early_stopped:
-        why = f"stopped early after epoch {n} of {of}: its {loss} had not improved for {cfg.patience} epochs"
+        why = f"stopped early after epoch {n} of {of}: its {loss} had not improved for {counted(cfg.patience, 'epoch')}"
         why += "" if validated else " (there is no validation split)"
     elif result.out_of_time:
         why = f"stopped in epoch {n} of {of} at its time budget of {cfg.max_seconds:g} s"

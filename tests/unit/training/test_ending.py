@@ -133,6 +133,6 @@ def test_attnviz_train_prints_the_ending_and_json_carries_it(capsys, models, tmp
     )
     code, out, err = run(capsys, "train", "--recipe", str(recipe), "--eval-n", "0", "--quiet")
     line = next(line for line in err.splitlines() if line.startswith("Stopped early after epoch"))
-    assert code == 0 and "had not improved for 1 epochs" in line and "of 12" in line
+    assert code == 0 and "had not improved for 1 epoch;" in line and "of 12" in line
     code, out, _ = run(capsys, "train", "--recipe", str(recipe), "--eval-n", "0", "--quiet", "--json", "--force")
     assert code == 0 and json.loads(out)["ending"] == line
