@@ -126,6 +126,7 @@ def test_attnviz_train_prints_the_ending_and_json_carries_it(capsys, models, tmp
             {
                 "name": "early",
                 "data": "copy",
+                "data_options": {"n_train": 200, "n_valid": 20, "n_test": 20},
                 "model": {"emb_dim": 8, "hidden_dim": 8, "attn_dim": 8},
                 "train": {"epochs": 12, "batch_size": 8, "lr": 1.0, "patience": 1},
             }
