@@ -67,3 +67,34 @@ def test_the_progress_names_each_model_not_its_file(app_env):
     at = measure(evaluate_page(), ["toyfr-general-luong"])
     texts = [p.proto.text for p in at.get("progress")]
     assert texts == ["1/1: toyfr-general-luong"]
+
+
+def test_the_measured_numbers_are_those_of_the_split_and_beam_chosen(app_env, monkeypatch):
+    """The row's numbers are the library's for the split the form asked for, and the run used its beam, not
+    only its labels. (The labels come from the form: a page that measured `test` at beam 1 still read
+    'valid, 2'.) The tiny model's numbers are the same at beams 1 and 2, so the beam is read off the call."""
+    import attnviz.evaluation as evaluation
+    from attnviz.store import catalog
+
+    real, calls = evaluation.evaluate_checkpoints, []
+
+    def recorded(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evaluation, "evaluate_checkpoints", recorded)
+    at = evaluate_page()
+    at.number_input(key="eval_beam").set_value(2)
+    at.selectbox(key="eval_split").set_value("valid")
+    at = measure(at, ["toyfr-general-luong"])
+    assert not at.exception
+    assert [(c["split"], c["n"], c["beam_size"]) for c in calls] == [("valid", 10, 2)]
+    shown = at.dataframe[-1].value.iloc[0]
+    path = next(m.path for m in catalog.list_models() if m.name == "toyfr-general-luong")
+
+    def numbers(split: str) -> tuple:
+        [row] = real([path], split=split, n=10, beam_size=2, roots=catalog.model_roots()).rows
+        return tuple(round(float(row[k]), 3) for k in ("bleu", "exact_match", "aer", "entropy"))
+
+    assert tuple(round(float(shown[k]), 3) for k in ("bleu", "exact_match", "aer", "entropy")) == numbers("valid")
+    assert numbers("valid") != numbers("test")  # the split shows in the numbers

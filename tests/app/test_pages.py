@@ -88,6 +88,18 @@ def test_compare_opens_on_explores_models_in_a_grid_on_one_scale_and_gold_aer():
     aer = at.dataframe[-1].value
     assert list(aer["model"]) == at.multiselect(key="cmp_models").value
     assert aer["AER"].between(0, 1).all()
+    # each row is its own model's attention forced through the pair's reference, scored against the pair's gold
+    from attnviz.data import load_corpus
+    from attnviz.evaluation import aer_rows
+    from attnviz.evaluation.evaluate import measured_on
+    from attnviz.store import catalog
+
+    spec, options = measured_on(catalog.load(aer["model"][0]).meta)
+    pair = load_corpus(spec, **options, split="test").test[0]  # the first test pair, the page's default
+    own = {name: catalog.load(name).align(pair.source, pair.target) for name in aer["model"]}
+    expected = aer_rows(own, pair)
+    assert aer.to_dict("records") == expected
+    assert len({row["AER"] for row in expected}) > 1  # the models differ, so a row scored on another model's map shows
 
 
 def test_compares_translations_name_each_model_whole():
@@ -96,6 +108,15 @@ def test_compares_translations_name_each_model_whole():
     table = at.table[0].value  # a static table: whole names and translations, wrapped, never cut
     assert list(table["model"]) == ["toyfr\\-additive\\-bahdanau", "toyfr\\-general\\-luong"]  # read as Markdown
     assert all(isinstance(text, str) for text in table["free translation"])
+    from attnviz.store import catalog
+
+    sentence = at.text_input(key="cmp_sentence").value
+    own = []
+    for name in ("toyfr-additive-bahdanau", "toyfr-general-luong"):
+        model = catalog.load(name)
+        own.append(model.text_of(model.translate(sentence)).replace(".", "\\.").replace("-", "\\-"))
+    assert list(table["free translation"]) == own  # each model's own translation
+    assert own[0] != own[1]  # the two models translate differently, so a row showing the other's would show
 
 
 def test_the_paper_figures_images_are_drawn_only_when_asked_for(monkeypatch):

@@ -48,3 +48,27 @@ def test_symmetric_links_are_read_as_argmax_with_a_note(app_env):
     at = start(explore_text=TEXT, explore_view="Alignment", explore_align_part="sample", explore_align_method="dtw")
     assert not at.exception, at.exception
     assert not [c for c in at.caption if "read as argmax" in c.value]  # dtw is one a report reads
+
+
+def test_the_table_holds_the_pairs_of_the_split_and_seed_asked_for(app_env):
+    """The worst pairs shown are those the library draws for the split and seed chosen (the line's
+    "(test)" comes from the control, so only the pairs show which split was read)."""
+    from attnviz.links.report import sample_alignments
+    from attnviz.store import catalog
+
+    def shown(at) -> list[str]:
+        (table,) = [t.value for t in _worst_tables(at)]
+        return list(table["source"])
+
+    def drawn(split: str, seed: int) -> list[str]:
+        sample = sample_alignments(catalog.load(name), split=split, n=6, seed=seed, method="argmax")
+        return sorted(" ".join(s.source_words) for s in sample.sentences)
+
+    at = _sampled()
+    line = re.sub(r"\\(.)", r"\1", next(m.value for m in at.markdown if "mean AER" in m.value))
+    name = re.search(r"· (\S+): 6 pairs", line).group(1)
+    assert sorted(shown(at)) == drawn("test", 0) != drawn("train", 0)
+    at.number_input(key="explore_sample_seed").set_value(3)
+    at.button(key="explore_sample_run").click().run()
+    assert not at.exception, at.exception
+    assert sorted(shown(at)) == drawn("test", 3) != drawn("test", 0)
