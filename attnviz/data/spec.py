@@ -38,6 +38,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from urllib.parse import parse_qsl
 
 from attnviz.data import corpora, hub, multi30k, tables, tasks, toyfr
@@ -73,6 +74,22 @@ def multi30k_pair(spec: str) -> tuple[str, str, str | None] | None:
     Multi30k" that reading, the app and the checkpoint's trust all ask."""
     m = _MULTI30K_RE.match(spec.strip())
     return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def table_options(spec: str) -> tuple[str, dict[str, str]]:
+    """A table spec's path and options (``pairs.csv?src=en&tgt=de``), the file there and the options
+    known: a built-in task or Multi30k given ``?options``, or a path with no file, is said so before any
+    option or format is asked about."""
+    path, _, query = spec.partition("?")
+    refuse_url(path, "a data file")
+    if path.strip() in _GENERATORS or multi30k_pair(path):
+        raise ConfigError(
+            f"{path.strip()!r} is a built-in data set and takes no ?options; write {path.strip()} (sizes and "
+            "filters go in a recipe's data_options)"
+        )
+    if not Path(path).is_file():
+        raise DataError(f"{path} does not exist or is not a file; check the path.")
+    return path, _options(spec, query, {"src", "tgt", "format"})
 
 
 def _options(spec: str, query: str, allowed: set[str]) -> dict[str, str]:
@@ -257,9 +274,7 @@ def load_corpus(
         )
         raw, name = {"all": rows}, spec.split("?")[0]
     elif "?" in spec or spec.lower().endswith(tuple(tables.TABLE_FORMATS)):
-        path, _, query = spec.partition("?")
-        refuse_url(path, "a data file")
-        opts = _options(spec, query, {"src", "tgt", "format"})
+        path, opts = table_options(spec)
         rows, notes = tables.load_table(
             path, opts["src"], opts["tgt"], fmt=opts.get("format"), max_bytes=max_bytes, empty=empty
         )

@@ -24,11 +24,11 @@ from attnviz.data.spec import (
     _MULTI30K_RE,
     MAX_TOKENS,
     TASKS,
-    _options,
     check_max_len,
     filter_notes,
     load_corpus,
     split_indices,
+    table_options,
 )
 from attnviz.data.summary import summarize, summary_of, unknown_rate
 from attnviz.data.tokenize import Tokenizer
@@ -88,8 +88,7 @@ def summarize_spec(
     if not is_table_spec(spec):
         return summarize(load_corpus(spec, seed=seed, max_len=max_len, max_bytes=max_bytes))
     check_max_len(max_len)
-    path, _, query = spec.partition("?")
-    opts = _options(spec, query, {"src", "tgt", "format"})
+    path, opts = table_options(spec)
     min_len, max_len = 1, MAX_TOKENS if max_len is None else max_len
     tokenizer = Tokenizer("word", lowercase=True)
     name, where = f"file:{path}", str(Path(path))

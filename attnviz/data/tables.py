@@ -132,8 +132,13 @@ def _refuse_extra_fields(path: Path, fmt: str, header: list[str]) -> None:
 def table_format(path: str | Path, fmt: str | None = None) -> str:
     """The table format of ``path`` (csv, tsv, json, parquet) from ``fmt`` or the file extension."""
     path = Path(path)
+    if fmt is not None and fmt.lower() not in {*TABLE_FORMATS.values(), "jsonl"}:
+        raise DataError(
+            f"format={fmt!r} is not a table format attnviz reads; use format=csv, tsv, jsonl or parquet, or leave "
+            "it out to read the file by its extension"
+        )
     suffix = "".join(path.suffixes[-2:-1]) if path.suffix == ".gz" else path.suffix
-    fmt = fmt or TABLE_FORMATS.get(suffix.lower())
+    fmt = fmt.lower() if fmt else TABLE_FORMATS.get(suffix.lower())
     if fmt == "jsonl":
         fmt = "json"
     if fmt not in TABLE_FORMATS.values():

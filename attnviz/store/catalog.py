@@ -167,6 +167,10 @@ def resolve(name_or_path: str, roots: list[Path] | None = None) -> Path:
             "Multi30k models out); name a copy of the repository's pretrained/ folder with ATTNVIZ_PRETRAINED=DIR "
             "(`attnviz app --models DIR` for the app)"
         )
+    own = models_dir() / f"{name_or_path}{SUFFIX}"
+    if "/" not in name_or_path and not name_or_path.startswith(".") and own.is_file():
+        header = read_header(own)  # a file the listing skipped: its own reason (corrupt, truncated, ...)
+        check_scores_known(header["config"])
     names = [m.name for m in models]
     close = difflib.get_close_matches(name_or_path, names, n=4, cutoff=0.75)
     hint = (

@@ -41,6 +41,7 @@ INT8_FORMAT_VERSION = 3  # written only for int8 weights, so a reader without th
 READS_VERSIONS = (1, 2, 3)  # 1: vocabularies as JSON lists; 2: one token per line, compact UTF-8 header; 3: int8
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
 MAX_CHECKPOINT_BYTES = 512 * 1024 * 1024
+AGAIN = "; copy the file again, or train it again"  # the way on from a damaged or edited checkpoint
 
 
 def save(translator: Translator, path: str | Path, store: str = "fp32") -> Path:
@@ -134,7 +135,9 @@ def read_header(path: str | Path) -> dict:
         with safe_open(str(path), framework="pt") as f:
             metadata = f.metadata() or {}
     except (SafetensorError, OSError, ValueError) as e:
-        raise CheckpointError(f"{path.name} is not a readable safetensors file (corrupt or truncated): {e}") from e
+        raise CheckpointError(
+            f"{path.name} is not a readable safetensors file (corrupt or truncated): {e}{AGAIN}"
+        ) from e
     if "attnviz" not in metadata:
         raise CheckpointError(f"{path.name} is a safetensors file but not an attnviz checkpoint (no attnviz header)")
     try:
@@ -163,15 +166,15 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
         src_tok = Tokenizer.from_dict(header["src_tokenizer"], src_vocab.itos)
         tgt_tok = Tokenizer.from_dict(header["tgt_tokenizer"], tgt_vocab.itos)
     except KeyError as e:
-        raise CheckpointError(f"{path.name}: the header lacks {e}") from e
+        raise CheckpointError(f"{path.name}: the header lacks {e}{AGAIN}") from e
     except AttnvizError as e:
         raise CheckpointError(f"{path.name}: {e}") from e
     except (TypeError, AttributeError, ValueError) as e:  # a header field of the wrong JSON type
-        raise CheckpointError(f"{path.name}: the header is malformed ({type(e).__name__}: {e})") from e
+        raise CheckpointError(f"{path.name}: the header is malformed ({type(e).__name__}: {e}){AGAIN}") from e
     if (len(src_vocab), len(tgt_vocab)) != (cfg.src_vocab_size, cfg.tgt_vocab_size):
         raise CheckpointError(
             f"{path.name}: the vocabularies ({len(src_vocab)}, {len(tgt_vocab)} tokens) do not match the "
-            f"model's ({cfg.src_vocab_size}, {cfg.tgt_vocab_size}); the file was edited or mixed up"
+            f"model's ({cfg.src_vocab_size}, {cfg.tgt_vocab_size}); the file was edited or mixed up{AGAIN}"
         )
     expected = _expected_shapes(cfg)
     try:
@@ -183,7 +186,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
                 missing, extra = sorted(set(expected) - names)[:3], sorted(names - set(expected))[:3]
                 raise CheckpointError(
                     f"{path.name}: the weights do not fit the architecture in its config "
-                    f"(missing {missing}, unexpected {extra})"
+                    f"(missing {missing}, unexpected {extra}){AGAIN}"
                 )
             # dtypes and shapes from the file's header: nothing is read or allocated yet
             codes = {n: f.get_slice(n).get_dtype() for n in stored - history}
@@ -198,7 +201,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
             state = decode_weights(path.name, names, f.get_tensor)
             recorded = {name: f.get_tensor(name) for name in history}
     except (SafetensorError, OSError, RuntimeError) as e:
-        raise CheckpointError(f"{path.name}: the weights cannot be read (corrupt or truncated): {e}") from e
+        raise CheckpointError(f"{path.name}: the weights cannot be read (corrupt or truncated): {e}{AGAIN}") from e
     bad = sorted(name for name, tensor in state.items() if not torch.isfinite(tensor).all())
     if bad:
         raise CheckpointError(

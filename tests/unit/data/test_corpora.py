@@ -138,10 +138,28 @@ def test_table_problems(tmp_path, table):
         load_corpus(f"{path}?src=german")
     with pytest.raises(ConfigError, match="unknown option"):
         load_corpus(f"{path}?src=german&tgt=en&sep=;")
+    (tmp_path / "pairs.xlsx").write_bytes(b"PK")
     with pytest.raises(DataError, match="cannot tell the format"):
         load_corpus(f"{tmp_path / 'pairs.xlsx'}?src=a&tgt=b")
     with pytest.raises(DataError, match="does not exist"):
         load_corpus(f"{tmp_path / 'missing.csv'}?src=a&tgt=b")
+
+
+def test_a_spec_is_told_its_own_fault_first(tmp_path, table):
+    """A missing file before its options or format, a format typed that no reader has, a built-in data set
+    given ?options: each said as what it is (they read "cannot tell the format of nofile", "does not name its
+    tgt column" for dates?src=a)."""
+    for spec in (f"{tmp_path / 'nofile'}?src=a&tgt=b", f"{tmp_path / 'nofile.csv'}", f"{tmp_path / 'x.csv'}?src=a"):
+        with pytest.raises(DataError, match=r"does not exist or is not a file; check the path"):
+            load_corpus(spec)
+    path = tmp_path / "pairs.csv"
+    table.to_csv(path, index=False)
+    with pytest.raises(DataError, match=r"format='xml' is not a table format attnviz reads; use format=csv, tsv"):
+        load_corpus(f"{path}?src=de&tgt=en&format=xml")
+    assert len(load_corpus(f"{path}?src=de&tgt=en&format=CSV").train) > 0  # a format's case does not matter
+    for spec in ("dates?src=a", "multi30k-de-en?src=de&tgt=en"):
+        with pytest.raises(ConfigError, match=r"is a built-in data set and takes no \?options; write "):
+            load_corpus(spec)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"de": "a", "en": "b"}\n{"de": "c", "en": \n')
     with pytest.raises(DataError, match=r"could not read .*bad.jsonl as json"):

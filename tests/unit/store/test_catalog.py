@@ -46,6 +46,20 @@ def test_a_model_of_a_score_this_attnviz_lacks_is_skipped_saying_which(
     assert code == 2 and said in err and "Traceback" not in err
 
 
+def test_a_damaged_model_named_by_name_says_what_is_wrong_with_its_file(capsys, models, model_file):
+    """A save or copy cut short: the listing skips the file, and asking for it by name said "no model named
+    'trunc'", as if it were not there; it says the file's own fault and the way on."""
+    (models / "trunc.safetensors").write_bytes(model_file.read_bytes()[:5000])
+    (models / "empty.safetensors").write_bytes(b"")
+    code, _, err = run(capsys, "translate", "--model", "trunc", "a b")
+    assert code == 2 and "trunc.safetensors is not a readable safetensors file (corrupt or truncated)" in err
+    assert err.rstrip().endswith("; copy the file again, or train it again") and "no model named" not in err
+    with pytest.raises(CheckpointError, match=r"empty\.safetensors is empty; it is not a checkpoint"):
+        catalog.resolve("empty")
+    with pytest.raises(CheckpointError, match="no model named 'absent'"):
+        catalog.resolve("absent")
+
+
 def catalog_scores() -> dict:
     from attnviz.model.scores import SCORES
 
