@@ -25,14 +25,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out.endswith(SUFFIX) else models_dir() / f"{args.out}{SUFFIX}"
-    out = check_output(out, force=args.force)
+    out = check_output(out, force=args.force, naming="--out")
     translator = import_joeynmt_files(args.config, args.ckpt, args.src_vocab, args.trg_vocab)
     lock = name_lock(out.parent, out.stem)  # the reservation trainings and the app take
     fd = hold_lock(lock)
     if fd is None:
         raise ConfigError(f"another attnviz process is writing {out} right now; wait for it or choose another --out")
     try:
-        out = check_output(out, force=args.force)  # a file saved while the model was read
+        out = check_output(out, force=args.force, naming="--out")  # a file saved while the model was read
         path = save(translator, out)
     finally:
         release_lock(lock, fd)

@@ -54,8 +54,11 @@ def looks_binary(head: bytes) -> str | None:
     if bom_encoding(head[:4]) != "utf-8-sig" or b"\x00" not in head:
         return None
     pairs = head[: len(head) // 2 * 2]
-    for order, nuls in (("LE", pairs[1::2]), ("BE", pairs[0::2])):  # ASCII in UTF-16LE: "a\0"
-        if pairs and nuls.count(0) > len(pairs) // 4:
+    halves = {"LE": (pairs[1::2], pairs[0::2]), "BE": (pairs[0::2], pairs[1::2])}  # ASCII in UTF-16LE: "a\0"
+    for order, (nuls, chars) in halves.items():
+        # UTF-16: NULs on one side of most pairs and almost never on the other (a program or an array
+        # file has NULs on both)
+        if pairs and nuls.count(0) > len(nuls) // 2 and chars.count(0) <= len(chars) // 20:
             return (
                 "looks like UTF-16 without a byte-order mark; re-save it as UTF-8 "
                 f"(`iconv -f UTF-16{order} -t UTF-8 in > out`)"

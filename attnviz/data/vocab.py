@@ -41,7 +41,10 @@ class Vocab:
         if min_freq < 1:
             raise ConfigError(f"min_freq must be at least 1, got {min_freq}")
         if max_size is not None and max_size <= len(SPECIALS):
-            raise ConfigError(f"max_size must exceed {len(SPECIALS)} (the special tokens), got {max_size}")
+            raise ConfigError(
+                f"max_vocab (--max-vocab) must be {len(SPECIALS) + 1} or more, as {len(SPECIALS)} places go to "
+                f"{', '.join(SPECIALS)}; got {max_size}"
+            )
         counts = Counter(tok for sent in sentences for tok in sent)
         for special in SPECIALS:
             counts.pop(special, None)

@@ -242,7 +242,10 @@ def measured_on(meta: dict, data: str | None = None) -> tuple[str, dict]:
     if data:
         return data, {}
     if meta.get("private"):
-        raise ConfigError("this model was trained on another session's upload; its data is private to that session")
+        raise ConfigError(
+            "this model was trained on a file uploaded to the app, which is kept for no one else; measure it on "
+            "data you name (--data SPEC)"
+        )
     spec, options = _stored_data(meta)
     return spec, pair_options(options)
 

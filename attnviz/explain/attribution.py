@@ -303,6 +303,8 @@ def _decode(translator: Translator, source: str, target: str | None) -> tuple[Al
     if not isinstance(target, str):
         raise InputError(f"the reference must be text, got {type(target).__name__}")
     tokens = translator.tgt_tokenizer.tokenize(target)
+    if not tokens:
+        raise InputError("the reference is empty; give the translation to explain, or none to explain the model's own")
     if len(tokens) + 1 > MAX_TARGET_TOKENS:
         raise InputError(
             f"the reference has {len(tokens)} tokens; attribution follows at most {MAX_TARGET_TOKENS - 1}. "

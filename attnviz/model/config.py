@@ -73,7 +73,13 @@ class ModelConfig:
         if self.input_feeding and self.style != "luong":
             raise ConfigError("input_feeding belongs to the Luong decoder; set style='luong' or drop it")
         if self.encoder == "transformer" and self.emb_dim % self.heads:
-            raise ConfigError(f"emb_dim ({self.emb_dim}) must be divisible by heads ({self.heads})")
+            below, above = self.emb_dim // self.heads * self.heads, (self.emb_dim // self.heads + 1) * self.heads
+            raise ConfigError(
+                f"a Transformer encoder splits its embedding over {self.heads} attention heads, so emb_dim (--emb) "
+                f"must be a multiple of {self.heads}: got {self.emb_dim}, give e.g. {above}"
+                + (f" or {below}" if below else "")
+                + " (or set the recipe's model.heads)"
+            )
 
     def _check_types(self) -> None:
         """JSON types first, so a checkpoint's ``"hidden_dim": true`` is an error, not a TypeError."""

@@ -242,11 +242,14 @@ def another_place(folder: Path) -> str:
     return "choose another --out"
 
 
-def check_output(path: str | Path, force: bool = False, resuming: bool = False) -> Path:
+def check_output(
+    path: str | Path, force: bool = False, resuming: bool = False, naming: str = "--name or --out"
+) -> Path:
     """Refuse a checkpoint destination before any work: a wrong suffix, a folder that cannot
     hold it, a place inside ``pretrained/`` (rebuilt only by ``pretrained/build.py``), a shipped
     model's name in the models folder (it would hide that model), an existing file without
-    ``force`` (``resuming`` allows the file being resumed)."""
+    ``force`` (``resuming`` allows the file being resumed). ``naming``: the options of the command
+    asking that choose the file."""
     path = Path(path).expanduser()
     if path.suffix != SUFFIX:
         stem = "model" if path.name.lower() == SUFFIX else path.stem  # '.safetensors' alone has no name
@@ -268,10 +271,10 @@ def check_output(path: str | Path, force: bool = False, resuming: bool = False) 
     if not resuming and resolved(path.parent) == resolved(models_dir()) and path.stem in shipped_names():
         raise ConfigError(
             f"{path.stem!r} is the name of a shipped model, which a model of that name in {path.parent} would "
-            "hide; choose another --name or --out"
+            f"hide; choose another {naming}"
         )
     if (path.exists() or path.is_symlink()) and not (force or resuming):
-        raise ConfigError(f"{path} already exists; add --force to overwrite it, or choose another --name or --out")
+        raise ConfigError(f"{path} already exists; add --force to overwrite it, or choose another {naming}")
     return path
 
 

@@ -46,24 +46,24 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_field_types(self)
-        checks = {
-            "epochs": 1 <= self.epochs <= MAX_EPOCHS,
-            "batch_size": 1 <= self.batch_size <= 4096,
-            "lr": 0 < self.lr <= 1,
-            "clip": self.clip > 0,
-            "teacher_forcing": 0 <= self.teacher_forcing <= 1,
-            "label_smoothing": 0 <= self.label_smoothing < 1,
-            "lr_decay": 0 < self.lr_decay <= 1,
-            "schedule": self.schedule in SCHEDULES,
-            "lr_floor": 0 <= self.lr_floor <= 1,
-            "max_seconds": self.max_seconds is None or self.max_seconds > 0,
-            "average_last": 0 <= self.average_last <= 100,
-            "precision": self.precision in PRECISIONS,
-            "guided_weight": 0 <= self.guided_weight <= 10,
+        checks = {  # setting: (whether it holds, what it may be)
+            "epochs": (1 <= self.epochs <= MAX_EPOCHS, f"1 to {MAX_EPOCHS}"),
+            "batch_size": (1 <= self.batch_size <= 4096, "1 to 4096"),
+            "lr": (0 < self.lr <= 1, "above 0 and at most 1, e.g. 0.001"),
+            "clip": (self.clip > 0, "above 0, e.g. 1.0"),
+            "teacher_forcing": (0 <= self.teacher_forcing <= 1, "0 to 1"),
+            "label_smoothing": (0 <= self.label_smoothing < 1, "0 or more and below 1, e.g. 0.1"),
+            "lr_decay": (0 < self.lr_decay <= 1, "above 0 and at most 1 (1: no decay)"),
+            "schedule": (self.schedule in SCHEDULES, " or ".join(SCHEDULES)),
+            "lr_floor": (0 <= self.lr_floor <= 1, "0 to 1"),
+            "max_seconds": (self.max_seconds is None or self.max_seconds > 0, "above 0, or null for no budget"),
+            "average_last": (0 <= self.average_last <= 100, "0 to 100"),
+            "precision": (self.precision in PRECISIONS, " or ".join(PRECISIONS)),
+            "guided_weight": (0 <= self.guided_weight <= 10, "0 to 10"),
         }
-        bad = [k for k, ok in checks.items() if not ok]
+        bad = [f"{k}={getattr(self, k)!r} (give {allowed})" for k, (ok, allowed) in checks.items() if not ok]
         if bad:
-            raise ConfigError(f"training setting out of range: {', '.join(f'{k}={getattr(self, k)}' for k in bad)}")
+            raise ConfigError(f"training settings out of range: {'; '.join(bad)}")
         check_device_name(self.device)
 
     def hardware(self) -> tuple[torch.device, str]:

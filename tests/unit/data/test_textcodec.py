@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import codecs
+from pathlib import Path
 
 import pytest
 
@@ -48,4 +49,9 @@ def test_nul_bytes_without_a_mark_are_named_utf16_or_binary():
     assert "-f UTF-16BE" in looks_binary("the cat .\n".encode("utf-16-be"))
     assert "binary file" in looks_binary(b"\x80\x04\x95" + bytes(range(256)))
     assert looks_binary("the cat .\n".encode("utf-16")) is None  # with its mark: text
+    # a program or an array file has NULs on both sides of its byte pairs: binary, not UTF-16 to convert
+    program = Path("/bin/ls").read_bytes()[:3000] if Path("/bin/ls").is_file() else b"\x7fELF\x02\x01\x01" + bytes(3000)
+    array = b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (100,), }" + bytes(800)
+    for data in (program, array):
+        assert "binary file" in looks_binary(data)
     assert looks_binary("le café .\n".encode()) is None

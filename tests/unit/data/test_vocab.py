@@ -29,8 +29,14 @@ def test_max_size_counts_the_special_tokens_and_never_keeps_one_twice():
     ("options", "message"),
     [
         ({"min_freq": 0}, "min_freq must be at least 1, got 0"),
-        ({"max_size": 4}, "max_size must exceed 4 (the special tokens), got 4"),
-        ({"max_size": 0}, "max_size must exceed 4 (the special tokens), got 0"),
+        (
+            {"max_size": 4},
+            "max_vocab (--max-vocab) must be 5 or more, as 4 places go to <pad>, <unk>, <bos>, <eos>; got 4",
+        ),
+        (
+            {"max_size": 0},
+            "max_vocab (--max-vocab) must be 5 or more, as 4 places go to <pad>, <unk>, <bos>, <eos>; got 0",
+        ),
     ],
 )
 def test_settings_that_cannot_build_a_vocabulary_are_refused(options, message):

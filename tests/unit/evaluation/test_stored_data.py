@@ -72,3 +72,14 @@ def test_a_stored_file_is_read_back_only_inside_the_models_or_uploads_folder(tmp
     assert measured_on({"recipe_full": {"data": spec, "data_options": {}}}) == (spec, {})
     with pytest.raises(ConfigError, match="models or uploads folder"):
         measured_on({"recipe_full": {"data": f"{outside}?src=en&tgt=fr", "data_options": {}}})
+
+
+def test_a_model_trained_on_an_upload_asks_for_data_named():
+    """Said to a command-line user too, who has no sessions: where the data went, and what to give instead."""
+    with pytest.raises(ConfigError) as e:
+        measured_on({"private": True, "recipe_full": {"data": "/tmp/up/x.csv?src=a&tgt=b"}})
+    assert str(e.value) == (
+        "this model was trained on a file uploaded to the app, which is kept for no one else; measure it on data "
+        "you name (--data SPEC)"
+    )
+    assert measured_on({"private": True}, data="dates") == ("dates", {})

@@ -161,7 +161,8 @@ def test_bad_input(corpus):
         ({"baseline": "mean"}, "choose one of zeros, pad, unk"),
         ({"steps": 0}, "between 1 and"),
         ({"method": "gxi", "baseline": "unk"}, "no baseline"),
-        ({"target": ""}, "target is empty"),
+        ({"target": ""}, "the reference is empty; give the translation to explain, or none to explain the model.s own"),
+        ({"target": "   "}, "the reference is empty"),
         ({"target": " ".join(["a"] * attribution.MAX_TARGET_TOKENS)}, "Shorten"),
     ]:
         with pytest.raises(InputError, match=message):

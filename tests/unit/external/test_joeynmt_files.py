@@ -100,7 +100,7 @@ def test_cli_import_and_its_one_line_errors(tmp_path, capsys, monkeypatch):
     assert load(str(tmp_path / "models" / "mine.safetensors")).config.lstm_cell_init == "bridge"
     (tmp_path / "short.txt").write_text("<unk>\n<pad>\n<s>\n</s>\na\n")
     for args, message in [
-        ([str(folder), "--out", "mine"], "already exists"),
+        ([str(folder), "--out", "mine"], "already exists; add --force to overwrite it, or choose another --out\n"),
         ([str(tmp_path), "--out", "x"], "not a JoeyNMT model folder"),
         ([str(folder), "--src-vocab", str(tmp_path / "short.txt"), "--out", "x"], "has 5 tokens"),
         ([str(folder), "--ckpt", str(tmp_path / "none.ckpt"), "--out", "x"], "none.ckpt: no checkpoint there"),
