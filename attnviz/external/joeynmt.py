@@ -111,7 +111,10 @@ def joey_vocab(lines: list[str], data_cfg: dict) -> list[str]:
             itos.append(tok)
     for key, (tok, i) in specials.items():
         if i >= len(itos) or itos[i] != tok:
-            raise CheckpointError(f"the vocabulary does not put {tok!r} at id {i} as the config's {key}_id says")
+            raise CheckpointError(
+                f"the vocabulary does not put {tok!r} at id {i} as the config's {key}_id says: give the vocabulary "
+                "file the model was trained with"
+            )
     return itos
 
 

@@ -34,7 +34,10 @@ def convert_weights(
 
     def take(key: str) -> torch.Tensor:
         if key not in state:
-            raise CheckpointError(f"the checkpoint has no {key}; it is not the model this config describes")
+            raise CheckpointError(
+                f"the checkpoint has no {key}; it is not the model this config describes: give the config.yaml "
+                "and the .ckpt of one training"
+            )
         used.add(key)
         return state[key].float()
 
@@ -66,5 +69,8 @@ def convert_weights(
         out["decoder.bridge.bias"] = torch.zeros(L * H)
     left = sorted(set(state) - used)
     if left:
-        raise CheckpointError(f"the checkpoint holds {left[0]}, which this config's model has no place for")
+        raise CheckpointError(
+            f"the checkpoint holds {left[0]}, which this config's model has no place for: give the config.yaml "
+            "the model was trained with (a recurrent JoeyNMT model)"
+        )
     return out

@@ -42,11 +42,19 @@ def build_translator(
 ) -> Translator:
     """A fresh (untrained) model with vocabularies built from ``corpus.train``."""
     if not corpus.train:
-        raise DataError(f"{corpus.name}: the training split is empty; nothing to train on")
+        raise DataError(
+            f"{corpus.name}: the training split is empty; nothing to train on: check that the data holds pairs and "
+            "that its size and length filters (n_train, min_len, max_len in a recipe's data_options) leave some"
+        )
     src_vocab = Vocab.build((p.source_tokens for p in corpus.train), min_freq, max_vocab)
     tgt_vocab = Vocab.build((p.target_tokens for p in corpus.train), min_freq, max_vocab)
     longest = max(len(p.source_tokens) for p in corpus.train) + 1
     model_options.setdefault("max_src_len", max(100, longest))
+    if model_options.get("score") == "location" and model_options["max_src_len"] < longest:
+        raise ConfigError(  # location attention scores a fixed number of positions: it would fail mid-training
+            f"location attention reads at most max_src_len ({model_options['max_src_len']}) source tokens, but the "
+            f"longest training source has {longest} with <eos>; raise max_src_len to {longest} or more, or leave it out"
+        )
     cfg = ModelConfig(src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab), **model_options)
     meta = {"task": corpus.name, "example": corpus.example(known=src_vocab.__contains__)}
     return Translator(

@@ -57,14 +57,22 @@ MALFORMED = {
         lambda f: torch.save([torch.zeros(2)], f / "best.ckpt"),
         "no model_state of tensors",
     ),
-    "specials at other ids": (_bad_specials, "the vocabulary does not put '<unk>' at id 3 as the config's unk_id says"),
+    "specials at other ids": (
+        _bad_specials,
+        "the vocabulary does not put '<unk>' at id 3 as the config's unk_id says: give the vocabulary file the model",
+    ),
     "sizes attnviz rejects": (
         lambda f: (f / "config.yaml").write_text(yaml.safe_dump(_set_sizes(joey_config(), 0))),
         "the config's model sizes do not fit attnviz",
     ),
     "missing weight": (
         lambda f: _edit_state(f, lambda s: s.pop("decoder.output_layer.weight")),
-        "the checkpoint has no decoder.output_layer.weight; it is not the model this config describes",
+        "the checkpoint has no decoder.output_layer.weight; it is not the model this config describes: give the "
+        "config.yaml and the .ckpt of one training",
+    ),
+    "a weight of no place": (
+        lambda f: _edit_state(f, lambda s: s.update({"decoder.foo.weight": torch.zeros(2)})),
+        "the checkpoint holds decoder.foo.weight, which this config's model has no place for: give the config.yaml",
     ),
     "weight of the wrong shape": (
         lambda f: _edit_state(f, lambda s: s.update({"decoder.bridge_layer.weight": torch.zeros(16, 16)})),
