@@ -192,6 +192,8 @@ def test_train_a_tiny_model_to_completion(models_dir):
     replay = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("frames")]
     assert replay and replay[0]["frames"][0]["layout"]["title"]["text"].startswith("untrained")
     assert at.download_button(key="train_history_html") is not None
+    (models_dir / "page-trained.safetensors").unlink()  # the module's folder holds its four models again
+    st.cache_data.clear()
 
 
 def test_train_name_follows_score_and_style_is_never_blank_and_the_form_survives_a_page_change(models_dir):

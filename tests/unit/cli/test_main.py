@@ -30,8 +30,12 @@ from tests.support.paths import ROOT
 @pytest.fixture(scope="module")
 def model_path(trained, tmp_path_factory):
     path = tmp_path_factory.mktemp("models") / "rev.safetensors"
-    trained.meta.update({"task": "reverse", "example": "a b c"})
-    return save(trained, path)
+    meta = trained.meta  # the session's shared model: saved with a task and example, left as it was
+    trained.meta = {**meta, "task": "reverse", "example": "a b c"}
+    try:
+        return save(trained, path)
+    finally:
+        trained.meta = meta
 
 
 @pytest.fixture(autouse=True)
