@@ -243,8 +243,8 @@ def measured_on(meta: dict, data: str | None = None) -> tuple[str, dict]:
         return data, {}
     if meta.get("private"):
         raise ConfigError(
-            "this model was trained on a file uploaded to the app, which is kept for no one else; measure it on "
-            "data you name (--data SPEC)"
+            "this model was trained on a file uploaded to the app, private to the session that uploaded it; "
+            "measure it on data you name (--data SPEC)"
         )
     spec, options = _stored_data(meta)
     return spec, pair_options(options)

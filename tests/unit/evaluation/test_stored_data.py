@@ -79,7 +79,7 @@ def test_a_model_trained_on_an_upload_asks_for_data_named():
     with pytest.raises(ConfigError) as e:
         measured_on({"private": True, "recipe_full": {"data": "/tmp/up/x.csv?src=a&tgt=b"}})
     assert str(e.value) == (
-        "this model was trained on a file uploaded to the app, which is kept for no one else; measure it on data "
-        "you name (--data SPEC)"
+        "this model was trained on a file uploaded to the app, private to the session that uploaded it; measure "
+        "it on data you name (--data SPEC)"
     )
     assert measured_on({"private": True}, data="dates") == ("dates", {})
