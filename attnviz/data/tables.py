@@ -78,13 +78,21 @@ def _text_columns(path: Path, schema: Schema, wanted: list[str]) -> None:
             )
 
 
+def _dialect(fmt: str) -> dict:
+    """How attnviz reads a CSV or TSV (the csv module's options): a TSV by tabs, without quoting, so a
+    quote cannot hide a tab; a CSV as the csv module's default."""
+    import csv
+
+    return {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {}
+
+
 def _csv_header(path: Path, fmt: str) -> list[str]:
     """The header row of a CSV or TSV file: its column names."""
     import csv
 
-    # read as the rows are: a TSV without quoting; a CSV strictly, so an unclosed quote is an error, not a
-    # header that runs to the end of the file
-    options = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {"strict": True}
+    # as the rows are read, a CSV strictly: an unclosed quote is an error, not a header that runs to the
+    # end of the file
+    options = _dialect(fmt) if fmt == "tsv" else {"strict": True}
     opener = gzip.open if path.suffix == ".gz" else open
 
     def refuse(why: object) -> DataError:
@@ -105,7 +113,7 @@ def _refuse_extra_fields(path: Path, fmt: str, header: list[str]) -> None:
     a file with no row below its header. Read row by row."""
     import csv
 
-    options = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {}
+    options = _dialect(fmt)
     fix = (  # a TSV is read without quoting: a quote cannot hide a tab
         "remove the tab inside a field, or write the table as CSV with that field quoted"
         if fmt == "tsv"
@@ -171,8 +179,6 @@ def open_records(
     kwargs: dict = {}
     first_line = 1
     if fmt in ("csv", "tsv"):
-        import csv
-
         header = _csv_header(path, fmt)
         check_columns(path, fmt, header, [source_column, target_column])
         _refuse_extra_fields(path, fmt, header)
@@ -180,20 +186,19 @@ def open_records(
 
         # every column read as text: "007" stays "007", "NA" stays "NA"
         kwargs = {"features": Features({c: Value("string") for c in header}), "keep_default_na": False}
-        kwargs |= {"encoding": "utf-8-sig"}
-        if fmt == "tsv":
-            kwargs |= {"delimiter": "\t", "quoting": csv.QUOTE_NONE}
+        kwargs |= {"encoding": "utf-8-sig", **_dialect(fmt)}
         first_line = 2
     elif fmt == "parquet":
         import pyarrow.parquet as pq
 
         try:
-            schema = pq.read_schema(path)
+            with pq.ParquetFile(path) as parquet:  # its footer, read once: the schema and the row count
+                schema, n_rows = parquet.schema_arrow, parquet.metadata.num_rows
         except Exception as e:
             raise DataError(f"{path} is not a readable Parquet file ({e}); write it again.") from e
         check_columns(path, fmt, schema.names, [source_column, target_column])
         _text_columns(path, schema, [source_column, target_column])
-        no_rows(path, pq.read_metadata(path).num_rows)
+        no_rows(path, n_rows)
     builder = "csv" if fmt == "tsv" else fmt
     with _scratch() as scratch:
         records = load_files(builder, {"train": str(path)}, cache_dir=scratch, **kwargs)["train"]
