@@ -204,9 +204,11 @@ class TrainingJob:
             return f"It stopped inside epoch {stopped_in} of {of}, which does not count: {best}."
         return f"It stopped after epoch {kept} of {of}: {best}."
 
-    def _finish(self, status: str, error: str | None = None, path: Path | None = None) -> None:
-        with self._lock:
-            self.status, self.error, self.result_path = status, error, path
+    def _finish(
+        self, status: str, error: str | None = None, path: Path | None = None, ending: str | None = None
+    ) -> None:
+        with self._lock:  # one change a snapshot sees whole: DONE with its ending, never one without the other
+            self.status, self.error, self.result_path, self.ending = status, error, path, ending
             self.finished = time.monotonic()
 
     @property
@@ -237,8 +239,7 @@ class TrainingJob:
             if self._stop.is_set():
                 self._finish(STOPPED, self._kept(trained), path=path)
             else:
-                self.ending = trained.meta.get("ending")
-                self._finish(DONE, path=path)
+                self._finish(DONE, path=path, ending=trained.meta.get("ending"))
         except AttnvizError as e:
             self._finish(FAILED, str(e))
         except Exception as e:  # a bug: keep the server alive, show a short message, log the rest
