@@ -144,6 +144,15 @@ def _get(
     return value
 
 
+_JOEY_KEYS = {  # an attnviz ModelConfig size -> the JoeyNMT config.yaml key model_config reads it from
+    "emb_dim": "model.encoder.embeddings.embedding_dim",
+    "hidden_dim": "model.decoder.hidden_size",
+    "attn_dim": "model.decoder.hidden_size",
+    "enc_layers": "model.encoder.num_layers",
+    "dec_layers": "model.decoder.num_layers",
+}
+
+
 def model_config(cfg: dict) -> ModelConfig:
     """The attnviz :class:`ModelConfig` of a JoeyNMT recurrent model, or a message saying what does not fit."""
     enc, dec = cfg["model"]["encoder"], cfg["model"]["decoder"]
@@ -187,8 +196,10 @@ def model_config(cfg: dict) -> ModelConfig:
             lstm_cell_init="bridge",
             tie_embeddings=False,
         )
-    except (TypeError, ValueError) as e:
-        raise CheckpointError(f"the config's model sizes do not fit attnviz: {e}") from None
+    except (TypeError, ValueError) as e:  # named by the config.yaml key the value came from, not attnviz's field
+        field, _, rest = str(e).partition(" ")
+        said = f"{_JOEY_KEYS[field]} {rest}" if field in _JOEY_KEYS else str(e)
+        raise CheckpointError(f"the config's model sizes do not fit attnviz: {said}") from None
 
 
 def import_joeynmt(

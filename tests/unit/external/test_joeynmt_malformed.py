@@ -34,6 +34,11 @@ def _set_sizes(cfg: dict, hidden: int) -> dict:
     return cfg
 
 
+def _set_layers(cfg: dict, side: str, layers: object) -> dict:
+    cfg["model"][side]["num_layers"] = layers
+    return cfg
+
+
 def _bad_specials(folder: Path) -> None:
     cfg = joey_config()
     cfg["data"]["special_symbols"] = {"unk_id": 3}  # JoeyNMT puts <unk> first, at id 0
@@ -63,7 +68,11 @@ MALFORMED = {
     ),
     "sizes attnviz rejects": (
         lambda f: (f / "config.yaml").write_text(yaml.safe_dump(_set_sizes(joey_config(), 0))),
-        "the config's model sizes do not fit attnviz",
+        "the config's model sizes do not fit attnviz: model.decoder.hidden_size must be between 1 and 100000, got 0",
+    ),
+    "layers attnviz rejects": (
+        lambda f: (f / "config.yaml").write_text(yaml.safe_dump(_set_layers(joey_config(), "encoder", 17))),
+        "the config's model sizes do not fit attnviz: model.encoder.num_layers must be between 1 and 16, got 17",
     ),
     "missing weight": (
         lambda f: _edit_state(f, lambda s: s.pop("decoder.output_layer.weight")),
