@@ -7,6 +7,7 @@ tokenizer with ``bpe`` splits each word further into subword pieces (``attnviz.d
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -211,23 +212,29 @@ class Tokenizer:
     def from_dict(cls, d: dict, vocab: Sequence[str] | None = None) -> Tokenizer:
         """The tokenizer :meth:`to_dict` saved. One saved before tokenizers named their ``word_cut`` cut words
         the current way unless its ``vocab`` holds a token only the older cut gives (:func:`cut_of`)."""
+        if not isinstance(d, dict):
+            raise CheckpointError(f"a saved tokenizer must be a JSON object {{...}}, got {json.dumps(d)[:40]}")
+        missing = [key for key in ("kind", "lowercase") if key not in d]
+        if missing:
+            raise CheckpointError(f"the saved tokenizer lacks {' and '.join(map(repr, missing))}")
+        if not isinstance(d["lowercase"], bool):
+            raise CheckpointError(f"the saved tokenizer's 'lowercase' must be true or false, got {d['lowercase']!r}")
+        cut = d.get("word_cut")
+        if cut is None:
+            cut = cut_of(vocab) if vocab is not None and d["kind"] == "word" else UNNAMED_CUT
+        if type(cut) is not int or cut not in CUTS:
+            raise CheckpointError(f"the saved tokenizer's 'word_cut' must be one of {CUTS}, got {cut!r}")
+        merges = d.get("merges")
+        pairs = isinstance(merges, list) and all(
+            isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m) for m in merges
+        )
+        if merges is not None and not pairs:
+            raise CheckpointError("the saved tokenizer's 'merges' must be a list of [left, right] string pairs")
         try:
-            cut = d.get("word_cut")
-            if cut is None:
-                cut = cut_of(vocab) if vocab is not None and d["kind"] == "word" else UNNAMED_CUT
-            if type(cut) is not int:
-                raise TypeError(f"cut must be one of {CUTS}")
-            merges = d.get("merges")
-            bpe = None
-            if merges is not None:
-                if not all(isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m) for m in merges):
-                    raise TypeError("merges must be a list of [left, right] string pairs")
-                bpe = BPE(tuple(m) for m in merges)
-            return cls(kind=d["kind"], lowercase=bool(d["lowercase"]), bpe=bpe, word_cut=cut)
-        except (KeyError, TypeError, AttributeError, ConfigError) as e:
-            raise CheckpointError(
-                f"a saved tokenizer needs 'kind', 'lowercase', a known 'word_cut' and valid 'merges': {e}"
-            ) from e
+            bpe = BPE(tuple(m) for m in merges) if merges is not None else None
+            return cls(kind=d["kind"], lowercase=d["lowercase"], bpe=bpe, word_cut=cut)
+        except ConfigError as e:  # an unknown kind
+            raise CheckpointError(f"the saved tokenizer: {e}") from e
 
 
 def cut_of(vocab: Sequence[str]) -> int:

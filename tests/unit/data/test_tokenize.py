@@ -107,6 +107,29 @@ def test_tokenizer_round_trips_through_a_dict(subword_tokenizer):
         Tokenizer("char", bpe=BPE([]))
 
 
+@pytest.mark.parametrize(
+    ("saved", "message"),
+    [
+        (None, "a saved tokenizer must be a JSON object {...}, got null"),
+        ("word", 'a saved tokenizer must be a JSON object {...}, got "word"'),
+        ({}, "the saved tokenizer lacks 'kind' and 'lowercase'"),
+        ({"kind": "word"}, "the saved tokenizer lacks 'lowercase'"),
+        ({"kind": "word", "lowercase": "yes"}, "the saved tokenizer's 'lowercase' must be true or false, got 'yes'"),
+        (
+            {"kind": "word", "lowercase": True, "word_cut": 9},
+            "the saved tokenizer's 'word_cut' must be one of (1, 2, 3)",
+        ),
+        ({"kind": "word", "lowercase": True, "merges": 5}, "the saved tokenizer's 'merges' must be a list of [left"),
+        ({"kind": "bpe", "lowercase": True}, "the saved tokenizer: unknown tokenizer kind 'bpe'; choose one of"),
+    ],
+)
+def test_a_damaged_saved_tokenizer_names_the_field_in_words(saved, message):
+    with pytest.raises(CheckpointError) as caught:
+        Tokenizer.from_dict(saved)
+    assert str(caught.value).startswith(message)
+    assert "object has no attribute" not in str(caught.value) and "not iterable" not in str(caught.value)
+
+
 def test_given_words_are_cut_inside_and_join_back(subword_tokenizer):
     from attnviz.data.bpe import join_pieces, word_spans
     from attnviz.errors import InputError

@@ -142,7 +142,7 @@ CRAFTED = {
         "the model config is incomplete",
     ),
     "vocabulary a number": (lambda h: {**h, "src_vocab": 5}, "a saved vocabulary must be a list of strings"),
-    "tokenizer a number": (lambda h: {**h, "src_tokenizer": 5}, "a saved tokenizer needs 'kind', 'lowercase'"),
+    "tokenizer a number": (lambda h: {**h, "src_tokenizer": 5}, "a saved tokenizer must be a JSON object {...}, got 5"),
     "size a string": (lambda h: _config(h, hidden_dim="8"), "hidden_dim must be a whole number, got '8' (str)"),
     "size a boolean": (lambda h: _config(h, hidden_dim=True), "hidden_dim must be a whole number, got True (bool)"),
     "size zero": (lambda h: _config(h, hidden_dim=0), "hidden_dim must be between 1 and 100000, got 0"),
