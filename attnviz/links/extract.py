@@ -33,7 +33,8 @@ DIRECTIONAL = ("argmax", "threshold", "dtw")
 SYMMETRIC = ("intersection", "union", "grow-diag", "grow-diag-final", "grow-diag-final-and")
 METHODS = DIRECTIONAL + SYMMETRIC
 Text = str | list[str]  # typed text, or a sentence given as words
-_NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
+# (source, target) steps in symal's order, which lists them as (target, source): (-1, 0), (0, -1), (1, 0), ...
+_NEIGHBOURS = ((0, -1), (-1, 0), (0, 1), (1, 0), (-1, -1), (1, -1), (-1, 1), (1, 1))
 
 
 def threshold_links(weights: np.ndarray, threshold: float) -> set[Link]:
@@ -52,8 +53,9 @@ def transpose(links: Iterable[Link]) -> set[Link]:
 def symmetrise(forward: Iterable[Link], backward: Iterable[Link], method: str) -> set[Link]:
     """Combine two directional alignments given in the same ``(source, target)`` orientation.
 
-    ``method`` is one of :data:`SYMMETRIC`; ``grow-diag*`` follow Koehn's pseudo-code, scanning
-    source then target positions in increasing order so the result is deterministic.
+    ``method`` is one of :data:`SYMMETRIC`; ``grow-diag*`` follow Koehn's pseudo-code as Moses'
+    ``symal`` runs it: target (Koehn's English) then source positions in increasing order, so the
+    result is deterministic and equal to symal's.
     """
     fwd, bwd = set(forward), set(backward)
     if method == "intersection":
@@ -77,8 +79,8 @@ def symmetrise(forward: Iterable[Link], backward: Iterable[Link], method: str) -
     grown = True
     while grown:
         grown = False
-        for i in range(n_src):
-            for j in range(n_tgt):
+        for j in range(n_tgt):
+            for i in range(n_src):
                 if (i, j) not in links:
                     continue
                 for di, dj in _NEIGHBOURS:
@@ -90,7 +92,7 @@ def symmetrise(forward: Iterable[Link], backward: Iterable[Link], method: str) -
         return links
     both = method == "grow-diag-final-and"
     for directional in (fwd, bwd):
-        for i, j in sorted(directional - links):
+        for i, j in sorted(directional - links, key=lambda link: (link[1], link[0])):
             free_src, free_tgt = i not in src_done, j not in tgt_done
             if (free_src and free_tgt) if both else (free_src or free_tgt):
                 add(i, j)

@@ -148,6 +148,16 @@ def test_grow_diag_grows_along_a_diagonal():
     assert symmetrise({(0, 0), (1, 0)}, {(0, 0)}, "grow-diag") == {(0, 0), (1, 0)}  # a side neighbour, too
 
 
+def test_grow_diag_scans_as_moses_symal_does():
+    """The grow steps are greedy, so the order they visit links decides ties: symal visits (target,
+    source) points target-major, its neighbours in (target, source) steps (-1, 0), (0, -1), ...; a scan
+    source-major gave 0-1 1-2 2-0 2-1 here, where symal gives 0-0 0-1 1-2 2-1."""
+    fwd = {(0, 1), (1, 2), (2, 0)}  # one source word per target word
+    bwd = {(0, 0), (1, 2), (2, 1)}  # one target word per source word
+    for method in ("grow-diag", "grow-diag-final", "grow-diag-final-and"):
+        assert symmetrise(fwd, bwd, method) == {(0, 0), (0, 1), (1, 2), (2, 1)}, method
+
+
 def _reading(weights, source, target):
     return Reading(
         np.array(weights, dtype=float), source, target, list(range(len(source))), list(range(len(target))), None, ""
