@@ -30,7 +30,7 @@ from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError, CheckpointError
 from attnviz.model import ModelConfig, Seq2Seq
 from attnviz.store.files import SHARED_MODE, clean_stale_temp, fcntl
-from attnviz.store.header import MAX_HEADER_BYTES, validate_header
+from attnviz.store.header import MAX_DEPTH, MAX_HEADER_BYTES, too_deep, validate_header
 from attnviz.store.history import FIELD, history_from, history_header, history_tensors, is_history_tensor
 from attnviz.store.paths import SUFFIX
 from attnviz.store.quantize import check_store, check_stored, decode_weights, encode_weights, store_of, weight_names
@@ -69,15 +69,24 @@ def save(translator: Translator, path: str | Path, store: str = "fp32") -> Path:
     if translator.history is not None:
         header[FIELD] = history_header(translator.history)
         tensors.update(history_tensors(translator.history))
+    text = _header_text(header, path.name)
     path.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_temp(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     if fcntl is not None:
         fcntl.flock(fd, fcntl.LOCK_EX)  # marks the file as being written (see files.clean_stale_temp)
     try:
-        save_file(tensors, tmp, metadata={"attnviz": json.dumps(header, ensure_ascii=False, separators=(",", ":"))})
+        save_file(tensors, tmp, metadata={"attnviz": text})
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
+            header_bytes, size = int.from_bytes(f.read(8), "little"), os.fstat(f.fileno()).st_size
+        if header_bytes > MAX_HEADER_BYTES or size > MAX_CHECKPOINT_BYTES:  # what read_header refuses
+            raise CheckpointError(
+                f"{path.name} would be {size / 2**20:.0f} MiB with a {header_bytes / 2**20:.1f} MiB header; attnviz "
+                f"reads checkpoints of at most {MAX_CHECKPOINT_BYTES // 2**20} MiB with headers of at most "
+                f"{MAX_HEADER_BYTES // 2**20} MiB, so it was not saved: store it smaller (store='int8'), or keep "
+                "meta smaller"
+            )
         os.chmod(tmp, SHARED_MODE)
         os.replace(tmp, path)
     finally:
@@ -85,6 +94,28 @@ def save(translator: Translator, path: str | Path, store: str = "fp32") -> Path:
             os.unlink(tmp)
         os.close(fd)
     return path
+
+
+def _header_text(header: dict, name: str) -> str:
+    """The header as compact JSON, or a CheckpointError for one that :func:`read_header` could not read
+    back (nested too deep) or that cannot be written (a value JSON has no form for, a lone surrogate)."""
+    if too_deep(header):
+        raise CheckpointError(
+            f"{name}: the model's meta nests more than {MAX_DEPTH} levels, which no attnviz reads back; keep it flatter"
+        )
+    try:
+        text = json.dumps(header, ensure_ascii=False, separators=(",", ":"))
+        text.encode("utf-8")
+    except TypeError as e:  # a set, a tensor, a numpy number
+        raise CheckpointError(
+            f"{name}: the model's meta cannot be saved as JSON ({e}); keep it to JSON values"
+        ) from None
+    except UnicodeEncodeError as e:  # a lone surrogate, e.g. from text decoded with surrogateescape
+        raise CheckpointError(
+            f"{name}: the model's meta holds {e.object[e.start : e.end]!r}, which is not Unicode text and cannot be "
+            "saved; remove it (or decode that text with errors='replace')"
+        ) from None
+    return text
 
 
 def _vocab_field(tokens: list[str]) -> str | list[str]:
