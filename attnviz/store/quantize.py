@@ -90,9 +90,16 @@ def encode_weights(state: dict[str, Tensor], store: str) -> dict[str, Tensor]:
         t = tensor.detach().to("cpu")
         if store == "int8" and t.dim() >= 2:
             out[name], out[name + SCALE_SUFFIX] = quantize_rows(t)
+            kept = bool(torch.isfinite(out[name + SCALE_SUFFIX] * LEVELS).all())  # q * s for |q| = 127
         else:
             dtype = torch.float16 if store == "int8" else _FLOAT_DTYPES[store]
             out[name] = t.to(dtype).contiguous()
+            kept = bool(torch.isfinite(out[name]).all())
+        if not kept and bool(torch.isfinite(t).all()):  # the file would read back inf, and be refused at load
+            raise CheckpointError(
+                f"weight {name} holds values as large as {float(t.abs().max()):.3g}, which {store} storage cannot keep "
+                f"(it would read back as infinity); save it with store='fp32'"
+            )
     return out
 
 

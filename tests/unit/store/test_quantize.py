@@ -207,3 +207,17 @@ def test_as_stored_gives_the_weights_the_saved_file_loads(int8_file):
     loaded = load_checkpoint(path)
     for name, weight in in_memory.model.state_dict().items():
         assert torch.equal(weight, loaded.model.state_dict()[name])
+
+
+@pytest.mark.parametrize(
+    ("store", "weight"),
+    [
+        ("int8", [[3.4028235e38, 1.0]]),  # float32's largest: its scale times 127 overflows
+        ("fp16", [[7e4, 1.0]]),  # beyond float16's 65504
+        ("int8", [7e4, 1.0]),  # a bias, kept as float16 under int8
+    ],
+)
+def test_a_weight_a_storage_would_read_back_as_infinity_is_refused_at_save(store, weight):
+    with pytest.raises(CheckpointError, match=rf"weight w holds values as large as .*{store} storage cannot keep"):
+        encode_weights({"w": torch.tensor(weight)}, store)
+    assert encode_weights({"w": torch.tensor([[3e38, 1.0]])}, "int8")  # large but kept
