@@ -115,7 +115,9 @@ class BPE:
         return f"BPE({len(self.merges)} merges)"
 
     def segment(self, word: str) -> tuple[str, ...]:
-        """The pieces of one word, ``@@`` on all but the last: ``"".join(p.removesuffix("@@"))`` is the word."""
+        """The pieces of one word, ``@@`` on all but the last: ``"".join(p.removesuffix("@@"))`` is the word.
+        A word that itself ends in ``@@`` reads as a piece; the tokenizer never gives one (it splits off every
+        ``@``, and :meth:`~attnviz.data.tokenize.Tokenizer.cut_words` refuses such a word)."""
         if not word or len(word) > MAX_WORD_CHARS:
             return (word,)
         cached = self._cache.get(word)
