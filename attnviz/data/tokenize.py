@@ -60,6 +60,25 @@ _NO_SPACE_BEFORE = set(
 )
 _NO_SPACE_BEFORE |= set("\u300d\u300f\u3011\u3015\u3009\u300b")  # 」』】〕〉》
 _NO_SPACE_AFTER = set("([{\u00ab\uff08\u300c\u300e\u3010\u3014\u3008\u300a")  # （「『【〔〈《
+# double quotes: '"' opens and closes by turns; German „ opens and “ closes it, English “ opens and ” closes
+_QUOTES = frozenset('"\u201e\u201c\u201d')
+_CLOSER = {'"': '"', "\u201e": "\u201c", "\u201c": "\u201d"}
+
+
+def _closes_quote(tok: str, opened: list[str]) -> bool:
+    """Whether ``tok`` closes the quote last opened in ``opened`` (the quotes still open, updated): a
+    closing quote hugs the word before it, an opening one the word after it."""
+    if tok not in _QUOTES:
+        return False
+    if opened and _CLOSER[opened[-1]] == tok:
+        opened.pop()
+        return True
+    if tok == "\u201d":  # a closing quote whatever came before
+        return True
+    opened.append(tok)
+    return False
+
+
 # text written without spaces: Chinese characters, kana and CJK punctuation join their neighbours so
 _UNSPACED = re.compile(f"[{HAN}\u3000-\u303f\u3040-\u30ff\uff00-\uffef]")
 # Every control (Cc) and surrogate (Cs) code point but the newline. Unicode's stability policy
@@ -188,12 +207,14 @@ class Tokenizer:
             return "".join(tokens)
         if self.bpe is not None:
             tokens = join_pieces(tokens)
-        out = ""
+        out, opened, hug = "", [], False
         for tok in tokens:
+            closes = _closes_quote(tok, opened)
             unspaced = tok and out and _UNSPACED.match(out[-1]) and _UNSPACED.match(tok[0])
-            if out and not (tok in _NO_SPACE_BEFORE or out[-1] in _NO_SPACE_AFTER or unspaced):
+            if out and not (hug or closes or tok in _NO_SPACE_BEFORE or out[-1] in _NO_SPACE_AFTER or unspaced):
                 out += " "
             out += tok
+            hug = tok in _QUOTES and not closes  # an opening quote hugs the word after it
         return out
 
     def to_dict(self) -> dict:

@@ -233,6 +233,11 @@ def test_cut_3_cuts_chinese_characters_joins_hebrew_words_and_skips_invisible_ma
         (["الرجل", "يشرب", "ماء", "؟"], "الرجل يشرب ماء؟"),
         (["वह", "पानी", "पीता", "है", "।"], "वह पानी पीता है।"),
         (["a", "man", "(", "tall", ")", "."], "a man (tall)."),
+        (["a", '"', "VAIO", '"', "laptop", "."], 'a "VAIO" laptop.'),  # quotes hug what they quote
+        (['"', "Hi", '"', ",", "he", "said", '"', "go", '"'], '"Hi", he said "go"'),
+        (["trägt", "\u201e", "Straßenkleidung", "\u201c", "."], "trägt \u201eStraßenkleidung\u201c."),
+        (["said", "\u201c", "hi", "\u201d", "."], "said \u201chi\u201d."),
+        (["a", '"', "b"], 'a "b'),  # one left open opens
     ],
 )
 def test_detokenize_attaches_the_punctuation_of_every_script(tokens, text):
