@@ -1,6 +1,6 @@
 """Data: built-in tasks with gold links, corpora read through `datasets`, tokenizers, BPE, vocabularies."""
 
-from attnviz.data.bpe import MARK, copy_source_words, join_pieces, word_spans
+from attnviz.data.bpe import MARK, copy_source_words, copyable, join_pieces, word_spans
 from attnviz.data.corpora import clean_table_caches
 from attnviz.data.multi30k import MULTI30K_ENV, default_multi30k, text_lines
 from attnviz.data.pairs import Corpus, Link, Pair, Tokenizer, Vocab, Words, make_pair, to_pharaoh
@@ -37,6 +37,7 @@ __all__ = [
     "bom_encoding",
     "clean_table_caches",
     "copy_source_words",
+    "copyable",
     "default_multi30k",
     "is_file_spec",
     "join_pieces",

@@ -154,6 +154,14 @@ def join_pieces(tokens: Iterable[str]) -> list[str]:
     return words
 
 
+def copyable(source: list[str]) -> list[bool]:
+    """Which source tokens (as typed, ``<eos>`` left out) an output ``<unk>`` may copy: those with a
+    letter or a digit, since an ``<unk>`` stands for a word (punctuation is in every vocabulary); all
+    of them when none has one."""
+    words = [any(c.isalnum() for c in token) for token in source]
+    return words if any(words) else [True] * len(source)
+
+
 def word_spans(tokens: list[str]) -> list[tuple[int, int]]:
     """For each token, the ``[start, end)`` token span of the word it belongs to (pieces marked
     ``@@`` run on into the next token; a plain word is its own span)."""

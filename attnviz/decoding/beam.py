@@ -94,11 +94,14 @@ def beam_batch(
     max_len: int | list[int] | Tensor,
     n_best: int = 1,
     alpha: float = 1.0,
+    copyable: Tensor | None = None,
 ) -> list[list[Decoded]]:
     """Beam search over a padded batch ``src`` ``[N, S]`` with ``lengths`` ``[N]``; ``max_len`` is
     one limit for all or one per sentence. Returns up to ``n_best`` hypotheses per sentence, best
     first, the same as :func:`~attnviz.decoding.search.beam_search` gives for each alone (with
-    ``beam_size=1``: greedy search)."""
+    ``beam_size=1``: greedy search). ``copyable`` ``[N, S]`` marks the source positions an ``<unk>``
+    may copy (:func:`~attnviz.data.copyable`); each hypothesis's ``attended`` is the one of those
+    attended to most (default: every real position)."""
     device, B, N = src.device, beam_size, src.size(0)
     if N == 0:
         return []
@@ -107,6 +110,8 @@ def beam_batch(
     limits = _as_lengths(max_len, N, device)  # [N]
     # the last real position of each row is <eos>: never a word to copy
     real = torch.arange(src.size(1), device=device) < (lengths - 1).unsqueeze(1)  # [N, S]
+    if copyable is not None:
+        real = real & copyable.to(device)
     finished = _Finished(N, alpha)
     n_done = torch.zeros(N, dtype=torch.long, device=device)  # [N] hypotheses finished so far
 

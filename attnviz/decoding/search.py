@@ -240,10 +240,11 @@ def forced_batch(
 
 @torch.inference_mode()
 def greedy_batch(
-    model: Seq2Seq, src: Tensor, lengths: Tensor, max_len: int | list[int]
+    model: Seq2Seq, src: Tensor, lengths: Tensor, max_len: int | list[int], copyable: Tensor | None = None
 ) -> list[tuple[list[int], list[int]]]:
     """Greedy decoding of a padded batch (no trace). Per row: the token ids without <eos>, and
-    for each the most attended real source position (``<eos>`` excluded), for <unk> copying.
+    for each the most attended real source position (``<eos>`` excluded) of those ``copyable``
+    ``[B, S]`` marks (:func:`~attnviz.data.copyable`; default: all), for <unk> copying.
     ``max_len`` is one limit for every row or one per row, so that a sentence decodes as it does
     alone whatever else shares its batch."""
     enc = model.encode(src, lengths)
@@ -254,6 +255,8 @@ def greedy_batch(
     done = torch.zeros(B, dtype=torch.bool, device=src.device)
     # the last real position of each row is <eos>: never a word to copy
     real = torch.arange(src.size(1), device=src.device) < (lengths.to(src.device) - 1).unsqueeze(1)  # [B, S]
+    if copyable is not None:
+        real = real & copyable.to(src.device)
     rows, attended = [], []
     for t in range(max(limits, default=0)):
         out, state = model.decoder.step(y, state, enc.memory, t)

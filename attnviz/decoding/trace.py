@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.data import EOS, MARK, UNK, Link, copy_source_words, join_pieces, to_pharaoh, word_spans
+from attnviz.data import EOS, MARK, UNK, Link, copy_source_words, copyable, join_pieces, to_pharaoh, word_spans
 from attnviz.errors import InputError
 
 
@@ -60,13 +60,19 @@ class Alignment:
         return float(self.log_prob) / max(len(self.target_tokens), 1)
 
     def unk_copies(self) -> dict[int, int]:
-        """For each output ``<unk>``, the source position it copies: the real source token (not
-        ``<eos>``) with the largest attention weight at that step (Luong et al., 2015b; Jean et al.,
-        2015). Maps target index -> source index."""
+        """For each output ``<unk>``, the source position it copies: of the source tokens an ``<unk>``
+        may copy (:func:`~attnviz.data.copyable`: a word, not punctuation), the one with the largest
+        attention weight at that step (Luong et al., 2015b; Jean et al., 2015). Maps target index ->
+        source index."""
         n_src = len(self.source_text_tokens)
         if not n_src:
             return {}
-        return {t: int(np.argmax(self.weights[t, :n_src])) for t, tok in enumerate(self.output_tokens) if tok == UNK}
+        allowed = np.array(copyable(self.source_text_tokens))  # [src - 1]
+        return {
+            t: int(np.argmax(np.where(allowed, self.weights[t, :n_src], -1.0)))
+            for t, tok in enumerate(self.output_tokens)
+            if tok == UNK
+        }
 
     def display_tokens(self, replace_unk: bool = True) -> list[str]:
         """Output tokens, each ``<unk>`` replaced by the source word it attends to most (see

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from attnviz.data import EOS, UNK, UNK_ID, Tokenizer, Vocab, copy_source_words
+from attnviz.data import EOS, UNK, UNK_ID, Tokenizer, Vocab, copy_source_words, copyable
 from attnviz.decoding.beam import Decoded, beam_batch, budget_batches, padded
 from attnviz.decoding.history import AlignmentHistory
 from attnviz.decoding.search import (
@@ -43,6 +43,16 @@ class Source:
     surface: list[str]  # as typed, plus "<eos>"
     ids: list[int]  # vocabulary ids, ending with EOS_ID
     unknown: list[bool]  # True where the token is out of vocabulary
+
+
+def copy_mask(sources: Sequence[Source], width: int) -> torch.Tensor:
+    """``[B, width]``: each sentence's positions an output ``<unk>`` may copy (:func:`~attnviz.data.copyable`;
+    ``<eos>`` and padding never)."""
+    mask = torch.zeros(len(sources), width, dtype=torch.bool)  # [B, S]
+    for row, source in enumerate(sources):
+        allowed = copyable(source.surface[:-1])
+        mask[row, : len(allowed)] = torch.tensor(allowed, dtype=torch.bool)
+    return mask
 
 
 @dataclass
@@ -291,7 +301,7 @@ class Translator:
             chosen = [sources[i] for i in batch]
             src, lengths = padded([s.ids for s in chosen], self.device)  # [N, S], [N]
             limits = [max_len or self.default_max_len(len(s.ids)) for s in chosen]
-            decoded = beam_batch(self.model, src, lengths, beam_size, limits)
+            decoded = beam_batch(self.model, src, lengths, beam_size, limits, copyable=copy_mask(chosen, src.size(1)))
             for i, source, (best, *_) in zip(batch, chosen, decoded, strict=True):
                 results[i] = self._beam_text(source, best, replace_unk)
         return results
@@ -300,7 +310,8 @@ class Translator:
         src, lengths = padded([s.ids for s in sources], self.device)  # [B, S], [B]
         limits = [max_len or self.default_max_len(len(s.ids)) for s in sources]  # each its own, as alone
         texts = []
-        for source, (ids, attended) in zip(sources, greedy_batch(self.model, src, lengths, limits), strict=True):
+        decoded = greedy_batch(self.model, src, lengths, limits, copy_mask(sources, src.size(1)))
+        for source, (ids, attended) in zip(sources, decoded, strict=True):
             tokens = self.tgt_vocab.decode(ids, strip=False)  # as text_of: every token written, <eos> cut
             if replace_unk:
                 copies = {t: s for t, (i, s) in enumerate(zip(ids, attended, strict=True)) if i == UNK_ID}

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from attnviz.data import load_corpus
-from attnviz.data.bpe import BPE, MAX_WORD_CHARS, copy_source_words, join_pieces, learn_bpe, word_spans
+from attnviz.data.bpe import BPE, MAX_WORD_CHARS, copy_source_words, copyable, join_pieces, learn_bpe, word_spans
 from attnviz.errors import ConfigError, InputError
 from attnviz.store.checkpoint import load_checkpoint, save
 from attnviz.training.config import TrainConfig
@@ -127,3 +127,18 @@ def test_a_piece_never_starts_with_a_combining_mark():
     assert bpe.segment("👨\u200d👩\u200d👧") == ("👨\u200d👩\u200d👧",)  # a zero-width-joined sequence is one
     assert bpe.segment("🇩🇪") == ("🇩🇪",) and bpe.segment("👍🏽") == ("👍🏽",)  # a flag, a skin tone
     assert bpe.segment("xyz") == ("x@@", "y@@", "z")
+
+
+def test_an_unk_may_copy_a_word_or_a_number_not_punctuation():
+    assert copyable(["Zoe", ",", "42", "«", "Xylo@@", "phon", "…", "l'homme"]) == [
+        True,
+        False,
+        True,
+        False,
+        True,
+        True,
+        False,
+        True,
+    ]
+    assert copyable([",", "!"]) == [True, True]  # punctuation alone: any of it
+    assert copyable([]) == []

@@ -90,7 +90,17 @@ def unk_model(trained):
     return tr
 
 
-TEXTS = ["a b c d", "h g f e d c b a", "a Zebra b", "Yak c Yak", "d", "b b b b b b", "e f Gnu h a", "c a"]
+TEXTS = [
+    "a b c d",
+    "h g f e d c b a",
+    "a Zebra b",
+    "Yak c Yak",
+    "d",
+    "b b b b b b",
+    "e f Gnu h a",
+    "c a",
+    "a , b ; c .",
+]
 
 
 @pytest.mark.parametrize("beam", [1, 2, 5])
@@ -102,6 +112,7 @@ def test_translate_batch_gives_the_texts_of_translate(unk_model, beam, replace_u
     if replace_unk:
         words = " ".join(alone).split()
         assert "<unk>" not in words and {"Yak", "Gnu", "Zebra"} & set(words)  # unknown words copied
+        assert not set(alone[-1]) & set(",;.")  # an <unk> copies a word, never punctuation
     else:
         assert "<unk>" in " ".join(alone).split()
 

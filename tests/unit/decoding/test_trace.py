@@ -19,6 +19,14 @@ def test_unk_copies_the_most_attended_real_source_word():
     assert al.to_dict()["unk_copies"] == {"1": 0}
 
 
+def test_an_unk_copies_a_word_not_the_punctuation_it_attends_to_most():
+    weights = np.array([[0.1, 0.6, 0.2, 0.1], [0.1, 0.2, 0.1, 0.6]])  # [tgt, src]: "," wins step 0
+    al = alignment_of(weights, ["emails", ",", "Zoe", "<eos>"], ["<unk>", "<eos>"], [True, False, True, False])
+    assert al.unk_copies() == {0: 2} and al.display_tokens() == ["Zoe"]
+    only = alignment_of(np.array([[0.3, 0.6, 0.1]]), [",", "!", "<eos>"], ["<unk>"], [False, False, False])
+    assert only.display_tokens() == ["!"]  # a source of punctuation alone: the most attended token
+
+
 def test_unk_copies_whole_words_from_a_subword_source():
     """Pieces are never copied into the output: the attended piece's word is, once per run."""
     source = ["Zwei", "Xylo@@", "phon@@", "spieler", "Tor", "<eos>"]
