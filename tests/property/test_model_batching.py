@@ -1,6 +1,7 @@
 """Property tests (hypothesis) of the model and decoding on random tiny models: a padded batch gives
 each sentence the attention it gets alone, for every score function in the registry (local-m,
-local-p and location included) and both decoder styles, with random lengths; weights are a
+local-p and location included) and both decoder styles, and input feeding, LSTMs, two layers and a
+Transformer encoder, with random lengths; weights are a
 distribution that is 0 on padding; batched greedy and beam search give what one-at-a-time search does."""
 
 from __future__ import annotations
@@ -17,13 +18,23 @@ from attnviz.decoding.beam import beam_batch, padded
 from attnviz.decoding.search import beam_search, greedy, greedy_batch
 from tests.support.tiny import CASES, VOCAB, tiny_model
 
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 LOCAL_P = "local_p"  # its Gaussian leaves a row's sum below 1 (Alignment.weights' comment)
 
 
 @cache
-def model_of(score: str, style: str):
-    return tiny_model(score, style)
+def model_of(score: str, style: str, options: tuple = ()):
+    return tiny_model(score, style, **dict(options))
+
+
+# beyond the registry's defaults: input feeding, LSTMs, two layers a side, a Transformer encoder
+VARIANTS = [(score, style, ()) for score, style in CASES] + [
+    ("general", "luong", (("input_feeding", True),)),
+    ("local_p", "luong", (("input_feeding", True), ("cell", "lstm"))),
+    ("additive", "bahdanau", (("encoder", "lstm"), ("cell", "lstm"))),
+    ("location", "bahdanau", (("enc_layers", 2), ("dec_layers", 2))),
+    ("general", "luong", (("encoder", "transformer"), ("heads", 2))),
+]
 
 
 def sentence(max_len: int = 11):
@@ -35,7 +46,7 @@ batches = st.lists(sentence(), min_size=1, max_size=4)
 
 
 @SETTINGS
-@given(st.sampled_from(CASES), batches, st.integers(1, 5), st.randoms(use_true_random=False))
+@given(st.sampled_from(VARIANTS), batches, st.integers(1, 5), st.randoms(use_true_random=False))
 @torch.no_grad()
 def test_padded_batch_attention_is_each_sentence_alone(case, sources, n_tgt, rnd):
     model = model_of(*case)
@@ -58,7 +69,7 @@ def test_padded_batch_attention_is_each_sentence_alone(case, sources, n_tgt, rnd
 
 
 @SETTINGS
-@given(st.sampled_from(CASES), batches, st.integers(1, 9))
+@given(st.sampled_from(VARIANTS), batches, st.integers(1, 9))
 @torch.no_grad()
 def test_greedy_batch_is_greedy_alone(case, sources, max_len):
     model = model_of(*case)
@@ -69,7 +80,7 @@ def test_greedy_batch_is_greedy_alone(case, sources, max_len):
 
 
 @settings(max_examples=15, deadline=None, derandomize=True)
-@given(st.sampled_from(CASES), batches, st.integers(1, 4), st.lists(st.integers(1, 9), min_size=4, max_size=4))
+@given(st.sampled_from(VARIANTS), batches, st.integers(1, 4), st.lists(st.integers(1, 9), min_size=4, max_size=4))
 @torch.no_grad()
 def test_beam_batch_is_beam_alone(case, sources, beam, limits):
     model = model_of(*case)
