@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from attnviz.plots.heatmap import display_tokens
 from attnviz.plots.whatif import changed_steps
 from attnviz.store.checkpoint import load_checkpoint
+from attnviz_app.app_pages.explore.views import PLAY_KEY
 from attnviz_app.app_pages.shared.common import escape_markdown
 from tests.support.app import EXAMPLE, TEXT
 from tests.support.paths import APP
@@ -139,6 +140,9 @@ def test_step_slider_moves_the_per_step_view(app_env):
     assert not at.exception
     titles = [s["layout"]["title"]["text"] for s in specs(at)]
     assert titles[0].startswith("Step 0")
+    assert len(specs(at)) == 2, "the animation is built only once its expander is opened"
+    at.session_state[PLAY_KEY] = True
+    at.run()
     assert specs(at)[2].get("frames"), "the play-button animation has frames"
     at.slider(key="explore_step").set_value(1).run()
     titles = [s["layout"]["title"]["text"] for s in specs(at)]
@@ -267,7 +271,7 @@ def test_lexicon_is_sent_only_when_opened(app_env):
 
 
 def test_local_p_per_step_shows_window_and_centre(app_env):
-    at = start("Per step", explore_score="local_p")
+    at = start("Per step", explore_score="local_p", **{PLAY_KEY: True})
     assert not at.exception
     step = specs(at)[0]
     assert step["layout"].get("shapes"), "the window [p_t - D, p_t + D] is shaded"

@@ -16,6 +16,8 @@ from attnviz_app.app_pages.shared.common import escape_markdown, get_model, mode
 from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
 
 if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
     from attnviz.data import Tokenizer
 
 AXIS_KEY, PROBE_KEY = "explore_history_axis", "explore_history_probe"
@@ -135,9 +137,10 @@ def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, e
     )
     chosen = {name: _with_probe(h, probes[probe]) for name, h in histories.items()}
     stacked = len(chosen) > 1 and page_width() < REPLAY_MIN_PX  # Both in a column too narrow for two maps
+    versions = tuple((name, *model_version(entries[name])) for name in histories)
+    tokens = (tuple(probes[probe]["source_tokens"]), tuple(probes[probe]["target_tokens"]))
     with user_errors():
-        parts = [{name: h} for name, h in chosen.items()] if stacked else [chosen]
-        shown = [replay_figure(part, probe=0, axis=axis) for part in parts]
+        shown = _figures(versions, tokens, axis, stacked)
     models = [entries[name].name for name in histories]  # the files are named after the models, the probe, the axis
     text = tokenizer.detokenize(probes[probe]["source_tokens"][:-1])
     stem = f"attnviz-history-{file_stem(models_slug(models) or 'model', text, f'by-{axis}')}"
@@ -162,6 +165,22 @@ def _replay(histories: dict[str, dict], probes: list[dict], image_format: str, e
         on_click="ignore",
         icon=":material/download:",
     )
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _figures(
+    versions: tuple[tuple[str, str, float], ...],
+    probe: tuple[tuple[str, ...], tuple[str, ...]],
+    axis: str,
+    stacked: bool,
+) -> list[go.Figure]:
+    """The replay figures of the shown models' histories (panel name, file, version) on the probe with these
+    source and target tokens: built once per file version, probe, axis and layout (a figure of every frame
+    takes seconds), one figure, or one a model when ``stacked``. Streamlit draws them without changing them."""
+    wanted = {"source_tokens": list(probe[0]), "target_tokens": list(probe[1])}
+    chosen = {name: _with_probe(stored_history(path, mtime), wanted) for name, path, mtime in versions}
+    parts = [{name: h} for name, h in chosen.items()] if stacked else [chosen]
+    return [replay_figure(part, probe=0, axis=axis) for part in parts]
 
 
 def _with_probe(history: dict, probe: dict) -> dict:

@@ -240,6 +240,10 @@ def _step_slider(n_steps: int) -> int:
     return t
 
 
+PLAY_LABEL = "Play every step in the browser (▶ Play, or drag the slider under the plot)"
+PLAY_KEY = "explore_step_play"
+
+
 def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None:
     """One step at a time for every panel (headed by its style and model) with one slider, then
     the browser-side animation."""
@@ -262,7 +266,10 @@ def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None
         r"Bars: the softmax $a_t$ over the source, with the raw scores $e_t$ (dotted, right axis); below, the"
         r" context vector $c_t = \sum_s a_{t,s} \bar h_s$."
     )
-    with st.expander("Play every step in the browser (▶ Play, or drag the slider under the plot)"):
+    play = st.expander(PLAY_LABEL, key=PLAY_KEY, on_change="rerun")
+    if not play.open:  # every frame of every step: built only for a reader who opens it
+        return
+    with play:
         plays = [step_animation(al, max_width=page_width()) for al in panels.values()]
         for name, fig in zip(panels, share_scales(plays, axes=("yaxis", "yaxis2")), strict=True):
             if len(panels) > 1:  # one under the other: the animation needs the page's width
