@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from attnviz.data import LEXICON, TASKS, pairs_frame, summarize
+from attnviz.data import LEXICON, TASKS, pairs_frame
 from attnviz.plots import gold_heatmap, length_histogram, plot_config
 from attnviz_app.app_pages.shared.common import user_errors, user_text
-from attnviz_app.app_pages.shared.data_ui import cached_corpus, pick_data
+from attnviz_app.app_pages.shared.data_ui import cached_corpus, corpus_summary, pick_data
 
 st.title("Data")
 st.caption("The sentence pairs a model learns from. Built-in tasks come with gold alignments.")
@@ -29,7 +29,7 @@ sizes = (n_rows, n_rows, n_rows) if builtin else (None, None, None)
 with user_errors():
     corpus = cached_corpus(spec, *sizes)
 
-summary = summarize(corpus)
+summary = corpus_summary(spec, *sizes)
 cols = st.columns(5)
 cols[0].metric("train pairs", summary["pairs"]["train"])
 cols[1].metric("valid pairs", summary["pairs"]["valid"])
