@@ -65,6 +65,7 @@ from attnviz.links.yardstick import (
     gold_of_upload,
     reverse_entry,
     score_table,
+    training_sample,
     word_pairs,
 )
 
@@ -147,6 +148,7 @@ __all__ = [
     "symmetrise",
     "text_lines",
     "threshold_links",
+    "training_sample",
     "translate_markup",
     "transpose",
     "whole_rows",

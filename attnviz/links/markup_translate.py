@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from attnviz.data import Tokenizer, join_pieces, load_corpus
+from attnviz.data import Tokenizer, join_pieces
 from attnviz.decoding import Translator
 from attnviz.errors import InputError
 from attnviz.evaluation import measured_on
 from attnviz.links.extract import METHODS, align_words
 from attnviz.links.markup import parse_markup
 from attnviz.links.markup_carry import MarkupResult, carry_markup
-from attnviz.links.yardstick import SAMPLE_PAIRS, eflomal_links, word_pairs
+from attnviz.links.yardstick import eflomal_links, training_sample
 
 MARKUP_METHODS = (*METHODS, "eflomal")
 Sample = list[tuple[list[str], list[str]]]
@@ -24,10 +24,9 @@ def words_of(tokenizer: Tokenizer, text: str) -> list[str]:
 
 
 def eflomal_sample(translator: Translator) -> Sample:
-    """The first :data:`~attnviz.links.yardstick.SAMPLE_PAIRS` training pairs of the model's own data as
-    lowercased words: the text eflomal learns from beside the sentence it aligns."""
-    spec, options = measured_on(translator.meta)
-    return word_pairs(load_corpus(spec, **options).train, SAMPLE_PAIRS)
+    """:func:`~attnviz.links.yardstick.training_sample` of the model's own data: the text eflomal learns
+    from beside the sentence it aligns."""
+    return training_sample(*measured_on(translator.meta))
 
 
 def translate_markup(

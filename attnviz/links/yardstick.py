@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from attnviz.data import Link, Pair, Words, join_pieces
+from attnviz.data import Link, Pair, Words, join_pieces, load_corpus
 from attnviz.errors import DataError
 from attnviz.evaluation import AlignmentCounts
 from attnviz.links import eflomal as eflomal_align
@@ -39,6 +39,17 @@ def word_pairs(pairs: Iterable[Pair], n: int | None = None) -> list[tuple[Words,
         if src and tgt:
             out.append(([w.lower() for w in src], [w.lower() for w in tgt]))
     return out
+
+
+def training_sample(spec: str, options: dict) -> list[tuple[Words, Words]]:
+    """Up to :data:`SAMPLE_PAIRS` training pairs of a data set (``spec`` and load options) as lowercased
+    words: the text eflomal learns from beside the pairs it aligns. Loaded as that many, not the whole data
+    set (a built-in task generates no more, Multi30k reads its train split alone and draws its seeded
+    sample), so any of the set's pairs may be among them."""
+    asked = options.get("n_train")
+    n_train = SAMPLE_PAIRS if asked is None else min(asked, SAMPLE_PAIRS)
+    small = {**options, "n_train": n_train, "n_valid": 0, "n_test": 0, "split": "train"}
+    return word_pairs(load_corpus(spec, **small).train, SAMPLE_PAIRS)
 
 
 def eflomal_links(

@@ -17,7 +17,6 @@ from attnviz.data import Link, Pair, load_corpus
 from attnviz.evaluation import measured_on
 from attnviz.links import (
     EFLOMAL_METHOD,
-    SAMPLE_PAIRS,
     CorpusAlignment,
     MarkupResult,
     Reading,
@@ -25,9 +24,9 @@ from attnviz.links import (
     align_corpus,
     align_words,
     eflomal_links,
+    training_sample,
     translate_markup,
     word_attention,
-    word_pairs,
 )
 from attnviz.store import shareable_meta
 from attnviz_app.app_pages.shared.common import load_model, session_id
@@ -102,8 +101,8 @@ def data_of(model: Version) -> tuple[str, dict]:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def sample_of(spec: str, options: dict) -> list[tuple[list[str], list[str]]]:
-    """The first :data:`SAMPLE_PAIRS` training pairs of a data set as lowercased words: eflomal's extra text."""
-    return word_pairs(load_corpus(spec, **options).train, SAMPLE_PAIRS)
+    """eflomal's extra text for a data set (:func:`~attnviz.links.yardstick.training_sample`), once per data."""
+    return training_sample(spec, options)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -132,7 +131,7 @@ def eflomal_run(spec: str, options: dict, pairs: tuple[tuple[Words, Words], ...]
 def eflomal_note(run: EflomalRun, what: str) -> str:
     """What eflomal was run on, for a caption (plain text: pass it through escape_markdown)."""
     return (
-        f"eflomal ({EFLOMAL_METHOD}, one sampler, half the iterations) aligned {what} together with the first "
+        f"eflomal ({EFLOMAL_METHOD}, one sampler, half the iterations) aligned {what} together with "
         f"{run.sample} training pairs of {run.spec} (words lowercased) in {run.seconds:.1f} s; its sampler is not "
         "seeded, so a rerun may move a link."
     )

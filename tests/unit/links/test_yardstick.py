@@ -10,12 +10,14 @@ import pytest
 from attnviz.data.pairs import Pair
 from attnviz.errors import DataError
 from attnviz.links.yardstick import (
+    SAMPLE_PAIRS,
     agreement,
     gold_of_pairs,
     gold_of_upload,
     reverse_entry,
     reverse_task,
     score_table,
+    training_sample,
     word_pairs,
 )
 from attnviz.store import ModelEntry
@@ -82,3 +84,15 @@ def test_agreement_and_word_pairs():
     pairs = [Pair("", "", ["Haus@@", "garten"], ["The", "garden"]), Pair("", "", [], ["x"]), Pair("", "", ["a"], ["b"])]
     assert word_pairs(pairs) == [(["hausgarten"], ["the", "garden"]), (["a"], ["b"])]
     assert word_pairs(pairs, 1) == [(["hausgarten"], ["the", "garden"])]
+
+
+def test_eflomal_learns_from_a_sample_of_the_training_split_loaded_as_that_many(monkeypatch):
+    from attnviz.links import yardstick
+
+    asked = []
+    real = yardstick.load_corpus
+    monkeypatch.setattr(yardstick, "load_corpus", lambda spec, **o: asked.append(o) or real(spec, **o))
+    sample = training_sample("toy-fr", {"seed": 3})
+    assert len(sample) == SAMPLE_PAIRS and all(src == [w.lower() for w in src] for src, _ in sample)
+    assert asked == [{"seed": 3, "n_train": SAMPLE_PAIRS, "n_valid": 0, "n_test": 0, "split": "train"}]
+    assert len(training_sample("toy-fr", {"n_train": 40, "n_valid": 5})) == 40  # never more than the model had
