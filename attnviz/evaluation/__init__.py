@@ -4,6 +4,7 @@ from attnviz.evaluation.compare import aer_rows
 from attnviz.evaluation.evaluate import Evaluation, evaluate, evaluate_checkpoints, foreign_note, measured_on
 from attnviz.evaluation.leaderboard import (
     LEADERBOARD_DECIMALS,
+    LEADERBOARD_FIELDS,
     LEADERBOARD_KEYS,
     attribution_records,
     leaderboard_markdown,
@@ -23,6 +24,7 @@ from attnviz.evaluation.metrics import (
 
 __all__ = [
     "LEADERBOARD_DECIMALS",
+    "LEADERBOARD_FIELDS",
     "LEADERBOARD_KEYS",
     "AlignmentCounts",
     "Evaluation",

@@ -26,8 +26,9 @@ FIELDS = (
     ("epochs", "epochs", None),
     ("precision", "precision", None),
     ("device", "device", None),
-    ("train s", "train_seconds", 0),
+    ("train time (s)", "train_seconds", 0),
 )
+LEADERBOARD_FIELDS = FIELDS  # (title, key, decimals) of each column, for any view of the leaderboard
 COLUMNS = tuple(title for title, _, _ in FIELDS)
 LEADERBOARD_KEYS = tuple(key for _, key, _ in FIELDS)
 LEADERBOARD_DECIMALS = tuple(decimals for _, _, decimals in FIELDS)  # None: text, or a count shown whole

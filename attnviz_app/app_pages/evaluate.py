@@ -8,6 +8,7 @@ import streamlit as st
 from attnviz.devices import available_devices, gpu_unusable
 from attnviz.evaluation import (
     LEADERBOARD_DECIMALS,
+    LEADERBOARD_FIELDS,
     LEADERBOARD_KEYS,
     attribution_records,
     evaluate_checkpoints,
@@ -23,6 +24,8 @@ COLUMNS = ["model", "bleu", "exact_match", "aer", "entropy", "n", "task", "score
 DESCRIBED = ("task", "score", "style")  # from the catalog; the other columns are measured
 MEASURED_WITH = ["split", "beam", "device"]  # the form's settings, in each measured row and its CSV
 NOT_APPLICABLE = "–"
+# headers as the leaderboard in docs/models.md titles its columns, and the measured rows' own
+TITLES = {key: title for title, key, _ in LEADERBOARD_FIELDS} | {"n": "pairs", "split": "split"}
 
 st.title("Evaluate")
 st.caption(
@@ -41,20 +44,21 @@ def numbers_table(frame: pd.DataFrame, key: str, width: str = "stretch") -> None
     decimals = dict(zip(LEADERBOARD_KEYS, LEADERBOARD_DECIMALS, strict=True))
     shown, config = frame.copy(), {}
     for column in frame.columns:
+        label = TITLES.get(column, column)  # the header a reader sees; sorting and the CSV keep the key
         values = pd.to_numeric(frame[column], errors="coerce") if frame[column].dtype == object else frame[column]
         text = values.isna() & frame[column].notna()  # a name, not a number
         if text.any() or pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
             # the grid sizes a column by its first rows: fit the longest name, up to a limit
-            longest = max(len(str(column)), int(frame[column].astype(str).str.len().max() or 0))
-            config[column] = st.column_config.TextColumn(width=min(420, 24 + 8 * longest))
+            longest = max(len(str(label)), int(frame[column].astype(str).str.len().max() or 0))
+            config[column] = st.column_config.TextColumn(label, width=min(420, 24 + 8 * longest))
             continue
         places = decimals.get(column)
         whole = values.dropna().eq(values.dropna().round()).all()
         if places == 0 or (places is None and whole):
-            shown[column], config[column] = values.round(), st.column_config.NumberColumn(format="localized")
+            shown[column], config[column] = values.round(), st.column_config.NumberColumn(label, format="localized")
         else:
             places = 3 if places is None else places
-            shown[column], config[column] = values, st.column_config.NumberColumn(format=f"%.{places}f")
+            shown[column], config[column] = values, st.column_config.NumberColumn(label, format=f"%.{places}f")
     st.dataframe(shown, key=key, hide_index=True, width=width, column_config=config, placeholder=NOT_APPLICABLE)
 
 

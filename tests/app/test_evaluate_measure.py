@@ -5,6 +5,8 @@ while the status said 'Evaluated 1 of 1'.)"""
 
 from __future__ import annotations
 
+import json
+
 from streamlit.testing.v1 import AppTest
 
 from tests.support.paths import APP
@@ -28,6 +30,15 @@ def test_the_metrics_come_right_after_the_model(app_env):
     assert not at.exception
     columns = list(at.dataframe[-1].value.columns)
     assert columns[:5] == ["model", "bleu", "exact_match", "aer", "entropy"] and "task" in columns[5:]
+
+
+def test_the_tables_are_headed_as_the_leaderboard_is_not_by_their_keys(app_env):
+    at = measure(evaluate_page(), ["toyfr-general-luong"])
+    stored, measured = (json.loads(table.proto.columns) for table in (at.dataframe[0], at.dataframe[-1]))
+    labels = {key: column.get("label") for key, column in stored.items()}
+    assert labels["bleu"] == "BLEU" and labels["valid_bleu"] == "valid BLEU" and labels["exact_match"] == "exact match"
+    assert labels["train_seconds"] == "train time (s)" and measured["n"]["label"] == "pairs"
+    assert list(at.dataframe[0].value.columns)[:2] == ["model", "task"]  # the keys stay, for sorting and the CSV
 
 
 def test_a_model_whose_checkpoint_broke_before_the_run_is_said_not_measured(app_env):
