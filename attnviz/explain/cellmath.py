@@ -198,7 +198,7 @@ def _check_same_decode(al: Alignment, t: int, scores: np.ndarray) -> None:
 
 def _context_steps(att: Attention, weights: Tensor, values: Tensor, context: Tensor, t: int, s: int) -> list[Step]:
     """``a_{t,s} h_s``, ``c_t`` and the share of ``c_t`` along that term. weights ``[S]``, values ``[S, K]``."""
-    h = "h" if att.sum_directions else r"\bar h"  # the context averages whole annotations
+    h = "h"  # the context averages whole annotations h_s (a score may read them as \bar h_s)
     part = weights[s] * values[s]  # [K]
     share = float(part @ context / (context @ context)) if context @ context > 0 else 0.0
     return [

@@ -110,8 +110,8 @@ class Attention(nn.Module):
             arrows = rf"\overrightarrow{{h}}_{{{s}}}", rf"\overleftarrow{{h}}_{{{s}}}"
             terms.append(Term("annotation", rf"h_{{{s}}} = [{arrows[0]}; {arrows[1]}]", values[s]))
             terms.append(Term("key (directions summed)", rf"{key} = {arrows[0]} + {arrows[1]}", keys[s]))
-        elif self.score.content_based:
-            terms.append(Term("annotation", key, values[s]))
+        elif self.score.content_based:  # the score reads the annotation itself
+            terms.append(Term("annotation", rf"{key} = h_{{{s}}}", values[s]))
         return terms + self.score.terms(query, keys, t, s, q, key)
 
     def prepare(self, values: Tensor, mask: Tensor) -> Memory:

@@ -41,7 +41,8 @@ def weights_caption(panels: dict[str, Alignment]) -> str:
         sums = "; ".join(f"{name}: {text}" for name, text in said.items())
     return (
         rf"Row $t$ is what the decoder read while writing target token $t$: $a_{{t,s}}$, {sums}, and the"
-        r" context is $c_t = \sum_s a_{t,s} \bar h_s$. Click a cell for its numbers; ⚠ marks unknown words."
+        r" context is $c_t = \sum_s a_{t,s} h_s$ over the encoder's annotations $h_s$. Click a cell for its numbers;"
+        " ⚠ marks unknown words."
     )
 
 

@@ -264,7 +264,7 @@ def step_view(panels: Panels, image_format: str, titles: dict[str, str]) -> None
                 st.markdown(rf"Predicted centre $p_{{{t}}} = {float(al.positions[t]):.3f}$, $D = {al.window}$.")
     st.caption(
         r"Bars: the softmax $a_t$ over the source, with the raw scores $e_t$ (dotted, right axis); below, the"
-        r" context vector $c_t = \sum_s a_{t,s} \bar h_s$."
+        r" context vector $c_t = \sum_s a_{t,s} h_s$."
     )
     play = st.expander(PLAY_LABEL, key=PLAY_KEY, on_change="rerun")
     if not play.open:  # every frame of every step: built only for a reader who opens it
@@ -296,7 +296,7 @@ def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> N
                 st.caption("One decoder step: no projection to draw (it needs two or more).")
     one = " One colour scale for both panels." if len(panels) > 1 else ""
     st.caption(
-        r"Each row is $c_t = \sum_s a_{t,s} \bar h_s$. The projection keeps the two directions of largest"
+        r"Each row is $c_t = \sum_s a_{t,s} h_s$. The projection keeps the two directions of largest"
         " variance (PCA): steps that read the same source words land close together." + one
     )
 

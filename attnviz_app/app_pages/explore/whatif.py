@@ -99,7 +99,7 @@ def whatif_view(entries: dict[str, ModelEntry], text: str, image_format: str) ->
     many = len(entries) > 1
     st.caption(
         r"**Force attention**: at step $t$ the weights become a one-hot vector on the token you pick, so"
-        r" $c_t = \bar h_s$; the decoder then continues from there (greedy). Later steps may change too."
+        r" $c_t = h_s$; the decoder then continues from there (greedy). Later steps may change too."
         + (" Both models are forced at the same step onto the same source token." if many else "")
         + (
             " What-if works on the greedy decode (beam width 1), so its original may differ from the beam's"

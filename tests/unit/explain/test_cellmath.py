@@ -345,3 +345,17 @@ def test_the_share_of_the_context_is_a_projection_on_it():
         shares.append(float(share.value))
     assert sum(shares) == pytest.approx(1.0)  # the terms of c_t add up to c_t
     np.testing.assert_allclose(context, al.contexts[0], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("score", ["additive", "dot"])
+def test_the_context_averages_the_annotations_h_s_whatever_the_score_reads(score):
+    """c_t = sum_s a_{t,s} h_s over whole annotations; the score reads \\bar h_s, which is h_s itself, or for
+    dot on a bidirectional encoder its two directions summed (a key of half the annotation's size)."""
+    tr, text = model(score, "luong")
+    cell = cell_numbers(tr, tr.translate(text), 0, 1)
+    formulas = {x.label: x.formula for x in cell.steps}
+    assert formulas["context"] == r"c_{0} = \sum_{s'} a_{0,s'} h_{s'}"
+    if score == "dot":
+        assert formulas["key (directions summed)"].startswith(r"\bar h_{1} = ")
+    else:
+        assert formulas["annotation"] == r"\bar h_{1} = h_{1}"
