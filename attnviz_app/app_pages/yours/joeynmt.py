@@ -66,8 +66,9 @@ def _uploads() -> dict[str, bytes] | None:
 
 def render() -> None:
     st.markdown(
-        "A recurrent JoeyNMT 2.x model (Bahdanau or Luong attention, GRU or LSTM, word or character level) "
-        "becomes an attnviz model whose attention equals JoeyNMT's. The checkpoint is read as tensors only: a "
+        "A recurrent JoeyNMT 2.x model (GRU or LSTM, word or character level) becomes an attnviz model whose "
+        "attention equals JoeyNMT's. JoeyNMT's `bahdanau` and `luong` attention are attnviz's additive and general "
+        "scores; JoeyNMT's decoder is always Luong-style. The checkpoint is read as tensors only: a "
         "file that needs code to load is refused. From the shell: `attnviz import-joeynmt config.yaml --out NAME`."
     )
     files = _uploads()
@@ -82,6 +83,7 @@ def render() -> None:
     cfg = model.config
     st.caption(
         f"JoeyNMT {escape_markdown(model.meta['joeynmt_attention'])} attention: attnviz {cfg.score} score, "
+        "Luong-style decoder, "
         f"{cfg.encoder.upper()} encoder, {cfg.cell.upper()} decoder, {model.model.num_parameters():,} parameters, "
         f"vocabularies {cfg.src_vocab_size:,} / {cfg.tgt_vocab_size:,}."
     )
@@ -99,7 +101,7 @@ def render() -> None:
     reference = c1.text_input(
         "Reference translation (optional)",
         key=f"{KEY}_reference",
-        help="Its attention, forced through it",
+        help="Your own translation: the model is forced through it, so its attention can be scored against gold links",
         persist_state="session",
     )
     beam = c2.number_input("Beam", min_value=1, max_value=8, value=1, key=f"{KEY}_beam", persist_state="session")
