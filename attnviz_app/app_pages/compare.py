@@ -26,7 +26,7 @@ from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.model_ui import follow_explore, model_meta, pick_models, test_pairs
 from attnviz_app.app_pages.shared.paper_ui import paper_download
-from attnviz_app.app_pages.shared.reading_ui import merge_toggle
+from attnviz_app.app_pages.shared.reading_ui import EOS_HELP, EOS_LABEL, merge_toggle
 
 PANEL_PX, GAP_PX = 390, 24  # a wrapping grid: 2 maps a row, in columns of 394 px at 1280 px
 
@@ -51,7 +51,7 @@ with st.sidebar:
         horizontal=True,
         format_func=lambda v: {"weights": "weights a_t(s)", "scores": "raw scores"}[v],
     )
-    hide_eos = st.toggle("Hide <eos> and renormalise", key="cmp_eos", persist_state="session")
+    hide_eos = st.toggle(EOS_LABEL, key="cmp_eos", persist_state="session", help=EOS_HELP)
     merge = merge_toggle("cmp_merge", [m.path for m in chosen])
 if len(chosen) < 2:
     st.info("Pick at least two models in the sidebar to compare them.")
@@ -71,7 +71,7 @@ pair = None
 if pairs and st.toggle(
     "Pick a test pair (shows the gold alignment and AER)", key="cmp_use_pair", persist_state="session"
 ):
-    index = st.number_input("Test pair", 0, len(pairs) - 1, 0, key="cmp_pair", persist_state="session")
+    index = st.number_input(f"Pair (0-{len(pairs) - 1})", 0, len(pairs) - 1, 0, key="cmp_pair", persist_state="session")
     pair = pairs[int(index)]
 with user_errors():
     upload = uploaded_pairs()
@@ -80,7 +80,9 @@ if pair is None and upload and upload[0]:
     if st.toggle(
         f"Pick a pair from your upload ({escape_markdown(file_name)})", key="cmp_use_upload", persist_state="session"
     ):
-        index = st.number_input("Uploaded pair", 0, len(own) - 1, 0, key="cmp_upload_pair", persist_state="session")
+        index = st.number_input(
+            f"Pair (0-{len(own) - 1})", 0, len(own) - 1, 0, key="cmp_upload_pair", persist_state="session"
+        )
         pair = own[int(index)]
 explored = st.session_state.get(EXPLORE_TEXT)
 follow_explore("cmp_sentence", explored, lambda: explored or model_meta(first).get("example") or "")

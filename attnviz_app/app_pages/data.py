@@ -62,7 +62,9 @@ with st.expander("Length statistics per split"):
 if corpus.has_gold:
     st.header("Gold alignment")
     st.caption("Which source token each target token translates: the answer attention should find (links i-j).")
-    index = st.number_input("Pair number", 0, len(pairs) - 1, 0, key="data_pair", persist_state="session")
+    index = st.number_input(
+        f"Pair (0-{len(pairs) - 1})", 0, len(pairs) - 1, 0, key="data_pair", persist_state="session"
+    )
     pair = pairs[int(index)]
     st.text(f"{pair.source}  →  {pair.target}")
     with user_errors():

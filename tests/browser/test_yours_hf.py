@@ -51,7 +51,7 @@ def test_heads_grid_a_head_opened_and_scored_against_gold(tmp_path):
         page.get_by_text("3 decoder layers").first.wait_for(timeout=WAIT_MS)
         _enter(page, "Source sentence", SOURCE)
         page.get_by_text("Translation:").first.wait_for(timeout=WAIT_MS)
-        _enter(page, "Force through a reference (optional)", REFERENCE)
+        _enter(page, "Reference translation (optional)", REFERENCE)
         page.get_by_text("Reference (forced):").first.wait_for(timeout=WAIT_MS)
         _enter(page, "Gold links of this pair (over words)", GOLD)
         page.get_by_text("Titles give each head's AER").first.wait_for(timeout=WAIT_MS)

@@ -166,8 +166,9 @@ def _bitext(gold: GoldSet) -> tuple[list[list[str]], list[list[str]], str, bool]
     left, right = st.columns(2)
     size = MAX_FILE_BYTES // 2**20
     label, why = (
-        "Bitext: `source ||| target` lines, or source sentences",
-        "One pair (or sentence) a line, words spaced.",
+        "Sentences: source, or a `source ||| target` bitext",
+        "A bitext: one `source ||| target` pair per line; or source sentences, one per line, with a target file. "
+        "Words separated by spaces.",
     )
     first = left.file_uploader(label, key=FILE_KEY, max_upload_size=size, help=why)
     second = right.file_uploader("Target sentences (not with a bitext)", key=TGT_FILE_KEY, max_upload_size=size)

@@ -132,7 +132,7 @@ def sentence_view(entries: dict[str, ModelEntry], method: Method, text: str, ima
             translations[name] = get_model(entry).text_of(translate(*model_version(entry), text))
     shown = " / ".join(dict.fromkeys(t for t in translations.values() if t))
     reference = st.text_input(
-        "Align on",
+        "Reference translation (optional)",
         key=REFERENCE_KEY,
         max_chars=1000,
         placeholder=shown,

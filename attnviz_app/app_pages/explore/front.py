@@ -38,7 +38,7 @@ FORMAT = 1  # the record's layout: a new layout gets a new number
 FILE_NAME = "explore-front.json"
 TABS_KEY = "explore_view_tabs"  # the st.tabs widget: fed from, and writing to, EXPLORE_VIEW
 HEADING = "Explore attention"  # the page's h1, for screen readers (compact_top)
-BOX_LABEL = "Source sentence (press Enter to translate)"
+BOX_LABEL, BOX_PLACEHOLDER = "Source sentence", "Type a sentence and press Enter to translate"
 BOX_HELP = "One sentence in the model's source language; the heatmaps are redrawn on Enter."
 LEXICON_LABEL, LEXICON_KEY = "What can I type? The toy-fr lexicon", "explore_lexicon_open"  # toy-fr's expander
 LOADING = "Loading the model choices and the cell's arithmetic (torch, once per server)…"
@@ -225,7 +225,7 @@ def draw(ready: Callable[[], bool]) -> bool:
     compact_top()
     st.empty()  # where Explore's line on a link's unknown parts goes
     st.session_state.setdefault(EXPLORE_TEXT, entry["text"])
-    st.text_input(BOX_LABEL, key=EXPLORE_TEXT, persist_state="session", help=BOX_HELP)
+    st.text_input(BOX_LABEL, key=EXPLORE_TEXT, persist_state="session", help=BOX_HELP, placeholder=BOX_PLACEHOLDER)
     if entry.get("lexicon"):
         st.expander(LEXICON_LABEL, key=LEXICON_KEY, on_change="rerun")
     for line in entry["lines"]:

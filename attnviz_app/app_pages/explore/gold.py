@@ -48,8 +48,9 @@ UPLOAD_HELP = (
     "Pharaoh, talp (the Hansards set) or NAACL links, 0- or 1-based: say which below, or leave it to auto-detect."
 )
 SENTENCES_HELP = (
-    "One sentence per line, words separated by spaces, as the gold indices count them; or one `source ||| target` "
-    "bitext alone. Without sentences a one-line-a-pair gold file is read on the task's test split."
+    "One sentence per line, words separated by spaces, as the gold indices count them; or a bitext alone (one "
+    "`source ||| target` pair per line). Without sentences a one-line-a-pair gold file is read on the task's "
+    "test split."
 )
 
 

@@ -121,7 +121,13 @@ def render() -> None:
     if EXPLORE_TEXT not in st.session_state:
         st.session_state[EXPLORE_TEXT] = front_example(models, choice.task) or ""
     link_note = st.empty()  # the line on a link's unknown parts
-    text = st.text_input(front.BOX_LABEL, key=EXPLORE_TEXT, persist_state="session", help=front.BOX_HELP)
+    text = st.text_input(
+        front.BOX_LABEL,
+        key=EXPLORE_TEXT,
+        persist_state="session",
+        help=front.BOX_HELP,
+        placeholder=front.BOX_PLACEHOLDER,
+    )
     if choice.task == "toy-fr":
         _lexicon()
     if choice.missing or len(choice.entries) != 1:

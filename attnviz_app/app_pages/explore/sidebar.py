@@ -16,7 +16,7 @@ from attnviz_app.app_pages.shared.checkpoint_upload import checkpoint_upload
 from attnviz_app.app_pages.shared.choices import keep_choice
 from attnviz_app.app_pages.shared.common import absent_models_note, escape_markdown, header_config
 from attnviz_app.app_pages.shared.keys import EXPLORE_TASK, EXPLORE_TEXT
-from attnviz_app.app_pages.shared.reading_ui import merge_toggle
+from attnviz_app.app_pages.shared.reading_ui import EOS_HELP, EOS_LABEL, merge_toggle
 
 TASK_KEY, SCORE_KEY, STYLE_KEY, CKPT_KEY = EXPLORE_TASK, "explore_score", "explore_style", "explore_checkpoint"
 BEAM_KEY, FORMAT_KEY, EOS_KEY = "explore_beam", "explore_image_format", "explore_eos"
@@ -170,11 +170,10 @@ def choose(models: list[ModelEntry]) -> Choice:
         )
     )
     choice.hide_eos = st.sidebar.toggle(
-        "Hide <eos> and renormalise",
+        EOS_LABEL,
         key=EOS_KEY,
         persist_state="session",
-        help="Much attention often parks on the source's end marker; hiding its column and rescaling each row "
-        "to sum to 1 makes the word-to-word links easier to see. The figure title says when this is on.",
+        help=EOS_HELP + " The figure title says when this is on.",
     )
     choice.merge = merge_toggle(MERGE_KEY, [e.path for e in choice.entries.values()], st.sidebar)
     choice.image_format = st.sidebar.radio(

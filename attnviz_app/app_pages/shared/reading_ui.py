@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
 MERGE_LABEL = "Merge subword pieces into words"
+EOS_LABEL = "Hide <eos> and renormalise"
+EOS_HELP = (
+    "Much attention often parks on the source's end marker; hiding its column and rescaling each row "
+    "to sum to 1 makes the word-to-word links easier to see."
+)
 MERGE_HELP = (
     "This model cuts rare words into pieces (`orange@@ farbenen`). Merged, a source word's columns are summed "
     "(the attention the word received) and a target word's rows averaged, so each row still sums to 1; the rule "

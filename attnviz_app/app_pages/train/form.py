@@ -67,7 +67,7 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
         "Score function", list(SCORES), index=list(SCORES).index("additive"), key=SCORE_KEY, persist_state="session"
     )
     default = list(STYLES).index(DEFAULT_STYLE)
-    style = c2.radio("Decoder", list(STYLES), default, STYLES.get, key=STYLE_KEY, persist_state="session")
+    style = c2.radio("Decoder style", list(STYLES), default, STYLES.get, key=STYLE_KEY, persist_state="session")
     encoder = c3.selectbox("Encoder", ENCODERS, key="train_encoder", persist_state="session")
     c1, c2, c3, c4 = st.columns(4)
     emb = c1.number_input("Embedding size", 8, 512, 32, step=8, key="train_emb", persist_state="session")

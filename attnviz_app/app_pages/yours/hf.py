@@ -15,6 +15,7 @@ from attnviz.errors import AttnvizError, InputError, refuse_url
 from attnviz.external import MAX_ZIP_MB, HFModel, check_folder, unpack_zip
 from attnviz.server import server_folder
 from attnviz.store import hf_roots
+from attnviz_app.app_pages.explore.sidebar import MAX_BEAM_WIDTH
 from attnviz_app.app_pages.shared.common import error_text, escape_markdown, get_model, session_models
 from attnviz_app.app_pages.shared.gold_convention import gold_convention
 from attnviz_app.app_pages.yours import hf_cache, hf_heads, hf_markup, hf_rank, panel
@@ -81,14 +82,23 @@ def _sentence(model: HFModel) -> tuple[str, str, int, tuple]:
     )
     left, right = st.columns([3, 1])
     reference = left.text_input(
-        "Force through a reference (optional)",
+        "Reference translation (optional)",
         key=REFERENCE_KEY,
         max_chars=2000,
         help="Your translation: the attention while the decoder is forced through "
         "it, to score against gold links. Empty: the model's own translation.",
         persist_state="session",
     )
-    beam = right.number_input("Beam", 1, 8, 1, key=BEAM_KEY, disabled=bool(reference.strip()), persist_state="session")
+    beam = right.number_input(
+        "Beam width",
+        1,
+        MAX_BEAM_WIDTH,
+        1,
+        key=BEAM_KEY,
+        disabled=bool(reference.strip()),
+        help="1 = greedy. Above 1, the n-best list shows every beam. Off while a reference is forced.",
+        persist_state="session",
+    )
     langs = (None, None)
     codes = model.languages()
     if codes:

@@ -109,10 +109,12 @@ def _uploads(against: str) -> tuple[tuple | None, tuple | None]:
     gold file (``(name, bytes)`` or None)."""
     left, right = st.columns(2)
     src = left.file_uploader(
-        "Sentence pairs: a 'source ||| target' file, or the source sentences (tokenized, one per line)",
+        "Sentences: source, or a `source ||| target` bitext",
         key=RANK_SRC_KEY,
+        help="One tokenized sentence per line, words separated by spaces; or a bitext alone (one "
+        "`source ||| target` pair per line).",
     )
-    tgt = left.file_uploader("Target sentences (with a source file; not with a ||| file)", key=RANK_TGT_KEY)
+    tgt = left.file_uploader("Target sentences (not with a bitext)", key=RANK_TGT_KEY)
     optional = " (optional: scored beside silver)" if against == "silver" else ""
     gold = right.file_uploader(f"Gold alignment file{optional}", key=RANK_GOLD_KEY)
     pairs = None if src is None else ((src.name, src.getvalue()), (tgt.name, tgt.getvalue()) if tgt else None)

@@ -11,6 +11,7 @@ from attnviz.decoding import Translator
 from attnviz.devices import use_server_threads
 from attnviz.errors import AttnvizError
 from attnviz.external import checkpoint_bytes, import_joeynmt, import_joeynmt_zip
+from attnviz_app.app_pages.explore.sidebar import MAX_BEAM_WIDTH
 from attnviz_app.app_pages.shared.common import error_text, escape_markdown
 from attnviz_app.app_pages.yours.panel import show_alignments
 
@@ -95,7 +96,7 @@ def render() -> None:
         key=f"{KEY}_download",
     )
     text = st.text_input(
-        "Sentence", key=f"{KEY}_text", placeholder="Type a sentence and press Enter", persist_state="session"
+        "Source sentence", key=f"{KEY}_text", placeholder="Type a sentence and press Enter", persist_state="session"
     )
     c1, c2 = st.columns([3, 1])
     reference = c1.text_input(
@@ -104,7 +105,15 @@ def render() -> None:
         help="Your own translation: the model is forced through it, so its attention can be scored against gold links",
         persist_state="session",
     )
-    beam = c2.number_input("Beam", min_value=1, max_value=8, value=1, key=f"{KEY}_beam", persist_state="session")
+    beam = c2.number_input(
+        "Beam width",
+        min_value=1,
+        max_value=MAX_BEAM_WIDTH,
+        value=1,
+        key=f"{KEY}_beam",
+        help="1 = greedy. Above 1, every hypothesis of the n-best list has its map.",
+        persist_state="session",
+    )
     if not text:
         st.info("Type a sentence in the model's source language.")
         return

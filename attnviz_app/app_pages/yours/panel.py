@@ -36,6 +36,7 @@ from attnviz.store import file_stem
 from attnviz_app.app_pages.explore.screen import page_width
 from attnviz_app.app_pages.shared.common import error_text, escape_markdown
 from attnviz_app.app_pages.shared.gold_convention import gold_convention
+from attnviz_app.app_pages.shared.reading_ui import EOS_HELP, EOS_LABEL, MERGE_LABEL
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -93,12 +94,19 @@ def show_alignments(
         st.info("Choose the attention to show.")
         return
     first, second = st.columns(2)
-    merge = first.toggle("Pieces merged into words", value=True, key=f"{key}_merge", persist_state="session")
+    merge = first.toggle(
+        MERGE_LABEL,
+        value=True,
+        key=f"{key}_merge",
+        help="A source word's columns are summed and a target word's rows averaged. On at first here, unlike "
+        "Explore: most outside models cut nearly every word into pieces.",
+        persist_state="session",
+    )
     hide = second.toggle(
-        "Hide <eos>",
+        EOS_LABEL,
         value=False,
         key=f"{key}_hide",
-        help="Leave out the source's end marker and renormalise each row over the words.",
+        help=EOS_HELP,
         persist_state="session",
     )
     shown = {}
