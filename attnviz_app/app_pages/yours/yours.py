@@ -19,5 +19,7 @@ FIRST = next(iter(SOURCES))
 measure_page()  # the maps are laid out for the page's width
 st.title("Your model")
 st.caption("Attention from a model attnviz did not train: read locally, nothing fetched, no code from a file run.")
-source = st.segmented_control("Source", list(SOURCES), default=FIRST, key="yours_source", persist_state="session")
+source = st.segmented_control(
+    "Load the model from", list(SOURCES), default=FIRST, key="yours_source", persist_state="session"
+)
 SOURCES[source or FIRST]()
