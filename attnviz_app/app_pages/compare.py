@@ -184,7 +184,7 @@ try:
     minus = models_slug([a_name, b_name], joiner="minus")
     st.plotly_chart(difference, key="cmp_diff", config=plot_config(file_stem(minus, sentence, "forced-difference")))
     sums = (
-        "Each row of both maps sums to 1, so each row sums to 0."
+        "Each row of both maps sums to 1, so each row of the difference sums to 0."
         if whole_rows(a.weights) and whole_rows(b.weights)
         else "A local-p map's rows sum to less than 1 (its Gaussian follows the softmax), so a row need not sum to 0."
     )
