@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 MERGE_LABEL = "Merge subword pieces into words"
 EOS_LABEL = "Hide <eos> and renormalise"
 EOS_HELP = (
-    "Much attention often parks on the source's end marker; hiding its column and rescaling each row "
-    "to sum to 1 makes the word-to-word links easier to see."
+    "Much attention often parks on the source's end marker; hiding its column and rescaling each row over the "
+    "words to the total it had (1; less for local-p) makes the word-to-word links easier to see."
 )
 MERGE_HELP = (
     "This model cuts rare words into pieces (`orange@@ farbenen`). Merged, a source word's columns are summed "
-    "(the attention the word received) and a target word's rows averaged, so each row still sums to 1; the rule "
-    "is stated under the figure."
+    "(the attention the word received) and a target word's rows averaged, so each row keeps its total (1; less "
+    "for local-p); the rule is stated under the figure."
 )
 
 
