@@ -49,7 +49,7 @@ with st.sidebar:
         key="cmp_values",
         persist_state="session",
         horizontal=True,
-        format_func=lambda v: {"weights": "weights a_t(s)", "scores": "raw scores"}[v],
+        format_func=lambda v: {"weights": "weights $a_t(s)$", "scores": "raw scores"}[v],
     )
     hide_eos = st.toggle(EOS_LABEL, key="cmp_eos", persist_state="session", help=EOS_HELP)
     merge = merge_toggle("cmp_merge", [m.path for m in chosen])
@@ -127,7 +127,7 @@ else:
         st.stop()
 st.caption(
     "Every model is forced through the same target with teacher forcing, so row t of each map is the same"
-    " token y_t and the rows can be compared step by step:"
+    " token $y_t$ and the rows can be compared step by step:"
 )
 st.text(target)
 
@@ -203,7 +203,9 @@ try:
         key="cmp_entropy",
         config=plot_config(file_stem(models_slug(names), sentence, "forced-entropy")),
     )
-    left.caption("Entropy H(a_t) = −Σ_s a_t(s) ln a_t(s): 0 when one source token takes all, ln n when uniform.")
+    left.caption(
+        r"Entropy $H(a_t) = -\sum_s a_t(s) \ln a_t(s)$: 0 when one source token takes all, $\ln n$ when uniform."
+    )
     right.plotly_chart(
         js_plot(a, b, (a_name, b_name)),
         key="cmp_js",
