@@ -49,7 +49,7 @@ with st.sidebar:
         key="cmp_values",
         persist_state="session",
         horizontal=True,
-        format_func=lambda v: {"weights": "weights $a_t(s)$", "scores": "raw scores"}[v],
+        format_func=lambda v: {"weights": "weights $a_{t,s}$", "scores": "raw scores"}[v],
     )
     hide_eos = st.toggle(EOS_LABEL, key="cmp_eos", persist_state="session", help=EOS_HELP)
     merge = merge_toggle("cmp_merge", [m.path for m in chosen])
@@ -204,7 +204,7 @@ try:
         config=plot_config(file_stem(models_slug(names), sentence, "forced-entropy")),
     )
     left.caption(
-        r"Entropy $H(a_t) = -\sum_s a_t(s) \ln a_t(s)$: 0 when one source token takes all, $\ln n$ when uniform."
+        r"Entropy $H(a_t) = -\sum_s a_{t,s} \ln a_{t,s}$: 0 when one source token takes all, $\ln n$ when uniform."
     )
     right.plotly_chart(
         js_plot(a, b, (a_name, b_name)),
