@@ -21,7 +21,7 @@ from attnviz.plots import (
 )
 from attnviz.store import file_stem, models_slug
 from attnviz_app.app_pages.explore.screen import measure_page, page_width
-from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, user_errors
+from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, style_name, user_errors
 from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.model_ui import follow_explore, model_meta, pick_models, test_pairs
@@ -159,7 +159,7 @@ st.caption(
         f"{rule}One colour scale for all models (weights: 0 to the largest weight; scores: symmetric around 0)."
     )
 )
-lines = {m.name: f"{m.score} / {m.style}" for m in chosen}  # under each map's name
+lines = {m.name: f"{m.score} / {style_name(m.style)}" for m in chosen}  # under each map's name
 figure_stem = file_stem(models_slug(names), sentence, f"forced-figure-{values}")  # every model, whole
 paper_download(aligned, lines, sentence, values, figure_stem, "cmp_paper", rule.strip())
 st.download_button(  # the maps' numbers, as shown: a row per (model, step, source token)

@@ -60,7 +60,7 @@ def upload(at: AppTest, name: str, data: bytes, key: str = UPLOADER) -> AppTest:
 
 def test_an_uploaded_checkpoint_opens_in_explore_and_every_page_of_its_session(fresh):
     at = upload(explore(), "mine.safetensors", (fresh / "toyfr-additive-bahdanau.safetensors").read_bytes())
-    assert [s.value for s in at.success] == ["Opened mine \\(additive/bahdanau, task toy\\-fr\\)."]
+    assert [s.value for s in at.success] == ["Opened mine \\(additive/Bahdanau, task toy\\-fr\\)."]
     [entry] = checkpoints.session_checkpoints(SESSION)
     assert at.selectbox(key=f"{sidebar.CKPT_KEY}_bahdanau").value == entry.path  # the view uses it
     assert (at.selectbox(key=sidebar.SCORE_KEY).value, at.session_state[sidebar.STYLE_KEY]) == ("additive", "bahdanau")

@@ -79,11 +79,11 @@ def test_switching_score_keeps_the_sentence_and_moves_to_a_style_that_has_it(app
     text = "the girl sees the cat ."
     at.text_input(key="explore_text").set_value(text).run()
     first = heatmap(at)
-    assert "general / luong" in first["layout"]["title"]["text"]
+    assert "general / Luong" in first["layout"]["title"]["text"]
     at.selectbox(key="explore_score").set_value("additive").run()
     second = heatmap(at)
     assert at.segmented_control(key="explore_style").value == "bahdanau"  # additive exists in Bahdanau only
-    assert "additive / bahdanau" in second["layout"]["title"]["text"]
+    assert "additive / Bahdanau" in second["layout"]["title"]["text"]
     assert ticks(second) == tokens_of(text) and at.text_input(key="explore_text").value == text
     assert first["data"][0]["z"] != second["data"][0]["z"]
     at.selectbox(key="explore_score").set_value("local_p").run()
@@ -97,7 +97,7 @@ def test_switching_task_loads_its_example(app_env):
     at.selectbox(key="explore_task").set_value("dates").run()
     spec = heatmap(at)
     text = at.text_input(key="explore_text").value
-    assert text != EXAMPLE and "dot / luong" in spec["layout"]["title"]["text"]
+    assert text != EXAMPLE and "dot / Luong" in spec["layout"]["title"]["text"]
     assert not at.warning, "the dates example has no unknown characters"
 
 

@@ -25,7 +25,7 @@ def test_the_toggle_flips_the_model_and_keeps_sentence_view_beam_and_cell(app_en
     assert "toyfr-general-luong" in titles(at)[0]
     at.segmented_control(key="explore_style").set_value("bahdanau").run()
     assert not at.exception
-    assert "toyfr-general-bahdanau · general / bahdanau" in titles(at)[0]
+    assert "toyfr-general-bahdanau · general / Bahdanau" in titles(at)[0]
     assert at.text_input(key="explore_text").value == TEXT
     assert at.slider(key="explore_beam").value == 2
     assert at.session_state["explore_cell"] == (1, 2)

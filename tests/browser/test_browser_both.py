@@ -131,7 +131,7 @@ def test_the_figure_for_a_paper_opens_and_shows_both_maps(server, tmp_path):
         }""")
         assert shown["maps"] == 2 and shown["drawn"] == 2 and shown["axes"] == ["coloraxis"], shown
         assert "the cat eats" in shown["title"], shown
-        assert "Bahdanau" in shown["titles"] and "Luong" in shown["titles"] and "general / luong" in shown["titles"]
+        assert "Bahdanau" in shown["titles"] and "Luong" in shown["titles"] and "general / Luong" in shown["titles"]
         assert not problems(figure, "figure for a paper")
         figure.screenshot(path=str(tmp_path / "paper-figure.png"))
         if SHOTS:

@@ -65,10 +65,10 @@ def test_toggle_journey_and_no_overlaps_on_any_page(server, tmp_path):
             found += problems(page, f"{size} Explore Luong")
             # flip the style: one click, same sentence, the sibling's map
             page.locator(".st-key-explore_style").get_by_text("Bahdanau", exact=True).click()
-            page.locator(".js-plotly-plot .gtitle", has_text="general / bahdanau").first.wait_for(timeout=WAIT_MS)
+            page.locator(".js-plotly-plot .gtitle", has_text="general / Bahdanau").first.wait_for(timeout=WAIT_MS)
             assert page.locator(".st-key-explore_text input").input_value() == SHORT
             page.locator(".st-key-explore_style").get_by_text("Both", exact=True).click()
-            page.locator(".js-plotly-plot .gtitle", has_text="general / luong").first.wait_for(timeout=WAIT_MS)
+            page.locator(".js-plotly-plot .gtitle", has_text="general / Luong").first.wait_for(timeout=WAIT_MS)
             settle(page)
             assert page.locator(".js-plotly-plot .heatmaplayer").count() >= 2
             found += problems(page, f"{size} Explore Both weights")

@@ -122,7 +122,7 @@ def test_back_forward_and_links_restore_every_state(server, tmp_path):
             box.press("Enter")
 
         typed = act(page, type_text, {"text": TEXT})
-        assert typed["style"] == "Luong" and typed["titles"] == ["toyfr-general-luong · general / luong"]
+        assert typed["style"] == "Luong" and typed["titles"] == ["toyfr-general-luong · general / Luong"]
         both = act(page, lambda: style.get_by_text("Both", exact=True).click(), {"style": "Both"})
         assert len(both["titles"]) == 2
         per_step = act(page, lambda: page.get_by_role("tab", name="Per step").click(), {"view": "Per step"})
@@ -139,7 +139,7 @@ def test_back_forward_and_links_restore_every_state(server, tmp_path):
         # a checkpoint and a display toggle are actions too, and part of the link
         other = next(n for n in (TWIN, "toyfr-general-bahdanau") if n != both["checkpoint"])  # the slot's other one
         picked = act(page, lambda: pick_checkpoint(page, other), {"checkpoint": other})
-        assert f"{other} · general / bahdanau" in picked["titles"]
+        assert f"{other} · general / Bahdanau" in picked["titles"]
         hidden = act(page, lambda: page.locator(".st-key-explore_eos label").click(), {"eos": True})
         assert all("<eos> hidden" in t for t in page.locator(".js-plotly-plot .gtitle").all_text_contents()[:2])
         assert picked["sidebar"][0].startswith(f"Bahdanau model: {other} (")  # the sidebar names the one picked

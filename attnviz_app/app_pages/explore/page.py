@@ -38,6 +38,7 @@ from attnviz_app.app_pages.shared.common import (
     model_version,
     quoted,
     require_models,
+    style_name,
     translate,
     user_errors,
 )
@@ -168,7 +169,7 @@ def render() -> None:
     decoded = {name: r.alignment if r.merged else panels[name] for name, r in reading.items()}  # cells' words
     rule, display = next(((r.rule, r.note) for r in reading.values() if r.note), ("", ""))
     note = f" ({display})" if display else ""
-    titles = {name: f"{e.name} · {e.score} / {e.style}{note}" for name, e in entries.items()}
+    titles = {name: f"{e.name} · {e.score} / {style_name(e.style)}{note}" for name, e in entries.items()}
     translators = {name: get_model(e) for name, e in entries.items()}
     versions = {name: model_version(e) for name, e in entries.items()}
     views = BOTH_VIEWS if len(panels) == 2 else VIEWS

@@ -22,7 +22,7 @@ from attnviz.server import (
     without_server_paths,
 )
 from attnviz.store import UPLOADED, ModelEntry, drop_owner, read_header
-from attnviz_app.app_pages.shared.common import escape_markdown, refresh_models, session_id
+from attnviz_app.app_pages.shared.common import escape_markdown, refresh_models, session_id, style_name
 from attnviz_app.app_pages.shared.uploads import session_holder
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def _said(error: AttnvizError) -> str:
 
 def _describe(entry: ModelEntry) -> str:
     task = f", task {entry.task}" if entry.task else ""
-    return f"{entry.name} ({entry.score}/{entry.style}{task})"
+    return f"{entry.name} ({entry.score}/{style_name(entry.style)}{task})"
 
 
 def _renamed(name: str, file_name: str) -> bool:

@@ -128,6 +128,11 @@ def header_config(path: str) -> dict:
         return {}
 
 
+def style_name(style: object) -> str:
+    """A decoder style as the pages write it (``"luong"`` -> ``"Luong"``); an unknown one as it is."""
+    return {"bahdanau": "Bahdanau", "luong": "Luong"}.get(str(style), str(style))
+
+
 def escape_markdown(text: str) -> str:
     """``text`` shown literally by ``st.markdown``/``st.warning`` (no emphasis, links, LaTeX, HTML)."""
     return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text)

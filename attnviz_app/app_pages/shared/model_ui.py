@@ -11,7 +11,7 @@ from attnviz.decoding import Translator
 from attnviz.errors import AttnvizError
 from attnviz.evaluation import measured_on
 from attnviz.store import ModelEntry, name_part, shareable_meta
-from attnviz_app.app_pages.shared.common import error_text, session_id
+from attnviz_app.app_pages.shared.common import error_text, session_id, style_name
 from attnviz_app.app_pages.shared.data_ui import cached_corpus
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
@@ -115,4 +115,4 @@ def chip_label(entry: ModelEntry) -> str:
     name, score, style = entry.name, str(entry.score), str(entry.style)
     parts = name.lower().split("-")
     said = name_part(score) in name.lower() and name_part(style) in parts
-    return name if said else f"{name} · {score}/{style}"
+    return name if said else f"{name} · {score}/{style_name(style)}"

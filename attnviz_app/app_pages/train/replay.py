@@ -12,7 +12,13 @@ from attnviz.server import JobSnapshot
 from attnviz.store import free_path, models_dir, slugify, visible_to
 from attnviz.training import Recipe
 from attnviz_app.app_pages.shared.choices import keep_choice
-from attnviz_app.app_pages.shared.common import escape_markdown, get_model, session_models, user_errors
+from attnviz_app.app_pages.shared.common import (
+    escape_markdown,
+    get_model,
+    session_models,
+    style_name,
+    user_errors,
+)
 from attnviz_app.app_pages.shared.keys import TRAIN_RETRAIN
 
 PROBE_KEY = "train_history_probe"
@@ -101,7 +107,7 @@ def retrain_panel(sid: str, submit: Callable[[str, Recipe], None]) -> None:
         )
         model = recipe.model
         st.caption(
-            f"Data {escape_markdown(recipe.data)}, score {model.get('score')}, style {model.get('style')}, "
+            f"Data {escape_markdown(recipe.data)}, score {model.get('score')}, style {style_name(model.get('style'))}, "
             f"{budget}. Saved as **{escape_markdown(saves_as)}**; the original stays as it is."
         )
         left, right = st.columns(2)

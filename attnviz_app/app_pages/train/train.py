@@ -27,6 +27,7 @@ from attnviz_app.app_pages.shared.common import (
     refresh_models,
     session_id,
     session_models,
+    style_name,
     user_errors,
 )
 from attnviz_app.app_pages.shared.data_ui import pick_data, select_task
@@ -68,7 +69,7 @@ def sibling_panel(sid: str) -> None:
             options.append((m.path, other))
     if not options:
         return
-    labels = {o: f"{next(m.name for m in models if m.path == o[0])} → its {o[1]} sibling" for o in options}
+    labels = {o: f"{next(m.name for m in models if m.path == o[0])} → its {style_name(o[1])} sibling" for o in options}
     index = options.index(tuple(wanted)) if wanted and tuple(wanted) in options else 0
     with st.expander(
         "Train a missing sibling (same data, sizes and settings, the other decoder style)", expanded=wanted is not None
@@ -89,7 +90,7 @@ def sibling_panel(sid: str) -> None:
         budget = f"{train.get('epochs', '?')} epochs" + (
             f" or {train['max_seconds'] / 60:.0f} minutes" if train.get("max_seconds") else ""
         )
-        st.caption(f"Data {escape_markdown(recipe.data)}, score {entry.score}, style {pick[1]}, {budget}.")
+        st.caption(f"Data {escape_markdown(recipe.data)}, score {entry.score}, style {style_name(pick[1])}, {budget}.")
         if st.button("Start the sibling's training", key="train_sibling_start", type="primary"):
             st.session_state.pop(TRAIN_SIBLING, None)
             submit(sid, recipe)
