@@ -31,12 +31,12 @@ with user_errors():
 
 summary = corpus_summary(spec, *sizes)
 cols = st.columns(5)
-cols[0].metric("train pairs", summary["pairs"]["train"])
-cols[1].metric("valid pairs", summary["pairs"]["valid"])
-cols[2].metric("test pairs", summary["pairs"]["test"])
+cols[0].metric("Training pairs", summary["pairs"]["train"])
+cols[1].metric("Validation pairs", summary["pairs"]["valid"])
+cols[2].metric("Test pairs", summary["pairs"]["test"])
 VOCAB_HELP = "The vocabulary built from the training split's {} side"
-cols[3].metric("source vocab", summary["source_vocab_size"], help=VOCAB_HELP.format("source"))
-cols[4].metric("target vocab", summary["target_vocab_size"], help=VOCAB_HELP.format("target"))
+cols[3].metric("Source vocabulary", summary["source_vocab_size"], help=VOCAB_HELP.format("source"))
+cols[4].metric("Target vocabulary", summary["target_vocab_size"], help=VOCAB_HELP.format("target"))
 for note in summary["notes"]:
     st.caption(f"ℹ️ {user_text(note)}")
 
@@ -46,17 +46,28 @@ if not pairs:
     st.info(f"The {split} split is empty.")
     st.stop()
 frame = pairs_frame(pairs)
+HEADERS = {  # display names only: the histograms below read the frame's own column names
+    "source": "Source",
+    "target": "Target",
+    "source_len": "Source length",
+    "target_len": "Target length",
+    "sure_links": "Sure links",
+    "possible_links": "Possible links",
+}
 if not corpus.has_gold:  # no gold links to count: no columns of blanks
     frame = frame.drop(columns=["sure_links", "possible_links"])
-st.dataframe(frame, key="data_table", width="stretch", height=320, placeholder="–")
-st.caption(f"{len(frame)} pairs in {split}. Lengths count tokens ({corpus.source_tokenizer.to_dict()['kind']}).")
+st.dataframe(frame.rename(columns=HEADERS), key="data_table", width="stretch", height=320, placeholder="–")
+tokenizer = corpus.source_tokenizer
+unit = "characters" if tokenizer.kind == "char" else "subword pieces" if tokenizer.bpe is not None else "words"
+st.caption(f"{len(frame)} pairs in {split}. Lengths count {unit}.")
 
 left, right = st.columns(2)
 left.plotly_chart(length_histogram(frame, "source_len", "Source sentence length"), key="data_hist_src")
 right.plotly_chart(length_histogram(frame, "target_len", "Target sentence length"), key="data_hist_tgt")
 with st.expander("Length statistics per split"):
-    stats = {f"source {k}": v for k, v in summary["source_length"].items()}
-    stats |= {f"target {k}": v for k, v in summary["target_length"].items()}
+    stat = {"p95": "95th percentile"}
+    stats = {f"Source {stat.get(k, k)}": v for k, v in summary["source_length"].items()}
+    stats |= {f"Target {stat.get(k, k)}": v for k, v in summary["target_length"].items()}
     st.dataframe(pd.DataFrame(stats).T, key="data_stats")
 
 if corpus.has_gold:
@@ -81,4 +92,5 @@ if spec == "toy-fr":
         lexicon = lexicon[
             lexicon["english"].str.contains(q, regex=False) | lexicon["french"].str.contains(q, regex=False)
         ]
-    st.dataframe(lexicon, key="data_lexicon", width="stretch", hide_index=True)
+    names = {"english": "English", "french": "French", "pos": "Part of speech", "gender": "Gender"}
+    st.dataframe(lexicon.rename(columns=names), key="data_lexicon", width="stretch", hide_index=True)

@@ -29,7 +29,7 @@ def test_data_table_gold_and_lexicon(app_env):
     assert any("Gold alignment" in f["layout"]["title"]["text"] for f in figures(at) if "title" in f["layout"])
     at.text_input(key="data_lexicon_q").set_value("chat").run()
     lexicon = at.dataframe[-1].value
-    assert "cat" in set(lexicon["english"])
+    assert "cat" in set(lexicon["English"])
 
 
 def test_data_histograms_have_whole_token_bins(app_env):
@@ -50,7 +50,7 @@ def test_the_last_pair_number_shows_the_last_pair(app_env):
     last.set_value(last.max).run()
     assert not at.exception, at.exception
     shown = next(t.value for t in at.text if "→" in t.value)
-    assert shown == "  →  ".join(at.dataframe[0].value.iloc[-1][["source", "target"]])
+    assert shown == "  →  ".join(at.dataframe[0].value.iloc[-1][["Source", "Target"]])
 
 
 def test_a_task_generates_at_most_5000_pairs_per_split(app_env):

@@ -101,7 +101,7 @@ def test_a_replaced_upload_is_deleted_with_its_corpora(fresh):
     send(at, "second.csv", ROWS.replace("cat", "dog"))
     [second] = stored()
     assert second != first and not first.exists()
-    assert any("the dog" in str(v) for frame in at.dataframe for v in frame.value["source"])
+    assert any("the dog" in str(v) for frame in at.dataframe for v in frame.value["Source"])
     assert not any(fresh.joinpath("datasets").rglob("*"))  # neither file left an Arrow copy
 
 
@@ -315,7 +315,7 @@ def test_a_note_about_an_upload_names_it_as_uploaded_and_no_gold_means_no_link_c
     [note] = [c.value for c in at.caption if "dropped" in c.value]
     assert note == "ℹ️ my pairs\\.csv\\: dropped 1 row with an empty side \\(line 62\\)"  # the name, escaped
     table = at.dataframe[0].value
-    assert "sure_links" not in table.columns and {"source", "target", "source_len"} <= set(table.columns)
+    assert "Sure links" not in table.columns and {"Source", "Target", "Source length"} <= set(table.columns)
 
 
 @pytest.mark.usefixtures("fresh")
