@@ -22,7 +22,7 @@ with st.sidebar:
         else None
     )
 if picked is None:  # an upload still to come, or one the sidebar says it could not read
-    st.info("Choose the data in the sidebar: a file that cannot be read is said why there.")
+    st.info("Choose the data in the sidebar; if a file cannot be read, the sidebar says why.")
     st.stop()
 spec, label = picked
 sizes = (n_rows, n_rows, n_rows) if builtin else (None, None, None)

@@ -63,4 +63,6 @@ def test_an_upload_still_to_come_says_where_to_choose_the_data(app_env):
     at = data_page()
     at.radio(key="data_kind").set_value("Uploaded file").run()
     assert not at.exception
-    assert "Choose the data in the sidebar: a file that cannot be read is said why there." in [i.value for i in at.info]
+    assert "Choose the data in the sidebar; if a file cannot be read, the sidebar says why." in [
+        i.value for i in at.info
+    ]

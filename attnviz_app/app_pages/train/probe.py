@@ -61,12 +61,12 @@ def probe_input(spec: str) -> str:
     """The probe box (its text is returned, stripped) and the sentences offered under it; a pick
     writes its sentence into the box, which stays editable."""
     probe = st.text_input(
-        "Probe sentence (its alignment is redrawn after every epoch)",
+        "Probe sentence (its translation and alignment are drawn after every epoch)",
         max_chars=MAX_CHARS,
         key=PROBE_KEY,
         persist_state="session",
-        help="Its free translation is drawn after each epoch. The alignment history replays "
-        "it too when the data holds its translation, and four test pairs always.",
+        help="Its translation and alignment are drawn after every epoch. The replay also records it when the "
+        "data holds its translation, plus four test pairs.",
     )
     choices = probe_choices(spec, st.session_state.get(EXPLORE_TASK), st.session_state.get(EXPLORE_TEXT))
     if choices:

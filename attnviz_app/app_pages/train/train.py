@@ -176,8 +176,8 @@ def stranded_panel(sid: str) -> None:
 
 st.title("Train a model")
 st.caption(
-    "Training runs in the background, one run per browser session and a few per server; other users stay "
-    "responsive. The finished model is saved to the models folder and appears on every page."
+    "Training runs in the background, one run per browser session and a few per server; the app stays "
+    "responsive for other users. The finished model is saved to the models folder and appears on every page."
 )
 sid = session_id()
 job = REGISTRY.get(sid)
@@ -195,7 +195,7 @@ wanted_note()
 with st.sidebar:
     picked = pick_data("train")
 if picked is None:
-    st.info("Choose the data in the sidebar: a file that cannot be read is said why there.")
+    st.info("Choose the data in the sidebar; if a file cannot be read, the sidebar says why.")
     st.stop()
 spec, label = picked
 cap_note()
