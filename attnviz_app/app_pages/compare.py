@@ -69,7 +69,9 @@ if len(tasks) > 1:
 pairs = test_pairs(model_meta(first), limit=200)
 pair = None
 if pairs and st.toggle(
-    "Pick a test pair (shows the gold alignment and AER)", key="cmp_use_pair", persist_state="session"
+    "Pick a test pair (shows the gold alignment and the alignment error rate, AER)",
+    key="cmp_use_pair",
+    persist_state="session",
 ):
     index = st.number_input(f"Pair (0-{len(pairs) - 1})", 0, len(pairs) - 1, 0, key="cmp_pair", persist_state="session")
     pair = pairs[int(index)]
@@ -99,7 +101,7 @@ with st.spinner("Translating with every model…"), user_errors():
     outputs = {name: tr.translate(sentence) for name, tr in translators.items()}
 texts = {escape_markdown(n): escape_markdown(translators[n].text_of(a)) for n, a in outputs.items()}
 # static, so whole names and translations wrap at any width; its cells read Markdown
-st.table(pd.DataFrame({"model": list(texts), "free translation": list(texts.values())}), hide_index=True)
+st.table(pd.DataFrame({"model": list(texts), "model's own translation": list(texts.values())}), hide_index=True)
 
 options = ["reference", *outputs] if pair else [*outputs, "reference"]
 target_of = st.radio(
@@ -126,7 +128,8 @@ else:
         st.info(f"{escape_markdown(target_of)} translated the sentence to nothing; align on another model's output.")
         st.stop()
 st.caption(
-    "Every model is forced through the same target with teacher forcing, so row t of each map is the same"
+    "Every model is forced through the same target (each step is fed the target's previous token, not its own"
+    " guess), so row t of each map is the same"
     " token $y_t$ and the rows can be compared step by step:"
 )
 st.text(target)

@@ -107,7 +107,7 @@ def test_compares_translations_name_each_model_whole():
     at.multiselect(key="cmp_models").set_value(["toyfr-additive-bahdanau", "toyfr-general-luong"]).run()
     table = at.table[0].value  # a static table: whole names and translations, wrapped, never cut
     assert list(table["model"]) == ["toyfr\\-additive\\-bahdanau", "toyfr\\-general\\-luong"]  # read as Markdown
-    assert all(isinstance(text, str) for text in table["free translation"])
+    assert all(isinstance(text, str) for text in table["model's own translation"])
     from attnviz.store import catalog
 
     sentence = at.text_input(key="cmp_sentence").value
@@ -115,7 +115,7 @@ def test_compares_translations_name_each_model_whole():
     for name in ("toyfr-additive-bahdanau", "toyfr-general-luong"):
         model = catalog.load(name)
         own.append(model.text_of(model.translate(sentence)).replace(".", "\\.").replace("-", "\\-"))
-    assert list(table["free translation"]) == own  # each model's own translation
+    assert list(table["model's own translation"]) == own  # each model's own translation
     assert own[0] != own[1]  # the two models translate differently, so a row showing the other's would show
 
 

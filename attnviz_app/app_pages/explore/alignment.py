@@ -51,10 +51,10 @@ SYMMETRIC = ("intersection", "union", "grow-diag-final")  # the ones offered; th
 METHODS = (*DIRECTIONAL, *SYMMETRIC)  # every method the view offers (the symmetric ones with reverse models)
 METHOD_HELP = (
     "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
-    "reaches the threshold. dtw: Whisper's recipe, the cheapest monotonic path through the standardised attention "
-    "by dynamic time warping (every word linked, no reordering). intersection, union, grow-diag-final: this model's "
-    "argmax links combined with those of the reverse model (target to source), as phrase-based systems symmetrise "
-    "word aligners; offered when the task's reverse model is there."
+    "reaches the threshold. dtw (dynamic time warping, as Whisper times its words): the cheapest monotonic path "
+    "through the standardised attention (every word linked, no reordering). intersection, union, grow-diag-final: "
+    "this model's argmax links combined with those of the reverse model (target to source), as phrase-based "
+    "systems symmetrise word aligners; offered when the task's reverse model is there."
 )
 
 

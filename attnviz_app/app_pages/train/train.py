@@ -91,7 +91,7 @@ def sibling_panel(sid: str) -> None:
             f" or {train['max_seconds'] / 60:.0f} minutes" if train.get("max_seconds") else ""
         )
         st.caption(f"Data {escape_markdown(recipe.data)}, score {entry.score}, style {style_name(pick[1])}, {budget}.")
-        if st.button("Start the sibling's training", key="train_sibling_start", type="primary"):
+        if st.button(f"Start training the {style_name(pick[1])} model", key="train_sibling_start", type="primary"):
             st.session_state.pop(TRAIN_SIBLING, None)
             submit(sid, recipe)
 

@@ -46,8 +46,8 @@ MAX_COMPARED = 4
 VIEWS = ("Heatmap", "Per step", "Word links and gold", "Export")
 METHOD_HELP = (
     "argmax: each target word linked to the source word it attends to most. threshold: every cell whose weight "
-    "reaches the threshold. dtw: Whisper's recipe, the cheapest monotonic path through the attention "
-    "(standardised per source word) by dynamic time warping; with several maps shown, their average is one more row."
+    "reaches the threshold. dtw (dynamic time warping, as Whisper times its words): the cheapest monotonic path "
+    "through the attention (standardised per source word); with several maps shown, their average is one more row."
 )
 GOLD_HELP = (
     "Gold links of this pair, counted over the words the maps show (pieces merged, <eos> left out): Pharaoh or talp "
