@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attnviz.data import EXAMPLE
+from attnviz_app.app_pages.shared.common import escape_markdown
 from attnviz_app.app_pages.train.probe import probe_choices, source_language
 from tests.support.paths import APP
 
@@ -32,7 +33,7 @@ def test_explores_sentence_is_offered_and_a_pick_fills_the_box(app_env, monkeypa
     at = train_page(TYPED)
     assert at.session_state["explore_task"] == "toy-fr" and at.selectbox(key="train_task").value == "toy-fr"
     pills = at.pills(key="train_probe_pick")
-    assert pills.options == [f"Example: {EXAMPLE[:47]}…", r"From Explore: the girl sees the cat \."]
+    assert pills.options == [f"Example: {escape_markdown(EXAMPLE)}", r"From Explore: the girl sees the cat \."]
     assert pills.value == "example" and at.text_input(key="train_probe").value == EXAMPLE  # the box holds the example
     pills.set_value("explore").run()
     assert at.text_input(key="train_probe").value == TYPED and at.pills(key="train_probe_pick").value == "explore"

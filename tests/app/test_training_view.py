@@ -117,7 +117,7 @@ def test_a_model_without_history_says_so_and_offers_to_retrain_it(no_history):
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
     # the retraining never overwrites the model: it saves under the next free name
-    assert "Saved as **toyfr-general-luong-2**" in captions.replace("\\", "")
+    assert "Will be saved as **toyfr-general-luong-2**" in captions.replace("\\", "")
     assert at.button(key="train_retrain_start") is not None
 
 
@@ -129,7 +129,7 @@ def test_the_train_form_suggests_a_free_name_and_shows_it(no_history):
     assert at.text_input(key="train_name").value == "toy-fr-additive-luong-2"
     at.text_input(key="train_name").set_value("toyfr general luong").run()
     captions = " ".join(c.value for c in at.caption).replace("\\", "")
-    assert "Saved as **toyfr-general-luong-2**" in captions
+    assert "Will be saved as **toyfr-general-luong-2**" in captions
 
 
 @pytest.fixture

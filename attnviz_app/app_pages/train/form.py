@@ -131,7 +131,7 @@ def recipe_form(spec: str, label: str, builtin: bool) -> Recipe | None:
         st.caption(escape_markdown(str(e)))
     else:
         taken = "" if saves_as == name.strip() else " (the name typed is taken, or made file-safe)"
-        st.caption(f"Saved as **{escape_markdown(saves_as)}**{taken}.")
+        st.caption(f"Will be saved as **{escape_markdown(saves_as)}**{taken}.")
     if not st.button("Start training", type="primary", key="train_start"):
         return None
     if encoder == "transformer" and emb % heads:

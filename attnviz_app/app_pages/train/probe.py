@@ -47,7 +47,9 @@ def probe_choices(spec: str, explore_task: str | None, explore_text: str | None)
 
 
 def _label(kind: str, sentence: str) -> str:
-    shown = sentence if len(sentence) <= 48 else f"{sentence[:47]}…"
+    shown = (
+        sentence if len(sentence) <= MAX_CHARS else f"{sentence[: MAX_CHARS - 1]}…"
+    )  # the box holds MAX_CHARS: all of it
     return f"{'Example' if kind == 'example' else 'From Explore'}: {escape_markdown(shown)}"
 
 

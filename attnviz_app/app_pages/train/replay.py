@@ -108,7 +108,7 @@ def retrain_panel(sid: str, submit: Callable[[str, Recipe], None]) -> None:
         model = recipe.model
         st.caption(
             f"Data {escape_markdown(recipe.data)}, score {model.get('score')}, style {style_name(model.get('style'))}, "
-            f"{budget}. Saved as **{escape_markdown(saves_as)}**; the original stays as it is."
+            f"{budget}. Will be saved as **{escape_markdown(saves_as)}**; the original stays as it is."
         )
         left, right = st.columns(2)
         if left.button("Start the retraining", key="train_retrain_start", type="primary"):
