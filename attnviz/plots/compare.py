@@ -210,7 +210,9 @@ def js_plot(a: Alignment, b: Alignment, names: tuple[str, str] = ("A", "B")) -> 
     bar = go.Bar(x=list(range(len(js))), y=js, text=rows, textposition="none", marker={"color": "#756bb1"})
     fig = go.Figure(bar.update(hovertemplate="step %{x}: %{text}<br>JS %{y:.3f} nats<extra></extra>"))
     fig.add_hline(y=math.log(2), line={"dash": "dash", "color": "#969696"}, annotation_text="maximum: ln 2")
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(js))), ticktext=rows, title_text="decoder step")
+    fig.update_xaxes(
+        tickmode="array", tickvals=list(range(len(js))), ticktext=rows, title_text="target token (decoder step)"
+    )
     plain = [html.unescape(r) for r in rows]
     angle = tick_angle(plain, JS_STEP_PX)  # a "x / y" label slanted or upright rather than over its neighbours
     fig.update_xaxes(tickangle=angle)

@@ -26,7 +26,7 @@ def context_range(al: Alignment) -> float:
 
 
 def context_heatmap(
-    al: Alignment, title: str = "Context vectors c_t", zmax: float | None = None, max_width: int | None = None
+    al: Alignment, title: str = "Context vectors c<sub>t</sub>", zmax: float | None = None, max_width: int | None = None
 ) -> go.Figure:
     """The context vectors ``c_t`` over decoder steps: ``[tgt, ctx_dim]`` as a diverging heatmap,
     on ``[-zmax, zmax]`` (default: its own largest entry), at most ``max_width`` px wide."""
@@ -92,7 +92,9 @@ def uncrowded(points: np.ndarray, min_gap: float = 0.08) -> list[bool]:
 
 
 def context_projection(
-    al: Alignment, title: str = "Context vectors c_t, first two principal components", max_width: int | None = None
+    al: Alignment,
+    title: str = "Context vectors c<sub>t</sub>, first two principal components",
+    max_width: int | None = None,
 ) -> go.Figure:
     """The context vectors in 2-D (PCA by SVD), labelled by target token and joined in step order."""
     ctx = np.asarray(al.contexts, dtype=np.float64)  # [tgt, ctx_dim]

@@ -184,7 +184,7 @@ def coverage_bar(al: Alignment, max_width: int | None = None, title: str | None 
     angle = tick_angle(al.source_tokens, cell)
     fig.update_xaxes(tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font)
     fig.update_xaxes(range=[-0.5, n_src - 0.5])
-    fig.update_yaxes(title_text="Σ_t a_ts", rangemode="tozero")
+    fig.update_yaxes(title_text="Σ<sub>t</sub> a<sub>t,s</sub>", rangemode="tozero")
     apply_template(fig)
     fig.update_layout(
         title={"text": html.escape(title, quote=False) if title else "Coverage: total attention per source token"},
@@ -230,7 +230,7 @@ def _window_shapes(al: Alignment, t: int) -> list[dict]:
 
 def _frame_title(al: Alignment, t: int) -> str:
     target = display_tokens(al.target_tokens)[t]
-    where = f", p_t = {float(al.positions[t]):.2f}" if al.positions is not None else ""
+    where = f", p<sub>t</sub> = {float(al.positions[t]):.2f}" if al.positions is not None else ""
     return f"Step {t}: {target}{where}"
 
 
@@ -277,7 +277,7 @@ def step_animation(al: Alignment, frame_ms: int = 700, max_width: int | None = N
         tickmode="array", tickvals=list(range(n_src)), ticktext=src, tickangle=angle, tickfont_size=font, row=1, col=1
     )
     fig.update_xaxes(range=[-0.5, n_src - 0.5], row=1, col=1)
-    fig.update_yaxes(title_text="weight a_t(s)", range=[0, 1.05], row=1, col=1)
+    fig.update_yaxes(title_text="weight a<sub>t,s</sub>", range=[0, 1.05], row=1, col=1)
     fig.update_xaxes(title_text="context dimension", row=2, col=1)
     fig.update_yaxes(title_text="c<sub>t</sub>", range=[-lim * 1.05, lim * 1.05], row=2, col=1)
     apply_template(fig)

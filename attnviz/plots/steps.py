@@ -64,7 +64,7 @@ def step_bar(al: Alignment, t: int, max_width: int | None = None) -> go.Figure:
         fig.add_vline(
             x=p,
             line={"color": GOLD_COLOR, "dash": "dash"},
-            annotation_text=f"p_t = {p:.2f}",
+            annotation_text=f"p<sub>t</sub> = {p:.2f}",
             annotation_position="top left",
             annotation_yshift=-18,
         )

@@ -58,7 +58,8 @@ if not corpus.has_gold:  # no gold links to count: no columns of blanks
     frame = frame.drop(columns=["sure_links", "possible_links"])
 st.dataframe(frame.rename(columns=HEADERS), key="data_table", width="stretch", height=320, placeholder="–")
 tokenizer = corpus.source_tokenizer
-unit = "characters" if tokenizer.kind == "char" else "subword pieces" if tokenizer.bpe is not None else "words"
+unit = "subword pieces" if tokenizer.bpe is not None else "words"
+unit = "characters" if tokenizer.kind == "char" else f"tokens: {unit} and punctuation marks"
 st.caption(f"{len(frame)} pairs in {split}. Lengths count {unit}.")
 
 left, right = st.columns(2)

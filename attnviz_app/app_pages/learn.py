@@ -15,9 +15,10 @@ from attnviz_app.app_pages.shared.model_ui import model_meta
 
 st.title("How attention works")
 st.markdown(
-    "At each decoder step $t$ the model **scores** every encoder annotation $\\bar h_s$ against a decoder "
-    "state, turns the scores into weights with a **softmax**, and reads the **context vector** "
-    "$c_t = \\sum_s a_t(s)\\,\\bar h_s$. The score functions below differ only in the first step."
+    "At each decoder step $t$ the model **scores** every encoder annotation $h_s$ (read as the key $\\bar h_s$: "
+    "the annotation itself, or its two directions summed) against a decoder state, turns the scores into weights "
+    "with a **softmax**, and reads the **context vector** $c_t = \\sum_s a_{t,s}\\,h_s$. The score functions "
+    "below differ only in the first step (local-m and local-p also keep the softmax to a window)."
 )
 
 worked_example_section()
@@ -28,7 +29,7 @@ with user_errors():
 entry = None
 if models:
     by_name = {m.name: m for m in models}
-    name = st.selectbox("Sizes of model", list(by_name), key="learn_model", persist_state="session")
+    name = st.selectbox("Parameter sizes from model", list(by_name), key="learn_model", persist_state="session")
     entry = by_name[name]
 translator = None
 if entry is not None:

@@ -282,10 +282,14 @@ def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> N
     projected to 2-D, each titled with its panel's model."""
     stack = len(panels) > 1 and column_width(len(panels)) < CONTEXT_MIN_PX
     width = panel_width(panels, stack)
-    maps = [context_heatmap(al, f"{titles[n]} · context vectors c_t", max_width=width) for n, al in panels.items()]
+    maps = [
+        context_heatmap(al, f"{titles[n]} · context vectors c<sub>t</sub>", max_width=width) for n, al in panels.items()
+    ]
     share_scales(maps)
     projected = {n: al for n, al in panels.items() if len(al.target_tokens) >= 2}
-    planes = {n: context_projection(al, f"{titles[n]} · c_t in 2-D (PCA)", width) for n, al in projected.items()}
+    planes = {
+        n: context_projection(al, f"{titles[n]} · c<sub>t</sub> in 2-D (PCA)", width) for n, al in projected.items()
+    }
     share_scales(list(planes.values()))
     for col, name, fig in zip(columns(panels, stack), panels, maps, strict=True):
         with col:

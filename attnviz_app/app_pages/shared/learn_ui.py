@@ -38,7 +38,7 @@ def worked_example_section() -> None:
     keys_text = c2.text_input(
         r"Keys $\bar h_s$ (one per ';')", "2, 6; 1, 0; 0, 2", key="learn_keys", max_chars=200, persist_state="session"
     )
-    score = c3.selectbox("Score", all_scores(), key="learn_worked_score", persist_state="session")
+    score = c3.selectbox("Score function", all_scores(), key="learn_worked_score", persist_state="session")
     with user_errors():
         query = parse_vector(query_text, "query")
         keys = [parse_vector(k, f"key {i + 1}") for i, k in enumerate(keys_text.split(";")) if k.strip()]
