@@ -21,7 +21,16 @@ from attnviz.plots import (
 )
 from attnviz.store import file_stem, models_slug
 from attnviz_app.app_pages.explore.screen import measure_page, page_width
-from attnviz_app.app_pages.shared.common import escape_markdown, get_model, require_models, style_name, user_errors
+from attnviz_app.app_pages.shared.common import (
+    escape_markdown,
+    forced,
+    get_model,
+    model_version,
+    require_models,
+    style_name,
+    translate,
+    user_errors,
+)
 from attnviz_app.app_pages.shared.data_ui import uploaded_pairs
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.model_ui import follow_explore, model_meta, pick_models, test_pairs
@@ -98,7 +107,7 @@ if not sentence.strip():
     st.stop()
 
 with st.spinner("Translating with every model…"), user_errors():
-    outputs = {name: tr.translate(sentence) for name, tr in translators.items()}
+    outputs = {m.name: translate(*model_version(m), sentence) for m in chosen}  # cached: a toggle redraws alone
 texts = {escape_markdown(n): escape_markdown(translators[n].text_of(a)) for n, a in outputs.items()}
 # static, so whole names and translations wrap at any width; its cells read Markdown
 st.table(pd.DataFrame({"model": list(texts), "model's own translation": list(texts.values())}), hide_index=True)
@@ -135,7 +144,7 @@ st.caption(
 st.text(target)
 
 with st.spinner("Aligning…"), user_errors():
-    aligned = {name: tr.align(sentence, target) for name, tr in translators.items()}
+    aligned = {m.name: forced(*model_version(m), sentence, target) for m in chosen}
 reading = {name: for_reading(al, hide_eos, merge) for name, al in aligned.items()}
 aligned = {name: r.alignment for name, r in reading.items()}
 zmin, zmax = shared_range(list(aligned.values()), values)

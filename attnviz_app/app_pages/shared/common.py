@@ -120,6 +120,14 @@ def translate(path: str, mtime: float, text: str, beam: int = 1, overrides: Over
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
+def forced(path: str, mtime: float, source: str, target: str) -> Alignment:
+    """The model's attention forced through ``target`` (:meth:`~attnviz.decoding.Translator.align`), cached per
+    (model file, version, source, target)."""
+    use_server_threads()
+    return load_model(path, mtime).align(source, target)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
 def header_config(path: str) -> dict:
     """A checkpoint's model config (sizes, score, style) from its header, without loading weights."""
     try:
