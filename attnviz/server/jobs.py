@@ -43,7 +43,7 @@ from attnviz.store import (
     reserve_name,
     slugify,
 )
-from attnviz.training import Progress, Recipe, run_recipe
+from attnviz.training import Progress, Recipe, drop_state, run_recipe
 
 log = logging.getLogger(__name__)
 
@@ -248,6 +248,7 @@ class TrainingJob:
         finally:
             if not keep_staging:  # a resumed run that fails stays stranded, to be tried again or kept
                 staging.unlink(missing_ok=True)
+                drop_state(staging)  # and what a resume of it would have needed
             release_lock(self.lock_path, self.lock_fd)
 
 

@@ -27,7 +27,7 @@ from attnviz.store import (
     slugify,
     visible_to,
 )
-from attnviz.training import Recipe
+from attnviz.training import Recipe, drop_state
 
 
 @dataclass
@@ -109,7 +109,9 @@ def keep_stranded(name: str, folder: Path | None = None) -> Path:
     run = _find(name, folder)
     with _holding(run):
         stem = slugify(run.recipe.name) if run.recipe else run.name
-        return move_no_clobber(run.path, run.path.parent.parent, stem)
+        kept = move_no_clobber(run.path, run.path.parent.parent, stem)
+        drop_state(run.path)  # kept as a model: nothing left to resume
+        return kept
 
 
 def resume_stranded(name: str, folder: Path | None = None) -> Recipe:
@@ -128,3 +130,4 @@ def discard_stranded(name: str, folder: Path | None = None) -> None:
     run = _find(name, folder)
     with _holding(run):
         run.path.unlink(missing_ok=True)
+        drop_state(run.path)

@@ -7,6 +7,7 @@ from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess, join_torchrun
 from attnviz.training.fit import build_translator, fit
 from attnviz.training.recipes import Recipe, recipe_differences, run_recipe, unfinished
+from attnviz.training.resume_state import drop_state
 
 __all__ = [
     "MAX_ADAPT_STEPS",
@@ -18,6 +19,7 @@ __all__ = [
     "TrainConfig",
     "adapt",
     "build_translator",
+    "drop_state",
     "fit",
     "join_torchrun",
     "recipe_differences",

@@ -115,6 +115,7 @@ class TrainResult:
     seconds: float = 0.0
     averaged: int = 0  # epochs whose mean weights were kept (0: the best single epoch was kept)
     best_epoch: int = 0  # the epoch of the best validation (else training) loss so far
+    resume_state: object | None = None  # the last epoch end's ResumeState (attnviz.training.resume_state)
 
 
 def ending(result: TrainResult, cfg: TrainConfig, validated: bool, kept: int) -> str | None:

@@ -30,6 +30,7 @@ from attnviz.training.guided import guided_alignment_loss, reference_rows
 from attnviz.training.heap import reuse_freed_memory
 from attnviz.training.history import HistoryRecorder, geometric
 from attnviz.training.loss import smoothed_cross_entropy
+from attnviz.training.resume_state import ResumeState
 from attnviz.training.run import Totals, TrainRun, start_run
 
 
@@ -233,6 +234,17 @@ def end_epoch(
     result.epochs_run = epoch
     if callback and group.is_main:
         callback(report)
+    if on_epoch_end and group.is_main:  # what a resume needs beyond the checkpoint, saved beside it
+        result.resume_state = ResumeState(
+            epoch,
+            run.step,
+            model.state_dict(),
+            run.optimizer.state_dict(),
+            list(run.rng.getstate()) if run.rng is not None else None,
+            torch.get_rng_state() if group.world == 1 else None,
+            run.best_state,
+            list(run.snapshots),
+        )
     translator.meta["progress"] = {
         "epoch": epoch,
         "step": run.step,
@@ -339,7 +351,12 @@ def fit(
     resume = resume or {}
     first_epoch = int(resume.get("epoch", 0)) + 1
     rng = random.Random(cfg.seed if first_epoch == 1 else cfg.seed * 1000 + first_epoch)
+    state = resume.get("state")
+    if state is not None and state.shuffler:  # the data order the stopped run would have drawn next
+        version, internal, gauss = state.shuffler
+        rng.setstate((version, tuple(internal), gauss))
     run = start_run(translator, corpus, cfg, group, resume)
+    run.rng = rng
     if cfg.record_history and group.is_main:
         steps_per_epoch = math.ceil(len(corpus.train) / cfg.batch_size)
         run.recorder = HistoryRecorder.start(translator, corpus, cfg.probe, steps_per_epoch, bool(resume))

@@ -8,16 +8,19 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from safetensors import SafetensorError
+
 from attnviz.data import Corpus, Link, load_corpus
 from attnviz.decoding import Translator
 from attnviz.errors import CheckpointError, ConfigError, check_json_types
 from attnviz.evaluation import evaluate
 from attnviz.model import ModelConfig
 from attnviz.store import STORES, as_stored, load_checkpoint, read_header, recipe_path, save
-from attnviz.training.config import Progress, TrainConfig
+from attnviz.training.config import Progress, TrainConfig, TrainResult
 from attnviz.training.distributed import SingleProcess
 from attnviz.training.fit import build_translator, fit
 from attnviz.training.guided_links import CACHE_DIR, LINKS_DIR, GuidedConfig, read_text_file, training_links
+from attnviz.training.resume_state import drop_state, read_state, write_state
 
 MAX_RECIPE_BYTES = 2**20  # a shipped recipe takes about 1 KB
 _MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}
@@ -242,6 +245,7 @@ def run_recipe(
     links, links_file = _guided_links(corpus, guided, out, group) if guided else (None, None)
     if progress:
         translator = load_checkpoint(out)
+        progress = {**progress, "state": read_state(out, progress.get("epoch"), progress.get("step"))}
     else:
         translator = build_translator(
             corpus,
@@ -255,7 +259,7 @@ def run_recipe(
         translator.meta["guided"] = {**guided.to_dict(), "links_file": links_file}
     translator.meta.update(meta or {})
     # every epoch in full precision, so a resumed training goes on from the weights it had
-    on_epoch_end = (lambda tr, _result: _save(tr, out, "fp32")) if out else None
+    on_epoch_end = (lambda tr, result: _save_epoch(tr, result, out)) if out else None
     result = fit(
         translator, corpus, train_cfg, callback, should_stop, on_epoch_end, resume=progress, group=group, links=links
     )
@@ -278,13 +282,24 @@ def run_recipe(
         measure(translator, recipe, corpus, evaluate_split, n=eval_n, on_measure=on_measure)
     if out and main:
         _save(translator, out, store)
+        if not result.stopped:  # finished: nothing to resume
+            drop_state(out)
     return translator
+
+
+def _save_epoch(translator: Translator, result: TrainResult, out: str | Path) -> None:
+    """After an epoch: the checkpoint, in full precision, and beside it what a resume needs to go on as
+    this run would (:mod:`attnviz.training.resume_state`)."""
+    if result.resume_state is not None:
+        try:
+            write_state(out, result.resume_state)
+        except (OSError, SafetensorError):  # no room for it: a resume then starts Adam and the shuffle afresh
+            drop_state(out)
+    _save(translator, out, "fp32")
 
 
 def _save(translator: Translator, out: str | Path, store: str) -> Path:
     """``save``, a failed write (a full disk, a folder turned read-only) as one line naming the file."""
-    from safetensors import SafetensorError
-
     try:
         return save(translator, out, store=store)
     except (OSError, SafetensorError) as e:

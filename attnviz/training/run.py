@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import math
+import random
 import time
 from dataclasses import dataclass, field
 
@@ -19,6 +20,7 @@ from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import Batch, SingleProcess
 from attnviz.training.graphs import graphs_apply, use_graphs
 from attnviz.training.history import HistoryRecorder
+from attnviz.training.resume_state import ResumeState, restore_optimizer
 
 
 @dataclass
@@ -43,6 +45,7 @@ class TrainRun:
     best_state: dict | None = None  # the weights of the best epoch of this run
     snapshots: collections.deque = field(default_factory=collections.deque)  # epoch-end weights to average
     recorder: HistoryRecorder | None = None  # the alignment history (rank 0, cfg.record_history)
+    rng: random.Random | None = None  # the batch shuffler (fit's), whose state a resume carries on
 
     @property
     def guided(self) -> bool:
@@ -86,10 +89,17 @@ class Totals:
 
 def start_run(translator: Translator, corpus: Corpus, cfg: TrainConfig, group: SingleProcess, resume: dict) -> TrainRun:
     """Seed, place the model on the device ``cfg`` asks for, batch the validation split and make
-    the optimiser; ``resume`` (a ``translator.meta["progress"]`` record) sets the step count and clock."""
+    the optimiser; ``resume`` (a ``translator.meta["progress"]`` record) sets the step count and clock, and
+    its ``state`` (a :class:`~attnviz.training.resume_state.ResumeState`, when there is one) the weights,
+    the optimiser, the random state, the best epoch's and the averaged epochs' weights as they were."""
     if cfg.num_threads:
         torch.set_num_threads(cfg.num_threads)
     torch.manual_seed(cfg.seed + group.rank)  # ranks draw different dropout masks
+    state: ResumeState | None = resume.get("state")
+    if state is not None:
+        translator.model.load_state_dict(state.last)  # a stopped run's checkpoint keeps its best epoch
+        if state.torch_rng is not None and group.world == 1:  # the dropout masks to come
+            torch.set_rng_state(state.torch_rng)
     device, precision = cfg.hardware()
     device = group.place(device)
     hardware = group.describe(describe(device))
@@ -102,6 +112,8 @@ def start_run(translator: Translator, corpus: Corpus, cfg: TrainConfig, group: S
     if cfg.max_steps:
         total_steps = min(total_steps, cfg.max_steps)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, fused=device.type == "cuda")  # one kernel a step
+    if state is not None:
+        restore_optimizer(optimizer, state.optimizer)
     if cfg.cuda_graphs and not graphs_apply(model, device, precision, cfg.teacher_forcing, group.world):
         use_graphs(model)
         hardware += ", CUDA graphs"  # the progress reports and the checkpoint say so
@@ -122,5 +134,12 @@ def start_run(translator: Translator, corpus: Corpus, cfg: TrainConfig, group: S
         step=int(resume.get("step", 0)),
         lr=optimizer.param_groups[0]["lr"],
         bad_epochs=int(resume.get("bad_epochs", 0)),
-        snapshots=collections.deque(maxlen=max(cfg.average_last, 1)),
+        best_state=_on(state.best, device) if state is not None and state.best is not None else None,
+        snapshots=collections.deque(
+            [_on(s, device) for s in state.snapshots] if state is not None else [], maxlen=max(cfg.average_last, 1)
+        ),
     )
+
+
+def _on(weights: dict[str, torch.Tensor], device: torch.device) -> dict[str, torch.Tensor]:
+    return {name: t.to(device) for name, t in weights.items()}

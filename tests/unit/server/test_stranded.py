@@ -8,12 +8,14 @@ from attnviz.errors import ConfigError
 from attnviz.server import stranded
 from attnviz.server.jobs import DONE, JobRegistry
 from attnviz.store.checkpoint import load_checkpoint
+from attnviz.training.resume_state import state_path
 from tests.support.checkpoints import rewrite
 from tests.support.jobs import stranded_run, tiny_recipe, wait
 
 
 def test_stranded_runs_are_listed_kept_resumed_and_discarded(models):
     path = stranded_run(models)
+    assert state_path(path).is_file()  # what the resume needs beyond the checkpoint, not listed as a run
     [run_] = stranded.stranded_runs(models)
     assert (run_.name, run_.epochs_done, run_.epochs, run_.finished) == ("cut", 1, 3, False)
     assert run_.recipe.name == "cut" and run_.path == path
@@ -27,15 +29,16 @@ def test_stranded_runs_are_listed_kept_resumed_and_discarded(models):
     snap = job.snapshot()
     assert snap.status == DONE, snap.error
     assert [e["epoch"] for e in snap.epochs] == [2, 3]  # continued from its last epoch
-    assert snap.result_path == models / "cut.safetensors" and not path.exists()
+    assert snap.result_path == models / "cut.safetensors" and not path.exists() and not state_path(path).exists()
 
     kept = stranded_run(models, "other")
     assert stranded.keep_stranded("other", models) == models / "other.safetensors"
     assert not kept.exists() and load_checkpoint(models / "other.safetensors").meta["progress"]["epoch"] == 1
+    assert not state_path(kept).exists()
 
     gone = stranded_run(models, "gone")
     stranded.discard_stranded("gone", models)
-    assert not gone.exists() and stranded.stranded_runs(models) == []
+    assert not gone.exists() and not state_path(gone).exists() and stranded.stranded_runs(models) == []
     with pytest.raises(ConfigError, match="no unfinished training"):
         stranded.keep_stranded("gone", models)
 
