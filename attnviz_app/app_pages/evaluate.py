@@ -116,7 +116,7 @@ if "eval_models" not in st.session_state:
     explored = [n for n in st.session_state.get(EXPLORE_MODELS) or [] if n in by_name]
     task = by_name[explored[0]].task if explored else models[0].task
     st.session_state["eval_models"] = [m.name for m in models if m.task == task][:6]
-with st.form("eval_form"):
+with st.form("eval_form", enter_to_submit=False):  # measuring takes a while: the button starts it, not an Enter
     chosen = st.multiselect(
         "Models",
         list(by_name),

@@ -41,6 +41,11 @@ def test_the_tables_are_headed_as_the_leaderboard_is_not_by_their_keys(app_env):
     assert list(at.dataframe[0].value.columns)[:2] == ["model", "task"]  # the keys stay, for sorting and the CSV
 
 
+def test_enter_in_a_box_of_the_form_does_not_start_a_measurement(app_env):
+    """Measuring takes seconds to minutes: the button starts it, an Enter that commits a number does not."""
+    assert evaluate_page().get("form")[0].proto.form.enter_to_submit is False
+
+
 def test_a_model_whose_checkpoint_broke_before_the_run_is_said_not_measured(app_env):
     at = evaluate_page()
     at.session_state["eval_known"] = [*at.session_state["eval_known"], "victim"]  # listed when the page was drawn
