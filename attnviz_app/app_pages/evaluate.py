@@ -16,7 +16,13 @@ from attnviz.evaluation import (
 )
 from attnviz.plots import metric_scatter, plot_config
 from attnviz.store import ModelEntry, csv_text, slug
-from attnviz_app.app_pages.shared.common import absent_models_note, app_model_roots, escape_markdown, require_models
+from attnviz_app.app_pages.shared.common import (
+    absent_models_note,
+    app_model_roots,
+    escape_markdown,
+    require_models,
+    style_name,
+)
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS
 
 # the metrics beside the model's name, so that a long name and its task do not push them out of a 1280 px view
@@ -43,6 +49,8 @@ def numbers_table(frame: pd.DataFrame, key: str, width: str = "stretch") -> None
     counts with thousands separators, and – where a metric does not apply."""
     decimals = dict(zip(LEADERBOARD_KEYS, LEADERBOARD_DECIMALS, strict=True))
     shown, config = frame.copy(), {}
+    if "style" in shown:  # as the pages write a style; the CSV keeps the recipes' names
+        shown["style"] = shown["style"].map(lambda style: style_name(style) if isinstance(style, str) else style)
     for column in frame.columns:
         label = TITLES.get(column, column)  # the header a reader sees; sorting and the CSV keep the key
         values = pd.to_numeric(frame[column], errors="coerce") if frame[column].dtype == object else frame[column]

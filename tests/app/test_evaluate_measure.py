@@ -39,6 +39,7 @@ def test_the_tables_are_headed_as_the_leaderboard_is_not_by_their_keys(app_env):
     assert labels["bleu"] == "BLEU" and labels["valid_bleu"] == "valid BLEU" and labels["exact_match"] == "exact match"
     assert labels["train_seconds"] == "train time (s)" and measured["n"]["label"] == "pairs"
     assert list(at.dataframe[0].value.columns)[:2] == ["model", "task"]  # the keys stay, for sorting and the CSV
+    assert set(at.dataframe[0].value["style"]) <= {"Bahdanau", "Luong"}
 
 
 def test_enter_in_a_box_of_the_form_does_not_start_a_measurement(app_env):
