@@ -126,12 +126,15 @@ _WHERE: dict[str, str] = {
 
 
 # The role subpackages, reached as ``attnviz.links.for_reading(...)`` after a plain ``import attnviz``.
-SUBPACKAGES = ("data", "decoding", "evaluation", "explain", "external", "links", "model", "plots", "store", "training")
+SUBPACKAGES = (
+    *("data", "decoding", "devices", "errors", "evaluation", "explain", "external", "links", "model", "plots"),
+    *("server", "store", "training"),
+)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        from attnviz.store import package_version
+    if name == "__version__":  # without importing torch
+        from attnviz.version import package_version
 
         return package_version()
     if name in SUBPACKAGES:

@@ -90,6 +90,15 @@ def check_int(value: object, name: str, low: int, high: int | None = None, error
     raise error(f"{name} must be a whole number {bound}, got {shown}")
 
 
+def check_many(value: object, what: str, one: str = "") -> None:
+    """Refuse one string (or bytes, or None) where a list of ``what`` is asked: iterated, a string gives its
+    characters, and a call that took one sentence or name for a list measured or aligned characters.
+    ``one`` names the call for a single item, if there is one."""
+    if value is None or isinstance(value, str | bytes):
+        given = "None" if value is None else f"one {type(value).__name__} ({str(value)[:40]!r})"
+        raise InputError(f"give a list of {what}, not {given}" + (f"; for one, use {one}" if one else ""))
+
+
 def refuse_url(given: str, what: str) -> None:
     """Refuse a URL where a local path is read: attnviz downloads nothing, so say so rather than
     report a mangled path (``https:/host/...``) as missing. ``what`` names the thing, e.g. "a data file"."""

@@ -56,7 +56,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """One subcommand per entry of ``COMMANDS``; ``args.func`` is the command's ``run``. Given the
     arguments of a run that names a command, only that command's module is imported (and only its
     subcommand is built): a parser for anything else (``--help``, a misspelt command) has them all."""
-    from attnviz.store import package_version
+    from attnviz.version import package_version
 
     chosen = _chosen(argv)
     parser = argparse.ArgumentParser(prog="attnviz", description="Explore attention in seq2seq models.")
@@ -112,6 +112,11 @@ def _main(argv: list[str] | None) -> int:
     if not writes_utf8(sys.stdout):
         sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII or Latin-1 terminal: no traceback
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # at once: no command's module (torch, Plotly) is needed for it
+        from attnviz.version import package_version
+
+        print(f"attnviz {package_version()}")
+        return 0
     try:
         from attnviz.store import ModelWarning  # imports torch: a Ctrl+C here is "interrupted" too
 

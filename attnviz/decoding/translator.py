@@ -22,7 +22,7 @@ from attnviz.decoding.search import (
     greedy_batch,
 )
 from attnviz.decoding.trace import Alignment
-from attnviz.errors import InputError, check_int
+from attnviz.errors import InputError, check_int, check_many
 from attnviz.model import ModelConfig, Seq2Seq
 
 MAX_INPUT_CHARS = 2000
@@ -172,10 +172,15 @@ class Translator:
     ) -> Alignment:
         """Decode ``text``; the result carries the full trace, and the n-best list for beams.
 
-        ``overrides`` (greedy only) maps a decoder step to the attention weights over the
+        ``n_best`` (a beam only; default: the beam's width) is how many hypotheses ``hypotheses`` keeps,
+        best first. ``overrides`` (greedy only) maps a decoder step to the attention weights over the
         source tokens (``<eos>`` included) to force at that step; the rest is re-decoded.
         """
         check_int(beam_size, "beam size", 1, MAX_BEAM)
+        if n_best is not None:
+            if beam_size == 1:
+                raise InputError("n_best lists a beam's hypotheses; give beam_size=2 or more (greedy keeps one)")
+            check_int(n_best, "n_best (at most the beam size)", 1, beam_size)
         src = self.source(text)
         max_len = self.default_max_len(len(src.ids)) if max_len is None else max_len
         check_int(max_len, "max_len", 1, 1000)
@@ -235,6 +240,8 @@ class Translator:
         time (by default :data:`FORCED_BATCH` for the device). A pair the model cannot read raises
         :class:`InputError` naming it; to skip such pairs, check each with :meth:`source` and
         :meth:`target` first and pass the results."""
+        check_many(sources, "source sentences", "align")
+        check_many(targets, "target sentences", "align")
         if len(sources) != len(targets):
             raise InputError(f"{len(sources)} sources but {len(targets)} targets; give one target per source")
         size = FORCED_BATCH.get(self.device.type, FORCED_BATCH["cuda"]) if batch_size is None else batch_size
@@ -286,8 +293,7 @@ class Translator:
         decode together, a batch holding at most ``max_tokens`` sentences x beams x source tokens
         (one sentence at least; by default :data:`BEAM_TOKENS` for the device)."""
         check_int(beam_size, "beam size", 1, MAX_BEAM)
-        if isinstance(texts, str):
-            raise InputError("translate_batch takes a list of sentences; for one sentence use translate")
+        check_many(texts, "sentences", "translate")
         sources = [t if isinstance(t, Source) else self.source(t) for t in texts]
         if beam_size == 1:
             return [

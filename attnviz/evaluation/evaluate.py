@@ -9,7 +9,7 @@ from pathlib import Path
 
 from attnviz.data import Corpus, Pair, multi30k_pair
 from attnviz.decoding import Alignment, Source, Translator
-from attnviz.errors import AttnvizError, InputError
+from attnviz.errors import AttnvizError, InputError, check_many
 from attnviz.evaluation.metrics import aer, alignment_links, bleu, mean_entropy
 
 UNKNOWN_LIMIT = 0.5  # over half the source tokens unknown: the data is not the model's
@@ -287,6 +287,7 @@ def evaluate_checkpoints(
     the CPU) is where each model is loaded and measured."""
     from attnviz.store import load
 
+    check_many(models, "model names or checkpoint paths")
     result = BatchEvaluation()
     read: dict[str, list[Pair]] = {}  # the pairs of each data a model reads, read once for all its models
     for k, name in enumerate(models):

@@ -15,10 +15,12 @@ import sacrebleu
 
 from attnviz.data import EOS, HAN, Link
 from attnviz.decoding import Alignment
-from attnviz.errors import InputError
+from attnviz.errors import InputError, check_many
 
 
 def _check_pairs(hypotheses: list[str], references: list[str]) -> None:
+    check_many(hypotheses, "hypotheses (one string a sentence)")
+    check_many(references, "references (one string a sentence)")
     if len(hypotheses) != len(references):
         raise InputError(
             f"got {len(hypotheses)} hypotheses but {len(references)} references; "

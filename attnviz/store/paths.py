@@ -25,6 +25,7 @@ from pathlib import Path
 from attnviz.data import user_temp
 from attnviz.errors import AttnvizError, AttnvizWarning, CheckpointError, counted, setting_folder
 from attnviz.store.header import clean_manifest
+from attnviz.version import package_version  # noqa: F401 (the store's public name for it)
 
 SUFFIX = ".safetensors"  # every attnviz checkpoint
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -85,17 +86,6 @@ def models_dir() -> Path:
 def manifest_path() -> Path:
     """``manifest.json`` of the shipped models."""
     return pretrained_dir() / "manifest.json"
-
-
-def package_version() -> str:
-    """The installed package's version (``attnviz.__version__``, ``attnviz --version``); "unknown" for a
-    checkout on ``sys.path`` that was never installed."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("attnviz")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 class ModelWarning(AttnvizWarning):

@@ -208,7 +208,7 @@ def _same_recipe(stored: object, recipe: Recipe) -> bool:
 
 
 def run_recipe(
-    recipe: Recipe,
+    recipe: Recipe | str | Path,
     out: str | Path | None = None,
     callback: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
@@ -219,7 +219,8 @@ def run_recipe(
     eval_n: int | None = None,
     on_measure: Callable[[str, int, int], None] | None = None,
 ) -> Translator:
-    """Load the data, build and train the model, measure it, and save it to ``out`` atomically.
+    """Load the data, build and train the model, measure it, and save it to ``out`` atomically. ``recipe`` is a
+    :class:`Recipe`, a recipe's JSON file or a shipped model's name.
 
     With ``out`` the checkpoint is also written after every epoch, so a crash loses at most
     one epoch of work; ``resume=True`` continues such an unfinished checkpoint of the same
@@ -231,6 +232,8 @@ def run_recipe(
     None; 0 measures nothing); ``on_measure(split, n, of)`` hears of each split before it is
     measured (see :func:`measure`).
     """
+    if not isinstance(recipe, Recipe):  # a recipe file, or a shipped model's name (Recipe.from_file)
+        recipe = Recipe.from_file(recipe)
     guided = recipe.guided_config()
     train_cfg = TrainConfig(**recipe.train, guided_weight=guided.weight if guided else 0.0)
     train_cfg.hardware()  # no GPU or no bf16 here: say so before loading the data

@@ -26,7 +26,7 @@ APP = (
 )  # the Streamlit entry file and its pages: they import the library, never the reverse
 # Lowest first. A module may import its own subpackage and any lower layer, never a higher one.
 LAYERS = (
-    ("errors",),
+    ("errors", "version"),
     ("data",),
     ("devices",),
     ("model",),

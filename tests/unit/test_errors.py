@@ -71,3 +71,27 @@ def test_a_model_read_with_wrong_arguments_says_what_to_give():
         model.translate("the cat", beam_size="3")
     with pytest.raises(InputError, match="the source's word 2 is empty or blank"):
         model.align(["the", " "], "le chat")
+
+
+def test_one_string_where_a_list_is_asked_is_refused_not_read_as_characters(trained):
+    """Iterated, a string gives its characters: align_batch aligned character pairs, bleu scored 0 for a
+    perfect match, evaluate_checkpoints looked for a model named 't'."""
+    from attnviz.evaluation import bleu, evaluate_checkpoints
+
+    with pytest.raises(InputError, match=r"give a list of source sentences, not one str \('ab'\); for one, use align"):
+        trained.align_batch("ab", "cd")
+    with pytest.raises(InputError, match="give a list of hypotheses"):
+        bleu("a b c d", "a b c d")
+    assert bleu(["a b c d"], ["a b c d"]) == pytest.approx(100.0)
+    with pytest.raises(InputError, match="give a list of model names or checkpoint paths, not one str"):
+        evaluate_checkpoints("toy-fr-general-luong")
+    with pytest.raises(InputError, match="give a list of sentences, not None"):
+        trained.translate_batch(None)
+
+
+def test_n_best_without_a_beam_wide_enough_is_refused_not_ignored(trained):
+    with pytest.raises(InputError, match="n_best lists a beam's hypotheses; give beam_size=2 or more"):
+        trained.translate("a b", n_best=5)
+    with pytest.raises(InputError, match=r"n_best \(at most the beam size\) must be a whole number between 1 and 2"):
+        trained.translate("a b", beam_size=2, n_best=5)
+    assert len(trained.translate("a b", beam_size=3, n_best=2).hypotheses) == 2

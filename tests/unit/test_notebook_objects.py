@@ -4,6 +4,8 @@ offers the public names only."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -48,9 +50,13 @@ def test_decodes_compare_by_value_and_never_raise(model):
 def test_the_version_and_tab_completion(capsys):
     from attnviz.cli.main import main
 
-    with pytest.raises(SystemExit) as done:
-        main(["--version"])
+    assert main(["--version"]) == 0 and capsys.readouterr().out == f"attnviz {attnviz.__version__}\n"
+    with pytest.raises(SystemExit) as done:  # the version beside other words: argparse's own
+        main(["--version", "list"])
     assert done.value.code == 0 and capsys.readouterr().out == f"attnviz {attnviz.__version__}\n"
+    fresh = "import attnviz; print(attnviz.devices.__name__, attnviz.errors.__name__, attnviz.server.__name__)"
+    done = subprocess.run([sys.executable, "-c", fresh], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["attnviz.devices", "attnviz.errors", "attnviz.server"], done.stderr
     names = dir(attnviz)
     assert {"load", "links", "AttnvizWarning", "__version__"} <= set(names)
     assert not {"Any", "importlib", "SUBPACKAGES"} & set(names)

@@ -170,7 +170,7 @@ def test_a_list_where_text_goes_and_text_where_a_list_goes_are_refused(trained, 
         trained.translate(["a b c"])  # one sentence in a list would be read as one word
     with pytest.raises(InputError, match="the target's word 2 holds a space"):
         trained.align("a b", ["b", "a c"])
-    with pytest.raises(InputError, match="translate_batch takes a list of sentences"):
+    with pytest.raises(InputError, match="give a list of sentences, not one str"):
         trained.translate_batch("a b c")
     from attnviz.evaluation import evaluate
 

@@ -264,3 +264,12 @@ def test_eval_valid_stores_the_validation_bleu_and_remeasure_rewrites_the_metric
     assert all(torch.equal(v, weights[k]) for k, v in load_checkpoint(out).model.state_dict().items())
     plain = Recipe(**{**RECIPE, "train": {**RECIPE["train"], "epochs": 1}})
     assert "valid" not in remeasure(plain, out)
+
+
+def test_a_recipe_is_given_as_a_recipe_a_file_or_a_shipped_models_name(tmp_path):
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps({**RECIPE, "train": {**RECIPE["train"], "epochs": 1}}), encoding="utf-8")
+    model = run_recipe(str(path), evaluate_split=None)
+    assert model.meta["name"] == "tiny-copy" and model.meta["epochs_run"] == 1
+    with pytest.raises(ConfigError, match="give a recipe's JSON file"):
+        run_recipe(tmp_path / "missing.json")
