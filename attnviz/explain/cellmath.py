@@ -134,7 +134,7 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
     if (
         len(src_ids) != n_src
         or _merged(translator.src_tokenizer, al.source_text_tokens)
-        or _merged(translator.tgt_tokenizer, al.output_tokens)
+        or _merged_target(translator, al.output_tokens)
     ):
         raise InputError(
             "this alignment shows subword pieces merged into words (or another model's tokens): a word's cell has "
@@ -179,6 +179,15 @@ def cell_numbers(translator: Translator, al: Alignment, t: int, s: int) -> CellM
         top_words=words,
         token_probability=p_token,
     )
+
+
+def _merged_target(translator: Translator, tokens: list[str]) -> bool:
+    """Whether output ``tokens`` were merged for display: not the tokenizer's own cut of their words and
+    not every one a target vocabulary entry either (a decode may segment a word its own way, as
+    ``g@@ er`` where the tokenizer cuts ``ger``; each of its pieces is still a token the model emitted)."""
+    if not _merged(translator.tgt_tokenizer, tokens):
+        return False
+    return any(t not in translator.tgt_vocab for t in translator.tgt_tokenizer.forms_of(tokens))
 
 
 def _merged(tokenizer: Tokenizer, tokens: list[str]) -> bool:

@@ -359,3 +359,20 @@ def test_the_context_averages_the_annotations_h_s_whatever_the_score_reads(score
         assert formulas["key (directions summed)"].startswith(r"\bar h_{1} = ")
     else:
         assert formulas["annotation"] == r"\bar h_{1} = h_{1}"
+
+
+def test_a_decode_that_cuts_a_word_its_own_way_is_not_taken_for_a_merged_one():
+    """A model may write a word in pieces other than the tokenizer's cut (g@@ er where it cuts ger): each piece
+    is still a token it emitted, so the cell's numbers are there; an alignment merged into words is refused."""
+    from attnviz.links import for_reading
+
+    path = pretrained_dir() / "multi30k-de-en-general-luong.safetensors"
+    if not path.is_file():
+        pytest.skip("the Multi30k models are not installed here")
+    tr = load_checkpoint(path)
+    al = tr.translate("Ein Boston Terrier läuft über saftig-grünes Gras vor einem weißen Zaun.")
+    assert tr.tgt_tokenizer.recut(al.output_tokens) is None  # not the tokenizer's own cut
+    cell = cell_numbers(tr, al, 3, 2)
+    np.testing.assert_allclose(cell["a"].value, al.weights[3, 2], rtol=1e-5, atol=1e-5)
+    with pytest.raises(InputError, match="merged into words"):
+        cell_numbers(tr, for_reading(al, False, True).alignment, 0, 0)
