@@ -96,7 +96,9 @@ def greedy(model: Seq2Seq, src_ids: list[int], max_len: int, overrides: Override
     for t in range(max_len):
         override = None
         if overrides and t in overrides:
-            override = torch.as_tensor(overrides[t], dtype=torch.float32, device=y.device).view(1, -1)  # [1, S]
+            row = torch.as_tensor(overrides[t], dtype=torch.float64)  # [S] as given: 1e39 or 1e-46 fit float64 only
+            row = row / row.sum()  # a distribution before float32: no inf, no underflow to an all-zero row
+            override = row.to(torch.float32, copy=True).to(y.device).view(1, -1)  # [1, S]
         out, state = model.decoder.step(y, state, enc.memory, t, override)
         logp = torch.log_softmax(out.logits[0, 0].float(), dim=-1)  # [V]
         y = logp.argmax().view(1)

@@ -28,3 +28,13 @@ def test_beam_one_equals_greedy(trained):
         (b,) = beam_search(trained.model, src, beam_size=1, max_len=20)
         assert b.tokens == g.tokens
         assert np.allclose(b.weights, g.weights) and np.isclose(b.log_prob, g.log_prob)
+
+
+@pytest.mark.parametrize("first", [1e39, 1e-46])
+def test_forced_weights_beyond_float32_are_the_distribution_they_stand_for(trained, first):
+    """A forced row is checked in float64: read as float32 first, 1e39 became inf (NaN weights, a <pad>
+    decode) and 1e-46 became 0 (a row of zeros)."""
+    n = len(trained.source("a b c").ids)
+    al = trained.translate("a b c", overrides={0: [first] + [1e-300 if first < 1 else 1.0] * (n - 1)})
+    assert np.isfinite(al.weights).all() and al.weights[0].sum() == pytest.approx(1.0)
+    assert al.weights[0, 0] == pytest.approx(1.0, abs=1e-6) and "<pad>" not in al.target_tokens
