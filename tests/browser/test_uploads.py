@@ -35,7 +35,7 @@ def test_a_closed_tab_frees_its_upload(tmp_path):
         page.goto(f"{url}/data", wait_until="domcontentloaded")
         page.get_by_text("Uploaded file").first.click(timeout=60_000)
         page.locator("input[type=file]").first.set_input_files(str(table), timeout=60_000)
-        page.get_by_text("train pairs").first.wait_for(timeout=60_000)
+        page.get_by_text("Training pairs").first.wait_for(timeout=60_000)
         [saved] = [f for f in root.glob("server-*/*") if f.is_file()]
         page.close()
         deadline = time.monotonic() + 60
