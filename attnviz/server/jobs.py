@@ -43,7 +43,7 @@ from attnviz.store import (
     reserve_name,
     slugify,
 )
-from attnviz.training import Progress, Recipe, drop_state, run_recipe
+from attnviz.training import Progress, Recipe, drop_state, move_state, run_recipe
 
 log = logging.getLogger(__name__)
 
@@ -236,6 +236,7 @@ class TrainingJob:
                 self._finish(STOPPED, "its page went away; its last epoch waits on the Train page, to keep or resume")
                 return
             path = move_no_clobber(staging, self.out.parent, self.out.stem)
+            move_state(staging, path)  # a stopped model's resume state goes with it (train --resume)
             if self._stop.is_set():
                 self._finish(STOPPED, self._kept(trained), path=path)
             else:

@@ -27,7 +27,7 @@ from attnviz.store import (
     slugify,
     visible_to,
 )
-from attnviz.training import Recipe, drop_state
+from attnviz.training import Recipe, drop_state, move_state
 
 
 @dataclass
@@ -110,7 +110,7 @@ def keep_stranded(name: str, folder: Path | None = None) -> Path:
     with _holding(run):
         stem = slugify(run.recipe.name) if run.recipe else run.name
         kept = move_no_clobber(run.path, run.path.parent.parent, stem)
-        drop_state(run.path)  # kept as a model: nothing left to resume
+        move_state(run.path, kept)  # kept as a model, still resumable as the same run (train --resume)
         return kept
 
 

@@ -7,7 +7,7 @@ from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess, join_torchrun
 from attnviz.training.fit import build_translator, fit
 from attnviz.training.recipes import Recipe, recipe_differences, run_recipe, unfinished
-from attnviz.training.resume_state import drop_state
+from attnviz.training.resume_state import drop_state, move_state
 
 __all__ = [
     "MAX_ADAPT_STEPS",
@@ -22,6 +22,7 @@ __all__ = [
     "drop_state",
     "fit",
     "join_torchrun",
+    "move_state",
     "recipe_differences",
     "run_bench",
     "run_recipe",

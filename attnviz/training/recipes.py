@@ -3,7 +3,9 @@ settings), stored as JSON in ``pretrained/recipes/`` and inside every checkpoint
 
 from __future__ import annotations
 
+import contextlib
 import json
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -12,7 +14,7 @@ from safetensors import SafetensorError
 
 from attnviz.data import Corpus, Link, load_corpus
 from attnviz.decoding import Translator
-from attnviz.errors import CheckpointError, ConfigError, check_json_types
+from attnviz.errors import AttnvizWarning, CheckpointError, ConfigError, check_json_types
 from attnviz.evaluation import evaluate
 from attnviz.model import ModelConfig
 from attnviz.store import STORES, as_stored, load_checkpoint, read_header, recipe_path, save
@@ -20,7 +22,7 @@ from attnviz.training.config import Progress, TrainConfig, TrainResult
 from attnviz.training.distributed import SingleProcess
 from attnviz.training.fit import build_translator, fit
 from attnviz.training.guided_links import CACHE_DIR, LINKS_DIR, GuidedConfig, read_text_file, training_links
-from attnviz.training.resume_state import drop_state, read_state, write_state
+from attnviz.training.resume_state import drop_state, read_state, state_path, write_state
 
 MAX_RECIPE_BYTES = 2**20  # a shipped recipe takes about 1 KB
 _MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}
@@ -248,7 +250,16 @@ def run_recipe(
     links, links_file = _guided_links(corpus, guided, out, group) if guided else (None, None)
     if progress:
         translator = load_checkpoint(out)
-        progress = {**progress, "state": read_state(out, progress.get("epoch"), progress.get("step"))}
+        state = read_state(out, progress.get("epoch"), progress.get("step"))
+        if state is None:  # missing, damaged or for another epoch: say the resume is not the same run
+            warnings.warn(
+                f"{Path(out).name}: no usable resume state for epoch {progress.get('epoch')} "
+                f"({state_path(out).name} is missing, damaged or of another epoch); Adam, the data order and "
+                "dropout start afresh, so this is not the run an uninterrupted one would have been",
+                AttnvizWarning,
+                stacklevel=2,
+            )
+        progress = {**progress, "state": state}
     else:
         translator = build_translator(
             corpus,
@@ -284,21 +295,29 @@ def run_recipe(
     if evaluate_split and corpus.split(evaluate_split) and main and eval_n != 0 and not result.stopped:
         measure(translator, recipe, corpus, evaluate_split, n=eval_n, on_measure=on_measure)
     if out and main:
-        _save(translator, out, store)
-        if not result.stopped:  # finished: nothing to resume
+        if not result.stopped:  # finished: nothing to resume (and its room goes to the final save)
             drop_state(out)
+        _save(translator, out, store)
     return translator
 
 
 def _save_epoch(translator: Translator, result: TrainResult, out: str | Path) -> None:
     """After an epoch: the checkpoint, in full precision, and beside it what a resume needs to go on as
-    this run would (:mod:`attnviz.training.resume_state`)."""
+    this run would (:mod:`attnviz.training.resume_state`). The checkpoint comes first and never fails for
+    the side file's sake; the state is best effort (a stale one is ignored: read_state checks the epoch)."""
+    try:
+        _save(translator, out, "fp32")
+    except CheckpointError:
+        if not state_path(out).is_file():
+            raise
+        drop_state(out)  # a full disk: the side file gives its room to the checkpoint
+        _save(translator, out, "fp32")
     if result.resume_state is not None:
         try:
             write_state(out, result.resume_state)
         except (OSError, SafetensorError):  # no room for it: a resume then starts Adam and the shuffle afresh
-            drop_state(out)
-    _save(translator, out, "fp32")
+            with contextlib.suppress(OSError):
+                drop_state(out)
 
 
 def _save(translator: Translator, out: str | Path, store: str) -> Path:

@@ -52,6 +52,13 @@ def drop_state(checkpoint: str | Path) -> None:
     state_path(checkpoint).unlink(missing_ok=True)
 
 
+def move_state(checkpoint: str | Path, to: str | Path) -> None:
+    """Move the state kept for ``checkpoint`` beside ``to``, where the checkpoint was moved (a stopped
+    training kept as a model can still be resumed as the same run); nothing when there is none."""
+    if state_path(checkpoint).is_file():
+        os.replace(state_path(checkpoint), state_path(to))
+
+
 def _flat(prefix: str, weights: dict[str, Tensor]) -> dict[str, Tensor]:
     return {f"{prefix}.{name}": t.detach().to("cpu", torch.float32).contiguous() for name, t in weights.items()}
 

@@ -34,7 +34,7 @@ def test_stranded_runs_are_listed_kept_resumed_and_discarded(models):
     kept = stranded_run(models, "other")
     assert stranded.keep_stranded("other", models) == models / "other.safetensors"
     assert not kept.exists() and load_checkpoint(models / "other.safetensors").meta["progress"]["epoch"] == 1
-    assert not state_path(kept).exists()
+    assert not state_path(kept).exists() and state_path(models / "other.safetensors").is_file()  # moved with it
 
     gone = stranded_run(models, "gone")
     stranded.discard_stranded("gone", models)

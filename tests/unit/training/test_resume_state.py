@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from attnviz.errors import AttnvizWarning
 from attnviz.store.checkpoint import load_checkpoint, read_header
 from attnviz.training.recipes import Recipe, run_recipe
 from attnviz.training.resume_state import read_state, state_path
@@ -73,5 +74,20 @@ def test_a_state_for_another_epoch_is_not_used(tmp_path):
     assert read_state(out, 1, step) is None and read_state(out, 2, step + 1) is None
     state_path(out).write_bytes(b"not a safetensors file")
     assert read_state(out, 2, step) is None
-    run_recipe(recipe, out, resume=True, evaluate_split=None)  # resumes all the same
+    with pytest.warns(AttnvizWarning, match="no usable resume state for epoch 2 .*not the run an uninterrupted"):
+        run_recipe(recipe, out, resume=True, evaluate_split=None)  # resumes all the same, and says how
     assert "progress" not in read_header(out)["meta"] and not state_path(out).exists()
+
+
+def test_a_state_that_cannot_be_written_leaves_the_checkpoint_saved(tmp_path, monkeypatch):
+    """The checkpoint comes first: a disk with no room for the side file still keeps every epoch."""
+    from attnviz.training import recipes
+
+    def full(*_args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(recipes, "write_state", full)
+    out = tmp_path / "m.safetensors"
+    count, stop = _stop_after(2)
+    run_recipe(Recipe(**RECIPE), out, callback=count, should_stop=stop, evaluate_split=None)
+    assert read_header(out)["meta"]["progress"]["epoch"] == 2 and not state_path(out).exists()
