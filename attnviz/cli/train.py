@@ -271,6 +271,8 @@ def _output_path(args: argparse.Namespace, recipe: Recipe) -> Path:
             "add --resume to go on from it, --force to start again over it, or choose another --name or --out"
         )
     check_output(out, force=args.force, resuming=resuming)
+    if args.resume and not out.exists():  # a mistyped --out must not train afresh unsaid
+        print(f"note: no checkpoint at {out} to resume: a new training starts there", file=sys.stderr)
     clean_stale_temp(out.parent)
     return out
 

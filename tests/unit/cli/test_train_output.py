@@ -81,3 +81,11 @@ def test_an_interruption_before_the_first_epoch_says_nothing_was_saved(capsys, m
     code, _, err = run(capsys, *TINY, "--name", "early")
     assert code == 130 and "no epoch had finished, so nothing was saved" in err
     assert not (models / "early.safetensors").exists()
+
+
+def test_resume_where_there_is_nothing_to_resume_says_a_new_training_starts(capsys, models):
+    """A mistyped --out with --resume trains afresh, as a script that starts or resumes expects, and says so."""
+    out = models / "typo.safetensors"
+    code, _, err = run(capsys, *TINY, "--out", str(out), "--resume")
+    assert code == 0 and f"note: no checkpoint at {out} to resume: a new training starts there" in err
+    assert out.is_file()
