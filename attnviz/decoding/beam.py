@@ -18,7 +18,17 @@ import torch
 from torch import Tensor
 
 from attnviz.data import BOS_ID, EOS_ID, PAD_ID
+from attnviz.errors import CheckpointError
 from attnviz.model import Seq2Seq
+
+
+def overflow_error() -> CheckpointError:
+    """What decoding raises when a model's attention or output came out as NaN."""
+    return CheckpointError(
+        "this model's arithmetic overflows float32: its attention or its output came out as NaN, "
+        "so there is nothing to show. Its weights are far larger than training makes them; "
+        "retrain it, or check the code that saved it"
+    )
 
 
 @dataclass
@@ -50,6 +60,8 @@ class _Finished:
         sums = log_probs.sum(1).tolist()  # [F] summed in float32, as one sentence's beam search does
         rows = zip(sentence.tolist(), tokens.tolist(), log_probs.tolist(), attended.tolist(), sums, strict=True)
         for i, toks, lps, where, total in rows:
+            if total != total:  # NaN: the model overflowed on this sentence
+                raise overflow_error()
             self.hyps[i].append(Decoded(toks, lps, where, total / norm))
 
     def best(self, n_best: int) -> list[list[Decoded]]:

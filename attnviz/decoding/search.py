@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 
 from attnviz.data import BOS_ID, EOS_ID
-from attnviz.decoding.beam import padded
+from attnviz.decoding.beam import overflow_error, padded
 from attnviz.model import Encoded, Memory, Seq2Seq, StepOutput
 
 # what-if: a decoder step and the attention weights [S] forced at it
@@ -52,15 +52,24 @@ def _hypothesis(tokens: list[int], log_probs: list[Tensor], steps: list[StepOutp
     positions = None
     if steps and steps[0].attention.positions is not None:
         positions = stack(lambda s: s.attention.positions)
+    token_log_probs = _numpy(torch.stack(log_probs)) if log_probs else np.zeros(0)
+    weights = stack(lambda s: s.attention.weights)  # [T, S]
+    _check_finite(weights, token_log_probs)
     return Hypothesis(
         tokens=tokens,
-        token_log_probs=_numpy(torch.stack(log_probs)) if log_probs else np.zeros(0),
-        weights=stack(lambda s: s.attention.weights),
+        token_log_probs=token_log_probs,
+        weights=weights,
         scores=stack(lambda s: s.attention.scores),
         contexts=stack(lambda s: s.attention.context),
         queries=stack(lambda s: s.queries),
         positions=positions,
     )
+
+
+def _check_finite(weights: np.ndarray, log_probs: np.ndarray | None) -> None:
+    """Raise :func:`~attnviz.decoding.beam.overflow_error` where ``weights`` or ``log_probs`` hold NaN."""
+    if np.isnan(weights).any() or (log_probs is not None and np.isnan(log_probs).any()):
+        raise overflow_error()
 
 
 _NO_LOGITS = torch.empty(0)
@@ -179,10 +188,12 @@ def forced(model: Seq2Seq, src_ids: list[int], tgt_ids: list[int]) -> Hypothesis
     logp = torch.log_softmax(out.logits[0].float(), dim=-1)  # [T, V]
     token_logp = logp.gather(1, torch.tensor(tgt_ids, device=device).unsqueeze(1)).squeeze(1)  # [T]
     att = out.attention
+    weights, token_log_probs = _numpy(att.weights[0]), _numpy(token_logp)  # [T, S], [T]
+    _check_finite(weights, token_log_probs)
     return Hypothesis(
         tokens=list(tgt_ids),
-        token_log_probs=_numpy(token_logp),
-        weights=_numpy(att.weights[0]),
+        token_log_probs=token_log_probs,
+        weights=weights,
         scores=_numpy(att.scores[0]),
         contexts=_numpy(att.context[0]),
         queries=_numpy(out.queries[0]),
@@ -220,6 +231,7 @@ def forced_batch(
         row_logp = np.split(_numpy(token_logp), np.cumsum(n_tgt)[:-1])  # N arrays of [T_i]
     att = out.attention
     weights, scores = _numpy(att.weights), _numpy(att.scores)  # [N, T, S] each
+    _check_finite(weights, np.concatenate(row_logp) if log_probs and targets else None)
     contexts, queries = _numpy(att.context), _numpy(out.queries)  # [N, T, K], [N, T, Q]
     positions = None if att.positions is None else _numpy(att.positions)  # [N, T]
     maps = enc.encoder.self_attention  # [N, layers, heads, S, S] or None
@@ -260,14 +272,18 @@ def greedy_batch(
     if copyable is not None:
         real = real & copyable.to(src.device)
     rows, attended = [], []
+    overflow = torch.zeros((), dtype=torch.bool, device=src.device)  # NaN seen in any row's output
     for t in range(max(limits, default=0)):
         out, state = model.decoder.step(y, state, enc.memory, t)
+        overflow |= ~out.logits[:, 0].isfinite().all()  # a logit at ±inf has no log-probability either
         y = out.logits[:, 0].argmax(-1)  # [B]
         rows.append(y)
         attended.append(out.attention.weights[:, 0].masked_fill(~real, -1.0).argmax(-1))  # [B]
         done |= (y == EOS_ID) | (stop_at <= t + 1)
         if bool(done.all()):
             break
+    if bool(overflow):
+        raise overflow_error()
     if not rows:
         return [([], []) for _ in range(B)]
     result = []

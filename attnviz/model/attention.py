@@ -155,6 +155,7 @@ class Attention(nn.Module):
         if self.is_predictive:
             sigma = self.window / 2
             weights = weights * torch.exp(-(distance**2) / (2 * sigma**2))
+        weights = weights.masked_fill(~valid, 0.0)  # [B, T, S]: exactly 0 off the source even where a row overflowed
         if override is not None:
             forced = override.to(weights.dtype).clamp(min=0) * memory.mask.unsqueeze(1)  # [B, T, S]
             weights = forced / forced.sum(-1, keepdim=True).clamp(min=1e-12)
