@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     print("score functions:", ", ".join(sorted(SCORES)))
     print("tasks:", ", ".join(TASKS))
     for m in models:
-        print(f"{printable(m.name):<32} {m.task or '?':<16} {m.score:<10} {m.style:<9} {m.status}")
+        print(f"{printable(m.name):<32} {printable(m.task or '?'):<16} {m.score:<10} {m.style:<9} {m.status}")
     if not models:
         print("no models yet: train one with `python -m attnviz train --data dates --out models/dates.safetensors`")
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -10,6 +11,9 @@ from attnviz.errors import CheckpointError, ConfigError
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<bos>", "<eos>"
 SPECIALS = (PAD, UNK, BOS, EOS)
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
+# control characters (a newline, a terminal escape) and line separators: attnviz's tokenizers never
+# make a token with one
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class Vocab:
@@ -23,6 +27,13 @@ class Vocab:
             )
         if len(set(tokens)) != len(tokens):
             raise CheckpointError("a vocabulary lists a token twice; rebuild it with Vocab.build(...).")
+        if _CONTROL.search("".join(tokens)):
+            index, token = next((i, t) for i, t in enumerate(tokens) if _CONTROL.search(t))
+            raise CheckpointError(
+                f"vocabulary token {index}, {ascii(token)[:80]}, holds a control character (a newline, a "
+                "terminal escape), which would reach a terminal or a file as one; attnviz's tokenizers never "
+                "make one. Rebuild the vocabulary from text with Vocab.build(...)."
+            )
         self.itos: list[str] = list(tokens)
         self.stoi: dict[str, int] = {t: i for i, t in enumerate(self.itos)}
 

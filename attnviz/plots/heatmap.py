@@ -72,10 +72,16 @@ def apply_template(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def display_tokens(tokens: list[str], escape: bool = True) -> list[str]:
-    """Tokens as Plotly should show them: a space shown as ``␣``, empty as ``∅``, HTML-escaped
+LABEL_CHARS = 40  # the longest token label: a longer token is cut (with "…") so the heatmap keeps its width
+
+
+def display_tokens(tokens: list[str], escape: bool = True, limit: int | None = LABEL_CHARS) -> list[str]:
+    """Tokens as Plotly should show them: a space shown as ``␣``, empty as ``∅``, longer than
+    ``limit`` characters cut with ``…`` (``None``: whole, as in a cell's hover), HTML-escaped
     (``escape=False`` for a browser that sets them as plain text)."""
     shown = [tok.replace(" ", "␣") if tok else "∅" for tok in tokens]
+    if limit is not None:
+        shown = [tok if len(tok) <= limit else tok[: limit - 1] + "…" for tok in shown]
     return [html.escape(tok, quote=False) for tok in shown] if escape else shown
 
 
@@ -140,7 +146,7 @@ def tick_angle(tokens: list[str], cell_px: int) -> int:
     """0 when every label fits in its cell, else -60 (rotated so long sentences stay readable), or
     -90 when cells are narrower than a slanted label's footprint: a label of ``n`` characters
     turned by 60 degrees spans ``cos 60 * 7n + sin 60 * 14`` px across (at least 18)."""
-    longest = max((len(t) for t in tokens), default=0)
+    longest = min(max((len(t) for t in tokens), default=0), LABEL_CHARS)  # labels are cut there
     if longest * 7 <= cell_px:
         return 0
     return -60 if cell_px >= max(18, 0.5 * 7 * longest + 0.87 * 14) else -90
@@ -159,7 +165,7 @@ def tick_px(cell_px: int) -> int:
 
 def label_px(tokens: list[str], angle: int, font_px: int = TICK_PX) -> int:
     """Room a tick label column or row needs, in pixels."""
-    longest = max((len(t) for t in tokens), default=1)
+    longest = min(max((len(t) for t in tokens), default=1), LABEL_CHARS)  # labels are cut there
     slant = {0: 0.0, -60: 0.87, -90: 1.0}.get(angle, 1.0)
     return int(20 + longest * 7 * font_px / TICK_PX * slant) + (0 if angle else 20)
 
@@ -178,9 +184,9 @@ def _cell_labels(al: Alignment) -> np.ndarray:
     n_tgt, n_src = np.shape(al.weights)
     src = [
         f"{tok} {UNKNOWN_MARK} unknown word" if u else tok
-        for tok, u in zip(display_tokens(al.source_tokens), unknown_flags(al), strict=True)
+        for tok, u in zip(display_tokens(al.source_tokens, limit=None), unknown_flags(al), strict=True)
     ]
-    tgt = display_tokens(al.target_tokens)
+    tgt = display_tokens(al.target_tokens, limit=None)  # a hover names a cell's tokens whole
     labels = [[f"source [{j}]: {src[j]}<br>target [{i}]: {tgt[i]}" for j in range(n_src)] for i in range(n_tgt)]
     return np.array(labels).reshape(n_tgt, n_src)
 

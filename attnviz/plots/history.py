@@ -161,7 +161,10 @@ def replay_figure(
         raise InputError("no history to replay")
     for history in histories.values():
         _check(history, probe, axis)
-    names, items = list(histories), list(histories.values())
+    items = list(histories.values())
+    # names as Plotly shows them: escaped once (a model file's name is not markup), "%{" as an
+    # entity so that a hovertemplate reads it as text, not as a variable
+    names = [html.escape(name, quote=False).replace("%{", "&#37;{") for name in histories]
     places = sorted({x for h in items for x in progress(h, axis)})
     index = len(places) - 1 if index is None else index
     if not 0 <= index < len(places):
@@ -191,7 +194,7 @@ def replay_figure(
             fig.add_trace(gold, **heat_at(k))
         _style_heatmap_axes(fig, p, **heat_at(k), width_px=heat_px)
         if n > 1:
-            fig.update_yaxes(title_text=f"<b>{html.escape(names[k])}</b>", **heat_at(k))
+            fig.update_yaxes(title_text=f"<b>{names[k]}</b>", **heat_at(k))
     for c, (key, title) in enumerate(curves):
         for k, history in enumerate(items):
             rows = [(x, p[key]) for x, p in zip(xs[k], history["points"], strict=True) if p.get(key) is not None]

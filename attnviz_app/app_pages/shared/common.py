@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
+# where GFM links text even when escaped: before "://", between "www" and ".", before "@"
+_AUTOLINK = re.compile(r"(?=\\://)|(?i:(?<=www)(?=\\\.))|(?=@)")
+_DIRECTION_MARKS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 MAX_MODELS = 16  # models the server keeps loaded (the least recently used goes): ~9 MB each, up to ~35 MB
@@ -142,8 +145,12 @@ def style_name(style: object) -> str:
 
 
 def escape_markdown(text: str) -> str:
-    """``text`` shown literally by ``st.markdown``/``st.warning`` (no emphasis, links, LaTeX, HTML)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text)
+    """``text`` shown literally by ``st.markdown``/``st.warning``: no emphasis, links, LaTeX or HTML.
+    A bare URL, ``www.`` name or e-mail address, which Markdown links even escaped, gets a word joiner
+    (U+2060, invisible) that breaks the link; a mark that turns the direction of the text after it
+    (U+202A-U+202E, U+2066-U+2069) is shown as its code point instead."""
+    text = _DIRECTION_MARKS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+    return _AUTOLINK.sub("\u2060", _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text))
 
 
 def quoted(word: str) -> str:

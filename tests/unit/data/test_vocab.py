@@ -70,3 +70,17 @@ def test_a_saved_vocabulary_that_is_not_one_is_a_checkpoint_error(tokens, messag
 def test_a_saved_vocabulary_round_trips():
     vocab = Vocab.build(SENTENCES, 1, 6)
     assert Vocab.from_list(vocab.to_list()) == vocab
+
+
+@pytest.mark.parametrize("token", ["\x1b[31mred\x1b[0m", "two\nlines", "tab\there", "nel\x85", "sep\u2028arator"])
+def test_a_token_with_a_control_character_is_refused_naming_it(token):
+    """attnviz's tokenizers never make one; from a file it would reach a terminal as an escape, or
+    split one output line in two."""
+    with pytest.raises(CheckpointError, match=r"vocabulary token 5, .* control character") as caught:
+        Vocab([*SPECIALS, "a", token])
+    assert ascii(token)[:20] in str(caught.value) and "\x1b" not in str(caught.value)
+
+
+def test_spaces_and_direction_marks_stay_tokens():
+    """A character model's space, and a right-to-left word's marks, are text, not controls."""
+    assert Vocab([*SPECIALS, " ", "\u200fשלום", "🙂"]).itos[4:] == [" ", "\u200fשלום", "🙂"]

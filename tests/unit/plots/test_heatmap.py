@@ -167,3 +167,18 @@ def test_figures_carry_the_house_template_unchanged():
     overflow = [layout["xaxis"], layout["yaxis"], layout["coloraxis"]["colorbar"], bar]
     assert [a.pop("ticklabeloverflow") for a in overflow] == ["allow"] * 4
     assert template == pio.templates["plotly_white"].to_plotly_json()
+
+
+def test_a_very_long_token_is_cut_in_its_label_and_whole_in_the_hover():
+    """A 300-character token (a checkpoint's, or a URL typed as one word) would take the figure's
+    width for its label and squeeze the cells to nothing."""
+    long = "W" * 300
+    al = make_alignment(["the", "cat"], [long, "ok"])
+    fig = alignment_heatmap(al)
+    label = fig.layout.yaxis.ticktext[0]
+    assert len(label) == 40 and label.endswith("…") and label.startswith("W" * 39)
+    assert long in hover_strings(fig)  # the cell's hover names it whole
+    assert fig.layout.margin.l < 400  # room for 40 characters, not 300
+    short = alignment_heatmap(make_alignment(["the", "cat"], ["W" * 40, "ok"]))
+    assert short.layout.margin.l == fig.layout.margin.l  # a label of 40 characters needs the same room
+    assert display_tokens(["<" * 50])[0] == "&lt;" * 39 + "…"  # cut before it is escaped

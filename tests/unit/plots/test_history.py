@@ -129,3 +129,16 @@ def test_source_tokens_stand_upright_or_turn_vertical_in_narrow_columns():
     short = replay_figure({"m": _probe_of(history, ["a", "b", "<eos>"], ["x", "<eos>"])})
     crowded = replay_figure({"m": _probe_of(history, ["neighbourhood"] * 12 + ["<eos>"], ["x", "<eos>"])})
     assert short.layout.xaxis.tickangle == 0 and crowded.layout.xaxis.tickangle == -90
+
+
+def test_model_names_are_text_in_the_legend_title_and_hover():
+    """A model file's name is not Plotly markup: bold, links and a hovertemplate variable stay as written."""
+    name = "<b>x</b><a href='https://e.example'>y</a>%{y}"
+    fig = replay_figure({name: _history([0, 1]), "other": _history([0, 1])})
+    curves = [t for t in fig.data if t.type == "scatter" and t.mode == "lines+markers"]
+    named = [t for t in curves if t.legendgroup != "other"]
+    assert named and all(
+        t.name == "&lt;b&gt;x&lt;/b&gt;&lt;a href='https://e.example'&gt;y&lt;/a&gt;&#37;{y}" for t in named
+    )
+    assert all("<b>x" not in t.hovertemplate and "%{y}<br>" not in t.hovertemplate.split("<br>")[0] for t in named)
+    assert "<a" not in fig.layout.title.text and "&lt;a href" in fig.layout.title.text
