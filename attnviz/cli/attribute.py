@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from attnviz.cli.options import MODEL_HELP, print_json
+from attnviz.cli.options import BEAM_HELP, MODEL_HELP, int_in, print_json
 from attnviz.cli.streams import sentence
 from attnviz.explain import BASELINES, MAX_STEPS, METHODS, Attribution, attribute
 from attnviz.store import load, model_roots
@@ -24,7 +24,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="ig: integrated gradients, gxi: gradient x input, occlusion: one token at a time; default ig",
     )
     p.add_argument(
-        "--reference", type=sentence, help="explain forced decoding on this translation (default: the greedy one)"
+        "--reference", type=sentence, help="explain forced decoding on this translation (default: the model's own)"
+    )
+    p.add_argument(
+        "--beam",
+        type=int_in(1, 20),
+        default=1,
+        help=BEAM_HELP,
     )
     p.add_argument("--steps", type=_steps, default=32, help="integrated gradients: quadrature points (default 32)")
     p.add_argument(
@@ -49,7 +55,7 @@ def _steps(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     model = load(args.model, roots=model_roots(include_cwd=True))
-    result = attribute(model, args.source, args.reference, args.method, args.steps, args.baseline)
+    result = attribute(model, args.source, args.reference, args.method, args.steps, args.baseline, args.beam)
     if args.json:
         print_json({"model": args.model, **result.to_dict()})
     else:

@@ -14,13 +14,14 @@ Each method gives ``[S, E]`` per step, summed over ``E`` to one number per sourc
 - ``"occlusion"`` (Zeiler & Fergus 2014): ``f_t(x) - f_t(x with x_s replaced by b_s)``.
 
 The baseline ``b`` is the zero embedding at every source position by default (``"zeros"``), or
-the ``<pad>`` / ``<unk>`` embedding (``"pad"``, ``"unk"``). Positive values raised the chosen
-token's log-probability. Source ``<eos>`` is an input like any token and gets a column.
+the ``<pad>`` / ``<unk>`` embedding (``"pad"``, ``"unk"``). With ``"unk"`` an unknown source
+word already is its baseline, so its attribution is 0 by construction. Positive values raised the
+chosen token's log-probability. Source ``<eos>`` is an input like any token and gets a column.
 
-Attribution runs on a float32 copy of the model (shipped checkpoints load as float16 on
-request, and the app shares one model object across sessions and threads: it is never
-modified). Integrated gradients sends all its interpolation points through the model as one
-batch, then runs one backward batched over target steps (see :func:`integrated_gradients`).
+Attribution runs on a float32 copy of the model (a caller may have cast its model to float16,
+and the app shares one model object across sessions and threads: it is never modified).
+Integrated gradients sends all its interpolation points through the model as one batch, then
+runs one backward batched over target steps (see :func:`integrated_gradients`).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class Attribution:
     top1: np.ndarray  # [tgt] bool: attention and attribution put the same source position first
     attention_top: list[str]  # [tgt] the source token attention puts first
     attribution_top: list[str]  # [tgt] the source token the attribution puts first
+    steps: int | None = None  # integrated gradients' quadrature points (None for the other methods)
 
     @property
     def source_tokens(self) -> list[str]:
@@ -289,7 +291,9 @@ def _check(method: str, steps: int, baseline: str) -> None:
         )
 
 
-def _decode(translator: Translator, source: str, target: str | None) -> tuple[Alignment, list[int], list[int]]:
+def _decode(
+    translator: Translator, source: str, target: str | None, beam_size: int
+) -> tuple[Alignment, list[int], list[int]]:
     """The decode to explain, its source ids and its target ids (ending with <eos> when finished)."""
     src = translator.source(source)
     if len(src.ids) - 1 > MAX_SOURCE_TOKENS:
@@ -298,8 +302,12 @@ def _decode(translator: Translator, source: str, target: str | None) -> tuple[Al
             "(its cost grows with source × target length). Shorten it or split it."
         )
     if target is None:
-        al = translator.translate(source)
+        al = translator.translate(source, beam_size=beam_size)
         return al, src.ids, translator.tgt_vocab.encode(al.target_tokens)
+    if beam_size != 1:
+        raise InputError(
+            "a reference is forced, not searched: give beam_size only to explain the model's own translation"
+        )
     if not isinstance(target, str):
         raise InputError(f"the reference must be text, got {type(target).__name__}")
     tokens = translator.tgt_tokenizer.tokenize(target)
@@ -321,11 +329,13 @@ def attribute(
     method: str = "ig",
     steps: int = 32,
     baseline: str = "zeros",
+    beam_size: int = 1,
 ) -> Attribution:
     """Attribute each target step's chosen-token log-probability to the source tokens.
 
-    ``target=None`` explains the greedy translation of ``source``; a reference text explains
-    forced decoding on it (as :meth:`Translator.align`). ``method`` is ``"ig"`` (integrated
+    ``target=None`` explains the model's translation of ``source`` (greedy, or the best of beam
+    search with ``beam_size`` above 1, as :meth:`Translator.translate` gives it); a reference text
+    explains forced decoding on it (as :meth:`Translator.align`). ``method`` is ``"ig"`` (integrated
     gradients with ``steps`` quadrature points), ``"gxi"`` (gradient × input) or ``"occlusion"``
     (one source token at a time). ``baseline`` is ``"zeros"``, ``"pad"`` or ``"unk"`` (the
     embedding put in place of the source: see the module docstring). Raises
@@ -333,7 +343,7 @@ def attribute(
     a bad option. The shared model is only read.
     """
     _check(method, steps, baseline)
-    al, src_ids, tgt_ids = _decode(translator, source, target)
+    al, src_ids, tgt_ids = _decode(translator, source, target, beam_size)
     on_gpu = translator.device.type == "cuda"
     cudnn_off = torch.backends.cudnn.flags(enabled=False) if on_gpu else contextlib.nullcontext()
     # a caller inside inference_mode (a decoding thread) would make the copy's tensors unusable by autograd
@@ -384,4 +394,5 @@ def _agreement(
         top1=first_att == first_attr,
         attention_top=[al.source_tokens[i] for i in first_att],
         attribution_top=[al.source_tokens[i] for i in first_attr],
+        steps=steps if method == "ig" else None,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnviz.data import EOS
-from attnviz.explain.attribution import Attribution
+from attnviz.explain.attribution import MAX_STEPS, Attribution
 
 PALE = 0.1  # a row whose largest |value| is under this share of the other rows' largest reads as blank
 
@@ -44,7 +44,11 @@ def delta_note(attr: Attribution) -> str:
             f"IG delta at most {worst:.1e}: each row sums to f_t(x) − f_t(baseline) up to float rounding, as"
             " integrated gradients should (completeness); a delta far from 0 would ask for more steps."
         )
-    return (
-        f"IG delta up to {worst:.2g}: the rows miss f_t(x) − f_t(baseline) by that much; more quadrature steps"
-        " would bring it towards 0."
-    )
+    if attr.steps is not None and attr.steps >= MAX_STEPS:
+        advice = (
+            f"even {MAX_STEPS} quadrature steps leave it, as the path from the baseline crosses a change too sharp"
+            " for the rule: read these rows with care, or use occlusion"
+        )
+    else:
+        advice = f"more quadrature steps (up to {MAX_STEPS}) bring it towards 0"
+    return f"IG delta up to {worst:.2g}: the rows miss f_t(x) − f_t(baseline) by that much; {advice}."

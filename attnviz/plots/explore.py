@@ -349,7 +349,7 @@ def attribution_heatmap(
     )
     src, tgt = display_tokens(al.source_tokens), display_tokens(al.target_tokens)
     n_tgt, n_src = z.shape
-    cell = "{}<br>attribution {:+.4f}<br>attention {:.3f}"
+    cell = "{}<br>attribution {:+.3g}<br>attention {:.3f}"  # 3 significant digits: a confident model's are tiny
     text = [
         [cell.format(f"{tgt[t]} ← {src[s]}", z[t, s], al.weights[t, s]) for s in range(n_src)] for t in range(n_tgt)
     ]

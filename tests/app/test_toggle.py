@@ -155,6 +155,22 @@ def test_attribution_view_draws_attribution_beside_attention_on_one_scale_per_ki
     assert not at.exception and "occlusion" in titles(at)[1].lower()
 
 
+def test_attribution_explains_the_beam_translation_shown_and_offers_more_ig_steps(app_env):
+    at = start(explore_text=TEXT, explore_view="Attribution")
+    at.slider(key="explore_beam").set_value(5).run()
+    assert not at.exception
+    explained = at.dataframe[0].value["target"].tolist()[:-1]  # the step table's tokens, <eos> left out
+    line = next(m.value for m in at.markdown if " · " in m.value and m.value.startswith("**"))  # the translation
+    shown = line.split(": ", 1)[1].replace("\\", "")  # the tiny model: greedy writes nothing, the beam "."
+    assert explained and "".join(explained) == shown.replace(" ", "")
+    assert any("translation above (beam search)" in c.value for c in at.caption)
+    assert at.select_slider(key="explore_attr_steps").value == 32
+    at.select_slider(key="explore_attr_steps").set_value(64).run()
+    assert not at.exception and "(64 steps)" in titles(at)[1]
+    at.segmented_control(key="explore_attr_method").set_value("gxi").run()
+    assert not at.exception and not at.get("select_slider")  # steps are integrated gradients' only
+
+
 def test_one_style_s_attribution_offers_the_figure_for_a_paper(app_env):
     at = start(explore_text=TEXT, explore_view="Attribution")
     assert not at.exception

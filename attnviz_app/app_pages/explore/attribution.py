@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from attnviz.explain import MAX_SOURCE_TOKENS, Attribution, attribute, delta_note, eos_note
+from attnviz.explain import MAX_SOURCE_TOKENS, MAX_STEPS, Attribution, attribute, delta_note, eos_note
 from attnviz.plots import align_tops, attribution_heatmap, explore_heatmap, share_scales
 from attnviz_app.app_pages.explore.views import Panels, chart, columns, file_name, panel_width, side_by_side
 from attnviz_app.app_pages.shared.common import escape_markdown, load_model, user_errors
@@ -15,6 +15,8 @@ from attnviz_app.app_pages.shared.paper_ui import paper_download
 
 METHODS = {"ig": "Integrated gradients", "gxi": "Gradient × input", "occlusion": "Occlusion (one token)"}
 METHOD_KEY = "explore_attr_method"
+STEPS = (32, 64, 128, 256, MAX_STEPS)  # integrated gradients' quadrature points offered
+STEPS_KEY = "explore_attr_steps"
 KINDS = ("attention", "attribution")  # the two maps of a panel, drawn side by side
 
 
@@ -30,26 +32,44 @@ def _maps(attr: Attribution, title: str) -> tuple[bool, list]:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_attribution(path: str, mtime: float, text: str, method: str) -> Attribution:
-    """One attribution per (model file, version, sentence, method): it costs about a second."""
-    return attribute(load_model(path, mtime), text, method=method)
+def cached_attribution(path: str, mtime: float, text: str, method: str, beam: int, steps: int) -> Attribution:
+    """One attribution per (model file, version, sentence, method, beam, steps): about a second at 32 steps."""
+    return attribute(load_model(path, mtime), text, method=method, steps=steps, beam_size=beam)
 
 
 def attribution_view(
-    panels: Panels, versions: dict[str, tuple[str, float]], text: str, image_format: str, titles: dict[str, str]
+    panels: Panels,
+    versions: dict[str, tuple[str, float]],
+    text: str,
+    image_format: str,
+    titles: dict[str, str],
+    beam: int = 1,
 ) -> None:
     """Per panel: its attention map and, beside it, the attribution map on the same axes (one
-    colour scale per kind of map across the panels), per-step agreement, a summary."""
-    method = (
-        st.segmented_control(
-            "Method", list(METHODS), format_func=METHODS.get, key=METHOD_KEY, persist_state="session", default="ig"
+    colour scale per kind of map across the panels), per-step agreement, a summary. Each panel's
+    attribution explains the translation shown above (beam search of width ``beam``)."""
+    method_col, steps_col = st.columns([3, 2])
+    with method_col:
+        method = (
+            st.segmented_control(
+                "Method", list(METHODS), format_func=METHODS.get, key=METHOD_KEY, persist_state="session", default="ig"
+            )
+            or "ig"
         )
-        or "ig"
-    )
+    steps = STEPS[0]
+    if method == "ig":
+        with steps_col:
+            steps = st.select_slider(
+                "Quadrature steps",
+                STEPS,
+                value=STEPS[0],
+                key=STEPS_KEY,
+                help="More steps bring the IG delta towards 0; the cost grows with them (512: about 16 times 32's)",
+            )
     attrs: dict[str, Attribution] = {}
     for name in panels:
-        with st.spinner(f"{METHODS[method]} for {name}…"), user_errors():
-            attrs[name] = cached_attribution(*versions[name], text, method)
+        with st.spinner(f"{METHODS[method]} for {name}…", show_time=steps > STEPS[0]), user_errors():
+            attrs[name] = cached_attribution(*versions[name], text, method, beam, steps)
     maps = {name: _maps(attr, titles[name]) for name, attr in attrs.items()}
     for k in range(2):  # attention maps on one scale, attribution maps on another
         share_scales([figs[k] for _, figs in maps.values()])
@@ -98,10 +118,12 @@ def attribution_view(
     )
     scale = " One colour scale per kind of map for both models." if len(panels) > 1 else ""
     st.caption(
-        f"What each source token contributed to the log-probability of the token chosen at each step, from the "
+        f"What each source token contributed to the log-probability of the token chosen at each step of the "
+        f"translation above{' (beam search)' if beam > 1 else ''}, from the "
         f"source embeddings, summed over their dimensions; baseline: the zero embedding. Integrated gradients "
         f"sums the gradient along the straight path from the baseline (its delta: how far the sum is from the "
         f"log-probability difference it should equal); gradient × input is its one-point version; occlusion "
-        f"replaces one source token by the baseline and re-decodes. Red raises the chosen token, blue lowers it. "
+        f"replaces one source token by the baseline and scores the same translation again. Red raises the "
+        f"chosen token, blue lowers it. "
         f"Sources longer than {MAX_SOURCE_TOKENS} tokens are refused (the cost grows with source × target).{scale}"
     )

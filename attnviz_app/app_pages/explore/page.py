@@ -196,7 +196,7 @@ def render() -> None:
         "Raw scores": lambda: heatmap_view(shown, "scores", score_titles, fmt, decoded, translators, shown_rule),
         "Per step": lambda: step_view(shown, fmt, titles),
         "Context vectors": lambda: context_view(panels, fmt, titles),
-        "Attribution": lambda: attribution_view(panels, versions, text, fmt, titles),
+        "Attribution": lambda: attribution_view(panels, versions, text, fmt, titles, choice.beam),
         "Beam search": lambda: beam_view(panels, choice.beam, fmt, titles, translators),
         "Difference": lambda: difference_view(shown, fmt),
         "What-if": lambda: whatif_view(entries, text, fmt),

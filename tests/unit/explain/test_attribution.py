@@ -131,6 +131,22 @@ def test_greedy_decode_and_agreement_fields(corpus):
     assert written["values"][0] == [float(f"{v:.6g}") for v in a.values[0]]  # 6 significant digits
 
 
+def test_with_a_beam_it_explains_the_beam_translation(corpus):
+    """The app's line above the maps is the beam's translation: the attribution must be of those tokens."""
+    tr = tiny_translator(corpus)
+    sources = ["a b c d", "d d a", "c a b b d", "b"]
+    for source in sources:
+        beam = tr.translate(source, beam_size=4)
+        a = attribute(tr, source, method="gxi", beam_size=4)
+        assert a.target_tokens == beam.target_tokens
+        assert np.allclose(a.log_probs, beam.token_log_probs, atol=1e-5)
+    greedy = [tr.translate(s).target_tokens for s in sources]
+    beams = [tr.translate(s, beam_size=4).target_tokens for s in sources]
+    assert greedy != beams or attribute(tr, sources[0], method="gxi").target_tokens == greedy[0]
+    with pytest.raises(InputError, match="a reference is forced, not searched"):
+        attribute(tr, SOURCE, REFERENCE, beam_size=3)
+
+
 def test_spearman():
     assert spearman(np.array([1, 2, 3]), np.array([10, 20, 30])) == pytest.approx(1.0)
     assert spearman(np.array([1, 2, 3]), np.array([3, 2, 1])) == pytest.approx(-1.0)

@@ -82,7 +82,7 @@ def test_attribution_map_hover_names_the_attribution_and_the_attention():
     assert heat.customdata is None and heat.hovertemplate == "%{text}<extra></extra>"
     assert np.shape(heat.text) == np.shape(al.weights)
     text = heat.text[1][2]
-    assert f"attribution {values[1, 2]:+.4f}" in text and f"attention {al.weights[1, 2]:.3f}" in text
+    assert f"attribution {values[1, 2]:+.3g}" in text and f"attention {al.weights[1, 2]:.3f}" in text
 
 
 def test_narrow_cells_get_smaller_upright_labels_that_do_not_overlap():
