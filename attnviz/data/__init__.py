@@ -10,7 +10,7 @@ from attnviz.data.streamed import summarize_spec
 from attnviz.data.summary import pairs_frame, summarize
 from attnviz.data.tables import table_columns
 from attnviz.data.textcodec import as_utf8, bom_encoding, looks_binary
-from attnviz.data.tokenize import HAN
+from attnviz.data.tokenize import HAN, show_direction_marks
 from attnviz.data.toyfr import EXAMPLE, LEXICON
 from attnviz.data.vocab import BOS_ID, EOS, EOS_ID, PAD_ID, UNK, UNK_ID
 
@@ -48,6 +48,7 @@ __all__ = [
     "own_folder",
     "pair_options",
     "pairs_frame",
+    "show_direction_marks",
     "summarize",
     "summarize_spec",
     "table_columns",

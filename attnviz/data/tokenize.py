@@ -86,6 +86,17 @@ _UNSPACED = re.compile(f"[{HAN}\u3000-\u303f\u3040-\u30ff\uff00-\uffef]")
 _CONTROL_RE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
+_DIRECTION_MARKS = re.compile("[\u202a-\u202e\u2066-\u2069]")  # embeddings, overrides, isolates
+
+
+def show_direction_marks(text: str) -> str:
+    """``text`` with each mark that turns the direction of the text after it (U+202A-U+202E,
+    U+2066-U+2069) written as its code point, ``[U+202E]``: shown in a page, such a mark in a
+    token would turn the rest of its line around. Right-to-left letters and the plain marks
+    U+200E/U+200F are left as they are."""
+    return _DIRECTION_MARKS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
 def clean_text(text: str) -> str:
     """NFC-normalize and replace control characters (NUL included) and lone surrogates by spaces."""
     return _CONTROL_RE.sub(" ", unicodedata.normalize("NFC", text))

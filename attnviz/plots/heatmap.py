@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from attnviz.data import Link
+from attnviz.data import Link, show_direction_marks
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
 
@@ -77,9 +77,10 @@ LABEL_CHARS = 40  # the longest token label: a longer token is cut (with "…") 
 
 def display_tokens(tokens: list[str], escape: bool = True, limit: int | None = LABEL_CHARS) -> list[str]:
     """Tokens as Plotly should show them: a space shown as ``␣``, empty as ``∅``, longer than
-    ``limit`` characters cut with ``…`` (``None``: whole, as in a cell's hover), HTML-escaped
+    ``limit`` characters cut with ``…`` (``None``: whole, as in a cell's hover), a direction
+    override written as its code point (:func:`~attnviz.data.tokenize.show_direction_marks`), HTML-escaped
     (``escape=False`` for a browser that sets them as plain text)."""
-    shown = [tok.replace(" ", "␣") if tok else "∅" for tok in tokens]
+    shown = [show_direction_marks(tok.replace(" ", "␣")) if tok else "∅" for tok in tokens]
     if limit is not None:
         shown = [tok if len(tok) <= limit else tok[: limit - 1] + "…" for tok in shown]
     return [html.escape(tok, quote=False) for tok in shown] if escape else shown

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from attnviz.data import show_direction_marks
 from attnviz.decoding import Alignment, Translator
 from attnviz.devices import release_free_memory, use_server_threads
 from attnviz.errors import AttnvizError, CheckpointError
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
 # where GFM links text even when escaped: before "://", between "www" and ".", before "@"
 _AUTOLINK = re.compile(r"(?=\\://)|(?i:(?<=www)(?=\\\.))|(?=@)")
-_DIRECTION_MARKS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 MAX_MODELS = 16  # models the server keeps loaded (the least recently used goes): ~9 MB each, up to ~35 MB
@@ -149,8 +149,7 @@ def escape_markdown(text: str) -> str:
     A bare URL, ``www.`` name or e-mail address, which Markdown links even escaped, gets a word joiner
     (U+2060, invisible) that breaks the link; a mark that turns the direction of the text after it
     (U+202A-U+202E, U+2066-U+2069) is shown as its code point instead."""
-    text = _DIRECTION_MARKS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
-    return _AUTOLINK.sub("\u2060", _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text))
+    return _AUTOLINK.sub("\u2060", _MARKDOWN_SPECIAL.sub(r"\\\g<0>", show_direction_marks(text)))
 
 
 def quoted(word: str) -> str:

@@ -182,3 +182,12 @@ def test_a_very_long_token_is_cut_in_its_label_and_whole_in_the_hover():
     short = alignment_heatmap(make_alignment(["the", "cat"], ["W" * 40, "ok"]))
     assert short.layout.margin.l == fig.layout.margin.l  # a label of 40 characters needs the same room
     assert display_tokens(["<" * 50])[0] == "&lt;" * 39 + "…"  # cut before it is escaped
+
+
+def test_a_direction_override_in_a_token_is_shown_as_its_code_point():
+    """U+202E in a label would draw the rest of it backwards ("safe‮exe.txt" read as "safetxt.exe")."""
+    assert display_tokens(["safe\u202eexe.txt", "\u2067x\u2069", "\u200fשלום"]) == [
+        "safe[U+202E]exe.txt",
+        "[U+2067]x[U+2069]",
+        "\u200fשלום",  # a right-to-left word and its plain mark stay as they are
+    ]
