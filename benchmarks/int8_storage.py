@@ -1,18 +1,22 @@
 """What int8 storage costs each shipped model: BLEU and attention of the stored model against the
 same weights unquantized.
 
-For every checkpoint in ``--reference`` (default: the shipped folder), the weights as that file
-holds them are the reference; the int8 model is what :func:`attnviz.store.save` with
-``store="int8"`` writes and :func:`attnviz.store.load_checkpoint` reads back (a real file round
-trip). Both decode the model's own test split with the beam its shipped recipe evaluates with
-(``pretrained/recipes/NAME.json``, else the reference's own header; ``--beam`` to choose one;
-:func:`attnviz.evaluation.translate_all`) and are compared on BLEU (lowercased sacreBLEU,
-``evaluate``'s ``bleu``), exact match, the number of output lines that differ, and, forced on the
-first ``--n-attention`` test pairs, the largest and the mean absolute difference of the attention
-weights. The file sizes are those of the two storages.
+For every checkpoint in ``--reference`` (required), the weights as that file holds them are the
+reference: the full-precision (float32 or float16) weights a training wrote, for example with
+``attnviz train --recipe pretrained/recipes/NAME.json --store fp32``. The shipped models are
+already int8, so they cannot be their own reference: a checkpoint in ``--reference`` that holds
+int8 weights is refused (exit status 2, nothing written). The int8 model is what
+:func:`attnviz.store.save` with ``store="int8"`` writes and :func:`attnviz.store.load_checkpoint`
+reads back (a real file round trip). Both decode the model's own test split with the beam its
+shipped recipe evaluates with (``pretrained/recipes/NAME.json``, else the reference's own header;
+``--beam`` to choose one; :func:`attnviz.evaluation.translate_all`) and are compared on BLEU
+(lowercased sacreBLEU, ``evaluate``'s ``bleu``), exact match, the number of output lines that
+differ, and, forced on the first ``--n-attention`` test pairs, the largest and the mean absolute
+difference of the attention weights. The file sizes are those of the two storages.
 
-    OMP_NUM_THREADS=1 python benchmarks/int8_storage.py --out benchmarks/results/int8_storage.json
-    python benchmarks/int8_storage.py --models toy-fr-dot-luong multi30k-de-en-dot-luong
+    OMP_NUM_THREADS=1 python benchmarks/int8_storage.py --reference FP32_FOLDER \\
+        --out benchmarks/results/int8_storage.json
+    python benchmarks/int8_storage.py --reference FP32_FOLDER --models toy-fr-dot-luong multi30k-de-en-dot-luong
 
 ``--fp16`` also decodes the reference stored as float16 and read back, the same way: how many lines
 and how much BLEU rounding the weights that finely changes, beside int8's coarser rounding.
@@ -42,7 +46,7 @@ from attnviz.decoding import Translator  # noqa: E402
 from attnviz.devices import describe, pick_device  # noqa: E402
 from attnviz.evaluation.evaluate import measured_on, translate_all  # noqa: E402
 from attnviz.evaluation.metrics import bleu as corpus_bleu  # noqa: E402
-from attnviz.store import load_checkpoint, pretrained_dir, read_manifest, recipe_path, save, stored_as  # noqa: E402
+from attnviz.store import load_checkpoint, read_manifest, recipe_path, save, stored_as  # noqa: E402
 from attnviz.store.quantize import dequantize_rows, quantize_rows  # noqa: E402
 from attnviz.training.recipes import Recipe  # noqa: E402
 
@@ -173,7 +177,9 @@ def _fp16_row(reference: Translator, pairs: list, beam: int, ref_out: list[str],
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reference", type=Path, default=None, help="folder of checkpoints (default: pretrained/)")
+    parser.add_argument(
+        "--reference", type=Path, required=True, help="folder of full-precision checkpoints (not the shipped int8 ones)"
+    )
     parser.add_argument("--models", nargs="*", help="model names (default: every model in the manifest)")
     parser.add_argument("--n-attention", type=int, default=100, help="test pairs whose attention is compared")
     parser.add_argument("--out", type=Path, help="write the rows as JSON here")
@@ -184,12 +190,22 @@ def main() -> int:
     args = parser.parse_args()
     torch.set_num_threads(1)
     device = pick_device(args.device)  # an unknown or absent device is a ConfigError naming the choices
-    folder = args.reference or pretrained_dir()
     names = args.models or [m["name"] for m in read_manifest()]
+    quantized = [name for name in names if stored_as(args.reference / f"{name}.safetensors") == "int8"]
+    if quantized:
+        print(
+            f"int8_storage: the checkpoints of {', '.join(quantized)} in {args.reference} hold int8 weights, "
+            "so they cannot be their own reference; pass --reference a folder of the full-precision weights "
+            "a training wrote (attnviz train --recipe pretrained/recipes/NAME.json --store fp32)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            path = folder / f"{name}.safetensors"
+            path = args.reference / f"{name}.safetensors"
             row = measure(path, args.n_attention, Path(tmp), device, args.beam, args.fp16, args.variants)
             rows.append(row)
             floor = row.get("fp16")
