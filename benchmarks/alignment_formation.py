@@ -142,6 +142,7 @@ def main() -> int:
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.5, 0.3])
     parser.add_argument("--out", type=Path, default=RESULTS / "alignment_formation")
     args = parser.parse_args()
+    args.out.parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     folder = args.models
     if args.train:
         train_missing(args.train)

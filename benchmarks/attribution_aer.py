@@ -127,6 +127,7 @@ def main() -> None:
     parser.add_argument("--models", nargs="*", help="only these model names")
     parser.add_argument("--out", default=str(HERE / "results" / "attribution_aer"), help="output path without suffix")
     args = parser.parse_args()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     torch.set_num_threads(1)
     corpora = {t: load_corpus(t, n_train=10000, n_valid=500, n_test=500, seed=0).test[: args.pairs] for t in args.tasks}
     setup = {"pairs": args.pairs, "steps": args.steps, "methods": args.methods, "baseline": "zeros"}

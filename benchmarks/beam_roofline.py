@@ -69,6 +69,8 @@ def main() -> int:
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     torch.set_num_threads(1)
     translator = load(args.model)
     pairs = own_pairs(translator, n=args.n)

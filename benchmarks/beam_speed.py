@@ -141,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.add_argument("--out", help="also write the JSON here, e.g. benchmarks/results/beam_speed.json")
     args = p.parse_args(argv)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
 
     device = pick_device(args.device)
     translator = load(args.model, device=str(device))

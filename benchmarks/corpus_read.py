@@ -187,6 +187,8 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="compare the tokenizers on all of Multi30k instead")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     args = parser.parse_args()
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     machine = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count()}
     if args.check:
         result = {**machine, "check": check()}

@@ -56,6 +56,8 @@ def main() -> None:
     parser.add_argument("--skip-in-memory", action="store_true", help="measure the streamed summary only")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "pairs.csv"
         rows = write_csv(path, args.mb)

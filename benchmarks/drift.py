@@ -133,6 +133,8 @@ def main() -> None:
     parser.add_argument("--part", choices=["toy-fr", "multi30k", "all"], default="all")
     parser.add_argument("--out", help="write the figures here as JSON (updating the parts that ran)")
     args = parser.parse_args()
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     torch.set_num_threads(1)
     path = Path(args.out) if args.out else None
     results = json.loads(path.read_text(encoding="utf-8")) if path and path.exists() else {}

@@ -52,6 +52,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100, help="test pairs forced per model (default 100)")
     parser.add_argument("--out", type=Path, help="write the rows as JSON here, and the table beside it as .md")
     args = parser.parse_args()
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     names = args.models or sorted(e["name"] for e in read_manifest() if e["name"].startswith("multi30k-"))
     rows = []
     for name in names:

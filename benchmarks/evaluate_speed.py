@@ -190,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cli-baseline", help="another checkout whose `attnviz evaluate` is timed in turn (with --cli)")
     p.add_argument("--out", help="write the JSON here, e.g. benchmarks/results/evaluate_speed.json")
     args = p.parse_args(argv)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
 
     torch.set_num_threads(args.threads[0])
     translator, load_s, load_cpu = timed(lambda: load(args.model))

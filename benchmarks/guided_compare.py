@@ -44,6 +44,8 @@ def main() -> None:
     parser.add_argument("checkpoints", nargs="+")
     parser.add_argument("--out")
     args = parser.parse_args()
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     corpus, test, reference, facts = multi30k_reference()
     results = {**facts, "models": {}}
     for path in args.checkpoints:

@@ -136,6 +136,8 @@ def main() -> None:
         help="print the pivot table of docs/results.md from stored figures (default: the shipped ones) and stop",
     )
     args = parser.parse_args()
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     if args.pivot:
         print(pivot(json.loads(Path(args.pivot).read_text(encoding="utf-8"))), end="")
         return

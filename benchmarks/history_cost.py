@@ -105,6 +105,8 @@ def main() -> int:
     )
     parser.add_argument("--json", type=Path, help="write the results to this file")
     args = parser.parse_args()
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)  # the --json folder, before any work
     torch.set_num_threads(1)
     settings = {name: (*s, args.epochs) for name, s in SETTINGS.items()}
     if args.default:

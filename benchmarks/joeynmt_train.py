@@ -17,25 +17,23 @@ by attnviz's ``make_batches`` with ``random.Random(0)``:
   smoothing), normalised by tokens, zero_grad, backward, clipping, Adam, ``loss.item()`` and the
   correct-token count.
 
-On a CUDA GPU in fp32 attnviz trains a Bahdanau decoder's recurrence as CUDA graphs
-(``attnviz.training.graphs``, as ``fit`` does there); the benchmark then times attnviz twice,
-with graphs (``attnviz``) and eagerly (``attnviz-eager``, ``cuda_graphs=False``), from the same
-initial weights. Each bucket shape is captured once, the first time a batch needs it; one forward
-and backward pass over the timed batches captures them all before the clock starts (the capture's
-seconds and the number of graphs are reported), so the steps are timed as in the rest of a training.
+On a CUDA GPU in fp32 attnviz trains a Bahdanau decoder's recurrence as CUDA graphs (``attnviz.training.graphs``, as
+``fit`` does there); the benchmark then times attnviz twice, with graphs (``attnviz``) and eagerly (``attnviz-eager``,
+``cuda_graphs=False``), from the same initial weights. Each bucket shape is captured once, the first time a batch
+needs it; one forward and backward pass over the timed batches captures them all before the clock starts (the
+capture's seconds and the number of graphs are reported), so the steps are timed as in the rest of a training.
 
 attnviz's timed steps run as its ``fit`` runs them on a CPU, keeping freed memory in the process
 (``attnviz.training.heap``); JoeyNMT's run with glibc's defaults, as its own training does.
 ``--precision auto`` gives each tool its own choice: attnviz's ``auto`` (bf16 on CPUs where it
 trains faster) and JoeyNMT's float32 (JoeyNMT 2.3 turns half precision off on a CPU).
 
-Both use Adam at the recipe's learning rate and its clipping norm. ``--warmup`` steps each run
-untimed first; then each of ``--rounds`` rounds times ``--steps`` steps of each tool on the same
-batches, attnviz first in odd rounds and JoeyNMT first in even ones (the GPU is synchronised
-around every timer). Reported per round: ms per step, real (non-padding) target tokens per
-second, and attnviz's tokens/s over JoeyNMT's; also the process's CPU time per step and JoeyNMT's
-over attnviz's (``ratio_cpu``), which other processes sharing the cores disturb far less than the
-wall clock (on the CPU with one thread; on a GPU it counts only the host's work).
+Both use Adam at the recipe's learning rate and its clipping norm. ``--warmup`` steps each run untimed first;
+then each of ``--rounds`` rounds times ``--steps`` steps of each tool on the same batches, attnviz first in odd
+rounds and JoeyNMT first in even ones (the GPU is synchronised around every timer). Reported per round: ms per
+step, real (non-padding) target tokens per second, and attnviz's tokens/s over JoeyNMT's; also the process's
+CPU time per step and JoeyNMT's over attnviz's (``ratio_cpu``), which other processes sharing the cores disturb
+far less than the wall clock (on the CPU with one thread; on a GPU it counts only the host's work).
 
     OMP_NUM_THREADS=1 python benchmarks/joeynmt_train.py --threads 1 --steps 20 --warmup 3 --rounds 2 \\
         --data ../shared/data/multi30k --out benchmarks/results/joeynmt_train_cpu.json
@@ -229,6 +227,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--out", default=None, help="also write the JSON object to this file")
     args = parser.parse_args()
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     if min(args.steps, args.rounds) < 1 or args.warmup < 0:
         parser.error("--steps and --rounds must be 1 or more, --warmup 0 or more")
     try:

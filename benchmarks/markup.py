@@ -91,6 +91,8 @@ def main() -> None:
     parser.add_argument("--models", nargs="*", help="model names (default: every shipped toy-fr model)")
     parser.add_argument("--out", help="write the figures here as JSON")
     args = parser.parse_args()
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     torch.set_num_threads(1)
     corpus = attnviz.load_corpus("toy-fr", n_train=10000, n_valid=500, n_test=500, seed=0)
     pairs = corpus.test

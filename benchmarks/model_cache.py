@@ -43,6 +43,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--no-release", action="store_true", help="keep freed memory in the process")
     args = parser.parse_args()
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)  # the --json folder, before any work
     if args.no_release:
         common.release_free_memory = lambda: False
     with warnings.catch_warnings():

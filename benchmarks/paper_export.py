@@ -70,6 +70,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     figure_images(build(), ["svg"])  # kaleido and Chromium loaded once, not counted
     runs: dict[str, list[list[float]]] = {"before": [], "after": []}
     for _ in range(args.rounds):  # interleaved: both ways see the same load

@@ -89,6 +89,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/silver_heads.json"))
     args = parser.parse_args()
+    args.out.parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
     result = {"toy_fr": toy_fr(), "tiny_hf": tiny()}
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     for label, r in result["toy_fr"]["silver"].items():
