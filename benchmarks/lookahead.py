@@ -1,13 +1,14 @@
 """Where a toy-fr model's argmax links land against the gold source word (docs/models.md, "What the table
 shows"): on it, one or two source words ahead of it (the word the decoder is about to translate),
-or elsewhere. Forced decoding on the first 200 pairs of the model's own test split; target words with sure links
-only.
+or elsewhere. Forced decoding on the first 200 pairs (``--pairs``) of the model's own test split;
+target words with sure links only.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/lookahead.py toy-fr-additive-bahdanau toy-fr-additive-luong
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -38,7 +39,17 @@ def lookahead(name: str, n_pairs: int = 200) -> dict[str, float]:
     return {k: round(v / total, 3) for k, v in counts.items()} | {"links": total}
 
 
-if __name__ == "__main__":
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "models", nargs="*", default=["toy-fr-additive-bahdanau"], help="toy-fr model names (default: %(default)s)"
+    )
+    parser.add_argument("--pairs", type=int, default=200, help="the first N test pairs (default: 200)")
+    args = parser.parse_args()
     torch.set_num_threads(1)
-    for model in sys.argv[1:] or ["toy-fr-additive-bahdanau"]:
-        print(model, lookahead(model), flush=True)
+    for model in args.models:
+        print(model, lookahead(model, args.pairs), flush=True)
+
+
+if __name__ == "__main__":
+    main()
