@@ -86,7 +86,7 @@ def tiny() -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/silver_heads.json"))
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)  # the --out folder, before any work
