@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # before torch: no profiler_start/stop lines on stderr
 
 import torch
 from torch.profiler import ProfilerActivity, profile

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import logging
 import sys
 import warnings
 from pathlib import Path
@@ -26,8 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import streamlit as st
 
-from attnviz.store import ModelWarning, list_models
-from attnviz_app.app_pages.shared import common
+# Outside a server each cache says it keeps its entries in memory (what the docstring says): not news here.
+logging.getLogger("streamlit.runtime.caching.cache_data_api").setLevel(logging.ERROR)
+
+from attnviz.store import ModelWarning, list_models  # noqa: E402
+from attnviz_app.app_pages.shared import common  # noqa: E402
 
 
 def rss_mb() -> float:
