@@ -149,7 +149,9 @@ def main() -> int:
         folder = args.train
     rows, missing = table(folder, args.thresholds)
     command = "python benchmarks/alignment_formation.py" + (f" --train {args.train}" if args.train else "")
-    record = {"models": str(folder), "thresholds": args.thresholds, "missing": missing, "rows": rows}
+    where = folder.resolve()  # relative to the repository where it is inside it, so the JSON names no machine
+    where = where.relative_to(ROOT) if where.is_relative_to(ROOT) else where
+    record = {"models": str(where), "thresholds": args.thresholds, "missing": missing, "rows": rows}
     args.out.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
     text = markdown(rows, command)
     if missing:
