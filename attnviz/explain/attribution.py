@@ -38,6 +38,7 @@ from attnviz.data import BOS_ID, PAD_ID, UNK_ID, Link
 from attnviz.decoding import Alignment, Translator, significant
 from attnviz.errors import InputError
 from attnviz.evaluation import alignment_links
+from attnviz.explain.ranks import spearman
 from attnviz.model import Encoded, Seq2Seq
 
 METHODS = {"ig": "integrated gradients", "gxi": "gradient × input", "occlusion": "occlusion"}
@@ -46,6 +47,7 @@ MAX_SOURCE_TOKENS = 60  # cost grows as source × target × steps (docs/speed.md
 MAX_TARGET_TOKENS = 2 * MAX_SOURCE_TOKENS + 10  # a reference's tokens with <eos> (greedy stops there too)
 MAX_STEPS = 512
 MAX_ROWS = 1024  # rows of one pass: occluded sentences, or IG points × target steps in one backward
+MAX_BYTES = 512 * 2**20  # IG: the log-probabilities [T, V] one pass may hold, over its points and steps
 
 
 @dataclass(eq=False)  # holds arrays: two are equal when they are the same object
@@ -201,9 +203,10 @@ class Forced:
         return logp.gather(1, self.tgt_out[0, step].unsqueeze(1)).squeeze(1)  # [N]
 
 
-def _step_chunks(n_steps: int, rows_per_step: int) -> list[Tensor]:
-    """Target steps grouped so that one pass holds at most MAX_ROWS rows (at least one step)."""
-    per_pass = max(1, MAX_ROWS // rows_per_step)
+def _step_chunks(n_steps: int, rows_per_step: int, most: int = MAX_ROWS) -> list[Tensor]:
+    """Target steps grouped so that one pass holds at most MAX_ROWS rows (at least one step), and
+    at most ``most`` steps."""
+    per_pass = max(1, min(MAX_ROWS // rows_per_step, most))
     return list(torch.arange(n_steps).split(per_pass))
 
 
@@ -220,16 +223,22 @@ def integrated_gradients(forced: Forced, x: Tensor, b: Tensor, steps: int) -> tu
     nodes, weights = np.polynomial.legendre.leggauss(steps)  # on [-1, 1]
     alphas = torch.tensor((nodes + 1) / 2, dtype=x.dtype, device=x.device)  # [n] in (0, 1)
     w = torch.tensor(weights / 2, dtype=x.dtype, device=x.device)  # [n], sums to 1
-    path = (b + alphas.view(-1, 1, 1) * (x - b)).requires_grad_()  # [n, S, E]
-    f = forced.log_probs(path)  # [n, T]
-    T = f.size(1)
-    grads = []
-    for chunk in _step_chunks(T, steps):
-        seeds = f.new_zeros(len(chunk), steps, T)  # [k, n, T]: one backward per chunk row
-        seeds[torch.arange(len(chunk)), :, chunk] = w
-        (g,) = torch.autograd.grad(f, path, grad_outputs=seeds, is_grads_batched=True, retain_graph=True)
-        grads.append(g.sum(1))  # [k, S, E] = sum_i w_i df_t/dx (path_i)
-    values = (torch.cat(grads) * (x - b)).sum(-1)  # [T, S]
+    points = b + alphas.view(-1, 1, 1) * (x - b)  # [n, S, E]
+    T = forced.tgt_out.size(1)
+    # a point's pass holds its [T, V] log-probabilities (and their gradient, once per target step of
+    # a backward): as many points and steps a pass as MAX_BYTES allows (a big vocabulary: fewer)
+    rows = max(1, MAX_BYTES // (4 * T * forced.model.cfg.tgt_vocab_size))  # [T, V] blocks a pass may hold
+    total = torch.zeros(T, *x.shape, dtype=x.dtype, device=x.device)  # [T, S, E]
+    for part in torch.arange(steps).split(max(1, min(steps, rows // 2))):
+        path = points[part].requires_grad_()  # [m, S, E]
+        f = forced.log_probs(path)  # [m, T]
+        for chunk in _step_chunks(T, len(part), max(1, rows // len(part))):
+            seeds = f.new_zeros(len(chunk), len(part), T)  # [k, m, T]: one backward per chunk row
+            seeds[torch.arange(len(chunk)), :, chunk] = w[part.to(w.device)]
+            (g,) = torch.autograd.grad(f, path, grad_outputs=seeds, is_grads_batched=True, retain_graph=True)
+            total[chunk.to(total.device)] += g.sum(1)  # [k, S, E] = sum_i w_i df_t/dx (path_i)
+        del f, path
+    values = (total * (x - b)).sum(-1)  # [T, S]
     with torch.no_grad():
         ends = forced.log_probs(torch.stack([x, b]))  # [2, T]: f(x), f(b)
     return _numpy(values), _numpy(values.sum(1) - (ends[0] - ends[1]))
@@ -261,20 +270,6 @@ def occlusion(forced: Forced, x: Tensor, b: Tensor) -> np.ndarray:
 
 def _numpy(t: Tensor) -> np.ndarray:
     return t.detach().float().cpu().numpy()
-
-
-def spearman(a: np.ndarray, b: np.ndarray) -> float:
-    """Spearman rank correlation of two vectors (ties get their average rank); nan if either is constant."""
-    ra, rb = _ranks(a), _ranks(b)
-    ra, rb = ra - ra.mean(), rb - rb.mean()
-    denom = np.sqrt((ra**2).sum() * (rb**2).sum())
-    return float((ra * rb).sum() / denom) if denom > 0 else float("nan")
-
-
-def _ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks 0..n-1 of ``x``, tied values sharing their average rank."""
-    _, inverse, counts = np.unique(np.asarray(x, dtype=np.float64), return_inverse=True, return_counts=True)
-    return (np.cumsum(counts) - (counts + 1) / 2)[inverse]
 
 
 def _check(method: str, steps: int, baseline: str) -> None:

@@ -183,3 +183,24 @@ def test_bad_input(corpus):
     ]:
         with pytest.raises(InputError, match=message):
             attribute(tr, **{"source": SOURCE, **kwargs})
+
+
+def test_ig_passes_hold_at_most_max_bytes_and_give_the_same_values(corpus, monkeypatch):
+    """A model with a big vocabulary held every IG point's [T, V] log-probabilities, and their gradient
+    for 32 target steps at once (12 GB with 40,000 words): passes are now cut to MAX_BYTES."""
+    tr = tiny_translator(corpus)
+    whole = attribute(tr, SOURCE, REFERENCE, method="ig", steps=16)
+    T, V = len(whole.target_tokens), tr.config.tgt_vocab_size
+    monkeypatch.setattr(attribution, "MAX_BYTES", 4 * T * V * 6)  # six [T, V] blocks: 3 points a pass
+    rows = []
+    log_probs = Forced.log_probs
+
+    def counted(self, embedded):
+        rows.append(embedded.size(0))
+        return log_probs(self, embedded)
+
+    monkeypatch.setattr(Forced, "log_probs", counted)
+    cut = attribute(tr, SOURCE, REFERENCE, method="ig", steps=16)
+    assert max(rows) == 3 and rows.count(3) == 5  # 16 points: five passes of 3 and one of 1
+    np.testing.assert_allclose(cut.values, whole.values, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(cut.delta, whole.delta, atol=1e-5)
