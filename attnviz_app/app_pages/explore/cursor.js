@@ -78,10 +78,11 @@ function show(state, cell) {
 
 // hook each chart once; the listeners read the state object, so they always see the latest render
 function hook(state) {
+  unhook(state, (gd) => !gd.isConnected); // charts Streamlit has taken off the page
   state.data.charts.forEach((key, i) => {
     const gd = chartDiv(key);
     if (!gd || typeof gd.on !== "function" || !gd._fullLayout || HOOKS.get(gd) === state) return;
-    gd.on("plotly_click", (event) => {
+    const click = (event) => {
       if (HOOKS.get(gd) !== state) return;
       const point = (event.points || []).find((p) => Number.isInteger(p.x) && Number.isInteger(p.y));
       if (point) {
@@ -89,7 +90,8 @@ function hook(state) {
         show(state, state.pending.cell);
         state.setTriggerValue("cell", state.pending.cell); // the server answers with the math panel
       }
-    });
+    };
+    gd.on("plotly_click", click);
     const redraw = () => {
       const index = state.data.charts.indexOf(key);
       if (HOOKS.get(gd) === state && index >= 0) outline(gd, state.cell, state.data.color, state.data.panels[index]);
@@ -97,12 +99,36 @@ function hook(state) {
     gd.on("plotly_afterplot", redraw);
     gd.on("plotly_relayout", redraw);
     HOOKS.set(gd, state);
+    const listeners = [
+      ["plotly_click", click],
+      ["plotly_afterplot", redraw],
+      ["plotly_relayout", redraw],
+    ];
+    state.hooked.push({ gd, listeners });
     outline(gd, state.cell, state.data.color, state.data.panels[i]);
   });
 }
 
+// undo the hooks of the charts ``which`` picks: a listener left on a chart Streamlit has unmounted
+// keeps that chart, and with it the whole tab it was drawn in, alive in the browser's memory
+function unhook(state, which) {
+  const kept = [];
+  for (const entry of state.hooked) {
+    const { gd, listeners } = entry;
+    if (!which(gd)) {
+      kept.push(entry);
+      continue;
+    }
+    for (const [event, listener] of listeners) if (gd.removeListener) gd.removeListener(event, listener);
+    if (HOOKS.get(gd) === state) HOOKS.delete(gd);
+    const box = gd.querySelector(".svg-container > .attnviz-cell");
+    if (box) box.remove();
+  }
+  state.hooked = kept;
+}
+
 export default function ({ data, parentElement, key, setTriggerValue }) {
-  const state = STATES.get(key) || {};
+  const state = STATES.get(key) || { hooked: [] };
   STATES.set(key, state);
   state.data = data;
   state.setTriggerValue = setTriggerValue;
@@ -123,5 +149,12 @@ export default function ({ data, parentElement, key, setTriggerValue }) {
     if (state.render !== render || ++tries > 20) clearInterval(timer);
     else hook(state);
   }, 150);
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    unhook(state, (gd) => !gd.isConnected); // charts still on the page keep their hooks for the next render
+    if (state.render === render) {
+      state.readout = null; // the element of this mount: the next one brings its own
+      state.setTriggerValue = () => {};
+    }
+  };
 }
