@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import argparse
 
-from attnviz.cli.options import add_directional_method, add_gold_convention, gold_base, print_json, score_json
+from attnviz.cli.options import (
+    add_directional_method,
+    add_gold_convention,
+    gold_base,
+    print_json,
+    printable,
+    score_json,
+)
 from attnviz.external import matrix_names, read_attention_file, score_files, word_links
 from attnviz.links import file_lines
 
@@ -45,11 +52,12 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"method": args.method, "n": len(files), "matrices": [score_json(row) for row in corpus]})
             return 0
-        width = max(len(n) for n in names)
+        width = max(len(printable(n)) for n in names)
         pairs = f"{len(files)} pair{'s' if len(files) > 1 else ''}"
         print(f"{'matrix':<{width}}  precision  recall  AER    ({args.method}, {pairs})")
         for row in sorted(corpus, key=lambda r: r["AER"]):
-            print(f"{row['aligner']:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['AER']:.3f}")
+            name = printable(row["aligner"])
+            print(f"{name:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['AER']:.3f}")
         return 0
     if args.matrix:
         matrix_names(files, args.matrix)  # each one named is in every file
@@ -63,5 +71,6 @@ def run(args: argparse.Namespace) -> int:
         print_json({"alignments": out, "metadata": [f.metadata for f in files]})
         return 0
     for row in out:
-        print(f"{row['file']}  {row['matrix']}  [{row['shape'][0]} x {row['shape'][1]}]  {row['pharaoh']}")
+        file, matrix = printable(row["file"]), printable(row["matrix"])
+        print(f"{file}  {matrix}  [{row['shape'][0]} x {row['shape'][1]}]  {row['pharaoh']}")
     return 0

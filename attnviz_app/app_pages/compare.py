@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from attnviz.data import show_direction_marks
 from attnviz.errors import InputError
 from attnviz.evaluation import aer_rows
 from attnviz.external import difference_csv, pair_csv
@@ -141,7 +142,7 @@ st.caption(
     " guess), so row t of each map is the same"
     " token $y_t$ and the rows can be compared step by step:"
 )
-st.text(target)
+st.text(show_direction_marks(target))  # a U+202E in an uploaded reference would turn the line around
 
 with st.spinner("Aligning…"), user_errors():
     aligned = {m.name: forced(*model_version(m), sentence, target) for m in chosen}

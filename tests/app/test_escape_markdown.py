@@ -23,6 +23,9 @@ WJ = "\u2060"
         ("safe\u202eexe.txt", "safe\\[U\\+202E\\]exe\\.txt"),
         ("\u2067مرحبا\u2069", "\\[U\\+2067\\]مرحبا\\[U\\+2069\\]"),
         ("\u200fשלום", "\u200fשלום"),  # a right-to-left mark turns nothing after it: kept
+        (":material/home: :streamlit:", f"\\:{WJ}material/home\\: \\:{WJ}streamlit\\:"),  # no icon, no logo
+        ("text\n===\nmore", "text \\=\\=\\= more"),  # no heading from an underline
+        ("a\r\nb\u2028c", "a b c"),  # one line, as it is shown
     ],
 )
 def test_links_are_broken_and_direction_overrides_shown(text, shown):

@@ -36,9 +36,12 @@ if TYPE_CHECKING:
 
     from streamlit.delta_generator import DeltaGenerator
 
-_MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&]")
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&=]")  # "=": a line of them is a heading
 # where GFM links text even when escaped: before "://", between "www" and ".", before "@"
-_AUTOLINK = re.compile(r"(?=\\://)|(?i:(?<=www)(?=\\\.))|(?=@)")
+_AUTOLINK = re.compile(r"(?=\\://)|(?i:(?<=www)(?=\\\.))|(?=@)|(?<=\\:)(?=material/|streamlit\\:)")
+# a line break in text shown on one line: Markdown would read the next line as a heading underline,
+# a list or a code block
+_LINE_BREAK = re.compile(r"\r\n?|\n|[\u2028\u2029\x85]")
 
 
 MAX_MODELS = 16  # models the server keeps loaded (the least recently used goes): ~9 MB each, up to ~35 MB
@@ -149,7 +152,8 @@ def escape_markdown(text: str) -> str:
     A bare URL, ``www.`` name or e-mail address, which Markdown links even escaped, gets a word joiner
     (U+2060, invisible) that breaks the link; a mark that turns the direction of the text after it
     (U+202A-U+202E, U+2066-U+2069) is shown as its code point instead."""
-    return _AUTOLINK.sub("\u2060", _MARKDOWN_SPECIAL.sub(r"\\\g<0>", show_direction_marks(text)))
+    text = _LINE_BREAK.sub(" ", show_direction_marks(text))
+    return _AUTOLINK.sub("\u2060", _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text))
 
 
 def quoted(word: str) -> str:
