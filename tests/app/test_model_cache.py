@@ -70,3 +70,32 @@ def test_a_model_is_loaded_after_freed_memory_is_given_back(monkeypatch):
     common._shared_model("/models/a.safetensors", 1.0)  # cached: neither
     assert calls == ["release", "load"]
     st.cache_resource.clear()
+
+
+def test_the_server_lets_go_of_the_models_used_longest_ago_past_max_model_bytes(monkeypatch):
+    """Sixteen of a user's big models would be 12-16 GB: past MAX_MODEL_BYTES of float32 weights
+    the least recently used models go, and one model bigger than the bound still loads."""
+    from types import SimpleNamespace
+
+    loads = []
+
+    def fake_load(path, roots=None):
+        loads.append(path)
+        parameters = 3 if "big" in path else 1
+        return SimpleNamespace(model=SimpleNamespace(num_parameters=lambda: parameters * 2**20))  # 4 or 12 MiB
+
+    monkeypatch.setattr(common, "load", fake_load)
+    monkeypatch.setattr(common, "MAX_MODEL_BYTES", 10 * 2**20)
+    monkeypatch.setattr(common, "_LOADED", type(common._LOADED)())
+    st.cache_resource.clear()
+    a = common._current_model("/models/a.safetensors", 1.0)
+    b = common._current_model("/models/b.safetensors", 1.0)
+    assert common._current_model("/models/a.safetensors", 1.0) is a  # 8 MiB: both kept, a used last
+    common._current_model("/models/c.safetensors", 1.0)  # 12 MiB: b, used longest ago, goes
+    assert list(common._LOADED) == ["/models/a.safetensors", "/models/c.safetensors"]
+    assert common._current_model("/models/a.safetensors", 1.0) is a and len(loads) == 3
+    assert common._current_model("/models/b.safetensors", 1.0) is not b and len(loads) == 4  # loaded again
+    big = common._current_model("/models/big.safetensors", 1.0)  # 12 MiB alone: every other one goes
+    assert list(common._LOADED) == ["/models/big.safetensors"]
+    assert common._current_model("/models/big.safetensors", 1.0) is big
+    st.cache_resource.clear()

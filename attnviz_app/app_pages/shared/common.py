@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -45,6 +46,7 @@ _LINE_BREAK = re.compile(r"\r\n?|\n|[\u2028\u2029\x85]")
 
 
 MAX_MODELS = 16  # models the server keeps loaded (the least recently used goes): ~9 MB each, up to ~35 MB
+MAX_MODEL_BYTES = 2 * 2**30  # and their float32 weights at most this (a user's big model is 0.5-2 GB)
 
 
 @st.cache_resource(show_spinner="Loading model…", max_entries=MAX_MODELS)
@@ -53,7 +55,8 @@ def _shared_model(path: str, mtime: float) -> Translator:
     return load(path, roots=model_roots())
 
 
-_LOADED: dict[str, float] = {}  # checkpoint path -> the version (mtime) of it in the cache
+# checkpoint path -> the version (mtime) of it in the cache and its weights' bytes, least recently used first
+_LOADED: OrderedDict[str, tuple[float, int]] = OrderedDict()
 _LOADED_LOCK = threading.Lock()
 
 
@@ -61,15 +64,26 @@ def _current_model(path: str, mtime: float) -> Translator:
     """The shared model of ``path`` as its file is now: one version a file in the cache. A file saved
     again (a training with --force, a save over it) drops the version before, which the cache would
     otherwise keep for the server's life; an ask for an older version (a translation cached before
-    the save) gets the file's current one, the only one it holds."""
+    the save) gets the file's current one, the only one it holds. Past :data:`MAX_MODEL_BYTES` of
+    weights the models used longest ago go (this one stays, however big)."""
     with suppress(OSError):  # gone: the load says so
         mtime = Path(path).stat().st_mtime
     with _LOADED_LOCK:
-        before = _LOADED.get(path)
-        _LOADED[path] = mtime
-    if before is not None and before != mtime:
-        _shared_model.clear(path, before)
-    return _shared_model(path, mtime)
+        before = _LOADED.pop(path, None)
+    if before is not None and before[0] != mtime:
+        _shared_model.clear(path, before[0])
+    model = _shared_model(path, mtime)
+    inner = getattr(model, "model", None)
+    size = 4 * inner.num_parameters() if hasattr(inner, "num_parameters") else 0  # loaded as float32
+    with _LOADED_LOCK:
+        _LOADED[path] = (mtime, size)
+        dropped = []
+        while len(_LOADED) > 1 and sum(b for _, b in _LOADED.values()) > MAX_MODEL_BYTES:
+            old, (old_mtime, _) = _LOADED.popitem(last=False)
+            dropped.append((old, old_mtime))
+    for old, old_mtime in dropped:
+        _shared_model.clear(old, old_mtime)
+    return model
 
 
 def app_model_roots() -> list[Path]:
