@@ -25,7 +25,8 @@ def specs(at: AppTest) -> list[dict]:
 
 
 def unescape(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown)
+    """The text Markdown shows: escapes undone, the word joiners that keep links from forming dropped."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
 
 
 def heatmap(spec: dict) -> dict:

@@ -278,7 +278,7 @@ MARKDOWN_NAME = "![t](http://127.0.0.1:9/c.png) **md**.csv"  # a beacon image an
 
 def shown_literally(message: str) -> bool:
     """``MARKDOWN_NAME`` is in ``message`` with every Markdown character backslash-escaped."""
-    escaped = r"\!\[t\]\(http\://127\.0\.0\.1\:9/c\.png\) \*\*md\*\*\.csv"
+    escaped = r"\!\[t\]\(http" + "\u2060" + r"\://127\.0\.0\.1\:9/c\.png\) \*\*md\*\*\.csv"  # no link: a word joiner
     return escaped in message and "![t](" not in message and "**md**" not in message
 
 

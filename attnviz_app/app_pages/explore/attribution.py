@@ -64,6 +64,7 @@ def attribution_view(
                 STEPS,
                 value=STEPS[0],
                 key=STEPS_KEY,
+                persist_state="session",
                 help="More steps bring the IG delta towards 0; the cost grows with them (512: about 16 times 32's)",
             )
     attrs: dict[str, Attribution] = {}
