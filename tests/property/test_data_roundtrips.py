@@ -70,8 +70,12 @@ def test_bpe_sentences_join_back(bpe, sentence):
     assert join_pieces(bpe.segment_all(sentence)) == sentence
 
 
+# tokens as a tokenizer makes them: no control characters or line separators (a vocabulary refuses those)
+token = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=4)
+
+
 @FAST
-@given(st.lists(st.lists(st.text(max_size=4), max_size=6), max_size=6), st.lists(st.text(max_size=4), max_size=8))
+@given(st.lists(st.lists(token, max_size=6), max_size=6), st.lists(st.text(max_size=4), max_size=8))
 def test_vocab_encode_decode(sentences, probe):
     v = Vocab.build(sentences)
     assert v.itos[:4] == list(SPECIALS) and len(set(v.itos)) == len(v)
