@@ -17,7 +17,15 @@ from attnviz.store.catalog_queries import (
     slots,
     task_of,
 )
-from attnviz.store.checkpoint import as_stored, drop_owner, load_checkpoint, read_header, save, stored_as
+from attnviz.store.checkpoint import (
+    MAX_CHECKPOINT_BYTES,
+    as_stored,
+    drop_owner,
+    load_checkpoint,
+    read_header,
+    save,
+    stored_as,
+)
 from attnviz.store.csvsafe import csv_text, safe_cell
 from attnviz.store.entry import HIDDEN_TASK, PRETRAINED, TRAINED, UPLOADED, ModelEntry, visible_to
 from attnviz.store.files import (
@@ -64,6 +72,7 @@ from attnviz.store.quantize import STORES
 __all__ = [
     "FRONT_EXAMPLES",
     "HIDDEN_TASK",
+    "MAX_CHECKPOINT_BYTES",
     "MAX_DEPTH",
     "MAX_NAME",
     "PRETRAINED",

@@ -18,12 +18,11 @@ from attnviz.errors import AttnvizWarning, CheckpointError, ConfigError, check_j
 from attnviz.evaluation import evaluate
 from attnviz.model import ModelConfig
 from attnviz.store import STORES, as_stored, load_checkpoint, read_header, recipe_path, save
-from attnviz.store.checkpoint import MAX_CHECKPOINT_BYTES
 from attnviz.training.config import Progress, TrainConfig, TrainResult
 from attnviz.training.distributed import SingleProcess
 from attnviz.training.fit import build_translator, fit
 from attnviz.training.guided_links import CACHE_DIR, LINKS_DIR, GuidedConfig, read_text_file, training_links
-from attnviz.training.resume_state import drop_state, read_state, state_path, write_state
+from attnviz.training.resume_state import check_epoch_size, drop_state, read_state, state_path, write_state
 
 MAX_RECIPE_BYTES = 2**20  # a shipped recipe takes about 1 KB
 _MODEL_KEYS = {f.name for f in fields(ModelConfig)} - {"src_vocab_size", "tgt_vocab_size"}
@@ -274,7 +273,7 @@ def run_recipe(
         translator.meta["guided"] = {**guided.to_dict(), "links_file": links_file}
     translator.meta.update(meta or {})
     if out:
-        _check_epoch_size(translator)
+        check_epoch_size(translator.model.num_parameters())
     # every epoch in full precision, so a resumed training goes on from the weights it had
     on_epoch_end = (lambda tr, result: _save_epoch(tr, result, out)) if out else None
     result = fit(
@@ -302,16 +301,6 @@ def run_recipe(
             drop_state(out)
         _save(translator, out, store)
     return translator
-
-
-def _check_epoch_size(translator: Translator) -> None:
-    """Before the first epoch: a model whose full-precision epoch checkpoint would be over the limit."""
-    if (size := 4 * translator.model.num_parameters()) > MAX_CHECKPOINT_BYTES:  # float32 weights
-        raise ConfigError(
-            f"this model is {size / 2**20:,.0f} MiB in full precision, the form its checkpoint takes after every epoch"
-            f" (to resume from) whatever --store says, and checkpoints are at most {MAX_CHECKPOINT_BYTES // 2**20} MiB."
-            " Make it smaller: fewer words (--max-vocab), smaller embeddings or hidden states"
-        )
 
 
 def _save_epoch(translator: Translator, result: TrainResult, out: str | Path) -> None:

@@ -24,6 +24,9 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 from torch import Tensor
 
+from attnviz.errors import ConfigError
+from attnviz.store import MAX_CHECKPOINT_BYTES
+
 FORMAT = 1
 
 
@@ -138,3 +141,13 @@ def restore_optimizer(optimizer: torch.optim.Optimizer, saved: dict) -> None:
     groups = [{**group, "lr": lr} for group, lr in zip(current["param_groups"], saved["lr"], strict=False)]
     groups += current["param_groups"][len(groups) :]
     optimizer.load_state_dict({"state": saved["state"], "param_groups": groups})
+
+
+def check_epoch_size(parameters: int) -> None:
+    """Before the first epoch: a model whose full-precision epoch checkpoint would be over the limit."""
+    if (size := 4 * parameters) > MAX_CHECKPOINT_BYTES:  # float32 weights
+        raise ConfigError(
+            f"this model is {size / 2**20:,.0f} MiB in full precision, the form its checkpoint takes after every epoch"
+            f" (to resume from) whatever --store says, and checkpoints are at most {MAX_CHECKPOINT_BYTES // 2**20} MiB."
+            " Make it smaller: fewer words (--max-vocab), smaller embeddings or hidden states"
+        )

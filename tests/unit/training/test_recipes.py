@@ -278,9 +278,9 @@ def test_a_recipe_is_given_as_a_recipe_a_file_or_a_shipped_models_name(tmp_path)
 def test_a_model_too_big_for_its_epoch_checkpoints_is_refused_before_training(tmp_path, monkeypatch):
     """Every epoch is saved in full precision, whatever the store: a model over the checkpoint limit
     would train an epoch and then fail at its save with nothing written."""
-    from attnviz.training import recipes
+    from attnviz.training import resume_state
 
-    monkeypatch.setattr(recipes, "MAX_CHECKPOINT_BYTES", 4096)  # the tiny model is ~20 KB in float32
+    monkeypatch.setattr(resume_state, "MAX_CHECKPOINT_BYTES", 4096)  # the tiny model is ~20 KB in float32
     epochs = []
     recipe = Recipe.from_dict({**RECIPE, "store": "int8"})
     with pytest.raises(ConfigError, match=r"MiB in full precision.* at most 0 MiB\. Make it smaller"):
