@@ -225,13 +225,15 @@ def forced_batch(
     out = model.decoder(tgt_in, enc.state, enc.memory, scored=real if log_probs else torch.zeros_like(real))
     n_tgt, n_src = tgt_lengths.tolist(), lengths.tolist()
     row_logp: list[np.ndarray | None] = [None] * len(targets)
+    all_logp = None  # [M] every row's token log-probabilities, row-major
     if log_probs:
         logp = torch.log_softmax(out.logits.float(), dim=-1)  # [M, V]
         token_logp = logp.gather(1, tgt[real].unsqueeze(1)).squeeze(1)  # [M]
-        row_logp = np.split(_numpy(token_logp), np.cumsum(n_tgt)[:-1])  # N arrays of [T_i]
+        all_logp = _numpy(token_logp)
+        row_logp = np.split(all_logp, np.cumsum(n_tgt)[:-1])  # N arrays of [T_i]
     att = out.attention
     weights, scores = _numpy(att.weights), _numpy(att.scores)  # [N, T, S] each
-    _check_finite(weights, np.concatenate(row_logp) if log_probs and targets else None)
+    _check_finite(weights, all_logp)
     contexts, queries = _numpy(att.context), _numpy(out.queries)  # [N, T, K], [N, T, Q]
     positions = None if att.positions is None else _numpy(att.positions)  # [N, T]
     maps = enc.encoder.self_attention  # [N, layers, heads, S, S] or None

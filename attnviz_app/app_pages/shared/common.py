@@ -73,8 +73,11 @@ def _current_model(path: str, mtime: float) -> Translator:
     if before is not None and before[0] != mtime:
         _shared_model.clear(path, before[0])
     model = _shared_model(path, mtime)
-    inner = getattr(model, "model", None)
-    size = 4 * inner.num_parameters() if hasattr(inner, "num_parameters") else 0  # loaded as float32
+    if before is not None and before[0] == mtime:
+        size = before[1]  # counted when this version was loaded
+    else:
+        inner = getattr(model, "model", None)
+        size = 4 * inner.num_parameters() if hasattr(inner, "num_parameters") else 0  # loaded as float32
     with _LOADED_LOCK:
         _LOADED[path] = (mtime, size)
         dropped = []
