@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+if __name__ == "__main__":  # a part of load_test.py, not a script of its own
+    sys.exit("load_app.py is a part of load_test.py: run python benchmarks/load_test.py --help")
+
 ROOT = Path(__file__).resolve().parents[1]
 SENTENCE_SEED = 2024  # held apart from the seeds the shipped models were trained with (0)
 

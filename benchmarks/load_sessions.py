@@ -8,9 +8,13 @@ import argparse
 import asyncio
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if __name__ == "__main__":  # a part of load_test.py, not a script of its own
+    sys.exit("load_sessions.py is a part of load_test.py: run python benchmarks/load_test.py --help")
 
 from benchmarks.load_app import DefaultModel
 

@@ -15,6 +15,11 @@ Nothing here is tuned; it is the baseline, not a competitor.
 
 from __future__ import annotations
 
+import sys
+
+if __name__ == "__main__":  # the model compare.py times, not a script of its own
+    sys.exit("textbook.py is the model compare.py times: run python benchmarks/compare.py --help")
+
 import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
