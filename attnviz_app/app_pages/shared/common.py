@@ -217,20 +217,27 @@ def user_text(text: str) -> str:
     """A library message (an error, a note about data) for the page: stored upload paths replaced by
     the user's file names (no path of the server is shown), escaped (messages quote user text: never
     render it as Markdown)."""
+    return escape_markdown(_with_file_names(text))
+
+
+def _with_file_names(text: str) -> str:
+    """``text`` with each stored upload's path replaced by the name the user gave the file."""
     for path, name in st.session_state.get(FILE_NAMES, {}).items():
         text = text.replace(path, name)
-    return escape_markdown(text)
+    return text
 
 
 def error_text(error: Exception) -> str:
     """An error's message for the page (:func:`user_text`), as a sentence: the library's messages start
     in lower case and end without a full stop (the command line prints them after ``error:``); on the
     page a first word of plain lower-case letters is capitalised (not a name, a path, a code, or a
-    formula's one-letter symbol such as g, where case is meaning), and a message ending in a letter or
-    digit gets its full stop."""
-    text = user_text(str(error))
+    formula's one-letter symbol such as g, where case is meaning, nor a user's file name that begins the
+    message), and a message ending in a letter or digit gets its full stop."""
+    named = _with_file_names(str(error))
+    text = escape_markdown(named)
     first = text.split(" ", 1)[0]
-    if first.isascii() and first.isalpha() and first.islower() and (len(first) > 1 or first == "a"):
+    a_file = any(named.startswith(name) for name in st.session_state.get(FILE_NAMES, {}).values() if name)
+    if first.isascii() and first.isalpha() and first.islower() and (len(first) > 1 or first == "a") and not a_file:
         text = text[0].upper() + text[1:]
     return text + "." if text[-1:].isalnum() else text
 
