@@ -38,11 +38,13 @@ def _warm_up() -> None:
     if front.load_record() is not None:
         front.painted.wait(front.WAIT_FOR_PAINT_SECONDS)
     try:
-        # Plotly looks numpy and pandas up in sys.modules without importing them: while a page's script
-        # is importing them, it saw a half-initialised pandas here ("no attribute 'Series'"). An import
-        # statement waits for the other thread to finish (as loading.load_library does on the page's side).
-        import numpy  # noqa: F401
-        import pandas  # noqa: F401
+        # Plotly looks numpy and pandas up in sys.modules without importing them: a page validating a chart
+        # while this thread imports them saw a half-initialised pandas ("no attribute 'Series'"). The
+        # record's charts are validated under front.plotting; a page's own import statement waits for this
+        # thread's import to finish (as loading.load_library does on the page's side).
+        with front.plotting:
+            import numpy  # noqa: F401
+            import pandas  # noqa: F401
 
         from attnviz_app.app_pages.shared import boot
 

@@ -158,3 +158,34 @@ def test_a_sentence_typed_on_the_record_after_the_library_is_ready_gets_its_own_
     at.text_input(key="explore_text").input("the girl eats .").run()
     assert not at.exception, at.exception
     assert at.sidebar.selectbox and at.query_params.get("text") == "the girl eats ."
+
+
+def test_the_warm_up_imports_numpy_and_pandas_only_between_a_record_s_chart_validations(cache, monkeypatch):
+    """Plotly looks numpy and pandas up in sys.modules: a record's charts are validated under front.plotting,
+    and the warm-up imports them under it, so a chart never meets a half-imported pandas."""
+    import threading
+
+    import streamlit as st
+
+    from attnviz_app import frame
+    from attnviz_app.app_pages.shared import boot
+
+    visit()
+    loading_library(monkeypatch)
+    held = []
+    draw = st.plotly_chart
+    monkeypatch.setattr(st, "plotly_chart", lambda *a, **k: held.append(front.plotting.locked()) or draw(*a, **k))
+    assert not visit().exception
+    assert held == [True]  # the record's one chart, validated under the lock
+
+    calls = []
+    monkeypatch.setattr(boot, "warm_up", lambda: calls.append("warm"))
+    monkeypatch.setattr(front, "painted", threading.Event())
+    front.painted.set()
+    with front.plotting:  # a session validating a record's chart
+        worker = threading.Thread(target=frame._warm_up)
+        worker.start()
+        worker.join(0.3)
+        assert worker.is_alive() and not calls
+    worker.join(10)
+    assert calls == ["warm"]

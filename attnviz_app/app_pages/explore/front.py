@@ -52,6 +52,9 @@ _POLLS = "_explore_front_polls"  # session state: how often the page drawn from 
 _DRAWN_AT = "_explore_front_drawn_at"  # session state: when this session first drew the record (time.monotonic)
 _DRAWN_ON = "_explore_front_drawn_on"  # session state: (text, view) of the record drawn, until the page takes over
 painted = threading.Event()  # set when a session has drawn the record, or found none to draw
+# held while a record's charts are validated by Plotly, and by the warm-up while it imports numpy and pandas:
+# Plotly looks them up in sys.modules without importing them, and must never find one half imported
+plotting = threading.Lock()
 
 
 def compact_top() -> None:
@@ -234,8 +237,9 @@ def draw(ready: Callable[[], bool]) -> bool:
     st.session_state[TABS_KEY] = entry["view"]
     tabs = st.tabs(entry["views"], key=TABS_KEY, on_change=view_changed)
     with tabs[entry["views"].index(entry["view"])]:
-        for chart in entry["charts"]:
-            st.plotly_chart(json.loads(chart["spec"]), key=chart["key"], width="content", config=chart["config"])
+        with plotting:
+            for chart in entry["charts"]:
+                st.plotly_chart(json.loads(chart["spec"]), key=chart["key"], width="content", config=chart["config"])
         for caption in entry["captions"]:
             st.caption(caption)
     with st.sidebar:
