@@ -2,7 +2,7 @@
 a spreadsheet, safetensors checkpoints, the catalog (its :class:`ModelEntry` and the questions asked
 of it: slots, siblings, what the app opens on)."""
 
-from attnviz.store.catalog import list_models, load, model_roots, read_history, shareable_meta
+from attnviz.store.catalog import catalog_stamp, list_models, load, model_roots, read_history, shareable_meta
 from attnviz.store.catalog_queries import (
     FRONT_EXAMPLES,
     Slot,
@@ -88,6 +88,7 @@ __all__ = [
     "absent_models",
     "another_place",
     "as_stored",
+    "catalog_stamp",
     "check_output",
     "checkout_dir",
     "clean_stale_temp",

@@ -25,7 +25,15 @@ from attnviz.model import check_scores_known
 from attnviz.store.checkpoint import load_checkpoint, read_header
 from attnviz.store.checkpoint import read_history as read_file_history
 from attnviz.store.entry import ModelEntry, visible_to
-from attnviz.store.paths import SUFFIX, ModelWarning, absent_models, models_dir, pretrained_dir, read_manifest
+from attnviz.store.paths import (
+    SUFFIX,
+    ModelWarning,
+    absent_models,
+    manifest_path,
+    models_dir,
+    pretrained_dir,
+    read_manifest,
+)
 
 
 def model_roots(include_cwd: bool = False) -> list[Path]:
@@ -112,6 +120,28 @@ def _trained_files(folder: Path) -> list[tuple[Path, float]]:
         except OSError as e:
             warnings.warn(f"skipped {path.name}: {e.strerror or e} (a broken link?)", ModelWarning, stacklevel=3)
     return sorted(found, key=lambda item: item[1], reverse=True)
+
+
+def catalog_stamp() -> tuple:
+    """What :func:`list_models` reads, as stat figures: the manifest, the two folders and every
+    checkpoint of the models folder (name, modification time, size). Equal stamps list the same
+    models, so a caller may keep a listing until the stamp changes (about a millisecond to take,
+    where a listing reads every trained model's header)."""
+
+    def stat(path: Path) -> tuple:
+        try:
+            found = path.stat()
+        except OSError:
+            return (str(path),)
+        return str(path), found.st_mtime_ns, found.st_size
+
+    stamp = [stat(manifest_path()), stat(pretrained_dir()), stat(models_dir())]
+    try:
+        with os.scandir(models_dir()) as entries:
+            stamp += sorted(stat(Path(entry.path)) for entry in entries if entry.name.endswith(SUFFIX))
+    except OSError:  # no models folder yet, or a file in its place: list_models says so
+        pass
+    return tuple(stamp)
 
 
 def list_models(viewer: str | None = None) -> list[ModelEntry]:

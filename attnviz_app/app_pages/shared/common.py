@@ -23,6 +23,7 @@ from attnviz.store import (
     ModelWarning,
     absent_hint,
     absent_models,
+    catalog_stamp,
     list_models,
     load,
     model_roots,
@@ -187,9 +188,14 @@ def session_id() -> str:
     return ctx.session_id if ctx is not None else ""
 
 
-@st.cache_data(ttl=5, show_spinner=False)
 def _models_of(viewer: str) -> tuple[list[ModelEntry], list[str]]:
-    """The catalog as ``viewer`` may see it, and the warnings about entries it skipped."""
+    """The catalog as ``viewer`` may see it, and the warnings about entries it skipped: read again
+    only when a model file, the manifest or a models folder changed (:func:`catalog_stamp`)."""
+    return _listing(viewer, catalog_stamp())
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _listing(viewer: str, stamp: tuple) -> tuple[list[ModelEntry], list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ModelWarning)
         models = list_models(viewer=viewer or None)
@@ -205,7 +211,7 @@ def session_models() -> list[ModelEntry]:
 
 def refresh_models() -> None:
     """Forget the cached model list (a training just saved a model)."""
-    _models_of.clear()
+    _listing.clear()
 
 
 def name_stored_file(path: Path, name: str) -> None:
