@@ -168,12 +168,7 @@ class TransformerEncoder(nn.Module):
         self.dropout = Dropout(cfg.dropout)
         self.scale = math.sqrt(dim)
         self.summary_dim = dim
-        position = torch.arange(cfg.max_src_len).unsqueeze(1)  # [P, 1]
-        freq = torch.exp(torch.arange(0, dim, 2) * (-math.log(10000.0) / dim))  # [D/2]
-        table = torch.zeros(cfg.max_src_len, dim)
-        table[:, 0::2] = torch.sin(position * freq)
-        table[:, 1::2] = torch.cos(position * freq[: dim // 2])
-        self.register_buffer("positions", table, persistent=False)  # [P, D]
+        self.register_buffer("positions", _sinusoids(cfg.max_src_len, dim), persistent=False)  # [P, D]
 
     def forward(self, src: Tensor, lengths: Tensor, embedded: Tensor | None = None) -> EncoderOutput:
         pad_mask = src == PAD_ID  # [B, S]
@@ -186,6 +181,19 @@ class TransformerEncoder(nn.Module):
         keep = (~pad_mask).unsqueeze(-1).to(x.dtype)  # [B, S, 1]
         summary = (x * keep).sum(1) / keep.sum(1)  # [B, D] mean over real tokens
         return EncoderOutput(x, summary, torch.stack(maps, dim=1))  # maps [B, layers, heads, S, S]
+
+
+def _sinusoids(length: int, dim: int) -> Tensor:
+    """The sinusoidal position table ``[length, dim]``. A checkpoint does not store it, so on the meta
+    device (where a checkpoint's model is built) it is made on the CPU: it must hold its values."""
+    device = torch.get_default_device()
+    device = torch.device("cpu") if device.type == "meta" else device
+    position = torch.arange(length, device=device).unsqueeze(1)  # [P, 1]
+    freq = torch.exp(torch.arange(0, dim, 2, device=device) * (-math.log(10000.0) / dim))  # [D/2]
+    table = torch.zeros(length, dim, device=device)
+    table[:, 0::2] = torch.sin(position * freq)
+    table[:, 1::2] = torch.cos(position * freq[: dim // 2])
+    return table
 
 
 def build_encoder(cfg: ModelConfig) -> RNNEncoder | TransformerEncoder:

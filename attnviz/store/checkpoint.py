@@ -17,7 +17,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import torch
@@ -209,7 +209,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
         )
     expected = _expected_shapes(cfg)
     try:
-        with safe_open(str(path), framework="pt") as f:
+        with _tensor_reader(path) as (f, read):
             stored = set(f.keys())
             history = {n for n in stored if is_history_tensor(n)}
             names = weight_names(stored - history)
@@ -229,21 +229,67 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
                         f"{path.name}: weight {name} has shape {shapes[name]}, the config needs {expected[name]}; "
                         "the config or the weights were edited"
                     )
-            state = decode_weights(path.name, names, f.get_tensor)
-            recorded = {name: f.get_tensor(name) for name in history}
+            state = decode_weights(path.name, names, read)  # tensor by tensor, each float32 weight in memory of its own
+            recorded = {name: read(name) for name in history}
     except (SafetensorError, OSError, RuntimeError) as e:
         raise CheckpointError(f"{path.name}: the weights cannot be read (corrupt or truncated): {e}{AGAIN}") from e
-    bad = sorted(name for name, tensor in state.items() if not torch.isfinite(tensor).all())
+    bad = sorted(name for name, tensor in state.items() if not _finite(tensor))
     if bad:
         raise CheckpointError(
             f"{path.name}: weights {bad[:3]} hold NaN or infinite values (training diverged or the file "
             "was damaged); retrain with a lower learning rate or load an earlier checkpoint"
         )
-    model = Seq2Seq(cfg)
-    model.load_state_dict(state)
+    model = _assemble(cfg, state)
     model.to(device)
     history = history_from(header.get(FIELD), recorded, path.name)
     return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, header["meta"], history)
+
+
+def _finite(tensor: torch.Tensor) -> bool:
+    """Whether every value of ``tensor`` is finite: its least and greatest are (a NaN makes both NaN).
+    No temporary of the tensor's size, where ``isfinite(tensor).all()`` makes several."""
+    if tensor.numel() == 0:
+        return True
+    low, high = torch.aminmax(tensor)
+    return bool(torch.isfinite(low)) and bool(torch.isfinite(high))
+
+
+@contextlib.contextmanager
+def _tensor_reader(path: Path) -> Iterator[tuple[safe_open, Callable[[str], torch.Tensor]]]:
+    """The open checkpoint and a function reading one of its tensors into memory of its own, with
+    ``pread(2)`` (safetensors 0.8 and later): no weight stays a view of a mapping of the file, which
+    a copy over the file would change or cut short, and the file's pages are not held on top of
+    the weights. An older safetensors only maps the file; each tensor is then copied out of it."""
+    try:
+        f = safe_open(str(path), framework="pt", backend="pread")
+        read = f.get_tensor
+    except TypeError:  # safetensors before 0.8: no backend argument
+        f = safe_open(str(path), framework="pt")
+        read = lambda name: f.get_tensor(name).clone()  # noqa: E731
+    with f:
+        yield f, read
+
+
+def _assemble(cfg: ModelConfig, state: dict[str, torch.Tensor]) -> Seq2Seq:
+    """The model of ``cfg`` whose weights are the tensors of ``state`` themselves: built on the meta
+    device without initialisation (no memory, no random draws), then given each tensor (no copy),
+    so loading holds the weights once. What ``__init__`` makes that the checkpoint does not store (a
+    non-persistent buffer) must be made on the CPU there; one left on the meta device, or weights
+    one module shares with another, stop the load here rather than give a model without values."""
+    with torch.device("meta"), _NoInit():
+        model = Seq2Seq(cfg)
+    params = [id(p) for _, p in model.named_parameters(remove_duplicate=False)]
+    model.load_state_dict(state, assign=True)
+    tensors = [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]
+    tensors += [(f"{m}.{k}".lstrip("."), v) for m, mod in model.named_modules() for k, v in vars(mod).items()]
+    empty = [name for name, t in tensors if isinstance(t, torch.Tensor) and t.is_meta]  # a plain tensor attribute too
+    if empty or len(set(params)) != len(params):
+        raise RuntimeError(
+            f"the {cfg.score}/{cfg.style} model cannot be assembled from its checkpoint: "
+            f"{empty[:3] or 'shared weights'} would hold no values of their own; give the module that "
+            "makes them a CPU tensor in __init__ (see TransformerEncoder's positions), or untie the weights"
+        )
+    return model
 
 
 def read_history(path: str | Path) -> dict | None:

@@ -76,10 +76,17 @@ def quantize_rows(weight: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def dequantize_rows(q: Tensor, scale: Tensor) -> Tensor:
-    """The float32 weight that ``q`` and its block ``scale`` stand for."""
-    flat = q.float().reshape(q.shape[0], -1)  # [rows, cols]
-    blocks = _blocks(flat) * scale.float()[:, :, None]  # [rows, blocks, BLOCK]
-    return blocks.reshape(q.shape[0], -1)[:, : flat.shape[1]].reshape(q.shape)
+    """The float32 weight that ``q`` and its block ``scale`` ``[rows, blocks]`` stand for: one new
+    float32 tensor of ``q``'s shape, each block multiplied by its scale in place (no padded copy)."""
+    flat = q.reshape(q.shape[0], -1).to(torch.float32, copy=True)  # [rows, cols]
+    rows, cols = flat.shape
+    scale = scale.float()  # [rows, blocks]
+    full = cols // BLOCK  # whole blocks; a shorter last block has the next scale
+    if full:
+        flat[:, : full * BLOCK].view(rows, full, BLOCK).mul_(scale[:, :full, None])  # [rows, full, BLOCK]
+    if cols % BLOCK:
+        flat[:, full * BLOCK :].mul_(scale[:, full : full + 1])  # [rows, cols % BLOCK]
+    return flat.reshape(q.shape)
 
 
 def encode_weights(state: dict[str, Tensor], store: str) -> dict[str, Tensor]:
