@@ -3,6 +3,8 @@ a figure printed over another or cut off (checked in the DOM, on the SVG text bo
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, app_server, problems, settle
@@ -205,6 +207,14 @@ def test_a_click_outlines_its_cell_on_both_maps_at_once(server):
             assert outline is None or outline < 2, outlines
         if rows[0] <= t:
             assert f"Bahdanau: no step t={t}" in readout
+        # the readout's numbers are the map's own, written as its hover writes them (cursor.js reads z/customdata)
+        near = (right["x"] + (s + 0.4) * right["width"] / n_src, right["y"] + (t + 0.4) * right["height"] / n_tgt)
+        page.mouse.move(*near)
+        hover = page.locator(".js-plotly-plot").nth(1).locator(".hoverlayer .hovertext")
+        hover.first.wait_for(timeout=WAIT_MS)
+        numbers = re.search(r"weight: (\S+?)\s*score: (\S+)", hover.first.text_content())
+        assert numbers and f"Luong: t={t} " in readout, (hover.first.text_content(), readout)
+        assert f"weight {numbers[1]}, score {numbers[2]}" in readout.split("Luong: ")[1], (numbers.groups(), readout)
         # a zoom (the toolbar's +; the wheel scrolls the page) moves the cells: the outline goes with its cell
         page.mouse.move(right["x"] + right["width"] / 3, right["y"] + right["height"] / 2)
         page.locator(".js-plotly-plot").nth(1).locator('.modebar-btn[data-title="Zoom in"]').click()

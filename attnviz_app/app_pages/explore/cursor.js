@@ -2,12 +2,39 @@
 // A click on any Explore heatmap outlines that cell on every map of the view and writes its
 // weight and score here at once, then sends the cell to the server as a trigger; the server's
 // fragment rerun answers with the math panel. The figures never change on a click, so they are
-// not re-sent or redrawn, and they need no invisible click layer of their own.
+// not re-sent or redrawn, and they need no invisible click layer of their own. The numbers are the
+// maps' own (their z and customdata, or a local window's hover text), formatted as the hover does.
 
 const HOOKS = new WeakMap(); // plotly graph div -> the cursor state its listeners serve (hooked once)
+const OUTSIDE = "−∞ (outside the local window)";
+const HOVER_NUMBERS = /weight: ([^<]*)<br>score: ([^<]*)$/; // a local window's map writes them in its text
 
-function fmt(v) {
-  return v === null ? "−∞ (outside the local window)" : v.toFixed(3);
+// the hover's own formatter (%{z:.3f} goes through the figure's d3 locale); toFixed where there is none
+function formatter(gd) {
+  const locale = gd._fullLayout && gd._fullLayout._d3locale;
+  if (locale && typeof locale.numberFormat === "function") return locale.numberFormat(".3f");
+  return (v) => v.toFixed(3).replace(/^-(0\.0+)$/, "$1");
+}
+
+function entry(matrix, t, s) {
+  const row = matrix && matrix[t];
+  return row ? row[s] : undefined;
+}
+
+// the weight and score of cell (t, s) as the chart's hover shows them; null before the chart is drawn
+function cellNumbers(gd, values, t, s) {
+  const trace = ((gd && gd._fullData) || []).find((tr) => tr.type === "heatmap");
+  if (!trace) return null;
+  if (trace.customdata) {
+    const shown = entry(trace.z, t, s);
+    const other = entry(trace.customdata, t, s);
+    if (typeof shown !== "number" || typeof other !== "number") return null;
+    const [weight, score] = values === "scores" ? [other, shown] : [shown, other];
+    const f = formatter(gd);
+    return { weight: f(weight), score: Number.isFinite(score) ? f(score) : OUTSIDE };
+  }
+  const found = HOVER_NUMBERS.exec(entry(trace.text, t, s) || "");
+  return found ? { weight: found[1], score: found[2] } : null;
 }
 
 // a cell on the longer of two translations has no row in the shorter one's map
@@ -56,11 +83,13 @@ function outline(gd, cell, color, panel) {
 function readoutText(data, cell) {
   const [t, s] = cell;
   return data.panels
-    .map((p) => {
+    .map((p, i) => {
       const who = data.panels.length > 1 ? `${p.name}: ` : "";
       if (!inPanel(p, t, s)) return `${who}no step t=${t} (${p.target.length} steps)`;
+      const numbers = cellNumbers(chartDiv(data.charts[i]), data.values, t, s);
+      const tail = numbers ? `, weight ${numbers.weight}, score ${numbers.score}` : "";
       // each word isolated (FSI…PDI): a right-to-left word keeps its place in the line, as common.quoted does
-      return `${who}t=${t} “\u2068${p.target[t]}\u2069” ← s=${s} “\u2068${p.source[s]}\u2069”, weight ${fmt(p.weights[t][s])}, score ${fmt(p.scores[t][s])}`;
+      return `${who}t=${t} “\u2068${p.target[t]}\u2069” ← s=${s} “\u2068${p.source[s]}\u2069”${tail}`;
     })
     .join("\n"); // one line a panel (white-space: pre-line)
 }
@@ -94,7 +123,10 @@ function hook(state) {
     gd.on("plotly_click", click);
     const redraw = () => {
       const index = state.data.charts.indexOf(key);
-      if (HOOKS.get(gd) === state && index >= 0) outline(gd, state.cell, state.data.color, state.data.panels[index]);
+      if (HOOKS.get(gd) !== state || index < 0) return;
+      outline(gd, state.cell, state.data.color, state.data.panels[index]);
+      // the numbers are the chart's: a figure drawn after this render (an Enter) brings its own
+      if (state.readout) state.readout.textContent = readoutText(state.data, state.cell);
     };
     gd.on("plotly_afterplot", redraw);
     gd.on("plotly_relayout", redraw);
@@ -106,6 +138,8 @@ function hook(state) {
     ];
     state.hooked.push({ gd, listeners });
     outline(gd, state.cell, state.data.color, state.data.panels[i]);
+    if (state.readout) state.readout.textContent = readoutText(state.data, state.cell); // its numbers now read
+
   });
 }
 

@@ -1,5 +1,6 @@
 """The browser-side cell cursor: a click outlines its cell on every map and shows its weight and
-score at once (``cursor.js``); the numbers come from :func:`attnviz.plots.cursor.cursor_data`."""
+score at once (``cursor.js``), read from the maps themselves; :func:`attnviz.plots.cursor.cursor_data`
+says which cell, which charts and which tokens."""
 
 from __future__ import annotations
 
@@ -30,13 +31,14 @@ def cell_cursor(
     chart_keys: dict[str, str],
     key: str,
     on_click: Callable[[tuple[int, int]], None],
+    values: str = "weights",
 ) -> None:
-    """Mount the cursor for these maps (one ``chart_keys`` entry per panel) at ``cell``;
-    ``on_click((t, s))`` runs before the rerun a click on a map starts."""
+    """Mount the cursor for these maps (one ``chart_keys`` entry per panel, each drawing ``values``)
+    at ``cell``; ``on_click((t, s))`` runs before the rerun a click on a map starts."""
 
     def clicked() -> None:
         cell = (st.session_state.get(key) or {}).get("cell")
         if isinstance(cell, list) and len(cell) == 2 and all(isinstance(v, int) for v in cell):
             on_click((cell[0], cell[1]))
 
-    _cursor(key=key, data=cursor_data(panels, cell, chart_keys), height="content", on_cell_change=clicked)
+    _cursor(key=key, data=cursor_data(panels, cell, chart_keys, values), height="content", on_cell_change=clicked)

@@ -156,7 +156,7 @@ def heatmap_view(
         if front.recording():  # a fresh visit only: the figure is serialised for the record, not at every Enter
             config = plot_config(file_name(values, name), image_format)
             front.record("charts", {"key": keys[name], "spec": fig.to_json(), "config": config})
-    cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}", on_click=_store_cell)
+    cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}", on_click=_store_cell, values=values)
     if rule:
         st.caption(escape_markdown(rule))
     if values == "weights":

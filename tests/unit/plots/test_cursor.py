@@ -1,4 +1,4 @@
-"""The browser cursor's numbers (attnviz.plots.cursor): what the click readout shows must be the map's."""
+"""The browser cursor's data (attnviz.plots.cursor): cell, charts and tokens; the numbers are the maps' own."""
 
 from __future__ import annotations
 
@@ -33,16 +33,26 @@ def _al(n_tgt: int, n_src: int, local: bool = False) -> Alignment:
     )
 
 
-def test_numbers_are_the_maps_own_and_json_ready():
+def test_tokens_and_cell_json_ready_with_no_numbers():
     al = _al(4, 5, local=True)
     data = cursor_data({"Luong": al}, (2, 3), {"Luong": "explore_heat_weights_Luong"})
-    json.dumps(data, allow_nan=False)  # −∞ is not JSON: it travels as null
+    json.dumps(data, allow_nan=False)
     (panel,) = data["panels"]
     assert data["cell"] == [2, 3] and data["charts"] == ["explore_heat_weights_Luong"] and data["color"] == CELL_COLOR
-    np.testing.assert_allclose(panel["weights"], al.weights, atol=5e-4)
-    assert all(row[0] is None for row in panel["scores"])
-    assert panel["scores"][2][3] == pytest.approx(al.scores[2, 3], abs=5e-4)
+    assert data["values"] == "weights" and cursor_data({"L": al}, (0, 0), {"L": "k"}, "scores")["values"] == "scores"
+    assert set(panel) == {"name", "source", "target"}  # the weights and scores are read from the map's z/customdata
     assert panel["source"][:3] == ["a␣b", "<b>", "∅"]  # as the axis reads, not HTML-escaped (set as text)
+    with pytest.raises(InputError, match="values"):
+        cursor_data({"L": al}, (0, 0), {"L": "k"}, "contexts")
+
+
+def test_its_size_grows_with_the_tokens_not_the_cells():
+    """A 60x60 map's cursor is the 120 tokens and a few keys: the 3,600 cells' numbers, 34-95 kB a
+    rerun on a long sentence, are already in the figure."""
+    small, big = _al(6, 6), _al(60, 60)
+    size = {n: len(json.dumps(cursor_data({"Luong": al}, (0, 0), {"Luong": "k"}))) for n, al in ((6, small), (60, big))}
+    tokens = len(json.dumps([big.source_tokens, big.target_tokens]))
+    assert size[60] - size[6] < tokens, size
 
 
 def test_a_cell_on_the_longer_translation_only_is_kept():
