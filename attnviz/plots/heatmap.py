@@ -18,6 +18,7 @@ import plotly.io as pio
 from attnviz.data import Link, show_direction_marks
 from attnviz.decoding import Alignment
 from attnviz.errors import InputError
+from attnviz.plots.compact import compact_arrays
 
 WEIGHT_SCALE = "Blues"  # attention weights, 0..1
 DIVERGING_SCALE = "RdBu_r"  # raw scores, differences, context values: red positive, blue negative
@@ -53,7 +54,9 @@ TITLE_PAD_PX = 30  # a title starts below the toolbar Plotly shows on hover (it 
 def apply_template(fig: go.Figure) -> go.Figure:
     """Give ``fig`` the house template without Plotly validating it again: even as a built object,
     ``template=TEMPLATE`` re-validated it in every figure (three figures per Explore rerun). The
-    object is valid already; Plotly attaches its default template the same way."""
+    object is valid already; Plotly attaches its default template the same way. Its float64 arrays
+    that float32 holds exactly go as float32 (:func:`~attnviz.plots.compact.compact_arrays`)."""
+    compact_arrays(fig)
     layout = fig.layout
     layout._validate = False
     try:
