@@ -2,6 +2,8 @@
 template, the plot config."""
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -153,7 +155,7 @@ def test_plot_config():
 def test_figures_carry_the_house_template_unchanged():
     import plotly.io as pio
 
-    from attnviz.plots.heatmap import TEMPLATE, apply_template
+    from attnviz.plots.heatmap import TEMPLATE, TEMPLATE_TRACES, apply_template
 
     before = TEMPLATE.to_plotly_json()
     fig = apply_template(go.Figure(go.Bar(x=[1], y=[1])))
@@ -161,12 +163,33 @@ def test_figures_carry_the_house_template_unchanged():
     template = fig.to_plotly_json()["layout"]["template"]
     assert fig.layout.plot_bgcolor == "#eeeeee" and TEMPLATE.to_plotly_json() == before
     # plotly_white, with tick labels that may cross the figure's edge (no measuring after each draw)
-    assert "ticklabeloverflow" not in str(pio.templates["plotly_white"].to_plotly_json())  # its own left as is
+    white = pio.templates["plotly_white"].to_plotly_json()
+    assert "ticklabeloverflow" not in str(white)  # its own left as is
     layout = template["layout"]
     bar = template["data"]["heatmap"][0]["colorbar"]
     overflow = [layout["xaxis"], layout["yaxis"], layout["coloraxis"]["colorbar"], bar]
     assert [a.pop("ticklabeloverflow") for a in overflow] == ["allow"] * 4
-    assert template == pio.templates["plotly_white"].to_plotly_json()
+    # the parts kept are plotly_white's own: the trace types attnviz draws and the 2D layout
+    assert set(template["data"]) == set(TEMPLATE_TRACES)
+    assert all(template["data"][kind] == white["data"][kind] for kind in TEMPLATE_TRACES)
+    assert layout == {name: value for name, value in white["layout"].items() if name in layout}
+    assert {"colorway", "colorscale", "font", "hoverlabel", "xaxis", "yaxis", "coloraxis"} <= set(layout)
+
+
+def test_the_template_leaves_out_what_no_figure_draws():
+    """3D scenes, polar, ternary and geo subplots, and 20 trace types attnviz never draws went to the
+    browser in every figure (4.6 of the template's 7.3 kB)."""
+    from attnviz import plots
+    from attnviz.plots.heatmap import TEMPLATE
+
+    spec = TEMPLATE.to_plotly_json()
+    assert not {"scene", "polar", "ternary", "geo", "mapbox"} & set(spec["layout"])
+    assert not {"scatter3d", "surface", "pie", "choropleth", "table"} & set(spec["data"])
+    assert len(json.dumps(spec)) < 3000
+    # every trace type the figure builders make keeps its defaults (a new one must be added to the template)
+    source = " ".join(path.read_text(encoding="utf-8") for path in Path(plots.__file__).parent.glob("*.py"))
+    made = {name.lower() for name in re.findall(r"\bgo\.([A-Z]\w*)\(", source)} - {"figure", "frame"}
+    assert made and made <= set(spec["data"]), made
 
 
 def test_a_very_long_token_is_cut_in_its_label_and_whole_in_the_hover():
