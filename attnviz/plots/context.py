@@ -26,10 +26,11 @@ def context_range(al: Alignment) -> float:
 
 
 def context_heatmap(
-    al: Alignment, title: str = "Context vectors c<sub>t</sub>", zmax: float | None = None, max_width: int | None = None
+    al: Alignment, title: str = "Context vectors", zmax: float | None = None, max_width: int | None = None
 ) -> go.Figure:
     """The context vectors ``c_t`` over decoder steps: ``[tgt, ctx_dim]`` as a diverging heatmap,
-    on ``[-zmax, zmax]`` (default: its own largest entry), at most ``max_width`` px wide."""
+    on ``[-zmax, zmax]`` (default: its own largest entry), at most ``max_width`` px wide, titled
+    ``title`` (plain text, a model's name perhaps: shown as written) followed by c<sub>t</sub>."""
     ctx = _contexts(al)  # [tgt, ctx_dim]
     n_tgt, dim = ctx.shape
     m = context_range(al) if zmax is None else float(zmax)
@@ -48,7 +49,8 @@ def context_heatmap(
     width = min(width, max_width) if max_width else width
     apply_template(fig)
     plot = max(n_tgt * cell, MIN_PLOT_PX)  # one step still gets a row and a readable colour bar
-    fig.update_layout(width=width, height=140 + plot, title={"text": html.escape(title, quote=False)})
+    shown = f"{html.escape(title, quote=False)} c<sub>t</sub>"  # the given text as written, then c_t as markup
+    fig.update_layout(width=width, height=140 + plot, title={"text": shown})
     fit_title(fig)
     return fig
 

@@ -282,9 +282,7 @@ def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> N
     projected to 2-D, each titled with its panel's model."""
     stack = len(panels) > 1 and column_width(len(panels)) < CONTEXT_MIN_PX
     width = panel_width(panels, stack)
-    maps = [
-        context_heatmap(al, f"{titles[n]} · context vectors c<sub>t</sub>", max_width=width) for n, al in panels.items()
-    ]
+    maps = [context_heatmap(al, f"{titles[n]} · context vectors", max_width=width) for n, al in panels.items()]
     share_scales(maps)
     projected = {n: al for n, al in panels.items() if len(al.target_tokens) >= 2}
     planes = {

@@ -25,7 +25,7 @@ def test_context_maps_share_a_scale_and_fit_a_column():
     a = make_alignment(["a", "b"], ["x"], seed=1)
     b = make_alignment(["a", "b"], ["x"], seed=2)
     m = max(context_range(a), context_range(b))
-    figs = [context_heatmap(al, title="Luong · m · context vectors c_t", zmax=m, max_width=380) for al in (a, b)]
+    figs = [context_heatmap(al, title="Luong · m · context vectors", zmax=m, max_width=380) for al in (a, b)]
     assert {(f.data[0].zmin, f.data[0].zmax) for f in figs} == {(-m, m)}
     assert all(f.layout.width <= 380 and "Luong" in f.layout.title.text for f in figs)
 
@@ -43,3 +43,10 @@ def test_points_on_a_line_keep_a_flat_second_axis_and_one_step_a_readable_map():
     assert np.all(coords[:, 1] != 0.0) and 0 < ratio[1] < ratio[0]
     one = context_heatmap(make_alignment(["a"], []))  # a single step
     assert one.layout.height >= 140 + MIN_PLOT_PX
+
+
+def test_the_title_is_the_given_text_then_c_t_as_markup():
+    """The title's text (a model's name in it) is shown as written; c_t is Plotly's subscript, not literal tags."""
+    fig = context_heatmap(make_alignment(["a"], ["x"]), title="<b>my model</b> · context vectors")
+    assert fig.layout.title.text == "&lt;b&gt;my model&lt;/b&gt; · context vectors c<sub>t</sub>"
+    assert context_heatmap(make_alignment(["a"], ["x"])).layout.title.text == "Context vectors c<sub>t</sub>"
