@@ -70,3 +70,30 @@ def test_the_readout_is_the_hovers_numbers(server, score, tab):
         assert all("weight " in text for text in texts), texts
         assert score != "local_p" or texts[1].endswith("score −∞ (outside the local window)"), texts
         browser.close()
+
+
+def test_clicks_still_answer_after_the_map_is_re_plotted(server):
+    """A changed beam width re-plots the map in place in a window wider than the page's first guess
+    (Plotly.newPlot drops every listener on the chart) without drawing the cursor again: the cursor sees
+    the chart's new children and hooks it again, so a click after it still outlines its cell and reads
+    its numbers."""
+    from playwright.sync_api import sync_playwright
+
+    chart = ".st-key-explore_heat_weights_Luong .js-plotly-plot"
+    listeners = f"() => document.querySelector('{chart}')._ev.listeners('plotly_click').length"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(server, wait_until="domcontentloaded")
+        page.locator(f"{chart} .heatmaplayer").wait_for(timeout=WAIT_MS)
+        settle(page, 1500)
+        _click_and_compare(page, "weights", 1, 2)
+        slider = page.get_by_role("slider", name="Beam width")
+        slider.focus()
+        slider.press("ArrowRight")
+        page.wait_for_function("() => new URL(location.href).searchParams.get('beam') === '2'", timeout=WAIT_MS)
+        settle(page, 4000)
+        assert page.evaluate(listeners) == 1
+        text = _click_and_compare(page, "weights", 2, 1)
+        assert text.startswith("t=2 “") and " s=1 “" in text, text
+        browser.close()

@@ -107,7 +107,14 @@ function show(state, cell) {
 
 // hook each chart once; the listeners read the state object, so they always see the latest render
 function hook(state) {
+  if (state.root && !state.root.isConnected) {
+    // this cursor is off the page (Streamlit drew a new one): a re-plot it still hears hooks nothing
+    unhook(state, () => true);
+    if (STATES.get(state.key) === state) STATES.delete(state.key);
+    return;
+  }
   unhook(state, (gd) => !gd.isConnected); // charts Streamlit has taken off the page
+  unhook(state, (gd, click) => !listening(gd, click)); // charts re-plotted in place: hooked again below
   state.data.charts.forEach((key, i) => {
     const gd = chartDiv(key);
     if (!gd || typeof gd.on !== "function" || !gd._fullLayout || HOOKS.get(gd) === state) return;
@@ -136,23 +143,38 @@ function hook(state) {
       ["plotly_afterplot", redraw],
       ["plotly_relayout", redraw],
     ];
-    state.hooked.push({ gd, listeners });
+    // Plotly.newPlot (a changed config: the beam width is in the download's file name) re-plots the
+    // div in place and drops every listener: its new children say so, and the chart is hooked again
+    const observer = new MutationObserver(() => {
+      hook(state);
+      setTimeout(() => hook(state), 250); // a re-plot still under way has no listeners to add to yet
+    });
+    observer.observe(gd, { childList: true });
+    state.hooked.push({ gd, listeners, observer });
     outline(gd, state.cell, state.data.color, state.data.panels[i]);
     if (state.readout) state.readout.textContent = readoutText(state.data, state.cell); // its numbers now read
 
   });
 }
 
-// undo the hooks of the charts ``which`` picks: a listener left on a chart Streamlit has unmounted
-// keeps that chart, and with it the whole tab it was drawn in, alive in the browser's memory
+// whether ``click`` still listens on the chart (Plotly.purge and newPlot drop every listener)
+function listening(gd, click) {
+  const emitter = gd._ev;
+  return !!(emitter && typeof emitter.listeners === "function" && emitter.listeners("plotly_click").includes(click));
+}
+
+// undo the hooks of the charts ``which(gd, its click listener)`` picks: a listener left on a chart
+// Streamlit has unmounted keeps that chart, and with it the whole tab it was drawn in, alive in the
+// browser's memory
 function unhook(state, which) {
   const kept = [];
   for (const entry of state.hooked) {
-    const { gd, listeners } = entry;
-    if (!which(gd)) {
+    const { gd, listeners, observer } = entry;
+    if (!which(gd, listeners[0][1])) {
       kept.push(entry);
       continue;
     }
+    observer.disconnect();
     for (const [event, listener] of listeners) if (gd.removeListener) gd.removeListener(event, listener);
     if (HOOKS.get(gd) === state) HOOKS.delete(gd);
     const box = gd.querySelector(".svg-container > .attnviz-cell");
@@ -166,6 +188,8 @@ export default function ({ data, parentElement, key, setTriggerValue }) {
   STATES.set(key, state);
   state.data = data;
   state.setTriggerValue = setTriggerValue;
+  state.key = key;
+  state.root = parentElement;
   state.readout = parentElement.querySelector(".attnviz-readout");
   if (state.readout) state.readout.style.setProperty("--cell", data.color);
   const render = (state.render || 0) + 1;
