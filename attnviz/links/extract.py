@@ -32,6 +32,7 @@ from attnviz.links.reading import Reading, read
 DIRECTIONAL = ("argmax", "threshold", "dtw")
 SYMMETRIC = ("intersection", "union", "grow-diag", "grow-diag-final", "grow-diag-final-and")
 METHODS = DIRECTIONAL + SYMMETRIC
+CORPUS_CHUNK = 1024  # pairs align_corpus forces and reduces to links at a time: its memory stays bounded
 Text = str | list[str]  # typed text, or a sentence given as words
 # (source, target) steps in symal's order, which lists them as (target, source): (-1, 0), (0, -1), (1, 0), ...
 _NEIGHBOURS = ((0, -1), (-1, 0), (0, 1), (1, 0), (-1, -1), (1, -1), (-1, 1), (1, 1))
@@ -297,10 +298,29 @@ def align_corpus(
         for src, tgt in zip(sources, targets, strict=True)
     ]
     skipped: dict[int, str] = {}
-    fwd = _readings(translator, sources, targets, range(len(sources)), skipped)
-    bwd = _readings(reverse, targets, sources, list(fwd), skipped) if method in SYMMETRIC else {}
     links: list[list[Link] | None] = []
-    for k, (src, tgt) in enumerate(zip(sources, targets, strict=True)):
+    for start in range(0, len(sources), CORPUS_CHUNK):  # a chunk's attention is dropped once it is links
+        chunk = range(start, min(start + CORPUS_CHUNK, len(sources)))
+        fwd = _readings(translator, sources, targets, chunk, skipped)
+        bwd = _readings(reverse, targets, sources, list(fwd), skipped) if method in SYMMETRIC else {}
+        links += _chunk_links(sources, targets, chunk, (fwd, bwd), method, threshold, skipped)
+    return CorpusAlignment(links, dict(sorted(skipped.items())), unknown)
+
+
+def _chunk_links(
+    sources: list[list[str]],
+    targets: list[list[str]],
+    chunk: range,
+    readings: tuple[dict[int, Reading], dict[int, Reading]],  # forward, and backward for a symmetric method
+    method: str,
+    threshold: float,
+    skipped: dict[int, str],
+) -> list[list[Link] | None]:
+    """The links of the pairs numbered ``chunk`` (None for a pair skipped, with its reason in ``skipped``)."""
+    fwd, bwd = readings
+    links: list[list[Link] | None] = []
+    for k in chunk:
+        src, tgt = sources[k], targets[k]
         if k in skipped:
             links.append(None)
             continue
@@ -318,7 +338,7 @@ def align_corpus(
             links.append(None)
             continue
         links.append(wa.links)
-    return CorpusAlignment(links, dict(sorted(skipped.items())), unknown)
+    return links
 
 
 def _readings(

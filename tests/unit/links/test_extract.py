@@ -96,6 +96,27 @@ def test_align_corpus_reads_unknown_words_and_skips_a_pair_too_long(trained):
     assert aligned.links[2] == [(0, 0)] and aligned.aligned == 2
 
 
+def test_align_corpus_in_chunks_gives_the_links_of_one_pass(trained, monkeypatch):
+    """The corpus is forced a chunk at a time (its attention dropped once it is links): the links,
+    the skipped pairs and their numbers are those of the corpus in one pass."""
+    from attnviz.links import extract
+
+    long = ["a"] * trained.max_source_tokens + ["b"]
+    sources = [["a", "b", "c", "d"], long, ["c"], ["a", "zebra", "b"], ["d", "c"]]
+    targets = [["d", "c", "b", "a"], ["a"], ["c"], ["b", "qq", "a"], ["c", "d"]]
+    whole = align_corpus(trained, sources, targets)
+    monkeypatch.setattr(extract, "CORPUS_CHUNK", 2)
+    forced = []
+    batch = type(trained).align_batch
+    monkeypatch.setattr(
+        type(trained), "align_batch", lambda self, s, t, **kw: forced.append(len(s)) or batch(self, s, t, **kw)
+    )
+    chunked = align_corpus(trained, sources, targets)
+    assert forced == [1, 2, 1]  # pairs 0-1 (1 too long: skipped), 2-3, 4: two at most at once
+    assert (chunked.links, chunked.skipped, chunked.unknown) == (whole.links, whole.skipped, whole.unknown)
+    assert chunked.skipped.keys() == {1}
+
+
 def _letters_to_digits(flip: bool):
     pairs = []
     for k in range(12):
