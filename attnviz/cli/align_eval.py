@@ -32,6 +32,7 @@ from attnviz.links import (
     sentence_pairs,
     signed,
 )
+from attnviz.training import check_adapt_size
 
 HELP = "precision, recall and AER of attention links against a gold file, and their drift"
 
@@ -104,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     """Align every pair of the text and print precision, recall and AER against ``--gold``."""
     args.base = gold_base(args)
     sources, targets, text, names = _text(args)
+    if args.adapt:
+        check_adapt_size(len(sources))  # before the gold file, whose reading takes long for as many lines
     lengths = [(len(s), len(t)) for s, t in zip(sources, targets, strict=True)]
     gold = read_gold(args.gold, lengths, args.format, args.base)
     for warning in gold.warnings:

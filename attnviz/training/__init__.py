@@ -1,7 +1,7 @@
 """Training: the fit loop, loss, guided alignment, distributed runs, recipes, adaptation, the speed benchmark."""
 
 from attnviz.training.adapt import MAX_STEPS as MAX_ADAPT_STEPS
-from attnviz.training.adapt import AdaptConfig, adapt
+from attnviz.training.adapt import AdaptConfig, adapt, check_adapt_size
 from attnviz.training.bench import TRANSLATE_TOKENS, run_bench
 from attnviz.training.config import Progress, TrainConfig
 from attnviz.training.distributed import SingleProcess, join_torchrun
@@ -19,6 +19,7 @@ __all__ = [
     "TrainConfig",
     "adapt",
     "build_translator",
+    "check_adapt_size",
     "drop_state",
     "fit",
     "join_torchrun",

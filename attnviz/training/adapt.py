@@ -54,6 +54,13 @@ class AdaptConfig:
             raise ConfigError(f"the adaptation batch must hold 1 to 4096 pairs, got {self.batch_size}")
 
 
+def check_adapt_size(n_pairs: int) -> None:
+    """Refuse a bitext of more pairs than attnviz adapts on (:data:`MAX_PAIRS`): before anything
+    else is read for it (a gold file of as many lines takes a minute)."""
+    if n_pairs > MAX_PAIRS:
+        raise DataError(f"{n_pairs} pairs are more than attnviz adapts on ({MAX_PAIRS}); give a part of them")
+
+
 def adaptation_corpus(
     translator: Translator, sources: Sequence[Sequence[str]], targets: Sequence[Sequence[str]]
 ) -> Corpus:
@@ -64,8 +71,7 @@ def adaptation_corpus(
         )
     if not sources:
         raise DataError("the bitext is empty: give at least one 'source ||| target' pair to adapt on")
-    if len(sources) > MAX_PAIRS:
-        raise DataError(f"{len(sources)} pairs are more than attnviz adapts on ({MAX_PAIRS}); give a part of them")
+    check_adapt_size(len(sources))
     pairs = []
     for src, tgt in zip(sources, targets, strict=True):
         if not src or not tgt or len(src) > MAX_WORDS or len(tgt) > MAX_WORDS:

@@ -170,3 +170,20 @@ def test_cli_align_on_cuda_without_a_gpu_is_a_one_line_error(capsys, files):
         code, out, err = run(capsys, *argv)
         assert code == 2 and not out and len(err.strip().splitlines()) == 1
         assert err.startswith(f"attnviz {argv[0]}: error: ") and "no CUDA GPU" in err and "--device cpu" in err
+
+
+def test_cli_align_eval_refuses_a_bitext_too_large_to_adapt_before_reading_its_gold(capsys, cli_model, monkeypatch):
+    """A bitext of more pairs than attnviz adapts on is refused at once, not after its gold file is read
+    (a gold file of 200,000 lines takes a minute); the gold here is malformed, and never reached."""
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("attnviz.training.adapt"), "MAX_PAIRS", 2)
+    with open("big.txt", "w", encoding="utf-8") as f:
+        f.write("a b ||| b a\n" * 3)
+    with open("gold.talp", "w", encoding="utf-8") as f:
+        f.write("not links\n" * 3)
+    args = ("align-eval", "--model", cli_model, "--bitext", "big.txt", "--gold", "gold.talp")
+    code, _, err = run(capsys, *args, "--adapt", "5")
+    assert code != 0 and "3 pairs are more than attnviz adapts on (2)" in err and "Traceback" not in err
+    code, _, err = run(capsys, *args)  # without --adapt the size is no matter: the gold is read, and refused
+    assert code != 0 and "more than attnviz adapts on" not in err
