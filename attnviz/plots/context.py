@@ -95,10 +95,11 @@ def uncrowded(points: np.ndarray, min_gap: float = 0.08) -> list[bool]:
 
 def context_projection(
     al: Alignment,
-    title: str = "Context vectors c<sub>t</sub>, first two principal components",
+    title: str = "Context vectors",
     max_width: int | None = None,
 ) -> go.Figure:
-    """The context vectors in 2-D (PCA by SVD), labelled by target token and joined in step order."""
+    """The context vectors in 2-D (PCA by SVD), labelled by target token and joined in step order,
+    titled ``title`` (plain text, shown as written) followed by "· c<sub>t</sub> in 2-D (PCA)"."""
     ctx = np.asarray(al.contexts, dtype=np.float64)  # [tgt, ctx_dim]
     if ctx.ndim != 2 or ctx.size == 0:
         raise InputError(f"this alignment has no context vectors (shape {ctx.shape})")
@@ -116,7 +117,7 @@ def context_projection(
     )
     apply_template(fig)
     fig.update_layout(
-        title={"text": html.escape(title, quote=False)},
+        title={"text": f"{html.escape(title, quote=False)} · c<sub>t</sub> in 2-D (PCA)"},
         xaxis_title_text=f"PC1 ({ratio[0]:.0%} of variance)",
         yaxis_title_text=f"PC2 ({ratio[1]:.0%} of variance)",
         width=min(640, max_width) if max_width else 640,

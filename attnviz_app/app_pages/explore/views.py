@@ -285,9 +285,7 @@ def context_view(panels: Panels, image_format: str, titles: dict[str, str]) -> N
     maps = [context_heatmap(al, f"{titles[n]} · context vectors", max_width=width) for n, al in panels.items()]
     share_scales(maps)
     projected = {n: al for n, al in panels.items() if len(al.target_tokens) >= 2}
-    planes = {
-        n: context_projection(al, f"{titles[n]} · c<sub>t</sub> in 2-D (PCA)", width) for n, al in projected.items()
-    }
+    planes = {n: context_projection(al, titles[n], width) for n, al in projected.items()}
     share_scales(list(planes.values()))
     for col, name, fig in zip(columns(panels, stack), panels, maps, strict=True):
         with col:

@@ -45,8 +45,10 @@ def test_points_on_a_line_keep_a_flat_second_axis_and_one_step_a_readable_map():
     assert one.layout.height >= 140 + MIN_PLOT_PX
 
 
-def test_the_title_is_the_given_text_then_c_t_as_markup():
+def test_the_titles_are_the_given_text_then_c_t_as_markup():
     """The title's text (a model's name in it) is shown as written; c_t is Plotly's subscript, not literal tags."""
     fig = context_heatmap(make_alignment(["a"], ["x"]), title="<b>my model</b> · context vectors")
     assert fig.layout.title.text == "&lt;b&gt;my model&lt;/b&gt; · context vectors c<sub>t</sub>"
     assert context_heatmap(make_alignment(["a"], ["x"])).layout.title.text == "Context vectors c<sub>t</sub>"
+    plane = context_projection(make_alignment(["a"], ["x", "y"]), title="<b>my model</b>")
+    assert plane.layout.title.text == "&lt;b&gt;my model&lt;/b&gt; · c<sub>t</sub> in 2-D (PCA)"
