@@ -262,6 +262,24 @@ def test_the_math_panel_shows_the_outlined_cell(app_env, download_names):
     }, vectors
 
 
+def test_a_click_builds_no_map_again(app_env, monkeypatch):
+    """A click (here the arrow keys' box) changes only the cell: its rerun reuses the maps the last run
+    built; a new sentence builds them again."""
+    from attnviz_app.app_pages.explore import views
+
+    built = []
+    real = views.explore_heatmap
+    monkeypatch.setattr(views, "explore_heatmap", lambda *a, **k: built.append(a[1]) or real(*a, **k))
+    at = start(explore_cell=(1, 2), **ADDITIVE)
+    first = heatmap(at)
+    assert built == ["weights"]
+    at.number_input(key="explore_cell_t_weights").set_value(0).run()
+    assert at.session_state["explore_cell"] == (0, 2) and built == ["weights"]  # the cell moved, no map built
+    assert heatmap(at) == first
+    at.text_input(key="explore_text").set_value("the cat eats the apple .").run()
+    assert built == ["weights", "weights"] and heatmap(at) != first
+
+
 def test_lexicon_is_sent_only_when_opened(app_env):
     at = start()
     assert not at.dataframe

@@ -3,6 +3,8 @@ al} or, in Both, Bahdanau's and Luong's), drawn side by side on one colour scale
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
 
 Panels = dict[str, Alignment]  # "Bahdanau"/"Luong" -> its decode, in display order
 CELL_KEY, STEP_KEY = "explore_cell", "explore_step"
+_MAPS = "_explore_maps"  # session state: {"weights"/"scores": (digest of their inputs, the figures)}
 LINK_ASKED = "explore_link_asked"  # {"step": t, "cell": (t, s)}: what a link asked, until a view has read it
 FILE_STEMS_KEY = "explore_file_stems"  # {panel name or "": model-and-sentence file stem}, set by page.py
 DIFFERENCE = "difference"  # FILE_STEMS_KEY's stem of Both's difference files (luong-minus-bahdanau)
@@ -127,6 +130,22 @@ def _store_cell(cell: tuple[int, int]) -> None:
     st.session_state[CELL_KEY] = cell
 
 
+def _maps(panels: Panels, values: str, titles: dict[str, str], width: int, fill: bool) -> list[go.Figure]:
+    """The panels' maps of ``values`` on one scale, built once per decode and layout: a click's rerun
+    (the cell is all it changes) takes the figures the last run built from session state."""
+    digest = hashlib.blake2b(repr((values, width, fill, [titles[n] for n in panels])).encode(), digest_size=16)
+    for name, al in panels.items():
+        digest.update(name.encode())
+        digest.update(pickle.dumps(al, protocol=pickle.HIGHEST_PROTOCOL))  # tokens, numbers, windows: all of it
+    kept = st.session_state.get(_MAPS, {}).get(values)
+    if kept is not None and kept[0] == digest.hexdigest():
+        return kept[1]
+    figs = [explore_heatmap(al, values, titles[name], max_width=width, fill=fill) for name, al in panels.items()]
+    share_scales(align_tops(figs))
+    st.session_state.setdefault(_MAPS, {})[values] = (digest.hexdigest(), figs)
+    return figs
+
+
 @st.fragment
 def heatmap_view(
     panels: Panels,
@@ -142,13 +161,10 @@ def heatmap_view(
     below (computed on the ``decoded`` alignments, whatever ``panels`` hides); ``rule`` says under
     the maps how they were changed for reading (hidden <eos>, merged pieces)."""
     cell = current_cell(panels)
-    # the figures do not depend on the cell, so a click re-sends and redraws none of them: the
-    # cursor outlines the cell in the browser and shows its numbers before the server answers
+    # the figures do not depend on the cell, so a click re-sends and redraws none of them (nor
+    # builds them again: _maps): the cursor outlines the cell in the browser and shows its numbers
     stack = not side_by_side(panels)
-    width = panel_width(panels, stack)
-    fill = len(panels) > 1
-    figs = [explore_heatmap(al, values, titles[name], max_width=width, fill=fill) for name, al in panels.items()]
-    share_scales(align_tops(figs))
+    figs = _maps(panels, values, titles, panel_width(panels, stack), len(panels) > 1)
     keys = {name: f"explore_heat_{values}_{name}" for name in panels}
     for col, name, fig in zip(columns(panels, stack), panels, figs, strict=True):
         with col:
@@ -175,7 +191,7 @@ def heatmap_view(
                     " word hardly read; red (over 1.7) for one read again and again."
                 )
                 model = {name: titles[name].split(" · ")[0] for name in panels}  # the title begins with the model
-                named = {name: f"Coverage · {name} · {model[name]}" if fill else None for name in panels}  # Both
+                named = {name: f"Coverage · {name} · {model[name]}" if len(panels) > 1 else None for name in panels}
                 bars = [coverage_bar(al, panel_width(panels), named[name]) for name, al in panels.items()]
                 bars = share_scales(bars, axes=("yaxis",))
                 for col, name, fig in zip(columns(panels), panels, bars, strict=True):
