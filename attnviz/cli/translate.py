@@ -10,6 +10,8 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO, TextIO
 
+from tqdm import tqdm
+
 from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, add_keep_unk, int_in, print_json
 from attnviz.cli.streams import sentence
 from attnviz.data import bom_encoding, looks_binary
@@ -132,34 +134,55 @@ def translate_lines(model: Translator, lines: TextIO, args: argparse.Namespace) 
     gives an empty output line and one note on standard error naming it; the rest is decoded.
     Exit code 0 when every non-empty line was translated, else 2 (as a failed model in ``evaluate``)."""
     refused, garbled = 0, False
-    for chunk in _chunks(lines):
-        numbers, sources, notes = [], [], {}
-        for number, line in chunk:
-            if not line.strip():
-                continue
-            if "\ufffd" in line and not garbled:  # bytes that are not UTF-8, read as U+FFFD
-                garbled = True
-                print(
-                    f"attnviz translate: line {number} (and maybe more) is not UTF-8: its bad bytes are read as "
-                    "\ufffd; convert the file (iconv -f latin1 -t utf-8) for exact words",
-                    file=sys.stderr,
-                )
-            try:
-                sources.append(model.source(line))
-                numbers.append(number)
-            except InputError as e:
-                notes[number] = str(e)
-                print(f"attnviz translate: line {number}: not translated: {e}", file=sys.stderr)
-        outputs = model.translate_batch(
-            sources, beam_size=args.beam, max_len=args.max_len, replace_unk=not args.keep_unk
-        )
-        translated = dict(zip(numbers, outputs, strict=True))
-        for number, _ in chunk:
-            if args.json:
-                entry = {"line": number, "error": notes[number]} if number in notes else {"line": number}
-                print_json({**entry, "translation": translated.get(number, "")})
-            else:
-                print(translated.get(number, ""))
-        refused += len(notes)
-        sys.stdout.flush()
+    with _line_count() as done:
+        for chunk in _chunks(lines):
+            refused, garbled = _translate_chunk(model, chunk, args, refused, garbled)
+            done.update(len(chunk))
     return 2 if refused else 0
+
+
+def _line_count() -> tqdm:
+    """The lines done so far and their rate, on standard error where a person watches it and the
+    translations go elsewhere (a file, a pipe); nothing where they appear on the terminal as they come,
+    or where standard error is a file."""
+    watched = sys.stderr is not None and sys.stderr.isatty() and not sys.stdout.isatty()
+    return tqdm(unit=" lines", file=sys.stderr, disable=not watched)
+
+
+def _note(message: str) -> None:
+    """A line on standard error that the line count, where there is one, is redrawn under."""
+    tqdm.write(message, file=sys.stderr)
+
+
+def _translate_chunk(
+    model: Translator, chunk: list[tuple[int, str]], args: argparse.Namespace, refused: int, garbled: bool
+) -> tuple[int, bool]:
+    """Translate and print one chunk of numbered lines; the refused lines and whether bad bytes were
+    said, counted on from ``refused`` and ``garbled``."""
+    numbers, sources, notes = [], [], {}
+    for number, line in chunk:
+        if not line.strip():
+            continue
+        if "\ufffd" in line and not garbled:  # bytes that are not UTF-8, read as U+FFFD
+            garbled = True
+            _note(
+                f"attnviz translate: line {number} (and maybe more) is not UTF-8: its bad bytes are read as "
+                "\ufffd; convert the file (iconv -f latin1 -t utf-8) for exact words"
+            )
+        try:
+            sources.append(model.source(line))
+            numbers.append(number)
+        except InputError as e:
+            notes[number] = str(e)
+            _note(f"attnviz translate: line {number}: not translated: {e}")
+    outputs = model.translate_batch(sources, beam_size=args.beam, max_len=args.max_len, replace_unk=not args.keep_unk)
+    translated = dict(zip(numbers, outputs, strict=True))
+    for number, _ in chunk:
+        if args.json:
+            entry = {"line": number, "error": notes[number]} if number in notes else {"line": number}
+            print_json({**entry, "translation": translated.get(number, "")})
+        else:
+            print(translated.get(number, ""))
+    refused += len(notes)
+    sys.stdout.flush()
+    return refused, garbled

@@ -164,3 +164,18 @@ def test_max_len_0_is_a_usage_error(capsys, model_file):
     with pytest.raises(SystemExit) as exc:
         run(capsys, "translate", "--model", "good", "--max-len", "0", "a b")
     assert exc.value.code == 2 and "--max-len: 0 is out of range [1, 1000]" in capsys.readouterr().err
+
+
+def test_a_person_watching_standard_error_sees_the_lines_counted(capsys, model_file, tmp_path, monkeypatch):
+    """Translations going to a file while standard error is a terminal: the lines done and their rate
+    there, the notes above it, and the translations untouched; nothing of it where stderr is a file."""
+    import sys
+
+    path = tmp_path / "in.txt"
+    path.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    code, plain, err = run(capsys, "translate", "--model", "good", "--file", str(path))
+    assert "lines" not in err and err.count("\n") == 1  # stderr a file: the note alone
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run(capsys, "translate", "--model", "good", "--file", str(path))
+    assert code == 2 and out == plain
+    assert "6 lines" in err and "lines/s" in err and "line 5: not translated" in err
