@@ -52,12 +52,13 @@ def tiny_model(score: str, style: str, **options):
     return build_model(cfg, seed=0).eval()
 
 
-def padded_batch():
+def padded_batch(vocab: int = VOCAB):
+    """Three padded sources of lengths 7, 4, 6 and their target inputs, ids below ``vocab``."""
     generator = torch.Generator().manual_seed(1)
     lengths = torch.tensor([7, 4, 6])
-    src = torch.randint(EOS_ID + 1, VOCAB, (3, 7), generator=generator)  # [B, S]
+    src = torch.randint(EOS_ID + 1, vocab, (3, 7), generator=generator)  # [B, S]
     src[torch.arange(7).unsqueeze(0) >= lengths.unsqueeze(1)] = PAD_ID
-    tgt_in = torch.randint(EOS_ID + 1, VOCAB, (3, 5), generator=generator)  # [B, T]
+    tgt_in = torch.randint(EOS_ID + 1, vocab, (3, 5), generator=generator)  # [B, T]
     tgt_in[:, 0] = BOS_ID
     return src, lengths, tgt_in
 

@@ -13,7 +13,6 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 from torch import Tensor, nn
 
-from attnviz.data.vocab import BOS_ID, EOS_ID, PAD_ID
 from attnviz.model.config import ModelConfig
 from attnviz.model.scores import SCORES
 from attnviz.model.seq2seq import Seq2Seq
@@ -21,7 +20,7 @@ from attnviz.store import checkpoint
 from attnviz.store.checkpoint import load_checkpoint, read_header, save
 from attnviz.store.history import is_history_tensor
 from attnviz.store.quantize import SCALE_SUFFIX, _blocks, scale_shape, weight_names
-from tests.support.tiny import tiny_translator
+from tests.support.tiny import padded_batch, tiny_translator
 
 SIZES = {"emb_dim": 32, "hidden_dim": 40, "attn_dim": 24, "dropout": 0.0}  # rows of 80 columns: a block and a tail
 VARIANTS = [
@@ -93,16 +92,6 @@ def assert_bitwise_equal(got: nn.Module, want: nn.Module) -> None:
         assert torch.equal(_bits(x), _bits(y)), f"{name} differs"
 
 
-def _batch(vocab: int) -> tuple[Tensor, Tensor, Tensor]:
-    g = torch.Generator().manual_seed(1)
-    lengths = torch.tensor([7, 4, 6])
-    src = torch.randint(EOS_ID + 1, vocab, (3, 7), generator=g)  # [B, S]
-    src[torch.arange(7).unsqueeze(0) >= lengths.unsqueeze(1)] = PAD_ID
-    tgt_in = torch.randint(EOS_ID + 1, vocab, (3, 5), generator=g)  # [B, T]
-    tgt_in[:, 0] = BOS_ID
-    return src, lengths, tgt_in
-
-
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(f"{x}" for x in v.values()))
 def test_every_model_loads_bitwise_as_the_reference(corpus, tmp_path, variant):
     tr = tiny_translator(corpus, **{**SIZES, **variant})
@@ -113,7 +102,7 @@ def test_every_model_loads_bitwise_as_the_reference(corpus, tmp_path, variant):
         path = save(tr, tmp_path / f"{store}.safetensors", store=store)
         loaded, want = load_checkpoint(path).model, reference_load(path)
         assert_bitwise_equal(loaded, want)
-        src, lengths, tgt_in = _batch(len(tr.src_vocab))
+        src, lengths, tgt_in = padded_batch(len(tr.src_vocab))
         with torch.no_grad():
             got_out, want_out = loaded.eval()(src, lengths, tgt_in), want.eval()(src, lengths, tgt_in)
         pairs = [(got_out.logits, want_out.logits), (got_out.queries, want_out.queries)]
