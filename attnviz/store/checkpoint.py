@@ -207,7 +207,8 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
             f"{path.name}: the vocabularies ({len(src_vocab)}, {len(tgt_vocab)} tokens) do not match the "
             f"model's ({cfg.src_vocab_size}, {cfg.tgt_vocab_size}); the file was edited or mixed up{AGAIN}"
         )
-    expected = _expected_shapes(cfg)
+    model = _meta_model(cfg)  # the shapes to check the file against, then the weights' home
+    expected = _expected_shapes(model)
     try:
         with _tensor_reader(path) as (f, read):
             stored = set(f.keys())
@@ -239,7 +240,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device = "cpu") -> Tra
             f"{path.name}: weights {bad[:3]} hold NaN or infinite values (training diverged or the file "
             "was damaged); retrain with a lower learning rate or load an earlier checkpoint"
         )
-    model = _assemble(cfg, state)
+    _assemble(model, state)
     model.to(device)
     history = history_from(header.get(FIELD), recorded, path.name)
     return Translator(model, src_vocab, tgt_vocab, src_tok, tgt_tok, header["meta"], history)
@@ -270,14 +271,12 @@ def _tensor_reader(path: Path) -> Iterator[tuple[safe_open, Callable[[str], torc
         yield f, read
 
 
-def _assemble(cfg: ModelConfig, state: dict[str, torch.Tensor]) -> Seq2Seq:
-    """The model of ``cfg`` whose weights are the tensors of ``state`` themselves: built on the meta
-    device without initialisation (no memory, no random draws), then given each tensor (no copy),
-    so loading holds the weights once. What ``__init__`` makes that the checkpoint does not store (a
+def _assemble(model: Seq2Seq, state: dict[str, torch.Tensor]) -> None:
+    """Give a model built by :func:`_meta_model` the tensors of ``state`` themselves (no copy), so
+    loading holds the weights once. What ``__init__`` makes that the checkpoint does not store (a
     non-persistent buffer) must be made on the CPU there; one left on the meta device, or weights
     one module shares with another, stop the load here rather than give a model without values."""
-    with torch.device("meta"), _NoInit():
-        model = Seq2Seq(cfg)
+    cfg = model.cfg
     params = [id(p) for _, p in model.named_parameters(remove_duplicate=False)]
     model.load_state_dict(state, assign=True)
     tensors = [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]
@@ -289,7 +288,6 @@ def _assemble(cfg: ModelConfig, state: dict[str, torch.Tensor]) -> Seq2Seq:
             f"{empty[:3] or 'shared weights'} would hold no values of their own; give the module that "
             "makes them a CPU tensor in __init__ (see TransformerEncoder's positions), or untie the weights"
         )
-    return model
 
 
 def read_history(path: str | Path) -> dict | None:
@@ -365,7 +363,12 @@ class _NoInit(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-def _expected_shapes(cfg: ModelConfig) -> dict[str, list[int]]:
-    """The weight shapes ``cfg`` needs, from a model on the meta device (no memory allocated)."""
+def _meta_model(cfg: ModelConfig) -> Seq2Seq:
+    """The model of ``cfg`` on the meta device, built without initialisation: no memory, no random draws."""
     with torch.device("meta"), _NoInit():
-        return {name: list(t.shape) for name, t in Seq2Seq(cfg).state_dict().items()}
+        return Seq2Seq(cfg)
+
+
+def _expected_shapes(model: Seq2Seq) -> dict[str, list[int]]:
+    """The weight shapes a model needs (of :func:`_meta_model`: no memory allocated)."""
+    return {name: list(t.shape) for name, t in model.state_dict().items()}
