@@ -136,7 +136,8 @@ def translate_lines(model: Translator, lines: TextIO, args: argparse.Namespace) 
     refused, garbled = 0, False
     with _line_count() as done:
         for chunk in _chunks(lines):
-            refused, garbled = _translate_chunk(model, chunk, args, refused, garbled)
+            not_read, garbled = _translate_chunk(model, chunk, args, garbled)
+            refused += not_read
             done.update(len(chunk))
     return 2 if refused else 0
 
@@ -155,10 +156,10 @@ def _note(message: str) -> None:
 
 
 def _translate_chunk(
-    model: Translator, chunk: list[tuple[int, str]], args: argparse.Namespace, refused: int, garbled: bool
+    model: Translator, chunk: list[tuple[int, str]], args: argparse.Namespace, garbled: bool
 ) -> tuple[int, bool]:
-    """Translate and print one chunk of numbered lines; the refused lines and whether bad bytes were
-    said, counted on from ``refused`` and ``garbled``."""
+    """Translate and print one chunk of numbered lines: how many it could not read, and whether bad
+    bytes have been said (``garbled``: said in an earlier chunk already)."""
     numbers, sources, notes = [], [], {}
     for number, line in chunk:
         if not line.strip():
@@ -183,6 +184,5 @@ def _translate_chunk(
             print_json({**entry, "translation": translated.get(number, "")})
         else:
             print(translated.get(number, ""))
-    refused += len(notes)
     sys.stdout.flush()
-    return refused, garbled
+    return len(notes), garbled
