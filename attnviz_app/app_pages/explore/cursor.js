@@ -113,8 +113,8 @@ function hook(state) {
     if (STATES.get(state.key) === state) STATES.delete(state.key);
     return;
   }
-  unhook(state, (gd) => !gd.isConnected); // charts Streamlit has taken off the page
-  unhook(state, (gd, click) => !listening(gd, click)); // charts re-plotted in place: hooked again below
+  // charts Streamlit has taken off the page, and charts re-plotted in place (hooked again below)
+  unhook(state, (gd, click) => !gd.isConnected || !listening(gd, click));
   state.data.charts.forEach((key, i) => {
     const gd = chartDiv(key);
     if (!gd || typeof gd.on !== "function" || !gd._fullLayout || HOOKS.get(gd) === state) return;
@@ -143,8 +143,8 @@ function hook(state) {
       ["plotly_afterplot", redraw],
       ["plotly_relayout", redraw],
     ];
-    // Plotly.newPlot (a changed config: the beam width is in the download's file name) re-plots the
-    // div in place and drops every listener: its new children say so, and the chart is hooked again
+    // Plotly.newPlot (as after a beam change) re-plots the div in place and drops every listener:
+    // its new children say so, and the chart is hooked again
     const observer = new MutationObserver(() => {
       hook(state);
       setTimeout(() => hook(state), 250); // a re-plot still under way has no listeners to add to yet
@@ -153,7 +153,6 @@ function hook(state) {
     state.hooked.push({ gd, listeners, observer });
     outline(gd, state.cell, state.data.color, state.data.panels[i]);
     if (state.readout) state.readout.textContent = readoutText(state.data, state.cell); // its numbers now read
-
   });
 }
 
