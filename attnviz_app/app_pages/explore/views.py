@@ -137,12 +137,13 @@ def _maps(panels: Panels, values: str, titles: dict[str, str], width: int, fill:
     for name, al in panels.items():
         digest.update(name.encode())
         digest.update(pickle.dumps(al, protocol=pickle.HIGHEST_PROTOCOL))  # tokens, numbers, windows: all of it
+    key = digest.hexdigest()
     kept = st.session_state.get(_MAPS, {}).get(values)
-    if kept is not None and kept[0] == digest.hexdigest():
+    if kept is not None and kept[0] == key:
         return kept[1]
     figs = [explore_heatmap(al, values, titles[name], max_width=width, fill=fill) for name, al in panels.items()]
     share_scales(align_tops(figs))
-    st.session_state.setdefault(_MAPS, {})[values] = (digest.hexdigest(), figs)
+    st.session_state.setdefault(_MAPS, {})[values] = (key, figs)
     return figs
 
 
