@@ -33,10 +33,10 @@ def _warm_up() -> None:
     """Server start: load torch, the library and Plotly, tidy up, and decode the front page's
     example once (see boot.py), without ever keeping the server from serving. Where Explore's
     front page can be drawn from its record (explore/front.py), the loading waits until a first
-    visitor's page has drawn it (or a few seconds): importing torch holds Python's lock, which
+    visitor's page has drawn it (front.wait_for_first_paint): importing torch holds Python's lock, which
     would slow the server sending the browser its frontend and that page."""
     if front.load_record() is not None:
-        front.painted.wait(front.WAIT_FOR_PAINT_SECONDS)
+        front.wait_for_first_paint()
     try:
         # Plotly looks numpy and pandas up in sys.modules without importing them: a page validating a chart
         # while this thread imports them saw a half-initialised pandas ("no attribute 'Series'"). The

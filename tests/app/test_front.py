@@ -189,3 +189,32 @@ def test_the_warm_up_imports_numpy_and_pandas_only_between_a_record_s_chart_vali
         assert worker.is_alive() and not calls
     worker.join(10)
     assert calls == ["warm"]
+
+
+def test_the_warm_up_waits_for_a_visitor_whose_page_is_being_drawn_past_the_first_wait(monkeypatch):
+    """With no visitor after ATTNVIZ_FIRST_PAINT_WAIT seconds the warm-up goes on; a visitor whose page is
+    being drawn from the record by then (a slow browser) is waited for, so torch's import does not race
+    that page."""
+    import threading
+
+    monkeypatch.setenv(front.WAIT_ENV, "0.05")
+    monkeypatch.setattr(front, "painted", threading.Event())
+    monkeypatch.setattr(front, "drawing", threading.Event())
+    front.wait_for_first_paint()  # nobody came: returns after 0.05 s
+
+    front.drawing.set()
+    worker = threading.Thread(target=front.wait_for_first_paint)
+    worker.start()
+    worker.join(0.5)
+    assert worker.is_alive()  # past the first wait, the visitor's paint is awaited
+    front.painted.set()
+    worker.join(10)
+    assert not worker.is_alive()
+
+
+@pytest.mark.parametrize(
+    ("raw", "seconds"), [("", 5.0), ("30", 30.0), ("0", 0.0), ("soon", 5.0), ("-1", 5.0), ("inf", 5.0), ("nan", 5.0)]
+)
+def test_the_first_paint_wait_is_read_from_the_environment(monkeypatch, raw, seconds):
+    monkeypatch.setenv(front.WAIT_ENV, raw)
+    assert front.first_paint_wait() == seconds

@@ -44,7 +44,8 @@ BOX_HELP = "One sentence in the model's source language; the heatmaps are redraw
 LEXICON_LABEL, LEXICON_KEY = "What can I type? The toy-fr lexicon", "explore_lexicon_open"  # toy-fr's expander
 LOADING = "Loading the model choices and the cell's arithmetic (torch, once per server)…"
 POLL_SECONDS = 0.25  # how often a page drawn from the record asks whether the library is loaded
-WAIT_FOR_PAINT_SECONDS = 5.0  # the longest the server's warm-up waits for a first visitor's paint
+WAIT_FOR_PAINT_SECONDS = 5.0  # how long the server's warm-up waits for a first visitor (ATTNVIZ_FIRST_PAINT_WAIT)
+WAIT_ENV = "ATTNVIZ_FIRST_PAINT_WAIT"
 GIVE_UP_SECONDS = 20.0  # a page drawn from the record this long ago loads the library itself (a failed warm-up)
 _RECORDING = "_explore_front_recording"  # session state: the record being built by this run, or None
 _VISITED = "_explore_front_visited"  # session state: this session has run Explore once
@@ -52,6 +53,7 @@ _POLLS = "_explore_front_polls"  # session state: how often the page drawn from 
 _DRAWN_AT = "_explore_front_drawn_at"  # session state: when this session first drew the record (time.monotonic)
 _DRAWN_ON = "_explore_front_drawn_on"  # session state: (text, view) of the record drawn, until the page takes over
 painted = threading.Event()  # set when a session has drawn the record, or found none to draw
+drawing = threading.Event()  # set when a session starts drawing the record
 # held while a record's charts are validated by Plotly, and by the warm-up while it imports numpy and pandas:
 # Plotly looks them up in sys.modules without importing them, and must never find one half imported
 plotting = threading.Lock()
@@ -72,6 +74,28 @@ def compact_top() -> None:
         " overflow: hidden; clip-path: inset(50%); white-space: nowrap; border: 0;}</style>"
         f"<h1 class='attnviz-unseen'>{HEADING}</h1>"
     )
+
+
+def first_paint_wait() -> float:
+    """Seconds the warm-up waits for a first visitor: ``$ATTNVIZ_FIRST_PAINT_WAIT``, else (or where it
+    is not a number of seconds) :data:`WAIT_FOR_PAINT_SECONDS`."""
+    raw = os.environ.get(WAIT_ENV, "")
+    try:
+        seconds = float(raw) if raw.strip() else WAIT_FOR_PAINT_SECONDS
+    except ValueError:
+        seconds = WAIT_FOR_PAINT_SECONDS
+    return seconds if 0 <= seconds < float("inf") else WAIT_FOR_PAINT_SECONDS
+
+
+def wait_for_first_paint() -> None:
+    """The server's warm-up, before it imports torch (which holds Python's lock): wait until a first
+    visitor's browser has drawn the page from its record. With no visitor drawing it after
+    :func:`first_paint_wait` seconds, stop waiting; a visitor whose page is being drawn by then (a slow
+    browser, a loaded machine) is waited for up to :data:`GIVE_UP_SECONDS` more, after which its page
+    would load the library itself."""
+    if painted.wait(first_paint_wait()) or not drawing.is_set():
+        return
+    painted.wait(GIVE_UP_SECONDS)
 
 
 def view_changed() -> None:
@@ -224,6 +248,7 @@ def draw(ready: Callable[[], bool]) -> bool:
         _leave_record()
         painted.set()
         return False
+    drawing.set()
     st.session_state.setdefault(_DRAWN_AT, time.monotonic())
     st.session_state[_DRAWN_ON] = (entry["text"], entry["view"])
     compact_top()
