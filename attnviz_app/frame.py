@@ -100,7 +100,8 @@ def _pages() -> list:
 
 def _run_timed(page: st.Page) -> None:
     """Run the page; with ``ATTNVIZ_RERUN_LOG=FILE`` append its server-side time as a JSON line
-    (benchmarks/interaction.py and load_test.py read it: the server's share of every rerun), and
+    (benchmarks/interaction.py and load_test.py read it: the server's share of every rerun; a run
+    cut short by a rerun request, an error or st.stop is marked ``"interrupted": true``), and
     with ``ATTNVIZ_PROFILE=DIR`` write each rerun's cProfile statistics there."""
     log, profile_dir = os.environ.get("ATTNVIZ_RERUN_LOG"), os.environ.get("ATTNVIZ_PROFILE")
     profiler = None
@@ -110,8 +111,10 @@ def _run_timed(page: st.Page) -> None:
         profiler = cProfile.Profile()
         profiler.enable()
     start, cpu = time.perf_counter(), time.thread_time()
+    interrupted = True  # a rerun request (Streamlit's RerunException) cut the run short, or it stopped
     try:
         page.run()
+        interrupted = False
     finally:
         if profiler:
             profiler.disable()
@@ -123,6 +126,8 @@ def _run_timed(page: st.Page) -> None:
                 "cpu_seconds": round(time.thread_time() - cpu, 4),
                 "at": round(time.time(), 3),
             }
+            if interrupted:
+                record["interrupted"] = True
             with open(log, "a", encoding="utf-8") as out:
                 out.write(json.dumps(record) + "\n")
 
