@@ -31,6 +31,7 @@ from typing import Any
 import streamlit as st
 
 from attnviz_app import APP_DIR
+from attnviz_app.app_pages.explore import screen
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT, EXPLORE_VIEW
 from attnviz_app.app_pages.shared.state import defaults_were_shown
 
@@ -64,12 +65,14 @@ def compact_top() -> None:
     the fold at 1280×720 (Streamlit's header is transparent then; with the sidebar closed, and on a
     phone, it is opaque and 3.75rem tall, so the sentence box's label starts below it), and the page's
     level-1 heading: read by screen readers and heading navigation, drawn nowhere (the navigation
-    already names the page), its element taken out of the page's flow so it adds no gap."""
+    already names the page), its element taken out of the page's flow so it adds no gap, as is the
+    width reporter's at the sidebar's top (screen.py)."""
     st.html(
         "<style>.block-container, [data-testid='stMainBlockContainer'] {padding-top: 4.2rem;}"
         " body:has([data-testid='stSidebar'][data-collapsed='false'])"
         " [data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}"
         " [data-testid='stElementContainer']:has(.attnviz-unseen) {position: absolute;}"
+        f" .st-key-{screen.REPORTER_KEY} {{position: absolute;}}"
         " .attnviz-unseen {position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;"
         " overflow: hidden; clip-path: inset(50%); white-space: nowrap; border: 0;}</style>"
         f"<h1 class='attnviz-unseen'>{HEADING}</h1>"
@@ -269,6 +272,7 @@ def draw(ready: Callable[[], bool]) -> bool:
             st.caption(caption)
     with st.sidebar:
         st.caption(LOADING)
+        _measure()
         _rerun_when(ready)
     return True
 
@@ -286,6 +290,13 @@ def _leave_record() -> None:
     drawn = st.session_state.pop(_DRAWN_ON, None)
     if drawn is not None and _acted(*drawn):
         defaults_were_shown()
+
+
+@st.fragment
+def _measure() -> None:
+    """The browser's width reporter (screen.py) in a fragment of its own: its report reruns this
+    fragment alone, not the record, and the page itself is then laid out for that width."""
+    screen.reporter(st.session_state.get(screen.WIDTH_KEY))
 
 
 @st.fragment(run_every=POLL_SECONDS)

@@ -33,7 +33,7 @@ from attnviz_app.app_pages.explore import front
 from attnviz_app.app_pages.explore.captions import weights_caption
 from attnviz_app.app_pages.explore.cursor import cell_cursor
 from attnviz_app.app_pages.explore.math_panel import show_math
-from attnviz_app.app_pages.explore.screen import column_width, page_width
+from attnviz_app.app_pages.explore.screen import DEFAULT_WIDTH, column_width, page_width
 from attnviz_app.app_pages.shared.common import escape_markdown, quoted
 from attnviz_app.app_pages.shared.keys import EXPLORE_TEXT
 from attnviz_app.app_pages.shared.paper_ui import paper_download
@@ -141,10 +141,14 @@ def _maps(panels: Panels, values: str, titles: dict[str, str], width: int, fill:
     kept = st.session_state.get(_MAPS, {}).get(values)
     if kept is not None and kept[0] == key:
         return kept[1]
-    figs = [explore_heatmap(al, values, titles[name], max_width=width, fill=fill) for name, al in panels.items()]
-    share_scales(align_tops(figs))
+    figs = _build(panels, values, titles, width, fill)
     st.session_state.setdefault(_MAPS, {})[values] = (key, figs)
     return figs
+
+
+def _build(panels: Panels, values: str, titles: dict[str, str], width: int, fill: bool) -> list[go.Figure]:
+    figs = [explore_heatmap(al, values, titles[name], max_width=width, fill=fill) for name, al in panels.items()]
+    return share_scales(align_tops(figs))
 
 
 @st.fragment
@@ -165,14 +169,19 @@ def heatmap_view(
     # the figures do not depend on the cell, so a click re-sends and redraws none of them (nor
     # builds them again: _maps): the cursor outlines the cell in the browser and shows its numbers
     stack = not side_by_side(panels)
-    figs = _maps(panels, values, titles, panel_width(panels, stack), len(panels) > 1)
+    width = panel_width(panels, stack)
+    figs = _maps(panels, values, titles, width, len(panels) > 1)
     keys = {name: f"explore_heat_{values}_{name}" for name in panels}
-    for col, name, fig in zip(columns(panels, stack), panels, figs, strict=True):
+    # a fresh visit only (one panel): the record is laid out for the width a fresh server draws it at
+    kept = figs
+    if front.recording() and width != DEFAULT_WIDTH:
+        kept = _build(panels, values, titles, DEFAULT_WIDTH, False)
+    for col, name, fig, record in zip(columns(panels, stack), panels, figs, kept, strict=True):
         with col:
             chart(fig, keys[name], image_format, values, name)
-        if front.recording():  # a fresh visit only: the figure is serialised for the record, not at every Enter
+        if front.recording():  # the figure is serialised for the record, not at every Enter
             config = plot_config(file_name(values, name), image_format)
-            front.record("charts", {"key": keys[name], "spec": fig.to_json(), "config": config})
+            front.record("charts", {"key": keys[name], "spec": record.to_json(), "config": config})
     cell_cursor(panels, cell, keys, key=f"explore_cursor_{values}", on_click=_store_cell, values=values)
     if rule:
         st.caption(escape_markdown(rule))
