@@ -9,7 +9,7 @@ from attnviz_app.app_pages.explore import front
 from attnviz_app.app_pages.explore.screen import measure_page
 
 if not front.draw(ready=loading.library_ready):
-    measure_page(eager=True)  # the browser's width arrives while the library loads (screen.py)
+    measure_page()  # a first visit's width arrives while the library loads (screen.py)
     loading.load_library()
     from attnviz_app.app_pages.explore.page import render
 

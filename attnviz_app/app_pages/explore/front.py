@@ -296,7 +296,7 @@ def _leave_record() -> None:
 def _measure() -> None:
     """The browser's width reporter (screen.py) in a fragment of its own: its report reruns this
     fragment alone, not the record, and the page itself is then laid out for that width."""
-    screen.reporter(st.session_state.get(screen.WIDTH_KEY))
+    screen.reporter()
 
 
 @st.fragment(run_every=POLL_SECONDS)

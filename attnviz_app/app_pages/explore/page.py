@@ -19,7 +19,6 @@ from attnviz_app.app_pages.explore import front, sidebar, url
 from attnviz_app.app_pages.explore.alignment import alignment_view
 from attnviz_app.app_pages.explore.attribution import attribution_view
 from attnviz_app.app_pages.explore.captions import eos_note
-from attnviz_app.app_pages.explore.screen import wait_for_width
 from attnviz_app.app_pages.explore.tools import beam_view, export_view
 from attnviz_app.app_pages.explore.training_view import training_view
 from attnviz_app.app_pages.explore.url import BOTH_VIEWS, VIEWS
@@ -203,7 +202,6 @@ def render() -> None:
         "Export": lambda: export_view(panels, names, text, display),
         "Training": lambda: training_view(entries, fmt),
     }
-    wait_for_width()  # a session's first run in a browser: the views are laid out for its width
     tabs = st.tabs(views, key=front.TABS_KEY, on_change=front.view_changed)
     url.stage(choice, text, models)  # the open view is known: a view's fragment may write it with its cell
     for name, tab in zip(views, tabs, strict=True):
