@@ -35,6 +35,9 @@ def test_a_closed_tab_frees_its_upload(tmp_path):
         page.goto(f"{url}/data", wait_until="domcontentloaded")
         page.get_by_text("Uploaded file").first.click(timeout=60_000)
         page.locator("input[type=file]").first.set_input_files(str(table), timeout=60_000)
+        # the column pickers are drawn once the upload is stored; "Training pairs" alone is no sign of it:
+        # the built-in task's figures stay on the page, greyed, until the click's rerun ends
+        page.locator("[data-testid=stSidebar]").get_by_text("Source column").first.wait_for(timeout=60_000)
         page.get_by_text("Training pairs").first.wait_for(timeout=60_000)
         [saved] = [f for f in root.glob("server-*/*") if f.is_file()]
         page.close()
