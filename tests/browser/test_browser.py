@@ -84,7 +84,13 @@ def server_env(app_models_dir, tmp_path, monkeypatch) -> dict[str, str]:
     monkeypatch.setenv("ATTNVIZ_MODELS", str(app_models_dir))  # for expected_ticks in this process
     home = tmp_path / "home"
     home.mkdir()
-    return {**os.environ, "ATTNVIZ_MODELS": str(app_models_dir), "HOME": str(home), "OMP_NUM_THREADS": "1"}
+    return {
+        **os.environ,
+        "ATTNVIZ_MODELS": str(app_models_dir),
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),  # Explore's front-page record: this server's own (app_server)
+        "OMP_NUM_THREADS": "1",
+    }
 
 
 SCROLL_JS = """() => { const main = document.querySelector('[data-testid="stMain"]');

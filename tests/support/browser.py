@@ -144,8 +144,11 @@ def control_problems(page, where: str) -> list[str]:
 
 @contextmanager
 def app_server(models: Path, tmp_path: Path, **env: str) -> Iterator[str]:
-    """The app on ``models`` (``ATTNVIZ_MODELS``) with a HOME of its own under ``tmp_path``, one
-    torch thread and ``env`` on top; skips the test where Chromium or Playwright is missing."""
+    """The app on ``models`` (``ATTNVIZ_MODELS``) with a HOME and a cache folder of its own under
+    ``tmp_path``, one torch thread and ``env`` on top; skips the test where Chromium or Playwright is
+    missing. The cache folder is the server's own: in the session's shared one, a server found Explore's
+    front-page record written by an earlier test's server on the same models, and its first visitor
+    clicked that record's map instead of the page's (no cursor there) whenever torch loaded slowly."""
     import pytest
 
     if not CHROMIUM.exists():
@@ -153,7 +156,14 @@ def app_server(models: Path, tmp_path: Path, **env: str) -> Iterator[str]:
     pytest.importorskip("playwright.sync_api", reason="pip install playwright (never `playwright install`)")
     home = tmp_path / "home"
     home.mkdir()
-    full = {**os.environ, "ATTNVIZ_MODELS": str(models), "HOME": str(home), "OMP_NUM_THREADS": "1", **env}
+    full = {
+        **os.environ,
+        "ATTNVIZ_MODELS": str(models),
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "OMP_NUM_THREADS": "1",
+        **env,
+    }
     with streamlit_app(full, tmp_path / "streamlit.log") as (url, _):
         yield url
 
