@@ -5,6 +5,7 @@ with what the user typed meanwhile kept and Back returning to the front page."""
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -47,8 +48,13 @@ def test_a_fresh_server_draws_the_record_then_the_page_keeping_what_was_typed(en
             page.locator(FULL_PAGE).first.wait_for(timeout=WAIT_MS)
             page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)  # may follow the sidebar
             front_ticks = page.evaluate(TICKS_JS)
+            # the record is written at the end of the page's run, which may end well after its map is drawn
+            record = tmp_path / "cache" / "attnviz" / "explore-front.json"
+            deadline = time.monotonic() + WAIT_MS / 1000
+            while not record.is_file() and time.monotonic() < deadline:
+                time.sleep(0.1)
             page.close()
-        assert (tmp_path / "cache" / "attnviz" / "explore-front.json").is_file()
+        assert record.is_file()
         # the next one: the record first, then the page; its warm-up waits for this visitor however slowly
         # the browser starts on a loaded machine (by default it goes on after 5 s without one)
         with streamlit_app({**env, front.WAIT_ENV: "120"}) as (url, _):
