@@ -43,6 +43,18 @@ history.pushState = (...args) => { window.__pushes += 1; return push(...args); }
 """
 
 
+# every script run of the page that ended (stApp's data-test-script-state back to notRunning), counted in the
+# browser: a click's rerun starts only once the server has read the click, which a busy server does late,
+# while the box or radio the test acted on already shows the new value
+COUNT_RUNS_JS = """
+window.__runs = 0;
+new MutationObserver(changes => changes.forEach(c => {
+  if (c.oldValue !== 'notRunning' && c.target.dataset.testScriptState === 'notRunning') window.__runs += 1;
+})).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
+                       attributeFilter: ['data-test-script-state']});
+"""
+
+
 @pytest.fixture
 def server(app_models_dir, tmp_path):
     models = tmp_path / "models"
@@ -73,12 +85,13 @@ def act(page, action, expect: dict) -> dict:
     """Do ``action``; the state it leads to (which must show ``expect``) and one new history entry."""
     from playwright.sync_api import TimeoutError as Timeout
 
-    before = page.evaluate("window.__pushes")
+    before, runs = page.evaluate("[window.__pushes, window.__runs]")
     action()
-    try:
+    try:  # a rerun that started after the action has ended, and the page shows what it should
         page.wait_for_function(
-            f"want => {{ const s = ({SNAPSHOT_JS})(); return Object.entries(want).every(([k, v]) => s[k] === v); }}",
-            arg=expect,
+            f"""([want, runs]) => {{ const s = ({SNAPSHOT_JS})();
+              return window.__runs > runs && Object.entries(want).every(([k, v]) => s[k] === v); }}""",
+            arg=[expect, runs],
             timeout=WAIT_MS,
         )
     except Timeout:
@@ -92,11 +105,13 @@ def go(page, move, expected: dict, where: str) -> None:
     """Back or Forward: the page shows ``expected`` again, and adds no history entry."""
     from playwright.sync_api import TimeoutError as Timeout
 
-    before = page.evaluate("window.__pushes")
+    before, runs = page.evaluate("[window.__pushes, window.__runs]")
     move()
     try:
         page.wait_for_function(
-            f"want => JSON.stringify(({SNAPSHOT_JS})()) === JSON.stringify(want)", arg=expected, timeout=WAIT_MS
+            f"([want, runs]) => window.__runs > runs && JSON.stringify(({SNAPSHOT_JS})()) === JSON.stringify(want)",
+            arg=[expected, runs],
+            timeout=WAIT_MS,
         )
     except Timeout:
         pytest.fail(f"{where}: the page shows {page.evaluate(SNAPSHOT_JS)}, not {expected}")
@@ -111,6 +126,7 @@ def test_back_forward_and_links_restore_every_state(server, tmp_path):
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.add_init_script(COUNT_PUSHES_JS)
+        page.add_init_script(COUNT_RUNS_JS)
         page.goto(f"{server}/", wait_until="domcontentloaded")
         page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
         start = settle(page)
@@ -243,7 +259,8 @@ def test_explore_by_its_name_is_explore_and_back_leaves_it(server):
                 page.get_by_role("heading", name="How attention works").first.wait_for(timeout=WAIT_MS)
                 continue
             page.locator(".js-plotly-plot .heatmaplayer").first.wait_for(timeout=WAIT_MS)
-            page.wait_for_function("t => document.querySelector('.st-key-explore_text input')?.value === t", arg=TEXT)
+            typed = "t => document.querySelector('.st-key-explore_text input')?.value === t"
+            page.wait_for_function(typed, arg=TEXT, timeout=WAIT_MS)
             states[path] = settle(page)
             assert page.get_by_text("Page not found").count() == 0, path
         assert states["/explore"] == states["/"] and states["/"]["text"] == TEXT and states["/"]["style"] == "Both"
