@@ -17,6 +17,7 @@ from attnviz.cli.options import (
     gold_summary,
     print_json,
 )
+from attnviz.cli.progress import counter
 from attnviz.errors import InputError
 from attnviz.links import (
     DRIFT_SIDES,
@@ -112,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     for warning in gold.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     model, reverse = adapted_models(args, *load_models(args), sources, targets)
-    aligned = align_corpus(model, sources, targets, args.method, reverse, args.threshold)
+    with counter(" pairs", total=len(sources)) as done:
+        aligned = align_corpus(model, sources, targets, args.method, reverse, args.threshold, done.update)
     for k, why in aligned.skipped.items():
         print(f"warning: {names[0]} line {k + 1} skipped: {why}", file=sys.stderr)
     corpus, per_sentence = score_links(aligned.links, gold.alignments)

@@ -10,9 +10,8 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO, TextIO
 
-from tqdm import tqdm
-
 from attnviz.cli.options import BEAM_HELP, MODEL_HELP, add_device, add_keep_unk, int_in, print_json
+from attnviz.cli.progress import counter, note
 from attnviz.cli.streams import sentence
 from attnviz.data import bom_encoding, looks_binary
 from attnviz.decoding import Translator
@@ -134,25 +133,12 @@ def translate_lines(model: Translator, lines: TextIO, args: argparse.Namespace) 
     gives an empty output line and one note on standard error naming it; the rest is decoded.
     Exit code 0 when every non-empty line was translated, else 2 (as a failed model in ``evaluate``)."""
     refused, garbled = 0, False
-    with _line_count() as done:
+    with counter(" lines") as done:
         for chunk in _chunks(lines):
             not_read, garbled = _translate_chunk(model, chunk, args, garbled)
             refused += not_read
             done.update(len(chunk))
     return 2 if refused else 0
-
-
-def _line_count() -> tqdm:
-    """The lines done so far and their rate, on standard error where a person watches it and the
-    translations go elsewhere (a file, a pipe); nothing where they appear on the terminal as they come,
-    or where standard error is a file."""
-    watched = sys.stderr is not None and sys.stderr.isatty() and not sys.stdout.isatty()
-    return tqdm(unit=" lines", file=sys.stderr, disable=not watched)
-
-
-def _note(message: str) -> None:
-    """A line on standard error that the line count, where there is one, is redrawn under."""
-    tqdm.write(message, file=sys.stderr)
 
 
 def _translate_chunk(
@@ -166,7 +152,7 @@ def _translate_chunk(
             continue
         if "\ufffd" in line and not garbled:  # bytes that are not UTF-8, read as U+FFFD
             garbled = True
-            _note(
+            note(
                 f"attnviz translate: line {number} (and maybe more) is not UTF-8: its bad bytes are read as "
                 "\ufffd; convert the file (iconv -f latin1 -t utf-8) for exact words"
             )
@@ -175,7 +161,7 @@ def _translate_chunk(
             numbers.append(number)
         except InputError as e:
             notes[number] = str(e)
-            _note(f"attnviz translate: line {number}: not translated: {e}")
+            note(f"attnviz translate: line {number}: not translated: {e}")
     outputs = model.translate_batch(sources, beam_size=args.beam, max_len=args.max_len, replace_unk=not args.keep_unk)
     translated = dict(zip(numbers, outputs, strict=True))
     for number, _ in chunk:

@@ -18,7 +18,7 @@ hidden: :mod:`attnviz.links.reading`), 0-based, the order of Pharaoh ``i-j`` lin
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -270,6 +270,7 @@ def align_corpus(
     method: str = "argmax",
     reverse: Translator | None = None,
     threshold: float = 0.3,
+    progress: Callable[[int], None] | None = None,
 ) -> CorpusAlignment:
     """Word links for every pair of given words (pre-tokenized sentences, as gold files index them).
 
@@ -278,7 +279,8 @@ def align_corpus(
     ``<unk>`` inside its sentence; a pair the model cannot take (too long for it) is skipped, with
     the reason in :attr:`CorpusAlignment.skipped`. An empty sentence raises :class:`DataError`. The
     links are those :func:`align_words` gives each pair; the pairs are forced in batches
-    (:meth:`Translator.align_batch`), both directions for a symmetric method.
+    (:meth:`Translator.align_batch`), both directions for a symmetric method. ``progress(n)``, where
+    given, is called with the number of pairs of each batch once they are links (a progress bar).
     """
     if len(sources) != len(targets):
         raise DataError(
@@ -304,6 +306,8 @@ def align_corpus(
         fwd = _readings(translator, sources, targets, chunk, skipped)
         bwd = _readings(reverse, targets, sources, list(fwd), skipped) if method in SYMMETRIC else {}
         links += _chunk_links(sources, targets, chunk, (fwd, bwd), method, threshold, skipped)
+        if progress is not None:
+            progress(len(chunk))
     return CorpusAlignment(links, dict(sorted(skipped.items())), unknown)
 
 

@@ -18,7 +18,7 @@ from attnviz.store import absent_hint, absent_models, list_models, models_dir, p
 from tests.support.cli import run
 
 ROOT = Path(__file__).resolve().parents[3]
-HELPERS = {"main", "options", "adapting", "stopping", "streams"}  # cli modules that are not commands
+HELPERS = {"main", "options", "adapting", "stopping", "streams", "progress"}  # cli modules that are not commands
 MODULE_OF = {"list": "list_models"}  # a command whose name would shadow a builtin
 
 
