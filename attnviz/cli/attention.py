@@ -13,6 +13,7 @@ from attnviz.cli.options import (
     printable,
     score_json,
 )
+from attnviz.cli.progress import counter
 from attnviz.external import matrix_names, read_attention_file, score_files, word_links
 from attnviz.links import file_lines
 
@@ -43,7 +44,11 @@ def _gold_lines(path: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    files = [read_attention_file(path) for path in args.files]
+    files = []
+    with counter(" files", total=len(args.files)) as done:
+        for path in args.files:
+            files.append(read_attention_file(path))
+            done.update()
     if args.gold:
         names = matrix_names(files, args.matrix)  # a corpus: the same matrices in every file
         corpus, _ = score_files(

@@ -4,6 +4,7 @@ where standard error is a file, and standard output is the same either way."""
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -38,3 +39,20 @@ def test_align_eval_counts_its_pairs_where_a_person_watches(capsys, bitext, monk
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # the scores on the terminal too: no count
     code, out, err = run(capsys, *command)
     assert code == 0 and out == plain and "pairs/s" not in err
+
+
+def test_attention_counts_its_files_where_a_person_watches(capsys, tmp_path, monkeypatch):
+    from attnviz.external import EXAMPLE_ATTENTION
+
+    paths = []
+    for k in range(3):
+        paths.append(tmp_path / f"s{k}.json")
+        paths[-1].write_text(json.dumps(EXAMPLE_ATTENTION), encoding="utf-8")
+    (tmp_path / "gold.txt").write_text("0-0 1-2 2-1\n" * 3, encoding="utf-8")
+    for extra in ([], ["--gold", str(tmp_path / "gold.txt")]):
+        code, plain, err = run(capsys, "attention", *map(str, paths), *extra)
+        assert code == 0 and err == ""
+        with monkeypatch.context() as m:
+            m.setattr(sys.stderr, "isatty", lambda: True)
+            code, out, err = run(capsys, "attention", *map(str, paths), *extra)
+        assert code == 0 and out == plain and "3/3" in err and "files/s" in err
