@@ -4,6 +4,10 @@ word links, or score each matrix against a gold alignment file."""
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Iterator
+
+from tqdm import tqdm
 
 from attnviz.cli.options import (
     add_directional_method,
@@ -14,7 +18,8 @@ from attnviz.cli.options import (
     score_json,
 )
 from attnviz.cli.progress import counter
-from attnviz.external import matrix_names, read_attention_file, score_files, word_links
+from attnviz.external import AttentionFile, read_attention_file, score_files, word_links
+from attnviz.external.file_links import check_names
 from attnviz.links import file_lines
 
 HELP = "read attention files from any toolkit: their matrices, word links, AER against gold"
@@ -43,39 +48,62 @@ def _gold_lines(path: str) -> list[str]:
     return file_lines(path)
 
 
+def _files(paths: list[str], done: tqdm) -> Iterator[AttentionFile]:
+    """Each attention file in turn, read when it is wanted and counted in ``done``: one file's matrices
+    in memory at a time."""
+    for path in paths:
+        f = read_attention_file(path)
+        done.update()
+        yield f
+
+
 def run(args: argparse.Namespace) -> int:
-    files = []
+    """Score the files against the gold file, or list each file's matrices; the files read counted on
+    standard error where a person watches it (the count closed before any error is said)."""
     with counter(" files", total=len(args.files)) as done:
-        for path in args.files:
-            files.append(read_attention_file(path))
-            done.update()
+        return _run(args, _files(args.files, done))
+
+
+def _run(args: argparse.Namespace, files: Iterator[AttentionFile]) -> int:
     if args.gold:
-        names = matrix_names(files, args.matrix)  # a corpus: the same matrices in every file
         corpus, _ = score_files(
-            files, _gold_lines(args.gold), args.format, gold_base(args), args.method, args.threshold, names, args.gold
+            files,
+            _gold_lines(args.gold),
+            args.format,
+            gold_base(args),
+            args.method,
+            args.threshold,
+            args.matrix,
+            args.gold,
         )
         if args.json:
-            print_json({"method": args.method, "n": len(files), "matrices": [score_json(row) for row in corpus]})
+            print_json({"method": args.method, "n": len(args.files), "matrices": [score_json(row) for row in corpus]})
             return 0
-        width = max(len(printable(n)) for n in names)
-        pairs = f"{len(files)} pair{'s' if len(files) > 1 else ''}"
+        width = max(len(printable(row["aligner"])) for row in corpus)
+        pairs = f"{len(args.files)} pair{'s' if len(args.files) > 1 else ''}"
         print(f"{'matrix':<{width}}  precision  recall  AER    ({args.method}, {pairs})")
         for row in sorted(corpus, key=lambda r: r["AER"]):
             name = printable(row["aligner"])
             print(f"{name:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['AER']:.3f}")
         return 0
-    if args.matrix:
-        matrix_names(files, args.matrix)  # each one named is in every file
-    out = []
-    for path, f in zip(args.files, files, strict=True):
+    out, metadata = [], []  # JSON: the rows of every file; text: each file's rows, printed once it is read
+    for k, path in enumerate(args.files, start=1):
+        f = next(files)
+        if args.matrix:
+            check_names(f, args.matrix, k)  # each one named is in every file
+        rows = []
         for name in args.matrix or list(f.alignments):  # listed: each file's own matrices
             al = f.alignments[name]
             wa = word_links(al, args.method, args.threshold)
-            out.append({"file": path, "matrix": name, "shape": list(al.weights.shape), **wa.to_dict()})
+            rows.append({"file": path, "matrix": name, "shape": list(al.weights.shape), **wa.to_dict()})
+        if args.json:
+            out += rows
+            metadata.append(f.metadata)
+            continue
+        for row in rows:
+            file, matrix = printable(row["file"]), printable(row["matrix"])
+            print(f"{file}  {matrix}  [{row['shape'][0]} x {row['shape'][1]}]  {row['pharaoh']}")
+        sys.stdout.flush()  # a reader down a pipe gets each file's rows as it is read
     if args.json:
-        print_json({"alignments": out, "metadata": [f.metadata for f in files]})
-        return 0
-    for row in out:
-        file, matrix = printable(row["file"]), printable(row["matrix"])
-        print(f"{file}  {matrix}  [{row['shape'][0]} x {row['shape'][1]}]  {row['pharaoh']}")
+        print_json({"alignments": out, "metadata": metadata})
     return 0

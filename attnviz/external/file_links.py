@@ -7,7 +7,7 @@ head or model aligns best.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -42,15 +42,20 @@ def matrix_names(files: Sequence[AttentionFile], names: Sequence[str] | None = N
         raise InputError("no attention file given")
     wanted = list(names) if names else list(files[0].alignments)
     for k, f in enumerate(files, start=1):
-        missing = [n for n in wanted if n not in f.alignments]
-        if missing:
-            have = ", ".join(repr(n) for n in list(f.alignments)[:8])
-            raise DataError(f"attention file {k} has no matrix named {missing[0]!r}; it has {have}")
+        check_names(f, wanted, k)
     return wanted
 
 
+def check_names(f: AttentionFile, names: Sequence[str], k: int) -> None:
+    """Raise :class:`DataError` when attention file number ``k`` lacks one of ``names``."""
+    missing = [n for n in names if n not in f.alignments]
+    if missing:
+        have = ", ".join(repr(n) for n in list(f.alignments)[:8])
+        raise DataError(f"attention file {k} has no matrix named {missing[0]!r}; it has {have}")
+
+
 def score_files(
-    files: Sequence[AttentionFile],
+    files: Iterable[AttentionFile],
     gold_lines: list[str],
     fmt: str = "auto",
     base: int | str = "auto",
@@ -61,15 +66,20 @@ def score_files(
 ) -> tuple[list[dict], list[dict]]:
     """Precision, recall and AER of each matrix's word links against ``gold_lines`` (one sentence pair
     per file, in order): ``(one row per matrix, one row per sentence)`` as
-    :func:`attnviz.links.score_table` makes them."""
-    wanted = matrix_names(files, names)
-    predicted: dict[str, list] = {n: [] for n in wanted}
+    :func:`attnviz.links.score_table` makes them. The matrices are ``names`` (default: the first
+    file's), each in every file. ``files`` is read once, one at a time (a generator of files read from
+    disk works): only each file's links are kept."""
+    wanted = list(names) if names else None
+    predicted: dict[str, list] = {}
     lengths = []
     for k, f in enumerate(files, start=1):
+        if wanted is None:
+            wanted = list(f.alignments)
+        check_names(f, wanted, k)
         shapes = set()
         for n in wanted:
             wa = word_links(f.alignments[n], method, threshold)
-            predicted[n].append(wa.links)
+            predicted.setdefault(n, []).append(wa.links)
             shapes.add((len(wa.source_words), len(wa.target_words)))
         if len(shapes) > 1:
             raise DataError(
@@ -77,5 +87,7 @@ def score_files(
                 "score matrices of the same sentence pair together"
             )
         lengths.append(shapes.pop())
+    if not lengths:
+        raise InputError("no attention file given")
     gold = parse_gold(gold_lines, lengths, fmt, base, name=gold_name)
     return score_table(gold.alignments, predicted)
