@@ -43,6 +43,7 @@ from urllib.parse import parse_qsl
 
 from attnviz.data import corpora, hub, multi30k, tables, tasks, toyfr
 from attnviz.data.bpe import BPE
+from attnviz.data.kept import kept_rows
 from attnviz.data.pairs import SPLITS, Corpus, Pair, make_pair, split_name
 from attnviz.data.token_cache import tokenize_texts
 from attnviz.data.tokenize import Tokenizer
@@ -218,6 +219,7 @@ def load_corpus(
     empty: str = "drop",
     subwords: int | list[int] | None = None,
     split: str | None = None,
+    first: int | None = None,
 ) -> Corpus:
     """Load the corpus a spec names (see the module docstring for the grammar).
 
@@ -229,7 +231,8 @@ def load_corpus(
     the source is lowercased. ``dedupe`` (default: yes, except inside the official
     splits of Multi30k, kept whole so that results compare with published ones) drops repeats.
     ``split`` (train, valid or test) fills that split alone, with the pairs a load of every split
-    gives it, and leaves the others empty.
+    gives it, and leaves the others empty; ``first`` (with ``split``) keeps its first pairs alone, and of
+    a single file only those pairs are tokenized (the rows the filters keep are found without tokens).
     """
     spec = spec.strip()
     if empty not in ("drop", "error"):
@@ -241,6 +244,8 @@ def load_corpus(
     filters = {"min_len": min_len, "max_len": max_len}
     merges = _subword_sizes(subwords)
     only = None if split is None else split_name(split)
+    if first is not None and only is None:
+        raise ConfigError("first keeps the first pairs of one split: give split too")
     if spec in _GENERATORS:
         if any(merges):
             raise ConfigError(f"subwords: built-in tasks keep their own tokens (and gold links); drop it for {spec!r}")
@@ -250,7 +255,7 @@ def load_corpus(
             500 if n_valid is None else n_valid,
             500 if n_test is None else n_test,
         )
-        return _only(_task(spec, sizes, seed, tokenizer, filters), only)
+        return _only(_task(spec, sizes, seed, tokenizer, filters), only, first)
 
     filters["max_len"] = MAX_TOKENS if max_len is None else max_len
     tokenizer = Tokenizer("word", lowercase=lowercase)
@@ -299,6 +304,13 @@ def load_corpus(
     if alone:
         train, valid, test = ([] if k != only else pairs_of(raw[k], f"{name} {k}") for k in SPLITS)
         valid, test = _sample(valid, n_valid, seed + 1), _sample(test, n_test, seed + 2)
+    elif "all" in raw and only is not None and not any(merges):  # one split's pairs tokenized, no other
+        kept, long_, dups = kept_rows(raw["all"], (tokenizer, target_tokenizer), dedupe=dedupe, **filters)
+        filter_notes(name, long_, dups, filters["min_len"], filters["max_len"], notes)
+        cut = split_indices(len(kept), seed, n_valid, n_test, (valid_fraction, test_fraction))[SPLITS.index(only)]
+        head = None if only == "train" and n_train is not None else first  # n_train samples the whole split
+        made = [make_pair(*raw["all"][kept[i]], tokenizer, target_tokenizer) for i in cut[:head]]
+        train, valid, test = ([] if k != only else made for k in SPLITS)
     elif "all" in raw:
         train, valid, test = _cut(pairs_of(raw["all"], name), seed, n_valid, n_test, (valid_fraction, test_fraction))
     else:
@@ -316,14 +328,15 @@ def load_corpus(
     if not train and only in (None, "train"):
         raise DataError(f"{name}: no training pairs left after filtering; relax min_len/max_len.")
     corpus = Corpus(name, train, valid, test, tokenizer, target_tokenizer, False, notes)
-    return _only(_with_subwords(corpus, *merges) if any(merges) else corpus, only)
+    return _only(_with_subwords(corpus, *merges) if any(merges) else corpus, only, first)
 
 
-def _only(corpus: Corpus, split: str | None) -> Corpus:
-    """``corpus`` with every split but ``split`` emptied (all kept when it is None)."""
+def _only(corpus: Corpus, split: str | None, first: int | None = None) -> Corpus:
+    """``corpus`` with every split but ``split`` emptied (all kept when it is None), and of that split its
+    ``first`` pairs alone (all when it is None)."""
     if split is None:
         return corpus
-    return replace(corpus, **{k: corpus.split(k) if k == split else [] for k in SPLITS})
+    return replace(corpus, **{k: corpus.split(k)[:first] if k == split else [] for k in SPLITS})
 
 
 def pair_options(options: dict) -> dict:

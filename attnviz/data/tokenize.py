@@ -203,6 +203,21 @@ class Tokenizer:
         again = self.recut(tokens)
         return again[1] if again is not None else [self.normalize(t) for t in tokens]
 
+    def count_within(self, text: str, low: int, high: int | None) -> bool:
+        """Whether :meth:`tokenize` gives ``low`` to ``high`` (None: no bound) tokens of ``text``, the
+        tokens counted only where the text's length does not settle it: each token of a word tokenizer
+        without subwords is one character of the cleaned text or more."""
+        if self.kind != "word" or self.bpe is not None:
+            n = len(self.tokenize(text))
+            return low <= n and (high is None or n <= high)
+        cleaned, words = clean_text(text), _WORD_RES[self.word_cut]
+        if len(cleaned) < low:
+            return False
+        if low <= 1 and (high is None or len(cleaned) <= high):
+            return low < 1 or words.search(cleaned) is not None
+        n = len(words.findall(cleaned))
+        return low <= n and (high is None or n <= high)
+
     def tokenize(self, text: str) -> list[str]:
         """Vocabulary forms; always one per token of :meth:`split`."""
         if self.bpe is None:

@@ -252,12 +252,12 @@ def measured_on(meta: dict, data: str | None = None) -> tuple[str, dict]:
 
 def own_pairs(translator: Translator, data: str | None = None, split: str = "test", n: int | None = None) -> list[Pair]:
     """The first ``n`` pairs of a split of ``data``, or of the model's own data (:func:`measured_on`);
-    only that split is read where the data has it apart (Multi30k's test and valid files)."""
+    only that split is read where the data has it apart (Multi30k's test and valid files), and of a
+    single file (a table) only those pairs are tokenized."""
     from attnviz.data import load_corpus
 
     spec, options = measured_on(translator.meta, data)
-    pairs = load_corpus(spec, **options, split=split).split(split)
-    return pairs[:n] if n else pairs
+    return load_corpus(spec, **options, split=split, first=n or None).split(split)
 
 
 @dataclass
