@@ -18,8 +18,7 @@ from attnviz.cli.options import (
     score_json,
 )
 from attnviz.cli.progress import counter
-from attnviz.external import AttentionFile, read_attention_file, score_files, word_links
-from attnviz.external.file_links import check_names
+from attnviz.external import AttentionFile, check_names, read_attention_file, score_files, word_links
 from attnviz.links import file_lines
 
 HELP = "read attention files from any toolkit: their matrices, word links, AER against gold"

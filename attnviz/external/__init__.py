@@ -9,7 +9,7 @@ from attnviz.external.attention_file import (
     read_attention,
     read_attention_file,
 )
-from attnviz.external.file_links import matrix_names, score_files, word_links
+from attnviz.external.file_links import check_names, matrix_names, score_files, word_links
 from attnviz.external.folder import MAX_UNPACKED_MB, MAX_ZIP_MB, model_root, unpack_zip
 from attnviz.external.heads import (
     Pick,
@@ -65,6 +65,7 @@ __all__ = [
     "attention_npz",
     "carry_through",
     "check_folder",
+    "check_names",
     "checkpoint_bytes",
     "difference_csv",
     "every_pick",
