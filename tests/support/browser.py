@@ -146,9 +146,9 @@ def control_problems(page, where: str) -> list[str]:
 def app_server(models: Path, tmp_path: Path, **env: str) -> Iterator[str]:
     """The app on ``models`` (``ATTNVIZ_MODELS``) with a HOME and a cache folder of its own under
     ``tmp_path``, one torch thread and ``env`` on top; skips the test where Chromium or Playwright is
-    missing. The cache folder is the server's own: in the session's shared one, a server found Explore's
-    front-page record written by an earlier test's server on the same models, and its first visitor
-    clicked that record's map instead of the page's (no cursor there) whenever torch loaded slowly."""
+    missing. The cache folder is the server's own: a shared one holds Explore's front-page record that
+    an earlier test's server wrote on the same models, which a fresh server draws first (a map with no
+    cell cursor) while torch loads."""
     import pytest
 
     if not CHROMIUM.exists():
