@@ -8,10 +8,11 @@ import argparse
 import sys
 
 from attnviz.cli.options import float_in, int_in
+from attnviz.cli.progress import counter
 from attnviz.data import Words
 from attnviz.decoding import Translator
 from attnviz.links import EFLOMAL_METHOD, run_eflomal
-from attnviz.training import MAX_ADAPT_STEPS, AdaptConfig, adapt
+from attnviz.training import MAX_ADAPT_STEPS, AdaptConfig, Progress, adapt
 
 
 def add_adapt_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,7 +61,15 @@ def adapted_models(
 
 
 def _adapt_one(model: Translator, sources: list[Words], targets: list[Words], cfg: AdaptConfig) -> Translator:
-    adapted = adapt(model, sources, targets, cfg)
+    """A fine-tuned copy of ``model``, its steps counted where a person watches (cli/progress.py)."""
+    with counter(" steps", total=cfg.steps) as bar:
+
+        def step(p: Progress) -> None:
+            if p.kind == "step":
+                bar.update(p.step - bar.n)
+                bar.set_postfix(loss=f"{p.loss:.3f}", refresh=False)
+
+        adapted = adapt(model, sources, targets, cfg, callback=step)
     info = adapted.meta["adapted"]
     guided = ", guided by eflomal's links of the same pairs" if cfg.guided else ""
     left = f" ({info['left_out']} left out: empty or too long)" if info["left_out"] else ""

@@ -56,3 +56,14 @@ def test_attention_counts_its_files_where_a_person_watches(capsys, tmp_path, mon
             m.setattr(sys.stderr, "isatty", lambda: True)
             code, out, err = run(capsys, "attention", *map(str, paths), *extra)
         assert code == 0 and out == plain and "3/3" in err and "files/s" in err
+
+
+def test_adaptation_counts_its_steps_where_a_person_watches(capsys, bitext, monkeypatch):
+    command = ("align-eval", "--model", "rev", "--bitext", "text.a-b", "--gold", "gold.txt", "--base", "0")
+    command += ("--adapt", "3", "--adapt-batch", "2")
+    code, plain, err = run(capsys, *command)
+    assert code == 0 and "steps/s" not in err and "adapted a copy" in err  # stderr a file: no count
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run(capsys, *command)
+    assert code == 0 and out == plain
+    assert "0/3" in err and "3/3" in err and "steps/s" in err and "loss=" in err
