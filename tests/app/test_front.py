@@ -218,3 +218,24 @@ def test_the_warm_up_waits_for_a_visitor_whose_page_is_being_drawn_past_the_firs
 def test_the_first_paint_wait_is_read_from_the_environment(monkeypatch, raw, seconds):
     monkeypatch.setenv(front.WAIT_ENV, raw)
     assert front.first_paint_wait() == seconds
+
+
+def test_a_sentence_typed_while_the_page_s_first_run_is_cut_short_gets_its_own_entry(cache, monkeypatch):
+    """The library ready, the page's first run replaces the record and is cut short by an Enter before it
+    writes its URL: the typed sentence is still an action on the record, a new entry that Back leaves."""
+    import streamlit as st
+
+    from attnviz_app.app_pages.explore import page
+
+    visit()
+    loading_library(monkeypatch)
+    at = visit()
+    assert at.sidebar.caption[0].value == front.LOADING  # drawn from the record
+    loading_library(monkeypatch, ready=True)
+    translate = page.translate
+    monkeypatch.setattr(page, "translate", lambda *a: st.stop())  # cut short while it decodes (an Enter)
+    at.run()
+    monkeypatch.setattr(page, "translate", translate)
+    at.text_input(key="explore_text").input("the girl eats .").run()
+    assert not at.exception, at.exception
+    assert at.query_params.get("text") == "the girl eats ."

@@ -284,12 +284,20 @@ def _acted(text: str, view: str) -> bool:
 
 
 def _leave_record() -> None:
-    """The page itself takes over from the record drawn in this session (once): if the user acted on
-    the record, whether before the library was ready or after it, the first visit's URL stands for the
-    record's defaults and the action is a new entry that Back leaves."""
-    drawn = st.session_state.pop(_DRAWN_ON, None)
+    """The page itself takes over from the record drawn in this session: if the user acted on the
+    record, whether before the library was ready or after it, the first visit's URL stands for the
+    record's defaults and the action is a new entry that Back leaves. Asked at each run of the page
+    until one has written its URL (:func:`taken_over`): an Enter that cuts the page's first run short
+    is an action on the record too."""
+    drawn = st.session_state.get(_DRAWN_ON)
     if drawn is not None and _acted(*drawn):
+        st.session_state.pop(_DRAWN_ON)
         defaults_were_shown()
+
+
+def taken_over() -> None:
+    """A run of the page itself has written its URL: the record drawn in this session is left."""
+    st.session_state.pop(_DRAWN_ON, None)
 
 
 @st.fragment

@@ -44,6 +44,8 @@ from attnviz_app.app_pages.shared.common import (
 from attnviz_app.app_pages.shared.keys import EXPLORE_MODELS, EXPLORE_TEXT, EXPLORE_VIEW, TRAIN_SIBLING, TRAIN_WANTED
 
 if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
     from attnviz.decoding import Alignment
 
 NAMES = {"bahdanau": "Bahdanau", "luong": "Luong"}
@@ -111,6 +113,12 @@ def _open_view(views: list[str]) -> str:
     return view if view in views else views[0]
 
 
+def _write(link_note: DeltaGenerator) -> None:
+    """The state as the URL, which also ends the page's taking over from a record (front.py)."""
+    url.write(link_note)
+    front.taken_over()
+
+
 def render() -> None:
     front.compact_top()
     front.start_recording()  # a fresh visit's front page is recorded for the next server (front.py)
@@ -135,11 +143,11 @@ def render() -> None:
         _missing_note(models, choice, style, reason)
     url.stage(choice, text, models)
     if not choice.entries:
-        url.write(link_note)
+        _write(link_note)
         st.stop()
     if not text.strip():
         st.warning("Type a sentence to translate (the box is empty).")
-        url.write(link_note)
+        _write(link_note)
         st.stop()
 
     st.session_state[EXPLORE_MODELS] = [e.name for e in choice.entries.values()]  # Compare opens on them
@@ -213,4 +221,4 @@ def render() -> None:
     shown_files = [e.path for e in entries.values()]
     folders = sorted({str(Path(e.path).parent) for e in models})  # a model added or removed changes these
     front.save_recording(text, views, st.session_state[front.TABS_KEY], shown_files, folders)
-    url.write(link_note)
+    _write(link_note)
